@@ -1,0 +1,82 @@
+//===- LLMDialect.td - llm dialect definition --------------*- tablegen -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_DIALECT_LLM_IR_LLMDIALECT_TD
+#define LLM_DIALECT_LLM_IR_LLMDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def LLM_Dialect : Dialect {
+  let name = "llm";
+  let cppNamespace = "::mlir::llm";
+  let summary = "Transformer graphs for LLM inference";
+  let description = [{
+    The `llm` dialect describes transformer inference graphs at the level that
+    model exporters produce them: elementwise arithmetic with numpy
+    broadcasting, matrix multiplication, normalizations, softmax, rotary
+    position embeddings, scaled dot-product attention, embedding lookups and
+    data movement.
+
+    All ops work on ranked tensors with value semantics. Floating-point ops
+    accept `f32`, `f16` and `bf16` element types; index-like operands (token
+    ids, positions) are `i32` or `i64`. Shapes are usually static; verifiers
+    accept dynamic (`?`) dimensions where the semantics allow it, but the
+    lowering to `linalg` currently requires static shapes and reports an error
+    otherwise.
+
+    Broadcasting follows numpy (and ONNX multidirectional broadcasting):
+    shapes are aligned on their trailing dimensions, and each pair of
+    dimensions must be equal or one of them must be 1.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def LLM_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "approximation used by llm.gelu", [
+      I32EnumAttrCase<"None", 0, "none">,
+      I32EnumAttrCase<"Tanh", 1, "tanh">
+    ]> {
+  let cppNamespace = "::mlir::llm";
+  let genSpecializedAttr = 0;
+}
+def LLM_GeluApproximationAttr
+    : EnumAttr<LLM_Dialect, LLM_GeluApproximation, "gelu_approximation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def LLM_RopeMode : I32EnumAttr<"RopeMode",
+    "how llm.rope pairs the features it rotates", [
+      I32EnumAttrCase<"RotateHalf", 0, "rotate_half">,
+      I32EnumAttrCase<"Interleaved", 1, "interleaved">
+    ]> {
+  let cppNamespace = "::mlir::llm";
+  let genSpecializedAttr = 0;
+}
+def LLM_RopeModeAttr : EnumAttr<LLM_Dialect, LLM_RopeMode, "rope_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def LLM_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
+def LLM_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def LLM_IndexTensor : RankedTensorOf<[I32, I64]>;
+def LLM_MaskTensor : RankedTensorOf<[F32, F16, BF16, I1]>;
+def LLM_AnyTensor : RankedTensorOf<[F32, F16, BF16, I1, I8, I32, I64]>;
+
+#endif // LLM_DIALECT_LLM_IR_LLMDIALECT_TD

@@ -1,0 +1,508 @@
+//===- LLMOps.td - llm dialect operations ------------------*- tablegen -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_DIALECT_LLM_IR_LLMOPS_TD
+#define LLM_DIALECT_LLM_IR_LLMOPS_TD
+
+include "llm/Dialect/LLM/IR/LLMDialect.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class LLM_Op<string mnemonic, list<Trait> traits = []>
+    : Op<LLM_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def LLM_ConstantOp : LLM_Op<"constant", [ConstantLike, InferTypeOpAdaptor]> {
+  let summary = "tensor constant (inline or `dense_resource` blob)";
+  let description = [{
+    Produces a tensor whose value is given by an elements attribute: either an
+    inline `dense<...>` literal or a `dense_resource<name>` blob stored in the
+    file's `{-# dialect_resources #-}` section, which keeps real weights out of
+    the textual IR.
+
+    Element types: f32, f16, bf16, i1, i8, i32, i64. The result type is the
+    attribute's type.
+
+    ```mlir
+    %w = llm.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+    %e = llm.constant dense_resource<wte> : tensor<50x16xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops (numpy broadcasting)
+//===----------------------------------------------------------------------===//
+
+class LLM_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : LLM_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+  let summary = "elementwise " # mnemonic # " with numpy broadcasting";
+  let description = [{
+    Computes `}] # formula # [{` elementwise. `lhs` and `rhs` are ranked
+    tensors of the same element type (f32, f16 or bf16) whose shapes are
+    broadcast with numpy rules (trailing dimensions aligned; each pair equal
+    or one of them 1). The result has the broadcast shape and the operands'
+    element type.
+
+    Errors: different element types; shapes that do not broadcast (the
+    message names both shapes).
+
+    ```mlir
+    %r = llm.}] # mnemonic # [{ %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$lhs, LLM_FloatTensor:$rhs);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_AddOp : LLM_BinaryOp<"add", "lhs + rhs", [Commutative]>;
+def LLM_SubOp : LLM_BinaryOp<"sub", "lhs - rhs">;
+def LLM_MulOp : LLM_BinaryOp<"mul", "lhs * rhs", [Commutative]>;
+def LLM_DivOp : LLM_BinaryOp<"div", "lhs / rhs (IEEE-754 division)">;
+def LLM_PowOp : LLM_BinaryOp<"pow", "lhs ^ rhs (C `powf`)">;
+def LLM_MaxOp : LLM_BinaryOp<"max",
+    "max(lhs, rhs) (NaN-propagating, like `arith.maximumf`)", [Commutative]>;
+def LLM_MinOp : LLM_BinaryOp<"min",
+    "min(lhs, rhs) (NaN-propagating, like `arith.minimumf`)", [Commutative]>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops and activations
+//===----------------------------------------------------------------------===//
+
+class LLM_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : LLM_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+  let summary = "elementwise " # mnemonic;
+  let description = [{
+    Computes `}] # formula # [{` for each element of a ranked f32, f16 or bf16
+    tensor. The result has the operand's type. f16 and bf16 are computed in
+    f32 and rounded back.
+
+    ```mlir
+    %r = llm.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def LLM_NegOp : LLM_UnaryOp<"neg", "-x">;
+def LLM_ExpOp : LLM_UnaryOp<"exp", "e^x">;
+def LLM_LogOp : LLM_UnaryOp<"log", "ln(x) (NaN for x < 0, -inf for 0)">;
+def LLM_TanhOp : LLM_UnaryOp<"tanh", "tanh(x)">;
+def LLM_ErfOp : LLM_UnaryOp<"erf", "erf(x), the Gauss error function">;
+def LLM_SqrtOp : LLM_UnaryOp<"sqrt", "sqrt(x) (NaN for x < 0)">;
+def LLM_RsqrtOp : LLM_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def LLM_ReciprocalOp : LLM_UnaryOp<"reciprocal", "1 / x">;
+def LLM_SigmoidOp : LLM_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
+def LLM_ReluOp : LLM_UnaryOp<"relu", "max(x, 0)">;
+def LLM_SiluOp : LLM_UnaryOp<"silu",
+    "x * sigmoid(x) (SiLU/Swish, Elfwing et al. 2017, arXiv:1702.03118)">;
+
+def LLM_GeluOp : LLM_Op<"gelu", [SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    GELU (Hendrycks & Gimpel 2016, arXiv:1606.08415), elementwise on a ranked
+    f32, f16 or bf16 tensor:
+
+    * `approximate = none` (default): `0.5 * x * (1 + erf(x / sqrt(2)))`;
+    * `approximate = tanh`:
+      `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`,
+      as GPT-2 and ONNX `Gelu(approximate="tanh")` compute it.
+
+    ```mlir
+    %r = llm.gelu %x : tensor<4xf32>
+    %t = llm.gelu %x approximate <tanh> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input,
+      DefaultValuedAttr<LLM_GeluApproximationAttr,
+                        "::mlir::llm::GeluApproximation::None">:$approximate);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat =
+      "$input (`approximate` $approximate^)? attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+def LLM_MatmulOp : LLM_Op<"matmul", [InferTypeOpAdaptor]> {
+  let summary = "batched matrix multiplication with numpy semantics";
+  let description = [{
+    `result[..., m, n] = sum_k A[..., m, k] * B[..., k, n]` where `A` is `lhs`
+    (or its last two dimensions swapped when `transpose_a` is set) and `B` is
+    `rhs` (likewise with `transpose_b`). This is `numpy.matmul` / ONNX
+    `MatMul` for operands of rank >= 2: the leading (batch) dimensions are
+    broadcast with numpy rules; the result has shape
+    `broadcast(batch_lhs, batch_rhs) x M x N` and the operands' element type
+    (f32, f16 or bf16; accumulation is in f32 for f16/bf16).
+
+    Errors: rank < 2; different element types; contraction sizes that differ
+    (`K` of `lhs` vs `K` of `rhs`); batch dimensions that do not broadcast.
+
+    ```mlir
+    %c = llm.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>
+    %d = llm.matmul %a, %w {transpose_b} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$lhs, LLM_FloatTensor:$rhs,
+      UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations and softmax
+//===----------------------------------------------------------------------===//
+
+def LLM_SoftmaxOp : LLM_Op<"softmax", [SameOperandsAndResultType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `result = exp(x - max(x)) / sum(exp(x - max(x)))`, the max and sum taken
+    along `axis` (ONNX `Softmax`, opset 13 semantics). `axis` may be negative
+    (counted from the end); it must lie in `[-rank, rank)`. Element types
+    f32, f16, bf16; f16/bf16 are accumulated in f32.
+
+    ```mlir
+    %p = llm.softmax %x {axis = -1 : i64} : tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input,
+      DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def LLM_LayerNormOp : LLM_Op<"layer_norm", [AttrSizedOperandSegments,
+    AllElementTypesMatch<["input", "result"]>,
+    AllShapesMatch<["input", "result"]>]> {
+  let summary = "layer normalization (Ba et al. 2016)";
+  let description = [{
+    Layer normalization (Ba, Kiros & Hinton 2016, arXiv:1607.06450; ONNX
+    `LayerNormalization`, opset 17): over the dimensions `[axis, rank)`,
+
+    `y = (x - mean(x)) / sqrt(var(x) + epsilon) * scale + bias`
+
+    with the biased variance `mean((x - mean(x))^2)`. `scale` and `bias` are
+    optional; when present they have the normalized shape `x.shape[axis:]`
+    (or a shape that broadcasts to it). `axis` may be negative. `epsilon` is
+    in the input's units squared (added to the variance).
+
+    Errors: `axis` outside `[-rank, rank)`; `scale`/`bias` of the wrong
+    shape or element type; `epsilon` < 0.
+
+    ```mlir
+    %y = llm.layer_norm %x scale %g bias %b {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+        : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input,
+      Optional<LLM_FloatTensor>:$scale, Optional<LLM_FloatTensor>:$bias,
+      DefaultValuedAttr<I64Attr, "-1">:$axis,
+      DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_RmsNormOp : LLM_Op<"rms_norm", [
+    AllElementTypesMatch<["input", "result"]>,
+    AllShapesMatch<["input", "result"]>]> {
+  let summary = "root-mean-square normalization (Zhang & Sennrich 2019)";
+  let description = [{
+    RMSNorm (Zhang & Sennrich 2019, arXiv:1910.07467), as LLaMA uses it, over
+    the last dimension:
+
+    `y = x / sqrt(mean(x^2) + epsilon) * weight`
+
+    `weight` is optional and has shape `[x.shape[-1]]`. Accumulation is in f32.
+
+    Errors: rank 0 input; `weight` not of shape `[D]` or of another element
+    type; `epsilon` < 0.
+
+    ```mlir
+    %y = llm.rms_norm %x weight %w {epsilon = 1.0e-06 : f32}
+        : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input,
+      Optional<LLM_FloatTensor>:$weight,
+      DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Positional encoding and attention
+//===----------------------------------------------------------------------===//
+
+def LLM_RopeOp : LLM_Op<"rope", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "rotary position embedding (Su et al. 2021)";
+  let description = [{
+    Rotary position embedding (RoFormer, Su et al. 2021, arXiv:2104.09864).
+    `input` has shape `[..., D]` with `D` even (the head dimension);
+    `positions` is an i32/i64 tensor whose shape broadcasts (numpy rules) to
+    `input.shape[:-1]`, giving the position `p` of each row. With
+    `inv_freq[i] = theta^(-2i/D)` for `i in [0, D/2)` and angle
+    `a = p * inv_freq[i]`:
+
+    * `mode = rotate_half` (default; GPT-NeoX / Hugging Face LLaMA): the pair
+      is `(x[i], x[i + D/2])`;
+    * `mode = interleaved` (original RoFormer / Meta LLaMA): the pair is
+      `(x[2i], x[2i + 1])`;
+
+    and each pair `(u, v)` becomes `(u cos a - v sin a, v cos a + u sin a)`.
+    `theta` is the base (10000 in the paper and LLaMA 1/2). Angles are computed
+    in f32.
+
+    Errors: odd `D`; `positions` that does not broadcast to
+    `input.shape[:-1]`; `theta` <= 0.
+
+    ```mlir
+    %r = llm.rope %q, %pos {theta = 10000.0 : f32}
+        : (tensor<1x4x8x16xf32>, tensor<8xi64>) -> tensor<1x4x8x16xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input, LLM_IndexTensor:$positions,
+      DefaultValuedAttr<LLM_RopeModeAttr, "::mlir::llm::RopeMode::RotateHalf">:$mode,
+      DefaultValuedAttr<F32Attr, "10000.0">:$theta);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $positions (`mode` $mode^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_AttentionOp : LLM_Op<"attention", [InferTypeOpAdaptor]> {
+  let summary = "scaled dot-product attention (Vaswani et al. 2017)";
+  let description = [{
+    Scaled dot-product attention (Vaswani et al. 2017, arXiv:1706.03762):
+
+    `result = softmax(scale * Q K^T + mask) V`
+
+    with shapes `query: [B, Hq, Sq, D]`, `key: [B, Hkv, Skv, D]`,
+    `value: [B, Hkv, Skv, Dv]` and `result: [B, Hq, Sq, Dv]`. When
+    `Hkv < Hq` this is grouped-query attention (Ainslie et al. 2023,
+    arXiv:2305.13245): `Hq` must be a multiple of `Hkv`, and query head `h`
+    reads key/value head `h / (Hq / Hkv)`.
+
+    * `scale` defaults to `1 / sqrt(D)`.
+    * `mask` (optional) broadcasts to `[B, Hq, Sq, Skv]`. A floating-point
+      mask (same element type as `query`) is added to the scores; an `i1`
+      mask keeps positions where it is true and excludes the others.
+    * `causal`: query row `i` attends to key column `j` only when
+      `j <= i + (Skv - Sq)` (aligned at the end, so a decode step with a
+      key/value cache attends to the whole cache). Excluded positions get
+      weight 0; a row with every position excluded yields 0.
+
+    Element types f32, f16 or bf16 (all equal); softmax accumulates in f32.
+
+    Errors: ranks other than 4; batch or head-dimension mismatches; `Hq` not a
+    multiple of `Hkv`; `Skv` differing between key and value; a mask that does
+    not broadcast.
+
+    ```mlir
+    %o = llm.attention %q, %k, %v {causal}
+        : (tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>)
+        -> tensor<1x8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$query, LLM_FloatTensor:$key,
+      LLM_FloatTensor:$value, Optional<LLM_MaskTensor>:$mask,
+      UnitAttr:$causal, OptionalAttr<F32Attr>:$scale);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding and data movement
+//===----------------------------------------------------------------------===//
+
+def LLM_EmbeddingOp : LLM_Op<"embedding", [InferTypeOpAdaptor]> {
+  let summary = "gather rows of a table by token id";
+  let description = [{
+    `result[i..., :] = table[ids[i...], :]` for a table of shape `[V, D]`
+    (f32, f16, bf16) and ids of any shape (i32 or i64). The result has shape
+    `ids.shape + [D]`. As in ONNX `Gather`, a negative id counts from the end
+    (`id + V`); ids still outside `[0, V)` are clamped into range so that no
+    out-of-bounds read can happen.
+
+    Errors: a table that is not rank 2.
+
+    ```mlir
+    %e = llm.embedding %wte, %ids : (tensor<50x16xf32>, tensor<1x8xi64>) -> tensor<1x8x16xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$table, LLM_IndexTensor:$ids);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat =
+      "$table `,` $ids attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_TransposeOp : LLM_Op<"transpose", [InferTypeOpAdaptor]> {
+  let summary = "permute dimensions";
+  let description = [{
+    `result.shape[i] = input.shape[permutation[i]]` and
+    `result[j0, ..., jn] = input[...]` with index `j_i` at position
+    `permutation[i]` (numpy `transpose` / ONNX `Transpose`).
+
+    Errors: `permutation` not a permutation of `[0, rank)`.
+
+    ```mlir
+    %t = llm.transpose %x {permutation = array<i64: 0, 2, 1, 3>}
+        : (tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_ReshapeOp : LLM_Op<"reshape", [AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "reinterpret the shape (row-major order kept)";
+  let description = [{
+    Same elements in row-major order, new static shape (given by the result
+    type). Errors: element counts that differ, or a dynamic shape.
+
+    ```mlir
+    %r = llm.reshape %x : (tensor<1x8x64xf32>) -> tensor<1x8x4x16xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def LLM_ConcatOp : LLM_Op<"concat", [InferTypeOpAdaptor]> {
+  let summary = "concatenate tensors along an axis";
+  let description = [{
+    Joins one or more tensors of equal rank and element type along `axis`
+    (negative counts from the end); all other dimensions must be equal.
+
+    ```mlir
+    %c = llm.concat %a, %b {axis = 0 : i64}
+        : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<LLM_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$inputs attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_SliceOp : LLM_Op<"slice", [InferTypeOpAdaptor]> {
+  let summary = "static strided slice";
+  let description = [{
+    `result[i...] = input[starts + i * strides]` for
+    `i_d in [0, ceil((limits_d - starts_d) / strides_d))`, one entry of
+    `starts`, `limits` and `strides` per dimension (like `stablehlo.slice`).
+    Requires `0 <= starts_d <= limits_d <= shape_d` and `strides_d >= 1`.
+
+    ```mlir
+    %s = llm.slice %x {starts = array<i64: 0, 2>, limits = array<i64: 4, 8>,
+                       strides = array<i64: 1, 2>}
+        : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+      DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$strides);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_BroadcastToOp : LLM_Op<"broadcast_to", [
+    AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "numpy broadcast to a larger shape";
+  let description = [{
+    `numpy.broadcast_to`: the input shape, aligned on trailing dimensions,
+    must equal the result shape or have 1 where they differ; the result rank
+    is at least the input rank.
+
+    ```mlir
+    %b = llm.broadcast_to %x : (tensor<1x4xf32>) -> tensor<3x2x4xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+class LLM_ReduceOp<string mnemonic, string formula>
+    : LLM_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let summary = "reduction (" # formula # ") over axes";
+  let description = [{
+    Reduces `input` with }] # formula # [{ over each dimension in `axes`
+    (distinct, in `[-rank, rank)`, negative counted from the end; an empty
+    list reduces nothing). With `keepdims` the reduced dimensions stay with
+    size 1, otherwise they are removed. f16/bf16 accumulate in f32.
+
+    ```mlir
+    %r = llm.}] # mnemonic # [{ %x {axes = array<i64: 1>, keepdims = true}
+        : (tensor<2x8xf32>) -> tensor<2x1xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+      DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_ReduceSumOp : LLM_ReduceOp<"reduce_sum", "sum">;
+def LLM_ReduceMeanOp : LLM_ReduceOp<"reduce_mean", "arithmetic mean">;
+def LLM_ReduceMaxOp : LLM_ReduceOp<"reduce_max", "maximum">;
+
+def LLM_CastOp : LLM_Op<"cast", [SameOperandsAndResultShape]> {
+  let summary = "element type conversion";
+  let description = [{
+    Converts each element to the result's element type, as ONNX `Cast`:
+    float to float rounds to nearest even; float to integer truncates toward
+    zero (out-of-range values are undefined in ONNX; llmc saturates); integer
+    to float rounds to nearest; to `i1` compares with zero.
+
+    ```mlir
+    %h = llm.cast %x : (tensor<4xf32>) -> tensor<4xf16>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+}
+
+#endif // LLM_DIALECT_LLM_IR_LLMOPS_TD

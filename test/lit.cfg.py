@@ -1,0 +1,41 @@
+# -*- Python -*-
+# lit configuration for llmc's regression and integration tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "LLMC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py", ".c", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs", "lit.local.cfg"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.llmc_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%llmc_src_root", config.llmc_src_root))
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+config.substitutions.append(("%mlir_runner_utils", config.runner_utils))
+config.substitutions.append(("%mlir_c_runner_utils", config.c_runner_utils))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS"])
+# Debian's numpy/onnx/torch live in /usr/lib/python3/dist-packages.
+llvm_config.with_environment("PYTHONPATH", [
+    os.path.join(config.llmc_src_root, "test", "lib"),
+    os.path.join(config.llmc_obj_root, "python_packages"),
+    "/usr/lib/python3/dist-packages",
+], append_path=True)
+llvm_config.with_environment("LLMC_TOOLS_DIR", config.llmc_tools_dir)
+
+tool_dirs = [config.llmc_tools_dir, config.llvm_tools_dir]
+tools = ["llm-opt", "llmc", "mlir-opt", "mlir-runner",
+         ToolSubst("%llmc_python", config.python_executable, unresolved="ignore")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.enable_sanitizers:
+    config.available_features.add("asan")
