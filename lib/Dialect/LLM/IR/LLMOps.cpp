@@ -60,6 +60,13 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// Prints a float attribute value the way it was written (`-0.5`, `1e-05`).
+std::string floatStr(const APFloat &value) {
+  SmallString<16> s;
+  value.toString(s);
+  return std::string(s);
+}
+
 /// True when a statically known `from` shape can broadcast to `to`.
 bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   if (from.size() > to.size())
@@ -196,8 +203,7 @@ LogicalResult LayerNormOp::verify() {
                                 << rank << " (expected [" << -rank << ", "
                                 << rank << "))";
   if (getEpsilon().convertToFloat() < 0)
-    return emitOpError("epsilon must be >= 0, got ")
-           << getEpsilon().convertToFloat();
+    return emitOpError("epsilon must be >= 0, got ") << floatStr(getEpsilon());
   ArrayRef<int64_t> normalized = type.getShape().drop_front(*axis);
   for (auto [name, v] : {std::pair<StringRef, Value>{"scale", getScale()},
                          std::pair<StringRef, Value>{"bias", getBias()}}) {
@@ -221,8 +227,7 @@ LogicalResult RmsNormOp::verify() {
   if (type.getRank() == 0)
     return emitOpError("input must have rank >= 1");
   if (getEpsilon().convertToFloat() < 0)
-    return emitOpError("epsilon must be >= 0, got ")
-           << getEpsilon().convertToFloat();
+    return emitOpError("epsilon must be >= 0, got ") << floatStr(getEpsilon());
   if (Value w = getWeight()) {
     auto t = cast<RankedTensorType>(w.getType());
     if (t.getElementType() != type.getElementType())
@@ -258,8 +263,7 @@ LogicalResult RopeOp::verify() {
                          << " does not broadcast to the input's leading shape "
                          << shapeStr(rows);
   if (getTheta().convertToFloat() <= 0)
-    return emitOpError("theta must be > 0, got ")
-           << getTheta().convertToFloat();
+    return emitOpError("theta must be > 0, got ") << floatStr(getTheta());
   return success();
 }
 

@@ -70,6 +70,17 @@ def LLM_RopeModeAttr : EnumAttr<LLM_Dialect, LLM_RopeMode, "rope_mode"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Attribute constraints
+//===----------------------------------------------------------------------===//
+
+// An i64 axis that may be negative (counted from the end); its accessor
+// returns int64_t (upstream I64Attr returns uint64_t).
+def LLM_AxisAttr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+    "64-bit signless integer attribute (an axis, may be negative)"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
+//===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
 

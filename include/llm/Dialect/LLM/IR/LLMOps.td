@@ -70,11 +70,26 @@ class LLM_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-def LLM_AddOp : LLM_BinaryOp<"add", "lhs + rhs", [Commutative]>;
-def LLM_SubOp : LLM_BinaryOp<"sub", "lhs - rhs">;
-def LLM_MulOp : LLM_BinaryOp<"mul", "lhs * rhs", [Commutative]>;
-def LLM_DivOp : LLM_BinaryOp<"div", "lhs / rhs (IEEE-754 division)">;
-def LLM_PowOp : LLM_BinaryOp<"pow", "lhs ^ rhs (C `powf`)">;
+def LLM_AddOp : LLM_BinaryOp<"add", "lhs + rhs", [Commutative]> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+def LLM_SubOp : LLM_BinaryOp<"sub", "lhs - rhs"> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+def LLM_MulOp : LLM_BinaryOp<"mul", "lhs * rhs", [Commutative]> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+def LLM_DivOp : LLM_BinaryOp<"div", "lhs / rhs (IEEE-754 division)"> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+def LLM_PowOp : LLM_BinaryOp<"pow", "lhs ^ rhs (C `powf`)"> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
 def LLM_MaxOp : LLM_BinaryOp<"max",
     "max(lhs, rhs) (NaN-propagating, like `arith.maximumf`)", [Commutative]>;
 def LLM_MinOp : LLM_BinaryOp<"min",
@@ -101,14 +116,19 @@ class LLM_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def LLM_NegOp : LLM_UnaryOp<"neg", "-x">;
+def LLM_NegOp : LLM_UnaryOp<"neg", "-x"> {
+  let hasFolder = 1;
+}
 def LLM_ExpOp : LLM_UnaryOp<"exp", "e^x">;
 def LLM_LogOp : LLM_UnaryOp<"log", "ln(x) (NaN for x < 0, -inf for 0)">;
 def LLM_TanhOp : LLM_UnaryOp<"tanh", "tanh(x)">;
 def LLM_ErfOp : LLM_UnaryOp<"erf", "erf(x), the Gauss error function">;
 def LLM_SqrtOp : LLM_UnaryOp<"sqrt", "sqrt(x) (NaN for x < 0)">;
 def LLM_RsqrtOp : LLM_UnaryOp<"rsqrt", "1 / sqrt(x)">;
-def LLM_ReciprocalOp : LLM_UnaryOp<"reciprocal", "1 / x">;
+def LLM_ReciprocalOp : LLM_UnaryOp<"reciprocal", "1 / x"> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
 def LLM_SigmoidOp : LLM_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
 def LLM_ReluOp : LLM_UnaryOp<"relu", "max(x, 0)">;
 def LLM_SiluOp : LLM_UnaryOp<"silu",
@@ -185,7 +205,7 @@ def LLM_SoftmaxOp : LLM_Op<"softmax", [SameOperandsAndResultType]> {
     ```
   }];
   let arguments = (ins LLM_FloatTensor:$input,
-      DefaultValuedAttr<I64Attr, "-1">:$axis);
+      DefaultValuedAttr<LLM_AxisAttr, "-1">:$axis);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
@@ -216,7 +236,7 @@ def LLM_LayerNormOp : LLM_Op<"layer_norm", [AttrSizedOperandSegments,
   }];
   let arguments = (ins LLM_FloatTensor:$input,
       Optional<LLM_FloatTensor>:$scale, Optional<LLM_FloatTensor>:$bias,
-      DefaultValuedAttr<I64Attr, "-1">:$axis,
+      DefaultValuedAttr<LLM_AxisAttr, "-1">:$axis,
       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat = [{
@@ -224,6 +244,7 @@ def LLM_LayerNormOp : LLM_Op<"layer_norm", [AttrSizedOperandSegments,
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def LLM_RmsNormOp : LLM_Op<"rms_norm", [
@@ -254,6 +275,7 @@ def LLM_RmsNormOp : LLM_Op<"rms_norm", [
     $input (`weight` $weight^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -386,6 +408,7 @@ def LLM_TransposeOp : LLM_Op<"transpose", [InferTypeOpAdaptor]> {
   let results = (outs LLM_AnyTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def LLM_ReshapeOp : LLM_Op<"reshape", [AllElementTypesMatch<["input", "result"]>]> {
@@ -402,6 +425,7 @@ def LLM_ReshapeOp : LLM_Op<"reshape", [AllElementTypesMatch<["input", "result"]>
   let results = (outs LLM_AnyTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
   let hasVerifier = 1;
 }
 
@@ -416,7 +440,7 @@ def LLM_ConcatOp : LLM_Op<"concat", [InferTypeOpAdaptor]> {
         : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
     ```
   }];
-  let arguments = (ins Variadic<LLM_AnyTensor>:$inputs, I64Attr:$axis);
+  let arguments = (ins Variadic<LLM_AnyTensor>:$inputs, LLM_AxisAttr:$axis);
   let results = (outs LLM_AnyTensor:$result);
   let assemblyFormat =
       "$inputs attr-dict `:` functional-type(operands, results)";
@@ -459,6 +483,7 @@ def LLM_BroadcastToOp : LLM_Op<"broadcast_to", [
   let results = (outs LLM_AnyTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
   let hasVerifier = 1;
 }
 
@@ -503,6 +528,7 @@ def LLM_CastOp : LLM_Op<"cast", [SameOperandsAndResultShape]> {
   let results = (outs LLM_AnyTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 #endif // LLM_DIALECT_LLM_IR_LLMOPS_TD

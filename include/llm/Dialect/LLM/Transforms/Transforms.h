@@ -1,0 +1,44 @@
+//===- Transforms.h - llm dialect rewrite patterns --------------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Entry points to the llm dialect's rewrite patterns, for passes and pipelines
+// that compose them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
+#define LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstdint>
+
+namespace mlir::llm {
+
+/// Size policy of constant folding. Sizes count stored elements: a splat
+/// constant stores 1 element whatever its shape.
+struct ConstantFoldingOptions {
+  /// Largest result that may be created.
+  int64_t maxResultElements = 1 << 20;
+  /// Largest ratio result size / total size of the constant operands.
+  double maxGrowthFactor = 1.0;
+};
+
+/// Adds patterns that replace llm ops whose operands are all constants by
+/// `llm.constant` ops holding their values (see `llm-fold-constants`).
+void populateConstantFoldingPatterns(RewritePatternSet &patterns,
+                                     const ConstantFoldingOptions &options);
+
+/// Adds the rewrites that are wrong for NaN or infinite inputs and therefore
+/// are not canonicalizations: `x * 0 -> 0` and `x - x -> 0` (the zero has the
+/// result type).
+void populateFastMathSimplificationPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::llm
+
+#endif // LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H

@@ -1,0 +1,287 @@
+//===- LLMCanonicalization.cpp - llm canonicalization patterns ------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the canonicalization patterns of the llm dialect: the
+// algebraic simplifications that create new operations (folders, which only
+// return existing values, live in LLMFolds.cpp, together with the
+// floating-point policy both files follow).
+//
+// Value-changing rewrites kept here, each within a few ulps of the original:
+//  * `pow(x, 0.5) -> sqrt(x)` differs from C `powf` only for x = -0 (powf
+//    gives +0, sqrt -0) and x = -inf (powf gives +inf, sqrt NaN);
+//  * `x / sqrt(y) -> x * rsqrt(y)` and `1 / sqrt(y) -> rsqrt(y)` round twice
+//    instead of once;
+//  * merging scalar constants, `(x * c1) * c2 -> x * (c1 * c2)` and
+//    `(x + c1) + c2 -> x + (c1 + c2)`, reassociates: the result rounds once
+//    less, and may differ when `x * c1` overflows or `x + c1` cancels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LLMFoldUtils.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::llm;
+using mlir::llm::detail::getSplatFloat;
+using mlir::llm::detail::isSplatFloatValue;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Identities that broadcast
+//===----------------------------------------------------------------------===//
+
+/// op(x, c) -> broadcast_to(x) when `c` is a splat identity of the binary op
+/// (`add`/`sub` 0, `mul`/`div`/`pow` 1) whose shape makes the result larger
+/// than `x` (the same-type case is a folder). For commutative ops the identity
+/// may also be the left operand.
+template <typename OpTy>
+struct BroadcastingIdentity final : OpRewritePattern<OpTy> {
+  BroadcastingIdentity(MLIRContext *ctx, double identity, bool commutative)
+      : OpRewritePattern<OpTy>(ctx), identity(identity),
+        commutative(commutative) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value x;
+    if (isSplatFloatValue(op.getRhs(), identity))
+      x = op.getLhs();
+    else if (commutative && isSplatFloatValue(op.getLhs(), identity))
+      x = op.getRhs();
+    if (!x || x.getType() == op.getType())
+      return rewriter.notifyMatchFailure(op, "no broadcasting identity");
+    auto xType = cast<RankedTensorType>(x.getType());
+    if (!xType.hasStaticShape() || !op.getType().hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    rewriter.replaceOpWithNewOp<BroadcastToOp>(op, op.getType(), x);
+    return success();
+  }
+
+  double identity;
+  bool commutative;
+};
+
+//===----------------------------------------------------------------------===//
+// Merging scalar constants
+//===----------------------------------------------------------------------===//
+
+/// op(op(x, c1), c2) -> op(x, c1 op c2) for `add` and `mul`, where `c1` and
+/// `c2` are splat constants (of any shapes that broadcast). The merged
+/// constant has the broadcast shape of `c1` and `c2`, so the result type is
+/// unchanged.
+template <typename OpTy>
+struct MergeSplatConstants final : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  /// Splits `op` into (non-constant operand, splat constant operand).
+  static std::optional<std::pair<Value, Value>> split(OpTy op) {
+    if (getSplatFloat(op.getRhs()) && !getSplatFloat(op.getLhs()))
+      return std::make_pair(op.getLhs(), op.getRhs());
+    if (getSplatFloat(op.getLhs()) && !getSplatFloat(op.getRhs()))
+      return std::make_pair(op.getRhs(), op.getLhs());
+    return std::nullopt;
+  }
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto outer = split(op);
+    if (!outer)
+      return rewriter.notifyMatchFailure(op, "no splat constant operand");
+    auto innerOp = outer->first.template getDefiningOp<OpTy>();
+    if (!innerOp)
+      return rewriter.notifyMatchFailure(op, "operand is not the same op");
+    auto inner = split(innerOp);
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "inner op has no splat constant");
+    Value x = inner->first, c1 = inner->second, c2 = outer->second;
+    auto t1 = cast<RankedTensorType>(c1.getType());
+    auto t2 = cast<RankedTensorType>(c2.getType());
+    auto shape = broadcastShapes(t1.getShape(), t2.getShape());
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "constants do not broadcast");
+    APFloat v = *getSplatFloat(c1);
+    APFloat v2 = *getSplatFloat(c2);
+    if constexpr (std::is_same_v<OpTy, AddOp>)
+      v.add(v2, APFloat::rmNearestTiesToEven);
+    else
+      v.multiply(v2, APFloat::rmNearestTiesToEven);
+    auto type = RankedTensorType::get(*shape, t1.getElementType());
+    Value merged = ConstantOp::create(rewriter, op.getLoc(), type,
+                                      DenseElementsAttr::get(type, v));
+    auto newOp = OpTy::create(rewriter, op.getLoc(), x, merged);
+    if (newOp.getType() != op.getType()) {
+      // Cannot happen for well-typed input (broadcasting is associative);
+      // stay safe rather than produce a type mismatch.
+      rewriter.eraseOp(newOp);
+      return rewriter.notifyMatchFailure(op, "result type would change");
+    }
+    rewriter.replaceOp(op, newOp.getResult());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// pow
+//===----------------------------------------------------------------------===//
+
+/// pow(x, 2) -> mul(x, x)
+/// pow(x, 0.5) -> sqrt(x)
+/// Only when `x` has the result type (a broadcasting exponent stays).
+struct SimplifyPow final : OpRewritePattern<PowOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PowOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getLhs();
+    if (x.getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "exponent broadcasts");
+    if (isSplatFloatValue(op.getRhs(), 2.0)) {
+      rewriter.replaceOpWithNewOp<MulOp>(op, x, x);
+      return success();
+    }
+    if (isSplatFloatValue(op.getRhs(), 0.5)) {
+      rewriter.replaceOpWithNewOp<SqrtOp>(op, x);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "exponent is not 2 or 0.5");
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reciprocal square roots
+//===----------------------------------------------------------------------===//
+
+/// div(1, sqrt(y)) -> rsqrt(y)   (when y has the result type)
+/// div(x, sqrt(y)) -> mul(x, rsqrt(y))
+struct DivBySqrt final : OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(DivOp op,
+                                PatternRewriter &rewriter) const override {
+    auto sqrt = op.getRhs().getDefiningOp<SqrtOp>();
+    if (!sqrt)
+      return rewriter.notifyMatchFailure(op, "divisor is not a sqrt");
+    Value y = sqrt.getInput();
+    auto rsqrt = RsqrtOp::create(rewriter, sqrt.getLoc(), y);
+    if (isSplatFloatValue(op.getLhs(), 1.0) && y.getType() == op.getType()) {
+      rewriter.replaceOp(op, rsqrt.getResult());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<MulOp>(op, op.getLhs(), rsqrt.getResult());
+    return success();
+  }
+};
+
+/// reciprocal(sqrt(y)) -> rsqrt(y)
+struct ReciprocalOfSqrt final : OpRewritePattern<ReciprocalOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReciprocalOp op,
+                                PatternRewriter &rewriter) const override {
+    auto sqrt = op.getInput().getDefiningOp<SqrtOp>();
+    if (!sqrt)
+      return rewriter.notifyMatchFailure(op, "operand is not a sqrt");
+    rewriter.replaceOpWithNewOp<RsqrtOp>(op, sqrt.getInput());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+/// layer_norm(x, scale = 1, bias = b) -> layer_norm(x, bias = b)
+/// layer_norm(x, scale = s, bias = 0) -> layer_norm(x, scale = s)
+/// The splat operand is dropped in place (its shape only broadcasts to the
+/// normalized shape, so the result type does not depend on it).
+struct DropTrivialLayerNormAffine final : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    bool dropScale = op.getScale() && isSplatFloatValue(op.getScale(), 1.0);
+    bool dropBias = op.getBias() && isSplatFloatValue(op.getBias(), 0.0);
+    if (!dropScale && !dropBias)
+      return rewriter.notifyMatchFailure(op, "no unit scale or zero bias");
+    rewriter.modifyOpInPlace(op, [&] {
+      if (dropScale)
+        op.getScaleMutable().clear();
+      if (dropBias)
+        op.getBiasMutable().clear();
+    });
+    return success();
+  }
+};
+
+/// rms_norm(x, weight = 1) -> rms_norm(x)
+struct DropUnitRmsNormWeight final : OpRewritePattern<RmsNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(RmsNormOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getWeight() || !isSplatFloatValue(op.getWeight(), 1.0))
+      return rewriter.notifyMatchFailure(op, "no unit weight");
+    rewriter.modifyOpInPlace(op, [&] { op.getWeightMutable().clear(); });
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<BroadcastingIdentity<AddOp>>(context, 0.0, /*commutative=*/true);
+  results.add<MergeSplatConstants<AddOp>>(context);
+}
+
+void SubOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<BroadcastingIdentity<SubOp>>(context, 0.0,
+                                           /*commutative=*/false);
+}
+
+void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<BroadcastingIdentity<MulOp>>(context, 1.0, /*commutative=*/true);
+  results.add<MergeSplatConstants<MulOp>>(context);
+}
+
+void DivOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<BroadcastingIdentity<DivOp>>(context, 1.0,
+                                           /*commutative=*/false);
+  results.add<DivBySqrt>(context);
+}
+
+void PowOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<BroadcastingIdentity<PowOp>>(context, 1.0,
+                                           /*commutative=*/false);
+  results.add<SimplifyPow>(context);
+}
+
+void ReciprocalOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ReciprocalOfSqrt>(context);
+}
+
+void LayerNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<DropTrivialLayerNormAffine>(context);
+}
+
+void RmsNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<DropUnitRmsNormWeight>(context);
+}

@@ -1,0 +1,535 @@
+// RUN: llm-opt %s -canonicalize="test-convergence" -split-input-file | FileCheck %s
+
+// Folders and canonicalization patterns of the llm dialect. Each case states
+// its rule; "stays" cases are near misses that must not be rewritten
+// (broadcasting shapes, NaN-unsafe folds, inexact cast chains).
+
+// add(x, 0) -> x
+// CHECK-LABEL: func @add_zero
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+//   CHECK-NOT: llm.add
+//       CHECK: return %[[X]]
+func.func @add_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = llm.constant dense<0.0> : tensor<f32>
+  %0 = llm.add %x, %c : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// add(0, x) -> x   (a splat zero of any shape that broadcasts to x's)
+// CHECK-LABEL: func @add_zero_lhs_splat
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+//   CHECK-NOT: llm.add
+//       CHECK: return %[[X]]
+func.func @add_zero_lhs_splat(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = llm.constant dense<0.0> : tensor<1x3xf32>
+  %0 = llm.add %c, %x : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// add(x, 0) -> broadcast_to(x) when the zero makes the result bigger
+// CHECK-LABEL: func @add_zero_broadcasts
+//  CHECK-SAME: (%[[X:.+]]: tensor<3xf32>)
+//       CHECK: %[[B:.+]] = llm.broadcast_to %[[X]] : (tensor<3xf32>) -> tensor<2x3xf32>
+//       CHECK: return %[[B]]
+func.func @add_zero_broadcasts(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  %c = llm.constant dense<0.0> : tensor<2x3xf32>
+  %0 = llm.add %x, %c : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Stays: add(x, c) with c != 0, and a non-splat constant containing zeros.
+// CHECK-LABEL: func @add_nonzero_stays
+//       CHECK: llm.add
+//       CHECK: llm.add
+func.func @add_nonzero_stays(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %c = llm.constant dense<1.0> : tensor<f32>
+  %d = llm.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %0 = llm.add %x, %c : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %1 = llm.add %0, %d : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// sub(x, 0) -> x
+// CHECK-LABEL: func @sub_zero
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf16>)
+//   CHECK-NOT: llm.sub
+//       CHECK: return %[[X]]
+func.func @sub_zero(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %c = llm.constant dense<0.0> : tensor<4xf16>
+  %0 = llm.sub %x, %c : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// Stays: sub(0, x) is -x, not x.
+// CHECK-LABEL: func @zero_sub_stays
+//       CHECK: llm.sub
+func.func @zero_sub_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<0.0> : tensor<f32>
+  %0 = llm.sub %c, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Stays: sub(x, x) -> 0 is wrong for x = NaN or inf (only with fast-math).
+// CHECK-LABEL: func @sub_self_stays
+//       CHECK: llm.sub
+func.func @sub_self_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = llm.sub %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// mul(x, 1) -> x and mul(1, x) -> x
+// CHECK-LABEL: func @mul_one
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x3xbf16>)
+//   CHECK-NOT: llm.mul
+//       CHECK: return %[[X]]
+func.func @mul_one(%x: tensor<2x3xbf16>) -> tensor<2x3xbf16> {
+  %c = llm.constant dense<1.0> : tensor<1x1xbf16>
+  %0 = llm.mul %x, %c : (tensor<2x3xbf16>, tensor<1x1xbf16>) -> tensor<2x3xbf16>
+  %1 = llm.mul %c, %0 : (tensor<1x1xbf16>, tensor<2x3xbf16>) -> tensor<2x3xbf16>
+  return %1 : tensor<2x3xbf16>
+}
+
+// -----
+
+// mul(x, 1) -> broadcast_to(x) when the one broadcasts x (rank grows)
+// CHECK-LABEL: func @mul_one_broadcasts
+//  CHECK-SAME: (%[[X:.+]]: tensor<3xf32>)
+//       CHECK: %[[B:.+]] = llm.broadcast_to %[[X]] : (tensor<3xf32>) -> tensor<1x3xf32>
+//       CHECK: return %[[B]]
+func.func @mul_one_broadcasts(%x: tensor<3xf32>) -> tensor<1x3xf32> {
+  %c = llm.constant dense<1.0> : tensor<1x1xf32>
+  %0 = llm.mul %x, %c : (tensor<3xf32>, tensor<1x1xf32>) -> tensor<1x3xf32>
+  return %0 : tensor<1x3xf32>
+}
+
+// -----
+
+// Stays: mul(x, 0) -> 0 is wrong for x = NaN or inf (only with fast-math).
+// CHECK-LABEL: func @mul_zero_stays
+//       CHECK: llm.mul
+func.func @mul_zero_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<0.0> : tensor<f32>
+  %0 = llm.mul %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// div(x, 1) -> x
+// CHECK-LABEL: func @div_one
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//   CHECK-NOT: llm.div
+//       CHECK: return %[[X]]
+func.func @div_one(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<1.0> : tensor<f32>
+  %0 = llm.div %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Stays: div(1, x) is 1/x.
+// CHECK-LABEL: func @one_div_stays
+//       CHECK: llm.div
+func.func @one_div_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<1.0> : tensor<f32>
+  %0 = llm.div %c, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// neg(neg(x)) -> x
+// CHECK-LABEL: func @neg_neg
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//   CHECK-NOT: llm.neg
+//       CHECK: return %[[X]]
+func.func @neg_neg(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = llm.neg %x : tensor<4xf32>
+  %1 = llm.neg %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// Stays: neg(neg(neg(x))) keeps one neg.
+// CHECK-LABEL: func @neg_neg_neg
+//       CHECK: llm.neg
+//   CHECK-NOT: llm.neg
+func.func @neg_neg_neg(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = llm.neg %x : tensor<4xf32>
+  %1 = llm.neg %0 : tensor<4xf32>
+  %2 = llm.neg %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// -----
+
+// pow(x, 1) -> x
+// CHECK-LABEL: func @pow_one
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//   CHECK-NOT: llm.pow
+//       CHECK: return %[[X]]
+func.func @pow_one(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<1.0> : tensor<f32>
+  %0 = llm.pow %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// pow(x, 2) -> mul(x, x)
+// CHECK-LABEL: func @pow_two
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//       CHECK: %[[M:.+]] = llm.mul %[[X]], %[[X]]
+//   CHECK-NOT: llm.pow
+//       CHECK: return %[[M]]
+func.func @pow_two(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<2.0> : tensor<f32>
+  %0 = llm.pow %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// pow(x, 0.5) -> sqrt(x)
+// CHECK-LABEL: func @pow_half
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//       CHECK: %[[S:.+]] = llm.sqrt %[[X]] : tensor<4xf32>
+//   CHECK-NOT: llm.pow
+//       CHECK: return %[[S]]
+func.func @pow_half(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<0.5> : tensor<f32>
+  %0 = llm.pow %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Stays: pow(x, 3), and pow(x, 2) whose exponent broadcasts x.
+// CHECK-LABEL: func @pow_stays
+//       CHECK: llm.pow
+//       CHECK: llm.pow
+//   CHECK-NOT: llm.mul
+func.func @pow_stays(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<2x3xf32>) {
+  %c3 = llm.constant dense<3.0> : tensor<f32>
+  %c2 = llm.constant dense<2.0> : tensor<2x3xf32>
+  %0 = llm.pow %x, %c3 : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %1 = llm.pow %x, %c2 : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// div(x, sqrt(y)) -> mul(x, rsqrt(y))
+// CHECK-LABEL: func @div_sqrt
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x4xf32>, %[[Y:.+]]: tensor<4xf32>)
+//       CHECK: %[[R:.+]] = llm.rsqrt %[[Y]] : tensor<4xf32>
+//       CHECK: %[[M:.+]] = llm.mul %[[X]], %[[R]] : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+//   CHECK-NOT: llm.div
+//       CHECK: return %[[M]]
+func.func @div_sqrt(%x: tensor<2x4xf32>, %y: tensor<4xf32>) -> tensor<2x4xf32> {
+  %s = llm.sqrt %y : tensor<4xf32>
+  %0 = llm.div %x, %s : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// div(1, sqrt(y)) -> rsqrt(y)
+// CHECK-LABEL: func @one_div_sqrt
+//  CHECK-SAME: (%[[Y:.+]]: tensor<4xf32>)
+//       CHECK: %[[R:.+]] = llm.rsqrt %[[Y]] : tensor<4xf32>
+//   CHECK-NOT: llm.div
+//   CHECK-NOT: llm.sqrt
+//       CHECK: return %[[R]]
+func.func @one_div_sqrt(%y: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.constant dense<1.0> : tensor<f32>
+  %s = llm.sqrt %y : tensor<4xf32>
+  %0 = llm.div %c, %s : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// reciprocal(sqrt(y)) -> rsqrt(y)
+// CHECK-LABEL: func @reciprocal_sqrt
+//  CHECK-SAME: (%[[Y:.+]]: tensor<4xf32>)
+//       CHECK: %[[R:.+]] = llm.rsqrt %[[Y]] : tensor<4xf32>
+//   CHECK-NOT: llm.reciprocal
+//       CHECK: return %[[R]]
+func.func @reciprocal_sqrt(%y: tensor<4xf32>) -> tensor<4xf32> {
+  %s = llm.sqrt %y : tensor<4xf32>
+  %0 = llm.reciprocal %s : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Stays: reciprocal(exp(y)) and div(x, exp(y)) have no sqrt to fuse.
+// CHECK-LABEL: func @reciprocal_stays
+//       CHECK: llm.reciprocal
+//       CHECK: llm.div
+//   CHECK-NOT: llm.rsqrt
+func.func @reciprocal_stays(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = llm.exp %y : tensor<4xf32>
+  %0 = llm.reciprocal %e : tensor<4xf32>
+  %1 = llm.div %x, %e : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// reciprocal(reciprocal(x)) -> x
+// CHECK-LABEL: func @reciprocal_reciprocal
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//   CHECK-NOT: llm.reciprocal
+//       CHECK: return %[[X]]
+func.func @reciprocal_reciprocal(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = llm.reciprocal %x : tensor<4xf32>
+  %1 = llm.reciprocal %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// transpose(transpose(x, p1), p2) -> transpose(x, p1 o p2)
+// CHECK-LABEL: func @transpose_transpose
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>)
+//       CHECK: %[[T:.+]] = llm.transpose %[[X]] {permutation = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+//  CHECK-NEXT: return %[[T]]
+func.func @transpose_transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %0 = llm.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %1 = llm.transpose %0 {permutation = array<i64: 2, 1, 0>} : (tensor<3x2x4xf32>) -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// transpose(transpose(x, p), p^-1) -> x and transpose(x, identity) -> x
+// CHECK-LABEL: func @transpose_identity
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>)
+//   CHECK-NOT: llm.transpose
+//       CHECK: return %[[X]], %[[X]]
+func.func @transpose_identity(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %0 = llm.transpose %x {permutation = array<i64: 1, 2, 0>} : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  %1 = llm.transpose %0 {permutation = array<i64: 2, 0, 1>} : (tensor<3x4x2xf32>) -> tensor<2x3x4xf32>
+  %2 = llm.transpose %x {permutation = array<i64: 0, 1, 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %1, %2 : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// Stays: a single non-identity transpose (even one that keeps the shape).
+// CHECK-LABEL: func @transpose_stays
+//       CHECK: llm.transpose %{{.+}} {permutation = array<i64: 1, 0>}
+func.func @transpose_stays(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %0 = llm.transpose %x {permutation = array<i64: 1, 0>} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+// reshape(reshape(x)) -> reshape(x); reshape(x) -> x for equal types
+// CHECK-LABEL: func @reshape_reshape
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x6xf32>)
+//       CHECK: %[[R:.+]] = llm.reshape %[[X]] : (tensor<2x6xf32>) -> tensor<3x4xf32>
+//  CHECK-NEXT: return %[[R]], %[[X]]
+func.func @reshape_reshape(%x: tensor<2x6xf32>) -> (tensor<3x4xf32>, tensor<2x6xf32>) {
+  %0 = llm.reshape %x : (tensor<2x6xf32>) -> tensor<12xf32>
+  %1 = llm.reshape %0 : (tensor<12xf32>) -> tensor<3x4xf32>
+  %2 = llm.reshape %1 : (tensor<3x4xf32>) -> tensor<2x6xf32>
+  return %1, %2 : tensor<3x4xf32>, tensor<2x6xf32>
+}
+
+// -----
+
+// broadcast_to(broadcast_to(x)) -> broadcast_to(x); identity removed
+// CHECK-LABEL: func @broadcast_chain
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//       CHECK: %[[B:.+]] = llm.broadcast_to %[[X]] : (tensor<4xf32>) -> tensor<2x3x4xf32>
+//  CHECK-NEXT: return %[[B]], %[[X]]
+func.func @broadcast_chain(%x: tensor<4xf32>) -> (tensor<2x3x4xf32>, tensor<4xf32>) {
+  %0 = llm.broadcast_to %x : (tensor<4xf32>) -> tensor<3x4xf32>
+  %1 = llm.broadcast_to %0 : (tensor<3x4xf32>) -> tensor<2x3x4xf32>
+  %2 = llm.broadcast_to %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %1, %2 : tensor<2x3x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// cast(x) -> x for equal types; cast(cast(x : f16 -> f32) : f32 -> f16) -> x
+// CHECK-LABEL: func @cast_roundtrip_exact
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf16>)
+//   CHECK-NOT: llm.cast
+//       CHECK: return %[[X]], %[[X]]
+func.func @cast_roundtrip_exact(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
+  %0 = llm.cast %x : (tensor<4xf16>) -> tensor<4xf32>
+  %1 = llm.cast %0 : (tensor<4xf32>) -> tensor<4xf16>
+  %2 = llm.cast %x : (tensor<4xf16>) -> tensor<4xf16>
+  return %1, %2 : tensor<4xf16>, tensor<4xf16>
+}
+
+// -----
+
+// cast(cast(x : f16 -> f32) : f32 -> bf16) -> cast(x : f16 -> bf16)
+// cast(cast(x : i8 -> i32) : i32 -> f32) -> cast(x : i8 -> f32)
+// CHECK-LABEL: func @cast_chain_exact
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf16>, %[[I:.+]]: tensor<4xi8>)
+//       CHECK: %[[A:.+]] = llm.cast %[[X]] : (tensor<4xf16>) -> tensor<4xbf16>
+//       CHECK: %[[B:.+]] = llm.cast %[[I]] : (tensor<4xi8>) -> tensor<4xf32>
+//  CHECK-NEXT: return %[[A]], %[[B]]
+func.func @cast_chain_exact(%x: tensor<4xf16>, %i: tensor<4xi8>) -> (tensor<4xbf16>, tensor<4xf32>) {
+  %0 = llm.cast %x : (tensor<4xf16>) -> tensor<4xf32>
+  %1 = llm.cast %0 : (tensor<4xf32>) -> tensor<4xbf16>
+  %2 = llm.cast %i : (tensor<4xi8>) -> tensor<4xi32>
+  %3 = llm.cast %2 : (tensor<4xi32>) -> tensor<4xf32>
+  return %1, %3 : tensor<4xbf16>, tensor<4xf32>
+}
+
+// -----
+
+// Stays: f32 -> f16 -> f32 rounds; i32 -> f32 -> i32 rounds above 2^24;
+// f32 -> bf16 -> f16 rounds twice.
+// CHECK-LABEL: func @cast_chain_inexact_stays
+//       CHECK: llm.cast %{{.+}} : (tensor<4xf32>) -> tensor<4xf16>
+//       CHECK: llm.cast %{{.+}} : (tensor<4xf16>) -> tensor<4xf32>
+//       CHECK: llm.cast %{{.+}} : (tensor<4xi32>) -> tensor<4xf32>
+//       CHECK: llm.cast %{{.+}} : (tensor<4xf32>) -> tensor<4xi32>
+//       CHECK: llm.cast %{{.+}} : (tensor<4xf32>) -> tensor<4xbf16>
+//       CHECK: llm.cast %{{.+}} : (tensor<4xbf16>) -> tensor<4xf16>
+func.func @cast_chain_inexact_stays(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>, tensor<4xf16>) {
+  %0 = llm.cast %x : (tensor<4xf32>) -> tensor<4xf16>
+  %1 = llm.cast %0 : (tensor<4xf16>) -> tensor<4xf32>
+  %2 = llm.cast %i : (tensor<4xi32>) -> tensor<4xf32>
+  %3 = llm.cast %2 : (tensor<4xf32>) -> tensor<4xi32>
+  %4 = llm.cast %x : (tensor<4xf32>) -> tensor<4xbf16>
+  %5 = llm.cast %4 : (tensor<4xbf16>) -> tensor<4xf16>
+  return %1, %3, %5 : tensor<4xf32>, tensor<4xi32>, tensor<4xf16>
+}
+
+// -----
+
+// mul(mul(x, c1), c2) -> mul(x, c1 * c2)
+// CHECK-LABEL: func @mul_mul_constants
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x4xf32>)
+//       CHECK: %[[C:.+]] = llm.constant dense<6.000000e+00> : tensor<4xf32>
+//       CHECK: %[[M:.+]] = llm.mul %[[X]], %[[C]] : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+//  CHECK-NEXT: return %[[M]]
+func.func @mul_mul_constants(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %c1 = llm.constant dense<2.0> : tensor<f32>
+  %c2 = llm.constant dense<3.0> : tensor<4xf32>
+  %0 = llm.mul %x, %c1 : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %1 = llm.mul %c2, %0 : (tensor<4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// add(add(x, c1), c2) -> add(x, c1 + c2)
+// CHECK-LABEL: func @add_add_constants
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//       CHECK: %[[C:.+]] = llm.constant dense<5.000000e-01> : tensor<f32>
+//       CHECK: %[[A:.+]] = llm.add %[[X]], %[[C]]
+//  CHECK-NEXT: return %[[A]]
+func.func @add_add_constants(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c1 = llm.constant dense<1.5> : tensor<f32>
+  %c2 = llm.constant dense<-1.0> : tensor<f32>
+  %0 = llm.add %x, %c1 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = llm.add %0, %c2 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// add(add(x, c), -c) -> add(x, 0) -> x
+// CHECK-LABEL: func @add_add_cancel
+//  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+//   CHECK-NOT: llm.add
+//       CHECK: return %[[X]]
+func.func @add_add_cancel(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c1 = llm.constant dense<2.0> : tensor<f32>
+  %c2 = llm.constant dense<-2.0> : tensor<f32>
+  %0 = llm.add %x, %c1 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = llm.add %0, %c2 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// Stays: mul(add(x, c1), c2) mixes ops; mul(mul(x, c1), c2) with a non-splat
+// c1 is not a scalar chain.
+// CHECK-LABEL: func @mixed_chain_stays
+//       CHECK: llm.add
+//       CHECK: llm.mul
+//       CHECK: llm.mul
+//       CHECK: llm.mul
+func.func @mixed_chain_stays(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c1 = llm.constant dense<2.0> : tensor<f32>
+  %c2 = llm.constant dense<3.0> : tensor<f32>
+  %v = llm.constant dense<[2.0, 4.0]> : tensor<2xf32>
+  %0 = llm.add %x, %c1 : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %1 = llm.mul %0, %c2 : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %2 = llm.mul %x, %v : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %3 = llm.mul %2, %c2 : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  return %1, %3 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// layer_norm(x, scale = 1, bias = 0) -> layer_norm(x)
+// CHECK-LABEL: func @layer_norm_trivial_affine
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>)
+//       CHECK: llm.layer_norm %[[X]] {axis = 0 : i64, epsilon = 9.99999997E-7 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+func.func @layer_norm_trivial_affine(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %g = llm.constant dense<1.0> : tensor<2x8xf32>
+  %b = llm.constant dense<0.0> : tensor<1xf32>
+  %0 = llm.layer_norm %x scale %g bias %b {axis = 0 : i64, epsilon = 1.0e-06 : f32}
+      : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// layer_norm(x, scale = s, bias = 0) -> layer_norm(x, scale = s)
+// Stays: a bias that is not zero.
+// CHECK-LABEL: func @layer_norm_zero_bias
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>, %[[S:.+]]: tensor<8xf32>)
+//       CHECK: llm.layer_norm %[[X]] scale %[[S]] {{.*}}: (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+//       CHECK: llm.layer_norm %[[X]] scale %[[S]] bias %{{.+}} {{.*}}: (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+func.func @layer_norm_zero_bias(%x: tensor<2x8xf32>, %s: tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %b = llm.constant dense<0.0> : tensor<8xf32>
+  %one = llm.constant dense<1.0> : tensor<8xf32>
+  %0 = llm.layer_norm %x scale %s bias %b : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %1 = llm.layer_norm %x scale %s bias %one : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// rms_norm(x, weight = 1) -> rms_norm(x); stays for weight 2
+// CHECK-LABEL: func @rms_norm_unit_weight
+//  CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>)
+//       CHECK: llm.rms_norm %[[X]] {{.*}}: (tensor<2x8xf32>) -> tensor<2x8xf32>
+//       CHECK: llm.rms_norm %[[X]] weight %{{.+}} {{.*}}: (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+func.func @rms_norm_unit_weight(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %w = llm.constant dense<1.0> : tensor<8xf32>
+  %w2 = llm.constant dense<2.0> : tensor<8xf32>
+  %0 = llm.rms_norm %x weight %w : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %1 = llm.rms_norm %x weight %w2 : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
+}

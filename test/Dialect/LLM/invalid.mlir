@@ -1,0 +1,503 @@
+// RUN: llm-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the llm dialect.
+
+func.func @binary_element_types(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+2 {{'llm.add' operands have different element types ('f32' vs 'f16')}}
+  // expected-error @+1 {{'llm.add' op failed to infer returned types}}
+  %0 = llm.add %a, %b : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @binary_no_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{'llm.mul' operand shapes 2x3 and 4 do not broadcast}}
+  // expected-error @+1 {{'llm.mul' op failed to infer returned types}}
+  %0 = llm.mul %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @binary_wrong_result(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'llm.sub' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
+  // expected-error @+1 {{'llm.sub' op failed to infer returned types}}
+  %0 = llm.sub %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @binary_integer(%a: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = llm.add %a, %a : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @unary_type_change(%a: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "llm.exp"(%a) : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @gelu_bad_approximation(%a: tensor<4xf32>) {
+  // expected-error @+2 {{expected ::mlir::llm::GeluApproximation to be one of: none, tanh}}
+  // expected-error @+1 {{failed to parse LLM_GeluApproximationAttr parameter 'value'}}
+  %0 = llm.gelu %a approximate <fast> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<4xf32>, %b: tensor<4x4xf32>) {
+  // expected-error @+2 {{'llm.matmul' operands must have rank >= 2, got 1 and 2}}
+  // expected-error @+1 {{'llm.matmul' op failed to infer returned types}}
+  %0 = llm.matmul %a, %b : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element_types(%a: tensor<4x4xf32>, %b: tensor<4x4xbf16>) {
+  // expected-error @+2 {{'llm.matmul' operands have different element types ('f32' vs 'bf16')}}
+  // expected-error @+1 {{'llm.matmul' op failed to infer returned types}}
+  %0 = llm.matmul %a, %b : (tensor<4x4xf32>, tensor<4x4xbf16>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<4x8xf32>, %b: tensor<4x16xf32>) {
+  // expected-error @+2 {{'llm.matmul' contraction sizes differ: lhs 4x8 has K = 8, rhs 4x16 has K = 4}}
+  // expected-error @+1 {{'llm.matmul' op failed to infer returned types}}
+  %0 = llm.matmul %a, %b : (tensor<4x8xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_transposed_contraction(%a: tensor<4x8xf32>, %b: tensor<16x4xf32>) {
+  // expected-error @+2 {{'llm.matmul' contraction sizes differ: lhs 4x8 has K = 8, rhs 16x4 has K = 4}}
+  // expected-error @+1 {{'llm.matmul' op failed to infer returned types}}
+  %0 = llm.matmul %a, %b {transpose_b} : (tensor<4x8xf32>, tensor<16x4xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x16xf32>) {
+  // expected-error @+2 {{'llm.matmul' batch dimensions of 2x4x8 and 3x8x16 do not broadcast}}
+  // expected-error @+1 {{'llm.matmul' op failed to infer returned types}}
+  %0 = llm.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x16xf32>) -> tensor<2x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%a: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.softmax' op axis 2 is out of range for rank 2 (expected [-2, 2))}}
+  %0 = llm.softmax %a {axis = 2 : i64} : tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_axis(%a: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.layer_norm' op axis -3 is out of range for rank 2 (expected [-2, 2))}}
+  %0 = llm.layer_norm %a {axis = -3 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_epsilon(%a: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.layer_norm' op epsilon must be >= 0, got -1}}
+  %0 = llm.layer_norm %a {epsilon = -1.0 : f32} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_scale_shape(%a: tensor<2x4xf32>, %g: tensor<3xf32>) {
+  // expected-error @+1 {{'llm.layer_norm' op scale shape 3 does not broadcast to the normalized shape 4}}
+  %0 = llm.layer_norm %a scale %g : (tensor<2x4xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_bias_type(%a: tensor<2x4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'llm.layer_norm' op bias element type 'f16' differs from the input's 'f32'}}
+  %0 = llm.layer_norm %a bias %b : (tensor<2x4xf32>, tensor<4xf16>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_result(%a: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.layer_norm' op failed to verify that all of {input, result} have same shape}}
+  %0 = llm.layer_norm %a : (tensor<2x4xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_rank0(%a: tensor<f32>) {
+  // expected-error @+1 {{'llm.rms_norm' op input must have rank >= 1}}
+  %0 = llm.rms_norm %a : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_epsilon(%a: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.rms_norm' op epsilon must be >= 0, got -0.5}}
+  %0 = llm.rms_norm %a {epsilon = -0.5 : f32} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_weight_shape(%a: tensor<2x4xf32>, %w: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.rms_norm' op weight must have shape 4 (the last input dimension), got 2x4}}
+  %0 = llm.rms_norm %a weight %w : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_weight_type(%a: tensor<2x4xf32>, %w: tensor<4xbf16>) {
+  // expected-error @+1 {{'llm.rms_norm' op weight element type 'bf16' differs from the input's 'f32'}}
+  %0 = llm.rms_norm %a weight %w : (tensor<2x4xf32>, tensor<4xbf16>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @rope_odd(%x: tensor<1x4x7xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{'llm.rope' op last dimension (head size) must be even, got 7}}
+  %0 = llm.rope %x, %p : (tensor<1x4x7xf32>, tensor<4xi64>) -> tensor<1x4x7xf32>
+  return
+}
+
+// -----
+
+func.func @rope_positions(%x: tensor<1x4x8xf32>, %p: tensor<5xi64>) {
+  // expected-error @+1 {{'llm.rope' op positions shape 5 does not broadcast to the input's leading shape 1x4}}
+  %0 = llm.rope %x, %p : (tensor<1x4x8xf32>, tensor<5xi64>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rope_theta(%x: tensor<1x4x8xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{'llm.rope' op theta must be > 0, got 0}}
+  %0 = llm.rope %x, %p {theta = 0.0 : f32} : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rope_rank0(%x: tensor<f32>, %p: tensor<i64>) {
+  // expected-error @+1 {{'llm.rope' op input must have rank >= 1}}
+  %0 = llm.rope %x, %p : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @rope_float_positions(%x: tensor<4x8xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = llm.rope %x, %p : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op query, key and value must have rank 4 ([B, H, S, D]), got ranks 3, 3, 3}}
+  %0 = llm.attention %q, %k, %k : (tensor<8x16x32xf32>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_key_rank(%q: tensor<1x8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<1x8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op query, key and value must have rank 4 ([B, H, S, D]), got ranks 4, 3, 4}}
+  %0 = llm.attention %q, %k, %v : (tensor<1x8x16x32xf32>, tensor<8x16x32xf32>, tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_types(%q: tensor<1x8x16x32xf32>, %k: tensor<1x8x16x32xf16>) {
+  // expected-error @+1 {{'llm.attention' op query, key and value must have one element type}}
+  %0 = llm.attention %q, %k, %k : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf16>, tensor<1x8x16x32xf16>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<1x8x16x32xf32>, %k: tensor<2x8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op batch sizes differ: query 1x8x16x32, key 2x8x16x32, value 2x8x16x32}}
+  %0 = llm.attention %q, %k, %k : (tensor<1x8x16x32xf32>, tensor<2x8x16x32xf32>, tensor<2x8x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_size(%q: tensor<1x8x16x32xf32>, %k: tensor<1x8x16x64xf32>) {
+  // expected-error @+1 {{'llm.attention' op query and key head sizes differ: 32 vs 64}}
+  %0 = llm.attention %q, %k, %k : (tensor<1x8x16x32xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_heads(%q: tensor<1x8x16x32xf32>, %k: tensor<1x4x16x32xf32>, %v: tensor<1x2x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op key and value head counts differ: 4 vs 2}}
+  %0 = llm.attention %q, %k, %v : (tensor<1x8x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_len(%q: tensor<1x8x16x32xf32>, %k: tensor<1x2x16x32xf32>, %v: tensor<1x2x12x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op key and value sequence lengths differ: 16 vs 12}}
+  %0 = llm.attention %q, %k, %v : (tensor<1x8x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x12x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_gqa(%q: tensor<1x8x16x32xf32>, %k: tensor<1x3x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op query heads (8) must be a multiple of key/value heads (3)}}
+  %0 = llm.attention %q, %k, %k : (tensor<1x8x16x32xf32>, tensor<1x3x16x32xf32>, tensor<1x3x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<1x8x16x32xf32>, %m: tensor<16x16xf16>) {
+  // expected-error @+1 {{'llm.attention' op a floating-point mask must have the query's element type 'f32', got 'f16'}}
+  %0 = llm.attention %q, %q, %q mask %m : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<16x16xf16>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<1x8x16x32xf32>, %m: tensor<16x8xi1>) {
+  // expected-error @+1 {{'llm.attention' op mask shape 16x8 does not broadcast to the score shape 1x8x16x16}}
+  %0 = llm.attention %q, %q, %q mask %m : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<16x8xi1>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<1x8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op scale must be finite}}
+  %0 = llm.attention %q, %q, %q {scale = 0x7F800000 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_table(%t: tensor<50xf32>, %ids: tensor<8xi64>) {
+  // expected-error @+2 {{'llm.embedding' table must have rank 2 ([V, D]), got rank 1}}
+  // expected-error @+1 {{'llm.embedding' op failed to infer returned types}}
+  %0 = llm.embedding %t, %ids : (tensor<50xf32>, tensor<8xi64>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_float_ids(%t: tensor<50x4xf32>, %ids: tensor<8xf32>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = llm.embedding %t, %ids : (tensor<50x4xf32>, tensor<8xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{'llm.transpose' permutation [0, 0, 1] is not a permutation of [0, 3)}}
+  // expected-error @+1 {{'llm.transpose' op failed to infer returned types}}
+  %0 = llm.transpose %x {permutation = array<i64: 0, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_size(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{'llm.transpose' permutation [1, 0] is not a permutation of [0, 3)}}
+  // expected-error @+1 {{'llm.transpose' op failed to infer returned types}}
+  %0 = llm.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x3x4xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'llm.reshape' op element counts differ: 2x3 has 6, 4x2 has 8}}
+  %0 = llm.reshape %x : (tensor<2x3xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'llm.reshape' op requires static shapes, got ?x3 -> 3x2}}
+  %0 = llm.reshape %x : (tensor<?x3xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'llm.reshape' op failed to verify that all of {input, result} have same element type}}
+  %0 = llm.reshape %x : (tensor<2x3xf32>) -> tensor<6xf16>
+  return
+}
+
+// -----
+
+func.func @concat_empty() {
+  // expected-error @+2 {{'llm.concat' needs at least one input}}
+  // expected-error @+1 {{'llm.concat' op failed to infer returned types}}
+  %0 = llm.concat {axis = 0 : i64} : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%a: tensor<2x4xf32>) {
+  // expected-error @+2 {{'llm.concat' axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{'llm.concat' op failed to infer returned types}}
+  %0 = llm.concat %a, %a {axis = 2 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{'llm.concat' input 1 ('tensor<4xf32>') differs in rank or element type from input 0 ('tensor<2x4xf32>')}}
+  // expected-error @+1 {{'llm.concat' op failed to infer returned types}}
+  %0 = llm.concat %a, %b {axis = 0 : i64} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_sizes(%a: tensor<2x4xf32>, %b: tensor<2x5xf32>) {
+  // expected-error @+2 {{'llm.concat' input 1 has size 5 in dimension 1, input 0 has 4}}
+  // expected-error @+1 {{'llm.concat' op failed to infer returned types}}
+  %0 = llm.concat %a, %b {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x5xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_count(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{'llm.slice' needs one start, limit and stride per dimension (rank 2)}}
+  // expected-error @+1 {{'llm.slice' op failed to infer returned types}}
+  %0 = llm.slice %x {starts = array<i64: 0>, limits = array<i64: 4>, strides = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_stride(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{'llm.slice' stride 0 in dimension 1 must be >= 1}}
+  // expected-error @+1 {{'llm.slice' op failed to infer returned types}}
+  %0 = llm.slice %x {starts = array<i64: 0, 0>, limits = array<i64: 4, 8>, strides = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_range(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{'llm.slice' range [2, 9) in dimension 1 is not within [0, 8]}}
+  // expected-error @+1 {{'llm.slice' op failed to infer returned types}}
+  %0 = llm.slice %x {starts = array<i64: 0, 2>, limits = array<i64: 4, 9>, strides = array<i64: 1, 1>} : (tensor<4x8xf32>) -> tensor<4x7xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_shape(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.broadcast_to' op input shape 2x4 does not broadcast to 3x4}}
+  %0 = llm.broadcast_to %x : (tensor<2x4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_rank(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.broadcast_to' op input shape 2x4 does not broadcast to 4}}
+  %0 = llm.broadcast_to %x : (tensor<2x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{'llm.reduce_sum' axis 5 is out of range for rank 2}}
+  // expected-error @+1 {{'llm.reduce_sum' op failed to infer returned types}}
+  %0 = llm.reduce_sum %x {axes = array<i64: 5>} : (tensor<2x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_repeated(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{'llm.reduce_max' axis -1 is repeated}}
+  // expected-error @+1 {{'llm.reduce_max' op failed to infer returned types}}
+  %0 = llm.reduce_max %x {axes = array<i64: 1, -1>} : (tensor<2x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{'llm.reduce_mean' op inferred type(s) 'tensor<2x1xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
+  // expected-error @+1 {{'llm.reduce_mean' op failed to infer returned types}}
+  %0 = llm.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.cast' op requires the same shape for all operands and results}}
+  %0 = llm.cast %x : (tensor<2x4xf32>) -> tensor<8xf16>
+  return
+}
+
+// -----
+
+func.func @cast_unsupported(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of}}
+  %0 = llm.cast %x : (tensor<2x4xf32>) -> tensor<2x4xf64>
+  return
+}
+
+// -----
+
+func.func @constant_type() {
+  // expected-error @+1 {{result #0 must be ranked tensor of}}
+  %0 = llm.constant dense<1.0> : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @unranked(%x: tensor<*xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor}}
+  %0 = "llm.exp"(%x) : (tensor<*xf32>) -> tensor<*xf32>
+  return
+}
