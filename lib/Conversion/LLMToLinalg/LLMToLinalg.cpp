@@ -9,6 +9,15 @@
 // This file implements the conversion of the llm dialect to linalg, tensor,
 // arith and math on tensors.
 //
+// Conventions shared by all patterns:
+// * every shape is static (the pass reports dynamic shapes before converting);
+// * elementwise work is an all-parallel `linalg.generic` whose output map is
+//   the identity and whose input maps broadcast with numpy rules (missing
+//   leading dimensions are dropped, a size-1 dimension that broadcasts maps to
+//   the constant 0), so `linalg-fuse-elementwise-ops` can fuse chains of them;
+// * f16/bf16 values are extended to f32 inside the bodies and rounded back
+//   when stored; reductions accumulate into f32 tensors.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
@@ -19,7 +28,13 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
 
 namespace mlir {
 #define GEN_PASS_DEF_CONVERTLLMTOLINALGPASS
@@ -29,14 +44,1243 @@ namespace mlir {
 using namespace mlir;
 using namespace mlir::llm;
 
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Computes the scalar result of a generic body from its (promoted) inputs.
+using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+bool isLowPrecisionFloat(Type t) { return isa<Float16Type, BFloat16Type>(t); }
+
+/// Extends an f16/bf16 scalar to f32; other values are returned unchanged.
+Value extToF32(OpBuilder &b, Location loc, Value v) {
+  if (!isLowPrecisionFloat(v.getType()))
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+/// Rounds an f32 scalar to `type` when `type` is f16/bf16.
+Value truncFromF32(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type || !isLowPrecisionFloat(type))
+    return v;
+  return arith::TruncFOp::create(b, loc, type, v);
+}
+
+Value f32Const(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+FloatAttr negInfF32(OpBuilder &b) {
+  return b.getFloatAttr(b.getF32Type(),
+                        APFloat::getInf(APFloat::IEEEsingle(), true));
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t p = 1;
+  for (int64_t d : shape)
+    p *= d;
+  return p;
+}
+
+/// Returns `tensor.empty` of `shape` filled with `value` (`linalg.fill`).
+Value createFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   TypedAttr value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, value.getType());
+  Value cst = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{empty})
+      .getResult(0);
+}
+
+Value createZerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  return createFilled(b, loc, shape, b.getF32FloatAttr(0.0));
+}
+
+/// Numpy-broadcasting map from an iteration space to an operand: the operand's
+/// dimensions are aligned with the trailing dimensions of `iterShape` (which
+/// spans the first `iterShape.size()` of `numDims` loop dimensions); a size-1
+/// operand dimension facing a larger one reads index 0.
+AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
+                       ArrayRef<int64_t> iterShape, unsigned numDims) {
+  unsigned offset = iterShape.size() - operandShape.size();
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, d] : llvm::enumerate(operandShape)) {
+    if (d == 1 && iterShape[offset + i] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(offset + i, ctx));
+  }
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+/// Map from a `reduced.size()`-D iteration space to the dimensions that are
+/// not reduced.
+AffineMap keptDimsMap(MLIRContext *ctx, ArrayRef<bool> reduced) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, r] : llvm::enumerate(reduced))
+    if (!r)
+      exprs.push_back(getAffineDimExpr(i, ctx));
+  return AffineMap::get(reduced.size(), 0, exprs, ctx);
+}
+
+SmallVector<int64_t> keptShape(ArrayRef<int64_t> shape,
+                               ArrayRef<bool> reduced) {
+  SmallVector<int64_t> kept;
+  for (auto [d, r] : llvm::zip(shape, reduced))
+    if (!r)
+      kept.push_back(d);
+  return kept;
+}
+
+/// Builds a `linalg.generic` with the given input maps, iterator types and
+/// one result of `shape` x `outElemTy` written through `outMap` into `init`
+/// (an empty tensor or a filled accumulator). `fn` receives the block
+/// arguments (inputs, then the output). With `promote`, f16/bf16 inputs reach
+/// `fn` as f32 and an f32 result is rounded to `outElemTy`.
+Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   Type outElemTy, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps,
+                   ArrayRef<utils::IteratorType> iterators, AffineMap outMap,
+                   Value init, ScalarFn fn, bool promote = true) {
+  assert(cast<RankedTensorType>(init.getType()).getShape() == shape &&
+         "init must have the result shape");
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(outMap);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        // Promote the inputs only: the output argument is either unused
+        // (elementwise) or already an f32 accumulator (reductions).
+        SmallVector<Value> vals;
+        for (auto [i, a] : llvm::enumerate(args))
+          vals.push_back(promote && i < inputs.size() ? extToF32(nb, nloc, a)
+                                                      : a);
+        Value r = fn(nb, nloc, vals);
+        if (promote)
+          r = truncFromF32(nb, nloc, r, outElemTy);
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+/// All-parallel elementwise generic over `shape` whose inputs broadcast to it
+/// with numpy rules. `fn` also receives the output's block argument last.
+Value buildElementwise(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                       Type outElemTy, ValueRange inputs, ScalarFn fn,
+                       bool promote = true) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(broadcastMap(ctx,
+                                cast<RankedTensorType>(in.getType()).getShape(),
+                                shape, shape.size()));
+  SmallVector<utils::IteratorType> iters(shape.size(),
+                                         utils::IteratorType::parallel);
+  Value init = tensor::EmptyOp::create(b, loc, shape, outElemTy);
+  return buildGeneric(b, loc, shape, outElemTy, inputs, maps, iters,
+                      b.getMultiDimIdentityMap(shape.size()), init, fn,
+                      promote);
+}
+
+/// Reduces `input` over the dimensions flagged in `reduced` into an f32
+/// tensor of the kept dimensions, starting from `init`. `extras` are tensors
+/// of the kept shape read alongside (e.g. the row max for a sum of exps).
+/// `fn` gets (x, extras..., acc) with x promoted to f32.
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<bool> reduced, ValueRange extras, TypedAttr init,
+                     ScalarFn fn) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> kept = keptShape(type.getShape(), reduced);
+  AffineMap keptMap = keptDimsMap(ctx, reduced);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(type.getRank())};
+  SmallVector<Value> inputs{input};
+  for (Value e : extras) {
+    maps.push_back(keptMap);
+    inputs.push_back(e);
+  }
+  SmallVector<utils::IteratorType> iters;
+  for (bool r : reduced)
+    iters.push_back(r ? utils::IteratorType::reduction
+                      : utils::IteratorType::parallel);
+  Value acc = createFilled(b, loc, kept, init);
+  return buildGeneric(b, loc, kept, b.getF32Type(), inputs, maps, iters,
+                      keptMap, acc, fn);
+}
+
+/// Materializes the numpy broadcast of `v` to `shape`.
+Value broadcastTo(OpBuilder &b, Location loc, Value v,
+                  ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  return buildElementwise(
+      b, loc, shape, type.getElementType(), ValueRange{v},
+      [](OpBuilder &, Location, ValueRange a) { return a[0]; },
+      /*promote=*/false);
+}
+
+/// Rounds an f32 tensor to `elemTy` (no-op for f32).
+Value convertTensorFromF32(OpBuilder &b, Location loc, Value v, Type elemTy) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elemTy)
+    return v;
+  return buildElementwise(
+      b, loc, type.getShape(), elemTy, ValueRange{v},
+      [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+/// Reassociation that groups each run of unit (`isUnit`) dimensions with the
+/// next kept dimension (trailing units join the last group): the expand from
+/// the kept shape back to the full-rank shape.
+SmallVector<ReassociationIndices> groupsForInsertedDims(ArrayRef<bool> isUnit) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices current;
+  for (auto [i, u] : llvm::enumerate(isUnit)) {
+    current.push_back(i);
+    if (!u) {
+      groups.push_back(current);
+      current.clear();
+    }
+  }
+  if (!current.empty() && !groups.empty())
+    llvm::append_range(groups.back(), current);
+  return groups;
+}
+
+/// Reshapes `v` to `type` (same element count, static): a collapse or expand
+/// when the shapes allow one, otherwise a collapse to 1-D then an expand.
+Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
+  auto src = cast<RankedTensorType>(v.getType());
+  if (src.getShape() == type.getShape())
+    return v;
+  int64_t srcRank = src.getRank(), dstRank = type.getRank();
+  if (dstRank == 0) // [1, ..., 1] -> []
+    return tensor::CollapseShapeOp::create(b, loc, type, v,
+                                           ArrayRef<ReassociationIndices>{});
+  if (srcRank == 0) // [] -> [1, ..., 1]
+    return tensor::ExpandShapeOp::create(b, loc, type, v,
+                                         ArrayRef<ReassociationIndices>{});
+  if (srcRank > dstRank) {
+    if (auto re = getReassociationIndicesForReshape(src, type))
+      return tensor::CollapseShapeOp::create(b, loc, type, v, *re);
+  } else if (srcRank < dstRank) {
+    if (auto re = getReassociationIndicesForReshape(src, type))
+      return tensor::ExpandShapeOp::create(b, loc, type, v, *re);
+  }
+  // Through 1-D: `[a, b, ...] -> [N] -> [c, d, ...]`.
+  int64_t n = product(src.getShape());
+  auto flatType = RankedTensorType::get({n}, src.getElementType());
+  Value flat = v;
+  if (srcRank > 1)
+    flat = tensor::CollapseShapeOp::create(
+        b, loc, flatType, v,
+        ArrayRef<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, srcRank))});
+  if (dstRank == 1)
+    return flat;
+  return tensor::ExpandShapeOp::create(
+      b, loc, type, flat,
+      ArrayRef<ReassociationIndices>{
+          llvm::to_vector(llvm::seq<int64_t>(0, dstRank))});
+}
+
+/// Converts scalar `x` to `to` with ONNX `Cast` semantics (see `llm.cast`):
+/// float->float rounds to nearest even, float->int truncates and saturates
+/// (NaN -> 0), int->float rounds to nearest, ->i1 compares with zero.
+Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(to);
+  auto toI = dyn_cast<IntegerType>(to);
+  auto fromI = dyn_cast<IntegerType>(from);
+  if (fromF && toF) {
+    if (fromF.getWidth() == toF.getWidth()) // f16 <-> bf16
+      return arith::TruncFOp::create(b, loc, to, extToF32(b, loc, x));
+    if (fromF.getWidth() < toF.getWidth())
+      return arith::ExtFOp::create(b, loc, to, x);
+    return arith::TruncFOp::create(b, loc, to, x);
+  }
+  if (fromF && toI) {
+    if (toI.getWidth() == 1) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    }
+    // Saturate in f32 first: the bounds are the widest f32 values inside the
+    // integer range (2^31-1 is not an f32; rounding toward zero gives
+    // 2147483520), so fptosi never sees an out-of-range value.
+    Value xf = extToF32(b, loc, x);
+    unsigned w = toI.getWidth();
+    APFloat hi(APFloat::IEEEsingle()), lo(APFloat::IEEEsingle());
+    (void)hi.convertFromAPInt(APInt::getSignedMaxValue(w), /*isSigned=*/true,
+                              APFloat::rmTowardZero);
+    (void)lo.convertFromAPInt(APInt::getSignedMinValue(w), /*isSigned=*/true,
+                              APFloat::rmTowardZero);
+    Value hiC =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(b.getF32Type(), hi));
+    Value loC =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(b.getF32Type(), lo));
+    Value clamped = arith::MinimumFOp::create(
+        b, loc, arith::MaximumFOp::create(b, loc, xf, loC), hiC);
+    Value isNan =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, xf, xf);
+    Value asInt = arith::FPToSIOp::create(b, loc, to, clamped);
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, 0));
+    return arith::SelectOp::create(b, loc, isNan, zero, asInt);
+  }
+  if (fromI && toF) {
+    if (fromI.getWidth() == 1)
+      return arith::UIToFPOp::create(b, loc, to, x);
+    return arith::SIToFPOp::create(b, loc, to, x);
+  }
+  // Integer to integer.
+  if (toI.getWidth() == 1) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (fromI.getWidth() == 1)
+    return arith::ExtUIOp::create(b, loc, to, x);
+  if (fromI.getWidth() < toI.getWidth())
+    return arith::ExtSIOp::create(b, loc, to, x);
+  return arith::TruncIOp::create(b, loc, to, x);
+}
+
+/// True when every tensor operand and result of `op` is statically shaped.
+bool hasStaticShapes(Operation *op) {
+  auto isStatic = [](Type t) {
+    auto st = dyn_cast<ShapedType>(t);
+    return !st || st.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
+
+/// Base of every pattern: refuses dynamic shapes, then calls `lower`.
+template <typename OpTy>
+struct LLMLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(
+          op, "llm-to-linalg requires static shapes");
+    return lower(op, adaptor, rewriter);
+  }
+
+  virtual LogicalResult lower(OpTy op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const = 0;
+};
+
+RankedTensorType resultType(Operation *op) {
+  return cast<RankedTensorType>(op->getResult(0).getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Constant
+//===----------------------------------------------------------------------===//
+
+// llm.constant V -> arith.constant V (inline dense or dense_resource).
+struct ConstantLowering : LLMLowering<ConstantOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(ConstantOp op, OpAdaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(Attribute(op.getValue()));
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "value is not a typed attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(), value);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+Value binaryScalar(AddOp, OpBuilder &b, Location l, Value x, Value y) {
+  return arith::AddFOp::create(b, l, x, y);
+}
+Value binaryScalar(SubOp, OpBuilder &b, Location l, Value x, Value y) {
+  return arith::SubFOp::create(b, l, x, y);
+}
+Value binaryScalar(MulOp, OpBuilder &b, Location l, Value x, Value y) {
+  return arith::MulFOp::create(b, l, x, y);
+}
+Value binaryScalar(DivOp, OpBuilder &b, Location l, Value x, Value y) {
+  return arith::DivFOp::create(b, l, x, y);
+}
+Value binaryScalar(PowOp, OpBuilder &b, Location l, Value x, Value y) {
+  return math::PowFOp::create(b, l, x, y);
+}
+Value binaryScalar(MaxOp, OpBuilder &b, Location l, Value x, Value y) {
+  return arith::MaximumFOp::create(b, l, x, y);
+}
+Value binaryScalar(MinOp, OpBuilder &b, Location l, Value x, Value y) {
+  return arith::MinimumFOp::create(b, l, x, y);
+}
+
+// llm.<binary> %a, %b -> linalg.generic (parallel; broadcasting input maps)
+//   { arith/math op on f32 }
+template <typename OpTy>
+struct BinaryLowering : LLMLowering<OpTy> {
+  using LLMLowering<OpTy>::LLMLowering;
+  using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
+  LogicalResult lower(OpTy op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    Value r = buildElementwise(rewriter, op.getLoc(), type.getShape(),
+                               type.getElementType(),
+                               ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+                               [&](OpBuilder &b, Location loc, ValueRange a) {
+                                 return binaryScalar(op, b, loc, a[0], a[1]);
+                               });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+Value sigmoidScalar(OpBuilder &b, Location l, Value x) {
+  Value one = f32Const(b, l, 1.0);
+  Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+  return arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, e));
+}
+
+Value unaryScalar(NegOp, OpBuilder &b, Location l, Value x) {
+  return arith::NegFOp::create(b, l, x);
+}
+Value unaryScalar(ExpOp, OpBuilder &b, Location l, Value x) {
+  return math::ExpOp::create(b, l, x);
+}
+Value unaryScalar(LogOp, OpBuilder &b, Location l, Value x) {
+  return math::LogOp::create(b, l, x);
+}
+Value unaryScalar(TanhOp, OpBuilder &b, Location l, Value x) {
+  return math::TanhOp::create(b, l, x);
+}
+Value unaryScalar(ErfOp, OpBuilder &b, Location l, Value x) {
+  return math::ErfOp::create(b, l, x);
+}
+Value unaryScalar(SqrtOp, OpBuilder &b, Location l, Value x) {
+  return math::SqrtOp::create(b, l, x);
+}
+Value unaryScalar(RsqrtOp, OpBuilder &b, Location l, Value x) {
+  return math::RsqrtOp::create(b, l, x);
+}
+Value unaryScalar(ReciprocalOp, OpBuilder &b, Location l, Value x) {
+  return arith::DivFOp::create(b, l, f32Const(b, l, 1.0), x);
+}
+Value unaryScalar(SigmoidOp, OpBuilder &b, Location l, Value x) {
+  return sigmoidScalar(b, l, x);
+}
+Value unaryScalar(ReluOp, OpBuilder &b, Location l, Value x) {
+  return arith::MaximumFOp::create(b, l, x, f32Const(b, l, 0.0));
+}
+Value unaryScalar(SiluOp, OpBuilder &b, Location l, Value x) {
+  return arith::MulFOp::create(b, l, x, sigmoidScalar(b, l, x));
+}
+// gelu(x)      = 0.5 x (1 + erf(x / sqrt(2)))
+// gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+Value unaryScalar(GeluOp op, OpBuilder &b, Location l, Value x) {
+  Value half = f32Const(b, l, 0.5), one = f32Const(b, l, 1.0);
+  Value inner;
+  if (op.getApproximate() == GeluApproximation::Tanh) {
+    Value x3 =
+        arith::MulFOp::create(b, l, x, arith::MulFOp::create(b, l, x, x));
+    Value poly = arith::AddFOp::create(
+        b, l, x, arith::MulFOp::create(b, l, f32Const(b, l, 0.044715), x3));
+    inner = math::TanhOp::create(
+        b, l,
+        arith::MulFOp::create(b, l, f32Const(b, l, std::sqrt(2.0 / M_PI)),
+                              poly));
+  } else {
+    inner = math::ErfOp::create(
+        b, l, arith::MulFOp::create(b, l, x, f32Const(b, l, M_SQRT1_2)));
+  }
+  Value hx = arith::MulFOp::create(b, l, half, x);
+  return arith::MulFOp::create(b, l, hx,
+                               arith::AddFOp::create(b, l, one, inner));
+}
+
+// llm.<unary> %x -> linalg.generic (parallel, identity maps) { f(x) in f32 }
+template <typename OpTy>
+struct UnaryLowering : LLMLowering<OpTy> {
+  using LLMLowering<OpTy>::LLMLowering;
+  using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
+  LogicalResult lower(OpTy op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    Value r =
+        buildElementwise(rewriter, op.getLoc(), type.getShape(),
+                         type.getElementType(), ValueRange{adaptor.getInput()},
+                         [&](OpBuilder &b, Location loc, ValueRange a) {
+                           return unaryScalar(op, b, loc, a[0]);
+                         });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+// llm.cast %x : A -> B -> linalg.generic (parallel) { convertScalar A -> B }
+struct CastLowering : LLMLowering<CastOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(CastOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    Type to = type.getElementType();
+    if (adaptor.getInput().getType() == type) {
+      rewriter.replaceOp(op, adaptor.getInput());
+      return success();
+    }
+    Value r = buildElementwise(
+        rewriter, op.getLoc(), type.getShape(), to,
+        ValueRange{adaptor.getInput()},
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          return convertScalar(b, loc, a[0], to);
+        },
+        /*promote=*/false);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+// llm.matmul A[..., M, K], W[K, N] -> collapse A to [(...)M, K];
+//   linalg.matmul (f32 accumulator, transposes as indexing maps); expand back.
+// llm.matmul A[b..., M, K], B[b..., K, N] -> broadcast batch dims (only when
+//   they differ), collapse them to one; linalg.batch_matmul; expand back.
+struct MatmulLowering : LLMLowering<MatmulOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(MatmulOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lt = cast<RankedTensorType>(lhs.getType());
+    auto rt = cast<RankedTensorType>(rhs.getType());
+    RankedTensorType type = resultType(op);
+    Type et = type.getElementType();
+    bool ta = op.getTransposeA(), tb = op.getTransposeB();
+    int64_t lr = lt.getRank(), rr = rt.getRank(), outRank = type.getRank();
+    int64_t m = type.getDimSize(outRank - 2), n = type.getDimSize(outRank - 1);
+
+    AffineExpr d0, d1, d2, d3;
+    Value acc;
+    if (rr == 2 && (lr == 2 || !ta)) {
+      Value lhs2 = lhs;
+      int64_t rows = product(type.getShape().drop_back());
+      if (lr > 2) {
+        SmallVector<ReassociationIndices> re{
+            llvm::to_vector(llvm::seq<int64_t>(0, lr - 1)), {lr - 1}};
+        lhs2 = tensor::CollapseShapeOp::create(rewriter, loc, lhs, re);
+      }
+      Value init = createZerosF32(rewriter, loc, {rows, n});
+      auto mm =
+          linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
+                                   ValueRange{lhs2, rhs}, ValueRange{init});
+      if (ta || tb) {
+        bindDims(ctx, d0, d1, d2); // (m, n, k)
+        AffineMap lm = AffineMap::get(3, 0, {ta ? d2 : d0, ta ? d0 : d2}, ctx);
+        AffineMap rm = AffineMap::get(3, 0, {tb ? d1 : d2, tb ? d2 : d1}, ctx);
+        AffineMap om = AffineMap::get(3, 0, {d0, d1}, ctx);
+        mm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr({lm, rm, om}));
+      }
+      acc = mm.getResult(0);
+    } else {
+      ArrayRef<int64_t> batch = type.getShape().drop_back(2);
+      int64_t nb = batch.size();
+      // A 2-D operand that is not transposed is read through a map without
+      // the batch dim (no copy; batch_matmul accepts no other broadcast
+      // map); other operands are broadcast to the full batch shape when
+      // theirs differs, then their batch dims are collapsed into one.
+      bool lhsBcast = lr == 2 && !ta, rhsBcast = rr == 2 && !tb;
+      auto prepare = [&](Value v, RankedTensorType t, bool bcast) -> Value {
+        if (bcast)
+          return v;
+        SmallVector<int64_t> full(batch);
+        llvm::append_range(full, t.getShape().take_back(2));
+        v = broadcastTo(rewriter, loc, v, full);
+        if (nb == 1)
+          return v;
+        SmallVector<ReassociationIndices> re{
+            llvm::to_vector(llvm::seq<int64_t>(0, nb)), {nb}, {nb + 1}};
+        return tensor::CollapseShapeOp::create(rewriter, loc, v, re);
+      };
+      Value l3 = prepare(lhs, lt, lhsBcast), r3 = prepare(rhs, rt, rhsBcast);
+      Value init = createZerosF32(rewriter, loc, {product(batch), m, n});
+      auto bmm = linalg::BatchMatmulOp::create(
+          rewriter, loc, TypeRange{init.getType()}, ValueRange{l3, r3},
+          ValueRange{init});
+      if (ta || tb || lhsBcast || rhsBcast) {
+        bindDims(ctx, d0, d1, d2, d3); // (b, m, n, k)
+        SmallVector<AffineExpr> le{ta ? d3 : d1, ta ? d1 : d3};
+        SmallVector<AffineExpr> re{tb ? d2 : d3, tb ? d3 : d2};
+        if (!lhsBcast)
+          le.insert(le.begin(), d0);
+        if (!rhsBcast)
+          re.insert(re.begin(), d0);
+        AffineMap om = AffineMap::get(4, 0, {d0, d1, d2}, ctx);
+        bmm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
+            {AffineMap::get(4, 0, le, ctx), AffineMap::get(4, 0, re, ctx),
+             om}));
+      }
+      acc = bmm.getResult(0);
+    }
+    Value r = convertTensorFromF32(rewriter, loc, acc, et);
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions, softmax and normalizations
+//===----------------------------------------------------------------------===//
+
+enum class ReduceKind { Sum, Mean, Max };
+
+// llm.reduce_<kind> %x {axes} -> linalg.generic (reduction iterators over
+//   axes, f32 accumulator from linalg.fill) [-> generic: mean/round]
+//   [-> tensor.expand_shape for keepdims].
+template <typename OpTy, ReduceKind kind>
+struct ReduceLowering : LLMLowering<OpTy> {
+  using LLMLowering<OpTy>::LLMLowering;
+  using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
+  LogicalResult lower(OpTy op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto it = cast<RankedTensorType>(input.getType());
+    RankedTensorType type = resultType(op);
+    int64_t rank = it.getRank();
+    SmallVector<bool> reduced(rank, false);
+    int64_t count = 1;
+    for (int64_t a : op.getAxes()) {
+      int64_t axis = a < 0 ? a + rank : a;
+      reduced[axis] = true;
+      count *= it.getDimSize(axis);
+    }
+    TypedAttr init = kind == ReduceKind::Max
+                         ? TypedAttr(negInfF32(rewriter))
+                         : TypedAttr(rewriter.getF32FloatAttr(0.0));
+    Value acc =
+        buildReduction(rewriter, loc, input, reduced, {}, init,
+                       [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                         if (kind == ReduceKind::Max)
+                           return arith::MaximumFOp::create(b, l, a[0], a[1]);
+                         return arith::AddFOp::create(b, l, a[0], a[1]);
+                       });
+    Type et = type.getElementType();
+    if (kind == ReduceKind::Mean) {
+      SmallVector<int64_t> kept = keptShape(it.getShape(), reduced);
+      acc = buildElementwise(
+          rewriter, loc, kept, et, ValueRange{acc},
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            return arith::DivFOp::create(b, l, a[0],
+                                         f32Const(b, l, double(count)));
+          });
+    } else {
+      acc = convertTensorFromF32(rewriter, loc, acc, et);
+    }
+    if (op.getKeepdims() && cast<RankedTensorType>(acc.getType()) != type)
+      acc = tensor::ExpandShapeOp::create(rewriter, loc, type, acc,
+                                          groupsForInsertedDims(reduced));
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// Numerically stable softmax of `x` along the dimensions flagged in
+/// `reduced`: max-reduce, sum of exp(x - max), then exp(x - max) / sum. Values
+/// equal to -inf (excluded positions) get weight 0 and a row whose values are
+/// all -inf yields 0, not NaN, when `guardMasked`.
+Value buildSoftmax(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduced,
+                   Type outElemTy, bool guardMasked) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(x.getType());
+  Value mx =
+      buildReduction(b, loc, x, reduced, {}, negInfF32(b),
+                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+                     });
+  // Guarded form: `f(x)`, or 0 where x == -inf (exp(-inf - -inf) is NaN).
+  auto guard = [guardMasked](OpBuilder &nb, Location l, Value v,
+                             Value fx) -> Value {
+    if (!guardMasked)
+      return fx;
+    Value ninf = arith::ConstantOp::create(nb, l, negInfF32(nb));
+    Value excluded =
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, v, ninf);
+    return arith::SelectOp::create(nb, l, excluded, f32Const(nb, l, 0.0), fx);
+  };
+  auto expShifted = [](OpBuilder &nb, Location l, Value v, Value m) -> Value {
+    return math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, v, m));
+  };
+  Value sum = buildReduction(
+      b, loc, x, reduced, ValueRange{mx}, b.getF32FloatAttr(0.0),
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::AddFOp::create(
+            nb, l, a[2], guard(nb, l, a[0], expShifted(nb, l, a[0], a[1])));
+      });
+  int64_t rank = type.getRank();
+  AffineMap keptMap = keptDimsMap(ctx, reduced);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), outElemTy);
+  return buildGeneric(
+      b, loc, type.getShape(), outElemTy, ValueRange{x, mx, sum},
+      {b.getMultiDimIdentityMap(rank), keptMap, keptMap}, iters,
+      b.getMultiDimIdentityMap(rank), init,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return guard(
+            nb, l, a[0],
+            arith::DivFOp::create(nb, l, expShifted(nb, l, a[0], a[1]), a[2]));
+      });
+}
+
+// llm.softmax %x {axis} -> max-reduce generic, sum-of-exp generic, parallel
+//   normalize generic (all accumulating in f32).
+struct SoftmaxLowering : LLMLowering<SoftmaxOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(SoftmaxOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    SmallVector<bool> reduced(rank, false);
+    reduced[axis] = true;
+    rewriter.replaceOp(op,
+                       buildSoftmax(rewriter, op.getLoc(), adaptor.getInput(),
+                                    reduced, type.getElementType(),
+                                    /*guardMasked=*/false));
+    return success();
+  }
+};
+
+// llm.layer_norm %x scale %g bias %b {axis, epsilon} ->
+//   s = sum(x), v = sum((x - s/N)^2) (reductions over [axis, rank)),
+//   y = (x - s/N) * rsqrt(v/N + eps) * g + b (parallel; g, b broadcast).
+struct LayerNormLowering : LLMLowering<LayerNormOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(LayerNormOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput();
+    RankedTensorType type = resultType(op);
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t d = axis; d < rank; ++d)
+      reduced[d] = true;
+    double invN = 1.0 / double(product(type.getShape().drop_front(axis)));
+    double eps = op.getEpsilon().convertToDouble();
+
+    Value sum = buildReduction(
+        rewriter, loc, x, reduced, {}, rewriter.getF32FloatAttr(0.0),
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(b, l, a[0], a[1]);
+        });
+    Value var = buildReduction(
+        rewriter, loc, x, reduced, ValueRange{sum},
+        rewriter.getF32FloatAttr(0.0),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value mean = arith::MulFOp::create(b, l, a[1], f32Const(b, l, invN));
+          Value c = arith::SubFOp::create(b, l, a[0], mean);
+          return arith::AddFOp::create(b, l, a[2],
+                                       arith::MulFOp::create(b, l, c, c));
+        });
+
+    AffineMap keptMap = keptDimsMap(ctx, reduced);
+    SmallVector<Value> inputs{x, sum, var};
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), keptMap,
+                                keptMap};
+    Value scale = adaptor.getScale(), bias = adaptor.getBias();
+    for (Value v : {scale, bias}) {
+      if (!v)
+        continue;
+      inputs.push_back(v);
+      maps.push_back(
+          broadcastMap(ctx, cast<RankedTensorType>(v.getType()).getShape(),
+                       type.getShape(), rank));
+    }
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    Value y = buildGeneric(
+        rewriter, loc, type.getShape(), type.getElementType(), inputs, maps,
+        iters, rewriter.getMultiDimIdentityMap(rank), init,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value n = f32Const(b, l, invN);
+          Value mean = arith::MulFOp::create(b, l, a[1], n);
+          Value variance = arith::MulFOp::create(b, l, a[2], n);
+          Value rstd = math::RsqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, variance, f32Const(b, l, eps)));
+          Value r = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, a[0], mean), rstd);
+          unsigned next = 3;
+          if (scale)
+            r = arith::MulFOp::create(b, l, r, a[next++]);
+          if (bias)
+            r = arith::AddFOp::create(b, l, r, a[next++]);
+          return r;
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+// llm.rms_norm %x weight %w {epsilon} -> ss = sum(x^2) over the last dim;
+//   y = x * rsqrt(ss/D + eps) * w (parallel).
+struct RmsNormLowering : LLMLowering<RmsNormOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(RmsNormOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput();
+    RankedTensorType type = resultType(op);
+    int64_t rank = type.getRank();
+    SmallVector<bool> reduced(rank, false);
+    reduced[rank - 1] = true;
+    double invD = 1.0 / double(type.getDimSize(rank - 1));
+    double eps = op.getEpsilon().convertToDouble();
+    Value ss = buildReduction(
+        rewriter, loc, x, reduced, {}, rewriter.getF32FloatAttr(0.0),
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(b, l, a[1],
+                                       arith::MulFOp::create(b, l, a[0], a[0]));
+        });
+    SmallVector<Value> inputs{x, ss};
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank),
+                                keptDimsMap(ctx, reduced)};
+    Value w = adaptor.getWeight();
+    if (w) {
+      inputs.push_back(w);
+      maps.push_back(
+          broadcastMap(ctx, cast<RankedTensorType>(w.getType()).getShape(),
+                       type.getShape(), rank));
+    }
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    Value y = buildGeneric(
+        rewriter, loc, type.getShape(), type.getElementType(), inputs, maps,
+        iters, rewriter.getMultiDimIdentityMap(rank), init,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value ms = arith::MulFOp::create(b, l, a[1], f32Const(b, l, invD));
+          Value r = math::RsqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, ms, f32Const(b, l, eps)));
+          Value out = arith::MulFOp::create(b, l, a[0], r);
+          if (w)
+            out = arith::MulFOp::create(b, l, out, a[2]);
+          return out;
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Rope
+//===----------------------------------------------------------------------===//
+
+// llm.rope %x[..., D], %pos -> expand x to [..., 2, D/2] (rotate_half) or
+//   [..., D/2, 2] (interleaved); linalg.generic reading both halves of each
+//   pair through constant-index maps, computing the angle
+//   pos * theta^(-2i/D) in f32 with i = linalg.index; collapse back.
+struct RopeLowering : LLMLowering<RopeOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(RopeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput(), pos = adaptor.getPositions();
+    RankedTensorType type = resultType(op);
+    Type et = type.getElementType();
+    int64_t rank = type.getRank();
+    int64_t d = type.getDimSize(rank - 1), half = d / 2;
+    bool interleaved = op.getMode() == RopeMode::Interleaved;
+
+    // Iteration space: rows (rank - 1 dims), then the pair dims.
+    SmallVector<int64_t> shape(type.getShape().drop_back());
+    ArrayRef<int64_t> rows = type.getShape().drop_back();
+    unsigned pDim = interleaved ? rank : rank - 1; // which member of the pair
+    unsigned iDim = interleaved ? rank - 1 : rank; // pair index i < D/2
+    if (interleaved) {
+      shape.push_back(half);
+      shape.push_back(2);
+    } else {
+      shape.push_back(2);
+      shape.push_back(half);
+    }
+    auto expandedType = RankedTensorType::get(shape, et);
+    SmallVector<ReassociationIndices> re;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      re.push_back({i});
+    re.push_back({rank - 1, rank});
+    Value xe =
+        tensor::ExpandShapeOp::create(rewriter, loc, expandedType, x, re);
+
+    unsigned numDims = rank + 1;
+    auto memberMap = [&](int64_t member) {
+      SmallVector<AffineExpr> exprs;
+      for (unsigned i = 0; i < numDims; ++i)
+        exprs.push_back(i == pDim ? getAffineConstantExpr(member, ctx)
+                                  : getAffineDimExpr(i, ctx));
+      return AffineMap::get(numDims, 0, exprs, ctx);
+    };
+    AffineMap posMap = broadcastMap(
+        ctx, cast<RankedTensorType>(pos.getType()).getShape(), rows, numDims);
+    SmallVector<utils::IteratorType> iters(numDims,
+                                           utils::IteratorType::parallel);
+    Value init = tensor::EmptyOp::create(rewriter, loc, shape, et);
+    double theta = op.getTheta().convertToDouble();
+    Value r = buildGeneric(
+        rewriter, loc, shape, et, ValueRange{xe, xe, pos},
+        {memberMap(0), memberMap(1), posMap}, iters,
+        rewriter.getMultiDimIdentityMap(numDims), init,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value u = a[0], v = a[1];
+          Type f32 = b.getF32Type();
+          Value p = arith::SIToFPOp::create(b, l, f32, a[2]);
+          Value i = linalg::IndexOp::create(b, l, iDim);
+          Value fi = arith::SIToFPOp::create(
+              b, l, f32, arith::IndexCastOp::create(b, l, b.getI64Type(), i));
+          Value expo =
+              arith::MulFOp::create(b, l, fi, f32Const(b, l, -2.0 / double(d)));
+          Value invFreq =
+              math::PowFOp::create(b, l, f32Const(b, l, theta), expo);
+          Value angle = arith::MulFOp::create(b, l, p, invFreq);
+          Value c = math::CosOp::create(b, l, angle);
+          Value s = math::SinOp::create(b, l, angle);
+          Value first =
+              arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, u, c),
+                                    arith::MulFOp::create(b, l, v, s));
+          Value second =
+              arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, v, c),
+                                    arith::MulFOp::create(b, l, u, s));
+          Value isFirst = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq,
+              linalg::IndexOp::create(b, l, pDim), indexConst(b, l, 0));
+          return arith::SelectOp::create(b, l, isFirst, first, second);
+        });
+    rewriter.replaceOp(
+        op, tensor::CollapseShapeOp::create(rewriter, loc, type, r, re));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+// llm.attention q[B,Hq,Sq,D], k[B,Hkv,Skv,D], v[B,Hkv,Skv,Dv] ->
+//   q' = reshape q to [B*Hkv, G*Sq, D] (G = Hq/Hkv; expand + collapse, no
+//   copy of K/V); s = linalg.batch_matmul(q', k'^T) (f32);
+//   view s as [B,Hkv,G,Sq,Skv]; logits = s*scale (+ mask | mask ? : -inf)
+//   (causal: -inf where j > i + Skv - Sq); softmax over Skv with masked
+//   entries and fully masked rows giving 0; o = batch_matmul(p, v');
+//   reshape o back to [B,Hq,Sq,Dv].
+struct AttentionLowering : LLMLowering<AttentionOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(AttentionOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value mask = adaptor.getMask();
+    auto qt = cast<RankedTensorType>(q.getType());
+    auto kt = cast<RankedTensorType>(k.getType());
+    auto vt = cast<RankedTensorType>(v.getType());
+    RankedTensorType type = resultType(op);
+    Type et = type.getElementType();
+    int64_t bsz = qt.getDimSize(0), hq = qt.getDimSize(1),
+            sq = qt.getDimSize(2), dh = qt.getDimSize(3);
+    int64_t hkv = kt.getDimSize(1), skv = kt.getDimSize(2),
+            dv = vt.getDimSize(3);
+    int64_t g = hq / hkv, bh = bsz * hkv, rows = g * sq;
+    double scale = op.getScale() ? op.getScale()->convertToDouble()
+                                 : 1.0 / std::sqrt(double(dh));
+
+    // Heads of one group are contiguous: [B,Hq,Sq,D] is [B,Hkv,G,Sq,D].
+    Value q5 = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({bsz, hkv, g, sq, dh}, et), q,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    Value q3 = tensor::CollapseShapeOp::create(
+        rewriter, loc, q5, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
+    Value k3 = tensor::CollapseShapeOp::create(
+        rewriter, loc, k, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+    Value v3 = tensor::CollapseShapeOp::create(
+        rewriter, loc, v, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(ctx, d0, d1, d2, d3); // (b, m, n, k)
+    Value sInit = createZerosF32(rewriter, loc, {bh, rows, skv});
+    auto qk =
+        linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{sInit.getType()},
+                                      ValueRange{q3, k3}, ValueRange{sInit});
+    qk.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
+        {AffineMap::get(4, 0, {d0, d1, d3}, ctx),
+         AffineMap::get(4, 0, {d0, d2, d3}, ctx),
+         AffineMap::get(4, 0, {d0, d1, d2}, ctx)}));
+    SmallVector<int64_t> s5Shape{bsz, hkv, g, sq, skv};
+    Value s5 = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(s5Shape, rewriter.getF32Type()),
+        qk.getResult(0), ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
+
+    // Logits with scale, mask and causal exclusion, in the 5-D view
+    // (d0 = b, d1 = kv head, d2 = group member, d3 = i, d4 = j).
+    bindDims(ctx, d0, d1, d2, d3, d4);
+    SmallVector<Value> inputs{s5};
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(5)};
+    bool boolMask = false;
+    if (mask) {
+      auto mt = cast<RankedTensorType>(mask.getType());
+      boolMask = mt.getElementType().isInteger(1);
+      int64_t full[4] = {bsz, hq, sq, skv};
+      AffineExpr headExpr = g == 1 ? d1 : hkv == 1 ? d2 : d1 * g + d2;
+      AffineExpr fullExprs[4] = {d0, headExpr, d3, d4};
+      SmallVector<AffineExpr> exprs;
+      int64_t off = 4 - mt.getRank();
+      for (auto [i, md] : llvm::enumerate(mt.getShape())) {
+        if (md == 1 && full[off + i] != 1)
+          exprs.push_back(getAffineConstantExpr(0, ctx));
+        else
+          exprs.push_back(fullExprs[off + i]);
+      }
+      inputs.push_back(mask);
+      maps.push_back(AffineMap::get(5, 0, exprs, ctx));
+    }
+    bool causal = op.getCausal();
+    SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
+    Value lInit =
+        tensor::EmptyOp::create(rewriter, loc, s5Shape, rewriter.getF32Type());
+    Value logits = buildGeneric(
+        rewriter, loc, s5Shape, rewriter.getF32Type(), inputs, maps, iters,
+        rewriter.getMultiDimIdentityMap(5), lInit,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value val = arith::MulFOp::create(b, l, a[0], f32Const(b, l, scale));
+          Value ninf;
+          if ((mask && boolMask) || causal)
+            ninf = arith::ConstantOp::create(b, l, negInfF32(b));
+          if (mask && !boolMask)
+            val = arith::AddFOp::create(b, l, val, a[1]);
+          if (mask && boolMask)
+            val = arith::SelectOp::create(b, l, a[1], val, ninf);
+          if (causal) {
+            Value i = linalg::IndexOp::create(b, l, 3);
+            Value j = linalg::IndexOp::create(b, l, 4);
+            Value limit =
+                skv == sq
+                    ? i
+                    : arith::AddIOp::create(b, l, i, indexConst(b, l, skv - sq))
+                          .getResult();
+            Value keep = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle,
+                                               j, limit);
+            val = arith::SelectOp::create(b, l, keep, val, ninf);
+          }
+          return val;
+        });
+    SmallVector<bool> reduced{false, false, false, false, true};
+    Value p = buildSoftmax(rewriter, loc, logits, reduced,
+                           rewriter.getF32Type(), /*guardMasked=*/true);
+    Value p3 = tensor::CollapseShapeOp::create(
+        rewriter, loc, p, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
+    Value oInit = createZerosF32(rewriter, loc, {bh, rows, dv});
+    Value o =
+        linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{oInit.getType()},
+                                      ValueRange{p3, v3}, ValueRange{oInit})
+            .getResult(0);
+    o = convertTensorFromF32(rewriter, loc, o, et);
+    Value o5 = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({bsz, hkv, g, sq, dv}, et), o,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
+    rewriter.replaceOp(
+        op, tensor::CollapseShapeOp::create(
+                rewriter, loc, type, o5,
+                ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Embedding and data movement
+//===----------------------------------------------------------------------===//
+
+// llm.embedding %table[V, D], %ids -> linalg.generic over ids.shape + [D]
+//   { id < 0 ? id + V : id, clamped to [0, V-1];
+//     tensor.extract %table[id, linalg.index(last)] }
+struct EmbeddingLowering : LLMLowering<EmbeddingOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(EmbeddingOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value table = adaptor.getTable(), ids = adaptor.getIds();
+    RankedTensorType type = resultType(op);
+    int64_t rank = type.getRank();
+    int64_t vocab = cast<RankedTensorType>(table.getType()).getDimSize(0);
+    SmallVector<AffineExpr> idExprs;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      idExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    Value r = buildGeneric(
+        rewriter, loc, type.getShape(), type.getElementType(), ValueRange{ids},
+        {AffineMap::get(rank, 0, idExprs, ctx)}, iters,
+        rewriter.getMultiDimIdentityMap(rank), init,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value id = a[0];
+          Type it = id.getType();
+          auto c = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
+          };
+          Value isNeg =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, c(0));
+          id = arith::SelectOp::create(
+              b, l, isNeg, arith::AddIOp::create(b, l, id, c(vocab)), id);
+          id = arith::MaxSIOp::create(
+              b, l, arith::MinSIOp::create(b, l, id, c(vocab - 1)), c(0));
+          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), id);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          return tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
+        },
+        /*promote=*/false);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+// llm.transpose %x {permutation} -> linalg.transpose
+struct TransposeLowering : LLMLowering<TransposeOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(TransposeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                         type.getElementType());
+    auto t = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getInput(), init, op.getPermutation());
+    rewriter.replaceOp(op, t.getResult());
+    return success();
+  }
+};
+
+// llm.reshape %x -> tensor.collapse_shape | tensor.expand_shape
+//   | collapse to 1-D + expand
+struct ReshapeLowering : LLMLowering<ReshapeOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(ReshapeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getInput(),
+                                     resultType(op)));
+    return success();
+  }
+};
+
+// llm.concat %a, %b {axis} -> tensor.concat dim(axis)
+struct ConcatLowering : LLMLowering<ConcatOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(ConcatOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    if (adaptor.getInputs().size() == 1) {
+      rewriter.replaceOp(op, adaptor.getInputs().front());
+      return success();
+    }
+    int64_t axis =
+        op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, type, uint64_t(axis),
+                                                  adaptor.getInputs());
+    return success();
+  }
+};
+
+// llm.slice %x {starts, limits, strides} -> tensor.extract_slice
+struct SliceLowering : LLMLowering<SliceOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(SliceOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, type, adaptor.getInput(),
+        getAsIndexOpFoldResult(rewriter.getContext(), op.getStarts()),
+        getAsIndexOpFoldResult(rewriter.getContext(), type.getShape()),
+        getAsIndexOpFoldResult(rewriter.getContext(), op.getStrides()));
+    return success();
+  }
+};
+
+// llm.broadcast_to %x -> linalg.generic (parallel, broadcasting input map)
+struct BroadcastToLowering : LLMLowering<BroadcastToOp> {
+  using LLMLowering::LLMLowering;
+  LogicalResult lower(BroadcastToOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op,
+                       broadcastTo(rewriter, op.getLoc(), adaptor.getInput(),
+                                   resultType(op).getShape()));
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Pattern population and pass
+//===----------------------------------------------------------------------===//
+
 void mlir::llm::populateLLMToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {}
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns
+      .add<ConstantLowering, CastLowering, MatmulLowering, SoftmaxLowering,
+           LayerNormLowering, RmsNormLowering, RopeLowering, AttentionLowering,
+           EmbeddingLowering, TransposeLowering, ReshapeLowering,
+           ConcatLowering, SliceLowering, BroadcastToLowering>(ctx);
+  patterns
+      .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
+           BinaryLowering<DivOp>, BinaryLowering<PowOp>, BinaryLowering<MaxOp>,
+           BinaryLowering<MinOp>>(ctx);
+  patterns
+      .add<UnaryLowering<NegOp>, UnaryLowering<ExpOp>, UnaryLowering<LogOp>,
+           UnaryLowering<TanhOp>, UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>,
+           UnaryLowering<RsqrtOp>, UnaryLowering<ReciprocalOp>,
+           UnaryLowering<SigmoidOp>, UnaryLowering<ReluOp>,
+           UnaryLowering<SiluOp>, UnaryLowering<GeluOp>>(ctx);
+  patterns.add<ReduceLowering<ReduceSumOp, ReduceKind::Sum>,
+               ReduceLowering<ReduceMeanOp, ReduceKind::Mean>,
+               ReduceLowering<ReduceMaxOp, ReduceKind::Max>>(ctx);
+}
 
 namespace {
 struct ConvertLLMToLinalgPass
     : impl::ConvertLLMToLinalgPassBase<ConvertLLMToLinalgPass> {
   using Base::Base;
   void runOnOperation() override {
+    // Report every dynamically shaped llm op up front, with its location.
+    bool dynamic = false;
+    getOperation()->walk([&](Operation *op) {
+      if (isa_and_nonnull<LLMDialect>(op->getDialect()) &&
+          !hasStaticShapes(op)) {
+        op->emitError("llm-to-linalg requires static shapes");
+        dynamic = true;
+      }
+    });
+    if (dynamic)
+      return signalPassFailure();
+
     ConversionTarget target(getContext());
     target.addIllegalDialect<LLMDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
