@@ -1,0 +1,197 @@
+//===- CompiledModel.h - JIT-compiled llm modules ---------------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The reusable half of `llmc`: load an `llm`-dialect module, check its entry
+// function, lower it with `llm-lower-to-cpu`, and either translate it to LLVM
+// IR / an object file or JIT-compile it and invoke the entry on caller-owned
+// buffers. The C API and the Python package wrap this.
+//
+// Error reporting: every step that looks at the IR reports through MLIR
+// diagnostics (attached to the IR location, so a SourceMgrDiagnosticHandler
+// prints file:line:col) and returns failure; steps that do not (invocation,
+// files) return llvm::Error. Nothing here throws or aborts on bad input.
+//
+// Entry ABI: an entry `func.func @f(tensor<...>, ...) -> (tensor<...>, ...)`
+// with statically shaped tensors of f32/f64/f16/bf16/i1/i8/i32/i64 lowers to
+//
+//   void _mlir_ciface_f(Desc *in0, ..., Desc *inN, Desc *out0, ..., Desc *outM)
+//
+// where `Desc` is the rank-R memref descriptor
+// `{T *allocated; T *aligned; int64_t offset; int64_t sizes[R];
+//   int64_t strides[R];}` with row-major strides. The callee writes the results
+// into the caller's out buffers; it never keeps or frees any pointer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_RUNTIME_COMPILEDMODEL_H
+#define LLM_RUNTIME_COMPILEDMODEL_H
+
+#include "llm/Runtime/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+class raw_pwrite_stream;
+class SourceMgr;
+} // namespace llvm
+
+namespace mlir {
+class DialectRegistry;
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlir::llm::runtime {
+
+//===----------------------------------------------------------------------===//
+// Setup
+//===----------------------------------------------------------------------===//
+
+/// Registers every dialect, extension and LLVM IR translation the runtime
+/// needs (all upstream dialects, the llm dialect, builtin/LLVM/OpenMP
+/// translations).
+void registerRuntimeDialects(DialectRegistry &registry);
+
+/// Initializes the native target and its asm printer (idempotent).
+void initializeNativeTarget();
+
+/// The shared libraries the JIT loads by default: libmlir_c_runner_utils,
+/// libmlir_runner_utils and libomp (those that exist on this machine).
+SmallVector<std::string> getDefaultSharedLibPaths();
+
+//===----------------------------------------------------------------------===//
+// Entry signature
+//===----------------------------------------------------------------------===//
+
+/// A statically shaped tensor type of a supported element type.
+struct TensorSpec {
+  DType dtype;
+  SmallVector<int64_t, 4> shape;
+
+  int64_t getNumElements() const { return runtime::getNumElements(shape); }
+  /// `tensor<2x3xf32>`.
+  std::string str() const;
+};
+
+/// The inputs and results of an entry function.
+struct EntrySignature {
+  std::string name;
+  SmallVector<TensorSpec> inputs;
+  SmallVector<TensorSpec> results;
+};
+
+/// Finds the public, defined `func.func @entry` of `module` and checks that
+/// all its arguments and results are statically shaped tensors of supported
+/// element types. Emits an error (at the function, argument or module
+/// location) and returns failure otherwise.
+FailureOr<EntrySignature> getEntrySignature(ModuleOp module, StringRef entry);
+
+//===----------------------------------------------------------------------===//
+// Lowering and translation
+//===----------------------------------------------------------------------===//
+
+/// Options of `lowerToLLVMDialect`.
+struct LoweringOptions {
+  /// `llm-lower-to-cpu` options in pass-option syntax, e.g.
+  /// "vectorize=false parallel=false".
+  std::string pipelineOptions;
+  /// Turns off fusion, vectorization and OpenMP (a reference lowering for
+  /// differential checks). Applied after `pipelineOptions`.
+  bool noOpt = false;
+};
+
+/// Marks the public functions with `llvm.emit_c_interface` and runs
+/// `llm-lower-to-cpu` on `module`. Errors are emitted as diagnostics (a pass
+/// that fails silently gets a generic error at the module location).
+LogicalResult lowerToLLVMDialect(ModuleOp module,
+                                 const LoweringOptions &options);
+
+/// Creates a TargetMachine for the host CPU (features detected at run time,
+/// PIC, small code model) with codegen at `optLevel` (0-3).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(unsigned optLevel);
+
+/// Translates a module in the LLVM dialect to LLVM IR for `tm`'s target and
+/// runs the LLVM optimization pipeline at `optLevel`. With
+/// `internalizeAllButCInterface`, every defined function except the
+/// `_mlir_ciface_*` wrappers gets internal linkage, so that the object
+/// exports only the C interface (an MLIR `@main` would otherwise clash with
+/// C's `main`). Emits an error at the module location on failure.
+FailureOr<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                  llvm::TargetMachine &tm, unsigned optLevel,
+                  bool internalizeAllButCInterface);
+
+/// Emits `llvmModule` as a relocatable object for `tm` into `os`.
+llvm::Error emitObjectFile(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+                           llvm::raw_pwrite_stream &os);
+
+//===----------------------------------------------------------------------===//
+// CompiledModel
+//===----------------------------------------------------------------------===//
+
+/// Options of `CompiledModel::create`.
+struct CompileOptions {
+  /// The entry function.
+  std::string entry = "main";
+  LoweringOptions lowering;
+  /// LLVM optimization and codegen level (0-3).
+  unsigned optLevel = 3;
+  /// Shared libraries for the JIT; empty means `getDefaultSharedLibPaths()`.
+  SmallVector<std::string> sharedLibPaths;
+};
+
+/// A non-owning view of a row-major host buffer.
+struct TensorView {
+  DType dtype;
+  ArrayRef<int64_t> shape;
+  void *data;
+
+  TensorView(DType dtype, ArrayRef<int64_t> shape, void *data)
+      : dtype(dtype), shape(shape), data(data) {}
+  /*implicit*/ TensorView(HostTensor &t)
+      : dtype(t.getDType()), shape(t.getShape()), data(t.getData()) {}
+};
+
+/// A JIT-compiled entry function of an llm module.
+class CompiledModel {
+public:
+  ~CompiledModel();
+
+  /// Checks the entry of `module`, lowers the module (in place) and
+  /// JIT-compiles it. Errors are emitted as diagnostics in `module`'s
+  /// context.
+  static FailureOr<std::unique_ptr<CompiledModel>>
+  create(ModuleOp module, const CompileOptions &options);
+
+  const EntrySignature &getSignature() const { return signature; }
+
+  /// Runs the entry on `inputs`, writing `outputs`. The counts, element types
+  /// and shapes must match the signature exactly (else an error naming the
+  /// mismatching operand, and nothing runs). Inputs are not modified.
+  llvm::Error invoke(ArrayRef<TensorView> inputs, ArrayRef<TensorView> outputs);
+
+private:
+  CompiledModel() = default;
+
+  EntrySignature signature;
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*packedEntry)(void **) = nullptr;
+};
+
+} // namespace mlir::llm::runtime
+
+#endif // LLM_RUNTIME_COMPILEDMODEL_H

@@ -1,0 +1,398 @@
+//===- CompiledModel.cpp - JIT-compiled llm modules -----------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements entry checking, lowering, LLVM IR/object translation
+// and the JIT-compiled CompiledModel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Runtime/CompiledModel.h"
+#include "llm/Dialect/LLM/IR/LLMDialect.h"
+#include "llm/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+using namespace mlir::llm::runtime;
+
+#ifndef LLMC_C_RUNNER_UTILS
+#define LLMC_C_RUNNER_UTILS ""
+#endif
+#ifndef LLMC_RUNNER_UTILS
+#define LLMC_RUNNER_UTILS ""
+#endif
+#ifndef LLMC_OMP_LIB
+#define LLMC_OMP_LIB ""
+#endif
+
+static constexpr llvm::StringLiteral kCInterfacePrefix("_mlir_ciface_");
+
+/// The location for module-level errors: the module's own, except that the
+/// implicit module of a parsed file (at `file:0:0`) reports `file:1:1`.
+static Location getModuleDiagLoc(ModuleOp module) {
+  Location loc = module.getLoc();
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    if (fileLoc.getLine() == 0)
+      return FileLineColLoc::get(fileLoc.getFilename(), 1, 1);
+  return loc;
+}
+
+//===----------------------------------------------------------------------===//
+// Setup
+//===----------------------------------------------------------------------===//
+
+void mlir::llm::runtime::registerRuntimeDialects(DialectRegistry &registry) {
+  registry.insert<llm::LLMDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+}
+
+void mlir::llm::runtime::initializeNativeTarget() {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+}
+
+SmallVector<std::string> mlir::llm::runtime::getDefaultSharedLibPaths() {
+  SmallVector<std::string> paths;
+  for (StringRef path : {StringRef(LLMC_C_RUNNER_UTILS),
+                         StringRef(LLMC_RUNNER_UTILS), StringRef(LLMC_OMP_LIB)})
+    if (!path.empty() && llvm::sys::fs::exists(path))
+      paths.push_back(path.str());
+  return paths;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry signature
+//===----------------------------------------------------------------------===//
+
+std::string TensorSpec::str() const {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  s += getDTypeName(dtype).str() + ">";
+  return s;
+}
+
+/// Converts `type` to a TensorSpec, or emits an error at `loc` describing
+/// `what` (e.g. "argument #0").
+static FailureOr<TensorSpec> getTensorSpec(Type type, Location loc,
+                                           StringRef entry, StringRef what) {
+  auto tensorTy = dyn_cast<RankedTensorType>(type);
+  if (!tensorTy || !tensorTy.hasStaticShape() || tensorTy.getEncoding()) {
+    return emitError(loc) << "entry function @" << entry << ": " << what
+                          << " has type " << type
+                          << "; only statically shaped tensors (without "
+                             "encoding) are supported";
+  }
+  std::optional<DType> dtype = getDTypeFromType(tensorTy.getElementType());
+  if (!dtype) {
+    return emitError(loc) << "entry function @" << entry << ": " << what
+                          << " has element type " << tensorTy.getElementType()
+                          << "; supported: f32, f64, f16, bf16, i1, i8, i32, "
+                             "i64";
+  }
+  TensorSpec spec;
+  spec.dtype = *dtype;
+  spec.shape.assign(tensorTy.getShape().begin(), tensorTy.getShape().end());
+  return spec;
+}
+
+FailureOr<EntrySignature>
+mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
+  Operation *symbol = module.lookupSymbol(entry);
+  auto fn = dyn_cast_or_null<func::FuncOp>(symbol);
+  if (!fn) {
+    InFlightDiagnostic diag = emitError(getModuleDiagLoc(module));
+    if (symbol)
+      diag << "entry @" << entry << " is a '" << symbol->getName()
+           << "', not a func.func";
+    else
+      diag << "entry function @" << entry << " not found";
+    SmallVector<StringRef> publicFns;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.isPublic() && !f.isExternal())
+        publicFns.push_back(f.getSymName());
+    if (publicFns.empty()) {
+      diag << " (the module has no public function)";
+    } else {
+      diag << " (public functions:";
+      for (StringRef name : publicFns)
+        diag << " @" << name;
+      diag << ")";
+    }
+    return failure();
+  }
+  if (fn.isExternal())
+    return emitError(fn.getLoc())
+           << "entry function @" << entry << " is a declaration (no body)";
+  if (!fn.isPublic())
+    return emitError(fn.getLoc())
+           << "entry function @" << entry << " is not public";
+
+  EntrySignature sig;
+  sig.name = entry.str();
+  for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
+    FailureOr<TensorSpec> spec = getTensorSpec(
+        arg.getType(), arg.getLoc(), entry, "argument #" + std::to_string(i));
+    if (failed(spec))
+      return failure();
+    sig.inputs.push_back(*spec);
+  }
+  for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
+    FailureOr<TensorSpec> spec =
+        getTensorSpec(type, fn.getLoc(), entry, "result #" + std::to_string(i));
+    if (failed(spec))
+      return failure();
+    sig.results.push_back(*spec);
+  }
+  return sig;
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering and translation
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
+                                       const LoweringOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  LowerToCPUOptions pipelineOptions;
+  std::string optionErrors;
+  llvm::raw_string_ostream errorStream(optionErrors);
+  if (failed(pipelineOptions.parseFromString(options.pipelineOptions,
+                                             errorStream))) {
+    return emitError(getModuleDiagLoc(module))
+           << "invalid pipeline options '" << options.pipelineOptions
+           << "': " << StringRef(optionErrors).trim();
+  }
+  if (options.noOpt) {
+    pipelineOptions.fuseElementwise = false;
+    pipelineOptions.vectorize = false;
+    pipelineOptions.parallel = false;
+  }
+
+  // Public functions get a C interface (the pipeline may add it too).
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal())
+      fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  UnitAttr::get(ctx));
+
+  // Remember whether a pass reported an error; some fail silently.
+  bool sawError = false;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      sawError = true;
+    return failure(); // Let the outer handler print it.
+  });
+
+  PassManager pm(ctx, ModuleOp::getOperationName());
+  buildLLMLowerToCPUPipeline(pm, pipelineOptions);
+  if (succeeded(pm.run(module)))
+    return success();
+  if (!sawError)
+    emitError(getModuleDiagLoc(module))
+        << "lowering with llm-lower-to-cpu failed";
+  return failure();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+mlir::llm::runtime::createHostTargetMachine(unsigned optLevel) {
+  initializeNativeTarget();
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  static constexpr llvm::CodeGenOptLevel levels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  builder->setCodeGenOptLevel(levels[std::min(optLevel, 3u)]);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeModel(llvm::CodeModel::Small);
+  return builder->createTargetMachine();
+}
+
+FailureOr<std::unique_ptr<llvm::Module>> mlir::llm::runtime::translateToLLVMIR(
+    ModuleOp module, llvm::LLVMContext &llvmContext, llvm::TargetMachine &tm,
+    unsigned optLevel, bool internalizeAllButCInterface) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return emitError(getModuleDiagLoc(module))
+           << "translation to LLVM IR failed";
+  llvmModule->setDataLayout(tm.createDataLayout());
+  llvmModule->setTargetTriple(tm.getTargetTriple());
+  if (internalizeAllButCInterface) {
+    for (llvm::Function &f : *llvmModule)
+      if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix))
+        f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  auto transformer =
+      makeOptimizingTransformer(std::min(optLevel, 3u), /*sizeLevel=*/0, &tm);
+  if (llvm::Error err = transformer(llvmModule.get()))
+    return emitError(getModuleDiagLoc(module))
+           << "LLVM optimization failed: " << llvm::toString(std::move(err));
+  return llvmModule;
+}
+
+llvm::Error mlir::llm::runtime::emitObjectFile(llvm::Module &llvmModule,
+                                               llvm::TargetMachine &tm,
+                                               llvm::raw_pwrite_stream &os) {
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr,
+                             llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the host target cannot emit object files");
+  pm.run(llvmModule);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// CompiledModel
+//===----------------------------------------------------------------------===//
+
+CompiledModel::~CompiledModel() = default;
+
+FailureOr<std::unique_ptr<CompiledModel>>
+CompiledModel::create(ModuleOp module, const CompileOptions &options) {
+  FailureOr<EntrySignature> signature =
+      getEntrySignature(module, options.entry);
+  if (failed(signature))
+    return failure();
+  if (failed(lowerToLLVMDialect(module, options.lowering)))
+    return failure();
+
+  // The lowered C interface must take one descriptor pointer per input and
+  // result and return nothing (see the file comment of the header).
+  std::string cifaceName = (kCInterfacePrefix + options.entry).str();
+  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
+  size_t numOperands = signature->inputs.size() + signature->results.size();
+  if (!ciface || ciface.getFunctionType().getNumParams() != numOperands ||
+      !isa<LLVM::LLVMVoidType>(ciface.getFunctionType().getReturnType())) {
+    return emitError(getModuleDiagLoc(module))
+           << "the lowered module has no '" << cifaceName << "' taking "
+           << numOperands << " descriptor pointers and returning nothing";
+  }
+
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+      createHostTargetMachine(options.optLevel);
+  if (!tm)
+    return emitError(getModuleDiagLoc(module))
+           << "cannot create a host target: " << llvm::toString(tm.takeError());
+
+  SmallVector<std::string> libs = options.sharedLibPaths.empty()
+                                      ? getDefaultSharedLibPaths()
+                                      : options.sharedLibPaths;
+  SmallVector<StringRef> libRefs(libs.begin(), libs.end());
+  auto transformer = makeOptimizingTransformer(std::min(options.optLevel, 3u),
+                                               /*sizeLevel=*/0, tm->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = (*tm)->getOptLevel();
+  engineOptions.sharedLibPaths = libRefs;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*tm));
+  if (!engine)
+    return emitError(getModuleDiagLoc(module))
+           << "JIT compilation failed: " << llvm::toString(engine.takeError());
+  llvm::Expected<void (*)(void **)> packed =
+      (*engine)->lookupPacked(cifaceName);
+  if (!packed)
+    return emitError(getModuleDiagLoc(module))
+           << "JIT compilation failed: " << llvm::toString(packed.takeError());
+
+  std::unique_ptr<CompiledModel> model(new CompiledModel());
+  model->signature = std::move(*signature);
+  model->engine = std::move(*engine);
+  model->packedEntry = *packed;
+  return model;
+}
+
+/// Checks that `view` matches `spec`; `what` names the operand.
+static llvm::Error checkView(const TensorView &view, const TensorSpec &spec,
+                             const llvm::Twine &what) {
+  if (view.dtype != spec.dtype || view.shape != ArrayRef<int64_t>(spec.shape))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        what + ": expected " + spec.str() + ", got shape " +
+            formatShape(view.shape) + " of " + getDTypeName(view.dtype));
+  if (!view.data && spec.getNumElements() != 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   what + ": null data pointer");
+  return llvm::Error::success();
+}
+
+llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
+                                  ArrayRef<TensorView> outputs) {
+  if (inputs.size() != signature.inputs.size() ||
+      outputs.size() != signature.results.size())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "@" + signature.name + " takes " +
+            llvm::Twine(signature.inputs.size()) + " inputs and " +
+            llvm::Twine(signature.results.size()) + " outputs, got " +
+            llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
+  for (auto [i, view] : llvm::enumerate(inputs))
+    if (llvm::Error e =
+            checkView(view, signature.inputs[i], "input #" + llvm::Twine(i)))
+      return e;
+  for (auto [i, view] : llvm::enumerate(outputs))
+    if (llvm::Error e =
+            checkView(view, signature.results[i], "output #" + llvm::Twine(i)))
+      return e;
+
+  // One memref descriptor per operand: {allocated, aligned, offset,
+  // sizes[R], strides[R]}, all 8-byte fields.
+  size_t numOperands = inputs.size() + outputs.size();
+  SmallVector<SmallVector<int64_t, 11>> descriptors;
+  descriptors.reserve(numOperands);
+  auto addDescriptor = [&](const TensorView &view) {
+    SmallVector<int64_t, 11> &d = descriptors.emplace_back();
+    int64_t ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(view.data));
+    d.append({ptr, ptr, 0});
+    d.append(view.shape.begin(), view.shape.end());
+    SmallVector<int64_t, 4> strides(view.shape.size(), 1);
+    for (int64_t i = static_cast<int64_t>(view.shape.size()) - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * view.shape[i + 1];
+    d.append(strides.begin(), strides.end());
+  };
+  for (const TensorView &view : inputs)
+    addDescriptor(view);
+  for (const TensorView &view : outputs)
+    addDescriptor(view);
+
+  SmallVector<void *> descriptorPtrs, args;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  for (void *&p : descriptorPtrs)
+    args.push_back(&p);
+  packedEntry(args.data());
+  return llvm::Error::success();
+}

@@ -1,0 +1,606 @@
+//===- Npy.cpp - Host tensors and .npy files ------------------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements host tensors and reading/writing them as .npy files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Runtime/Npy.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::llm::runtime;
+using llvm::StringRef;
+
+//===----------------------------------------------------------------------===//
+// DType helpers
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::llm::runtime::getDTypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I1:
+  case DType::I8:
+    return 1;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+StringRef mlir::llm::runtime::getDTypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I1:
+    return "i1";
+  case DType::I8:
+    return "i8";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+StringRef mlir::llm::runtime::getNpyDescr(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+  case DType::BF16:
+    return "<f4";
+  case DType::F64:
+    return "<f8";
+  case DType::F16:
+    return "<f2";
+  case DType::I1:
+    return "|b1";
+  case DType::I8:
+    return "|i1";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+std::optional<DType> mlir::llm::runtime::getDTypeFromType(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  // Signless and signed integers share the storage; unsigned are refused so
+  // that a ui8 model input is not silently read as signed.
+  if (auto intTy = dyn_cast<IntegerType>(type)) {
+    if (intTy.isUnsigned())
+      return std::nullopt;
+    switch (intTy.getWidth()) {
+    case 1:
+      return DType::I1;
+    case 8:
+      return DType::I8;
+    case 32:
+      return DType::I32;
+    case 64:
+      return DType::I64;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+Type mlir::llm::runtime::getTypeFromDType(MLIRContext *ctx, DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return Float32Type::get(ctx);
+  case DType::F64:
+    return Float64Type::get(ctx);
+  case DType::F16:
+    return Float16Type::get(ctx);
+  case DType::BF16:
+    return BFloat16Type::get(ctx);
+  case DType::I1:
+    return IntegerType::get(ctx, 1);
+  case DType::I8:
+    return IntegerType::get(ctx, 8);
+  case DType::I32:
+    return IntegerType::get(ctx, 32);
+  case DType::I64:
+    return IntegerType::get(ctx, 64);
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+int64_t mlir::llm::runtime::getNumElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string mlir::llm::runtime::formatShape(llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// HostTensor
+//===----------------------------------------------------------------------===//
+
+void HostTensor::FreeDeleter::operator()(void *p) const { std::free(p); }
+
+HostTensor::HostTensor(DType dtype, llvm::ArrayRef<int64_t> shape)
+    : dtype(dtype), shape(shape.begin(), shape.end()) {
+  // aligned_alloc needs a size that is a multiple of the alignment; never
+  // allocate 0 bytes so that the data pointer is always valid.
+  size_t bytes = std::max<int64_t>(getSizeInBytes(), 1);
+  bytes = llvm::alignTo(bytes, 64);
+  void *p = std::aligned_alloc(64, bytes);
+  if (!p)
+    llvm::report_bad_alloc_error("cannot allocate a host tensor");
+  std::memset(p, 0, bytes);
+  data.reset(p);
+}
+
+/// IEEE binary16 bits to float (exact).
+static float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000 | (mant << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {
+    // Subnormal half: normalize.
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while (!(mant & 0x400));
+    bits = sign | ((112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Rounds `value` to the 16-bit format `semantics` (nearest-even) and returns
+/// its bits.
+static uint16_t roundTo16(double value, const llvm::fltSemantics &semantics) {
+  llvm::APFloat f(value);
+  bool losesInfo;
+  f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+}
+
+double HostTensor::getAsDouble(int64_t i) const {
+  const char *p = static_cast<const char *>(data.get());
+  switch (dtype) {
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DType::F64: {
+    double v;
+    std::memcpy(&v, p + 8 * i, 8);
+    return v;
+  }
+  case DType::F16: {
+    uint16_t v;
+    std::memcpy(&v, p + 2 * i, 2);
+    return halfToFloat(v);
+  }
+  case DType::BF16: {
+    uint16_t v;
+    std::memcpy(&v, p + 2 * i, 2);
+    uint32_t bits = uint32_t(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  case DType::I1:
+    return p[i] != 0 ? 1.0 : 0.0;
+  case DType::I8:
+    return static_cast<int8_t>(p[i]);
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, p + 8 * i, 8);
+    return static_cast<double>(v);
+  }
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+void HostTensor::setFromDouble(int64_t i, double value) {
+  char *p = static_cast<char *>(data.get());
+  switch (dtype) {
+  case DType::F32: {
+    float v = static_cast<float>(value);
+    std::memcpy(p + 4 * i, &v, 4);
+    return;
+  }
+  case DType::F64:
+    std::memcpy(p + 8 * i, &value, 8);
+    return;
+  case DType::F16: {
+    uint16_t v = roundTo16(value, llvm::APFloat::IEEEhalf());
+    std::memcpy(p + 2 * i, &v, 2);
+    return;
+  }
+  case DType::BF16: {
+    uint16_t v = roundTo16(value, llvm::APFloat::BFloat());
+    std::memcpy(p + 2 * i, &v, 2);
+    return;
+  }
+  case DType::I1:
+    p[i] = value != 0.0 ? 1 : 0;
+    return;
+  case DType::I8:
+    p[i] = static_cast<char>(static_cast<int8_t>(value));
+    return;
+  case DType::I32: {
+    int32_t v = static_cast<int32_t>(value);
+    std::memcpy(p + 4 * i, &v, 4);
+    return;
+  }
+  case DType::I64: {
+    int64_t v = static_cast<int64_t>(value);
+    std::memcpy(p + 8 * i, &v, 8);
+    return;
+  }
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+//===----------------------------------------------------------------------===//
+// .npy header parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The fields of a .npy header dictionary.
+struct NpyHeader {
+  std::string descr;
+  bool fortranOrder = false;
+  llvm::SmallVector<int64_t> shape;
+};
+
+/// A tiny parser for the Python dict literal of a .npy header, e.g.
+/// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.
+class HeaderParser {
+public:
+  explicit HeaderParser(StringRef text) : text(text) {}
+
+  /// Parses the dictionary; on failure returns a message.
+  std::optional<std::string> parse(NpyHeader &header) {
+    bool seenDescr = false, seenOrder = false, seenShape = false;
+    skipSpace();
+    if (!consume('{'))
+      return std::string("header is not a Python dict");
+    while (true) {
+      skipSpace();
+      if (consume('}'))
+        break;
+      std::string key;
+      if (!parseString(key))
+        return std::string("expected a quoted key in the header");
+      skipSpace();
+      if (!consume(':'))
+        return "expected ':' after key '" + key + "'";
+      skipSpace();
+      if (key == "descr") {
+        if (!parseString(header.descr))
+          return std::string("'descr' must be a string (structured dtypes "
+                             "are not supported)");
+        seenDescr = true;
+      } else if (key == "fortran_order") {
+        if (text.consume_front("True"))
+          header.fortranOrder = true;
+        else if (text.consume_front("False"))
+          header.fortranOrder = false;
+        else
+          return std::string("'fortran_order' must be True or False");
+        seenOrder = true;
+      } else if (key == "shape") {
+        if (!parseShape(header.shape))
+          return std::string("'shape' must be a tuple of non-negative "
+                             "integers");
+        seenShape = true;
+      } else {
+        return "unexpected key '" + key + "' in the header";
+      }
+      skipSpace();
+      if (consume(','))
+        continue;
+      skipSpace();
+      if (consume('}'))
+        break;
+      return std::string("expected ',' or '}' in the header");
+    }
+    if (!seenDescr || !seenOrder || !seenShape)
+      return std::string("header lacks 'descr', 'fortran_order' or 'shape'");
+    return std::nullopt;
+  }
+
+private:
+  void skipSpace() { text = text.ltrim(" \t\n\r"); }
+  bool consume(char c) { return text.consume_front(StringRef(&c, 1)); }
+  bool parseString(std::string &out) {
+    if (text.empty() || (text.front() != '\'' && text.front() != '"'))
+      return false;
+    char quote = text.front();
+    size_t end = text.find(quote, 1);
+    if (end == StringRef::npos)
+      return false;
+    out = text.slice(1, end).str();
+    text = text.drop_front(end + 1);
+    return true;
+  }
+  bool parseShape(llvm::SmallVectorImpl<int64_t> &shape) {
+    if (!consume('('))
+      return false;
+    while (true) {
+      skipSpace();
+      if (consume(')'))
+        return true;
+      size_t len = text.find_first_not_of("0123456789");
+      if (len == 0 || len == StringRef::npos)
+        return false;
+      int64_t v;
+      // Reject absurd sizes early (the data size check comes later).
+      if (text.take_front(len).getAsInteger(10, v) || v > (int64_t(1) << 48))
+        return false;
+      shape.push_back(v);
+      text = text.drop_front(len);
+      skipSpace();
+      // Python writes a trailing 'L' for longs in old numpy versions.
+      consume('L');
+      skipSpace();
+      if (consume(','))
+        continue;
+      skipSpace();
+      if (consume(')'))
+        return true;
+      return false;
+    }
+  }
+
+  StringRef text;
+};
+} // namespace
+
+/// Maps a numpy descr to a DType, or returns an error message.
+static llvm::Expected<DType> parseDescr(StringRef descr, StringRef name) {
+  auto err = [&](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   name + ": " + msg);
+  };
+  if (descr.size() < 2)
+    return err("unsupported dtype '" + descr + "'");
+  char order = descr.front();
+  StringRef kind = descr.drop_front();
+  if (order == '>' && kind != "b1" && kind != "i1" && kind != "u1")
+    return err("big-endian data ('" + descr +
+               "') is not supported; convert with "
+               "arr.astype(arr.dtype.newbyteorder('<'))");
+  if (order != '<' && order != '|' && order != '=' && order != '>')
+    return err("unsupported dtype '" + descr + "'");
+  if (kind == "f4")
+    return DType::F32;
+  if (kind == "f8")
+    return DType::F64;
+  if (kind == "f2")
+    return DType::F16;
+  if (kind == "b1")
+    return DType::I1;
+  if (kind == "i1")
+    return DType::I8;
+  if (kind == "i4")
+    return DType::I32;
+  if (kind == "i8")
+    return DType::I64;
+  return err("unsupported dtype '" + descr +
+             "' (supported: <f4 <f8 <f2 |b1 |i1 <i4 <i8)");
+}
+
+llvm::Expected<HostTensor>
+mlir::llm::runtime::parseNpy(StringRef bytes, StringRef name,
+                             std::optional<DType> expected) {
+  auto err = [&](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   name + ": " + msg);
+  };
+  static constexpr StringRef kMagic("\x93NUMPY", 6);
+  if (!bytes.starts_with(kMagic))
+    return err("not a .npy file (bad magic string)");
+  if (bytes.size() < 10)
+    return err("truncated .npy header");
+  unsigned major = static_cast<unsigned char>(bytes[6]);
+  size_t headerLen, dataStart;
+  if (major == 1) {
+    headerLen = llvm::support::endian::read16le(bytes.data() + 8);
+    dataStart = 10 + headerLen;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12)
+      return err("truncated .npy header");
+    headerLen = llvm::support::endian::read32le(bytes.data() + 8);
+    dataStart = 12 + headerLen;
+  } else {
+    return err("unsupported .npy format version " + llvm::Twine(major));
+  }
+  if (dataStart > bytes.size())
+    return err("truncated .npy header (header length " +
+               llvm::Twine(headerLen) + ", file size " +
+               llvm::Twine(bytes.size()) + ")");
+  StringRef headerText = bytes.slice(dataStart - headerLen, dataStart);
+
+  NpyHeader header;
+  if (std::optional<std::string> msg = HeaderParser(headerText).parse(header))
+    return err("malformed .npy header: " + *msg);
+  if (header.fortranOrder)
+    return err("fortran_order arrays are not supported; save a C-order "
+               "array (np.ascontiguousarray)");
+  llvm::Expected<DType> fileDType = parseDescr(header.descr, name);
+  if (!fileDType)
+    return fileDType.takeError();
+
+  // The tensor's element type: a BF16 tensor is read from '<f4' values.
+  DType dtype = *fileDType;
+  if (expected) {
+    bool bf16FromF32 = *expected == DType::BF16 && dtype == DType::F32;
+    if (dtype != *expected && !bf16FromF32)
+      return err("expected dtype " + getDTypeName(*expected) + " ('" +
+                 getNpyDescr(*expected) + "'), got '" + header.descr + "' (" +
+                 getDTypeName(dtype) + ")");
+    dtype = *expected;
+  }
+
+  // Checked element count and data size.
+  int64_t numElements = 1;
+  for (int64_t d : header.shape) {
+    if (llvm::MulOverflow(numElements, d, numElements) ||
+        numElements > (int64_t(1) << 40))
+      return err("shape (" + formatShape(header.shape) + ") is too large");
+  }
+  int64_t fileElemSize = getDTypeSize(*fileDType);
+  uint64_t dataBytes = static_cast<uint64_t>(numElements * fileElemSize);
+  uint64_t available = bytes.size() - dataStart;
+  if (available < dataBytes)
+    return err("truncated .npy data: shape " + formatShape(header.shape) +
+               " of '" + header.descr + "' needs " + llvm::Twine(dataBytes) +
+               " bytes, the file has " + llvm::Twine(available));
+  if (available > dataBytes)
+    return err("corrupt .npy file: " + llvm::Twine(available - dataBytes) +
+               " unexpected bytes after the data");
+
+  HostTensor tensor(dtype, header.shape);
+  const char *src = bytes.data() + dataStart;
+  if (dtype == *fileDType) {
+    if (dataBytes)
+      std::memcpy(tensor.getData(), src, dataBytes);
+  } else {
+    // BF16 from f32 values.
+    for (int64_t i = 0; i < numElements; ++i) {
+      float v;
+      std::memcpy(&v, src + 4 * i, 4);
+      tensor.setFromDouble(i, v);
+    }
+  }
+  if (dtype == DType::I1) {
+    // numpy bools are 0/1 bytes; normalize anything else.
+    char *p = static_cast<char *>(tensor.getData());
+    for (int64_t i = 0; i < numElements; ++i)
+      p[i] = p[i] != 0;
+  }
+  return tensor;
+}
+
+llvm::Expected<HostTensor>
+mlir::llm::runtime::readNpy(StringRef path, std::optional<DType> expected) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (std::error_code ec = file.getError())
+    return llvm::createStringError(
+        ec, path + ": cannot read file: " + ec.message());
+  return parseNpy((*file)->getBuffer(), path, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// .npy writing
+//===----------------------------------------------------------------------===//
+
+std::string mlir::llm::runtime::serializeNpy(const HostTensor &tensor) {
+  std::string dict;
+  {
+    llvm::raw_string_ostream os(dict);
+    os << "{'descr': '" << getNpyDescr(tensor.getDType())
+       << "', 'fortran_order': False, 'shape': (";
+    for (int64_t d : tensor.getShape())
+      os << d << ", ";
+    if (!tensor.getShape().empty())
+      dict.resize(dict.size() - (tensor.getRank() == 1 ? 1 : 2));
+    os << "), }";
+  }
+  // Pad with spaces so that the data starts at a multiple of 64, and end the
+  // header with '\n' (as numpy does).
+  size_t total = llvm::alignTo(10 + dict.size() + 1, 64);
+  dict.append(total - 10 - dict.size() - 1, ' ');
+  dict.push_back('\n');
+
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out.push_back(static_cast<char>(dict.size() & 0xff));
+  out.push_back(static_cast<char>((dict.size() >> 8) & 0xff));
+  out += dict;
+  if (tensor.getDType() == DType::BF16) {
+    for (int64_t i = 0, e = tensor.getNumElements(); i < e; ++i) {
+      float v = static_cast<float>(tensor.getAsDouble(i));
+      out.append(reinterpret_cast<const char *>(&v), 4);
+    }
+  } else {
+    out.append(static_cast<const char *>(tensor.getData()),
+               tensor.getSizeInBytes());
+  }
+  return out;
+}
+
+llvm::Error mlir::llm::runtime::writeNpy(StringRef path,
+                                         const HostTensor &tensor) {
+  std::string bytes = serializeNpy(tensor);
+  llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << bytes;
+    return llvm::Error::success();
+  });
+  if (e)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot write " +
+                                       llvm::toString(std::move(e)));
+  return llvm::Error::success();
+}

@@ -1,0 +1,464 @@
+//===- llmc.cpp - The llmc compiler driver --------------------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// `llmc run` JIT-compiles an llm-dialect module and runs its entry function on
+// .npy inputs; `llmc compile` lowers it to LLVM-dialect MLIR, LLVM IR or a
+// relocatable object. See docs/llmc.md and `llmc <command> --help`.
+//
+// Every error is one diagnostic on stderr (file:line:col for the model, the
+// path for .npy files) and exit code 1; no output file is left half-written
+// (outputs go to a temporary file in the same directory and are renamed).
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Runtime/CompiledModel.h"
+#include "llm/Runtime/Npy.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::llm::runtime;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory llmcCategory("llmc options");
+
+static cl::SubCommand runCommand(
+    "run",
+    "JIT-compile MODEL and run its entry function.\n"
+    "  Inputs are positional: arg0, arg1, ... (give them with "
+    "--input argK=FILE.npy;\n"
+    "  missing ones are filled from a seeded generator: floats uniform in "
+    "[-1, 1),\n"
+    "  integers uniform in [0, 16), i1 0/1). Results are named out0, out1, "
+    "...;\n"
+    "  for each one llmc prints its type, sum and mean(|x|) (computed in "
+    "double),\n"
+    "  and with --output-dir writes DIR/outK.npy (nothing is written "
+    "without it).\n"
+    "  bf16 tensors are read from and written to float32 .npy files.\n"
+    "  The time line is the median and minimum wall time of the --repeat "
+    "timed runs\n"
+    "  (after --warmup untimed runs).");
+
+static cl::SubCommand compileCommand(
+    "compile",
+    "Lower MODEL with llm-lower-to-cpu and write it to -o.\n"
+    "  --emit=mlir: the LLVM-dialect module; --emit=llvm: LLVM IR text;\n"
+    "  --emit=obj: a relocatable PIC object for the host CPU.\n"
+    "  For llvm and obj every function except the C interface is internal, "
+    "so the\n"
+    "  only exported symbol of an entry @f is\n"
+    "    void _mlir_ciface_f(Desc *arg0, ..., Desc *out0, ...);\n"
+    "  with Desc = struct { T *allocated; T *aligned; int64_t offset;\n"
+    "                       int64_t sizes[R]; int64_t strides[R]; }\n"
+    "  (row-major strides; the caller owns every buffer, results are written "
+    "into\n"
+    "  the out descriptors' buffers). The object needs libm; with OpenMP "
+    "lowering\n"
+    "  also libomp.");
+
+// Options of both commands.
+static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                                      cl::desc("<model.mlir>"),
+                                      cl::sub(runCommand),
+                                      cl::sub(compileCommand));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("Entry function (default: main)"),
+              cl::init("main"), cl::sub(runCommand), cl::sub(compileCommand),
+              cl::cat(llmcCategory));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    cl::desc(
+        "llm-lower-to-cpu options, e.g. \"vectorize=false parallel=false\""),
+    cl::init(""), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
+static cl::opt<bool>
+    noOpt("no-opt",
+          cl::desc("Reference lowering: no fusion, vectorization or OpenMP "
+                   "(overrides --pipeline-options)"),
+          cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
+          cl::cat(llmcCategory));
+static cl::opt<unsigned>
+    optLevel("opt-level", cl::desc("LLVM optimization level 0-3 (default 3)"),
+             cl::init(3), cl::sub(runCommand), cl::sub(compileCommand),
+             cl::cat(llmcCategory));
+
+// Options of `run`.
+static cl::list<std::string>
+    inputs("input", cl::desc("Input NAME=FILE.npy (NAME is arg0, arg1, ...)"),
+           cl::value_desc("NAME=FILE.npy"), cl::sub(runCommand),
+           cl::cat(llmcCategory));
+static cl::opt<std::string>
+    outputDir("output-dir",
+              cl::desc("Write the results to DIR/out<K>.npy (created if "
+                       "missing); without it nothing is written"),
+              cl::value_desc("DIR"), cl::init(""), cl::sub(runCommand),
+              cl::cat(llmcCategory));
+static cl::opt<unsigned>
+    numThreads("threads",
+               cl::desc("OpenMP threads (sets OMP_NUM_THREADS; default: "
+                        "the OpenMP default)"),
+               cl::init(0), cl::sub(runCommand), cl::cat(llmcCategory));
+static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs (default 1)"),
+                                cl::init(1), cl::sub(runCommand),
+                                cl::cat(llmcCategory));
+static cl::opt<int> warmup(
+    "warmup",
+    cl::desc("Untimed warm-up runs (default: 1 if --repeat > 1, else 0)"),
+    cl::init(-1), cl::sub(runCommand), cl::cat(llmcCategory));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the generated inputs "
+                                       "(default 0)"),
+                              cl::init(0), cl::sub(runCommand),
+                              cl::cat(llmcCategory));
+
+// Options of `compile`.
+enum class EmitKind { MLIR, LLVM, Obj };
+static cl::opt<std::string> outputPath("o",
+                                       cl::desc("Output file ('-' for "
+                                                "stdout)"),
+                                       cl::value_desc("file"), cl::Required,
+                                       cl::sub(compileCommand),
+                                       cl::cat(llmcCategory));
+static cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to write"), cl::Required,
+    cl::values(clEnumValN(EmitKind::MLIR, "mlir", "LLVM-dialect MLIR"),
+               clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR text"),
+               clEnumValN(EmitKind::Obj, "obj", "relocatable object file")),
+    cl::sub(compileCommand), cl::cat(llmcCategory));
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Prints `llmc: error: <msg>` and returns the exit code 1.
+static int fail(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
+  return 1;
+}
+
+static int fail(llvm::Error err) {
+  return fail(llvm::toString(std::move(err)));
+}
+
+/// True when `a` and `b` name the same file (existing or not).
+static bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
+  bool equivalent = false;
+  if (!llvm::sys::fs::equivalent(a, b, equivalent) && equivalent)
+    return true;
+  llvm::SmallString<256> absA(a), absB(b);
+  if (llvm::sys::fs::make_absolute(absA) || llvm::sys::fs::make_absolute(absB))
+    return false;
+  llvm::sys::path::remove_dots(absA, /*remove_dot_dot=*/true);
+  llvm::sys::path::remove_dots(absB, /*remove_dot_dot=*/true);
+  return absA == absB;
+}
+
+/// Parses the model file; diagnostics go through `sourceMgr`'s handler.
+static OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx,
+                                       llvm::SourceMgr &sourceMgr) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFileOrSTDIN(modelPath, /*IsText=*/true);
+  if (std::error_code ec = file.getError()) {
+    fail("cannot open model '" + modelPath + "': " + ec.message());
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+}
+
+/// Fills `tensor` from `gen` (see the `run` help text).
+static void fillRandom(HostTensor &tensor, std::mt19937_64 &gen) {
+  bool isFloat =
+      tensor.getDType() == DType::F32 || tensor.getDType() == DType::F64 ||
+      tensor.getDType() == DType::F16 || tensor.getDType() == DType::BF16;
+  for (int64_t i = 0, e = tensor.getNumElements(); i < e; ++i) {
+    uint64_t bits = gen();
+    double value;
+    if (isFloat)
+      value = static_cast<double>(bits >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+    else if (tensor.getDType() == DType::I1)
+      value = static_cast<double>(bits >> 63);
+    else
+      value = static_cast<double>(bits >> 60);
+    tensor.setFromDouble(i, value);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// llmc run
+//===----------------------------------------------------------------------===//
+
+static int runMain() {
+  if (repeat == 0)
+    return fail("--repeat must be at least 1");
+  if (optLevel > 3)
+    return fail("--opt-level must be 0, 1, 2 or 3");
+
+  DialectRegistry registry;
+  registerRuntimeDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  FailureOr<EntrySignature> sig = getEntrySignature(*module, entryName);
+  if (failed(sig))
+    return 1;
+
+  // Inputs: "argK=FILE.npy", each at most once.
+  size_t numInputs = sig->inputs.size();
+  SmallVector<std::optional<HostTensor>> inputTensors(numInputs);
+  SmallVector<std::string> inputFiles(numInputs);
+  for (const std::string &spec : inputs) {
+    auto [name, path] = llvm::StringRef(spec).split('=');
+    if (path.empty() || name.empty())
+      return fail("--input '" + spec + "' is not of the form NAME=FILE.npy");
+    unsigned index;
+    if (!name.consume_front("arg") || name.getAsInteger(10, index) ||
+        index >= numInputs) {
+      std::string valid =
+          numInputs == 0 ? std::string("takes no inputs")
+          : numInputs == 1
+              ? std::string("takes one input, arg0")
+              : "takes inputs arg0 .. arg" + std::to_string(numInputs - 1);
+      return fail("unknown input '" + spec.substr(0, spec.find('=')) +
+                  "': the entry @" + entryName + " " + valid);
+    }
+    if (inputTensors[index])
+      return fail("input 'arg" + llvm::Twine(index) + "' given twice");
+    const TensorSpec &expected = sig->inputs[index];
+    llvm::Expected<HostTensor> tensor = readNpy(path, expected.dtype);
+    if (!tensor)
+      return fail("input 'arg" + llvm::Twine(index) +
+                  "': " + llvm::toString(tensor.takeError()));
+    if (tensor->getShape() != ArrayRef<int64_t>(expected.shape))
+      return fail(path + ": input 'arg" + llvm::Twine(index) + "' expects " +
+                  expected.str() + ", the file holds shape " +
+                  formatShape(tensor->getShape()));
+    inputTensors[index] = std::move(*tensor);
+    inputFiles[index] = path.str();
+  }
+
+  // Output files must not clobber the model or an input.
+  SmallVector<std::string> outputFiles;
+  if (!outputDir.empty()) {
+    if (llvm::sys::fs::exists(outputDir) &&
+        !llvm::sys::fs::is_directory(outputDir))
+      return fail("--output-dir '" + outputDir + "' is not a directory");
+    for (size_t k = 0; k < sig->results.size(); ++k) {
+      llvm::SmallString<256> path(outputDir);
+      llvm::sys::path::append(path, "out" + std::to_string(k) + ".npy");
+      if (isSameFile(path, modelPath))
+        return fail("output '" + path + "' would overwrite the model");
+      for (const std::string &in : inputFiles)
+        if (!in.empty() && isSameFile(path, in))
+          return fail("output '" + path + "' would overwrite input file '" +
+                      in + "'");
+      outputFiles.push_back(path.str().str());
+    }
+  }
+
+  std::mt19937_64 gen(seed);
+  for (size_t k = 0; k < numInputs; ++k) {
+    if (inputTensors[k])
+      continue;
+    const TensorSpec &spec = sig->inputs[k];
+    inputTensors[k].emplace(spec.dtype, spec.shape);
+    fillRandom(*inputTensors[k], gen);
+    llvm::outs() << "input arg" << k << ": " << spec.str()
+                 << " not given, generated (seed " << seed << ")\n";
+  }
+
+  if (numThreads)
+    setenv("OMP_NUM_THREADS", std::to_string(numThreads).c_str(),
+           /*overwrite=*/1);
+
+  CompileOptions options;
+  options.entry = entryName;
+  options.lowering.pipelineOptions = pipelineOptions;
+  options.lowering.noOpt = noOpt;
+  options.optLevel = optLevel;
+  FailureOr<std::unique_ptr<CompiledModel>> model =
+      CompiledModel::create(*module, options);
+  if (failed(model))
+    return 1;
+
+  SmallVector<HostTensor> results;
+  for (const TensorSpec &spec : sig->results)
+    results.emplace_back(spec.dtype, spec.shape);
+  SmallVector<TensorView> inViews, outViews;
+  for (auto &t : inputTensors)
+    inViews.push_back(*t);
+  for (HostTensor &t : results)
+    outViews.push_back(t);
+
+  unsigned numWarmup = warmup >= 0 ? warmup : (repeat > 1 ? 1 : 0);
+  for (unsigned i = 0; i < numWarmup; ++i)
+    if (llvm::Error e = (*model)->invoke(inViews, outViews))
+      return fail(std::move(e));
+  std::vector<double> times;
+  for (unsigned i = 0; i < repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error e = (*model)->invoke(inViews, outViews))
+      return fail(std::move(e));
+    auto end = std::chrono::steady_clock::now();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+  }
+
+  for (auto [k, t] : llvm::enumerate(results)) {
+    double sum = 0, absSum = 0;
+    int64_t n = t.getNumElements();
+    for (int64_t i = 0; i < n; ++i) {
+      double v = t.getAsDouble(i);
+      sum += v;
+      absSum += std::fabs(v);
+    }
+    llvm::outs() << "out" << k << ": " << sig->results[k].str()
+                 << llvm::format(" sum=%.9g mean_abs=%.9g", sum,
+                                 n ? absSum / n : 0.0)
+                 << "\n";
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  double median =
+      sorted.size() % 2
+          ? sorted[sorted.size() / 2]
+          : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  llvm::outs() << llvm::format("time: median %.4f ms, min %.4f ms", median,
+                               sorted.front())
+               << " (" << repeat << (repeat == 1 ? " run" : " runs")
+               << " after " << numWarmup << " warm-up)\n";
+
+  if (!outputFiles.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create output directory '" + outputDir +
+                  "': " + ec.message());
+    for (auto [k, path] : llvm::enumerate(outputFiles)) {
+      if (llvm::Error e = writeNpy(path, results[k]))
+        return fail(std::move(e));
+      llvm::outs() << "wrote " << path << "\n";
+    }
+  }
+  llvm::outs().flush();
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// llmc compile
+//===----------------------------------------------------------------------===//
+
+static int compileMain() {
+  if (optLevel > 3)
+    return fail("--opt-level must be 0, 1, 2 or 3");
+  if (outputPath != "-" && isSameFile(outputPath, modelPath))
+    return fail("output '" + outputPath +
+                "' is the model file; refusing to "
+                "overwrite it");
+
+  DialectRegistry registry;
+  registerRuntimeDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  if (failed(getEntrySignature(*module, entryName)))
+    return 1;
+  LoweringOptions lowering;
+  lowering.pipelineOptions = pipelineOptions;
+  lowering.noOpt = noOpt;
+  if (failed(lowerToLLVMDialect(*module, lowering)))
+    return 1;
+
+  std::string bytes;
+  if (emitKind == EmitKind::MLIR) {
+    llvm::raw_string_ostream os(bytes);
+    module->print(os);
+  } else {
+    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+        createHostTargetMachine(optLevel);
+    if (!tm)
+      return fail(tm.takeError());
+    llvm::LLVMContext llvmContext;
+    FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+        translateToLLVMIR(*module, llvmContext, **tm, optLevel,
+                          /*internalizeAllButCInterface=*/true);
+    if (failed(llvmModule))
+      return 1;
+    if (emitKind == EmitKind::LLVM) {
+      llvm::raw_string_ostream os(bytes);
+      (*llvmModule)->print(os, nullptr);
+    } else {
+      llvm::SmallVector<char, 0> buffer;
+      llvm::raw_svector_ostream os(buffer);
+      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os))
+        return fail(std::move(e));
+      bytes.assign(buffer.begin(), buffer.end());
+    }
+  }
+
+  if (llvm::Error e =
+          llvm::writeToOutput(outputPath, [&](llvm::raw_ostream &os) {
+            os << bytes;
+            return llvm::Error::success();
+          }))
+    return fail("cannot write " + llvm::toString(std::move(e)));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(llmcCategory);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "llmc: compile and run llm-dialect models on the CPU\n\n"
+          "  llmc run MODEL [--input argK=FILE.npy]... [--output-dir DIR] "
+          "[--threads N] [--repeat N] [--entry NAME]\n"
+          "  llmc compile MODEL -o OUT --emit=mlir|llvm|obj [--entry NAME]\n\n"
+          "Errors print one diagnostic and exit with code 1.\n",
+          &llvm::errs()))
+    return 1;
+  if (runCommand)
+    return runMain();
+  if (compileCommand)
+    return compileMain();
+  return fail("expected a command: 'llmc run MODEL ...' or 'llmc compile "
+              "MODEL ...' (see llmc --help)");
+}

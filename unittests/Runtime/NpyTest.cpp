@@ -1,0 +1,166 @@
+//===- NpyTest.cpp - Tests of host tensors and .npy files -----------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Runtime/Npy.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::llm::runtime;
+
+namespace {
+
+/// A version-1.0 .npy file with `dict` as header (padded) and `data`.
+std::string makeNpy(const std::string &dict, const std::string &data,
+                    int version = 1) {
+  std::string header = dict;
+  size_t prefix = version == 1 ? 10 : 12;
+  while ((prefix + header.size() + 1) % 64)
+    header.push_back(' ');
+  header.push_back('\n');
+  std::string out("\x93NUMPY", 6);
+  out.push_back(static_cast<char>(version));
+  out.push_back(0);
+  uint32_t len = header.size();
+  out.push_back(static_cast<char>(len & 0xff));
+  out.push_back(static_cast<char>((len >> 8) & 0xff));
+  if (version != 1) {
+    out.push_back(0);
+    out.push_back(0);
+  }
+  return out + header + data;
+}
+
+std::string errorOf(llvm::Expected<HostTensor> t) {
+  if (t)
+    return "";
+  return llvm::toString(t.takeError());
+}
+
+TEST(Npy, RoundTripEveryDType) {
+  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16,
+                      DType::I1, DType::I8, DType::I32, DType::I64}) {
+    HostTensor t(dtype, {2, 3});
+    for (int64_t i = 0; i < 6; ++i)
+      t.setFromDouble(i, dtype == DType::I1 ? i % 2 : i - 2);
+    llvm::Expected<HostTensor> back = parseNpy(serializeNpy(t), "mem", dtype);
+    ASSERT_TRUE(!!back) << llvm::toString(back.takeError());
+    EXPECT_EQ(back->getDType(), dtype);
+    EXPECT_EQ(back->getShape(), llvm::ArrayRef<int64_t>({2, 3}));
+    for (int64_t i = 0; i < 6; ++i)
+      EXPECT_EQ(back->getAsDouble(i), t.getAsDouble(i)) << getDTypeName(dtype).str();
+  }
+}
+
+TEST(Npy, DataIs64ByteAligned) {
+  std::string bytes = serializeNpy(HostTensor(DType::F32, {3}));
+  // numpy pads the header so that the data starts at a multiple of 64.
+  EXPECT_EQ((bytes.size() - 12) % 64, 0u);
+  HostTensor t(DType::I8, {5});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.getData()) % 64, 0u);
+}
+
+TEST(Npy, ScalarAndRank1Headers) {
+  std::string scalar = serializeNpy(HostTensor(DType::F32, {}));
+  EXPECT_NE(scalar.find("'shape': ()"), std::string::npos);
+  std::string vec = serializeNpy(HostTensor(DType::F32, {7}));
+  EXPECT_NE(vec.find("'shape': (7,)"), std::string::npos);
+  llvm::Expected<HostTensor> t = parseNpy(scalar, "mem");
+  ASSERT_TRUE(!!t);
+  EXPECT_EQ(t->getRank(), 0);
+  EXPECT_EQ(t->getNumElements(), 1);
+}
+
+TEST(Npy, Versions2And3) {
+  std::string data(8, '\0');
+  for (int version : {2, 3}) {
+    llvm::Expected<HostTensor> t = parseNpy(
+        makeNpy("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
+                data, version),
+        "mem");
+    ASSERT_TRUE(!!t) << llvm::toString(t.takeError());
+    EXPECT_EQ(t->getDType(), DType::I32);
+  }
+}
+
+TEST(Npy, Bf16FromF32) {
+  float values[2] = {1.0f, 1.00390625f}; // the second rounds to even: 1.0
+  std::string data(reinterpret_cast<char *>(values), 8);
+  llvm::Expected<HostTensor> t = parseNpy(
+      makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+              data),
+      "mem", DType::BF16);
+  ASSERT_TRUE(!!t) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->getDType(), DType::BF16);
+  EXPECT_EQ(t->getAsDouble(1), 1.0);
+}
+
+TEST(Npy, Errors) {
+  std::string f32x2(8, '\0');
+  EXPECT_EQ(errorOf(parseNpy("hello", "a.npy")),
+            "a.npy: not a .npy file (bad magic string)");
+  EXPECT_EQ(
+      errorOf(parseNpy(
+          makeNpy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
+                  f32x2),
+          "a.npy")),
+      "a.npy: big-endian data ('>f4') is not supported; convert with "
+      "arr.astype(arr.dtype.newbyteorder('<'))");
+  EXPECT_EQ(
+      errorOf(parseNpy(
+          makeNpy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }",
+                  f32x2),
+          "a.npy")),
+      "a.npy: fortran_order arrays are not supported; save a C-order array "
+      "(np.ascontiguousarray)");
+  EXPECT_EQ(
+      errorOf(parseNpy(
+          makeNpy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
+                  f32x2),
+          "a.npy")),
+      "a.npy: unsupported dtype '<c8' (supported: <f4 <f8 <f2 |b1 |i1 <i4 "
+      "<i8)");
+  EXPECT_EQ(
+      errorOf(parseNpy(
+          makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                  f32x2),
+          "a.npy")),
+      "a.npy: truncated .npy data: shape 3 of '<f4' needs 12 bytes, the file "
+      "has 8");
+  EXPECT_EQ(
+      errorOf(parseNpy(
+          makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+                  f32x2),
+          "a.npy")),
+      "a.npy: corrupt .npy file: 4 unexpected bytes after the data");
+  EXPECT_EQ(
+      errorOf(parseNpy(
+          makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                  f32x2),
+          "a.npy", DType::I32)),
+      "a.npy: expected dtype i32 ('<i4'), got '<f4' (f32)");
+  EXPECT_EQ(
+      errorOf(parseNpy(
+          makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }",
+                  f32x2),
+          "a.npy")),
+      "a.npy: malformed .npy header: 'shape' must be a tuple of non-negative "
+      "integers");
+  EXPECT_EQ(
+      errorOf(parseNpy(makeNpy("{'descr': '<f4', 'shape': (2,), }", f32x2),
+                       "a.npy")),
+      "a.npy: malformed .npy header: header lacks 'descr', 'fortran_order' "
+      "or 'shape'");
+  EXPECT_EQ(errorOf(parseNpy(
+                makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                        "(1000000000, 1000000000, 1000000000), }",
+                        f32x2),
+                "a.npy")),
+            "a.npy: shape (1000000000x1000000000x1000000000) is too large");
+}
+
+} // namespace
