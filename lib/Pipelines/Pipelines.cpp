@@ -11,14 +11,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Codegen/Passes.h"
 #include "llm/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -26,13 +29,27 @@ using namespace mlir;
 
 void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                            const LowerToCPUOptions &options) {
+  // llm -> linalg on tensors, one function per entry point.
   pm.addPass(createInlinerPass());
   pm.addPass(createConvertLLMToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
 
+  // Target-specific tiling and vectorization, on tensors.
+  LLMTileAndVectorizePassOptions tileOpts;
+  tileOpts.target = options.target;
+  tileOpts.parallel = options.parallel;
+  tileOpts.vectorize = options.vectorize;
+  tileOpts.numThreads = options.numThreads;
+  tileOpts.registerTile.assign(options.registerTile.begin(),
+                               options.registerTile.end());
+  pm.addNestedPass<func::FuncOp>(createLLMTileAndVectorizePass(tileOpts));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Bufferization: tensor results become trailing out-params.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion =
@@ -45,23 +62,57 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  // Must run before deallocation: afterwards nothing is promoted.
   bufferization::PromoteBuffersToStackPassOptions stackOpts;
   stackOpts.maxAllocSizeInBytes = 1024;
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(stackOpts));
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // Vectors to FMA form; the rest of linalg to loops.
+  if (options.vectorize)
+    pm.addNestedPass<func::FuncOp>(createLLMLowerVectorsPass());
   pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Parallel loops: scf.forall -> scf.parallel -> OpenMP, or serial loops.
+  if (options.parallel) {
+    pm.addPass(createForallToParallelLoopPass());
+    ConvertSCFToOpenMPPassOptions ompOpts;
+    ompOpts.numThreads = options.numThreads;
+    pm.addPass(createConvertSCFToOpenMPPass(ompOpts));
+  } else {
+    pm.addPass(createForallToForLoopPass());
+  }
+
+  // ABI and LLVM. finalize-memref-to-llvm must precede convert-scf-to-cf
+  // (memref.alloca_scope inside omp regions).
+  pm.addPass(createLLMEmitCInterfacePass());
+  VectorTransferToSCFOptions vtsOpts;
+  vtsOpts.enableFullUnroll();
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(vtsOpts));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vecOpts;
+  vecOpts.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vecOpts));
   pm.addPass(createConvertMathToLLVMPass());
+  // What LLVM has no intrinsic for (math.erf, ...) becomes a libm call.
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  if (options.parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void mlir::llm::registerLLMPipelines() {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Codegen/Passes.h"
 #include "llm/Conversion/Passes.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::llm::registerLLMPasses();
   mlir::registerLLMConversionPasses();
+  mlir::llm::registerLLMCodegenPasses();
   mlir::llm::registerLLMPipelines();
 
   mlir::DialectRegistry registry;

@@ -18,25 +18,48 @@
 
 namespace mlir::llm {
 
-/// Options of `llm-lower-to-cpu`.
+/// Options of `llm-lower-to-cpu`. The target-specific sizes (vector width,
+/// tiles) come from the CPU target description named by `target`
+/// (llm/Codegen/TargetDescription.h); the options here only switch stages on
+/// and off or override the description.
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
+  /// `linalg-fuse-elementwise-ops` (producer into consumer) before tiling.
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
       llvm::cl::init(true)};
+  /// Vectorize the register tiles of matmuls (`llm-tile-and-vectorize`) and
+  /// lower them to vector FMAs (`llm-lower-vectors`). Off: the tiles stay
+  /// scalar loops.
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize contractions for the host CPU"),
       llvm::cl::init(true)};
+  /// Outer tile loops are `scf.forall`, lowered to OpenMP (`omp.parallel` +
+  /// `omp.wsloop`); the code then needs libomp at run time. Off: serial
+  /// `scf.for` loops, no OpenMP.
   PassOptions::Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Run the outer parallel loops on all cores with OpenMP"),
       llvm::cl::init(true)};
+  /// CPU target description.
   PassOptions::Option<std::string> target{
       *this, "target",
-      llvm::cl::desc("CPU target description: 'host' (detected at run time), "
-                     "'avx2', 'avx512' or 'generic'"),
+      llvm::cl::desc("CPU target description: 'host' (detected when the "
+                     "pipeline is built), 'avx2', 'avx512' or 'generic'"),
       llvm::cl::init("host")};
+  /// OpenMP thread count baked into `omp.parallel` and used to split the
+  /// work; 0 leaves the count to the OpenMP runtime (OMP_NUM_THREADS, else
+  /// all cores) and plans for every hardware thread.
+  PassOptions::Option<int64_t> numThreads{
+      *this, "num-threads",
+      llvm::cl::desc("Threads for the parallel loops (0: OpenMP default)"),
+      llvm::cl::init(0)};
+  /// Overrides the target's matmul register tile [m, n, k].
+  PassOptions::ListOption<int64_t> registerTile{
+      *this, "register-tile",
+      llvm::cl::desc("Matmul register tile [m, n, k] (default: the "
+                     "target's)")};
 };
 
 /// Builds `llm-lower-to-cpu`: llm -> linalg -> bufferized loops -> LLVM
@@ -46,10 +69,23 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
 /// `llvm.emit_c_interface` wrapper, so the C ABI of
 /// `func @main(tensor<...>) -> tensor<...>` is
 ///
-///   void _mlir_ciface_main(MemRefDescriptor *arg0, ..., MemRefDescriptor *out0, ...)
+///   void _mlir_ciface_main(MemRefDescriptor *arg0, ..., MemRefDescriptor
+///   *out0, ...)
 ///
 /// where `MemRefDescriptor` is `{T *allocated, T *aligned, int64_t offset,
 /// int64_t sizes[R], int64_t strides[R]}` (row-major, identity layout).
+///
+/// Stages: inline, convert-llm-to-linalg, elementwise fusion,
+/// llm-tile-and-vectorize (matmuls: parallel outer loop + cache/register
+/// tiles + vectors; other big linalg ops: parallel outer loop), one-shot
+/// bufferization, results to out-params, buffer hoisting/stack promotion,
+/// ownership-based deallocation, llm-lower-vectors (hoisting, contractions to
+/// FMAs), remaining linalg to loops, scf.forall to OpenMP (or to scf.for),
+/// llm-emit-c-interface, then everything to the LLVM dialect.
+///
+/// With `parallel` (the default) the result calls the OpenMP runtime: a JIT
+/// must load `libomp.so` (/usr/lib/llvm-22/lib/libomp.so) and an executable
+/// must link it.
 void buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                 const LowerToCPUOptions &options);
 

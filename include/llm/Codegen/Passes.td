@@ -1,0 +1,127 @@
+//===- Passes.td - llm code generation passes --------------*- tablegen -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Target code generation passes: they take linalg on tensors (the output of
+// convert-llm-to-linalg plus fusion) to loops and vectors for one target. All
+// target-specific choices (tile sizes, vector width, parallel mapping) come
+// from a target description (llm/Codegen/TargetDescription.h), never from the
+// patterns themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_CODEGEN_PASSES_TD
+#define LLM_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// ABI
+//===----------------------------------------------------------------------===//
+
+def LLMEmitCInterfacePass : Pass<"llm-emit-c-interface", "ModuleOp"> {
+  let summary = "Mark public functions with llvm.emit_c_interface";
+  let description = [{
+    Adds the unit attribute `llvm.emit_c_interface` to every public
+    `func.func` that has a body, so that `convert-func-to-llvm` emits a
+    `_mlir_ciface_<name>` wrapper taking each memref argument as a pointer to
+    its descriptor `{T *allocated, T *aligned, int64_t offset,
+    int64_t sizes[R], int64_t strides[R]}`. Private functions and
+    declarations are left alone. Running it twice changes nothing.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tiling and vectorization
+//===----------------------------------------------------------------------===//
+
+def LLMTileAndVectorizePass
+    : Pass<"llm-tile-and-vectorize", "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors for a CPU target and vectorize "
+                "the register tiles";
+  let description = [{
+    Works on linalg ops on tensors (before bufferization) with static shapes,
+    driven by a CPU target description (`target`):
+
+    * `linalg.matmul` and `linalg.batch_matmul` (the root of a fusion group):
+      the outer level is an `scf.forall` over M (and the batch dimension; over
+      N when M is too small to give every thread work) with the producers of
+      the tile (`linalg.fill` of the accumulator) fused into it, so that one
+      group is one parallel loop nest. Inside, `scf.for` loops tile N to the
+      cache tile, then [m, n, k] to the register tile. The partial last
+      iteration of each register-tile loop is peeled (e.g. 67x45x33), so the
+      main loops hold full tiles of static size, which are vectorized with
+      `linalg::vectorize` into `vector.contract`; remainder tiles stay scalar
+      (no masks). The accumulator read/write is hoisted out of the K loop
+      (`loop-invariant-subset-hoisting`), so it lives in registers.
+    * All-parallel `linalg.generic`/`linalg.fill`/`linalg.transpose` ops
+      and generics with trailing reduction dimensions: when `parallel` is set
+      and the outer parallel dimension is large enough, it is tiled with an
+      `scf.forall` so that the op runs on all threads. These ops are not
+      vectorized here (LLVM's loop vectorizer handles their inner loops).
+    * 2-D `linalg.transpose`: square tiles of one vector length (peeled),
+      vectorized into `vector.transpose` (lowered to shuffles).
+    * `linalg.matmul` whose B operand is stored [N, K] (transpose_b, the
+      layout of weights) with at least two register tiles of rows: B is first
+      transposed into a [K, N] copy so that the register tiles read rows of
+      B instead of strided columns.
+
+    Ops with dynamic shapes, non-linalg ops and linalg ops of other kinds are
+    left untouched (they are lowered to loops later). With
+    `parallel=false` every loop is an `scf.for`.
+
+    Errors: an unknown `target` name or a register tile that is not three
+    positive sizes is reported at the function and the pass fails.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "CPU target description: host, avx512, avx2 or generic">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Make the outer tile loops scf.forall (OpenMP later)">,
+    Option<"vectorize", "vectorize", "bool", /*default=*/"true",
+           "Vectorize the full matmul register tiles">,
+    ListOption<"registerTile", "register-tile", "int64_t",
+               "Override the target's matmul register tile [m, n, k]">,
+    Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
+           "Threads to plan the parallel split for (0: the target's)">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let statistics = [
+    Statistic<"numTilesVectorized", "register-tiles-vectorized",
+              "Matmul and transpose register tiles vectorized">,
+    Statistic<"numOpsParallelized", "ops-parallelized",
+              "Linalg ops given an scf.forall outer loop">,
+  ];
+}
+
+def LLMLowerVectorsPass : Pass<"llm-lower-vectors", "::mlir::func::FuncOp"> {
+  let summary = "Hoist vector transfers and lower vector ops to FMA form";
+  let description = [{
+    After bufferization: hoists loop-invariant vector transfer pairs out of
+    `scf.for` loops (`linalg::hoistRedundantVectorTransfers`, which keeps
+    matmul accumulators in registers across the K loop), then lowers
+    `vector.mask`, `vector.contract` to `vector.outerproduct` and further to
+    `vector.fma`, transfer permutation maps, multi-reductions, transposes,
+    broadcasts and shape casts, so that `convert-vector-to-scf` and
+    `convert-vector-to-llvm` only see 1-D vector ops.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+#endif // LLM_CODEGEN_PASSES_TD

@@ -1,0 +1,84 @@
+//===- TargetDescription.h - CPU code generation targets --------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The description of a code generation target: every target-specific choice
+// of the codegen passes (tile sizes, vector width, parallel mapping) is read
+// from here, so that a GPU description can sit next to the CPU one later and
+// the same fusion group becomes one CPU loop nest or one GPU kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_CODEGEN_TARGETDESCRIPTION_H
+#define LLM_CODEGEN_TARGETDESCRIPTION_H
+
+#include "mlir/IR/Types.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace mlir::llm {
+
+/// A CPU target. Tile sizes are in elements; a size of 0 leaves that
+/// dimension untiled.
+struct CPUTargetDescription {
+  /// Name: "generic", "avx2", "avx512" (or "host" resolved to one of them).
+  std::string name = "generic";
+
+  /// Width of one SIMD register in bits (128 SSE/NEON, 256 AVX2, 512
+  /// AVX-512).
+  unsigned vectorBits = 128;
+
+  /// Register tile of an f32 matmul [m, n, k]: m rows of C times n columns
+  /// held in registers (n is two vectors wide), k = 1 so that the K loop is
+  /// a sequence of outer products (broadcast A, load B, FMA). The default
+  /// for 512-bit vectors is [8, 32, 1]: 16 accumulators + 2 B vectors + 1
+  /// broadcast of the 32 zmm registers.
+  SmallVector<int64_t, 3> matmulRegisterTile = {4, 8, 1};
+
+  /// Cache tile [m, n, k] of a matmul: an m x K panel of A and a K x n panel
+  /// of B are reused out of L2 across the register tiles. [64, 256, 0]
+  /// measured ~100 GFLOP/s (OpenBLAS single-thread speed) on Zen 4.
+  SmallVector<int64_t, 3> matmulCacheTile = {64, 256, 0};
+
+  /// Threads the parallel loops are planned for; 0 means every hardware
+  /// thread of the machine that compiles (the OpenMP runtime decides the
+  /// actual count when the code runs).
+  int64_t numThreads = 0;
+
+  /// Whether parallel loops become OpenMP worksharing loops.
+  bool useOpenMP = true;
+
+  /// Smallest iteration-space size (elements) of a non-matmul linalg op that
+  /// is worth a parallel loop; smaller ops stay serial (the fork/join costs
+  /// a few microseconds).
+  int64_t minParallelElements = 1 << 15;
+
+  /// Number of `elementType` lanes in one vector register (at least 1).
+  int64_t getVectorLanes(Type elementType) const;
+
+  /// `numThreads`, or the number of hardware threads when it is 0.
+  int64_t getNumThreads() const;
+
+  /// Portable 128-bit target.
+  static CPUTargetDescription getGeneric();
+  /// x86-64 with AVX2 and FMA (16 x 256-bit registers).
+  static CPUTargetDescription getAVX2();
+  /// x86-64 with AVX-512F (32 x 512-bit registers).
+  static CPUTargetDescription getAVX512();
+  /// The machine that runs the compiler: avx512f -> avx512, avx2 -> avx2,
+  /// anything else -> generic (llvm::sys::getHostCPUFeatures).
+  static CPUTargetDescription getHost();
+  /// Looks a target up by name ("host", "generic", "avx2", "avx512");
+  /// failure for any other name.
+  static FailureOr<CPUTargetDescription> lookup(StringRef name);
+};
+
+} // namespace mlir::llm
+
+#endif // LLM_CODEGEN_TARGETDESCRIPTION_H

@@ -1,0 +1,72 @@
+//===- Transforms.h - llm code generation transforms ------------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The C++ entry points behind the codegen passes, usable from other drivers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_CODEGEN_TRANSFORMS_H
+#define LLM_CODEGEN_TRANSFORMS_H
+
+#include "llm/Codegen/TargetDescription.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::llm {
+
+/// Knobs of the CPU tiling strategy beyond the target description.
+struct CPUTilingOptions {
+  /// Make outer tile loops `scf.forall` (else `scf.for`).
+  bool parallel = true;
+};
+
+/// Tiles `op` (linalg.matmul or linalg.batch_matmul on static-shaped
+/// tensors) for `target`, replacing it: a parallel (or serial) outer loop
+/// over M (batch, or N when M is small) with the `linalg.fill` of its
+/// accumulator fused in, an N cache-tile loop, then register-tile loops
+/// [m, n, k] (K innermost) whose partial last iterations are peeled. The
+/// full register tiles are marked for `vectorizeRegisterTiles`.
+/// Failure (IR untouched) when the op is not one of those or is dynamic.
+LogicalResult tileMatmulForCPU(RewriterBase &rewriter, linalg::LinalgOp op,
+                               const CPUTargetDescription &target,
+                               const CPUTilingOptions &options);
+
+/// Tiles a static 2-D `linalg.transpose` into square tiles of one vector
+/// length of its element type (`target`), peels the partial tiles and marks
+/// the full ones for `vectorizeRegisterTiles`. Failure (IR untouched)
+/// when the op is dynamic, not 2-D or smaller than one tile.
+LogicalResult tileTransposeForCPU(RewriterBase &rewriter,
+                                  linalg::TransposeOp op,
+                                  const CPUTargetDescription &target);
+
+/// Vectorizes (`linalg::vectorize`; matmuls to `vector.contract`) the
+/// register tiles marked by `tileMatmulForCPU`/`tileTransposeForCPU` under
+/// `root` that have static shapes
+/// (canonicalize first so that peeled tiles fold to static sizes); the
+/// others are unmarked and left scalar. `numVectorized` counts the tiles
+/// vectorized.
+LogicalResult vectorizeRegisterTiles(RewriterBase &rewriter, Operation *root,
+                                     int64_t &numVectorized);
+
+/// Gives a static-shaped linalg op with parallel outer dimensions an
+/// `scf.forall` over its first parallel dimension, split into about one chunk
+/// per thread, when the iteration space has at least
+/// `target.minParallelElements` points. Failure when the op does not qualify.
+LogicalResult parallelizeOuterDimension(RewriterBase &rewriter,
+                                        linalg::LinalgOp op,
+                                        const CPUTargetDescription &target);
+
+/// Patterns lowering vector ops (masks, contractions as outer products,
+/// transfers with permutation maps, multi-reductions, transposes,
+/// broadcasts, shape casts) towards the 1-D ops convert-vector-to-llvm takes.
+void populateLLMLowerVectorsPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::llm
+
+#endif // LLM_CODEGEN_TRANSFORMS_H

@@ -1,0 +1,460 @@
+//===- TileAndVectorize.cpp - CPU tiling and vectorization ----------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-tile-and-vectorize`: the CPU tiling strategy for
+// linalg on tensors. Matmuls get a parallel outer loop (with the fill of the
+// accumulator fused in), cache tiles, register tiles and a vectorized
+// register tile whose accumulator stays in registers across the K loop.
+// Other static linalg ops get a parallel outer loop. Every size comes from a
+// CPUTargetDescription.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Codegen/Passes.h"
+#include "llm/Codegen/Transforms.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "llm-tile-and-vectorize"
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMTILEANDVECTORIZEPASS
+#include "llm/Codegen/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// True if every operand of `op` is a statically shaped tensor (or scalar).
+static bool hasStaticTensorShapes(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return false;
+  for (Value v : op->getOperands())
+    if (auto t = dyn_cast<ShapedType>(v.getType()); t && !t.hasStaticShape())
+      return false;
+  return true;
+}
+
+/// Marks the register tiles of matmuls between tiling and vectorization.
+static constexpr llvm::StringLiteral kRegisterTileAttr =
+    "__llm_register_tile__";
+
+/// Rounds `v` up to a multiple of `m` (m > 0).
+static int64_t roundUp(int64_t v, int64_t m) {
+  return llvm::divideCeil(v, m) * m;
+}
+
+/// Tiles `op` with `sizes` using loops of `loopType`; replaces `op` and
+/// returns the tiling result.
+static FailureOr<scf::SCFTilingResult>
+tileWith(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
+         scf::SCFTilingOptions::LoopType loopType) {
+  scf::SCFTilingOptions opts;
+  opts.setLoopType(loopType);
+  opts.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> res = scf::tileUsingSCF(rewriter, op, opts);
+  if (failed(res))
+    return failure();
+  rewriter.replaceOp(op, res->replacements);
+  return res;
+}
+
+//===----------------------------------------------------------------------===//
+// Transposed weights
+//===----------------------------------------------------------------------===//
+
+/// matmul(A, B^T) with B stored [N, K] (`affine_map<(m, n, k) -> (n, k)>`)
+///   -> matmul(A, transpose(B)) with a [K, N] copy of B,
+/// when M has at least `minRows` rows. The register tile reads rows of B; on
+/// the [N, K] layout each of them would be a strided gather, so for enough
+/// rows one transposed copy of B (N*K elements, parallelized like any big
+/// linalg op) is much cheaper than 2*M*N*K flops of gathers.
+static FailureOr<linalg::LinalgOp>
+materializeTransposedRhs(RewriterBase &rewriter, linalg::LinalgOp op,
+                         int64_t minRows) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+  if (!matmul || !hasStaticTensorShapes(op) || op->getNumResults() != 1)
+    return failure();
+  MLIRContext *ctx = op->getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
+      maps[1] != AffineMap::get(3, 0, {n, k}, ctx) ||
+      maps[2] != AffineMap::get(3, 0, {m, n}, ctx))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[0] < minRows)
+    return failure();
+  Value lhs = op.getDpsInputOperand(0)->get();
+  Value rhs = op.getDpsInputOperand(1)->get();
+  Value acc = op.getDpsInitOperand(0)->get();
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value empty = tensor::EmptyOp::create(rewriter, loc,
+                                        ArrayRef<int64_t>{ranges[2], ranges[1]},
+                                        rhsType.getElementType());
+  auto transposed = linalg::TransposeOp::create(rewriter, loc, rhs, empty,
+                                                ArrayRef<int64_t>{1, 0});
+  auto plain = linalg::MatmulOp::create(
+      rewriter, loc, TypeRange{op->getResult(0).getType()},
+      ValueRange{lhs, transposed->getResult(0)}, ValueRange{acc});
+  rewriter.replaceOp(op, plain->getResults());
+  return cast<linalg::LinalgOp>(plain.getOperation());
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul strategy
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
+                                          linalg::LinalgOp op,
+                                          const CPUTargetDescription &target,
+                                          const CPUTilingOptions &options) {
+  bool isBatch = isa<linalg::BatchMatmulOp>(op);
+  if (!isa<linalg::MatmulOp>(op) && !isBatch)
+    return failure();
+  if (!hasStaticTensorShapes(op) || op->getNumResults() != 1)
+    return failure();
+
+  // Iteration space: [b,] m, n, k.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned b = isBatch ? 1 : 0;
+  unsigned numLoops = ranges.size();
+  if (numLoops != b + 3)
+    return failure();
+  int64_t batch = isBatch ? ranges[0] : 1;
+  int64_t m = ranges[b], n = ranges[b + 1], k = ranges[b + 2];
+  if (m <= 0 || n <= 0 || k <= 0)
+    return failure();
+
+  // Register tile, clamped to the problem.
+  int64_t rm = std::min(target.matmulRegisterTile[0], m);
+  int64_t rn = std::min(target.matmulRegisterTile[1], n);
+  int64_t rk = std::min(target.matmulRegisterTile[2], k);
+  // Cache tile along N: a multiple of the register tile, or all of N.
+  int64_t cn = target.matmulCacheTile[1];
+  cn = (cn <= 0 || cn >= n) ? n : std::max(rn, cn / rn * rn);
+
+  // Outer (parallel) level: one chunk of M rows (a multiple of the register
+  // tile, at most the cache tile) per thread; batches are split one by one.
+  // When M has too few register tiles for the threads, split N instead.
+  int64_t threads = options.parallel ? target.getNumThreads() : 1;
+  int64_t cm = target.matmulCacheTile[0] > 0 ? target.matmulCacheTile[0] : m;
+  SmallVector<int64_t> outer(numLoops, 0);
+  if (isBatch)
+    outer[0] = 1;
+  int64_t pm =
+      std::min(roundUp(llvm::divideCeil(m, threads), rm), roundUp(cm, rm));
+  bool splitN =
+      batch * static_cast<int64_t>(llvm::divideCeil(m, pm)) < threads &&
+      n >= 2 * rn && m < threads * rm;
+  if (splitN) {
+    int64_t pn = std::min(roundUp(llvm::divideCeil(n, threads), rn), cn);
+    outer[b + 1] = pn;
+    cn = pn;
+  } else {
+    outer[b] = pm;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "matmul " << batch << "x" << m << "x" << n << "x"
+                          << k << " outer m=" << outer[b]
+                          << " n=" << outer[b + 1] << " cn=" << cn
+                          << " reg=" << rm << "," << rn << "," << rk << "\n");
+
+  // Level 1: scf.forall (or scf.for) with the producers of the accumulator
+  // (linalg.fill) fused in.
+  scf::SCFTilingOptions outerOpts;
+  outerOpts.setLoopType(options.parallel
+                            ? scf::SCFTilingOptions::LoopType::ForallOp
+                            : scf::SCFTilingOptions::LoopType::ForOp);
+  outerOpts.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), outer));
+  scf::SCFTileAndFuseOptions fuseOpts;
+  fuseOpts.setTilingOptions(outerOpts);
+  fuseOpts.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isa<linalg::FillOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), fuseOpts);
+  if (failed(fused))
+    return failure();
+  for (auto [orig, repl] : fused->replacements)
+    rewriter.replaceAllUsesWith(orig, repl);
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+  auto tiled = cast<linalg::LinalgOp>(fused->tiledAndFusedOps.front());
+
+  // Level 2: cache tile along N.
+  SmallVector<int64_t> tiledRanges = tiled.getStaticLoopRanges();
+  if (ShapedType::isStatic(tiledRanges[b + 1]) && tiledRanges[b + 1] > cn) {
+    SmallVector<int64_t> sizes(numLoops, 0);
+    sizes[b + 1] = cn;
+    FailureOr<scf::SCFTilingResult> res =
+        tileWith(rewriter, cast<TilingInterface>(tiled.getOperation()), sizes,
+                 scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(res))
+      return failure();
+    tiled = cast<linalg::LinalgOp>(res->tiledOps.back());
+  }
+
+  // Level 3: register tiles, K innermost.
+  SmallVector<int64_t> regSizes(numLoops, 0);
+  if (isBatch)
+    regSizes[0] = 1;
+  regSizes[b] = rm;
+  regSizes[b + 1] = rn;
+  regSizes[b + 2] = rk;
+  FailureOr<scf::SCFTilingResult> reg =
+      tileWith(rewriter, cast<TilingInterface>(tiled.getOperation()), regSizes,
+               scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(reg))
+    return failure();
+  tiled = cast<linalg::LinalgOp>(reg->tiledOps.back());
+  tiled->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+
+  // Peel the partial last iteration of each register-tile loop: the main
+  // loops then hold full tiles of static size (vectorized later), the
+  // remainders stay scalar.
+  SmallVector<scf::ForOp> regLoops;
+  for (LoopLikeOpInterface loop : reg->loops)
+    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+      regLoops.push_back(forOp);
+  linalg::peelLoops(rewriter, regLoops);
+  return success();
+}
+
+LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,
+                                                Operation *root,
+                                                int64_t &numVectorized) {
+  numVectorized = 0;
+  SmallVector<linalg::LinalgOp> tiles;
+  root->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kRegisterTileAttr))
+      tiles.push_back(op);
+  });
+  for (linalg::LinalgOp op : tiles) {
+    op->removeAttr(kRegisterTileAttr);
+    // Partial tiles (remainders of peeled loops) keep dynamic shapes: they
+    // are left to the scalar lowering.
+    if (!hasStaticTensorShapes(op) ||
+        failed(linalg::vectorizeOpPrecondition(op)))
+      continue;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::VectorizationResult> vec = linalg::vectorize(
+        rewriter, op, /*inputVectorSizes=*/{},
+        /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
+        /*flatten1DDepthwiseConv=*/false,
+        /*assumeDynamicDimsMatchVecSizes=*/false,
+        /*createNamedContraction=*/true);
+    if (failed(vec))
+      continue;
+    rewriter.replaceOp(op, vec->replacements);
+    ++numVectorized;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel outer loop of other linalg ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+mlir::llm::parallelizeOuterDimension(RewriterBase &rewriter,
+                                     linalg::LinalgOp op,
+                                     const CPUTargetDescription &target) {
+  if (!hasStaticTensorShapes(op) || op.getNumLoops() == 0 ||
+      op->getNumResults() == 0)
+    return failure();
+  if (op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t points = 1;
+  for (int64_t r : ranges) {
+    if (ShapedType::isDynamic(r))
+      return failure();
+    points *= r;
+  }
+  int64_t threads = target.getNumThreads();
+  if (threads < 2 || ranges.front() < 2 || points < target.minParallelElements)
+    return failure();
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes.front() = llvm::divideCeil(ranges.front(), threads);
+  if (failed(tileWith(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
+                      scf::SCFTilingOptions::LoopType::ForallOp)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// 2-D transposes
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+mlir::llm::tileTransposeForCPU(RewriterBase &rewriter, linalg::TransposeOp op,
+                               const CPUTargetDescription &target) {
+  auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+  if (!hasStaticTensorShapes(linalgOp) || op.getPermutation().size() != 2)
+    return failure();
+  auto type = cast<RankedTensorType>(op.getInit().getType());
+  int64_t lanes = target.getVectorLanes(type.getElementType());
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (lanes < 2 || ranges[0] < lanes || ranges[1] < lanes)
+    return failure();
+  FailureOr<scf::SCFTilingResult> res =
+      tileWith(rewriter, cast<TilingInterface>(op.getOperation()),
+               {lanes, lanes}, scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(res))
+    return failure();
+  res->tiledOps.back()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+  SmallVector<scf::ForOp> loops;
+  for (LoopLikeOpInterface loop : res->loops)
+    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+      loops.push_back(forOp);
+  linalg::peelLoops(rewriter, loops);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct LLMTileAndVectorizePass
+    : public llm::impl::LLMTileAndVectorizePassBase<LLMTileAndVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    FailureOr<CPUTargetDescription> desc = CPUTargetDescription::lookup(target);
+    if (failed(desc)) {
+      func.emitError() << "llm-tile-and-vectorize: unknown target '" << target
+                       << "' (expected host, generic, avx2 or avx512)";
+      return signalPassFailure();
+    }
+    if (!registerTile.empty()) {
+      if (registerTile.size() != 3 ||
+          llvm::any_of(registerTile, [](int64_t s) { return s <= 0; })) {
+        func.emitError() << "llm-tile-and-vectorize: register-tile must be "
+                            "three positive sizes [m, n, k]";
+        return signalPassFailure();
+      }
+      desc->matmulRegisterTile.assign(registerTile.begin(), registerTile.end());
+    }
+    if (numThreads > 0)
+      desc->numThreads = numThreads;
+    CPUTilingOptions opts;
+    opts.parallel = parallel;
+
+    IRRewriter rewriter(&getContext());
+    // Weights stored [N, K] get a [K, N] copy when M is large enough.
+    SmallVector<linalg::LinalgOp> transposedRhs;
+    func.walk([&](linalg::MatmulOp op) {
+      if (op->getParentOp() == func.getOperation())
+        transposedRhs.push_back(op);
+    });
+    for (linalg::LinalgOp op : transposedRhs)
+      (void)materializeTransposedRhs(rewriter, op,
+                                     2 * desc->matmulRegisterTile[0]);
+
+    // Only the ops directly in the function body: ops inside loops were
+    // placed there by an earlier tiling.
+    SmallVector<linalg::LinalgOp> matmuls, others;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
+          if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(&op))
+            matmuls.push_back(linalgOp);
+          else
+            others.push_back(linalgOp);
+        }
+
+    llvm::SmallPtrSet<Operation *, 8> erased;
+    bool anyRegisterTiles = false;
+    for (linalg::LinalgOp op : matmuls) {
+      // Fills fused into the tiles die with the matmul: erase them here and
+      // skip them below.
+      SmallVector<Operation *> producers;
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp<linalg::FillOp>())
+          producers.push_back(def);
+      if (failed(tileMatmulForCPU(rewriter, op, *desc, opts)))
+        continue;
+      anyRegisterTiles = true;
+      for (Operation *p : producers)
+        if (p->use_empty() && erased.insert(p).second)
+          rewriter.eraseOp(p);
+    }
+    if (parallel) {
+      for (linalg::LinalgOp op : others) {
+        if (erased.contains(op.getOperation()))
+          continue;
+        if (succeeded(parallelizeOuterDimension(rewriter, op, *desc)))
+          ++numOpsParallelized;
+      }
+    }
+    // Transposes (big ones are inside their parallel loop by now): square
+    // register tiles, vectorized below into vector.transpose.
+    if (vectorize) {
+      SmallVector<linalg::TransposeOp> transposes;
+      func.walk([&](linalg::TransposeOp op) {
+        if (!op->getParentOfType<scf::ForOp>())
+          transposes.push_back(op);
+      });
+      for (linalg::TransposeOp op : transposes)
+        if (succeeded(tileTransposeForCPU(rewriter, op, *desc)))
+          anyRegisterTiles = true;
+    }
+    if (!anyRegisterTiles)
+      return;
+
+    // Fold the tile sizes of the peeled loops to constants, vectorize the
+    // full register tiles, then keep the accumulators in registers across
+    // the K loop: the transfer_read/transfer_write pair of the C tile is a
+    // loop-invariant subset of the K loop's iter_arg.
+    OpPassManager fold(func::FuncOp::getOperationName());
+    fold.addPass(createCanonicalizerPass());
+    if (failed(runPipeline(fold, func)))
+      return signalPassFailure();
+    int64_t vectorized = 0;
+    if (vectorize && failed(vectorizeRegisterTiles(rewriter, func, vectorized)))
+      return signalPassFailure();
+    func.walk([](linalg::LinalgOp op) { op->removeAttr(kRegisterTileAttr); });
+    numTilesVectorized += vectorized;
+    OpPassManager cleanup(func::FuncOp::getOperationName());
+    cleanup.addPass(createCanonicalizerPass());
+    cleanup.addPass(createCSEPass());
+    cleanup.addPass(createLoopInvariantSubsetHoistingPass());
+    if (failed(runPipeline(cleanup, func)))
+      return signalPassFailure();
+  }
+};
+} // namespace
