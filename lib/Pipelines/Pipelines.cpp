@@ -34,7 +34,7 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertLLMToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(llm::createLLMFuseElementwisePass());
 
   // Target-specific tiling and vectorization, on tensors.
   LLMTileAndVectorizePassOptions tileOpts;

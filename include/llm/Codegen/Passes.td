@@ -36,6 +36,34 @@ def LLMEmitCInterfacePass : Pass<"llm-emit-c-interface", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def LLMFuseElementwisePass : Pass<"llm-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, keeping contractions named";
+  let description = [{
+    Upstream `linalg-fuse-elementwise-ops` with llmc's control policy:
+
+    * an elementwise producer is fused into its consumer when the consumer is
+      its only user (no recomputation);
+    * reshapes are propagated through elementwise generics by expansion, but
+      never folded into or out of a contraction (`linalg.matmul`,
+      `linalg.batch_matmul`, or any op implementing the contraction
+      interface): folding the `expand_shape` that follows a collapsed
+      `[B*S, K] x [K, N]` matmul into it would turn the named op into a
+      higher-rank `linalg.generic` that the matmul tiling no longer
+      recognizes.
+
+    Runs on tensors, after `convert-llm-to-linalg`.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Tiling and vectorization
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,46 @@
+// RUN: llm-opt %s -convert-llm-to-linalg -llm-fuse-elementwise -split-input-file | FileCheck %s
+
+// A [B, S, K] x [K, N] matmul is lowered as a collapsed 2-D linalg.matmul
+// followed by an expand_shape; the reshape must not be folded into the
+// contraction (which would turn it into a 3-D linalg.generic), while the
+// bias add and gelu after it fuse into one generic.
+// CHECK-LABEL: func.func @matmul_bias_gelu
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x256xf32>, tensor<256x768xf32>)
+// CHECK: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK: math.tanh
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @matmul_bias_gelu(%x: tensor<1x64x256xf32>, %w: tensor<256x768xf32>, %b: tensor<768xf32>) -> tensor<1x64x768xf32> {
+  %0 = llm.matmul %x, %w : (tensor<1x64x256xf32>, tensor<256x768xf32>) -> tensor<1x64x768xf32>
+  %1 = llm.add %0, %b : (tensor<1x64x768xf32>, tensor<768xf32>) -> tensor<1x64x768xf32>
+  %2 = llm.gelu %1 approximate <tanh> : tensor<1x64x768xf32>
+  return %2 : tensor<1x64x768xf32>
+}
+
+// -----
+
+// exp(x) * sigmoid(x) + y: one generic.
+// CHECK-LABEL: func.func @chain
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @chain(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = llm.exp %x : tensor<4x8xf32>
+  %1 = llm.sigmoid %x : tensor<4x8xf32>
+  %2 = llm.mul %0, %1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = llm.add %2, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
+}
+
+// -----
+
+// A producer with two users is not duplicated: exp stays its own generic.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @shared_producer(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = llm.exp %x : tensor<4x8xf32>
+  %1 = llm.neg %0 : tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
