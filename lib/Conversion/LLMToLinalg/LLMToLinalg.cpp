@@ -316,7 +316,8 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
     }
     // Saturate in f32 first: the bounds are the widest f32 values inside the
     // integer range (2^31-1 is not an f32; rounding toward zero gives
-    // 2147483520), so fptosi never sees an out-of-range value.
+    // 2147483520), so fptosi never sees an out-of-range value; inputs at or
+    // above 2^(w-1) are then mapped to the integer maximum.
     Value xf = extToF32(b, loc, x);
     unsigned w = toI.getWidth();
     APFloat hi(APFloat::IEEEsingle()), lo(APFloat::IEEEsingle());
@@ -333,6 +334,18 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
     Value isNan =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, xf, xf);
     Value asInt = arith::FPToSIOp::create(b, loc, to, clamped);
+    // Values >= 2^(w-1) (exact in f32) saturate to the integer maximum, which
+    // the f32 clamp above cannot represent.
+    APFloat pow2(APFloat::IEEEsingle());
+    (void)pow2.convertFromAPInt(APInt::getOneBitSet(w + 1, w - 1),
+                                /*isSigned=*/false, APFloat::rmTowardZero);
+    Value pow2C =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(b.getF32Type(), pow2));
+    Value isBig =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, xf, pow2C);
+    Value maxC = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(to, APInt::getSignedMaxValue(w)));
+    asInt = arith::SelectOp::create(b, loc, isBig, maxC, asInt);
     Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, 0));
     return arith::SelectOp::create(b, loc, isNan, zero, asInt);
   }

@@ -625,7 +625,8 @@ func.func @cast_f32_to_f16(%x: tensor<4xf32>) -> tensor<4xf16> {
 
 // -----
 
-// Saturating: clamp in f32 to the widest f32 values inside i32; NaN -> 0.
+// Saturating: clamp in f32 to the widest f32 values inside i32, x >= 2^31 ->
+// INT32_MAX; NaN -> 0.
 // CHECK-LABEL: func.func @cast_f32_to_i32
 // CHECK: ^bb0(%[[X:.+]]: f32, %{{.+}}: i32):
 // CHECK-DAG: %[[HI:.+]] = arith.constant 2.14748352E+9 : f32
@@ -634,7 +635,11 @@ func.func @cast_f32_to_f16(%x: tensor<4xf32>) -> tensor<4xf16> {
 // CHECK: %[[B:.+]] = arith.minimumf %[[A]], %[[HI]]
 // CHECK: %[[NAN:.+]] = arith.cmpf uno, %[[X]], %[[X]]
 // CHECK: %[[I:.+]] = arith.fptosi %[[B]] : f32 to i32
-// CHECK: arith.select %[[NAN]], %{{.+}}, %[[I]] : i32
+// CHECK: %[[P2:.+]] = arith.constant 2.14748365E+9 : f32
+// CHECK: %[[BIG:.+]] = arith.cmpf oge, %[[X]], %[[P2]]
+// CHECK: %[[MAX:.+]] = arith.constant 2147483647 : i32
+// CHECK: %[[S:.+]] = arith.select %[[BIG]], %[[MAX]], %[[I]] : i32
+// CHECK: arith.select %[[NAN]], %{{.+}}, %[[S]] : i32
 func.func @cast_f32_to_i32(%x: tensor<4xf32>) -> tensor<4xi32> {
   %0 = llm.cast %x : (tensor<4xf32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
