@@ -1,0 +1,89 @@
+// llm.rope in rotate_half and interleaved modes, i64 and i32 positions, per-
+// head positions broadcast, custom theta, f16 and bf16.
+//
+// Each function runs through `llmc run --entry NAME` (JIT on the CPU) and its
+// out0.npy is compared by `llmc_check expr` with the numpy reference of
+// test/lib/llmc_ref.py, written from LLMOps.td (see llmc_check.py for the
+// tolerances: f32 rtol 1e-5 + atol 1e-6, f16 2e-3 + 1e-3, bf16 1.6e-2 + 1e-2,
+// `exact` for integers and data movement). Inputs are seeded (llmc_check gen).
+// bf16 cases take and return f32 and cast inside (numpy has no bf16).
+//
+// Angles are f32 (as LLMOps.td specifies): the reference rounds inv_freq and p
+// * inv_freq to f32 too, so that only the last-ulp differences of powf/cos/sin
+// remain (positions stay below 20 to keep them under 1e-6).
+//
+// RUN: rm -rf %t && mkdir -p %t/rope_half %t/rope_interleaved %t/rope_i32 %t/rope_per_head %t/rope_theta %t/rope_long %t/rope_f16 %t/rope_bf16
+// RUN: %python -m llmc_check gen %t x=1x2x5x8xf32 'pos=5xi64@[0, 1, 2, 7, 19]' 'pos32=5xi32@[3, 4, 5, 6, 7]' 'plong=5xi64@[0, 100, 1000, 2047, 4095]' 'ph=2x5xi64@[[0,1,2,3,4],[10,11,12,13,14]]' x3=3x6x16xf32 'p3=6xi64@np.arange(6)*3+1' xh=1x2x5x8xf16 xb=1x2x5x8xbf16
+
+// RUN: llmc run %s --entry rope_half --input arg0=%t/x.npy --input arg1=%t/pos.npy --output-dir %t/rope_half
+// RUN: %python -m llmc_check expr "rope(x, pos)" --arg pos=%t/pos.npy --arg x=%t/x.npy --actual %t/rope_half/out0.npy --name rope_half | FileCheck %s --check-prefix=ROPE_HALF
+// ROPE_HALF: rope_half: shape [1, 2, 5, 8] dtype float32 {{.*}} PASS
+func.func @rope_half(%x: tensor<1x2x5x8xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x8xf32> {
+  %0 = llm.rope %x, %p : (tensor<1x2x5x8xf32>, tensor<5xi64>) -> tensor<1x2x5x8xf32>
+  return %0 : tensor<1x2x5x8xf32>
+}
+
+// RUN: llmc run %s --entry rope_interleaved --input arg0=%t/x.npy --input arg1=%t/pos.npy --output-dir %t/rope_interleaved
+// RUN: %python -m llmc_check expr "rope(x, pos, 'interleaved')" --arg pos=%t/pos.npy --arg x=%t/x.npy --actual %t/rope_interleaved/out0.npy --name rope_interleaved | FileCheck %s --check-prefix=ROPE_INTERLEAVED
+// ROPE_INTERLEAVED: rope_interleaved: shape [1, 2, 5, 8] dtype float32 {{.*}} PASS
+func.func @rope_interleaved(%x: tensor<1x2x5x8xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x8xf32> {
+  %0 = llm.rope %x, %p mode <interleaved> : (tensor<1x2x5x8xf32>, tensor<5xi64>) -> tensor<1x2x5x8xf32>
+  return %0 : tensor<1x2x5x8xf32>
+}
+
+// i32 positions starting at 3 (a chunk in the middle of a sequence).
+// RUN: llmc run %s --entry rope_i32 --input arg0=%t/x.npy --input arg1=%t/pos32.npy --output-dir %t/rope_i32
+// RUN: %python -m llmc_check expr "rope(x, pos32)" --arg pos32=%t/pos32.npy --arg x=%t/x.npy --actual %t/rope_i32/out0.npy --name rope_i32 | FileCheck %s --check-prefix=ROPE_I32
+// ROPE_I32: rope_i32: shape [1, 2, 5, 8] dtype float32 {{.*}} PASS
+func.func @rope_i32(%x: tensor<1x2x5x8xf32>, %p: tensor<5xi32>) -> tensor<1x2x5x8xf32> {
+  %0 = llm.rope %x, %p : (tensor<1x2x5x8xf32>, tensor<5xi32>) -> tensor<1x2x5x8xf32>
+  return %0 : tensor<1x2x5x8xf32>
+}
+
+// Positions [2, 5] broadcast to input.shape[:-1] = [1, 2, 5]: different per
+// head.
+// RUN: llmc run %s --entry rope_per_head --input arg0=%t/x.npy --input arg1=%t/ph.npy --output-dir %t/rope_per_head
+// RUN: %python -m llmc_check expr "rope(x, ph, 'interleaved')" --arg ph=%t/ph.npy --arg x=%t/x.npy --actual %t/rope_per_head/out0.npy --name rope_per_head | FileCheck %s --check-prefix=ROPE_PER_HEAD
+// ROPE_PER_HEAD: rope_per_head: shape [1, 2, 5, 8] dtype float32 {{.*}} PASS
+func.func @rope_per_head(%x: tensor<1x2x5x8xf32>, %p: tensor<2x5xi64>) -> tensor<1x2x5x8xf32> {
+  %0 = llm.rope %x, %p mode <interleaved> : (tensor<1x2x5x8xf32>, tensor<2x5xi64>) -> tensor<1x2x5x8xf32>
+  return %0 : tensor<1x2x5x8xf32>
+}
+
+// Rank-3 input, D = 16, theta 500.
+// RUN: llmc run %s --entry rope_theta --input arg0=%t/x3.npy --input arg1=%t/p3.npy --output-dir %t/rope_theta
+// RUN: %python -m llmc_check expr "rope(x3, p3, theta=500.0)" --arg p3=%t/p3.npy --arg x3=%t/x3.npy --actual %t/rope_theta/out0.npy --name rope_theta | FileCheck %s --check-prefix=ROPE_THETA
+// ROPE_THETA: rope_theta: shape [3, 6, 16] dtype float32 {{.*}} PASS
+func.func @rope_theta(%x: tensor<3x6x16xf32>, %p: tensor<6xi64>) -> tensor<3x6x16xf32> {
+  %0 = llm.rope %x, %p {theta = 5.0e+02 : f32} : (tensor<3x6x16xf32>, tensor<6xi64>) -> tensor<3x6x16xf32>
+  return %0 : tensor<3x6x16xf32>
+}
+
+// Long-context positions up to 4095: an f32 angle near 4095 rad has an ulp of
+// 2.4e-4, so a 1-ulp difference in powf or in the product moves cos/sin by up
+// to ~5e-4; atol 2e-3 (still far below a wrong angle).
+// RUN: llmc run %s --entry rope_long --input arg0=%t/x.npy --input arg1=%t/plong.npy --output-dir %t/rope_long
+// RUN: %python -m llmc_check expr "rope(x, plong)" --arg plong=%t/plong.npy --arg x=%t/x.npy --actual %t/rope_long/out0.npy --rtol 0.0 --atol 0.002 --name rope_long | FileCheck %s --check-prefix=ROPE_LONG
+// ROPE_LONG: rope_long: shape [1, 2, 5, 8] dtype float32 {{.*}} PASS
+func.func @rope_long(%x: tensor<1x2x5x8xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x8xf32> {
+  %0 = llm.rope %x, %p : (tensor<1x2x5x8xf32>, tensor<5xi64>) -> tensor<1x2x5x8xf32>
+  return %0 : tensor<1x2x5x8xf32>
+}
+
+// RUN: llmc run %s --entry rope_f16 --input arg0=%t/xh.npy --input arg1=%t/pos.npy --output-dir %t/rope_f16
+// RUN: %python -m llmc_check expr "rope(xh, pos)" --arg pos=%t/pos.npy --arg xh=%t/xh.npy --actual %t/rope_f16/out0.npy --dtype f16 --name rope_f16 | FileCheck %s --check-prefix=ROPE_F16
+// ROPE_F16: rope_f16: shape [1, 2, 5, 8] dtype float16 {{.*}} PASS
+func.func @rope_f16(%x: tensor<1x2x5x8xf16>, %p: tensor<5xi64>) -> tensor<1x2x5x8xf16> {
+  %0 = llm.rope %x, %p : (tensor<1x2x5x8xf16>, tensor<5xi64>) -> tensor<1x2x5x8xf16>
+  return %0 : tensor<1x2x5x8xf16>
+}
+
+// RUN: llmc run %s --entry rope_bf16 --input arg0=%t/xb.npy --input arg1=%t/pos.npy --output-dir %t/rope_bf16
+// RUN: %python -m llmc_check expr "rope(xb, pos, 'interleaved', dtype='bf16')" --arg pos=%t/pos.npy --arg xb=%t/xb.npy --actual %t/rope_bf16/out0.npy --dtype bf16 --name rope_bf16 | FileCheck %s --check-prefix=ROPE_BF16
+// ROPE_BF16: rope_bf16: shape [1, 2, 5, 8] dtype float32 {{.*}} PASS
+func.func @rope_bf16(%x: tensor<1x2x5x8xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x8xf32> {
+  %0 = llm.cast %x : (tensor<1x2x5x8xf32>) -> tensor<1x2x5x8xbf16>
+  %1 = llm.rope %0, %p mode <interleaved> : (tensor<1x2x5x8xbf16>, tensor<5xi64>) -> tensor<1x2x5x8xbf16>
+  %2 = llm.cast %1 : (tensor<1x2x5x8xbf16>) -> tensor<1x2x5x8xf32>
+  return %2 : tensor<1x2x5x8xf32>
+}

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+# ===- make_model.py - small ONNX models for the importer tests ----------=== #
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===---------------------------------------------------------------------=== #
+"""Builds the ONNX models used by test/Target/ONNX with onnx.helper.
+
+Usage: make_model.py NAME OUTPUT.onnx
+
+Each builder returns a ModelProto; weights are random (seeded) so the tests
+only depend on shapes and op structure. Run with /usr/bin/python3 (Debian's
+python3-onnx 1.12, opset 17 at most).
+"""
+
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+rng = np.random.default_rng(0)
+
+
+def init(name, shape, dtype=np.float32):
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(dtype), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, name="g"):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="llmc-tests")
+    m.ir_version = 8
+    return m
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def mlp():
+    """MatMul + bias + Relu, then Gemm with alpha/beta/transB."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+        helper.make_node("Add", ["h", "b1"], ["hb"], name="fc1_bias"),
+        helper.make_node("Relu", ["hb"], ["r"], name="act"),
+        helper.make_node("Gemm", ["r", "w2", "b2"], ["y"], name="fc2",
+                         alpha=0.5, beta=2.0, transB=1),
+    ]
+    return model(nodes, [vi("x", F, [4, 8])], [vi("y", F, [4, 3])],
+                 [init("w1", [8, 16]), init("b1", [16]), init("w2", [3, 16]),
+                  init("b2", [3])])
+
+
+def elementwise():
+    """Every elementwise op, constants as scalars and splats."""
+    nodes = [
+        helper.make_node("Constant", [], ["two"], value_float=2.0),
+        helper.make_node("Sub", ["x", "y"], ["a"]),
+        helper.make_node("Mul", ["a", "two"], ["b"]),
+        helper.make_node("Div", ["b", "y"], ["c"]),
+        helper.make_node("Pow", ["c", "two"], ["d"]),
+        helper.make_node("Sqrt", ["d"], ["e"]),
+        helper.make_node("Reciprocal", ["e"], ["f"]),
+        helper.make_node("Neg", ["f"], ["g"]),
+        helper.make_node("Exp", ["g"], ["h"]),
+        helper.make_node("Log", ["h"], ["i"]),
+        helper.make_node("Tanh", ["i"], ["j"]),
+        helper.make_node("Erf", ["j"], ["k"]),
+        helper.make_node("Sigmoid", ["k"], ["l"]),
+        helper.make_node("Max", ["l", "x", "y"], ["m"]),
+        helper.make_node("Min", ["m", "x"], ["n"]),
+    ]
+    return model(nodes, [vi("x", F, [2, 3]), vi("y", F, [3])],
+                 [vi("n", F, [2, 3])])
+
+
+def shape_plumbing():
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape, plus Range,
+    ConstantOfShape, Equal, Where, Cast, Div on shapes: all folded."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "i0"], ["d0"], name="g0", axis=0),
+        helper.make_node("Gather", ["s", "i1"], ["d1"], name="g1", axis=0),
+        helper.make_node("Gather", ["s", "i2"], ["d2"], name="g2", axis=0),
+        helper.make_node("Div", ["d2", "heads"], ["hd"], name="head_dim"),
+        helper.make_node("Unsqueeze", ["d0", "ax0"], ["u0"]),
+        helper.make_node("Unsqueeze", ["d1", "ax0"], ["u1"]),
+        helper.make_node("Unsqueeze", ["hd", "ax0"], ["u3"]),
+        helper.make_node("Concat", ["u0", "u1", "heads1", "u3"], ["newshape"],
+                         axis=0),
+        helper.make_node("Reshape", ["x", "newshape"], ["xr"], name="split_heads"),
+        helper.make_node("Transpose", ["xr"], ["xt"], perm=[0, 2, 1, 3]),
+        # Range / ConstantOfShape / Equal / Where / Cast on constants.
+        helper.make_node("Range", ["zero", "d1", "one"], ["pos"]),
+        helper.make_node("ConstantOfShape", ["u1"], ["ones"],
+                         value=numpy_helper.from_array(np.array([1], np.int64))),
+        helper.make_node("Less", ["pos", "four"], ["eq"]),
+        helper.make_node("Where", ["eq", "pos", "ones"], ["w"]),
+        helper.make_node("Cast", ["w"], ["wf"], to=F),
+        helper.make_node("Unsqueeze", ["wf", "ax1"], ["wf2"]),
+        helper.make_node("Unsqueeze", ["wf2", "ax0"], ["wf3"]),
+        helper.make_node("Unsqueeze", ["wf3", "ax0"], ["wf4"]),
+        helper.make_node("Mul", ["xt", "wf4"], ["y"], name="scale_by_pos"),
+    ]
+    inits = [ints("i0", 0), ints("i1", 1), ints("i2", 2), ints("heads", 4),
+             ints("heads1", [4]), ints("ax0", [0]), ints("ax1", [1]),
+             ints("zero", 0), ints("one", 1), ints("four", 4)]
+    return model(nodes, [vi("x", F, [2, 8, 16])], [vi("y", F, [2, 4, 8, 4])],
+                 inits, opset=13)
+
+
+def norms():
+    """LayerNormalization (opset 17), Softmax and reductions."""
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["ln"],
+                         name="ln", axis=-1, epsilon=1e-6),
+        helper.make_node("Softmax", ["ln"], ["sm"], name="sm", axis=1),
+        helper.make_node("ReduceMean", ["sm"], ["rm"], axes=[-1], keepdims=1),
+        helper.make_node("ReduceMax", ["sm"], ["rx"], axes=[0, 2], keepdims=0),
+        helper.make_node("ReduceSum", ["sm", "sum_axes"], ["rs"], keepdims=1),
+        helper.make_node("ReduceSum", ["sm"], ["all"], keepdims=0),
+    ]
+    return model(nodes, [vi("x", F, [2, 4, 8])],
+                 [vi("rm", F, [2, 4, 1]), vi("rx", F, [4]), vi("rs", F, [2, 1, 8]),
+                  vi("all", F, [])],
+                 [init("gamma", [8]), init("beta", [8]), ints("sum_axes", [1])])
+
+
+def data_movement():
+    """Slice (negative, clamped, strided), Split, Squeeze/Unsqueeze, Concat,
+    Expand, Cast, Gather with a constant index on runtime data, Identity and
+    Dropout."""
+    nodes = [
+        helper.make_node("Slice", ["x", "st", "en", "axes", "steps"], ["s1"],
+                         name="slice_neg"),
+        helper.make_node("Split", ["x", "split"], ["p0", "p1"], name="split",
+                         axis=2),
+        helper.make_node("Concat", ["p1", "p0"], ["c"], name="swap", axis=2),
+        helper.make_node("Unsqueeze", ["c", "ax0"], ["u"]),
+        helper.make_node("Squeeze", ["u", "ax0"], ["sq"]),
+        helper.make_node("Expand", ["b", "eshape"], ["e"], name="expand"),
+        helper.make_node("Cast", ["ids"], ["idsf"], to=F, name="cast"),
+        helper.make_node("Gather", ["x", "last"], ["g"], name="take_last", axis=1),
+        helper.make_node("Identity", ["g"], ["gi"]),
+        helper.make_node("Dropout", ["gi"], ["gd"]),
+    ]
+    return model(nodes, [vi("x", F, [2, 6, 8]), vi("b", F, [1, 8]),
+                         vi("ids", I64, [2, 6])],
+                 [vi("s1", F, [2, 2, 3]), vi("sq", F, [2, 6, 8]),
+                  vi("e", F, [2, 6, 8]), vi("idsf", F, [2, 6]),
+                  vi("gd", F, [2, 8])],
+                 [ints("st", [-5, 1]), ints("en", [-1, 100]),
+                  ints("axes", [1, 2]), ints("steps", [2, 3]),
+                  ints("split", [3, 5]), ints("ax0", [0]),
+                  ints("eshape", [2, 6, 1]), ints("last", -1)], opset=13)
+
+
+def slice_runtime():
+    """Slice with positive steps on runtime data, clamped ends."""
+    nodes = [helper.make_node("Slice", ["x", "st", "en", "axes", "steps"], ["y"],
+                              name="slice_pos")]
+    return model(nodes, [vi("x", F, [4, 10])], [vi("y", F, [4, 5])],
+                 [ints("st", [-9]), ints("en", [1000]), ints("axes", [-1]),
+                  ints("steps", [2])], opset=13)
+
+
+def slice_negative():
+    """Negative steps: folded on a constant, an error on runtime data."""
+    nodes = [
+        helper.make_node("Range", ["zero", "ten", "one"], ["r"]),
+        helper.make_node("Slice", ["r", "st", "en", "axes", "steps"], ["rev"],
+                         name="reverse_const"),
+        helper.make_node("Cast", ["rev"], ["revf"], to=F),
+        helper.make_node("Add", ["x", "revf"], ["y"], name="add_rev"),
+    ]
+    if len(sys.argv) > 3 and sys.argv[3] == "runtime":
+        nodes.append(helper.make_node("Slice", ["y", "st", "en", "axes", "steps"],
+                                      ["z"], name="reverse_runtime"))
+        out = "z"
+    else:
+        out = "y"
+    return model(nodes, [vi("x", F, [2, 4])], [vi(out, F, [2, 4])],
+                 [ints("zero", 0), ints("ten", 10), ints("one", 1),
+                  ints("st", [-1]), ints("en", [-100]), ints("axes", [0]),
+                  ints("steps", [-3])], opset=13)
+
+
+def embedding():
+    """Token embedding: Gather on axis 0 of a 2-D table with runtime ids,
+    plus positions from Range folded into a constant index."""
+    nodes = [
+        helper.make_node("Gather", ["wte", "input_ids"], ["tok"], name="wte_lookup"),
+        helper.make_node("Shape", ["input_ids"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["seq"], axis=0),
+        helper.make_node("Range", ["zero", "seq", "one"], ["pos"]),
+        helper.make_node("Gather", ["wpe", "pos"], ["pe"], name="wpe_lookup"),
+        helper.make_node("Add", ["tok", "pe"], ["h"]),
+    ]
+    return model(nodes, [vi("input_ids", I64, ["batch", "seq"])],
+                 [vi("h", F, ["batch", "seq", 16])],
+                 [init("wte", [50, 16]), init("wpe", [32, 16]), ints("zero", 0),
+                  ints("one", 1)], opset=13)
+
+
+def unsupported_op():
+    nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
+    return model(nodes, [vi("x", F, [4])], [vi("y", I64, [1, None])])
+
+
+def runtime_where():
+    nodes = [
+        helper.make_node("Less", ["x", "zero"], ["c"], name="is_neg"),
+        helper.make_node("Where", ["c", "zero", "x"], ["y"], name="clip"),
+    ]
+    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])],
+                 [numpy_helper.from_array(np.array(0, np.float32), "zero")])
+
+
+def const_cond_where():
+    """Where with a constant condition but a runtime branch."""
+    nodes = [helper.make_node("Where", ["mask", "x", "neg"], ["y"], name="mask_fill")]
+    return model(nodes, [vi("x", F, [4, 4])], [vi("y", F, [4, 4])],
+                 [numpy_helper.from_array(np.tril(np.ones((4, 4), bool)), "mask"),
+                  numpy_helper.from_array(np.array(-1e4, np.float32), "neg")])
+
+
+def dequantize():
+    nodes = [helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq")]
+    return model(nodes, [vi("q", TensorProto.INT8, [4])], [vi("y", F, [4])],
+                 [numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+                  numpy_helper.from_array(np.array(0, np.int8), "z")], opset=13)
+
+
+def gather_axis1_runtime():
+    nodes = [helper.make_node("Gather", ["x", "i"], ["y"], name="g", axis=1)]
+    return model(nodes, [vi("x", F, [4, 5]), vi("i", I64, [3])],
+                 [vi("y", F, [4, 3])])
+
+
+def double_input():
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    return model(nodes, [vi("x", TensorProto.DOUBLE, [4])],
+                 [vi("y", TensorProto.DOUBLE, [4])])
+
+
+def old_opset():
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])], opset=9)
+
+
+def matmul_bad():
+    """Contraction sizes that differ: a clear error, not a crash."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")]
+    return model(nodes, [vi("x", F, [2, 3])], [vi("y", F, [2, 5])],
+                 [init("w", [4, 5])])
+
+
+def gemm_runtime_c():
+    """Gemm with a runtime C and alpha != beta (distinct scalar constants)."""
+    nodes = [helper.make_node("Gemm", ["a", "b", "c"], ["y"], name="gemm",
+                              alpha=0.25, beta=0.35, transA=1)]
+    return model(nodes, [vi("a", F, [4, 3]), vi("b", F, [4, 5]), vi("c", F, [1, 5])],
+                 [vi("y", F, [3, 5])])
+
+
+def training_dropout():
+    nodes = [helper.make_node("Dropout", ["x", "ratio", "training"], ["y"],
+                              name="drop")]
+    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])],
+                 [numpy_helper.from_array(np.array(0.5, np.float32), "ratio"),
+                  numpy_helper.from_array(np.array(True), "training")])
+
+
+def bad_output_shape():
+    """The model declares a wrong static output shape."""
+    nodes = [helper.make_node("Transpose", ["x"], ["y"], name="t", perm=[1, 0])]
+    return model(nodes, [vi("x", F, [2, 3])], [vi("y", F, [2, 3])])
+
+
+def matmul_vec():
+    """MatMul with 1-D operands (numpy semantics)."""
+    nodes = [helper.make_node("MatMul", ["v", "w"], ["y"], name="vec_mat"),
+             helper.make_node("MatMul", ["w2", "y"], ["z"], name="mat_vec")]
+    return model(nodes, [vi("v", F, [3])], [vi("z", F, [2])],
+                 [init("w", [3, 5]), init("w2", [2, 5])])
+
+
+BUILDERS = {f.__name__: f for f in [
+    mlp, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
+    slice_negative,
+    embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
+    gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
+    bad_output_shape, gemm_runtime_c, training_dropout]}
+
+
+def external(path):
+    """mlp() with its weights in an external data file next to the model."""
+    from onnx.external_data_helper import convert_model_to_external_data
+    import os
+    m = mlp()
+    convert_model_to_external_data(m, all_tensors_to_one_file=True,
+                                   location=os.path.basename(path) + ".data",
+                                   size_threshold=0)
+    onnx.save_model(m, path)
+
+
+def main():
+    name, out = sys.argv[1], sys.argv[2]
+    if name == "external":
+        external(out)
+        return
+    m = BUILDERS[name]()
+    onnx.save_model(m, out)
+
+
+if __name__ == "__main__":
+    main()
