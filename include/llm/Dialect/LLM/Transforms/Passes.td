@@ -63,4 +63,55 @@ def LLMFoldConstantsPass : Pass<"llm-fold-constants"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Recomposition
+//===----------------------------------------------------------------------===//
+
+def LLMRecomposePass : Pass<"llm-recompose"> {
+  let summary = "rebuild fused llm ops from the decomposed forms exporters emit";
+  let description = [{
+    Exporters (e.g. `torch.onnx.export` below opset 17) break fused ops into
+    elementwise ops and reductions. This pass recognizes those chains and
+    rebuilds the fused op:
+
+    * `d = x - reduce_mean(x, axes, keepdims)`,
+      `d / sqrt(reduce_mean(d * d | pow(d, 2), axes, keepdims) + eps)` (or
+      `d * rsqrt(...)`, `d * reciprocal(sqrt(...))`, `d * (1 / sqrt(...))`)
+      -> `llm.layer_norm` with `axis = -(number of reduced axes)`; `axes`
+      must be exactly the trailing dimensions (one or more); then `* gamma`
+      and `+ beta` of the normalized shape become `scale` and `bias`;
+    * `x / sqrt(reduce_mean(x * x | pow(x, 2), [-1], keepdims) + eps)` (or
+      `x * rsqrt(...)` and the other forms above) -> `llm.rms_norm`, then
+      `* w` (shape `[D]`) becomes `weight`;
+    * `0.5 * x * (1 + erf(x / sqrt(2)))` (or `x * 0.70710678`) ->
+      `llm.gelu`, and `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 *
+      x^3)))` (`x^3` as `pow(x, 3)` or `x * x * x`) ->
+      `llm.gelu approximate <tanh>`; the three factors in any order and
+      association;
+    * `x * sigmoid(x)` -> `llm.silu`;
+    * `matmul(softmax(matmul(q, transpose(k, [0, 1, 3, 2])) * c [+ mask],
+      axis = -1), v)` (also `/ c`, no scale, or `matmul(q, k)
+      {transpose_b}`) with rank-4 static `q`, `k`, `v` of equal `B` and `H`
+      -> `llm.attention` with `scale = c` (or `1 / c`) and the float mask.
+      Any rank-4 transpose `transpose(k', p)` is accepted as `k^T`: the key
+      becomes `transpose(k', p with its last two entries swapped)` (GPT-2
+      exports `transpose(k', [0, 2, 3, 1])` of a `[B, S, H, D]` tensor).
+
+    Commutative operands match in either order. A chain is rewritten only
+    when each intermediate value is used inside the chain alone, when the
+    result keeps the input's type (constants must not broadcast the shape)
+    and when the formula constants are splats within a relative tolerance of
+    1e-4 of their exact values (exponents 2 and 3 exactly; the epsilon is
+    taken as is, and must be >= 0). The pass applies nothing else (no
+    folding, no constant CSE), so chains that do not match stay as written.
+
+    Numerics: the fused ops compute the same formulas; the rounding may
+    differ in the last bits (e.g. `rsqrt` vs `1 / sqrt`). An additive
+    attention mask that is `-inf` on a whole row gives NaN in the decomposed
+    chain, while `llm.attention` may give 0 there (its rule for fully
+    excluded rows), so the two can differ on such rows.
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+}
+
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD

@@ -39,6 +39,12 @@ void populateConstantFoldingPatterns(RewritePatternSet &patterns,
 /// result type).
 void populateFastMathSimplificationPatterns(RewritePatternSet &patterns);
 
+/// Adds the patterns of `llm-recompose`, which rebuild `layer_norm`,
+/// `rms_norm`, `gelu`, `silu` and `attention` from the elementwise chains,
+/// reductions and matmuls exporters decompose them into (see the pass
+/// description for the forms).
+void populateRecompositionPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::llm
 
 #endif // LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H

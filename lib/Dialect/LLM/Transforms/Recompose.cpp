@@ -1,0 +1,800 @@
+//===- Recompose.cpp - rebuild fused llm ops from decomposed forms --------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the `llm-recompose` pass and its patterns. Exporters
+// (torch.onnx.export below opset 17, hand-written graphs, ...) spell fused
+// operations out as chains of elementwise ops and reductions; the patterns
+// recognize those chains and rebuild `llm.layer_norm`, `llm.rms_norm`,
+// `llm.gelu`, `llm.silu` and `llm.attention`.
+//
+// Every pattern is anchored at the last op of its chain and checks that:
+//  * each intermediate value of the chain is used only inside the chain (a
+//    value also read elsewhere must stay, so the chain is left untouched);
+//  * the result has the type of the chain's input, so no constant operand
+//    broadcast the shape to something larger (constants that the formula
+//    needs as scalars must be splats); for attention, `q`, `k` and `v` agree
+//    on batch and heads and the scores keep the type of `q @ k^T`;
+//  * formula constants match with a relative tolerance of 1e-4
+//    (`|c - expected| <= 1e-4 * |expected|`), so that `0.7071` or
+//    `1.4142135` are accepted while `0.6` for `0.5` is not. Exponents (2 and
+//    3) must be exact. Epsilons are read as they are (any value >= 0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Dialect/LLM/IR/LLMDialect.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Transforms.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <optional>
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMRECOMPOSEPASS
+#include "llm/Dialect/LLM/Transforms/Passes.h.inc"
+} // namespace mlir::llm
+
+#define DEBUG_TYPE "llm-recompose"
+
+using namespace mlir;
+using namespace mlir::llm;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Matching helpers
+//===----------------------------------------------------------------------===//
+
+/// Relative tolerance of formula constants.
+constexpr double kConstantTolerance = 1e-4;
+
+/// Returns the value of `v` when it is defined by a splat floating-point
+/// constant.
+std::optional<double> getSplatFloat(Value v) {
+  DenseElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) || !attr.isSplat() ||
+      !isa<FloatType>(attr.getElementType()))
+    return std::nullopt;
+  return attr.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// True when `v` is a splat constant within the relative tolerance of
+/// `expected`.
+bool isSplatNear(Value v, double expected) {
+  std::optional<double> c = getSplatFloat(v);
+  return c &&
+         std::abs(*c - expected) <= kConstantTolerance * std::abs(expected);
+}
+
+/// True when `v` is a splat constant exactly equal to `expected`.
+bool isSplatExactly(Value v, double expected) {
+  std::optional<double> c = getSplatFloat(v);
+  return c && *c == expected;
+}
+
+/// Returns the op of type `OpTy` defining `v`, or null.
+template <typename OpTy>
+OpTy defOp(Value v) {
+  return v ? v.getDefiningOp<OpTy>() : OpTy();
+}
+
+/// The ops of a matched chain. The root's result may have any users; every
+/// other op's results may only be used by ops of the chain.
+struct Chain {
+  SmallVector<Operation *> ops;
+
+  void add(Operation *op) { ops.push_back(op); }
+
+  /// True when no intermediate value escapes the chain rooted at `root`.
+  bool isClosed(Operation *root) const {
+    SmallPtrSet<Operation *, 16> set(ops.begin(), ops.end());
+    set.insert(root);
+    for (Operation *op : ops) {
+      if (op == root)
+        continue;
+      for (Operation *user : op->getUsers())
+        if (!set.contains(user))
+          return false;
+    }
+    return true;
+  }
+};
+
+/// Calls `fn(a, b)` with the operands of a commutative binary op in both
+/// orders; returns true as soon as one call does.
+template <typename Fn>
+bool eitherOrder(Value lhs, Value rhs, Fn fn) {
+  return fn(lhs, rhs) || fn(rhs, lhs);
+}
+
+/// Matches `v = x * x` or `v = pow(x, 2)` and returns `x`.
+Value matchSquare(Value v, Chain &chain) {
+  if (auto mul = defOp<MulOp>(v)) {
+    if (mul.getLhs() != mul.getRhs())
+      return {};
+    chain.add(mul);
+    return mul.getLhs();
+  }
+  if (auto pow = defOp<PowOp>(v)) {
+    if (!isSplatExactly(pow.getRhs(), 2.0))
+      return {};
+    chain.add(pow);
+    return pow.getLhs();
+  }
+  return {};
+}
+
+/// Matches `v = x * x * x` (either association) or `v = pow(x, 3)` and returns
+/// `x`.
+Value matchCube(Value v, Chain &chain) {
+  if (auto pow = defOp<PowOp>(v)) {
+    if (!isSplatExactly(pow.getRhs(), 3.0))
+      return {};
+    chain.add(pow);
+    return pow.getLhs();
+  }
+  auto mul = defOp<MulOp>(v);
+  if (!mul)
+    return {};
+  Value x;
+  Chain inner;
+  if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value sq, Value other) {
+        inner = Chain();
+        Value base = matchSquare(sq, inner);
+        if (!base || base != other)
+          return false;
+        x = base;
+        return true;
+      }))
+    return {};
+  chain.add(mul);
+  chain.ops.append(inner.ops);
+  return x;
+}
+
+/// Matches the inverse standard deviation `1 / sqrt(s + eps)` and returns `s`
+/// and `eps`. With `isDivisor`, `v` is the divisor `sqrt(s + eps)`; otherwise
+/// it is a factor, `rsqrt(s + eps)`, `reciprocal(sqrt(s + eps))` or
+/// `1 / sqrt(s + eps)`. The epsilon is a splat constant >= 0 that leaves the
+/// type of `s` unchanged.
+bool matchInvStd(Value v, bool isDivisor, Chain &chain, Value &s, double &eps) {
+  Value sum;
+  if (isDivisor) {
+    auto sqrt = defOp<SqrtOp>(v);
+    if (!sqrt)
+      return false;
+    chain.add(sqrt);
+    sum = sqrt.getInput();
+  } else if (auto rsqrt = defOp<RsqrtOp>(v)) {
+    chain.add(rsqrt);
+    sum = rsqrt.getInput();
+  } else if (auto recip = defOp<ReciprocalOp>(v)) {
+    auto sqrt = defOp<SqrtOp>(recip.getInput());
+    if (!sqrt)
+      return false;
+    chain.add(recip);
+    chain.add(sqrt);
+    sum = sqrt.getInput();
+  } else if (auto div = defOp<DivOp>(v)) {
+    // 1 / sqrt(...), as torch.onnx.export writes torch.rsqrt.
+    auto sqrt = defOp<SqrtOp>(div.getRhs());
+    if (!sqrt || !isSplatNear(div.getLhs(), 1.0) ||
+        div.getType() != sqrt.getType())
+      return false;
+    chain.add(div);
+    chain.add(sqrt);
+    sum = sqrt.getInput();
+  } else {
+    return false;
+  }
+  auto add = defOp<AddOp>(sum);
+  if (!add)
+    return false;
+  return eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value c) {
+    std::optional<double> e = getSplatFloat(c);
+    if (!e || *e < 0 || a.getType() != add.getType())
+      return false;
+    chain.add(add);
+    s = a;
+    eps = *e;
+    return true;
+  });
+}
+
+/// Returns the axes of a `keepdims` reduction over `rank` dimensions as a
+/// sorted list of non-negative axes, or nothing when they are invalid.
+std::optional<SmallVector<int64_t>> normalizedAxes(ReduceMeanOp op) {
+  if (!op.getKeepdims())
+    return std::nullopt;
+  int64_t rank = op.getInput().getType().getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t a : op.getAxes()) {
+    if (a < -rank || a >= rank)
+      return std::nullopt;
+    axes.push_back(a < 0 ? a + rank : a);
+  }
+  llvm::sort(axes);
+  if (axes.empty() || llvm::adjacent_find(axes) != axes.end())
+    return std::nullopt;
+  return axes;
+}
+
+/// True when `axes` (sorted) are exactly the trailing dims `[rank - n, rank)`.
+bool areTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  for (auto [i, a] : llvm::enumerate(axes))
+    if (a != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+/// Collects the factors of the product rooted at `v`: `mul` ops are
+/// flattened when they are the root or used once (by their parent).
+void collectFactors(Value v, bool isRoot, Chain &chain,
+                    SmallVectorImpl<Value> &factors) {
+  auto mul = defOp<MulOp>(v);
+  if (mul && (isRoot || v.hasOneUse()) && factors.size() < 8) {
+    chain.add(mul);
+    collectFactors(mul.getLhs(), false, chain, factors);
+    collectFactors(mul.getRhs(), false, chain, factors);
+    return;
+  }
+  factors.push_back(v);
+}
+
+//===----------------------------------------------------------------------===//
+// LayerNorm
+//===----------------------------------------------------------------------===//
+
+/// Matches the normalization core of a layer norm, anchored at the division
+/// (or the multiplication by the inverse standard deviation):
+///
+///   mean = reduce_mean(x, axes, keepdims)
+///   d    = x - mean
+///   var  = reduce_mean(d * d | pow(d, 2), axes, keepdims)
+///   y    = d / sqrt(var + eps) | d * rsqrt(var + eps)
+///                              | d * reciprocal(sqrt(var + eps))
+///   -> layer_norm(x) {axis = -|axes|, epsilon = eps}
+///
+/// `axes` (the same set in both reductions) must be the trailing dimensions.
+/// `* gamma + beta` is absorbed afterwards by the patterns below.
+struct RecomposeLayerNorm final : RewritePattern {
+  RecomposeLayerNorm(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/2, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    bool isDiv = isa<DivOp>(op);
+    if (!isDiv && !isa<MulOp>(op))
+      return failure();
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    Value x;
+    int64_t axis = 0;
+    double eps = 0;
+    auto tryOrder = [&](Value num, Value inv) {
+      Chain chain;
+      chain.add(op);
+      Value var;
+      if (!matchInvStd(inv, isDiv, chain, var, eps))
+        return false;
+      auto sub = defOp<SubOp>(num);
+      if (!sub)
+        return false;
+      x = sub.getLhs();
+      auto mean = defOp<ReduceMeanOp>(sub.getRhs());
+      auto varMean = defOp<ReduceMeanOp>(var);
+      if (!mean || !varMean || mean.getInput() != x)
+        return false;
+      Value sqIn = matchSquare(varMean.getInput(), chain);
+      if (sqIn != num)
+        return false;
+      auto axes = normalizedAxes(mean);
+      auto varAxes = normalizedAxes(varMean);
+      auto xType = cast<RankedTensorType>(x.getType());
+      int64_t rank = xType.getRank();
+      if (!axes || !varAxes || *axes != *varAxes ||
+          !areTrailingAxes(*axes, rank))
+        return false;
+      if (sub.getType() != xType || op->getResult(0).getType() != xType)
+        return false;
+      chain.add(sub);
+      chain.add(mean);
+      chain.add(varMean);
+      if (!chain.isClosed(op))
+        return false;
+      axis = -static_cast<int64_t>(axes->size());
+      return true;
+    };
+    bool matched = isDiv ? tryOrder(lhs, rhs) : eitherOrder(lhs, rhs, tryOrder);
+    if (!matched)
+      return rewriter.notifyMatchFailure(op, "not a layer norm chain");
+    rewriter.replaceOpWithNewOp<LayerNormOp>(
+        op, x.getType(), x, /*scale=*/Value(), /*bias=*/Value(),
+        rewriter.getI64IntegerAttr(axis),
+        rewriter.getF32FloatAttr(static_cast<float>(eps)));
+    return success();
+  }
+};
+
+/// True when `v` has the normalized shape `shape[axis:]` of `norm` and its
+/// element type.
+bool hasNormalizedShape(Value v, RankedTensorType inputType, int64_t axis) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (axis < 0)
+    axis += inputType.getRank();
+  return t.getElementType() == inputType.getElementType() &&
+         t.getShape() == inputType.getShape().drop_front(axis);
+}
+
+/// layer_norm(x) * gamma -> layer_norm(x, scale = gamma)
+/// (either operand order; no scale or bias yet; the layer norm used only here;
+/// gamma of the normalized shape)
+struct AbsorbLayerNormScale final : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    LayerNormOp norm;
+    Value gamma;
+    if (!eitherOrder(op.getLhs(), op.getRhs(), [&](Value n, Value g) {
+          norm = defOp<LayerNormOp>(n);
+          gamma = g;
+          return norm && !norm.getScale() && !norm.getBias() && n.hasOneUse() &&
+                 op.getType() == norm.getType() &&
+                 hasNormalizedShape(g, norm.getInput().getType(),
+                                    norm.getAxis());
+        }))
+      return rewriter.notifyMatchFailure(op, "not layer_norm(x) * gamma");
+    rewriter.replaceOpWithNewOp<LayerNormOp>(
+        op, norm.getType(), norm.getInput(), gamma, Value(), norm.getAxisAttr(),
+        norm.getEpsilonAttr());
+    return success();
+  }
+};
+
+/// layer_norm(x[, scale]) + beta -> layer_norm(x[, scale], bias = beta)
+/// (either operand order; no bias yet; the layer norm used only here; beta of
+/// the normalized shape)
+struct AbsorbLayerNormBias final : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    LayerNormOp norm;
+    Value beta;
+    if (!eitherOrder(op.getLhs(), op.getRhs(), [&](Value n, Value b) {
+          norm = defOp<LayerNormOp>(n);
+          beta = b;
+          return norm && !norm.getBias() && n.hasOneUse() &&
+                 op.getType() == norm.getType() &&
+                 hasNormalizedShape(b, norm.getInput().getType(),
+                                    norm.getAxis());
+        }))
+      return rewriter.notifyMatchFailure(op, "not layer_norm(x) + beta");
+    rewriter.replaceOpWithNewOp<LayerNormOp>(
+        op, norm.getType(), norm.getInput(), norm.getScale(), beta,
+        norm.getAxisAttr(), norm.getEpsilonAttr());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// RMSNorm
+//===----------------------------------------------------------------------===//
+
+/// Matches RMS normalization over the last dimension:
+///
+///   ms = reduce_mean(x * x | pow(x, 2), [-1], keepdims)
+///   y  = x / sqrt(ms + eps) | x * rsqrt(ms + eps)
+///                           | x * reciprocal(sqrt(ms + eps))
+///   -> rms_norm(x) {epsilon = eps}
+///
+/// Lower benefit than the layer norm pattern, which anchors at the same op
+/// (`d / sqrt(mean(d^2) + eps)` with `d = x - mean(x)` is a layer norm).
+/// `* w` is absorbed afterwards by AbsorbRmsNormWeight.
+struct RecomposeRmsNorm final : RewritePattern {
+  RecomposeRmsNorm(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    bool isDiv = isa<DivOp>(op);
+    if (!isDiv && !isa<MulOp>(op))
+      return failure();
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    Value x;
+    double eps = 0;
+    auto tryOrder = [&](Value num, Value inv) {
+      Chain chain;
+      chain.add(op);
+      Value ms;
+      if (!matchInvStd(inv, isDiv, chain, ms, eps))
+        return false;
+      auto mean = defOp<ReduceMeanOp>(ms);
+      if (!mean)
+        return false;
+      chain.add(mean);
+      if (matchSquare(mean.getInput(), chain) != num)
+        return false;
+      auto xType = cast<RankedTensorType>(num.getType());
+      auto axes = normalizedAxes(mean);
+      if (!axes || axes->size() != 1 || axes->front() != xType.getRank() - 1)
+        return false;
+      if (op->getResult(0).getType() != xType || !chain.isClosed(op))
+        return false;
+      x = num;
+      return true;
+    };
+    bool matched = isDiv ? tryOrder(lhs, rhs) : eitherOrder(lhs, rhs, tryOrder);
+    if (!matched)
+      return rewriter.notifyMatchFailure(op, "not an rms norm chain");
+    rewriter.replaceOpWithNewOp<RmsNormOp>(
+        op, x.getType(), x, /*weight=*/Value(),
+        rewriter.getF32FloatAttr(static_cast<float>(eps)));
+    return success();
+  }
+};
+
+/// rms_norm(x) * w -> rms_norm(x, weight = w)
+/// (either operand order; no weight yet; the rms norm used only here; w of
+/// shape [D], D the last dimension of x)
+struct AbsorbRmsNormWeight final : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    RmsNormOp norm;
+    Value weight;
+    if (!eitherOrder(op.getLhs(), op.getRhs(), [&](Value n, Value w) {
+          norm = defOp<RmsNormOp>(n);
+          weight = w;
+          return norm && !norm.getWeight() && n.hasOneUse() &&
+                 op.getType() == norm.getType() &&
+                 hasNormalizedShape(w, norm.getInput().getType(), -1);
+        }))
+      return rewriter.notifyMatchFailure(op, "not rms_norm(x) * w");
+    rewriter.replaceOpWithNewOp<RmsNormOp>(op, norm.getType(), norm.getInput(),
+                                           weight, norm.getEpsilonAttr());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// GELU
+//===----------------------------------------------------------------------===//
+
+/// Matches `1 + f(arg)` (either order) where `f` is `OpTy` and returns `arg`.
+template <typename OpTy>
+Value matchOnePlus(Value v, Chain &chain) {
+  auto add = defOp<AddOp>(v);
+  if (!add)
+    return {};
+  Value arg;
+  if (!eitherOrder(add.getLhs(), add.getRhs(), [&](Value f, Value one) {
+        auto fn = defOp<OpTy>(f);
+        if (!fn || !isSplatNear(one, 1.0))
+          return false;
+        chain.add(fn);
+        arg = fn.getInput();
+        return true;
+      }))
+    return {};
+  chain.add(add);
+  return arg;
+}
+
+/// Matches `x / sqrt(2)` or `x * (1 / sqrt(2))` (either order) and returns x.
+Value matchDivSqrt2(Value v, Chain &chain) {
+  if (auto div = defOp<DivOp>(v)) {
+    if (!isSplatNear(div.getRhs(), llvm::numbers::sqrt2))
+      return {};
+    chain.add(div);
+    return div.getLhs();
+  }
+  auto mul = defOp<MulOp>(v);
+  if (!mul)
+    return {};
+  Value x;
+  if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value a, Value c) {
+        x = a;
+        return isSplatNear(c, llvm::numbers::inv_sqrt2);
+      }))
+    return {};
+  chain.add(mul);
+  return x;
+}
+
+/// Matches `sqrt(2/pi) * (x + 0.044715 * x^3)` (either order of every
+/// commutative op; x^3 as pow(x, 3) or x * x * x) and returns x.
+Value matchTanhArg(Value v, Chain &chain) {
+  auto mul = defOp<MulOp>(v);
+  if (!mul)
+    return {};
+  Value x;
+  if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value inner, Value c) {
+        if (!isSplatNear(c, std::sqrt(2.0 / llvm::numbers::pi)))
+          return false;
+        auto add = defOp<AddOp>(inner);
+        if (!add)
+          return false;
+        return eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value t) {
+          auto cubic = defOp<MulOp>(t);
+          if (!cubic)
+            return false;
+          return eitherOrder(cubic.getLhs(), cubic.getRhs(),
+                             [&](Value cube, Value k) {
+                               if (!isSplatNear(k, 0.044715))
+                                 return false;
+                               Chain inner;
+                               if (matchCube(cube, inner) != a)
+                                 return false;
+                               chain.add(add);
+                               chain.add(cubic);
+                               chain.ops.append(inner.ops);
+                               x = a;
+                               return true;
+                             });
+        });
+      }))
+    return {};
+  chain.add(mul);
+  return x;
+}
+
+/// Matches the products (any association and order of the three factors)
+///
+///   0.5 * x * (1 + erf(x / sqrt(2)))        -> gelu(x)
+///   0.5 * x * (1 + erf(x * 0.70710678))     -> gelu(x)
+///   0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+///                                           -> gelu(x) approximate <tanh>
+///
+/// with x^3 as pow(x, 3), x * x * x or x * (x * x).
+struct RecomposeGelu final : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    Chain chain;
+    SmallVector<Value, 4> factors;
+    collectFactors(op.getResult(), /*isRoot=*/true, chain, factors);
+    if (factors.size() != 3)
+      return rewriter.notifyMatchFailure(op, "not a product of 3 factors");
+    // Find the 0.5 factor, then try each remaining order (x, 1 + f(...)).
+    auto *half =
+        llvm::find_if(factors, [](Value f) { return isSplatNear(f, 0.5); });
+    if (half == factors.end())
+      return rewriter.notifyMatchFailure(op, "no 0.5 factor");
+    SmallVector<Value, 2> rest;
+    for (Value *f = factors.begin(); f != factors.end(); ++f)
+      if (f != half)
+        rest.push_back(*f);
+    std::optional<GeluApproximation> approx;
+    Value x;
+    eitherOrder(rest[0], rest[1], [&](Value cand, Value poly) {
+      Chain inner;
+      if (Value arg = matchOnePlus<ErfOp>(poly, inner)) {
+        if (matchDivSqrt2(arg, inner) == cand) {
+          approx = GeluApproximation::None;
+        }
+      } else if (Value targ = matchOnePlus<TanhOp>(poly, inner)) {
+        if (matchTanhArg(targ, inner) == cand)
+          approx = GeluApproximation::Tanh;
+      }
+      if (!approx)
+        return false;
+      x = cand;
+      chain.ops.append(inner.ops);
+      return true;
+    });
+    if (!approx)
+      return rewriter.notifyMatchFailure(op, "no erf/tanh polynomial of x");
+    if (op.getType() != x.getType() || !chain.isClosed(op))
+      return rewriter.notifyMatchFailure(op, "type change or escaping value");
+    rewriter.replaceOpWithNewOp<GeluOp>(op, x.getType(), x, *approx);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// SiLU
+//===----------------------------------------------------------------------===//
+
+/// x * sigmoid(x) -> silu(x)   (either order; the sigmoid used only here)
+struct RecomposeSilu final : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x;
+    if (!eitherOrder(op.getLhs(), op.getRhs(), [&](Value a, Value s) {
+          auto sig = defOp<SigmoidOp>(s);
+          x = a;
+          return sig && sig.getInput() == a && s.hasOneUse();
+        }))
+      return rewriter.notifyMatchFailure(op, "not x * sigmoid(x)");
+    if (op.getType() != x.getType())
+      return rewriter.notifyMatchFailure(op, "type change");
+    rewriter.replaceOpWithNewOp<SiluOp>(op, x.getType(), x);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// Matches `k^T` as a rank-4 transpose `transpose(x, p)` and returns `x` and
+/// the permutation that gives `k` from `x` (`p` with its last two entries
+/// swapped; GPT-2 exports `transpose(k', [0, 2, 3, 1])` of the `[B, S, H, D]`
+/// tensor `k'`, so `k = transpose(k', [0, 2, 1, 3])`).
+Value matchKeyTranspose(Value v, Chain &chain, SmallVectorImpl<int64_t> &perm) {
+  auto t = defOp<TransposeOp>(v);
+  if (!t || t.getPermutation().size() != 4)
+    return {};
+  ArrayRef<int64_t> p = t.getPermutation();
+  perm.assign({p[0], p[1], p[3], p[2]});
+  chain.add(t);
+  return t.getInput();
+}
+
+/// Matches the scaled scores `q @ k^T` (`matmul(q, transpose(k, [0, 1, 3,
+/// 2]))` or `matmul(q, k) {transpose_b}`), optionally `* c` (either order) or
+/// `/ c` with `c` a splat constant that does not broadcast the scores. Sets
+/// `scale` (`c`, `1 / c`, or nothing), `q`, and `k` with `kPerm`: the key is
+/// `transpose(k, kPerm)`, or `k` itself when `kPerm` is empty.
+bool matchScaledScores(Value s, Chain &chain, std::optional<double> &scale,
+                       Value &q, Value &k, SmallVectorImpl<int64_t> &kPerm) {
+  kPerm.clear();
+  scale = std::nullopt;
+  if (auto div = defOp<DivOp>(s)) {
+    std::optional<double> c = getSplatFloat(div.getRhs());
+    if (!c || *c == 0 || div.getLhs().getType() != div.getType())
+      return false;
+    scale = 1.0 / *c;
+    chain.add(div);
+    s = div.getLhs();
+  } else if (auto mul = defOp<MulOp>(s)) {
+    if (!eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value a, Value c) {
+          scale = getSplatFloat(c);
+          if (!scale || a.getType() != mul.getType() || !defOp<MatmulOp>(a))
+            return false;
+          s = a;
+          return true;
+        }))
+      return false;
+    chain.add(mul);
+  }
+  auto qk = defOp<MatmulOp>(s);
+  if (!qk || qk.getTransposeA())
+    return false;
+  chain.add(qk);
+  q = qk.getLhs();
+  k = qk.getTransposeB() ? qk.getRhs()
+                         : matchKeyTranspose(qk.getRhs(), chain, kPerm);
+  return static_cast<bool>(k);
+}
+
+/// Matches scaled dot-product attention over rank-4 `[B, H, S, D]` operands:
+///
+///   s = matmul(q, transpose(k', p)) | matmul(q, k) {transpose_b}
+///   s = s * c | c * s | s / c                  (optional; scale c or 1 / c)
+///   s = s + mask | mask + s                    (optional float mask)
+///   y = matmul(softmax(s, axis = -1), v)
+///   -> attention(q, k, v [, mask]) {scale}
+///
+/// where for a transposed key `k = transpose(k', p with its last two entries
+/// swapped)` (no transpose when that is the identity, e.g. p = [0, 1, 3, 2]).
+/// `q`, `k`, `v` must agree on `B` and `H` (no broadcasting), the scale is a
+/// splat constant and the mask may not broadcast the scores to a larger shape.
+/// The scale is always written explicitly. (For an additive mask that is
+/// -inf on a whole row, the chain gives NaN where `llm.attention` may give
+/// 0.)
+struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getTransposeA() || op.getTransposeB())
+      return rewriter.notifyMatchFailure(op, "transposed p or v");
+    Chain chain;
+    chain.add(op);
+    auto softmax = defOp<SoftmaxOp>(op.getLhs());
+    if (!softmax)
+      return rewriter.notifyMatchFailure(op, "lhs is not a softmax");
+    chain.add(softmax);
+    auto scoresType = cast<RankedTensorType>(softmax.getType());
+    if (scoresType.getRank() != 4 ||
+        (softmax.getAxis() != -1 && softmax.getAxis() != 3))
+      return rewriter.notifyMatchFailure(op, "softmax not over the last axis");
+    // Scores, with an optional mask on either side of the addition.
+    Value s = softmax.getInput();
+    Value mask, q, k;
+    SmallVector<int64_t, 4> kPerm;
+    std::optional<double> scale;
+    if (auto add = defOp<AddOp>(s)) {
+      if (!eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value m) {
+            Chain inner;
+            if (a.getType() != add.getType() ||
+                !matchScaledScores(a, inner, scale, q, k, kPerm))
+              return false;
+            chain.ops.append(inner.ops);
+            mask = m;
+            return true;
+          }))
+        return rewriter.notifyMatchFailure(op, "not scores + mask");
+      chain.add(add);
+    } else if (!matchScaledScores(s, chain, scale, q, k, kPerm)) {
+      return rewriter.notifyMatchFailure(op, "no scaled q @ k^T");
+    }
+    Value v = op.getRhs();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
+    if (!kPerm.empty()) {
+      if (kType.getRank() != 4)
+        return rewriter.notifyMatchFailure(op, "k^T of rank != 4");
+      SmallVector<int64_t, 4> shape;
+      for (int64_t d : kPerm)
+        shape.push_back(kType.getDimSize(d));
+      kType = RankedTensorType::get(shape, kType.getElementType());
+    }
+    auto vType = cast<RankedTensorType>(v.getType());
+    if (qType.getRank() != 4 || kType.getRank() != 4 || vType.getRank() != 4 ||
+        !qType.hasStaticShape() || !kType.hasStaticShape() ||
+        !vType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "q, k, v not static rank 4");
+    if (qType.getShape().take_front(2) != kType.getShape().take_front(2) ||
+        qType.getShape().take_front(2) != vType.getShape().take_front(2) ||
+        kType.getDimSize(2) != vType.getDimSize(2))
+      return rewriter.notifyMatchFailure(op, "q, k, v shapes disagree");
+    if (mask && cast<RankedTensorType>(mask.getType()).getElementType() !=
+                    qType.getElementType())
+      return rewriter.notifyMatchFailure(op, "mask of another element type");
+    if (!chain.isClosed(op))
+      return rewriter.notifyMatchFailure(op, "escaping intermediate value");
+    if (!kPerm.empty() && !llvm::equal(kPerm, ArrayRef<int64_t>{0, 1, 2, 3}))
+      k = TransposeOp::create(rewriter, op.getLoc(), kType, k,
+                              rewriter.getDenseI64ArrayAttr(kPerm));
+    auto attention = AttentionOp::create(
+        rewriter, op.getLoc(), op.getType(), q, k, v, mask,
+        /*causal=*/false,
+        rewriter.getF32FloatAttr(static_cast<float>(scale.value_or(1.0))));
+    rewriter.replaceOp(op, attention.getResult());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+struct LLMRecomposePass final
+    : mlir::llm::impl::LLMRecomposePassBase<LLMRecomposePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateRecompositionPatterns(patterns);
+    // Only recompose: no folding, constant CSE or region simplification, so
+    // that the chains that do not match stay exactly as written (the folder
+    // would move constants of commutative ops to the right). Ops left dead by
+    // a rewrite are still erased.
+    GreedyRewriteConfig config;
+    config.enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    // Like -canonicalize, a rewrite that does not converge is not an error.
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
+  }
+};
+
+} // namespace
+
+void mlir::llm::populateRecompositionPatterns(RewritePatternSet &patterns) {
+  patterns.add<RecomposeLayerNorm, AbsorbLayerNormScale, AbsorbLayerNormBias,
+               RecomposeRmsNorm, AbsorbRmsNormWeight, RecomposeGelu,
+               RecomposeSilu, RecomposeAttention>(patterns.getContext());
+}

@@ -1,0 +1,719 @@
+// RUN: llm-opt %s -llm-recompose -split-input-file | FileCheck %s
+
+// Positive cases: the decomposed chain becomes one fused op and the ops of the
+// chain disappear (CHECK-NEXT from the function signature to the return
+// leaves no room for any other op). Near misses (marked "near miss") stay as
+// written: the pass neither folds nor reorders anything.
+
+// d = x - reduce_mean(x, [-1]); var = reduce_mean(pow(d, 2), [-1]);
+// d / sqrt(var + eps) * gamma + beta -> layer_norm(x, gamma, beta)
+// (the torch.onnx.export opset < 17 form)
+// CHECK-LABEL: func.func @ln_torch_export
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[R:.*]] = llm.layer_norm %[[X]] scale %[[G]] bias %[[B]] : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @ln_torch_export(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %two = llm.constant dense<2.0> : tensor<f32>
+  %eps = llm.constant dense<1.0e-5> : tensor<f32>
+  %mean = llm.reduce_mean %x {axes = array<i64: -1>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %d = llm.sub %x, %mean : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %sq = llm.pow %d, %two : (tensor<2x4x8xf32>, tensor<f32>) -> tensor<2x4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %ve = llm.add %var, %eps : (tensor<2x4x1xf32>, tensor<f32>) -> tensor<2x4x1xf32>
+  %std = llm.sqrt %ve : tensor<2x4x1xf32>
+  %n = llm.div %d, %std : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %s = llm.mul %n, %g : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  %y = llm.add %s, %b : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// d = x - reduce_mean(x, [1]); var = reduce_mean(d * d, [1]);
+// rsqrt(eps + var) * d -> layer_norm(x) {axis = -1}
+// (positive axis, operands of the commutative ops swapped, no gamma/beta)
+// CHECK-LABEL: func.func @ln_rsqrt_swapped
+// CHECK-NEXT: %[[R:.*]] = llm.layer_norm %arg0 {epsilon = 9.99999997E-7 : f32} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @ln_rsqrt_swapped(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-6> : tensor<1xf32>
+  %mean = llm.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = llm.sub %x, %mean : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %sq = llm.mul %d, %d : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %ve = llm.add %eps, %var : (tensor<1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %inv = llm.rsqrt %ve : tensor<4x1xf32>
+  %y = llm.mul %inv, %d : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Multi-axis trailing reduction: axes [-2, -1] (given as [2, 1]) of a rank-3
+// input, gamma and beta of the normalized shape 4x8, gamma on the left.
+// -> layer_norm(x, gamma, beta) {axis = -2}
+// CHECK-LABEL: func.func @ln_two_axes
+// CHECK-NEXT: %[[R:.*]] = llm.layer_norm %arg0 scale %arg1 bias %arg2 {axis = -2 : i64} : (tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @ln_two_axes(%x: tensor<2x4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<2x4x8xf32> {
+  %eps = llm.constant dense<1.0e-5> : tensor<f32>
+  %mean = llm.reduce_mean %x {axes = array<i64: 2, 1>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x1x1xf32>
+  %d = llm.sub %x, %mean : (tensor<2x4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
+  %sq = llm.mul %d, %d : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: -2, -1>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x1x1xf32>
+  %ve = llm.add %var, %eps : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %std = llm.sqrt %ve : tensor<2x1x1xf32>
+  %n = llm.div %d, %std : (tensor<2x4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
+  %s = llm.mul %g, %n : (tensor<4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %y = llm.add %b, %s : (tensor<4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Near miss (wrong axis): the mean is taken over axis 0, not a trailing axis.
+// CHECK-LABEL: func.func @ln_wrong_axis
+// CHECK-NOT: llm.layer_norm
+// CHECK-NOT: llm.rms_norm
+// CHECK: llm.reduce_mean
+// CHECK: llm.sqrt
+// CHECK: llm.div
+func.func @ln_wrong_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-5> : tensor<f32>
+  %mean = llm.reduce_mean %x {axes = array<i64: 0>, keepdims = true} : (tensor<4x8xf32>) -> tensor<1x8xf32>
+  %d = llm.sub %x, %mean : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %sq = llm.mul %d, %d : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: 0>, keepdims = true} : (tensor<4x8xf32>) -> tensor<1x8xf32>
+  %ve = llm.add %var, %eps : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xf32>
+  %std = llm.sqrt %ve : tensor<1x8xf32>
+  %y = llm.div %d, %std : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (different axes): mean over [-1] but variance over [-2, -1].
+// CHECK-LABEL: func.func @ln_mismatched_axes
+// CHECK-NOT: llm.layer_norm
+// CHECK: llm.div
+func.func @ln_mismatched_axes(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %eps = llm.constant dense<1.0e-5> : tensor<f32>
+  %mean = llm.reduce_mean %x {axes = array<i64: -1>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %d = llm.sub %x, %mean : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %sq = llm.mul %d, %d : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: -2, -1>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x1x1xf32>
+  %ve = llm.add %var, %eps : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %std = llm.sqrt %ve : tensor<2x1x1xf32>
+  %y = llm.div %d, %std : (tensor<2x4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Near miss (epsilon in the wrong place): d / (sqrt(var) + eps).
+// CHECK-LABEL: func.func @ln_eps_outside_sqrt
+// CHECK-NOT: llm.layer_norm
+// CHECK-NOT: llm.rms_norm
+// CHECK: llm.sqrt
+// CHECK: llm.add
+// CHECK: llm.div
+func.func @ln_eps_outside_sqrt(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-5> : tensor<f32>
+  %mean = llm.reduce_mean %x {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = llm.sub %x, %mean : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %sq = llm.mul %d, %d : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %var : tensor<4x1xf32>
+  %se = llm.add %std, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %y = llm.div %d, %se : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (extra users): the variance is also returned, so the chain stays.
+// CHECK-LABEL: func.func @ln_extra_user
+// CHECK-NEXT: %[[EPS:.*]] = llm.constant dense<9.99999974E-6> : tensor<f32>
+// CHECK-NEXT: %[[MEAN:.*]] = llm.reduce_mean %arg0 {axes = array<i64: -1>, keepdims = true}
+// CHECK-NEXT: %[[D:.*]] = llm.sub %arg0, %[[MEAN]]
+// CHECK-NEXT: %[[SQ:.*]] = llm.mul %[[D]], %[[D]]
+// CHECK-NEXT: %[[VAR:.*]] = llm.reduce_mean %[[SQ]] {axes = array<i64: -1>, keepdims = true}
+// CHECK-NEXT: %[[VE:.*]] = llm.add %[[VAR]], %[[EPS]]
+// CHECK-NEXT: %[[STD:.*]] = llm.sqrt %[[VE]]
+// CHECK-NEXT: %[[Y:.*]] = llm.div %[[D]], %[[STD]]
+// CHECK-NEXT: return %[[Y]], %[[VAR]]
+func.func @ln_extra_user(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>) {
+  %eps = llm.constant dense<1.0e-5> : tensor<f32>
+  %mean = llm.reduce_mean %x {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = llm.sub %x, %mean : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %sq = llm.mul %d, %d : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %ve = llm.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %ve : tensor<4x1xf32>
+  %y = llm.div %d, %std : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y, %var : tensor<4x8xf32>, tensor<4x1xf32>
+}
+
+// -----
+
+// Near miss (gamma of the wrong shape): gamma has the full 4x8 shape instead
+// of the normalized shape [8], so only the core is recomposed and the
+// multiplication stays.
+// CHECK-LABEL: func.func @ln_gamma_wrong_shape
+// CHECK-NEXT: %[[N:.*]] = llm.layer_norm %arg0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[Y:.*]] = llm.mul %[[N]], %arg1
+// CHECK-NEXT: return %[[Y]]
+func.func @ln_gamma_wrong_shape(%x: tensor<4x8xf32>, %g: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-5> : tensor<f32>
+  %mean = llm.reduce_mean %x {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = llm.sub %x, %mean : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %sq = llm.mul %d, %d : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %var = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %ve = llm.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %ve : tensor<4x1xf32>
+  %n = llm.div %d, %std : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %y = llm.mul %n, %g : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// x * rsqrt(reduce_mean(x * x, [-1]) + eps) * w -> rms_norm(x, weight = w)
+// (LLaMA form, weight on the left)
+// CHECK-LABEL: func.func @rms_llama
+// CHECK-NEXT: %[[R:.*]] = llm.rms_norm %arg0 weight %arg1 : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @rms_llama(%x: tensor<2x4x8xf32>, %w: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %eps = llm.constant dense<1.0e-6> : tensor<f32>
+  %sq = llm.mul %x, %x : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %me = llm.add %ms, %eps : (tensor<2x4x1xf32>, tensor<f32>) -> tensor<2x4x1xf32>
+  %inv = llm.rsqrt %me : tensor<2x4x1xf32>
+  %n = llm.mul %x, %inv : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %y = llm.mul %w, %n : (tensor<8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// x / sqrt(reduce_mean(pow(x, 2), [1]) + eps) -> rms_norm(x) {epsilon = eps}
+// CHECK-LABEL: func.func @rms_div_pow
+// CHECK-NEXT: %[[R:.*]] = llm.rms_norm %arg0 {epsilon = 9.99999974E-6 : f32} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @rms_div_pow(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %two = llm.constant dense<2.0> : tensor<1xf32>
+  %eps = llm.constant dense<1.0e-5> : tensor<1xf32>
+  %sq = llm.pow %x, %two : (tensor<4x8xf32>, tensor<1xf32>) -> tensor<4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %me = llm.add %ms, %eps : (tensor<4x1xf32>, tensor<1xf32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %me : tensor<4x1xf32>
+  %y = llm.div %x, %std : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (wrong axis): the mean of squares is over axis 0.
+// CHECK-LABEL: func.func @rms_wrong_axis
+// CHECK-NOT: llm.rms_norm
+// CHECK: llm.rsqrt
+func.func @rms_wrong_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-6> : tensor<f32>
+  %sq = llm.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: 0>, keepdims = true} : (tensor<4x8xf32>) -> tensor<1x8xf32>
+  %me = llm.add %ms, %eps : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xf32>
+  %inv = llm.rsqrt %me : tensor<1x8xf32>
+  %y = llm.mul %x, %inv : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (extra users): the squares are also returned.
+// CHECK-LABEL: func.func @rms_extra_user
+// CHECK-NOT: llm.rms_norm
+// CHECK: llm.rsqrt
+func.func @rms_extra_user(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %eps = llm.constant dense<1.0e-6> : tensor<f32>
+  %sq = llm.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %me = llm.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %inv = llm.rsqrt %me : tensor<4x1xf32>
+  %y = llm.mul %x, %inv : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y, %sq : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (numerator differs): y / sqrt(mean(x * x) + eps).
+// CHECK-LABEL: func.func @rms_other_numerator
+// CHECK-NOT: llm.rms_norm
+// CHECK: llm.div
+func.func @rms_other_numerator(%x: tensor<4x8xf32>, %z: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-6> : tensor<f32>
+  %sq = llm.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %me = llm.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %me : tensor<4x1xf32>
+  %y = llm.div %z, %std : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// x * 0.5 * (erf(x / 1.4142135) + 1) -> gelu(x)   (torch.onnx.export form)
+// CHECK-LABEL: func.func @gelu_erf_torch
+// CHECK-NEXT: %[[R:.*]] = llm.gelu %arg0 : tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_erf_torch(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s2 = llm.constant dense<1.4142135> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.5> : tensor<f32>
+  %0 = llm.div %x, %s2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = llm.erf %0 : tensor<4x8xf32>
+  %2 = llm.add %1, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = llm.mul %x, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %y = llm.mul %3, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// 0.5 * x * (1 + erf(x * 0.70710678)) -> gelu(x)   (Hugging Face form)
+// CHECK-LABEL: func.func @gelu_erf_hf
+// CHECK-NEXT: %[[R:.*]] = llm.gelu %arg0 : tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_erf_hf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r2 = llm.constant dense<0.70710678> : tensor<1xf32>
+  %one = llm.constant dense<1.0> : tensor<1xf32>
+  %half = llm.constant dense<0.5> : tensor<1xf32>
+  %0 = llm.mul %half, %x : (tensor<1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = llm.mul %x, %r2 : (tensor<4x8xf32>, tensor<1xf32>) -> tensor<4x8xf32>
+  %2 = llm.erf %1 : tensor<4x8xf32>
+  %3 = llm.add %one, %2 : (tensor<1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = llm.mul %0, %3 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// x * (0.5 * (1 + erf(x / sqrt(2)))) -> gelu(x)   (other association)
+// CHECK-LABEL: func.func @gelu_erf_right_assoc
+// CHECK-NEXT: %[[R:.*]] = llm.gelu %arg0 : tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_erf_right_assoc(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s2 = llm.constant dense<1.41421356> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.5> : tensor<f32>
+  %0 = llm.div %x, %s2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = llm.erf %0 : tensor<4x8xf32>
+  %2 = llm.add %1, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = llm.mul %half, %2 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = llm.mul %x, %3 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// 0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * pow(x, 3))))
+//   -> gelu(x) approximate <tanh>   (GPT-2 form)
+// CHECK-LABEL: func.func @gelu_tanh_pow
+// CHECK-NEXT: %[[R:.*]] = llm.gelu %arg0 approximate <tanh> : tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_tanh_pow(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %three = llm.constant dense<3.0> : tensor<f32>
+  %k = llm.constant dense<0.044715> : tensor<f32>
+  %c = llm.constant dense<0.7978845608> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.5> : tensor<f32>
+  %0 = llm.pow %x, %three : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = llm.mul %k, %0 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = llm.add %x, %1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = llm.mul %c, %2 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = llm.tanh %3 : tensor<4x8xf32>
+  %5 = llm.add %one, %4 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %6 = llm.mul %half, %x : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = llm.mul %6, %5 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// x * 0.5 * (tanh((x + x * x * x * 0.044715) * 0.79788456) + 1)
+//   -> gelu(x) approximate <tanh>   (x^3 as products, operands swapped)
+// CHECK-LABEL: func.func @gelu_tanh_cube
+// CHECK-NEXT: %[[R:.*]] = llm.gelu %arg0 approximate <tanh> : tensor<2x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_tanh_cube(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %k = llm.constant dense<0.044715> : tensor<f32>
+  %c = llm.constant dense<0.79788456> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.5> : tensor<f32>
+  %sq = llm.mul %x, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %cube = llm.mul %sq, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = llm.mul %cube, %k : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %2 = llm.add %x, %1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %3 = llm.mul %2, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %4 = llm.tanh %3 : tensor<2x8xf32>
+  %5 = llm.add %4, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %6 = llm.mul %x, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %y = llm.mul %6, %5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// Near miss (wrong constant): 0.6 * x * (1 + erf(x / sqrt(2))).
+// CHECK-LABEL: func.func @gelu_wrong_half
+// CHECK-NOT: llm.gelu
+// CHECK: llm.erf
+func.func @gelu_wrong_half(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s2 = llm.constant dense<1.4142135> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.6> : tensor<f32>
+  %0 = llm.div %x, %s2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = llm.erf %0 : tensor<4x8xf32>
+  %2 = llm.add %1, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = llm.mul %x, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %y = llm.mul %3, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (wrong constant): 0.04 instead of 0.044715 in the tanh form.
+// CHECK-LABEL: func.func @gelu_tanh_wrong_coefficient
+// CHECK-NOT: llm.gelu
+// CHECK: llm.tanh
+func.func @gelu_tanh_wrong_coefficient(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %three = llm.constant dense<3.0> : tensor<f32>
+  %k = llm.constant dense<0.04> : tensor<f32>
+  %c = llm.constant dense<0.7978845608> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.5> : tensor<f32>
+  %0 = llm.pow %x, %three : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = llm.mul %k, %0 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = llm.add %x, %1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = llm.mul %c, %2 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = llm.tanh %3 : tensor<4x8xf32>
+  %5 = llm.add %one, %4 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %6 = llm.mul %half, %x : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = llm.mul %6, %5 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (extra users): erf(x / sqrt(2)) is also returned.
+// CHECK-LABEL: func.func @gelu_extra_user
+// CHECK-NOT: llm.gelu
+// CHECK: llm.erf
+func.func @gelu_extra_user(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %s2 = llm.constant dense<1.4142135> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.5> : tensor<f32>
+  %0 = llm.div %x, %s2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = llm.erf %0 : tensor<4x8xf32>
+  %2 = llm.add %1, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = llm.mul %x, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %y = llm.mul %3, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (broadcasting constant): the 0.5 has shape 3x4x8, so the product
+// is larger than x and is not gelu(x).
+// CHECK-LABEL: func.func @gelu_broadcasting_half
+// CHECK-NOT: llm.gelu
+// CHECK: llm.erf
+func.func @gelu_broadcasting_half(%x: tensor<4x8xf32>) -> tensor<3x4x8xf32> {
+  %s2 = llm.constant dense<1.4142135> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %half = llm.constant dense<0.5> : tensor<3x4x8xf32>
+  %0 = llm.div %x, %s2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = llm.erf %0 : tensor<4x8xf32>
+  %2 = llm.add %1, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = llm.mul %x, %half : (tensor<4x8xf32>, tensor<3x4x8xf32>) -> tensor<3x4x8xf32>
+  %y = llm.mul %3, %2 : (tensor<3x4x8xf32>, tensor<4x8xf32>) -> tensor<3x4x8xf32>
+  return %y : tensor<3x4x8xf32>
+}
+
+// -----
+
+// x * sigmoid(x) -> silu(x), sigmoid(x) * x -> silu(x)
+// CHECK-LABEL: func.func @silu
+// CHECK-NEXT: %[[A:.*]] = llm.silu %arg0 : tensor<4x8xf32>
+// CHECK-NEXT: %[[B:.*]] = llm.silu %arg1 : tensor<4x8xf32>
+// CHECK-NEXT: return %[[A]], %[[B]]
+func.func @silu(%x: tensor<4x8xf32>, %z: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = llm.sigmoid %x : tensor<4x8xf32>
+  %1 = llm.mul %x, %0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = llm.sigmoid %z : tensor<4x8xf32>
+  %3 = llm.mul %2, %z : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1, %3 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (sigmoid of a different value): x * sigmoid(z).
+// CHECK-LABEL: func.func @silu_other_value
+// CHECK-NOT: llm.silu
+// CHECK: llm.sigmoid
+// CHECK: llm.mul
+func.func @silu_other_value(%x: tensor<4x8xf32>, %z: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = llm.sigmoid %z : tensor<4x8xf32>
+  %1 = llm.mul %x, %0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (extra users): the sigmoid is also returned.
+// CHECK-LABEL: func.func @silu_extra_user
+// CHECK-NOT: llm.silu
+// CHECK: llm.sigmoid
+// CHECK: llm.mul
+func.func @silu_extra_user(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = llm.sigmoid %x : tensor<4x8xf32>
+  %1 = llm.mul %x, %0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1, %0 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// softmax(matmul(q, transpose(k, [0, 1, 3, 2])) / 4 + mask) @ v
+//   -> attention(q, k, v, mask) {scale = 0.25}   (torch.onnx.export form)
+// CHECK-LABEL: func.func @attention_torch
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x16xf32>, %[[K:.*]]: tensor<1x2x8x16xf32>, %[[V:.*]]: tensor<1x2x8x16xf32>, %[[M:.*]]: tensor<1x1x8x8xf32>)
+// CHECK-NEXT: %[[R:.*]] = llm.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] {scale = 2.500000e-01 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @attention_torch(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %mask: tensor<1x1x8x8xf32>) -> tensor<1x2x8x16xf32> {
+  %c = llm.constant dense<4.0> : tensor<f32>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %s = llm.matmul %q, %kt : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %ss = llm.div %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %sm = llm.add %ss, %mask : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// softmax(0.125 * matmul(q, k) {transpose_b}, axis = 3) @ v
+//   -> attention(q, k, v) {scale = 0.125}   (no mask, Dv != D, Skv != Sq)
+// CHECK-LABEL: func.func @attention_transpose_b
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {scale = 1.250000e-01 : f32} : (tensor<2x4x3x64xf32>, tensor<2x4x5x64xf32>, tensor<2x4x5x32xf32>) -> tensor<2x4x3x32xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @attention_transpose_b(%q: tensor<2x4x3x64xf32>, %k: tensor<2x4x5x64xf32>, %v: tensor<2x4x5x32xf32>) -> tensor<2x4x3x32xf32> {
+  %c = llm.constant dense<0.125> : tensor<1xf32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<2x4x3x64xf32>, tensor<2x4x5x64xf32>) -> tensor<2x4x3x5xf32>
+  %ss = llm.mul %c, %s : (tensor<1xf32>, tensor<2x4x3x5xf32>) -> tensor<2x4x3x5xf32>
+  %p = llm.softmax %ss {axis = 3 : i64} : tensor<2x4x3x5xf32>
+  %o = llm.matmul %p, %v : (tensor<2x4x3x5xf32>, tensor<2x4x5x32xf32>) -> tensor<2x4x3x32xf32>
+  return %o : tensor<2x4x3x32xf32>
+}
+
+// -----
+
+// Near miss (wrong axis): the softmax is over the query axis 2.
+// CHECK-LABEL: func.func @attention_softmax_axis
+// CHECK-NOT: llm.attention
+// CHECK: llm.softmax
+func.func @attention_softmax_axis(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %c = llm.constant dense<0.25> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %ss = llm.mul %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %ss {axis = 2 : i64} : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// Near miss (extra users): the attention probabilities are also returned.
+// CHECK-LABEL: func.func @attention_extra_user
+// CHECK-NOT: llm.attention
+// CHECK: llm.softmax
+func.func @attention_extra_user(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8x8xf32>) {
+  %c = llm.constant dense<0.25> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %ss = llm.mul %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %ss : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o, %p : tensor<1x2x8x16xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Near miss (rank 3): attention needs [B, H, S, D] operands.
+// CHECK-LABEL: func.func @attention_rank3
+// CHECK-NOT: llm.attention
+// CHECK: llm.softmax
+func.func @attention_rank3(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x8xf32>
+  %p = llm.softmax %s : tensor<2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<2x8x8xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// Near miss (broadcasting mask): the 2x2x8x8 mask makes the scores larger than
+// q @ k^T (batch 1), which llm.attention cannot express.
+// CHECK-LABEL: func.func @attention_broadcasting_mask
+// CHECK-NOT: llm.attention
+// CHECK: llm.softmax
+func.func @attention_broadcasting_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %mask: tensor<2x2x8x8xf32>) -> tensor<2x2x8x16xf32> {
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %sm = llm.add %s, %mask : (tensor<1x2x8x8xf32>, tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+  %p = llm.softmax %sm : tensor<2x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<2x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<2x2x8x16xf32>
+  return %o : tensor<2x2x8x16xf32>
+}
+
+// -----
+
+// x * reciprocal(sqrt(reduce_mean(x * x, [-1]) + eps)) -> rms_norm(x)
+// CHECK-LABEL: func.func @rms_reciprocal
+// CHECK-NEXT: %[[R:.*]] = llm.rms_norm %arg0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @rms_reciprocal(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-6> : tensor<f32>
+  %sq = llm.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %me = llm.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %me : tensor<4x1xf32>
+  %inv = llm.reciprocal %std : tensor<4x1xf32>
+  %y = llm.mul %inv, %x : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Near miss (no epsilon): x / sqrt(reduce_mean(x * x, [-1])) has no `+ eps`.
+// CHECK-LABEL: func.func @rms_no_eps
+// CHECK-NOT: llm.rms_norm
+// CHECK: llm.sqrt
+// CHECK: llm.div
+func.func @rms_no_eps(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %sq = llm.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %ms : tensor<4x1xf32>
+  %y = llm.div %x, %std : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// softmax(mask + matmul(q, k) {transpose_b} * 0.25) @ v
+//   -> attention(q, k, v, mask) {scale = 0.25}   (mask on the left)
+// CHECK-LABEL: func.func @attention_mask_left
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 mask %arg3 {scale = 2.500000e-01 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<8x8xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @attention_mask_left(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %mask: tensor<8x8xf32>) -> tensor<1x2x8x16xf32> {
+  %c = llm.constant dense<0.25> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %ss = llm.mul %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %sm = llm.add %mask, %ss : (tensor<8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %sm : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// Near miss (scale not a constant): the scores are multiplied by a tensor.
+// CHECK-LABEL: func.func @attention_scale_not_constant
+// CHECK-NOT: llm.attention
+// CHECK: llm.softmax
+func.func @attention_scale_not_constant(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %c: tensor<1x2x8x8xf32>) -> tensor<1x2x8x16xf32> {
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %ss = llm.mul %s, %c : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %ss : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// x * (1 / sqrt(reduce_mean(pow(x, 2), [2]) + eps)) * w -> rms_norm(x, w)
+// (torch.onnx.export writes torch.rsqrt as 1 / sqrt; the constants are shared
+// by two chains, as in an exported model)
+// CHECK-LABEL: func.func @rms_torch_export
+// CHECK-NEXT: %[[A:.*]] = llm.rms_norm %arg0 weight %arg1 : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+// CHECK-NEXT: %[[B:.*]] = llm.rms_norm %[[A]] weight %arg1 : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+// CHECK-NEXT: return %[[B]]
+func.func @rms_torch_export(%x: tensor<1x8x32xf32>, %w: tensor<32xf32>) -> tensor<1x8x32xf32> {
+  %two = llm.constant dense<2.0> : tensor<f32>
+  %eps = llm.constant dense<1.0e-6> : tensor<f32>
+  %one = llm.constant dense<1.0> : tensor<f32>
+  %0 = llm.pow %x, %two : (tensor<1x8x32xf32>, tensor<f32>) -> tensor<1x8x32xf32>
+  %1 = llm.reduce_mean %0 {axes = array<i64: 2>, keepdims = true} : (tensor<1x8x32xf32>) -> tensor<1x8x1xf32>
+  %2 = llm.add %1, %eps : (tensor<1x8x1xf32>, tensor<f32>) -> tensor<1x8x1xf32>
+  %3 = llm.sqrt %2 : tensor<1x8x1xf32>
+  %4 = llm.div %one, %3 : (tensor<f32>, tensor<1x8x1xf32>) -> tensor<1x8x1xf32>
+  %5 = llm.mul %x, %4 : (tensor<1x8x32xf32>, tensor<1x8x1xf32>) -> tensor<1x8x32xf32>
+  %6 = llm.mul %5, %w : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+  %10 = llm.pow %6, %two : (tensor<1x8x32xf32>, tensor<f32>) -> tensor<1x8x32xf32>
+  %11 = llm.reduce_mean %10 {axes = array<i64: 2>, keepdims = true} : (tensor<1x8x32xf32>) -> tensor<1x8x1xf32>
+  %12 = llm.add %11, %eps : (tensor<1x8x1xf32>, tensor<f32>) -> tensor<1x8x1xf32>
+  %13 = llm.sqrt %12 : tensor<1x8x1xf32>
+  %14 = llm.div %one, %13 : (tensor<f32>, tensor<1x8x1xf32>) -> tensor<1x8x1xf32>
+  %15 = llm.mul %6, %14 : (tensor<1x8x32xf32>, tensor<1x8x1xf32>) -> tensor<1x8x32xf32>
+  %16 = llm.mul %15, %w : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+  return %16 : tensor<1x8x32xf32>
+}
+
+// -----
+
+// Near miss (wrong constant): x * (2 / sqrt(mean(x^2) + eps)).
+// CHECK-LABEL: func.func @rms_two_over_sqrt
+// CHECK-NOT: llm.rms_norm
+// CHECK: llm.div
+func.func @rms_two_over_sqrt(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %eps = llm.constant dense<1.0e-6> : tensor<f32>
+  %c = llm.constant dense<2.0> : tensor<f32>
+  %sq = llm.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ms = llm.reduce_mean %sq {axes = array<i64: -1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %me = llm.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = llm.sqrt %me : tensor<4x1xf32>
+  %inv = llm.div %c, %std : (tensor<f32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %y = llm.mul %x, %inv : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// GPT-2 export: k^T is transpose(k', [0, 2, 3, 1]) of the [B, S, H, D] tensor
+// k'; the key becomes transpose(k', [0, 2, 1, 3]).
+// softmax(q @ k^T * 0.35355339 + mask, axis = 3) @ v -> attention
+// CHECK-LABEL: func.func @attention_gpt2_export
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x8x8xf32>, %[[KP:.*]]: tensor<1x8x4x8xf32>, %[[V:.*]]: tensor<1x4x8x8xf32>, %[[M:.*]]: tensor<1x1x8x8xf32>)
+// CHECK-NEXT: %[[K:.*]] = llm.transpose %[[KP]] {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT: %[[R:.*]] = llm.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] {scale = 0.353553385 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_gpt2_export(%q: tensor<1x4x8x8xf32>, %kp: tensor<1x8x4x8xf32>, %v: tensor<1x4x8x8xf32>, %mask: tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %kt = llm.transpose %kp {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x8xf32>) -> tensor<1x4x8x8xf32>
+  %s = llm.matmul %q, %kt : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c = llm.constant dense<0.353553385> : tensor<f32>
+  %ss = llm.mul %s, %c : (tensor<1x4x8x8xf32>, tensor<f32>) -> tensor<1x4x8x8xf32>
+  %sm = llm.add %ss, %mask : (tensor<1x4x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = llm.softmax %sm {axis = 3 : i64} : tensor<1x4x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %o : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Near miss (transposed values): softmax(q @ k^T) @ v^T is not attention of v.
+// CHECK-LABEL: func.func @attention_transposed_values
+// CHECK-NOT: llm.attention
+// CHECK: llm.softmax
+func.func @attention_transposed_values(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %s : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v {transpose_b} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}
