@@ -33,6 +33,8 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #define DEBUG_TYPE "llm-tile-and-vectorize"
 
 namespace mlir::llm {
@@ -268,13 +270,20 @@ LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,
     if (!hasStaticTensorShapes(op) ||
         failed(linalg::vectorizeOpPrecondition(op)))
       continue;
+    // A named `vector.contract` needs one element type on both inputs and
+    // the accumulator; mixed-precision tiles (f16 x f16 -> f32, or f32 x f16
+    // in attention) go through the generic path, which keeps the extf casts.
+    Type accType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    bool sameTypes = llvm::all_of(op.getDpsInputs(), [&](Value v) {
+      return getElementTypeOrSelf(v.getType()) == accType;
+    });
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::VectorizationResult> vec = linalg::vectorize(
         rewriter, op, /*inputVectorSizes=*/{},
         /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
         /*flatten1DDepthwiseConv=*/false,
         /*assumeDynamicDimsMatchVecSizes=*/false,
-        /*createNamedContraction=*/true);
+        /*createNamedContraction=*/sameTypes);
     if (failed(vec))
       continue;
     rewriter.replaceOp(op, vec->replacements);
