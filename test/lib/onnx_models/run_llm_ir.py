@@ -94,7 +94,10 @@ def evaluate(text, inputs):
             else:
                 lit = re.match(r"dense<(.*)>", body.strip()).group(1)
                 lit = lit.replace("true", "1").replace("false", "0")
-                v = np.broadcast_to(np.array(eval(lit), dtype=ELEM[relem]), rshape)
+                if not lit.strip():  # an empty tensor
+                    v = np.zeros(rshape, dtype=ELEM[relem])
+                else:
+                    v = np.broadcast_to(np.array(eval(lit), dtype=ELEM[relem]), rshape)
             env[res] = np.array(v)
             continue
         ops = re.findall(r"%[\w]+", body)

@@ -1,0 +1,83 @@
+//===- ImportONNX.h - ONNX model to llm dialect importer --------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Imports an ONNX model (ModelProto, ONNX 1.12 / opsets 13-17) into a module
+// holding one `func.func @main` made of `llm` dialect ops.
+//
+// * Graph inputs become function arguments and graph outputs results; their
+//   ONNX names are kept as `llm.name` argument/result attributes.
+// * Initializers and `Constant` nodes that reach runtime computation become
+//   `llm.constant dense_resource<...>` blobs (scalars and splats stay inline
+//   `dense<...>` literals). External data files next to the model are read.
+// * Shape plumbing (`Shape`, `Gather`, `Unsqueeze`, `Concat`, `Range`,
+//   `ConstantOfShape`, `Where`, comparisons, ... on constant or statically
+//   known data) is evaluated at import time; only real computation becomes
+//   `llm` ops.
+// * Every op carries a `NameLoc` `"<node name>"("<op type>")`. Errors
+//   (unsupported op, opset or element type, dynamic dimension with no value,
+//   unparsable file) are reported through MLIR diagnostics and the import
+//   returns a null module; nothing aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_TARGET_ONNX_IMPORTONNX_H
+#define LLM_TARGET_ONNX_IMPORTONNX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBufferRef.h"
+
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+
+namespace llm {
+
+/// Options of the ONNX importer.
+struct ImportOptions {
+  /// Values for symbolic (`dim_param`) dimensions of the graph inputs, by
+  /// name, e.g. {"batch": 1, "seq": 8}. A key of the form `INPUT:INDEX`
+  /// (e.g. `input_ids:1`) sets dimension INDEX of graph input INPUT, which
+  /// also covers dimensions that have neither a name nor a value.
+  llvm::StringMap<int64_t> dimValues;
+  /// Run ONNX shape inference before importing (failures become warnings).
+  bool runShapeInference = true;
+  /// Name of the generated function.
+  std::string funcName = "main";
+};
+
+/// Parses `spec` ("NAME=VALUE[,NAME=VALUE...]") into `options.dimValues`.
+/// Returns false and sets `error` on a malformed entry.
+bool parseDimSpec(llvm::StringRef spec, ImportOptions &options,
+                  std::string &error);
+
+/// Imports the ONNX model stored in the file at `path`. External tensor data
+/// is looked up relative to the directory of `path`. Returns null (after
+/// emitting diagnostics in `ctx`) on failure.
+OwningOpRef<ModuleOp> importONNXModel(llvm::StringRef path, MLIRContext *ctx,
+                                      const ImportOptions &options = {});
+
+/// Imports a serialized ONNX model held in memory. `buffer`'s identifier names
+/// the model in diagnostics; `externalDataDir` is where external tensor data
+/// files are looked up (empty: the current directory).
+OwningOpRef<ModuleOp> importONNXModel(llvm::MemoryBufferRef buffer,
+                                      llvm::StringRef externalDataDir,
+                                      MLIRContext *ctx,
+                                      const ImportOptions &options = {});
+
+/// Registers the `--import-onnx` translation (and its `--onnx-dim` option)
+/// with mlir-translate's registry.
+void registerImportONNXTranslation();
+
+} // namespace llm
+} // namespace mlir
+
+#endif // LLM_TARGET_ONNX_IMPORTONNX_H

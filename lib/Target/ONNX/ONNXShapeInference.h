@@ -1,0 +1,31 @@
+//===- ONNXShapeInference.h - exception-safe ONNX shape inference -*- C++
+//-*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Private header of the ONNX importer: a no-throw wrapper around
+// onnx::shape_inference::InferShapes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_LIB_TARGET_ONNX_ONNXSHAPEINFERENCE_H
+#define LLM_LIB_TARGET_ONNX_ONNXSHAPEINFERENCE_H
+
+#include "onnx/onnx_pb.h"
+
+#include <string>
+
+namespace mlir::llm::detail {
+
+/// Runs ONNX shape inference on `model` in place (adding `value_info`
+/// entries). Returns false and sets `error` to the exception's message when
+/// inference throws; `model` may then be partially annotated.
+bool inferONNXShapes(onnx::ModelProto &model, std::string &error);
+
+} // namespace mlir::llm::detail
+
+#endif // LLM_LIB_TARGET_ONNX_ONNXSHAPEINFERENCE_H
