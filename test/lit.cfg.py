@@ -23,6 +23,9 @@ config.substitutions.append(("%mlir_runner_utils", config.runner_utils))
 config.substitutions.append(("%mlir_c_runner_utils", config.c_runner_utils))
 
 llvm_config.use_default_substitutions()
+# RUN lines use `not`, `FileCheck`, `count` from LLVM's tools directory.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+config.substitutions.append(("%omp_lib", config.omp_lib))
 llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS"])
 # Debian's numpy/onnx/torch live in /usr/lib/python3/dist-packages.
 llvm_config.with_environment("PYTHONPATH", [

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Configures (once) and builds llmc into ${LLMC_BUILD_DIR:-build}. Idempotent.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${LLMC_BUILD_DIR:-$root/build}"
+type="${LLMC_BUILD_TYPE:-Release}"
+extra=()
+if [ "${LLMC_SANITIZE:-0}" = 1 ]; then extra+=(-DLLMC_ENABLE_SANITIZERS=ON); fi
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE="$type" \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DLLVM_USE_LINKER=lld \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    "${extra[@]}" >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+fi
+ninja -C "$build" ${LLMC_JOBS:+-j "$LLMC_JOBS"} all
