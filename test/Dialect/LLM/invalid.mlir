@@ -116,7 +116,7 @@ func.func @layer_norm_axis(%a: tensor<2x4xf32>) {
 // -----
 
 func.func @layer_norm_epsilon(%a: tensor<2x4xf32>) {
-  // expected-error @+1 {{'llm.layer_norm' op epsilon must be >= 0, got -1}}
+  // expected-error @+1 {{'llm.layer_norm' op epsilon must be a number >= 0, got -1}}
   %0 = llm.layer_norm %a {epsilon = -1.0 : f32} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   return
 }
@@ -156,7 +156,7 @@ func.func @rms_norm_rank0(%a: tensor<f32>) {
 // -----
 
 func.func @rms_norm_epsilon(%a: tensor<2x4xf32>) {
-  // expected-error @+1 {{'llm.rms_norm' op epsilon must be >= 0, got -0.5}}
+  // expected-error @+1 {{'llm.rms_norm' op epsilon must be a number >= 0, got -0.5}}
   %0 = llm.rms_norm %a {epsilon = -0.5 : f32} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   return
 }
@@ -196,7 +196,7 @@ func.func @rope_positions(%x: tensor<1x4x8xf32>, %p: tensor<5xi64>) {
 // -----
 
 func.func @rope_theta(%x: tensor<1x4x8xf32>, %p: tensor<4xi64>) {
-  // expected-error @+1 {{'llm.rope' op theta must be > 0, got 0}}
+  // expected-error @+1 {{'llm.rope' op theta must be a number > 0, got 0}}
   %0 = llm.rope %x, %p {theta = 0.0 : f32} : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x8xf32>
   return
 }
@@ -501,3 +501,69 @@ func.func @unranked(%x: tensor<*xf32>) {
   %0 = "llm.exp"(%x) : (tensor<*xf32>) -> tensor<*xf32>
   return
 }
+
+// -----
+
+func.func @reshape_overflow(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.reshape' op element count of 4611686018427387905x4 overflows int64}}
+  %0 = llm.reshape %x : (tensor<4xf32>) -> tensor<4611686018427387905x4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_overflow(%a: tensor<4611686018427387904xf32>, %b: tensor<4611686018427387905xf32>) {
+  // expected-error @+2 {{'llm.concat' size along axis 0 overflows int64}}
+  // expected-error @+1 {{'llm.concat' op failed to infer returned types}}
+  %0 = llm.concat %a, %b {axis = 0 : i64} : (tensor<4611686018427387904xf32>, tensor<4611686018427387905xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_empty_table(%t: tensor<0x16xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+2 {{'llm.embedding' table has no rows (V = 0): no id can be looked up}}
+  // expected-error @+1 {{'llm.embedding' op failed to infer returned types}}
+  %0 = llm.embedding %t, %ids : (tensor<0x16xf32>, tensor<4xi64>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_nan_epsilon(%a: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.layer_norm' op epsilon must be a number >= 0, got NaN}}
+  %0 = llm.layer_norm %a {epsilon = 0x7FC00000 : f32} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @rope_nan_theta(%x: tensor<1x4x8xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{'llm.rope' op theta must be a number > 0, got NaN}}
+  %0 = llm.rope %x, %p {theta = 0x7FC00000 : f32} : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @constant_missing_resource() {
+  // expected-error @+1 {{'llm.constant' op dense_resource 'nowhere' has no data (missing from the file's dialect_resources)}}
+  %0 = llm.constant dense_resource<nowhere> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @constant_resource_size() {
+  // expected-error @+1 {{'llm.constant' op dense_resource 'short' holds 8 bytes, but 'tensor<4xf32>' needs 16}}
+  %0 = llm.constant dense_resource<short> : tensor<4xf32>
+  return
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      short: "0x040000000000803F00000040"
+    }
+  }
+#-}

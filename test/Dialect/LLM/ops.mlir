@@ -123,6 +123,9 @@ func.func @data_movement(%t: tensor<50x16xf32>, %ids: tensor<1x8xi32>, %x: tenso
   %3 = llm.concat %y, %z {axis = 0 : i64} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
   // CHECK: llm.slice %{{.*}} {limits = array<i64: 3, 4>, starts = array<i64: 0, 1>, strides = array<i64: 1, 2>} : (tensor<3x4xf32>) -> tensor<3x2xf32>
   %4 = llm.slice %z {starts = array<i64: 0, 1>, limits = array<i64: 3, 4>, strides = array<i64: 1, 2>} : (tensor<3x4xf32>) -> tensor<3x2xf32>
+  // A stride larger than the extent keeps one element (no overflow).
+  // CHECK: llm.slice %{{.*}} -> tensor<3x1xf32>
+  %s1 = llm.slice %z {starts = array<i64: 0, 1>, limits = array<i64: 3, 4>, strides = array<i64: 1, 9223372036854775807>} : (tensor<3x4xf32>) -> tensor<3x1xf32>
   // CHECK: llm.broadcast_to %{{.*}} : (tensor<2x4xf32>) -> tensor<3x2x4xf32>
   %5 = llm.broadcast_to %y : (tensor<2x4xf32>) -> tensor<3x2x4xf32>
   // CHECK: llm.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = true} : (tensor<3x4xf32>) -> tensor<3x1xf32>

@@ -73,6 +73,12 @@ struct BroadcastingIdentity final : OpRewritePattern<OpTy> {
 //===----------------------------------------------------------------------===//
 
 /// op(op(x, c1), c2) -> op(x, c1 op c2) for `add` and `mul`, where `c1` and
+/// `c2` are splat constants. Not IEEE-exact (x * 1e30 * 1e30 overflows where
+/// x * inf does not agree at x = 0; (x + 1e8) - 1e8 cancels differently), so
+/// it is not a canonicalization: `populateConstantReassociationPatterns`
+/// exposes it for `llm-fold-constants{fast-math}`.
+///
+/// Original description: `c1` and
 /// `c2` are splat constants (of any shapes that broadcast). The merged
 /// constant has the broadcast shape of `c1` and `c2`, so the result type is
 /// unchanged.
@@ -242,7 +248,6 @@ struct DropUnitRmsNormWeight final : OpRewritePattern<RmsNormOp> {
 void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
   results.add<BroadcastingIdentity<AddOp>>(context, 0.0, /*commutative=*/true);
-  results.add<MergeSplatConstants<AddOp>>(context);
 }
 
 void SubOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -254,7 +259,6 @@ void SubOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
   results.add<BroadcastingIdentity<MulOp>>(context, 1.0, /*commutative=*/true);
-  results.add<MergeSplatConstants<MulOp>>(context);
 }
 
 void DivOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -284,4 +288,10 @@ void LayerNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void RmsNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
   results.add<DropUnitRmsNormWeight>(context);
+}
+
+void mlir::llm::populateConstantReassociationPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<MergeSplatConstants<AddOp>, MergeSplatConstants<MulOp>>(
+      patterns.getContext());
 }

@@ -14,11 +14,14 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Traits.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::llm;
@@ -67,6 +70,19 @@ std::string floatStr(const APFloat &value) {
   return std::string(s);
 }
 
+/// The number of elements of a static shape, or nullopt when it overflows
+/// int64.
+std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    std::optional<int64_t> next = llvm::checkedMul(n, d);
+    if (!next)
+      return std::nullopt;
+    n = *next;
+  }
+  return n;
+}
+
 /// True when a statically known `from` shape can broadcast to `to`.
 bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   if (from.size() > to.size())
@@ -95,6 +111,29 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
   if (!value)
     return emitOptionalError(loc, "'llm.constant' needs an elements attribute");
   inferred.push_back(value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(getValue());
+  if (!resource)
+    return success();
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return emitOpError("dense_resource '")
+           << resource.getRawHandle().getKey()
+           << "' has no data (missing from the file's dialect_resources)";
+  auto type = cast<RankedTensorType>(resource.getType());
+  Type elementType = type.getElementType();
+  std::optional<int64_t> count = checkedNumElements(type.getShape());
+  if (!count || elementType.isInteger(1))
+    return success(); // i1 blobs use a packed or byte layout; not checked.
+  int64_t bytes = *count * (elementType.getIntOrFloatBitWidth() / 8);
+  if (static_cast<int64_t>(blob->getData().size()) != bytes)
+    return emitOpError("dense_resource '")
+           << resource.getRawHandle().getKey() << "' holds "
+           << blob->getData().size() << " bytes, but " << type << " needs "
+           << bytes;
   return success();
 }
 
@@ -202,8 +241,8 @@ LogicalResult LayerNormOp::verify() {
     return emitOpError("axis ") << getAxis() << " is out of range for rank "
                                 << rank << " (expected [" << -rank << ", "
                                 << rank << "))";
-  if (getEpsilon().convertToFloat() < 0)
-    return emitOpError("epsilon must be >= 0, got ") << floatStr(getEpsilon());
+  if (!(getEpsilon().convertToFloat() >= 0)) // also rejects NaN
+    return emitOpError("epsilon must be a number >= 0, got ") << floatStr(getEpsilon());
   ArrayRef<int64_t> normalized = type.getShape().drop_front(*axis);
   for (auto [name, v] : {std::pair<StringRef, Value>{"scale", getScale()},
                          std::pair<StringRef, Value>{"bias", getBias()}}) {
@@ -226,8 +265,8 @@ LogicalResult RmsNormOp::verify() {
   auto type = getInput().getType();
   if (type.getRank() == 0)
     return emitOpError("input must have rank >= 1");
-  if (getEpsilon().convertToFloat() < 0)
-    return emitOpError("epsilon must be >= 0, got ") << floatStr(getEpsilon());
+  if (!(getEpsilon().convertToFloat() >= 0)) // also rejects NaN
+    return emitOpError("epsilon must be a number >= 0, got ") << floatStr(getEpsilon());
   if (Value w = getWeight()) {
     auto t = cast<RankedTensorType>(w.getType());
     if (t.getElementType() != type.getElementType())
@@ -262,8 +301,8 @@ LogicalResult RopeOp::verify() {
     return emitOpError() << "positions shape " << shapeStr(pos.getShape())
                          << " does not broadcast to the input's leading shape "
                          << shapeStr(rows);
-  if (getTheta().convertToFloat() <= 0)
-    return emitOpError("theta must be > 0, got ") << floatStr(getTheta());
+  if (!(getTheta().convertToFloat() > 0)) // also rejects NaN
+    return emitOpError("theta must be a number > 0, got ") << floatStr(getTheta());
   return success();
 }
 
@@ -351,6 +390,9 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "'llm.embedding' table must have rank 2 "
                                   "([V, D]), got rank ",
                              table.getRank());
+  if (table.getDimSize(0) == 0)
+    return emitOptionalError(loc, "'llm.embedding' table has no rows (V = 0): "
+                                  "no id can be looked up");
   SmallVector<int64_t> shape(ids.getShape());
   shape.push_back(table.getDimSize(1));
   inferred.push_back(RankedTensorType::get(shape, table.getElementType()));
@@ -397,11 +439,16 @@ LogicalResult ReshapeOp::verify() {
   if (!in.hasStaticShape() || !out.hasStaticShape())
     return emitOpError("requires static shapes, got ")
            << shapeStr(in.getShape()) << " -> " << shapeStr(out.getShape());
-  if (in.getNumElements() != out.getNumElements())
+  std::optional<int64_t> inCount = checkedNumElements(in.getShape());
+  std::optional<int64_t> outCount = checkedNumElements(out.getShape());
+  if (!inCount || !outCount)
+    return emitOpError("element count of ")
+           << shapeStr(inCount ? out.getShape() : in.getShape())
+           << " overflows int64";
+  if (*inCount != *outCount)
     return emitOpError("element counts differ: ")
-           << shapeStr(in.getShape()) << " has " << in.getNumElements()
-           << ", " << shapeStr(out.getShape()) << " has "
-           << out.getNumElements();
+           << shapeStr(in.getShape()) << " has " << *inCount << ", "
+           << shapeStr(out.getShape()) << " has " << *outCount;
   return success();
 }
 
@@ -429,9 +476,14 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     for (int64_t d = 0; d < rank; ++d) {
       int64_t a = shape[d], b = t.getDimSize(d);
       if (d == *axis) {
-        shape[d] = (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
-                       ? ShapedType::kDynamic
-                       : a + b;
+        if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b)) {
+          shape[d] = ShapedType::kDynamic;
+        } else if (std::optional<int64_t> sum = llvm::checkedAdd(a, b)) {
+          shape[d] = *sum;
+        } else {
+          return emitOptionalError(loc, "'llm.concat' size along axis ", *axis,
+                                   " overflows int64");
+        }
         continue;
       }
       if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
@@ -469,7 +521,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(loc, "'llm.slice' range [", starts[d], ", ",
                                limits[d], ") in dimension ", d,
                                " is not within [0, ", size, "]");
-    shape.push_back((limits[d] - starts[d] + strides[d] - 1) / strides[d]);
+    // ceil((limit - start) / stride), written so that it cannot overflow.
+    int64_t extent = limits[d] - starts[d];
+    shape.push_back(extent == 0 ? 0 : (extent - 1) / strides[d] + 1);
   }
   inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();

@@ -71,4 +71,5 @@ struct SubSelf final : OpRewritePattern<SubOp> {
 void mlir::llm::populateFastMathSimplificationPatterns(
     RewritePatternSet &patterns) {
   patterns.add<MulByZero, SubSelf>(patterns.getContext());
+  populateConstantReassociationPatterns(patterns);
 }

@@ -227,19 +227,74 @@ func.func @attention_stays() -> tensor<1x1x2x2xf32> {
 
 // -----
 
-// The pass also applies the llm canonicalizations: once reshape(c) is
-// folded, mul(mul(x, 2), 3) merges its scalars.
+// The pass also applies the llm canonicalizations; reshape(c) folds. Only
+// with fast-math does mul(mul(x, 2), 3) merge its scalars (reassociation is
+// not IEEE-exact).
 // CHECK-LABEL: func @with_canonicalization
 //  CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
-//       CHECK: %[[C:.+]] = llm.constant dense<6.000000e+00> : tensor<f32>
-//       CHECK: %[[M:.+]] = llm.mul %[[X]], %[[C]]
-//  CHECK-NEXT: return %[[M]]
+//   CHECK-DAG: %[[C2:.+]] = llm.constant dense<2.000000e+00> : tensor<f32>
+//   CHECK-DAG: %[[C3:.+]] = llm.constant dense<3.000000e+00> : tensor<f32>
+//       CHECK: %[[M:.+]] = llm.mul %[[X]], %[[C2]]
+//       CHECK: %[[N:.+]] = llm.mul %[[M]], %[[C3]]
+//  CHECK-NEXT: return %[[N]]
+// FAST-LABEL: func @with_canonicalization
+//  FAST-SAME: (%[[X:.+]]: tensor<4xf32>)
+//       FAST: %[[C:.+]] = llm.constant dense<6.000000e+00> : tensor<f32>
+//       FAST: %[[M:.+]] = llm.mul %[[X]], %[[C]]
+//  FAST-NEXT: return %[[M]]
 func.func @with_canonicalization(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c2 = llm.constant dense<2.0> : tensor<1xf32>
   %r = llm.reshape %c2 : (tensor<1xf32>) -> tensor<f32>
   %c3 = llm.constant dense<3.0> : tensor<f32>
   %0 = llm.mul %x, %r : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   %1 = llm.mul %0, %c3 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// fast-math only: mul(mul(x, c1), c2) -> mul(x, c1 * c2)
+// FAST-LABEL: func @mul_mul_constants
+//  FAST-SAME: (%[[X:.+]]: tensor<2x4xf32>)
+//       FAST: %[[C:.+]] = llm.constant dense<6.000000e+00> : tensor<4xf32>
+//       FAST: %[[M:.+]] = llm.mul %[[X]], %[[C]] : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+//  FAST-NEXT: return %[[M]]
+func.func @mul_mul_constants(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %c1 = llm.constant dense<2.0> : tensor<f32>
+  %c2 = llm.constant dense<3.0> : tensor<4xf32>
+  %0 = llm.mul %x, %c1 : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %1 = llm.mul %c2, %0 : (tensor<4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// fast-math only: add(add(x, c1), c2) -> add(x, c1 + c2)
+// FAST-LABEL: func @add_add_constants
+//  FAST-SAME: (%[[X:.+]]: tensor<4xf32>)
+//       FAST: %[[C:.+]] = llm.constant dense<5.000000e-01> : tensor<f32>
+//       FAST: %[[A:.+]] = llm.add %[[X]], %[[C]]
+//  FAST-NEXT: return %[[A]]
+func.func @add_add_constants(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c1 = llm.constant dense<1.5> : tensor<f32>
+  %c2 = llm.constant dense<-1.0> : tensor<f32>
+  %0 = llm.add %x, %c1 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = llm.add %0, %c2 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// fast-math only: add(add(x, c), -c) -> add(x, 0) -> x
+// FAST-LABEL: func @add_add_cancel
+//  FAST-SAME: (%[[X:.+]]: tensor<4xf32>)
+//   FAST-NOT: llm.add
+//       FAST: return %[[X]]
+func.func @add_add_cancel(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c1 = llm.constant dense<2.0> : tensor<f32>
+  %c2 = llm.constant dense<-2.0> : tensor<f32>
+  %0 = llm.add %x, %c1 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = llm.add %0, %c2 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }
 

@@ -34,6 +34,12 @@ namespace mlir::llm {
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
                                                 ArrayRef<int64_t> rhs);
 
+/// Populates `patterns` with `op(op(x, c1), c2) -> op(x, c1 op c2)` for
+/// `llm.add` and `llm.mul` with splat constants. Reassociation is not
+/// IEEE-exact (overflow, cancellation), so these are not canonicalizations;
+/// `llm-fold-constants{fast-math}` applies them.
+void populateConstantReassociationPatterns(RewritePatternSet &patterns);
+
 /// Returns `axis` normalized into [0, rank), or failure when it lies outside
 /// [-rank, rank).
 FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);

@@ -41,6 +41,7 @@ def LLM_ConstantOp : LLM_Op<"constant", [ConstantLike, InferTypeOpAdaptor]> {
   let results = (outs LLM_AnyTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -378,7 +379,7 @@ def LLM_EmbeddingOp : LLM_Op<"embedding", [InferTypeOpAdaptor]> {
     (`id + V`); ids still outside `[0, V)` are clamped into range so that no
     out-of-bounds read can happen.
 
-    Errors: a table that is not rank 2.
+    Errors: a table that is not rank 2, or that has no rows (`V = 0`).
 
     ```mlir
     %e = llm.embedding %wte, %ids : (tensor<50x16xf32>, tensor<1x8xi64>) -> tensor<1x8x16xf32>
