@@ -1203,30 +1203,50 @@ struct ReshapeLowering : LLMLowering<ReshapeOp> {
   }
 };
 
-// llm.concat %a, %b {axis} -> tensor.concat dim(axis)
+// llm.concat %a, %b {axis} -> tensor.concat dim(axis) (inputs empty along
+// the axis dropped; an empty result -> tensor.empty)
 struct ConcatLowering : LLMLowering<ConcatOp> {
   using LLMLowering::LLMLowering;
   LogicalResult lower(ConcatOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = resultType(op);
-    if (adaptor.getInputs().size() == 1) {
-      rewriter.replaceOp(op, adaptor.getInputs().front());
-      return success();
-    }
     int64_t axis =
         op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+    // Inputs of size 0 along the axis contribute nothing (tensor.concat would
+    // address them at an out-of-bounds offset).
+    SmallVector<Value> inputs;
+    for (Value v : adaptor.getInputs())
+      if (cast<RankedTensorType>(v.getType()).getDimSize(axis) != 0)
+        inputs.push_back(v);
+    if (inputs.empty() || type.getNumElements() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
+      return success();
+    }
+    if (inputs.size() == 1) {
+      rewriter.replaceOp(op, inputs.front());
+      return success();
+    }
     rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, type, uint64_t(axis),
-                                                  adaptor.getInputs());
+                                                  inputs);
     return success();
   }
 };
 
-// llm.slice %x {starts, limits, strides} -> tensor.extract_slice
+// llm.slice %x {starts, limits, strides} -> tensor.extract_slice (an empty
+// result -> tensor.empty)
 struct SliceLowering : LLMLowering<SliceOp> {
   using LLMLowering::LLMLowering;
   LogicalResult lower(SliceOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = resultType(op);
+    // An empty slice may start at the end of a dimension, which
+    // tensor.extract_slice rejects as out of bounds: it has no data anyway.
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
+      return success();
+    }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
         op, type, adaptor.getInput(),
         getAsIndexOpFoldResult(rewriter.getContext(), op.getStarts()),

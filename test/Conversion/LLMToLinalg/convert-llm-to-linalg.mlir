@@ -668,3 +668,19 @@ func.func @cast_from_int(%i: tensor<4xi1>, %j: tensor<4xi32>) -> (tensor<4xf32>,
   %2 = llm.cast %j : (tensor<4xi32>) -> tensor<4xi64>
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf16>, tensor<4xi64>
 }
+
+// -----
+
+// An empty slice at the end of a dimension and concat inputs that are empty
+// along the axis do not index out of bounds.
+// CHECK-LABEL: func.func @empty_slice_concat
+//  CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<4x0xf32>)
+//       CHECK: %[[E:.+]] = tensor.empty() : tensor<4x0xf32>
+//   CHECK-NOT: tensor.extract_slice
+//   CHECK-NOT: tensor.concat
+//       CHECK: return %[[E]], %[[A]]
+func.func @empty_slice_concat(%a: tensor<4x8xf32>, %b: tensor<4x0xf32>) -> (tensor<4x0xf32>, tensor<4x8xf32>) {
+  %0 = llm.slice %a {starts = array<i64: 0, 8>, limits = array<i64: 4, 8>, strides = array<i64: 1, 1>} : (tensor<4x8xf32>) -> tensor<4x0xf32>
+  %1 = llm.concat %a, %b {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x0xf32>) -> tensor<4x8xf32>
+  return %0, %1 : tensor<4x0xf32>, tensor<4x8xf32>
+}
