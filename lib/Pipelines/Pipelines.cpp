@@ -13,6 +13,7 @@
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Codegen/Passes.h"
 #include "llm/Conversion/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -31,6 +32,10 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                            const LowerToCPUOptions &options) {
   // llm -> linalg on tensors, one function per entry point.
   pm.addPass(createInlinerPass());
+  if (options.optimizeGraph) {
+    pm.addPass(llm::createLLMRecomposePass());
+    pm.addPass(llm::createLLMFoldConstantsPass());
+  }
   pm.addPass(createConvertLLMToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)

@@ -24,6 +24,12 @@ namespace mlir::llm {
 /// and off or override the description.
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   /// `linalg-fuse-elementwise-ops` (producer into consumer) before tiling.
+  PassOptions::Option<bool> optimizeGraph{
+      *this, "optimize-graph",
+      llvm::cl::desc("Run the llm-level graph optimizations first: "
+                     "llm-recompose (rebuild fused ops from decomposed "
+                     "forms) and llm-fold-constants (default size policy)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
