@@ -20,16 +20,20 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -117,6 +121,17 @@ static FailureOr<TensorSpec> getTensorSpec(Type type, Location loc,
                           << "; supported: f32, f64, f16, bf16, i1, i8, i32, "
                              "i64";
   }
+  // The caller allocates and indexes these buffers with int64 counts: the
+  // size in bytes must fit.
+  int64_t bytes = getDTypeSize(*dtype);
+  for (int64_t d : tensorTy.getShape()) {
+    if (llvm::MulOverflow(bytes, d, bytes)) {
+      return emitError(loc) << "entry function @" << entry << ": " << what
+                            << " " << type
+                            << " is too large: its size in bytes overflows "
+                               "int64";
+    }
+  }
   TensorSpec spec;
   spec.dtype = *dtype;
   spec.shape.assign(tensorTy.getShape().begin(), tensorTy.getShape().end());
@@ -178,10 +193,75 @@ mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
 // Lowering and translation
 //===----------------------------------------------------------------------===//
 
+/// True when `name` is an external symbol that the lowered code may call
+/// (libm, libc, the MLIR runner utils, libomp) or a name the lowering
+/// generates (`_mlir_*`): a module function of that name would be called
+/// instead of (or clash with) the library function. The double-precision
+/// libm names (`exp`, `log`, ...) are only called for f64 math, so they clash
+/// only when `usesF64` (a module with f32 math may name a function @exp).
+static bool isRuntimeLibrarySymbol(StringRef name, bool usesF64) {
+  static const auto sets = [] {
+    std::pair<llvm::StringSet<>, llvm::StringSet<>> result;
+    auto &[always, f64Only] = result;
+    for (StringRef math :
+         {"exp",   "exp2",  "expm1", "log",       "log2",      "log10",
+          "log1p", "tanh",  "sinh",  "cosh",      "erf",       "erfc",
+          "pow",   "sqrt",  "cbrt",  "sin",       "cos",       "tan",
+          "asin",  "acos",  "atan",  "atan2",     "asinh",     "acosh",
+          "atanh", "fabs",  "fmod",  "floor",     "ceil",      "round",
+          "trunc", "rint",  "nearbyint", "roundeven", "copysign", "fma",
+          "fmax",  "fmin",  "ldexp", "frexp",     "modf"}) {
+      f64Only.insert(math);
+      always.insert((math + "f").str());
+    }
+    for (StringRef lib :
+         {"malloc", "free", "calloc", "realloc", "aligned_alloc",
+          "posix_memalign", "memrefCopy", "memcpy", "memmove", "memset",
+          "printf", "puts", "putchar", "abort", "exit"})
+      always.insert(lib);
+    return result;
+  }();
+  if (sets.first.contains(name) || (usesF64 && sets.second.contains(name)))
+    return true;
+  for (StringRef prefix : {"omp_", "__kmpc_", "mgpu", "_mlir_"})
+    if (name.starts_with(prefix))
+      return true;
+  return false;
+}
+
+/// True when a value in `module` has an f64 (element) type.
+static bool usesF64(ModuleOp module) {
+  auto isF64 = [](Type type) { return getElementTypeOrSelf(type).isF64(); };
+  WalkResult result = module.walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(), isF64))
+      return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (llvm::any_of(block.getArgumentTypes(), isF64))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 LogicalResult
 mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
                                        const LoweringOptions &options) {
   MLIRContext *ctx = module.getContext();
+  // A module function named like a library function the lowered code calls
+  // (e.g. @expf for llm.exp) would be called in its place.
+  bool hasF64 = usesF64(module);
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    if (!symbol || !isRuntimeLibrarySymbol(symbol.getName(), hasF64))
+      continue;
+    return op.emitError()
+           << (isa<FunctionOpInterface>(op) ? "function" : "symbol")
+           << " name '@" << symbol.getName()
+           << "' clashes with a runtime library symbol the compiled code "
+              "calls; rename it";
+  }
+
   LowerToCPUOptions pipelineOptions;
   std::string optionErrors;
   llvm::raw_string_ostream errorStream(optionErrors);
@@ -191,7 +271,16 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
            << "invalid pipeline options '" << options.pipelineOptions
            << "': " << StringRef(optionErrors).trim();
   }
+  // libomp aborts on absurd thread counts.
+  if (pipelineOptions.numThreads < 0 || pipelineOptions.numThreads > 1024) {
+    return emitError(getModuleDiagLoc(module))
+           << "invalid pipeline options '" << options.pipelineOptions
+           << "': num-threads must be in [0, 1024] (0: the OpenMP default), "
+              "got "
+           << pipelineOptions.numThreads.getValue();
+  }
   if (options.noOpt) {
+    pipelineOptions.optimizeGraph = false;
     pipelineOptions.fuseElementwise = false;
     pipelineOptions.vectorize = false;
     pipelineOptions.parallel = false;

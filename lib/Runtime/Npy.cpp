@@ -17,12 +17,14 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
@@ -167,17 +169,45 @@ std::string mlir::llm::runtime::formatShape(llvm::ArrayRef<int64_t> shape) {
 
 void HostTensor::FreeDeleter::operator()(void *p) const { std::free(p); }
 
+void *HostTensor::allocateZeroed(int64_t bytes) {
+  // aligned_alloc needs a size that is a multiple of the alignment; never
+  // allocate 0 bytes so that the data pointer is always valid. aligned_alloc
+  // returns null (it never aborts) when the memory is not available.
+  size_t size = llvm::alignTo(static_cast<uint64_t>(std::max<int64_t>(bytes, 1)), 64);
+  void *p = std::aligned_alloc(64, size);
+  if (p)
+    std::memset(p, 0, size);
+  return p;
+}
+
 HostTensor::HostTensor(DType dtype, llvm::ArrayRef<int64_t> shape)
     : dtype(dtype), shape(shape.begin(), shape.end()) {
-  // aligned_alloc needs a size that is a multiple of the alignment; never
-  // allocate 0 bytes so that the data pointer is always valid.
-  size_t bytes = std::max<int64_t>(getSizeInBytes(), 1);
-  bytes = llvm::alignTo(bytes, 64);
-  void *p = std::aligned_alloc(64, bytes);
+  void *p = allocateZeroed(getSizeInBytes());
   if (!p)
     llvm::report_bad_alloc_error("cannot allocate a host tensor");
-  std::memset(p, 0, bytes);
   data.reset(p);
+}
+
+llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
+                                                llvm::ArrayRef<int64_t> shape) {
+  int64_t bytes = getDTypeSize(dtype);
+  for (int64_t d : shape) {
+    if (d < 0 || llvm::MulOverflow(bytes, d, bytes))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "shape " + formatShape(shape) +
+              " is too large: its size in bytes overflows int64");
+  }
+  HostTensor tensor;
+  tensor.dtype = dtype;
+  tensor.shape.assign(shape.begin(), shape.end());
+  void *p = allocateZeroed(bytes);
+  if (!p)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot allocate " + llvm::Twine(bytes) +
+                                       " bytes");
+  tensor.data.reset(p);
+  return tensor;
 }
 
 /// IEEE binary16 bits to float (exact).
@@ -520,7 +550,10 @@ mlir::llm::runtime::parseNpy(StringRef bytes, StringRef name,
     return err("corrupt .npy file: " + llvm::Twine(available - dataBytes) +
                " unexpected bytes after the data");
 
-  HostTensor tensor(dtype, header.shape);
+  llvm::Expected<HostTensor> allocated = HostTensor::allocate(dtype, header.shape);
+  if (!allocated)
+    return err(llvm::toString(allocated.takeError()));
+  HostTensor tensor = std::move(*allocated);
   const char *src = bytes.data() + dataStart;
   if (dtype == *fileDType) {
     if (dataBytes)
@@ -593,14 +626,54 @@ std::string mlir::llm::runtime::serializeNpy(const HostTensor &tensor) {
 
 llvm::Error mlir::llm::runtime::writeNpy(StringRef path,
                                          const HostTensor &tensor) {
-  std::string bytes = serializeNpy(tensor);
-  llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-    os << bytes;
+  std::string pathStr = path.str();
+  return writeFiles(pathStr, [&](size_t, llvm::raw_ostream &os) {
+    os << serializeNpy(tensor);
     return llvm::Error::success();
   });
-  if (e)
+}
+
+llvm::Error mlir::llm::runtime::writeFiles(
+    llvm::ArrayRef<std::string> paths,
+    llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &)> write) {
+  namespace fs = llvm::sys::fs;
+  std::vector<fs::TempFile> temps;
+  auto fail = [&](const std::string &path, const llvm::Twine &reason) {
+    for (fs::TempFile &t : temps)
+      llvm::consumeError(t.discard());
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot write " +
-                                       llvm::toString(std::move(e)));
+                                   "cannot write '" + path + "': " + reason);
+  };
+  for (auto [i, path] : llvm::enumerate(paths)) {
+    // Renaming over a directory fails; report it before writing anything.
+    if (fs::is_directory(path))
+      return fail(path, "Is a directory");
+    llvm::Expected<fs::TempFile> temp = fs::TempFile::create(
+        path + ".tmp-%%%%%%", fs::all_read | fs::all_write);
+    if (!temp)
+      return fail(path, llvm::toString(temp.takeError()));
+    temps.push_back(std::move(*temp));
+    llvm::raw_fd_ostream os(temps.back().FD, /*shouldClose=*/false);
+    llvm::Error e = write(i, os);
+    os.flush();
+    // Clear the stream's error so that its destructor does not abort.
+    std::error_code ec = os.error();
+    os.clear_error();
+    if (e)
+      return fail(path, llvm::toString(std::move(e)));
+    if (ec)
+      return fail(path, ec.message());
+  }
+  // Every file is complete: rename them into place.
+  for (size_t i = 0; i < temps.size(); ++i) {
+    if (llvm::Error e = temps[i].keep(paths[i])) {
+      std::string reason = llvm::toString(std::move(e));
+      for (size_t j = i + 1; j < temps.size(); ++j)
+        llvm::consumeError(temps[j].discard());
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cannot write '" + paths[i] +
+                                         "': " + reason);
+    }
+  }
   return llvm::Error::success();
 }

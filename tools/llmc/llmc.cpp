@@ -109,8 +109,8 @@ static cl::opt<std::string> pipelineOptions(
     cl::cat(llmcCategory));
 static cl::opt<bool>
     noOpt("no-opt",
-          cl::desc("Reference lowering: no fusion, vectorization or OpenMP "
-                   "(overrides --pipeline-options)"),
+          cl::desc("Reference lowering: no graph optimizations, fusion, "
+                   "vectorization or OpenMP (overrides --pipeline-options)"),
           cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
           cl::cat(llmcCategory));
 static cl::opt<unsigned>
@@ -129,11 +129,13 @@ static cl::opt<std::string>
                        "missing); without it nothing is written"),
               cl::value_desc("DIR"), cl::init(""), cl::sub(runCommand),
               cl::cat(llmcCategory));
-static cl::opt<unsigned>
+static cl::opt<long long>
     numThreads("threads",
-               cl::desc("OpenMP threads (sets OMP_NUM_THREADS; default: "
-                        "the OpenMP default)"),
+               cl::desc("OpenMP threads, 1-1024 (sets OMP_NUM_THREADS; "
+                        "default: the OpenMP default)"),
                cl::init(0), cl::sub(runCommand), cl::cat(llmcCategory));
+/// The largest --threads (libomp aborts on absurd counts).
+static constexpr long long kMaxThreads = 1024;
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs (default 1)"),
                                 cl::init(1), cl::sub(runCommand),
                                 cl::cat(llmcCategory));
@@ -229,6 +231,10 @@ static int runMain() {
     return fail("--repeat must be at least 1");
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
+  if (numThreads.getNumOccurrences() &&
+      (numThreads < 1 || numThreads > kMaxThreads))
+    return fail("--threads must be in [1, " + llvm::Twine(kMaxThreads) +
+                "], got " + llvm::Twine(numThreads.getValue()));
 
   DialectRegistry registry;
   registerRuntimeDialects(registry);
@@ -294,6 +300,10 @@ static int runMain() {
                       in + "'");
       outputFiles.push_back(path.str().str());
     }
+    // Create the directory now rather than after compiling and running.
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create output directory '" + outputDir +
+                  "': " + ec.message());
   }
 
   std::mt19937_64 gen(seed);
@@ -301,14 +311,19 @@ static int runMain() {
     if (inputTensors[k])
       continue;
     const TensorSpec &spec = sig->inputs[k];
-    inputTensors[k].emplace(spec.dtype, spec.shape);
+    llvm::Expected<HostTensor> tensor =
+        HostTensor::allocate(spec.dtype, spec.shape);
+    if (!tensor)
+      return fail("arg" + llvm::Twine(k) + ": " +
+                  llvm::toString(tensor.takeError()));
+    inputTensors[k] = std::move(*tensor);
     fillRandom(*inputTensors[k], gen);
     llvm::outs() << "input arg" << k << ": " << spec.str()
                  << " not given, generated (seed " << seed << ")\n";
   }
 
-  if (numThreads)
-    setenv("OMP_NUM_THREADS", std::to_string(numThreads).c_str(),
+  if (numThreads.getNumOccurrences())
+    setenv("OMP_NUM_THREADS", std::to_string(numThreads.getValue()).c_str(),
            /*overwrite=*/1);
 
   CompileOptions options;
@@ -322,8 +337,14 @@ static int runMain() {
     return 1;
 
   SmallVector<HostTensor> results;
-  for (const TensorSpec &spec : sig->results)
-    results.emplace_back(spec.dtype, spec.shape);
+  for (auto [k, spec] : llvm::enumerate(sig->results)) {
+    llvm::Expected<HostTensor> tensor =
+        HostTensor::allocate(spec.dtype, spec.shape);
+    if (!tensor)
+      return fail("out" + llvm::Twine(k) + ": " +
+                  llvm::toString(tensor.takeError()));
+    results.push_back(std::move(*tensor));
+  }
   SmallVector<TensorView> inViews, outViews;
   for (auto &t : inputTensors)
     inViews.push_back(*t);
@@ -369,14 +390,16 @@ static int runMain() {
                << " after " << numWarmup << " warm-up)\n";
 
   if (!outputFiles.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return fail("cannot create output directory '" + outputDir +
-                  "': " + ec.message());
-    for (auto [k, path] : llvm::enumerate(outputFiles)) {
-      if (llvm::Error e = writeNpy(path, results[k]))
-        return fail(std::move(e));
+    // All outputs or none: each goes to a temporary file first, and they
+    // are renamed into place once every one is written.
+    if (llvm::Error e = writeFiles(
+            outputFiles, [&](size_t k, llvm::raw_ostream &os) {
+              os << serializeNpy(results[k]);
+              return llvm::Error::success();
+            }))
+      return fail(std::move(e));
+    for (const std::string &path : outputFiles)
       llvm::outs() << "wrote " << path << "\n";
-    }
   }
   llvm::outs().flush();
   return 0;
@@ -438,12 +461,20 @@ static int compileMain() {
     }
   }
 
-  if (llvm::Error e =
-          llvm::writeToOutput(outputPath, [&](llvm::raw_ostream &os) {
-            os << bytes;
-            return llvm::Error::success();
-          }))
-    return fail("cannot write " + llvm::toString(std::move(e)));
+  auto writeBytes = [&](llvm::raw_ostream &os) {
+    os << bytes;
+    return llvm::Error::success();
+  };
+  if (outputPath == "-") {
+    if (llvm::Error e = llvm::writeToOutput(outputPath, writeBytes))
+      return fail("cannot write to stdout: " + llvm::toString(std::move(e)));
+    return 0;
+  }
+  // Errors read "cannot write 'PATH': <reason>".
+  if (llvm::Error e = writeFiles(
+          std::string(outputPath),
+          [&](size_t, llvm::raw_ostream &os) { return writeBytes(os); }))
+    return fail(std::move(e));
   return 0;
 }
 

@@ -164,3 +164,16 @@ TEST(Npy, Errors) {
 }
 
 } // namespace
+
+TEST(Npy, AllocateReportsErrors) {
+  llvm::Expected<HostTensor> ok = HostTensor::allocate(DType::F32, {2, 3});
+  ASSERT_TRUE(!!ok) << llvm::toString(ok.takeError());
+  EXPECT_EQ(ok->getAsDouble(5), 0.0);
+  EXPECT_EQ(errorOf(HostTensor::allocate(DType::F32,
+                                         {4611686018427387905, 4})),
+            "shape 4611686018427387905x4 is too large: its size in bytes "
+            "overflows int64");
+  // 1 PiB: more than any address space this runs in.
+  EXPECT_EQ(errorOf(HostTensor::allocate(DType::F32, {70368744177664, 4})),
+            "cannot allocate 1125899906842624 bytes");
+}

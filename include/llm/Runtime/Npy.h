@@ -34,6 +34,7 @@
 #define LLM_RUNTIME_NPY_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -79,8 +80,16 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape);
 class HostTensor {
 public:
   HostTensor() = default;
-  /// Allocates a zero-filled tensor. `shape` must have no negative sizes.
+  /// Allocates a zero-filled tensor. `shape` must have no negative sizes and
+  /// its size must be known to fit (this aborts with a bad_alloc error when
+  /// the memory cannot be allocated); use `allocate` for untrusted shapes.
   HostTensor(DType dtype, llvm::ArrayRef<int64_t> shape);
+
+  /// Allocates a zero-filled tensor without aborting: an error "cannot
+  /// allocate N bytes" when the memory is not available, or "shape ... is
+  /// too large" when the size in bytes overflows int64.
+  static llvm::Expected<HostTensor> allocate(DType dtype,
+                                             llvm::ArrayRef<int64_t> shape);
 
   DType getDType() const { return dtype; }
   llvm::ArrayRef<int64_t> getShape() const { return shape; }
@@ -99,6 +108,9 @@ public:
   void setFromDouble(int64_t i, double value);
 
 private:
+  /// Allocates `bytes` of zeroed 64-byte aligned memory; null on failure.
+  static void *allocateZeroed(int64_t bytes);
+
   struct FreeDeleter {
     void operator()(void *p) const;
   };
@@ -123,6 +135,15 @@ std::string serializeNpy(const HostTensor &tensor);
 /// Writes `tensor` to `path` atomically: the bytes go to a temporary file in
 /// the same directory that is renamed over `path` once complete.
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
+
+/// Writes the files `paths` as a set: `write(i, os)` writes the bytes of
+/// `paths[i]` to a temporary file in the same directory; only when every
+/// write succeeded are the temporary files renamed over `paths` (on failure
+/// they are removed and no path is touched). Errors read
+/// "cannot write 'PATH': <reason>".
+llvm::Error
+writeFiles(llvm::ArrayRef<std::string> paths,
+           llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &)> write);
 
 } // namespace mlir::llm::runtime
 

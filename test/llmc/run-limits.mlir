@@ -1,0 +1,99 @@
+// Sizes, names and options that used to crash `llmc` (abort, SIGSEGV or an
+// abort inside libomp): each case prints one diagnostic and exits with 1.
+//
+// RUN: rm -rf %t && split-file %s %t && mkdir -p %t/out
+//
+// A host tensor that cannot be allocated (1 PiB) is an error, not an abort.
+// RUN: not llmc run %t/huge-arg.mlir 2>&1 | FileCheck %s --check-prefix=HUGEARG
+// HUGEARG: llmc: error: arg0: cannot allocate 1125899906842624 bytes
+// HUGEARG-NOT: LLVM ERROR
+// RUN: not llmc run %t/huge-out.mlir 2>&1 | FileCheck %s --check-prefix=HUGEOUT
+// HUGEOUT: llmc: error: out0: cannot allocate 1125899906842624 bytes
+// HUGEOUT-NOT: LLVM ERROR
+//
+// Entry tensors whose size in bytes overflows int64 are rejected before
+// anything is allocated (the count used to wrap to a tiny buffer).
+// RUN: not llmc run %t/overflow-arg.mlir 2>&1 | FileCheck %s --check-prefix=OVFARG
+// OVFARG: overflow-arg.mlir:1:17: error: entry function @main: argument #0 'tensor<4611686018427387905x4xf32>' is too large: its size in bytes overflows int64
+// RUN: not llmc run %t/overflow-out.mlir 2>&1 | FileCheck %s --check-prefix=OVFOUT
+// OVFOUT: overflow-out.mlir:1:1: error: entry function @main: result #0 'tensor<2305843009213693952x4xf32>' is too large: its size in bytes overflows int64
+// RUN: not llmc compile %t/overflow-arg.mlir -o %t/x.o --emit=obj 2>&1 | FileCheck %s --check-prefix=OVFARG
+//
+// A function named like a library function the compiled code calls.
+// RUN: not llmc run %t/clash-expf.mlir 2>&1 | FileCheck %s --check-prefix=EXPF
+// EXPF: clash-expf.mlir:1:1: error: function name '@expf' clashes with a runtime library symbol the compiled code calls; rename it
+// RUN: not llmc compile %t/clash-malloc.mlir -o %t/x.o --emit=obj 2>&1 | FileCheck %s --check-prefix=MALLOC
+// MALLOC: clash-malloc.mlir:1:1: error: function name '@malloc' clashes with a runtime library symbol the compiled code calls; rename it
+// RUN: test ! -e %t/x.o
+//
+// Thread counts libomp cannot handle.
+// RUN: not llmc run %t/huge-arg.mlir --threads 100000 2>&1 | FileCheck %s --check-prefix=THREADS
+// THREADS: llmc: error: --threads must be in [1, 1024], got 100000
+// RUN: not llmc run %t/huge-arg.mlir --threads 0 2>&1 | FileCheck %s --check-prefix=THREADS0
+// THREADS0: llmc: error: --threads must be in [1, 1024], got 0
+// RUN: not llmc run %t/huge-arg.mlir --threads=-3 2>&1 | FileCheck %s --check-prefix=THREADSNEG
+// THREADSNEG: llmc: error: --threads must be in [1, 1024], got -3
+// RUN: not llmc run %t/two.mlir --pipeline-options="num-threads=100000" 2>&1 | FileCheck %s --check-prefix=NUMTHREADS
+// NUMTHREADS: two.mlir:1:1: error: invalid pipeline options 'num-threads=100000': num-threads must be in [0, 1024] (0: the OpenMP default), got 100000
+//
+// An output directory that cannot be created fails before compiling.
+// RUN: not llmc run %t/huge-arg.mlir --output-dir /proc/llmc-no-such/out 2>&1 | FileCheck %s --check-prefix=MKDIR
+// MKDIR: llmc: error: cannot create output directory '/proc/llmc-no-such/out': {{.+}}
+// MKDIR-NOT: cannot allocate
+//
+// Output paths that are directories are named in the error.
+// RUN: mkdir -p %t/dir %t/out/out1.npy
+// RUN: not llmc compile %t/two.mlir -o %t/dir --emit=obj 2>&1 | FileCheck %s --check-prefix=ISDIR -DPATH=%t/dir
+// ISDIR: llmc: error: cannot write '[[PATH]]': Is a directory
+// RUN: not llmc run %t/two.mlir --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=ISDIR2 -DPATH=%t/out/out1.npy
+// ISDIR2: llmc: error: cannot write '[[PATH]]': Is a directory
+// All outputs or none: out0.npy was not written either, and no temporary
+// file is left behind.
+// RUN: test ! -e %t/out/out0.npy
+// RUN: ls %t/out | count 1
+
+//--- huge-arg.mlir
+func.func @main(%a: tensor<70368744177664x4xf32>) -> tensor<70368744177664x4xf32> {
+  %c = llm.relu %a : tensor<70368744177664x4xf32>
+  return %c : tensor<70368744177664x4xf32>
+}
+
+//--- huge-out.mlir
+func.func @main() -> tensor<70368744177664x4xf32> {
+  %e = tensor.empty() : tensor<70368744177664x4xf32>
+  return %e : tensor<70368744177664x4xf32>
+}
+
+//--- overflow-arg.mlir
+func.func @main(%a: tensor<4611686018427387905x4xf32>) -> tensor<2xf32> {
+  %e = tensor.empty() : tensor<2xf32>
+  return %e : tensor<2xf32>
+}
+
+//--- overflow-out.mlir
+func.func @main() -> tensor<2305843009213693952x4xf32> {
+  %e = tensor.empty() : tensor<2305843009213693952x4xf32>
+  return %e : tensor<2305843009213693952x4xf32>
+}
+
+//--- clash-expf.mlir
+func.func @expf(%x: f32) -> f32 {
+  return %x : f32
+}
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.exp %a : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+//--- clash-malloc.mlir
+func.func private @malloc(i64) -> i64
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = llm.relu %a : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+//--- two.mlir
+func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c = llm.relu %a : tensor<2xf32>
+  return %c, %a : tensor<2xf32>, tensor<2xf32>
+}
