@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// `llmc run` JIT-compiles an llm-dialect module and runs its entry function on
-// .npy inputs; `llmc compile` lowers it to LLVM-dialect MLIR, LLVM IR or a
-// relocatable object. See docs/llmc.md and `llmc <command> --help`.
+// `llmc run` JIT-compiles an llm-dialect module (or an ONNX model, imported
+// first) and runs its entry function on .npy inputs; `llmc compile` lowers it
+// to LLVM-dialect MLIR, LLVM IR or a relocatable object; `llmc import` writes
+// the llm-dialect module imported from an ONNX model. See docs/llmc.md and
+// `llmc <command> --help`.
 //
 // Every error is one diagnostic on stderr (file:line:col for the model, the
 // path for .npy files) and exit code 1; no output file is left half-written
@@ -18,12 +20,17 @@
 
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Npy.h"
+#if LLMC_HAVE_ONNX
+#include "llm/Target/ONNX/ImportONNX.h"
+#endif
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -59,16 +66,19 @@ static cl::OptionCategory llmcCategory("llmc options");
 
 static cl::SubCommand runCommand(
     "run",
-    "JIT-compile MODEL and run its entry function.\n"
+    "JIT-compile MODEL (.mlir, or .onnx: imported first) and run its entry "
+    "function.\n"
     "  Inputs are positional: arg0, arg1, ... (give them with "
     "--input argK=FILE.npy;\n"
+    "  for an ONNX model NAME is the graph input's name;\n"
     "  missing ones are filled from a seeded generator: floats uniform in "
     "[-1, 1),\n"
     "  integers uniform in [0, 16), i1 0/1). Results are named out0, out1, "
-    "...;\n"
+    "...\n"
+    "  (for an ONNX model: the graph output's name);\n"
     "  for each one llmc prints its type, sum and mean(|x|) (computed in "
     "double),\n"
-    "  and with --output-dir writes DIR/outK.npy (nothing is written "
+    "  and with --output-dir writes DIR/NAME.npy (nothing is written "
     "without it).\n"
     "  bf16 tensors are read from and written to float32 .npy files.\n"
     "  The time line is the median and minimum wall time of the --repeat "
@@ -77,7 +87,8 @@ static cl::SubCommand runCommand(
 
 static cl::SubCommand compileCommand(
     "compile",
-    "Lower MODEL with llm-lower-to-cpu and write it to -o.\n"
+    "Lower MODEL (.mlir, or .onnx: imported first) with llm-lower-to-cpu "
+    "and write it\n  to -o.\n"
     "  --emit=mlir: the LLVM-dialect module; --emit=llvm: LLVM IR text;\n"
     "  --emit=obj: a relocatable PIC object for the host CPU.\n"
     "  For llvm and obj every function except the C interface is internal, "
@@ -92,11 +103,30 @@ static cl::SubCommand compileCommand(
     "lowering\n"
     "  also libomp.");
 
-// Options of both commands.
+static cl::SubCommand importCommand(
+    "import",
+    "Import the ONNX model MODEL.onnx and write the llm-dialect module to -o.\n"
+    "  Graph inputs and outputs become the arguments and results of "
+    "@main, with\n"
+    "  their ONNX names as `llm.name` attributes. Symbolic dimensions need a "
+    "value:\n"
+    "  --dim NAME=VALUE (a dim_param name, or INPUT:INDEX).");
+
+// Options of all commands.
 static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"),
+                                      cl::desc("<model.mlir|model.onnx>"),
                                       cl::sub(runCommand),
-                                      cl::sub(compileCommand));
+                                      cl::sub(compileCommand),
+                                      cl::sub(importCommand));
+static cl::list<std::string> dimSpecs(
+    "dim",
+    cl::desc("ONNX models: value of a symbolic dimension, NAME=VALUE (a "
+             "dim_param name, or INPUT:INDEX); repeatable, or "
+             "comma-separated"),
+    cl::value_desc("NAME=VALUE"), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::sub(importCommand), cl::cat(llmcCategory));
+
+// Options of `run` and `compile`.
 static cl::opt<std::string>
     entryName("entry", cl::desc("Entry function (default: main)"),
               cl::init("main"), cl::sub(runCommand), cl::sub(compileCommand),
@@ -120,13 +150,16 @@ static cl::opt<unsigned>
 
 // Options of `run`.
 static cl::list<std::string>
-    inputs("input", cl::desc("Input NAME=FILE.npy (NAME is arg0, arg1, ...)"),
+    inputs("input",
+           cl::desc("Input NAME=FILE.npy (NAME is arg0, arg1, ...; for an "
+                    "ONNX model the graph input's name)"),
            cl::value_desc("NAME=FILE.npy"), cl::sub(runCommand),
            cl::cat(llmcCategory));
 static cl::opt<std::string>
     outputDir("output-dir",
-              cl::desc("Write the results to DIR/out<K>.npy (created if "
-                       "missing); without it nothing is written"),
+              cl::desc("Write the results to DIR/out<K>.npy (ONNX models: "
+                       "DIR/<output name>.npy; created if missing); without "
+                       "it nothing is written"),
               cl::value_desc("DIR"), cl::init(""), cl::sub(runCommand),
               cl::cat(llmcCategory));
 static cl::opt<long long>
@@ -149,13 +182,14 @@ static cl::opt<uint64_t> seed("seed",
                               cl::init(0), cl::sub(runCommand),
                               cl::cat(llmcCategory));
 
-// Options of `compile`.
+// Options of `compile` and `import`.
 enum class EmitKind { MLIR, LLVM, Obj };
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("Output file ('-' for "
                                                 "stdout)"),
                                        cl::value_desc("file"), cl::Required,
                                        cl::sub(compileCommand),
+                                       cl::sub(importCommand),
                                        cl::cat(llmcCategory));
 static cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to write"), cl::Required,
@@ -191,9 +225,87 @@ static bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
   return absA == absB;
 }
 
-/// Parses the model file; diagnostics go through `sourceMgr`'s handler.
+/// True when MODEL is an ONNX model (by its extension).
+static bool isONNXModel() {
+  return llvm::StringRef(modelPath).ends_with_insensitive(".onnx");
+}
+
+/// Imports the ONNX model MODEL; diagnostics go through the context's
+/// handler. Returns null after printing an error.
+static OwningOpRef<ModuleOp> importModel(MLIRContext &ctx) {
+#if LLMC_HAVE_ONNX
+  llm::ImportOptions options;
+  for (const std::string &spec : dimSpecs) {
+    std::string error;
+    if (!llm::parseDimSpec(spec, options, error)) {
+      fail("--dim '" + spec + "': " + error);
+      return nullptr;
+    }
+  }
+  if (!llvm::sys::fs::exists(modelPath)) {
+    fail("cannot open model '" + modelPath +
+         "': No such file or directory");
+    return nullptr;
+  }
+  return llm::importONNXModel(modelPath, &ctx, options);
+#else
+  (void)ctx;
+  fail("cannot load '" + modelPath +
+       "': this llmc was built without the ONNX importer (it needs "
+       "libonnx-dev); import the model elsewhere and pass the .mlir file");
+  return nullptr;
+#endif
+}
+
+/// For ONNX models: prints diagnostics as `FILE:LINE:COL: error: message`
+/// (the first file location found, e.g. the importer's `MODEL.onnx:0:0`)
+/// without the source line that SourceMgrDiagnosticHandler would quote from
+/// the binary model. Registered after (so consulted before) the SourceMgr
+/// handler.
+static void registerONNXDiagnosticHandler(MLIRContext &ctx) {
+  if (!isONNXModel())
+    return;
+  ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
+    auto print = [](Diagnostic &d) {
+      llvm::raw_ostream &os = llvm::errs();
+      if (auto fileLoc = d.getLocation()->findInstanceOf<FileLineColLoc>())
+        os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+           << ":" << fileLoc.getColumn() << ": ";
+      else
+        os << modelPath << ": ";
+      switch (d.getSeverity()) {
+      case DiagnosticSeverity::Error:
+        os << "error: ";
+        break;
+      case DiagnosticSeverity::Warning:
+        os << "warning: ";
+        break;
+      case DiagnosticSeverity::Note:
+        os << "note: ";
+        break;
+      case DiagnosticSeverity::Remark:
+        os << "remark: ";
+        break;
+      }
+      os << d << "\n";
+    };
+    print(diag);
+    for (Diagnostic &note : diag.getNotes())
+      print(note);
+    return success();
+  });
+}
+
+/// Loads MODEL: imports an .onnx model, parses anything else as MLIR;
+/// diagnostics go through `sourceMgr`'s handler.
 static OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx,
                                        llvm::SourceMgr &sourceMgr) {
+  if (isONNXModel())
+    return importModel(ctx);
+  if (!dimSpecs.empty()) {
+    fail("--dim applies only to ONNX models (.onnx)");
+    return nullptr;
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFileOrSTDIN(modelPath, /*IsText=*/true);
   if (std::error_code ec = file.getError()) {
@@ -202,6 +314,64 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx,
   }
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+}
+
+/// The names of the entry's inputs and results as llmc shows them.
+struct EntryNames {
+  /// ONNX models: the graph input names (the `llm.name` argument
+  /// attributes); otherwise argK.
+  SmallVector<std::string> inputs;
+  /// `llm.name` of argument K when present (accepted by --input for .mlir
+  /// models too, besides argK); empty otherwise.
+  SmallVector<std::string> inputAliases;
+  /// ONNX models: the graph output names, usable as file names (outK when a
+  /// name is empty, contains '/', or repeats); otherwise outK.
+  SmallVector<std::string> results;
+};
+
+static std::string getLLMName(DictionaryAttr attrs) {
+  if (!attrs)
+    return "";
+  if (auto name = attrs.getAs<StringAttr>("llm.name"))
+    return name.getValue().str();
+  return "";
+}
+
+static EntryNames getEntryNames(ModuleOp module, const EntrySignature &sig) {
+  EntryNames names;
+  auto func = module.lookupSymbol<func::FuncOp>(sig.name);
+  bool onnx = isONNXModel();
+  for (size_t k = 0; k < sig.inputs.size(); ++k) {
+    std::string name = func ? getLLMName(func.getArgAttrDict(k)) : "";
+    names.inputAliases.push_back(name);
+    names.inputs.push_back(onnx && !name.empty() ? name
+                                                 : "arg" + std::to_string(k));
+  }
+  llvm::StringSet<> used;
+  for (size_t k = 0; k < sig.results.size(); ++k) {
+    std::string name =
+        onnx && func ? getLLMName(func.getResultAttrDict(k)) : "";
+    if (name.empty() || name.find('/') != std::string::npos ||
+        name.find('\0') != std::string::npos || name == "." || name == ".." ||
+        used.contains(name))
+      name = "out" + std::to_string(k);
+    used.insert(name);
+    names.results.push_back(name);
+  }
+  return names;
+}
+
+/// Drops the `llm.name` argument and result attributes (the ONNX names): the
+/// lowering would carry them onto the LLVM functions, whose translation warns
+/// about unknown parameter attributes. Call after `getEntryNames`.
+static void stripNameAttrs(ModuleOp module) {
+  StringAttr key = StringAttr::get(module.getContext(), "llm.name");
+  module.walk([&](func::FuncOp func) {
+    for (unsigned k = 0, e = func.getNumArguments(); k < e; ++k)
+      func.removeArgAttr(k, key);
+    for (unsigned k = 0, e = func.getNumResults(); k < e; ++k)
+      func.removeResultAttr(k, key);
+  });
 }
 
 /// Fills `tensor` from `gen` (see the `run` help text).
@@ -242,41 +412,70 @@ static int runMain() {
   ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  registerONNXDiagnosticHandler(ctx);
   OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
   if (!module)
     return 1;
   FailureOr<EntrySignature> sig = getEntrySignature(*module, entryName);
   if (failed(sig))
     return 1;
+  EntryNames names = getEntryNames(*module, *sig);
+  bool namedInputs = isONNXModel() && llvm::any_of(names.inputAliases,
+                                                   [](const std::string &n) {
+                                                     return !n.empty();
+                                                   });
 
-  // Inputs: "argK=FILE.npy", each at most once.
+  // Inputs: "NAME=FILE.npy", each at most once. NAME is argK, or for ONNX
+  // models the graph input's name (for .mlir models an `llm.name` works
+  // too).
   size_t numInputs = sig->inputs.size();
+  auto findInput = [&](llvm::StringRef name) -> std::optional<size_t> {
+    for (size_t k = 0; k < numInputs; ++k)
+      if (names.inputs[k] == name)
+        return k;
+    for (size_t k = 0; k < numInputs; ++k)
+      if (!names.inputAliases[k].empty() && names.inputAliases[k] == name)
+        return k;
+    unsigned index;
+    if (!isONNXModel() && name.consume_front("arg") &&
+        !name.getAsInteger(10, index) && index < numInputs)
+      return index;
+    return std::nullopt;
+  };
   SmallVector<std::optional<HostTensor>> inputTensors(numInputs);
   SmallVector<std::string> inputFiles(numInputs);
   for (const std::string &spec : inputs) {
     auto [name, path] = llvm::StringRef(spec).split('=');
     if (path.empty() || name.empty())
       return fail("--input '" + spec + "' is not of the form NAME=FILE.npy");
-    unsigned index;
-    if (!name.consume_front("arg") || name.getAsInteger(10, index) ||
-        index >= numInputs) {
-      std::string valid =
-          numInputs == 0 ? std::string("takes no inputs")
-          : numInputs == 1
-              ? std::string("takes one input, arg0")
-              : "takes inputs arg0 .. arg" + std::to_string(numInputs - 1);
-      return fail("unknown input '" + spec.substr(0, spec.find('=')) +
-                  "': the entry @" + entryName + " " + valid);
+    std::optional<size_t> found = findInput(name);
+    if (!found) {
+      std::string valid;
+      if (numInputs == 0) {
+        valid = "takes no inputs";
+      } else if (namedInputs) {
+        valid = numInputs == 1 ? "takes one input, " : "takes inputs ";
+        for (size_t k = 0; k < numInputs; ++k)
+          valid += (k ? ", '" : "'") + names.inputs[k] + "'";
+      } else {
+        valid = numInputs == 1
+                    ? std::string("takes one input, arg0")
+                    : "takes inputs arg0 .. arg" + std::to_string(numInputs - 1);
+      }
+      return fail("unknown input '" + name + "': the entry @" + entryName +
+                  " " + valid);
     }
+    size_t index = *found;
+    const std::string &inName = names.inputs[index];
     if (inputTensors[index])
-      return fail("input 'arg" + llvm::Twine(index) + "' given twice");
+      return fail("input '" + inName + "' given twice");
     const TensorSpec &expected = sig->inputs[index];
     llvm::Expected<HostTensor> tensor = readNpy(path, expected.dtype);
     if (!tensor)
-      return fail("input 'arg" + llvm::Twine(index) +
+      return fail("input '" + inName +
                   "': " + llvm::toString(tensor.takeError()));
     if (tensor->getShape() != ArrayRef<int64_t>(expected.shape))
-      return fail(path + ": input 'arg" + llvm::Twine(index) + "' expects " +
+      return fail(path + ": input '" + inName + "' expects " +
                   expected.str() + ", the file holds shape " +
                   formatShape(tensor->getShape()));
     inputTensors[index] = std::move(*tensor);
@@ -291,7 +490,7 @@ static int runMain() {
       return fail("--output-dir '" + outputDir + "' is not a directory");
     for (size_t k = 0; k < sig->results.size(); ++k) {
       llvm::SmallString<256> path(outputDir);
-      llvm::sys::path::append(path, "out" + std::to_string(k) + ".npy");
+      llvm::sys::path::append(path, names.results[k] + ".npy");
       if (isSameFile(path, modelPath))
         return fail("output '" + path + "' would overwrite the model");
       for (const std::string &in : inputFiles)
@@ -314,11 +513,11 @@ static int runMain() {
     llvm::Expected<HostTensor> tensor =
         HostTensor::allocate(spec.dtype, spec.shape);
     if (!tensor)
-      return fail("arg" + llvm::Twine(k) + ": " +
+      return fail(names.inputs[k] + ": " +
                   llvm::toString(tensor.takeError()));
     inputTensors[k] = std::move(*tensor);
     fillRandom(*inputTensors[k], gen);
-    llvm::outs() << "input arg" << k << ": " << spec.str()
+    llvm::outs() << "input " << names.inputs[k] << ": " << spec.str()
                  << " not given, generated (seed " << seed << ")\n";
   }
 
@@ -326,6 +525,7 @@ static int runMain() {
     setenv("OMP_NUM_THREADS", std::to_string(numThreads.getValue()).c_str(),
            /*overwrite=*/1);
 
+  stripNameAttrs(*module);
   CompileOptions options;
   options.entry = entryName;
   options.lowering.pipelineOptions = pipelineOptions;
@@ -341,7 +541,7 @@ static int runMain() {
     llvm::Expected<HostTensor> tensor =
         HostTensor::allocate(spec.dtype, spec.shape);
     if (!tensor)
-      return fail("out" + llvm::Twine(k) + ": " +
+      return fail(names.results[k] + ": " +
                   llvm::toString(tensor.takeError()));
     results.push_back(std::move(*tensor));
   }
@@ -373,7 +573,7 @@ static int runMain() {
       sum += v;
       absSum += std::fabs(v);
     }
-    llvm::outs() << "out" << k << ": " << sig->results[k].str()
+    llvm::outs() << names.results[k] << ": " << sig->results[k].str()
                  << llvm::format(" sum=%.9g mean_abs=%.9g", sum,
                                  n ? absSum / n : 0.0)
                  << "\n";
@@ -423,11 +623,13 @@ static int compileMain() {
   ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  registerONNXDiagnosticHandler(ctx);
   OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
   if (!module)
     return 1;
   if (failed(getEntrySignature(*module, entryName)))
     return 1;
+  stripNameAttrs(*module);
   LoweringOptions lowering;
   lowering.pipelineOptions = pipelineOptions;
   lowering.noOpt = noOpt;
@@ -478,6 +680,51 @@ static int compileMain() {
   return 0;
 }
 
+//===----------------------------------------------------------------------===//
+// llmc import
+//===----------------------------------------------------------------------===//
+
+static int importMain() {
+  if (!isONNXModel())
+    return fail("llmc import expects an ONNX model (MODEL.onnx), got '" +
+                modelPath + "'");
+  if (outputPath != "-" && isSameFile(outputPath, modelPath))
+    return fail("output '" + outputPath +
+                "' is the model file; refusing to "
+                "overwrite it");
+
+  DialectRegistry registry;
+  registerRuntimeDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  registerONNXDiagnosticHandler(ctx);
+  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
+  if (!module)
+    return 1;
+
+  std::string bytes;
+  {
+    llvm::raw_string_ostream os(bytes);
+    module->print(os);
+  }
+  auto writeBytes = [&](llvm::raw_ostream &os) {
+    os << bytes;
+    return llvm::Error::success();
+  };
+  if (outputPath == "-") {
+    if (llvm::Error e = llvm::writeToOutput(outputPath, writeBytes))
+      return fail("cannot write to stdout: " + llvm::toString(std::move(e)));
+    return 0;
+  }
+  if (llvm::Error e = writeFiles(
+          std::string(outputPath),
+          [&](size_t, llvm::raw_ostream &os) { return writeBytes(os); }))
+    return fail(std::move(e));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
 #if defined(__GLIBC__)
@@ -491,10 +738,12 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(llmcCategory);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
-          "llmc: compile and run llm-dialect models on the CPU\n\n"
-          "  llmc run MODEL [--input argK=FILE.npy]... [--output-dir DIR] "
+          "llmc: compile and run llm-dialect and ONNX models on the CPU\n\n"
+          "  llmc run MODEL [--input NAME=FILE.npy]... [--output-dir DIR] "
           "[--threads N] [--repeat N] [--entry NAME]\n"
-          "  llmc compile MODEL -o OUT --emit=mlir|llvm|obj [--entry NAME]\n\n"
+          "  llmc compile MODEL -o OUT --emit=mlir|llvm|obj [--entry NAME]\n"
+          "  llmc import MODEL.onnx -o OUT.mlir [--dim NAME=VALUE]...\n"
+          "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",
           &llvm::errs()))
     return 1;
@@ -502,6 +751,8 @@ int main(int argc, char **argv) {
     return runMain();
   if (compileCommand)
     return compileMain();
-  return fail("expected a command: 'llmc run MODEL ...' or 'llmc compile "
-              "MODEL ...' (see llmc --help)");
+  if (importCommand)
+    return importMain();
+  return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
+              "MODEL ...' or 'llmc import MODEL.onnx ...' (see llmc --help)");
 }
