@@ -6,6 +6,10 @@ build="${LLMC_BUILD_DIR:-$root/build}"
 type="${LLMC_BUILD_TYPE:-Release}"
 extra=()
 if [ "${LLMC_SANITIZE:-0}" = 1 ]; then extra+=(-DLLMC_ENABLE_SANITIZERS=ON); fi
+# Use ccache when the machine has it (developer machines; CI does not need it).
+if command -v ccache >/dev/null 2>&1; then
+  extra+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE="$type" \
