@@ -36,7 +36,7 @@ llvm_config.with_environment("PYTHONPATH", [
 llvm_config.with_environment("LLMC_TOOLS_DIR", config.llmc_tools_dir)
 
 tool_dirs = [config.llmc_tools_dir, config.llvm_tools_dir]
-tools = ["llm-opt", "llmc", "mlir-opt", "mlir-runner",
+tools = ["llm-opt", "llmc", "llmc-capi-test", "mlir-opt", "mlir-runner",
          ToolSubst("%llmc_python", config.python_executable, unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -1,0 +1,130 @@
+/*===-- llm-c/Runtime.h - Compiled models C API -------------------*- C -*-===*\
+|*                                                                            *|
+|* Part of the llmc project, under the Apache License v2.0 with LLVM          *|
+|* Exceptions. See LICENSE for license information.                           *|
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
+|*                                                                            *|
+|*===----------------------------------------------------------------------===*|
+|*                                                                            *|
+|* Compiles an llm-dialect module for a target into a model that runs on      *|
+|* caller-provided buffers (a wrapper of mlir::llm::runtime::CompiledModel,   *|
+|* llm/Runtime/CompiledModel.h). Errors never abort: see llm-c/Support.h.     *|
+|*                                                                            *|
+|* The entry function must be a public `func.func` whose arguments and        *|
+|* results are all statically shaped tensors of f32, f64, f16, bf16, i1, i8,  *|
+|* i32 or i64.                                                                *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef LLM_C_RUNTIME_H
+#define LLM_C_RUNTIME_H
+
+#include "llm-c/Support.h"
+#include "mlir-c/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A compiled model (JIT-compiled machine code and the entry signature).
+/// Owned by the caller; destroy with llmcCompiledModelDestroy.
+typedef struct LlmcCompiledModel {
+  void *ptr;
+} LlmcCompiledModel;
+
+/// A non-owning view of a dense row-major tensor: `rank` sizes in `shape`
+/// (NULL allowed for rank 0) and `data` pointing at
+/// product(shape) * llmcElementTypeGetSize(elementType) bytes. No alignment
+/// beyond the natural alignment of the element type is required.
+typedef struct LlmcTensor {
+  LlmcElementType elementType;
+  intptr_t rank;
+  const int64_t *shape;
+  void *data;
+} LlmcTensor;
+
+/// Compiles `module` for `target` and returns the model, or a null model
+/// (llmcCompiledModelIsNull) after passing the errors to `onError`.
+///
+/// `target`: "cpu" (the host CPU; JIT through LLVM ORC). Any other value is
+/// an error naming the supported targets.
+///
+/// `options`: whitespace-separated `KEY=VALUE` items (empty: defaults):
+///   entry=NAME      the entry function (default: main)
+///   opt-level=N     LLVM optimization and codegen level, 0-3 (default 3)
+///   no-opt=BOOL     reference lowering: no graph optimizations, fusion,
+///                   vectorization or OpenMP (default false)
+///   threads=N       OpenMP threads of the parallel loops (the pipeline's
+///                   num-threads; 0: the OpenMP default)
+///   any other KEY   an option of the `llm-lower-to-cpu` pipeline, e.g.
+///                   vectorize=false parallel=false target=avx2
+///                   register-tile=4,16,1 (unknown keys are errors)
+/// BOOL is true/false/1/0.
+///
+/// `module` is not modified (a copy is lowered) and may be destroyed right
+/// after this call; the model keeps no reference to it or to its context.
+/// The context gets the dialects and translations the lowering needs
+/// appended to its registry. The entry's input/output names are the
+/// `llm.name` argument/result attributes (set by the ONNX importer) when
+/// present, else "argK" / "outK".
+MLIR_CAPI_EXPORTED LlmcCompiledModel llmcCompiledModelCreate(
+    MlirModule module, MlirStringRef target, MlirStringRef options,
+    MlirStringCallback onError, void *userData);
+
+/// Destroys `model` (no-op for a null model). The query functions below
+/// require a non-null model.
+MLIR_CAPI_EXPORTED void llmcCompiledModelDestroy(LlmcCompiledModel model);
+
+/// True when `model` is null (creation failed).
+static inline bool llmcCompiledModelIsNull(LlmcCompiledModel model) {
+  return model.ptr == NULL;
+}
+
+/// The entry function's name (borrowed from `model`).
+MLIR_CAPI_EXPORTED MlirStringRef
+llmcCompiledModelGetEntryName(LlmcCompiledModel model);
+
+/// Number of inputs (entry arguments) / outputs (entry results).
+MLIR_CAPI_EXPORTED intptr_t
+llmcCompiledModelGetNumInputs(LlmcCompiledModel model);
+MLIR_CAPI_EXPORTED intptr_t
+llmcCompiledModelGetNumOutputs(LlmcCompiledModel model);
+
+/// Name, element type, rank and shape (`rank` sizes) of input/output `pos`
+/// (0 <= pos < count; out of range: an empty name, F32, rank 0 and NULL).
+/// Strings and shapes are borrowed from `model`.
+MLIR_CAPI_EXPORTED MlirStringRef
+llmcCompiledModelGetInputName(LlmcCompiledModel model, intptr_t pos);
+MLIR_CAPI_EXPORTED LlmcElementType
+llmcCompiledModelGetInputElementType(LlmcCompiledModel model, intptr_t pos);
+MLIR_CAPI_EXPORTED intptr_t
+llmcCompiledModelGetInputRank(LlmcCompiledModel model, intptr_t pos);
+MLIR_CAPI_EXPORTED const int64_t *
+llmcCompiledModelGetInputShape(LlmcCompiledModel model, intptr_t pos);
+MLIR_CAPI_EXPORTED MlirStringRef
+llmcCompiledModelGetOutputName(LlmcCompiledModel model, intptr_t pos);
+MLIR_CAPI_EXPORTED LlmcElementType
+llmcCompiledModelGetOutputElementType(LlmcCompiledModel model, intptr_t pos);
+MLIR_CAPI_EXPORTED intptr_t
+llmcCompiledModelGetOutputRank(LlmcCompiledModel model, intptr_t pos);
+MLIR_CAPI_EXPORTED const int64_t *
+llmcCompiledModelGetOutputShape(LlmcCompiledModel model, intptr_t pos);
+
+/// Runs the entry on `inputs` (`numInputs` tensors, read only) and writes
+/// its results into `outputs` (`numOutputs` caller-allocated tensors). The
+/// counts, element types and shapes must equal the model's exactly;
+/// otherwise nothing runs and the error (naming the first mismatching
+/// operand, its expected and given type) goes to `onError`. Input and output
+/// buffers must not overlap. The model keeps no pointer after returning.
+/// Calls on the same model must not overlap in time (use one model per
+/// thread).
+MLIR_CAPI_EXPORTED MlirLogicalResult llmcCompiledModelExecute(
+    LlmcCompiledModel model, const LlmcTensor *inputs, intptr_t numInputs,
+    const LlmcTensor *outputs, intptr_t numOutputs,
+    MlirStringCallback onError, void *userData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LLM_C_RUNTIME_H

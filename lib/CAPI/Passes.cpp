@@ -1,0 +1,106 @@
+//===- Passes.cpp - llmc passes and pipelines C API -----------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements llm-c/Passes.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm-c/Passes.h"
+#include "Diagnostics.h"
+
+#include "llm/Codegen/Passes.h"
+#include "llm/Conversion/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Pipelines/Pipelines.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/CAPI/Utils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <mutex>
+
+using namespace mlir;
+using mlir::llm::capi::DiagnosticCapture;
+
+void llmcRegisterAllPasses(void) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    llm::registerLLMPasses();
+    registerLLMConversionPasses();
+    llm::registerLLMCodegenPasses();
+    llm::registerLLMPipelines();
+  });
+}
+
+MlirModule llmcParseModule(MlirContext ctx, MlirStringRef source,
+                           MlirStringRef sourceName, MlirStringCallback onError,
+                           void *userData) {
+  MLIRContext *context = unwrap(ctx);
+  DiagnosticCapture diags(context, onError, userData);
+  StringRef name = unwrap(sourceName);
+  if (name.empty())
+    name = "<source>";
+  ParserConfig config(context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(unwrap(source), config, name);
+  if (!module) {
+    if (!diags.hadError())
+      diags.addError("cannot parse '" + name + "'");
+    return MlirModule{nullptr};
+  }
+  return wrap(module.release());
+}
+
+MlirLogicalResult llmcRunPassPipeline(MlirModule module, MlirStringRef pipeline,
+                                      MlirStringCallback onError,
+                                      void *userData) {
+  llmcRegisterAllPasses();
+  ModuleOp op = unwrap(module);
+  MLIRContext *ctx = op.getContext();
+  DiagnosticCapture diags(ctx, onError, userData);
+  StringRef text = unwrap(pipeline).trim();
+  if (text.empty())
+    return mlirLogicalResultSuccess();
+  std::string anchored = text.str();
+  if (!text.starts_with("builtin.module("))
+    anchored = "builtin.module(" + anchored + ")";
+
+  std::string parseErrors;
+  llvm::raw_string_ostream errorStream(parseErrors);
+  FailureOr<OpPassManager> parsed = parsePassPipeline(anchored, errorStream);
+  if (failed(parsed)) {
+    StringRef message = StringRef(parseErrors).trim();
+    diags.addError("invalid pass pipeline '" + text + "'" +
+                   (message.empty() ? "" : ": " + message));
+    return mlirLogicalResultFailure();
+  }
+  PassManager pm(ctx, ModuleOp::getOperationName());
+  static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  if (failed(pm.run(op))) {
+    if (!diags.hadError())
+      diags.addError("pass pipeline '" + text + "' failed");
+    return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+}
+
+void llmcModulePrint(MlirModule module, bool generic,
+                     MlirStringCallback callback, void *userData) {
+  detail::CallbackOstream stream(callback, userData);
+  OpPrintingFlags flags;
+  if (generic)
+    flags.printGenericOpForm();
+  unwrap(module)->print(stream, flags);
+  stream.flush();
+}
