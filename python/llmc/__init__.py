@@ -1,0 +1,265 @@
+# ===- llmc/__init__.py - The llmc Python package ------------------------=== #
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===---------------------------------------------------------------------=== #
+"""llmc from Python: compile llm-dialect MLIR or ONNX models and run them on
+numpy arrays.
+
+    import llmc, numpy as np
+    model = llmc.compile("model.onnx", threads=2)
+    logits = model(input_ids=np.zeros((1, 8), np.int64))
+
+Everything goes through the llmc C API (libLLMCAPI.so) via the `_llmc`
+pybind11 extension. Errors:
+
+* ValueError: a model that does not parse, import, verify or lower (the
+  message holds the diagnostics, `file:line:col: error: ...`), bad options,
+  or arguments of the wrong count, name, dtype or shape;
+* FileNotFoundError: a model path that does not exist;
+* RuntimeError: a failure inside the runtime while executing.
+"""
+
+import collections
+import os
+
+import numpy as np
+
+from . import _llmc
+
+__all__ = ["compile", "import_onnx", "run_pipeline", "CompiledModel",
+           "TensorInfo", "has_onnx_importer"]
+
+TensorInfo = collections.namedtuple("TensorInfo",
+                                    ["name", "shape", "element_type", "dtype"])
+TensorInfo.__doc__ = """An input or output of a compiled model.
+
+name: the ONNX name (the `llm.name` attribute) or argK / outK;
+shape: a tuple of ints (static shapes only);
+element_type: the MLIR element type, 'f32', 'f64', 'f16', 'bf16', 'i1',
+  'i8', 'i32' or 'i64';
+dtype: the numpy dtype of the arrays passed or returned (bf16 travels as
+  float32: inputs are rounded to nearest-even, outputs widened exactly).
+"""
+
+# MLIR element type -> (LlmcElementType value, numpy dtype).
+_ELEMENT_TYPES = {
+    "f32": (0, np.dtype(np.float32)),
+    "f64": (1, np.dtype(np.float64)),
+    "f16": (2, np.dtype(np.float16)),
+    "bf16": (3, np.dtype(np.float32)),
+    "i1": (4, np.dtype(np.bool_)),
+    "i8": (5, np.dtype(np.int8)),
+    "i32": (6, np.dtype(np.int32)),
+    "i64": (7, np.dtype(np.int64)),
+}
+
+
+def has_onnx_importer():
+    """True when llmc was built with the ONNX importer (libonnx-dev)."""
+    return _llmc.has_onnx_importer()
+
+
+def _to_bf16_bits(array):
+    """float32 -> bfloat16 bit patterns (uint16), rounding to nearest-even
+    (NaNs stay quiet NaNs)."""
+    bits = np.ascontiguousarray(array, dtype=np.float32).view(np.uint32)
+    rounded = bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    out = (rounded >> np.uint32(16)).astype(np.uint16)
+    nan = np.isnan(array)
+    if nan.any():
+        out[nan] = (bits[nan] >> np.uint32(16)).astype(np.uint16) | np.uint16(0x40)
+    return out
+
+
+def _from_bf16_bits(bits):
+    """bfloat16 bit patterns (uint16) -> float32 (exact)."""
+    return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def _format_option(key, value):
+    key = key.replace("_", "-")
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, (list, tuple)):
+        text = ",".join(str(v) for v in value)
+    else:
+        text = str(value)
+    if not text or any(c.isspace() for c in text):
+        raise ValueError("option %s=%r: the value must be non-empty and "
+                         "contain no whitespace" % (key, value))
+    return "%s=%s" % (key, text)
+
+
+def _format_dims(dims):
+    if dims is None:
+        return ""
+    if isinstance(dims, str):
+        return dims
+    if isinstance(dims, dict):
+        return ",".join("%s=%d" % (k, v) for k, v in dims.items())
+    raise ValueError("dims must be a dict {name: value} or a "
+                     "'NAME=VALUE,...' string, got %r" % (dims,))
+
+
+def _is_path(model):
+    if isinstance(model, os.PathLike):
+        return True
+    if not isinstance(model, str):
+        raise TypeError("model must be a path (str or os.PathLike) or MLIR "
+                        "text, got %s" % type(model).__name__)
+    return "\n" not in model and os.path.splitext(model)[1] in (".mlir",
+                                                                ".onnx")
+
+
+class CompiledModel:
+    """A model compiled by `llmc.compile`; call it with numpy arrays.
+
+    model(*arrays, **named) takes the inputs positionally (in the order of
+    `inputs`) and/or by name, checks their count, dtype and shape (lists
+    and scalars are converted to the expected dtype; an ndarray must have
+    exactly the expected dtype), and returns the outputs as new numpy arrays:
+    a single array for one output, else a tuple in the order of `outputs`.
+    """
+
+    def __init__(self, native):
+        self._native = native
+        self.entry = native.entry
+        self.inputs = tuple(self._info(i) for i in native.inputs)
+        self.outputs = tuple(self._info(o) for o in native.outputs)
+
+    @staticmethod
+    def _info(raw):
+        name, shape, element_type = raw
+        return TensorInfo(name, tuple(shape), element_type,
+                          _ELEMENT_TYPES[element_type][1])
+
+    def __repr__(self):
+        def fmt(infos):
+            return ", ".join("%s: %s[%s]" % (i.name, i.element_type,
+                                             "x".join(map(str, i.shape)))
+                             for i in infos)
+        return "<llmc.CompiledModel @%s (%s) -> (%s)>" % (
+            self.entry, fmt(self.inputs), fmt(self.outputs))
+
+    def _gather(self, args, named):
+        n = len(self.inputs)
+        if len(args) > n:
+            raise ValueError("@%s takes %d input%s, got %d positional" % (
+                self.entry, n, "" if n == 1 else "s", len(args)))
+        values = list(args) + [None] * (n - len(args))
+        given = [True] * len(args) + [False] * (n - len(args))
+        names = [i.name for i in self.inputs]
+        for key, value in named.items():
+            if key not in names:
+                raise ValueError("@%s has no input named %r (inputs: %s)" % (
+                    self.entry, key, ", ".join(names) or "none"))
+            k = names.index(key)
+            if given[k]:
+                raise ValueError("input %r (#%d) given twice" % (key, k))
+            values[k], given[k] = value, True
+        missing = [names[k] for k in range(n) if not given[k]]
+        if missing:
+            raise ValueError("@%s: missing input%s %s" % (
+                self.entry, "" if len(missing) == 1 else "s",
+                ", ".join(repr(m) for m in missing)))
+        return values
+
+    def _convert(self, k, info, value):
+        what = "input %r (#%d)" % (info.name, k)
+        if isinstance(value, np.ndarray):
+            if value.dtype != info.dtype:
+                raise ValueError("%s: expected dtype %s (%s), got %s" % (
+                    what, info.dtype, info.element_type, value.dtype))
+            array = value
+        else:
+            try:
+                array = np.asarray(value, dtype=info.dtype)
+            except (TypeError, ValueError) as e:
+                raise ValueError("%s: cannot convert to %s: %s" % (
+                    what, info.dtype, e)) from None
+        if array.shape != info.shape:
+            raise ValueError("%s: expected shape %s, got %s" % (
+                what, info.shape, array.shape))
+        if info.element_type == "bf16":
+            return _to_bf16_bits(array)
+        return np.ascontiguousarray(array)
+
+    def __call__(self, *args, **named):
+        values = self._gather(args, named)
+        arrays = [self._convert(k, info, v)
+                  for k, (info, v) in enumerate(zip(self.inputs, values))]
+        outputs = [np.empty(o.shape, np.uint16 if o.element_type == "bf16"
+                            else o.dtype) for o in self.outputs]
+        self._native.execute(
+            arrays, [_ELEMENT_TYPES[i.element_type][0] for i in self.inputs],
+            outputs, [_ELEMENT_TYPES[o.element_type][0] for o in self.outputs])
+        outputs = [_from_bf16_bits(a) if o.element_type == "bf16" else a
+                   for o, a in zip(self.outputs, outputs)]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def compile(model, target="cpu", **options):
+    """Compiles `model` for `target` and returns a CompiledModel.
+
+    model: a path (str or os.PathLike) to a .mlir file (llm-dialect MLIR) or
+      an .onnx file (imported first), or MLIR text (any str that is not a
+      single-line name ending in .mlir/.onnx).
+    target: "cpu" (the host CPU, JIT-compiled).
+    options (keyword arguments; '_' in a name stands for '-'):
+      entry="main"      the entry function;
+      opt_level=3       LLVM optimization level 0-3;
+      no_opt=False      reference lowering (no graph optimizations, fusion,
+                        vectorization or OpenMP);
+      threads=N         OpenMP threads of the parallel loops (0: default);
+      dims={...}        ONNX only: values of symbolic dimensions, by
+                        dim_param name or "INPUT:INDEX";
+      any llm-lower-to-cpu option, e.g. vectorize=False, parallel=False,
+      target="avx2", register_tile=(4, 16, 1).
+    Raises ValueError with the diagnostics when the model does not parse,
+    import or compile, or an option is invalid; FileNotFoundError for a
+    missing path.
+    """
+    dims = _format_dims(options.pop("dims", None))
+    text = " ".join(_format_option(k, v) for k, v in options.items())
+    if _is_path(model):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise FileNotFoundError("cannot open model %r: no such file"
+                                    % path)
+        if path.endswith(".onnx"):
+            native = _llmc.CompiledModel.from_onnx(path, dims, target, text)
+        else:
+            if dims:
+                raise ValueError("dims applies only to ONNX models")
+            with open(path, "r", encoding="utf-8") as f:
+                source = f.read()
+            native = _llmc.CompiledModel.from_text(source, path, target, text)
+    else:
+        if dims:
+            raise ValueError("dims applies only to ONNX models")
+        native = _llmc.CompiledModel.from_text(model, "<string>", target,
+                                               text)
+    return CompiledModel(native)
+
+
+def import_onnx(path, dims=None):
+    """Imports the ONNX model at `path` and returns the llm-dialect module as
+    MLIR text (one func.func @main; graph input/output names as `llm.name`
+    attributes). `dims` gives symbolic dimensions (see compile). Raises
+    FileNotFoundError for a missing file and ValueError with the importer's
+    diagnostics otherwise."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError("cannot open ONNX model %r: no such file"
+                                % path)
+    return _llmc.import_onnx(path, _format_dims(dims))
+
+
+def run_pipeline(text, pipeline):
+    """Parses MLIR `text`, runs the textual pass `pipeline` (e.g.
+    "llm-fold-constants,canonicalize" or "builtin.module(...)") and returns
+    the resulting MLIR text. Raises ValueError with the diagnostics."""
+    return _llmc.run_pipeline(text, pipeline, "<string>")

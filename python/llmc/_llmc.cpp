@@ -1,0 +1,286 @@
+//===- _llmc.cpp - pybind11 extension over the llmc C API -----------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The native half of the `llmc` Python package: a thin layer over the C API
+// (llm-c/*.h, libLLMCAPI.so) that turns its error texts into Python
+// exceptions (ValueError for bad models, options and arguments,
+// RuntimeError for failures while executing) and numpy buffers into
+// LlmcTensor views. The user-facing API (argument checking, dtype mapping,
+// naming) is pure Python, in llmc/__init__.py.
+//
+// The GIL is released while compiling and executing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm-c/Dialects.h"
+#include "llm-c/ImportONNX.h"
+#include "llm-c/Passes.h"
+#include "llm-c/Runtime.h"
+#include "mlir-c/IR.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+void appendToString(MlirStringRef piece, void *userData) {
+  static_cast<std::string *>(userData)->append(piece.data, piece.length);
+}
+
+MlirStringRef toRef(const std::string &s) {
+  return mlirStringRefCreate(s.data(), s.size());
+}
+
+std::string fromRef(MlirStringRef ref) {
+  return std::string(ref.data, ref.length);
+}
+
+/// Strips the trailing newline of a diagnostic text (or gives `fallback`).
+std::string message(std::string text, const char *fallback) {
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  return text.empty() ? fallback : text;
+}
+
+/// An llmc context (all dialects registered), destroyed with the object.
+class Context {
+public:
+  Context() : ctx(llmcContextCreate(/*threadingEnabled=*/false)) {}
+  ~Context() { mlirContextDestroy(ctx); }
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+  MlirContext get() const { return ctx; }
+
+private:
+  MlirContext ctx;
+};
+
+/// An owned module.
+class Module {
+public:
+  explicit Module(MlirModule module) : module(module) {}
+  ~Module() {
+    if (!mlirModuleIsNull(module))
+      mlirModuleDestroy(module);
+  }
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+  MlirModule get() const { return module; }
+
+private:
+  MlirModule module;
+};
+
+/// Parses MLIR text; raises ValueError with the diagnostics on failure.
+std::unique_ptr<Module> parse(Context &ctx, const std::string &text,
+                              const std::string &sourceName) {
+  std::string errors;
+  MlirModule module = llmcParseModule(ctx.get(), toRef(text), toRef(sourceName),
+                                      appendToString, &errors);
+  if (mlirModuleIsNull(module))
+    throw py::value_error(message(errors, "cannot parse the MLIR module"));
+  return std::make_unique<Module>(module);
+}
+
+/// Imports an ONNX file; raises ValueError with the diagnostics on failure.
+std::unique_ptr<Module> importONNX(Context &ctx, const std::string &path,
+                                   const std::string &dims) {
+  std::string errors;
+  MlirModule module = llmcImportONNXFile(ctx.get(), toRef(path), toRef(dims),
+                                         appendToString, &errors);
+  if (mlirModuleIsNull(module))
+    throw py::value_error(message(errors, "cannot import the ONNX model"));
+  return std::make_unique<Module>(module);
+}
+
+/// Runs `pipeline` on `module`; raises ValueError on failure.
+void runPipeline(Module &module, const std::string &pipeline) {
+  std::string errors;
+  if (mlirLogicalResultIsFailure(llmcRunPassPipeline(
+          module.get(), toRef(pipeline), appendToString, &errors)))
+    throw py::value_error(message(errors, "the pass pipeline failed"));
+}
+
+std::string print(Module &module) {
+  std::string text;
+  llmcModulePrint(module.get(), /*generic=*/false, appendToString, &text);
+  return text;
+}
+
+/// (name, shape, element type name) of one input or output.
+using TensorInfo = std::tuple<std::string, std::vector<int64_t>, std::string>;
+
+/// A compiled model.
+class CompiledModel {
+public:
+  CompiledModel(Module &module, const std::string &target,
+                const std::string &options) {
+    std::string errors;
+    {
+      py::gil_scoped_release release;
+      model = llmcCompiledModelCreate(module.get(), toRef(target),
+                                      toRef(options), appendToString, &errors);
+    }
+    if (llmcCompiledModelIsNull(model))
+      throw py::value_error(message(errors, "compilation failed"));
+  }
+  ~CompiledModel() { llmcCompiledModelDestroy(model); }
+  CompiledModel(const CompiledModel &) = delete;
+  CompiledModel &operator=(const CompiledModel &) = delete;
+
+  std::string entry() const {
+    return fromRef(llmcCompiledModelGetEntryName(model));
+  }
+
+  std::vector<TensorInfo> inputs() const {
+    std::vector<TensorInfo> infos;
+    for (intptr_t i = 0, e = llmcCompiledModelGetNumInputs(model); i < e; ++i) {
+      const int64_t *shape = llmcCompiledModelGetInputShape(model, i);
+      infos.emplace_back(
+          fromRef(llmcCompiledModelGetInputName(model, i)),
+          std::vector<int64_t>(shape,
+                               shape + llmcCompiledModelGetInputRank(model, i)),
+          fromRef(llmcElementTypeGetName(
+              llmcCompiledModelGetInputElementType(model, i))));
+    }
+    return infos;
+  }
+
+  std::vector<TensorInfo> outputs() const {
+    std::vector<TensorInfo> infos;
+    for (intptr_t i = 0, e = llmcCompiledModelGetNumOutputs(model); i < e;
+         ++i) {
+      const int64_t *shape = llmcCompiledModelGetOutputShape(model, i);
+      infos.emplace_back(
+          fromRef(llmcCompiledModelGetOutputName(model, i)),
+          std::vector<int64_t>(
+              shape, shape + llmcCompiledModelGetOutputRank(model, i)),
+          fromRef(llmcElementTypeGetName(
+              llmcCompiledModelGetOutputElementType(model, i))));
+    }
+    return infos;
+  }
+
+  /// Runs the model on `inputs`, writing `outputs`; `inputTypes` and
+  /// `outputTypes` are the LlmcElementType of each array (the Python side
+  /// checked dtypes and shapes; the C API checks them again). Arrays must be
+  /// C-contiguous; outputs writable.
+  void execute(const std::vector<py::array> &inputs,
+               const std::vector<int> &inputTypes,
+               const std::vector<py::array> &outputs,
+               const std::vector<int> &outputTypes) {
+    if (inputs.size() != inputTypes.size() ||
+        outputs.size() != outputTypes.size())
+      throw py::value_error("execute: array and element type counts differ");
+    std::vector<std::vector<int64_t>> shapes;
+    shapes.reserve(inputs.size() + outputs.size());
+    std::vector<LlmcTensor> in, out;
+    auto add = [&](const py::array &a, int type, bool writable,
+                   std::vector<LlmcTensor> &list) {
+      if (!(a.flags() & py::array::c_style))
+        throw py::value_error("execute: arrays must be C-contiguous");
+      if (writable && !a.writeable())
+        throw py::value_error("execute: output arrays must be writable");
+      std::vector<int64_t> &shape = shapes.emplace_back();
+      for (py::ssize_t d = 0; d < a.ndim(); ++d)
+        shape.push_back(a.shape(d));
+      list.push_back(LlmcTensor{static_cast<LlmcElementType>(type),
+                                static_cast<intptr_t>(shape.size()),
+                                shape.data(),
+                                const_cast<void *>(a.data())});
+    };
+    for (size_t i = 0; i < inputs.size(); ++i)
+      add(inputs[i], inputTypes[i], false, in);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      add(outputs[i], outputTypes[i], true, out);
+    std::string errors;
+    MlirLogicalResult result;
+    {
+      py::gil_scoped_release release;
+      result = llmcCompiledModelExecute(model, in.data(), in.size(),
+                                        out.data(), out.size(), appendToString,
+                                        &errors);
+    }
+    if (mlirLogicalResultIsFailure(result))
+      throw std::runtime_error(message(errors, "execution failed"));
+  }
+
+private:
+  LlmcCompiledModel model;
+};
+
+} // namespace
+
+PYBIND11_MODULE(_llmc, m) {
+  m.doc() = "Native part of llmc: a pybind11 layer over the llmc C API. Use "
+            "the functions of the `llmc` package instead.";
+  llmcRegisterAllPasses();
+
+  m.def("has_onnx_importer", &llmcHasONNXImporter,
+        "True when llmc was built with the ONNX importer.");
+
+  m.def(
+      "import_onnx",
+      [](const std::string &path, const std::string &dims) {
+        Context ctx;
+        std::unique_ptr<Module> module = importONNX(ctx, path, dims);
+        return print(*module);
+      },
+      py::arg("path"), py::arg("dims") = "",
+      "Imports the ONNX model at `path` and returns the llm-dialect module "
+      "as MLIR text. Raises ValueError with the diagnostics on failure.");
+
+  m.def(
+      "run_pipeline",
+      [](const std::string &text, const std::string &pipeline,
+         const std::string &sourceName) {
+        Context ctx;
+        std::unique_ptr<Module> module = parse(ctx, text, sourceName);
+        runPipeline(*module, pipeline);
+        return print(*module);
+      },
+      py::arg("text"), py::arg("pipeline"), py::arg("source_name") = "",
+      "Parses MLIR `text`, runs the textual pass `pipeline` on it and "
+      "returns the result as MLIR text. Raises ValueError on failure.");
+
+  py::class_<CompiledModel>(m, "CompiledModel")
+      .def_static(
+          "from_text",
+          [](const std::string &text, const std::string &sourceName,
+             const std::string &target, const std::string &options) {
+            Context ctx;
+            std::unique_ptr<Module> module = parse(ctx, text, sourceName);
+            return std::make_unique<CompiledModel>(*module, target, options);
+          },
+          py::arg("text"), py::arg("source_name"), py::arg("target"),
+          py::arg("options"))
+      .def_static(
+          "from_onnx",
+          [](const std::string &path, const std::string &dims,
+             const std::string &target, const std::string &options) {
+            Context ctx;
+            std::unique_ptr<Module> module = importONNX(ctx, path, dims);
+            return std::make_unique<CompiledModel>(*module, target, options);
+          },
+          py::arg("path"), py::arg("dims"), py::arg("target"),
+          py::arg("options"))
+      .def_property_readonly("entry", &CompiledModel::entry)
+      .def_property_readonly("inputs", &CompiledModel::inputs)
+      .def_property_readonly("outputs", &CompiledModel::outputs)
+      .def("execute", &CompiledModel::execute, py::arg("inputs"),
+           py::arg("input_types"), py::arg("outputs"),
+           py::arg("output_types"));
+}

@@ -1,0 +1,112 @@
+# Bad input to the llmc Python package raises a clear Python exception with
+# the diagnostic (ValueError / FileNotFoundError / TypeError), never crashes;
+# a failed call leaves the model usable.
+# RUN: rm -rf %t && mkdir -p %t
+# RUN: %python %s %t | FileCheck %s
+
+import os
+import sys
+
+import numpy as np
+
+import llmc
+
+tmp = sys.argv[1]
+
+
+def expect(exc_type, fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except exc_type as e:
+        print("%s: %s" % (type(e).__name__, str(e).splitlines()[0]))
+        return
+    print("NO EXCEPTION")
+
+
+MODEL = """
+func.func @main(%x: tensor<2x3xf32> {llm.name = "x"}, %ids: tensor<2xi64>) -> tensor<2x3xf32> {
+  %y = llm.mul %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+"""
+model = llmc.compile(MODEL)
+x = np.ones((2, 3), np.float32)
+ids = np.zeros(2, np.int64)
+
+# Arguments: count, names, dtype, shape.
+expect(ValueError, model, x)
+# CHECK: ValueError: @main: missing input 'arg1'
+expect(ValueError, model, x, ids, ids)
+# CHECK-NEXT: ValueError: @main takes 2 inputs, got 3 positional
+expect(ValueError, model, x, ids, y=ids)
+# CHECK-NEXT: ValueError: @main has no input named 'y' (inputs: x, arg1)
+expect(ValueError, model, x, ids, x=x)
+# CHECK-NEXT: ValueError: input 'x' (#0) given twice
+expect(ValueError, model, x.astype(np.float64), ids)
+# CHECK-NEXT: ValueError: input 'x' (#0): expected dtype float32 (f32), got float64
+expect(ValueError, model, x, ids.astype(np.int32))
+# CHECK-NEXT: ValueError: input 'arg1' (#1): expected dtype int64 (i64), got int32
+expect(ValueError, model, x.T, ids)
+# CHECK-NEXT: ValueError: input 'x' (#0): expected shape (2, 3), got (3, 2)
+expect(ValueError, model, [[1, 2], [3, 4]], ids)
+# CHECK-NEXT: ValueError: input 'x' (#0): expected shape (2, 3), got (2, 2)
+expect(ValueError, model, "abc", ids)
+# CHECK-NEXT: ValueError: input 'x' (#0): cannot convert to float32
+# Still usable after the failures.
+print("after errors:", model(x * 2, ids).tolist())
+# CHECK-NEXT: after errors: {{\[}}[4.0, 4.0, 4.0], [4.0, 4.0, 4.0]]
+
+# Models: syntax and verifier errors carry the location.
+expect(ValueError, llmc.compile, "func.func @main(%x: tensor<2xf32>")
+# CHECK-NEXT: ValueError: <string>:1:33: error: expected ')'
+bad_path = os.path.join(tmp, "bad.mlir")
+with open(bad_path, "w") as f:
+    f.write("func.func @main(%x: tensor<2xf32>, %y: tensor<3xf32>) -> tensor<2xf32> {\n"
+            "  %z = llm.add %x, %y : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>\n"
+            "  return %z : tensor<2xf32>\n}\n")
+expect(ValueError, llmc.compile, bad_path)
+# CHECK-NEXT: ValueError: {{.*}}bad.mlir:2:8: error: 'llm.add' operand shapes 2 and 3 do not broadcast
+expect(FileNotFoundError, llmc.compile, os.path.join(tmp, "missing.mlir"))
+# CHECK-NEXT: FileNotFoundError: cannot open model '{{.*}}missing.mlir': no such file
+expect(TypeError, llmc.compile, 42)
+# CHECK-NEXT: TypeError: model must be a path (str or os.PathLike) or MLIR text, got int
+# A dynamically shaped entry is rejected by the compiler, not at run time.
+expect(ValueError, llmc.compile,
+       "func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {\n"
+       "  return %x : tensor<?xf32>\n}\n")
+# CHECK-NEXT: ValueError: <string>:1:17: error: entry function @main: argument #0 has type 'tensor<?xf32>'; only statically shaped tensors
+
+# Options and targets.
+expect(ValueError, llmc.compile, MODEL, target="gpu")
+# CHECK-NEXT: ValueError: error: unknown target 'gpu'; supported: cpu
+expect(ValueError, llmc.compile, MODEL, opt_level=9)
+# CHECK-NEXT: ValueError: error: invalid option 'opt-level=9': opt-level must be 0, 1, 2 or 3
+expect(ValueError, llmc.compile, MODEL, no_such_option=True)
+# CHECK-NEXT: ValueError: <string>:1:1: error: invalid pipeline options 'no-such-option=true': {{.*}}no such option no-such-option
+expect(ValueError, llmc.compile, MODEL, threads=5000)
+# CHECK-NEXT: ValueError: <string>:1:1: error: invalid pipeline options 'num-threads=5000': num-threads must be in [0, 1024]
+expect(ValueError, llmc.compile, MODEL, entry="nope")
+# CHECK-NEXT: ValueError: <string>:1:1: error: entry function @nope not found (public functions: @main)
+expect(ValueError, llmc.compile, MODEL, target_cpu="a b")
+# CHECK-NEXT: ValueError: option target-cpu='a b': the value must be non-empty and contain no whitespace
+expect(ValueError, llmc.compile, MODEL, dims={"batch": 1})
+# CHECK-NEXT: ValueError: dims applies only to ONNX models
+
+# Pipelines.
+expect(ValueError, llmc.run_pipeline, MODEL, "no-such-pass")
+# CHECK-NEXT: ValueError: error: invalid pass pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
+expect(ValueError, llmc.run_pipeline, MODEL, "convert-llm-to-linalg{bogus=1}")
+# CHECK-NEXT: ValueError: error: invalid pass pipeline 'convert-llm-to-linalg{bogus=1}'
+
+# ONNX: a missing file, a corrupt file.
+expect(FileNotFoundError, llmc.import_onnx, os.path.join(tmp, "missing.onnx"))
+# CHECK-NEXT: FileNotFoundError: cannot open ONNX model '{{.*}}missing.onnx': no such file
+corrupt = os.path.join(tmp, "corrupt.onnx")
+with open(corrupt, "wb") as f:
+    f.write(b"\x08\x07\x12\xff\xff not an onnx model")
+expect(ValueError, llmc.import_onnx, corrupt)
+# CHECK-NEXT: ValueError: {{.*}}corrupt.onnx:0:0: error: cannot parse '{{.*}}corrupt.onnx' as an ONNX model
+expect(ValueError, llmc.compile, corrupt)
+# CHECK-NEXT: ValueError: {{.*}}corrupt.onnx:0:0: error: cannot parse '{{.*}}corrupt.onnx' as an ONNX model
+print("done")
+# CHECK-NEXT: done
