@@ -26,6 +26,9 @@ llvm_config.use_default_substitutions()
 # RUN lines use `not`, `FileCheck`, `count` from LLVM's tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%omp_lib", config.omp_lib))
+# The mlir-opt plugin (tools/llm-plugin).
+config.substitutions.append(("%llm_plugin", os.path.join(
+    config.llmc_obj_root, "lib", "LLMPlugin.so")))
 llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS"])
 # Debian's numpy/onnx/torch live in /usr/lib/python3/dist-packages.
 llvm_config.with_environment("PYTHONPATH", [
