@@ -46,12 +46,9 @@ MLIR_CAPI_EXPORTED MlirModule llmcImportONNXFile(MlirContext ctx,
 /// (`bytes`, not NUL-terminated; read during the call only). `name` names
 /// the model in diagnostics; external data is looked up in the current
 /// directory.
-MLIR_CAPI_EXPORTED MlirModule llmcImportONNXBuffer(MlirContext ctx,
-                                                   MlirStringRef bytes,
-                                                   MlirStringRef name,
-                                                   MlirStringRef dims,
-                                                   MlirStringCallback onError,
-                                                   void *userData);
+MLIR_CAPI_EXPORTED MlirModule llmcImportONNXBuffer(
+    MlirContext ctx, MlirStringRef bytes, MlirStringRef name,
+    MlirStringRef dims, MlirStringCallback onError, void *userData);
 
 #ifdef __cplusplus
 }

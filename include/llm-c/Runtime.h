@@ -120,8 +120,8 @@ llmcCompiledModelGetOutputShape(LlmcCompiledModel model, intptr_t pos);
 /// thread).
 MLIR_CAPI_EXPORTED MlirLogicalResult llmcCompiledModelExecute(
     LlmcCompiledModel model, const LlmcTensor *inputs, intptr_t numInputs,
-    const LlmcTensor *outputs, intptr_t numOutputs,
-    MlirStringCallback onError, void *userData);
+    const LlmcTensor *outputs, intptr_t numOutputs, MlirStringCallback onError,
+    void *userData);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,11 @@
 |* `...Destroy` function (`mlirModuleDestroy` for modules). Borrowed values   *|
 |* (names, shapes) stay valid as long as the object they came from.           *|
 |*                                                                            *|
+|* Threads. Diagnostics are captured per context: calls that use the same     *|
+|* context (parsing, importing, running pipelines, compiling) must not run    *|
+|* concurrently. Distinct compiled models may execute concurrently; calls on  *|
+|* one model must not overlap.                                                *|
+|*                                                                            *|
 |* The upstream MLIR C API (mlir-c/IR.h, mlir-c/Pass.h, ...) is exported by   *|
 |* the same library (libLLMCAPI.so), so a C program links only LLMCAPI.       *|
 |*                                                                            *|

@@ -56,22 +56,18 @@ intptr_t llmcElementTypeGetSize(LlmcElementType type) {
 MlirStringRef llmcElementTypeGetName(LlmcElementType type) {
   if (!isValidElementType(type))
     return mlirStringRefCreateFromCString("<invalid>");
-  return wrap(llm::runtime::getDTypeName(static_cast<llm::runtime::DType>(type)));
+  return wrap(
+      llm::runtime::getDTypeName(static_cast<llm::runtime::DType>(type)));
 }
 
 // The C enumeration mirrors llm::runtime::DType value for value.
-static_assert(LLMC_ELEMENT_TYPE_F32 ==
-                  static_cast<int>(llm::runtime::DType::F32) &&
-              LLMC_ELEMENT_TYPE_F64 ==
-                  static_cast<int>(llm::runtime::DType::F64) &&
-              LLMC_ELEMENT_TYPE_F16 ==
-                  static_cast<int>(llm::runtime::DType::F16) &&
-              LLMC_ELEMENT_TYPE_BF16 ==
-                  static_cast<int>(llm::runtime::DType::BF16) &&
-              LLMC_ELEMENT_TYPE_I1 == static_cast<int>(llm::runtime::DType::I1) &&
-              LLMC_ELEMENT_TYPE_I8 == static_cast<int>(llm::runtime::DType::I8) &&
-              LLMC_ELEMENT_TYPE_I32 ==
-                  static_cast<int>(llm::runtime::DType::I32) &&
-              LLMC_ELEMENT_TYPE_I64 ==
-                  static_cast<int>(llm::runtime::DType::I64),
-              "LlmcElementType must match llm::runtime::DType");
+static_assert(
+    LLMC_ELEMENT_TYPE_F32 == static_cast<int>(llm::runtime::DType::F32) &&
+        LLMC_ELEMENT_TYPE_F64 == static_cast<int>(llm::runtime::DType::F64) &&
+        LLMC_ELEMENT_TYPE_F16 == static_cast<int>(llm::runtime::DType::F16) &&
+        LLMC_ELEMENT_TYPE_BF16 == static_cast<int>(llm::runtime::DType::BF16) &&
+        LLMC_ELEMENT_TYPE_I1 == static_cast<int>(llm::runtime::DType::I1) &&
+        LLMC_ELEMENT_TYPE_I8 == static_cast<int>(llm::runtime::DType::I8) &&
+        LLMC_ELEMENT_TYPE_I32 == static_cast<int>(llm::runtime::DType::I32) &&
+        LLMC_ELEMENT_TYPE_I64 == static_cast<int>(llm::runtime::DType::I64),
+    "LlmcElementType must match llm::runtime::DType");

@@ -52,9 +52,9 @@ MlirModule llmcImportONNXFile(MlirContext ctx, MlirStringRef path,
   if (!parseDims(unwrap(dims), options, diags))
     return MlirModule{nullptr};
   if (!llvm::sys::fs::is_regular_file(file)) {
-    diags.addError("cannot open ONNX model '" + file + "': " +
-                   (llvm::sys::fs::exists(file) ? "not a regular file"
-                                                : "no such file"));
+    diags.addError(
+        "cannot open ONNX model '" + file + "': " +
+        (llvm::sys::fs::exists(file) ? "not a regular file" : "no such file"));
     return MlirModule{nullptr};
   }
   OwningOpRef<ModuleOp> module =
@@ -85,8 +85,8 @@ MlirModule llmcImportONNXBuffer(MlirContext ctx, MlirStringRef bytes,
   if (!parseDims(unwrap(dims), options, diags))
     return MlirModule{nullptr};
   llvm::MemoryBufferRef buffer(unwrap(bytes), modelName);
-  OwningOpRef<ModuleOp> module =
-      llm::importONNXModel(buffer, /*externalDataDir=*/"", unwrap(ctx), options);
+  OwningOpRef<ModuleOp> module = llm::importONNXModel(
+      buffer, /*externalDataDir=*/"", unwrap(ctx), options);
   if (!module) {
     if (!diags.hadError())
       diags.addError("cannot import ONNX model '" + modelName + "'");

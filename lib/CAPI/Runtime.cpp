@@ -186,9 +186,8 @@ static const TensorSpec *getSpec(LlmcCompiledModel model, intptr_t pos,
 
 static MlirStringRef getName(LlmcCompiledModel model, intptr_t pos,
                              bool output) {
-  const SmallVector<std::string> &names = output
-                                              ? unwrapModel(model)->outputNames
-                                              : unwrapModel(model)->inputNames;
+  const SmallVector<std::string> &names =
+      output ? unwrapModel(model)->outputNames : unwrapModel(model)->inputNames;
   if (pos < 0 || pos >= static_cast<intptr_t>(names.size()))
     return MlirStringRef{"", 0};
   return wrap(StringRef(names[pos]));
@@ -235,8 +234,7 @@ LlmcElementType llmcCompiledModelGetOutputElementType(LlmcCompiledModel model,
                                                       intptr_t pos) {
   return getElementType(model, pos, /*output=*/true);
 }
-intptr_t llmcCompiledModelGetOutputRank(LlmcCompiledModel model,
-                                        intptr_t pos) {
+intptr_t llmcCompiledModelGetOutputRank(LlmcCompiledModel model, intptr_t pos) {
   return getRank(model, pos, /*output=*/true);
 }
 const int64_t *llmcCompiledModelGetOutputShape(LlmcCompiledModel model,
@@ -277,13 +275,11 @@ static bool getViews(const LlmcTensor *tensors, intptr_t count, StringRef what,
   return true;
 }
 
-MlirLogicalResult llmcCompiledModelExecute(LlmcCompiledModel model,
-                                           const LlmcTensor *inputs,
-                                           intptr_t numInputs,
-                                           const LlmcTensor *outputs,
-                                           intptr_t numOutputs,
-                                           MlirStringCallback onError,
-                                           void *userData) {
+MlirLogicalResult
+llmcCompiledModelExecute(LlmcCompiledModel model, const LlmcTensor *inputs,
+                         intptr_t numInputs, const LlmcTensor *outputs,
+                         intptr_t numOutputs, MlirStringCallback onError,
+                         void *userData) {
   DiagnosticCapture diags(nullptr, onError, userData);
   if (llmcCompiledModelIsNull(model)) {
     diags.addError("cannot execute a null compiled model");

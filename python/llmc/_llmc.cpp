@@ -199,8 +199,7 @@ public:
         shape.push_back(a.shape(d));
       list.push_back(LlmcTensor{static_cast<LlmcElementType>(type),
                                 static_cast<intptr_t>(shape.size()),
-                                shape.data(),
-                                const_cast<void *>(a.data())});
+                                shape.data(), const_cast<void *>(a.data())});
     };
     for (size_t i = 0; i < inputs.size(); ++i)
       add(inputs[i], inputTypes[i], false, in);
@@ -210,9 +209,8 @@ public:
     MlirLogicalResult result;
     {
       py::gil_scoped_release release;
-      result = llmcCompiledModelExecute(model, in.data(), in.size(),
-                                        out.data(), out.size(), appendToString,
-                                        &errors);
+      result = llmcCompiledModelExecute(model, in.data(), in.size(), out.data(),
+                                        out.size(), appendToString, &errors);
     }
     if (mlirLogicalResultIsFailure(result))
       throw std::runtime_error(message(errors, "execution failed"));
@@ -281,6 +279,5 @@ PYBIND11_MODULE(_llmc, m) {
       .def_property_readonly("inputs", &CompiledModel::inputs)
       .def_property_readonly("outputs", &CompiledModel::outputs)
       .def("execute", &CompiledModel::execute, py::arg("inputs"),
-           py::arg("input_types"), py::arg("outputs"),
-           py::arg("output_types"));
+           py::arg("input_types"), py::arg("outputs"), py::arg("output_types"));
 }

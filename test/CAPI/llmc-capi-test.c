@@ -14,6 +14,7 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
+// clang-format off
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: llmc-capi-test %t | FileCheck %s
 
@@ -61,6 +62,7 @@
 // CHECK-NEXT: opt after context destroyed: y[0][0]=0.937500 y[1][3]=1.687500 max|diff|=<=1e-5
 // CHECK-NEXT: no-opt: y[0][0]=0.937500 y[1][3]=1.687500 max|diff|=<=1e-5
 // CHECK-NEXT: 0 failures
+// clang-format on
 
 #include "llm-c/Dialects.h"
 #include "llm-c/ImportONNX.h"
@@ -134,8 +136,8 @@ static void printSignature(LlmcCompiledModel model) {
   printf("entry @%.*s\n", (int)entry.length, entry.data);
   for (intptr_t i = 0; i < llmcCompiledModelGetNumInputs(model); ++i) {
     MlirStringRef name = llmcCompiledModelGetInputName(model, i);
-    MlirStringRef type = llmcElementTypeGetName(
-        llmcCompiledModelGetInputElementType(model, i));
+    MlirStringRef type =
+        llmcElementTypeGetName(llmcCompiledModelGetInputElementType(model, i));
     printf("input %ld '%.*s': ", (long)i, (int)name.length, name.data);
     printShape(llmcCompiledModelGetInputShape(model, i),
                llmcCompiledModelGetInputRank(model, i));
@@ -143,8 +145,8 @@ static void printSignature(LlmcCompiledModel model) {
   }
   for (intptr_t i = 0; i < llmcCompiledModelGetNumOutputs(model); ++i) {
     MlirStringRef name = llmcCompiledModelGetOutputName(model, i);
-    MlirStringRef type = llmcElementTypeGetName(
-        llmcCompiledModelGetOutputElementType(model, i));
+    MlirStringRef type =
+        llmcElementTypeGetName(llmcCompiledModelGetOutputElementType(model, i));
     printf("output %ld '%.*s': ", (long)i, (int)name.length, name.data);
     printShape(llmcCompiledModelGetOutputShape(model, i),
                llmcCompiledModelGetOutputRank(model, i));
@@ -181,8 +183,8 @@ static void executeAndCheck(LlmcCompiledModel model, const char *label) {
         maxDiff = diff;
     }
   }
-  printf("%s: y[0][0]=%.6f y[1][3]=%.6f max|diff|=%s\n", label, y[0],
-         y[7], maxDiff <= 1e-5 ? "<=1e-5" : "TOO LARGE");
+  printf("%s: y[0][0]=%.6f y[1][3]=%.6f max|diff|=%s\n", label, y[0], y[7],
+         maxDiff <= 1e-5 ? "<=1e-5" : "TOO LARGE");
   resetBuffer(&errors);
 }
 
@@ -222,9 +224,8 @@ int main(int argc, char **argv) {
   MlirContext ctx = llmcContextCreate(/*threadingEnabled=*/false);
 
   /* Parse, run a pipeline, print. */
-  MlirModule module =
-      llmcParseModule(ctx, str(kModel), str("model.mlir"), appendToBuffer,
-                      &errors);
+  MlirModule module = llmcParseModule(ctx, str(kModel), str("model.mlir"),
+                                      appendToBuffer, &errors);
   EXPECT(!mlirModuleIsNull(module));
   EXPECT(errors.size == 0);
   MlirLogicalResult r = llmcRunPassPipeline(
@@ -235,9 +236,9 @@ int main(int argc, char **argv) {
   resetBuffer(&out);
 
   /* Compile for the CPU; the module itself is not changed. */
-  LlmcCompiledModel model = llmcCompiledModelCreate(
-      module, str("cpu"), str("threads=1 opt-level=2"), appendToBuffer,
-      &errors);
+  LlmcCompiledModel model =
+      llmcCompiledModelCreate(module, str("cpu"), str("threads=1 opt-level=2"),
+                              appendToBuffer, &errors);
   EXPECT(!llmcCompiledModelIsNull(model));
   printf("compile errors: '%s'\n", text(&errors));
   llmcModulePrint(module, /*generic=*/false, appendToBuffer, &out);
