@@ -18,7 +18,7 @@
 |* line per diagnostic, `LOCATION: error: MESSAGE` (notes follow as           *|
 |* `LOCATION: note: MESSAGE`), each line ending in '\n'. `onError` may be     *|
 |* NULL, which drops the text. On success `onError` is not called, except     *|
-|* that warnings emitted while succeeding are passed the same way            *|
+|* that warnings emitted while succeeding are passed the same way             *|
 |* (`LOCATION: warning: MESSAGE`).                                            *|
 |*                                                                            *|
 |* Ownership. Handles returned by `...Create...`/`...Parse...`/`...Import...` *|
