@@ -29,14 +29,15 @@
 
 // The strategy really ran on this input: the gather and the matmul (fill
 // fused, vectorized) got parallel loops, and so did the row reductions and
-// elementwise generics of layer_norm/softmax/gelu and the transpose.
+// elementwise generics of layer_norm/softmax/gelu and the transpose (the
+// layer_norm sums accumulate in f64).
 // STRATEGY-LABEL: func.func @block
 // STRATEGY:       scf.forall
 // STRATEGY:         tensor.extract
 // STRATEGY:       scf.forall
 // STRATEGY:         linalg.fill
 // STRATEGY:         vector.contract
-// STRATEGY-COUNT-6: scf.forall {{.*}} -> (tensor<128x{{(512x)?}}f32>)
+// STRATEGY-COUNT-6: scf.forall {{.*}} -> (tensor<128x{{(512x)?}}f{{32|64}}>)
 // STRATEGY:       scf.forall {{.*}} -> (tensor<512x128xf32>)
 // STRATEGY-LABEL: func.func @main
 
