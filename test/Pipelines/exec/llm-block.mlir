@@ -15,10 +15,10 @@
 // RUN:   --finalize-memref-to-llvm --convert-func-to-llvm --convert-cf-to-llvm --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | grep -v "base@" > %t.ref
-// RUN: llm-opt %s --llm-lower-to-cpu | mlir-runner -e main -entry-point-result=void \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu | mlir-runner -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%mlir_lib_dir/libomp.so \
 // RUN: | grep -v "base@" > %t.par
-// RUN: llm-opt %s --llm-lower-to-cpu="parallel=false" | mlir-runner -e main -entry-point-result=void \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="parallel=false" | mlir-runner -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | grep -v "base@" > %t.ser
 // RUN: diff %t.ref %t.par
