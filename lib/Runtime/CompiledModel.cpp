@@ -301,6 +301,7 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
   });
 
   PassManager pm(ctx, ModuleOp::getOperationName());
+  pm.enableVerifier(options.verifyEach);
   buildLLMLowerToCPUPipeline(pm, pipelineOptions);
   if (succeeded(pm.run(module)))
     return success();

@@ -1,4 +1,4 @@
-// RUN: llm-opt %s --llm-lower-to-cpu="target=avx512" -split-input-file | FileCheck %s
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="target=avx512" -split-input-file | FileCheck %s
 
 // f16 x f16 -> f32-accumulated batched matmul register tiles must not become a
 // named vector.contract with mixed element types (verifier failure before the

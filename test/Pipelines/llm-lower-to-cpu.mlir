@@ -3,12 +3,12 @@
 // their tensor results as trailing out-params; each option turns its stage
 // off.
 //
-// RUN: llm-opt %s --llm-lower-to-cpu="target=avx512" | FileCheck %s
-// RUN: llm-opt %s --llm-lower-to-cpu="target=avx2" | FileCheck %s --check-prefix=AVX2
-// RUN: llm-opt %s --llm-lower-to-cpu="target=generic" | FileCheck %s --check-prefix=GENERIC
-// RUN: llm-opt %s --llm-lower-to-cpu="target=avx512 parallel=false" | FileCheck %s --check-prefix=SERIAL
-// RUN: llm-opt %s --llm-lower-to-cpu="target=avx512 vectorize=false" | FileCheck %s --check-prefix=NOVEC
-// RUN: llm-opt %s --llm-lower-to-cpu="target=avx512 num-threads=4" | FileCheck %s --check-prefix=THREADS
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="target=avx512" | FileCheck %s
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="target=avx2" | FileCheck %s --check-prefix=AVX2
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="target=generic" | FileCheck %s --check-prefix=GENERIC
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="target=avx512 parallel=false" | FileCheck %s --check-prefix=SERIAL
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="target=avx512 vectorize=false" | FileCheck %s --check-prefix=NOVEC
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="target=avx512 num-threads=4" | FileCheck %s --check-prefix=THREADS
 
 // The whole module is LLVM dialect.
 // CHECK-NOT: func.func

@@ -143,6 +143,12 @@ static cl::opt<bool>
                    "vectorization or OpenMP (overrides --pipeline-options)"),
           cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
           cl::cat(llmcCategory));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass of the lowering (default on, "
+             "as in mlir-opt; --verify-each=false only saves compile time)"),
+    cl::init(true), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
 static cl::opt<unsigned>
     optLevel("opt-level", cl::desc("LLVM optimization level 0-3 (default 3)"),
              cl::init(3), cl::sub(runCommand), cl::sub(compileCommand),
@@ -530,6 +536,7 @@ static int runMain() {
   options.entry = entryName;
   options.lowering.pipelineOptions = pipelineOptions;
   options.lowering.noOpt = noOpt;
+  options.lowering.verifyEach = verifyEach;
   options.optLevel = optLevel;
   FailureOr<std::unique_ptr<CompiledModel>> model =
       CompiledModel::create(*module, options);
@@ -633,6 +640,7 @@ static int compileMain() {
   LoweringOptions lowering;
   lowering.pipelineOptions = pipelineOptions;
   lowering.noOpt = noOpt;
+  lowering.verifyEach = verifyEach;
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
 

@@ -112,6 +112,11 @@ struct LoweringOptions {
   /// reference lowering for differential checks). Applied after
   /// `pipelineOptions`.
   bool noOpt = false;
+  /// Run the IR verifier after every pass (the pass manager's default, as in
+  /// `mlir-opt --verify-each`): a pass that produces invalid IR is reported
+  /// as an error naming the pass instead of crashing a later one. Off only
+  /// saves compile time.
+  bool verifyEach = true;
 };
 
 /// Marks the public functions with `llvm.emit_c_interface` and runs

@@ -214,6 +214,63 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
                       keptMap, acc, fn);
 }
 
+/// Sums `term(x, extras...)` over the dimensions flagged in `reduced` in an
+/// f64 accumulator, divides the sum by `divisor` in f64 (for means) and rounds
+/// it to `outElemTy` (via f32). `term` gets x (and the kept-shape `extras`)
+/// promoted to f32 and returns an f32 value, which is widened before it is
+/// added. Why f64: sequential f32 accumulation stops growing at 2^24
+/// (16777216 + 1 == 16777216 in f32), so a sum of 2e7 ones gave 16777216, and
+/// its rounding error (up to n * 2^-24 relative) made the mean of a constant
+/// row differ from the constant. In f64 the sum of up to 2^29 f32 values of
+/// one sign is exact to within f32 resolution, and the mean of a constant row
+/// is the constant. Cost: one extf per element and f64 adds (same latency as
+/// f32 adds on x86-64 and AArch64 for these scalar reduction loops).
+Value buildSumReduction(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<bool> reduced, ValueRange extras,
+                        Type outElemTy, ScalarFn term, int64_t divisor = 1) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> kept = keptShape(type.getShape(), reduced);
+  AffineMap keptMap = keptDimsMap(ctx, reduced);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(type.getRank())};
+  SmallVector<Value> inputs{input};
+  for (Value e : extras) {
+    maps.push_back(keptMap);
+    inputs.push_back(e);
+  }
+  SmallVector<utils::IteratorType> iters;
+  for (bool r : reduced)
+    iters.push_back(r ? utils::IteratorType::reduction
+                      : utils::IteratorType::parallel);
+  Type f64 = b.getF64Type();
+  Value acc = createFilled(b, loc, kept, b.getF64FloatAttr(0.0));
+  size_t numInputs = inputs.size();
+  Value sum = buildGeneric(
+      b, loc, kept, f64, inputs, maps, iters, keptMap, acc,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        SmallVector<Value> promoted;
+        for (Value v : a.take_front(numInputs))
+          promoted.push_back(extToF32(nb, l, v));
+        Value t = arith::ExtFOp::create(nb, l, f64, term(nb, l, promoted));
+        return arith::AddFOp::create(nb, l, a.back(), t);
+      },
+      /*promote=*/false);
+  return buildElementwise(
+      b, loc, kept, outElemTy, ValueRange{sum},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value v = a[0];
+        if (divisor != 1)
+          v = arith::DivFOp::create(
+              nb, l, v,
+              arith::ConstantOp::create(nb, l,
+                                        nb.getF64FloatAttr(double(divisor))));
+        // f64 -> f32 -> f16/bf16: LLVM's f64 -> f16 needs a libgcc helper.
+        v = arith::TruncFOp::create(nb, l, nb.getF32Type(), v);
+        return truncFromF32(nb, l, v, outElemTy);
+      },
+      /*promote=*/false);
+}
+
 /// Materializes the numpy broadcast of `v` to `shape`.
 Value broadcastTo(OpBuilder &b, Location loc, Value v,
                   ArrayRef<int64_t> shape) {
@@ -663,8 +720,10 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
 
 enum class ReduceKind { Sum, Mean, Max };
 
-// llm.reduce_<kind> %x {axes} -> linalg.generic (reduction iterators over
-//   axes, f32 accumulator from linalg.fill) [-> generic: mean/round]
+// llm.reduce_max %x {axes} -> linalg.generic (reduction iterators over axes,
+//   f32 accumulator from linalg.fill) [-> generic: round to f16/bf16];
+// llm.reduce_sum/mean %x {axes} -> linalg.generic (f64 accumulator) ->
+//   generic (divide by the count for mean, round once to the result type);
 //   [-> tensor.expand_shape for keepdims].
 template <typename OpTy, ReduceKind kind>
 struct ReduceLowering : LLMLowering<OpTy> {
@@ -684,27 +743,21 @@ struct ReduceLowering : LLMLowering<OpTy> {
       reduced[axis] = true;
       count *= it.getDimSize(axis);
     }
-    TypedAttr init = kind == ReduceKind::Max
-                         ? TypedAttr(negInfF32(rewriter))
-                         : TypedAttr(rewriter.getF32FloatAttr(0.0));
-    Value acc =
-        buildReduction(rewriter, loc, input, reduced, {}, init,
-                       [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                         if (kind == ReduceKind::Max)
-                           return arith::MaximumFOp::create(b, l, a[0], a[1]);
-                         return arith::AddFOp::create(b, l, a[0], a[1]);
-                       });
     Type et = type.getElementType();
-    if (kind == ReduceKind::Mean) {
-      SmallVector<int64_t> kept = keptShape(it.getShape(), reduced);
-      acc = buildElementwise(
-          rewriter, loc, kept, et, ValueRange{acc},
-          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-            return arith::DivFOp::create(b, l, a[0],
-                                         f32Const(b, l, double(count)));
-          });
-    } else {
+    Value acc;
+    if (kind == ReduceKind::Max) {
+      acc = buildReduction(rewriter, loc, input, reduced, {},
+                           negInfF32(rewriter),
+                           [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                             return arith::MaximumFOp::create(b, l, a[0], a[1]);
+                           });
       acc = convertTensorFromF32(rewriter, loc, acc, et);
+    } else {
+      // Sum and mean accumulate in f64 (see buildSumReduction).
+      acc = buildSumReduction(
+          rewriter, loc, input, reduced, {}, et,
+          [](OpBuilder &, Location, ValueRange a) { return a[0]; },
+          kind == ReduceKind::Mean ? count : 1);
     }
     if (op.getKeepdims() && cast<RankedTensorType>(acc.getType()) != type)
       acc = tensor::ExpandShapeOp::create(rewriter, loc, type, acc,
@@ -781,8 +834,9 @@ struct SoftmaxLowering : LLMLowering<SoftmaxOp> {
 };
 
 // llm.layer_norm %x scale %g bias %b {axis, epsilon} ->
-//   s = sum(x), v = sum((x - s/N)^2) (reductions over [axis, rank)),
-//   y = (x - s/N) * rsqrt(v/N + eps) * g + b (parallel; g, b broadcast).
+//   m = sum(x) / N, v = sum((x - m)^2) / N (reductions over [axis, rank),
+//   accumulated in f64), y = (x - m) * rsqrt(v + eps) * g + b (parallel; g, b
+//   broadcast).
 struct LayerNormLowering : LLMLowering<LayerNormOp> {
   using LLMLowering::LLMLowering;
   LogicalResult lower(LayerNormOp op, OpAdaptor adaptor,
@@ -796,26 +850,24 @@ struct LayerNormLowering : LLMLowering<LayerNormOp> {
     SmallVector<bool> reduced(rank, false);
     for (int64_t d = axis; d < rank; ++d)
       reduced[d] = true;
-    double invN = 1.0 / double(product(type.getShape().drop_front(axis)));
+    int64_t n = product(type.getShape().drop_front(axis));
     double eps = op.getEpsilon().convertToDouble();
 
-    Value sum = buildReduction(
-        rewriter, loc, x, reduced, {}, rewriter.getF32FloatAttr(0.0),
+    // Mean and biased variance, each summed in f64 and divided by N there.
+    Type f32 = rewriter.getF32Type();
+    Value mean = buildSumReduction(
+        rewriter, loc, x, reduced, {}, f32,
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; }, n);
+    Value var = buildSumReduction(
+        rewriter, loc, x, reduced, ValueRange{mean}, f32,
         [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(b, l, a[0], a[1]);
-        });
-    Value var = buildReduction(
-        rewriter, loc, x, reduced, ValueRange{sum},
-        rewriter.getF32FloatAttr(0.0),
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value mean = arith::MulFOp::create(b, l, a[1], f32Const(b, l, invN));
-          Value c = arith::SubFOp::create(b, l, a[0], mean);
-          return arith::AddFOp::create(b, l, a[2],
-                                       arith::MulFOp::create(b, l, c, c));
-        });
+          Value c = arith::SubFOp::create(b, l, a[0], a[1]);
+          return arith::MulFOp::create(b, l, c, c);
+        },
+        n);
 
     AffineMap keptMap = keptDimsMap(ctx, reduced);
-    SmallVector<Value> inputs{x, sum, var};
+    SmallVector<Value> inputs{x, mean, var};
     SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), keptMap,
                                 keptMap};
     Value scale = adaptor.getScale(), bias = adaptor.getBias();
@@ -834,13 +886,10 @@ struct LayerNormLowering : LLMLowering<LayerNormOp> {
         rewriter, loc, type.getShape(), type.getElementType(), inputs, maps,
         iters, rewriter.getMultiDimIdentityMap(rank), init,
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value n = f32Const(b, l, invN);
-          Value mean = arith::MulFOp::create(b, l, a[1], n);
-          Value variance = arith::MulFOp::create(b, l, a[2], n);
           Value rstd = math::RsqrtOp::create(
-              b, l, arith::AddFOp::create(b, l, variance, f32Const(b, l, eps)));
+              b, l, arith::AddFOp::create(b, l, a[2], f32Const(b, l, eps)));
           Value r = arith::MulFOp::create(
-              b, l, arith::SubFOp::create(b, l, a[0], mean), rstd);
+              b, l, arith::SubFOp::create(b, l, a[0], a[1]), rstd);
           unsigned next = 3;
           if (scale)
             r = arith::MulFOp::create(b, l, r, a[next++]);
@@ -853,8 +902,8 @@ struct LayerNormLowering : LLMLowering<LayerNormOp> {
   }
 };
 
-// llm.rms_norm %x weight %w {epsilon} -> ss = sum(x^2) over the last dim;
-//   y = x * rsqrt(ss/D + eps) * w (parallel).
+// llm.rms_norm %x weight %w {epsilon} -> ms = sum(x^2) / D over the last
+//   dim (accumulated in f64); y = x * rsqrt(ms + eps) * w (parallel).
 struct RmsNormLowering : LLMLowering<RmsNormOp> {
   using LLMLowering::LLMLowering;
   LogicalResult lower(RmsNormOp op, OpAdaptor adaptor,
@@ -866,14 +915,14 @@ struct RmsNormLowering : LLMLowering<RmsNormOp> {
     int64_t rank = type.getRank();
     SmallVector<bool> reduced(rank, false);
     reduced[rank - 1] = true;
-    double invD = 1.0 / double(type.getDimSize(rank - 1));
     double eps = op.getEpsilon().convertToDouble();
-    Value ss = buildReduction(
-        rewriter, loc, x, reduced, {}, rewriter.getF32FloatAttr(0.0),
+    // Mean square, summed in f64 and divided by D there.
+    Value ss = buildSumReduction(
+        rewriter, loc, x, reduced, {}, rewriter.getF32Type(),
         [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(b, l, a[1],
-                                       arith::MulFOp::create(b, l, a[0], a[0]));
-        });
+          return arith::MulFOp::create(b, l, a[0], a[0]);
+        },
+        type.getDimSize(rank - 1));
     SmallVector<Value> inputs{x, ss};
     SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank),
                                 keptDimsMap(ctx, reduced)};
@@ -891,9 +940,8 @@ struct RmsNormLowering : LLMLowering<RmsNormOp> {
         rewriter, loc, type.getShape(), type.getElementType(), inputs, maps,
         iters, rewriter.getMultiDimIdentityMap(rank), init,
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value ms = arith::MulFOp::create(b, l, a[1], f32Const(b, l, invD));
           Value r = math::RsqrtOp::create(
-              b, l, arith::AddFOp::create(b, l, ms, f32Const(b, l, eps)));
+              b, l, arith::AddFOp::create(b, l, a[1], f32Const(b, l, eps)));
           Value out = arith::MulFOp::create(b, l, a[0], r);
           if (w)
             out = arith::MulFOp::create(b, l, out, a[2]);

@@ -309,17 +309,24 @@ func.func @softmax_axis0_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
 
 // -----
 
-// Sum, then sum of squared deviations (biased variance), then normalize with
-// scale and bias broadcast along the normalized dim.
+// Mean (sum in f64, divided by N in f64, rounded to f32), then the biased
+// variance the same way, then normalize with scale and bias broadcast along
+// the normalized dim.
 // CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[$ROWS:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$LAST:.+]] = affine_map<(d0, d1, d2) -> (d2)>
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3x8xf32>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
-// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWS]]], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK: %[[VAR:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWS]], #[[$ROWS]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[SUM]]
-// CHECK: arith.constant 1.250000e-01 : f32
-// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWS]], #[[$ROWS]], #[[$LAST]], #[[$LAST]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[SUM]], %[[VAR]], %[[G]], %[[B]] :
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWS]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<2x3x8xf32>) outs(%{{.+}} : tensor<2x3xf64>)
+// CHECK: arith.extf %{{.+}} : f32 to f64
+// CHECK-NEXT: arith.addf %{{.+}} : f64
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<2x3xf64>) outs(%{{.+}} : tensor<2x3xf32>)
+// CHECK: arith.constant 8.000000e+00 : f64
+// CHECK-NEXT: arith.divf %{{.+}} : f64
+// CHECK-NEXT: arith.truncf %{{.+}} : f64 to f32
+// CHECK: %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWS]], #[[$ROWS]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<2x3x8xf32>, tensor<2x3xf32>) outs(%{{.+}} : tensor<2x3xf64>)
+// CHECK: %[[VAR:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<2x3xf64>) outs(%{{.+}} : tensor<2x3xf32>)
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWS]], #[[$ROWS]], #[[$LAST]], #[[$LAST]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[MEAN]], %[[VAR]], %[[G]], %[[B]] :
 // CHECK: arith.constant 9.99999974E-6 : f32
 // CHECK: math.rsqrt
 // CHECK: return %[[R]]
@@ -332,10 +339,10 @@ func.func @layer_norm(%x: tensor<2x3x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32
 
 // CHECK-DAG: #[[$B:.+]] = affine_map<(d0, d1, d2) -> (d0)>
 // CHECK-LABEL: func.func @layer_norm_axis1
-// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$B]]], iterator_types = ["parallel", "reduction", "reduction"]}
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$B]]], iterator_types = ["parallel", "reduction", "reduction"]} {{.+}} outs(%{{.+}} : tensor<2xf64>)
+// N = 3 * 8
+// CHECK: arith.constant 2.400000e+01 : f64
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "reduction"]
-// 1 / (3 * 8)
-// CHECK: arith.constant 0.0416666679 : f32
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel"]
 func.func @layer_norm_axis1(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
   %0 = llm.layer_norm %x {axis = 1 : i64} : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
@@ -347,11 +354,14 @@ func.func @layer_norm_axis1(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
 // CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @rms_norm
-// CHECK: %[[SS:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[$ROW]]], iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<2x8xf16>) outs(%{{.+}} : tensor<2xf32>)
-// CHECK: %[[XF:.+]] = arith.extf
+// CHECK: %[[SS:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[$ROW]]], iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<2x8xf16>) outs(%{{.+}} : tensor<2xf64>)
+// CHECK: %[[XF:.+]] = arith.extf %{{.+}} : f16 to f32
 // CHECK-NEXT: %[[SQ:.+]] = arith.mulf %[[XF]], %[[XF]]
-// CHECK-NEXT: arith.addf %{{.+}}, %[[SQ]]
-// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$ROW]], #[[$W]], #{{.+}}], iterator_types = ["parallel", "parallel"]} ins(%{{.+}}, %[[SS]], %{{.+}} : tensor<2x8xf16>, tensor<2xf32>, tensor<8xf16>)
+// CHECK-NEXT: %[[SQD:.+]] = arith.extf %[[SQ]] : f32 to f64
+// CHECK-NEXT: arith.addf %{{.+}}, %[[SQD]] : f64
+// CHECK: %[[MS:.+]] = linalg.generic {{.+}} ins(%[[SS]] : tensor<2xf64>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK: arith.constant 8.000000e+00 : f64
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$ROW]], #[[$W]], #{{.+}}], iterator_types = ["parallel", "parallel"]} ins(%{{.+}}, %[[MS]], %{{.+}} : tensor<2x8xf16>, tensor<2xf32>, tensor<8xf16>)
 // CHECK: arith.constant 9.99999997E-7 : f32
 // CHECK: math.rsqrt
 // CHECK: arith.truncf %{{.+}} : f32 to f16
@@ -579,9 +589,12 @@ func.func @broadcast_to(%x: tensor<1x4xf32>) -> tensor<3x2x4xf32> {
 
 // -----
 
+// Sums accumulate in f64 and are rounded once to the result type.
 // CHECK-LABEL: func.func @reduce_sum_keepdims
-// CHECK: %[[R:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.+}} : tensor<2x3x4xf32>) outs(%{{.+}} : tensor<2xf32>)
-// CHECK: arith.addf
+// CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.+}} : tensor<2x3x4xf32>) outs(%{{.+}} : tensor<2xf64>)
+// CHECK: arith.addf %{{.+}} : f64
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} ins(%[[S]] : tensor<2xf64>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK: arith.truncf %{{.+}} : f64 to f32
 // CHECK: tensor.expand_shape %[[R]] {{\[\[}}0, 1, 2]] output_shape [2, 1, 1] : tensor<2xf32> into tensor<2x1x1xf32>
 func.func @reduce_sum_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x1x1xf32> {
   %0 = llm.reduce_sum %x {axes = array<i64: 1, -1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>
@@ -591,12 +604,13 @@ func.func @reduce_sum_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x1x1xf32> {
 // -----
 
 // CHECK-LABEL: func.func @reduce_mean_bf16
-// CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<2x8xbf16>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<2x8xbf16>) outs(%{{.+}} : tensor<2xf64>)
 // CHECK: arith.extf %{{.+}} : bf16 to f32
-// CHECK: linalg.generic {{.+}} ins(%[[S]] : tensor<2xf32>) outs(%{{.+}} : tensor<2xbf16>)
-// CHECK: %[[N:.+]] = arith.constant 8.000000e+00 : f32
-// CHECK: %[[M:.+]] = arith.divf %{{.+}}, %[[N]]
-// CHECK: arith.truncf %[[M]] : f32 to bf16
+// CHECK: linalg.generic {{.+}} ins(%[[S]] : tensor<2xf64>) outs(%{{.+}} : tensor<2xbf16>)
+// CHECK: %[[N:.+]] = arith.constant 8.000000e+00 : f64
+// CHECK: %[[M:.+]] = arith.divf %{{.+}}, %[[N]] : f64
+// CHECK: %[[M32:.+]] = arith.truncf %[[M]] : f64 to f32
+// CHECK: arith.truncf %[[M32]] : f32 to bf16
 func.func @reduce_mean_bf16(%x: tensor<2x8xbf16>) -> tensor<2xbf16> {
   %0 = llm.reduce_mean %x {axes = array<i64: 1>} : (tensor<2x8xbf16>) -> tensor<2xbf16>
   return %0 : tensor<2xbf16>

@@ -15,10 +15,10 @@
 // RUN:   --finalize-memref-to-llvm --convert-func-to-llvm --convert-cf-to-llvm --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | grep -v "base@" > %t.ref
-// RUN: llm-opt %s --llm-lower-to-cpu | mlir-runner -e main -entry-point-result=void \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu | mlir-runner -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%mlir_lib_dir/libomp.so \
 // RUN: | grep -v "base@" > %t.par
-// RUN: llm-opt %s --llm-lower-to-cpu="parallel=false" | mlir-runner -e main -entry-point-result=void \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="parallel=false" | mlir-runner -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | grep -v "base@" > %t.ser
 // RUN: diff %t.ref %t.par
@@ -29,14 +29,15 @@
 
 // The strategy really ran on this input: the gather and the matmul (fill
 // fused, vectorized) got parallel loops, and so did the row reductions and
-// elementwise generics of layer_norm/softmax/gelu and the transpose.
+// elementwise generics of layer_norm/softmax/gelu and the transpose (the
+// layer_norm sums accumulate in f64).
 // STRATEGY-LABEL: func.func @block
 // STRATEGY:       scf.forall
 // STRATEGY:         tensor.extract
 // STRATEGY:       scf.forall
 // STRATEGY:         linalg.fill
 // STRATEGY:         vector.contract
-// STRATEGY-COUNT-6: scf.forall {{.*}} -> (tensor<128x{{(512x)?}}f32>)
+// STRATEGY-COUNT-6: scf.forall {{.*}} -> (tensor<128x{{(512x)?}}f{{32|64}}>)
 // STRATEGY:       scf.forall {{.*}} -> (tensor<512x128xf32>)
 // STRATEGY-LABEL: func.func @main
 

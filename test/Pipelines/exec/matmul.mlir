@@ -5,16 +5,16 @@
 // so f32 results are exact):
 //   A[i,k] = ((3i + 5k) mod 7) - 3 (+ b for batch b),  B[k,j] = ((2k + 7j) mod 5) - 2
 //
-// RUN: llm-opt %s --llm-lower-to-cpu | \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu | \
 // RUN:   mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%mlir_lib_dir/libomp.so | FileCheck %s
-// RUN: llm-opt %s --llm-lower-to-cpu="parallel=false" | \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="parallel=false" | \
 // RUN:   mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
-// RUN: llm-opt %s --llm-lower-to-cpu="num-threads=3 register-tile=3,8,2" | \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="num-threads=3 register-tile=3,8,2" | \
 // RUN:   mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%mlir_lib_dir/libomp.so | FileCheck %s
-// RUN: llm-opt %s --llm-lower-to-cpu="vectorize=false target=generic" | \
+// RUN: llm-opt %s --verify-each --llm-lower-to-cpu="vectorize=false target=generic" | \
 // RUN:   mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%mlir_lib_dir/libomp.so | FileCheck %s
 
