@@ -1,0 +1,100 @@
+// ===- run.js - times one workload in ONNX Runtime (onnxruntime-node) ---=== //
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// ===--------------------------------------------------------------------=== //
+//
+// One timed trial of one exported workload on ONNX Runtime's CPU execution
+// provider (npm onnxruntime-node, installed into bench/node_modules by
+// bench/run). Started by bench/run under `taskset`.
+//
+// Usage: node run.js WORKDIR THREADS WARMUP REPEAT [OUTDIR]
+//
+// Reads WORKDIR/meta.json, WORKDIR/model.onnx and WORKDIR/in/<input>.npy
+// (little-endian <f4 or <i8, C order), creates a session with
+// intraOpNumThreads = THREADS, interOpNumThreads = 1, sequential execution
+// and all graph optimizations, runs WARMUP untimed calls and REPEAT calls
+// timed with process.hrtime (inputs prepared beforehand), writes the outputs
+// to OUTDIR/<output>.npy when OUTDIR is given, and prints one JSON line:
+// {"times_ms": [...], "info": {...}}.
+//
+// ===--------------------------------------------------------------------=== //
+
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const ort = require(path.join(__dirname, '..', 'node_modules', 'onnxruntime-node'));
+
+const DTYPES = {
+  '<f4': ['float32', Float32Array],
+  '<i8': ['int64', BigInt64Array],
+  '<i4': ['int32', Int32Array],
+};
+
+function readNpy(file) {
+  const buf = fs.readFileSync(file);
+  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(file + ': not a .npy file');
+  const major = buf[6];
+  const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const hstart = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', hstart, hstart + hlen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  if (/'fortran_order':\s*True/.test(header)) throw new Error(file + ': Fortran order');
+  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1]
+    .split(',').map((s) => s.trim()).filter((s) => s.length).map(Number);
+  const [type, Arr] = DTYPES[descr] || [];
+  if (!type) throw new Error(file + ': unsupported dtype ' + descr);
+  const off = hstart + hlen;
+  const n = shape.reduce((a, b) => a * b, 1);
+  // Copy into an aligned buffer of its own.
+  const data = new Arr(n);
+  Buffer.from(data.buffer).set(buf.subarray(off, off + n * Arr.BYTES_PER_ELEMENT));
+  return new ort.Tensor(type, data, shape);
+}
+
+function writeNpy(file, tensor) {
+  const descr = { float32: '<f4', int64: '<i8', int32: '<i4' }[tensor.type];
+  let header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+    tensor.dims.join(', ') + (tensor.dims.length === 1 ? ',' : '') + '), }';
+  const total = 10 + header.length + 1;
+  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  const pre = Buffer.alloc(10);
+  pre.write('\x93NUMPY', 0, 'latin1');
+  pre[6] = 1; pre[7] = 0;
+  pre.writeUInt16LE(header.length, 8);
+  const d = tensor.data;
+  fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'),
+    Buffer.from(d.buffer, d.byteOffset, d.byteLength)]));
+}
+
+async function main() {
+  const [wdir, threadsS, warmupS, repeatS, outdir] = process.argv.slice(2);
+  const threads = Number(threadsS), warmup = Number(warmupS), repeat = Number(repeatS);
+  const meta = JSON.parse(fs.readFileSync(path.join(wdir, 'meta.json'), 'utf8'));
+  const feeds = {};
+  for (const name of meta.inputs) feeds[name] = readNpy(path.join(wdir, 'in', name + '.npy'));
+  const session = await ort.InferenceSession.create(path.join(wdir, 'model.onnx'), {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  let outs;
+  for (let i = 0; i < warmup; i++) outs = await session.run(feeds);
+  const times = [];
+  for (let i = 0; i < repeat; i++) {
+    const t0 = process.hrtime.bigint();
+    outs = await session.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  if (outdir) {
+    fs.mkdirSync(outdir, { recursive: true });
+    for (const name of meta.outputs) writeNpy(path.join(outdir, name + '.npy'), outs[name]);
+  }
+  console.log(JSON.stringify({ times_ms: times, info: { onnxruntime: ort.env.versions.common } }));
+}
+
+main().catch((e) => { console.error('ort/run.js: ' + (e && e.stack || e)); process.exit(1); });
