@@ -36,7 +36,12 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(llm::createLLMRecomposePass());
     pm.addPass(llm::createLLMFoldConstantsPass());
   }
-  pm.addPass(createConvertLLMToLinalgPass());
+  ConvertLLMToLinalgPassOptions toLinalgOpts;
+  toLinalgOpts.attention = options.attention;
+  toLinalgOpts.target = options.target;
+  toLinalgOpts.attentionTile.assign(options.attentionTile.begin(),
+                                    options.attentionTile.end());
+  pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(llm::createLLMFuseElementwisePass());

@@ -284,6 +284,7 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
     pipelineOptions.fuseElementwise = false;
     pipelineOptions.vectorize = false;
     pipelineOptions.parallel = false;
+    pipelineOptions.attention = "materialized";
   }
 
   // Public functions get a C interface (the pipeline may add it too).

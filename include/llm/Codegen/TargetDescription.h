@@ -46,6 +46,14 @@ struct CPUTargetDescription {
   /// measured ~100 GFLOP/s (OpenBLAS single-thread speed) on Zen 4.
   SmallVector<int64_t, 3> matmulCacheTile = {64, 256, 0};
 
+  /// Tile of the flash-attention lowering of `llm.attention` [query rows,
+  /// key/value rows] (convert-llm-to-linalg{attention=flash}): each step of
+  /// the online softmax works on a [q, kv] f32 score tile plus [kv, D] key
+  /// and [kv, Dv] value tiles, so q * kv * 4 bytes (8 KiB for [32, 64]) and
+  /// the K/V tiles (16 KiB each at D = 64) stay in L1/L2. A size larger than
+  /// the sequence is clamped to it.
+  SmallVector<int64_t, 2> attentionTile = {32, 64};
+
   /// Threads the parallel loops are planned for; 0 means every hardware
   /// thread of the machine that compiles (the OpenMP runtime decides the
   /// actual count when the code runs).

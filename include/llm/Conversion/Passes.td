@@ -40,10 +40,29 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     * `rope` -> one generic over `x` viewed as `[..., 2, D/2]` (rotate_half)
       or `[..., D/2, 2]` (interleaved), angles computed in f32 from
       `linalg.index`.
-    * `attention` -> grouped-query attention without copying K/V: `q` reshaped
-      to `[B*Hkv, G*Sq, D]`, `batch_matmul` for `Q K^T` and `P V`, scale,
-      mask (float: added; `i1`: keep where true) and causal exclusion in one
-      generic, a numerically stable softmax whose fully masked rows give 0.
+    * `attention` with `attention=flash` (default) -> one loop nest in the
+      style of FlashAttention (Dao et al. 2022, arXiv:2205.14135) with the
+      online softmax of Milakov & Gimelshein 2018 (arXiv:1805.02867): an
+      `scf.forall` over (batch, query head, query tile) whose body runs an
+      `scf.for` over key/value tiles carrying the running row max `m`, the
+      running sum `l` and the f32 output accumulator, rescaled by
+      `exp(m_old - m_new)`; no score tensor larger than one
+      `[q_tile, kv_tile]` tile exists. Tile sizes come from the CPU target
+      description (`attentionTile`, see `target`) or `attention-tile`.
+      Key/value head = query head / (Hq / Hkv). A last tile that is not full
+      is shifted back to end at the sequence end (static tile shapes): the
+      overlapping key columns are excluded again, the overlapping query rows
+      are not stored twice. With `causal`, key tiles entirely above the
+      diagonal of the query tile are skipped (dynamic trip count). Rows whose
+      every key is excluded (causal with `Sq > Skv`, an all-false `i1` mask
+      row, an all `-inf` float mask row) give 0, as in the materialized form
+      and the numpy reference.
+    * `attention` with `attention=materialized` -> grouped-query attention
+      without copying K/V: `q` reshaped to `[B*Hkv, G*Sq, D]`, `batch_matmul`
+      for `Q K^T` and `P V`, scale, mask (float: added; `i1`: keep where true)
+      and causal exclusion in one generic, a numerically stable softmax whose
+      fully masked rows give 0 (the `[B, Hq, Sq, Skv]` score matrix is
+      materialized).
     * `embedding` -> generic with `tensor.extract` from the table (negative
       ids + V, then clamped to `[0, V-1]`); `transpose` -> `linalg.transpose`;
       `reshape` -> `tensor.collapse_shape`/`expand_shape` (through 1-D when
@@ -54,12 +73,29 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     reductions and matmuls accumulate in f32.
 
     Errors: every llm op with a dynamically shaped operand or result is
-    reported ("llm-to-linalg requires static shapes") and the pass fails.
+    reported ("llm-to-linalg requires static shapes") and the pass fails; an
+    unknown `attention` value or an `attention-tile` that is not two positive
+    sizes fails the pass with a diagnostic on the module; an unknown `target`
+    is reported at the first `llm.attention` (the target is read only for
+    the flash-attention tile).
   }];
+  let options = [
+    Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
+           "Lowering of llm.attention: 'flash' (one loop nest, online "
+           "softmax over key/value tiles) or 'materialized' (full score "
+           "matrix)">,
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "CPU target description giving the flash-attention tile: 'host', "
+           "'generic', 'avx2' or 'avx512'">,
+    ListOption<"attentionTile", "attention-tile", "int64_t",
+               "Flash-attention tile [query rows, key/value rows] (default: "
+               "the target's)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

@@ -61,6 +61,19 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "num-threads",
       llvm::cl::desc("Threads for the parallel loops (0: OpenMP default)"),
       llvm::cl::init(0)};
+  /// Lowering of `llm.attention` (convert-llm-to-linalg{attention=...}):
+  /// `flash` (one loop nest over query/key tiles with an online softmax;
+  /// tiles from the target description) or `materialized` (the full score
+  /// matrix; the reference path, also used by `llmc --no-opt`).
+  PassOptions::Option<std::string> attention{
+      *this, "attention",
+      llvm::cl::desc("llm.attention lowering: 'flash' or 'materialized'"),
+      llvm::cl::init("flash")};
+  /// Overrides the target's flash-attention tile [query rows, kv rows].
+  PassOptions::ListOption<int64_t> attentionTile{
+      *this, "attention-tile",
+      llvm::cl::desc("Flash-attention tile [query rows, key/value rows] "
+                     "(default: the target's)")};
   /// Overrides the target's matmul register tile [m, n, k].
   PassOptions::ListOption<int64_t> registerTile{
       *this, "register-tile",

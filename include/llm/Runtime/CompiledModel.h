@@ -108,8 +108,9 @@ struct LoweringOptions {
   /// `llm-lower-to-cpu` options in pass-option syntax, e.g.
   /// "vectorize=false parallel=false".
   std::string pipelineOptions;
-  /// Turns off graph optimizations, fusion, vectorization and OpenMP (a
-  /// reference lowering for differential checks). Applied after
+  /// Turns off graph optimizations, fusion, vectorization and OpenMP, and
+  /// lowers attention with the materialized score matrix (a reference
+  /// lowering for differential checks). Applied after
   /// `pipelineOptions`.
   bool noOpt = false;
   /// Run the IR verifier after every pass (the pass manager's default, as in

@@ -21,12 +21,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/Passes.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -1323,12 +1325,16 @@ struct BroadcastToLowering : LLMLowering<BroadcastToOp> {
 //===----------------------------------------------------------------------===//
 
 void mlir::llm::populateLLMToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, const LLMToLinalgOptions &options) {
   MLIRContext *ctx = patterns.getContext();
+  if (options.flashAttention)
+    populateFlashAttentionLoweringPatterns(patterns, options.attentionQueryTile,
+                                           options.attentionKeyTile);
+  else
+    patterns.add<AttentionLowering>(ctx);
   patterns
       .add<ConstantLowering, CastLowering, MatmulLowering, SoftmaxLowering,
-           LayerNormLowering, RmsNormLowering, RopeLowering, AttentionLowering,
-           EmbeddingLowering, TransposeLowering, ReshapeLowering,
+           LayerNormLowering, RmsNormLowering, RopeLowering, EmbeddingLowering, TransposeLowering, ReshapeLowering,
            ConcatLowering, SliceLowering, BroadcastToLowering>(ctx);
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
@@ -1362,11 +1368,50 @@ struct ConvertLLMToLinalgPass
     if (dynamic)
       return signalPassFailure();
 
+    LLMToLinalgOptions options;
+    if (attention != "flash" && attention != "materialized") {
+      getOperation()->emitError()
+          << "convert-llm-to-linalg: unknown attention lowering '"
+          << attention << "' (expected flash or materialized)";
+      return signalPassFailure();
+    }
+    options.flashAttention = attention == "flash";
+    // The target description is read only for the flash-attention tiles;
+    // its errors are reported at the first attention op.
+    AttentionOp firstAttention;
+    getOperation()->walk([&](AttentionOp op) {
+      if (!firstAttention)
+        firstAttention = op;
+    });
+    SmallVector<int64_t> tile{options.attentionQueryTile,
+                              options.attentionKeyTile};
+    if (options.flashAttention && firstAttention) {
+      FailureOr<CPUTargetDescription> desc =
+          CPUTargetDescription::lookup(this->target);
+      if (failed(desc)) {
+        firstAttention.emitError()
+            << "convert-llm-to-linalg: unknown target '" << this->target
+            << "' (expected host, generic, avx2 or avx512)";
+        return signalPassFailure();
+      }
+      tile.assign(desc->attentionTile.begin(), desc->attentionTile.end());
+    }
+    if (!attentionTile.empty())
+      tile.assign(attentionTile.begin(), attentionTile.end());
+    if (tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0) {
+      getOperation()->emitError()
+          << "convert-llm-to-linalg: attention-tile must be two positive "
+             "sizes [query rows, key/value rows]";
+      return signalPassFailure();
+    }
+    options.attentionQueryTile = tile[0];
+    options.attentionKeyTile = tile[1];
+
     ConversionTarget target(getContext());
     target.addIllegalDialect<LLMDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateLLMToLinalgConversionPatterns(patterns);
+    populateLLMToLinalgConversionPatterns(patterns, options);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

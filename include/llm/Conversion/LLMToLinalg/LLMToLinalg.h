@@ -9,14 +9,39 @@
 #ifndef LLM_CONVERSION_LLMTOLINALG_LLMTOLINALG_H
 #define LLM_CONVERSION_LLMTOLINALG_LLMTOLINALG_H
 
+#include <cstdint>
+
 namespace mlir {
 class RewritePatternSet;
 class TypeConverter;
 namespace llm {
 
+/// Choices of the llm -> linalg lowering.
+struct LLMToLinalgOptions {
+  /// `llm.attention` as one flash-attention loop nest (true) or with the
+  /// materialized [B, Hq, Sq, Skv] score matrix (false).
+  bool flashAttention = true;
+  /// Flash-attention tile: query rows and key/value rows per step (> 0;
+  /// clamped to the sequence lengths). Normally the CPU target
+  /// description's `attentionTile`.
+  int64_t attentionQueryTile = 32;
+  int64_t attentionKeyTile = 64;
+};
+
 /// Populates `patterns` with the rewrites that lower every llm op to
-/// linalg/tensor/arith/math on tensors (see `convert-llm-to-linalg`).
-void populateLLMToLinalgConversionPatterns(RewritePatternSet &patterns);
+/// linalg/tensor/arith/math/scf on tensors (see `convert-llm-to-linalg`).
+void populateLLMToLinalgConversionPatterns(
+    RewritePatternSet &patterns,
+    const LLMToLinalgOptions &options = LLMToLinalgOptions());
+
+/// Populates `patterns` with the flash-attention lowering of
+/// `llm.attention` alone: one `scf.forall` over (batch, query head, query
+/// tile) with an `scf.for` over key/value tiles and an online softmax (see
+/// `convert-llm-to-linalg`). `queryTile` and `keyTile` are the tile sizes in
+/// rows (> 0).
+void populateFlashAttentionLoweringPatterns(RewritePatternSet &patterns,
+                                            int64_t queryTile,
+                                            int64_t keyTile);
 
 } // namespace llm
 } // namespace mlir

@@ -1,0 +1,456 @@
+//===- FlashAttention.cpp - llm.attention as one tiled loop nest ----------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the flash-attention lowering of `llm.attention`
+// (FlashAttention, Dao et al. 2022, arXiv:2205.14135; online softmax,
+// Milakov & Gimelshein 2018, arXiv:1805.02867) to one loop nest of linalg
+// ops on tiles:
+//
+//   scf.forall (b, h, t) in (B, Hq, ceil(Sq / Tq)) {   // query tile t
+//     m = -inf, l = 0, acc = 0                          // [Tq], [Tq], [Tq, Dv]
+//     scf.for j in [0, nkv) {                           // key/value tile j
+//       s     = Q_t K_j^T                               // [Tq, Tk] linalg.matmul
+//       x     = scale * s (+ mask | mask ? : -inf), excluded -> -inf
+//       m'    = max(m, rowmax(x))
+//       p     = exp(x - m'), alpha = exp(m - m')
+//       l     = l * alpha + rowsum(p)
+//       acc   = acc * alpha + p V_j                     // linalg.matmul
+//       m     = m'
+//     }
+//     out[b, h, rows of t] = l == 0 ? 0 : acc / l
+//   }
+//
+// Every tile has a static shape: a last tile that is not full is shifted
+// back so that it ends at the sequence end; the key columns it shares with
+// the previous tile are excluded (-inf) and the query rows it shares are not
+// stored. With `causal`, the key/value loop stops after the last tile that
+// holds an allowed column for the query tile. All arithmetic is f32; f16/bf16
+// inputs are extended inside the bodies and the result is rounded once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::llm;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+Value extToF32(OpBuilder &b, Location loc, Value v) {
+  if (!isa<Float16Type, BFloat16Type>(v.getType()))
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+Value f32Const(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+Value negInf(OpBuilder &b, Location loc) {
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getFloatAttr(b.getF32Type(),
+                     APFloat::getInf(APFloat::IEEEsingle(), true)));
+}
+
+Value idx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// `tensor.empty` of `shape` x f32 filled with `value`.
+Value filledF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                Value value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  return linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{empty})
+      .getResult(0);
+}
+
+/// A `linalg.generic` with one result written into `init` through `outMap`;
+/// `fn` gets the block arguments (inputs extended to f32, then the output)
+/// and returns the value to yield.
+Value generic(OpBuilder &b, Location loc, ValueRange inputs,
+              ArrayRef<AffineMap> inputMaps, AffineMap outMap,
+              ArrayRef<utils::IteratorType> iterators, Value init, BodyFn fn) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(outMap);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               SmallVector<Value> vals;
+               for (auto [i, a] : llvm::enumerate(args))
+                 vals.push_back(i < inputs.size() ? extToF32(nb, nl, a) : a);
+               linalg::YieldOp::create(nb, nl, fn(nb, nl, vals));
+             })
+      .getResult(0);
+}
+
+/// `m == -inf ? 0 : m`: the shift of a row whose columns are all excluded so
+/// far (exp(-inf - -inf) would be NaN; exp(-inf - 0) is 0).
+Value safeMax(OpBuilder &b, Location loc, Value m) {
+  Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                         negInf(b, loc));
+  return arith::SelectOp::create(b, loc, isNegInf, f32Const(b, loc, 0.0), m);
+}
+
+//===----------------------------------------------------------------------===//
+// Pattern
+//===----------------------------------------------------------------------===//
+
+// llm.attention q[B,Hq,Sq,D], k[B,Hkv,Skv,D], v[B,Hkv,Skv,Dv] (mask, causal,
+// scale) -> scf.forall (b, h, query tile) { scf.for key/value tile { online
+// softmax step on [Tq, Tk] tiles } } (see the file header).
+struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
+  FlashAttentionLowering(MLIRContext *ctx, int64_t queryTile, int64_t keyTile)
+      : OpConversionPattern<AttentionOp>(ctx), queryTile(queryTile),
+        keyTile(keyTile) {}
+
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto isStatic = [](Type t) {
+      auto st = dyn_cast<ShapedType>(t);
+      return !st || st.hasStaticShape();
+    };
+    if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
+        !llvm::all_of(op->getResultTypes(), isStatic))
+      return rewriter.notifyMatchFailure(
+          op, "llm-to-linalg requires static shapes");
+    if (queryTile <= 0 || keyTile <= 0)
+      return rewriter.notifyMatchFailure(op, "tile sizes must be positive");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value mask = adaptor.getMask();
+    auto qt = cast<RankedTensorType>(q.getType());
+    auto kt = cast<RankedTensorType>(k.getType());
+    auto vt = cast<RankedTensorType>(v.getType());
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    Type et = type.getElementType();
+    Type f32 = rewriter.getF32Type();
+    int64_t bsz = qt.getDimSize(0), hq = qt.getDimSize(1),
+            sq = qt.getDimSize(2), dh = qt.getDimSize(3);
+    int64_t hkv = kt.getDimSize(1), skv = kt.getDimSize(2),
+            dv = vt.getDimSize(3);
+    if (sq == 0 || skv == 0 || bsz == 0 || hq == 0)
+      return rewriter.notifyMatchFailure(op, "empty attention");
+    int64_t group = hq / hkv;
+    double scale = op.getScale() ? op.getScale()->convertToDouble()
+                                 : 1.0 / std::sqrt(double(dh));
+    bool causal = op.getCausal();
+
+    // Static tile sizes, clamped to the sequences.
+    int64_t tq = std::min(queryTile, sq), tk = std::min(keyTile, skv);
+    int64_t numQTiles = llvm::divideCeil(sq, tq);
+    int64_t numKTiles = llvm::divideCeil(skv, tk);
+    bool partialQ = sq % tq != 0, partialK = skv % tk != 0;
+
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    AffineExpr d0, d1, d2;
+    bindDims(ctx, d0, d1, d2);
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+    AffineMap row2 = AffineMap::get(2, 0, {d0}, ctx); // (i, j) -> (i)
+
+    Value outInit = tensor::EmptyOp::create(rewriter, loc, type.getShape(), et);
+    SmallVector<OpFoldResult> ubs{rewriter.getIndexAttr(bsz),
+                                  rewriter.getIndexAttr(hq),
+                                  rewriter.getIndexAttr(numQTiles)};
+    auto forall = scf::ForallOp::create(rewriter, loc, ubs,
+                                        ValueRange{outInit}, std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    OpBuilder &b = rewriter;
+    Value bIv = forall.getInductionVar(0), hIv = forall.getInductionVar(1),
+          tIv = forall.getInductionVar(2);
+    Value outArg = forall.getRegionIterArgs()[0];
+
+    // Query rows [qs, qs + tq): the nominal start t * tq, shifted back for a
+    // partial last tile.
+    Value qNominal = arith::MulIOp::create(b, loc, tIv, idx(b, loc, tq));
+    Value qs = qNominal;
+    if (partialQ)
+      qs = arith::MinSIOp::create(b, loc, qNominal, idx(b, loc, sq - tq));
+    // Key/value head of this query head.
+    Value kvHead = group == 1 ? hIv
+                              : arith::DivUIOp::create(b, loc, hIv,
+                                                       idx(b, loc, group))
+                                    .getResult();
+
+    auto one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+    auto sliceRows = [&](Value src, Value batch, Value head, Value start,
+                         int64_t rows, int64_t cols) -> Value {
+      auto srcType = cast<RankedTensorType>(src.getType());
+      auto tileType =
+          RankedTensorType::get({rows, cols}, srcType.getElementType());
+      SmallVector<OpFoldResult> offs{batch, head, start, zero};
+      SmallVector<OpFoldResult> sizes{one, one, b.getIndexAttr(rows),
+                                      b.getIndexAttr(cols)};
+      SmallVector<OpFoldResult> strides(4, one);
+      return tensor::ExtractSliceOp::create(b, loc, tileType, src, offs, sizes,
+                                            strides);
+    };
+    Value qTile = sliceRows(q, bIv, hIv, qs, tq, dh);
+
+    // Key/value tiles to visit: all of them, or with `causal` up to the last
+    // one holding a column j <= qs + tq - 1 + (Skv - Sq).
+    Value kvUpper = idx(b, loc, numKTiles);
+    if (causal) {
+      Value lastCol =
+          arith::AddIOp::create(b, loc, qs, idx(b, loc, tq - 1 + skv - sq));
+      Value lastTile = arith::FloorDivSIOp::create(b, loc, lastCol,
+                                                   idx(b, loc, tk));
+      Value count =
+          arith::AddIOp::create(b, loc, lastTile, idx(b, loc, 1));
+      count = arith::MaxSIOp::create(b, loc, count, idx(b, loc, 0));
+      kvUpper = arith::MinSIOp::create(b, loc, count, kvUpper);
+    }
+
+    Value m0 = filledF32(b, loc, {tq}, negInf(b, loc));
+    Value l0 = filledF32(b, loc, {tq}, f32Const(b, loc, 0.0));
+    Value acc0 = filledF32(b, loc, {tq, dv}, f32Const(b, loc, 0.0));
+
+    auto loop = scf::ForOp::create(
+        b, loc, idx(b, loc, 0), kvUpper, idx(b, loc, 1),
+        ValueRange{m0, l0, acc0},
+        [&](OpBuilder &lb, Location l, Value jIv, ValueRange carried) {
+          Value mOld = carried[0], lOld = carried[1], accOld = carried[2];
+          Value kNominal = arith::MulIOp::create(lb, l, jIv, idx(lb, l, tk));
+          Value ks = kNominal;
+          if (partialK)
+            ks = arith::MinSIOp::create(lb, l, kNominal, idx(lb, l, skv - tk));
+          Value kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
+          Value vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
+
+          // s = Q_t K_j^T: (i, j, d) -> q(i, d), k(j, d), s(i, j).
+          Value sInit = filledF32(lb, l, {tq, tk}, f32Const(lb, l, 0.0));
+          auto qk = linalg::MatmulOp::create(lb, l, TypeRange{sInit.getType()},
+                                             ValueRange{qTile, kTile},
+                                             ValueRange{sInit});
+          qk.setIndexingMapsAttr(lb.getAffineMapArrayAttr(
+              {AffineMap::get(3, 0, {d0, d2}, ctx),
+               AffineMap::get(3, 0, {d1, d2}, ctx),
+               AffineMap::get(3, 0, {d0, d1}, ctx)}));
+
+          // Logits: scale, mask, exclusions (-inf).
+          SmallVector<Value> ins{qk.getResult(0)};
+          SmallVector<AffineMap> maps{id2};
+          bool boolMask = false;
+          if (mask) {
+            auto [tile, map] =
+                maskTile(lb, l, mask, bIv, hIv, qs, ks, tq, tk);
+            boolMask =
+                cast<RankedTensorType>(mask.getType()).getElementType()
+                    .isInteger(1);
+            ins.push_back(tile);
+            maps.push_back(map);
+          }
+          Value xInit = tensor::EmptyOp::create(lb, l, {tq, tk}, f32);
+          Value x = generic(
+              lb, l, ins, maps, id2, {par, par}, xInit,
+              [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                Value val =
+                    arith::MulFOp::create(nb, nl, a[0], f32Const(nb, nl, scale));
+                if (mask && !boolMask)
+                  val = arith::AddFOp::create(nb, nl, val, a[1]);
+                Value keep;
+                auto both = [&](Value c) {
+                  keep = keep ? arith::AndIOp::create(nb, nl, keep, c)
+                                    .getResult()
+                              : c;
+                };
+                if (mask && boolMask)
+                  both(a[1]);
+                if (causal || partialK) {
+                  Value col = arith::AddIOp::create(
+                      nb, nl, ks, linalg::IndexOp::create(nb, nl, 1));
+                  if (causal) {
+                    // j <= i + (Skv - Sq), i = qs + row.
+                    Value row = arith::AddIOp::create(
+                        nb, nl, qs, linalg::IndexOp::create(nb, nl, 0));
+                    Value limit = arith::AddIOp::create(
+                        nb, nl, row, idx(nb, nl, skv - sq));
+                    both(arith::CmpIOp::create(
+                        nb, nl, arith::CmpIPredicate::sle, col, limit));
+                  }
+                  if (partialK) // Columns already seen by the previous tile.
+                    both(arith::CmpIOp::create(
+                        nb, nl, arith::CmpIPredicate::sge, col, kNominal));
+                }
+                if (keep)
+                  val = arith::SelectOp::create(nb, nl, keep, val,
+                                                negInf(nb, nl));
+                return val;
+              });
+
+          // The carried tensors are updated in place (each yielded value is
+          // written into its iteration argument after the last read of the
+          // old value), so that bufferization keeps one buffer per loop.
+          // r = rowmax(x).
+          Value rInit = filledF32(lb, l, {tq}, negInf(lb, l));
+          Value rowMax = generic(
+              lb, l, ValueRange{x}, {id2}, row2, {par, red}, rInit,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+              });
+          // alpha = exp(m - safe(max(m, r))) (0 while m is -inf).
+          Value alphaInit = tensor::EmptyOp::create(lb, l, {tq}, f32);
+          Value alpha = generic(
+              lb, l, ValueRange{mOld, rowMax}, {id1, id1}, id1, {par},
+              alphaInit,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                Value mNew = arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+                return math::ExpOp::create(
+                    nb, nl,
+                    arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, mNew)));
+              });
+          // m' = max(m, r), into m.
+          Value mNew = generic(
+              lb, l, ValueRange{rowMax}, {id1}, id1, {par}, mOld,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+              });
+          // p = exp(x - safe(m')).
+          Value pInit = tensor::EmptyOp::create(lb, l, {tq, tk}, f32);
+          Value p = generic(
+              lb, l, ValueRange{x, mNew}, {id2, row2}, id2, {par, par}, pInit,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return math::ExpOp::create(
+                    nb, nl,
+                    arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, a[1])));
+              });
+          // l' = l * alpha + rowsum(p), into l.
+          Value lScaled = generic(
+              lb, l, ValueRange{alpha}, {id1}, id1, {par}, lOld,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::MulFOp::create(nb, nl, a[1], a[0]);
+              });
+          Value lNew = generic(
+              lb, l, ValueRange{p}, {id2}, row2, {par, red}, lScaled,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::AddFOp::create(nb, nl, a[0], a[1]);
+              });
+          // acc' = acc * alpha + p V_j, into acc.
+          Value accScaled = generic(
+              lb, l, ValueRange{alpha}, {row2}, id2, {par, par}, accOld,
+              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                return arith::MulFOp::create(nb, nl, a[1], a[0]);
+              });
+          Value accNew =
+              linalg::MatmulOp::create(lb, l, TypeRange{accScaled.getType()},
+                                       ValueRange{p, vTile},
+                                       ValueRange{accScaled})
+                  .getResult(0);
+          scf::YieldOp::create(lb, l, ValueRange{mNew, lNew, accNew});
+        });
+
+    // out = l == 0 ? 0 : acc / l (a row with every column excluded gives 0).
+    Value lFinal = loop.getResult(1), accFinal = loop.getResult(2);
+    Value oInit = tensor::EmptyOp::create(b, loc, {tq, dv}, et);
+    Value oTile = generic(
+        b, loc, ValueRange{accFinal, lFinal}, {id2, row2}, id2, {par, par},
+        oInit, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value isZero = arith::CmpFOp::create(
+              nb, nl, arith::CmpFPredicate::OEQ, a[1], f32Const(nb, nl, 0.0));
+          Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
+          Value r =
+              arith::SelectOp::create(nb, nl, isZero, f32Const(nb, nl, 0.0),
+                                      div);
+          if (r.getType() != et)
+            r = arith::TruncFOp::create(nb, nl, et, r);
+          return r;
+        });
+
+    // Store the rows this tile owns: [qNominal, qNominal + len).
+    OpFoldResult rows = b.getIndexAttr(tq);
+    if (partialQ) {
+      Value skip = arith::SubIOp::create(b, loc, qNominal, qs);
+      Value len = arith::MinSIOp::create(
+          b, loc, idx(b, loc, tq),
+          arith::SubIOp::create(b, loc, idx(b, loc, sq), qNominal));
+      rows = len;
+      oTile = tensor::ExtractSliceOp::create(
+          b, loc, oTile, SmallVector<OpFoldResult>{skip, zero},
+          SmallVector<OpFoldResult>{len, b.getIndexAttr(dv)},
+          SmallVector<OpFoldResult>{one, one});
+    }
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(
+        b, loc, oTile, outArg,
+        SmallVector<OpFoldResult>{bIv, hIv, qNominal, zero},
+        SmallVector<OpFoldResult>{one, one, rows, b.getIndexAttr(dv)},
+        SmallVector<OpFoldResult>(4, one));
+    rewriter.replaceOp(op, forall.getResult(0));
+    return success();
+  }
+
+  /// The [tq, tk] window of `mask` (numpy-broadcast to [B, Hq, Sq, Skv]) at (b, h, qs, ks): a slice of the mask's last two
+  /// dimensions (size-1 dimensions stay size 1, read at 0) and the map from
+  /// the tile's (i, j) iteration space to it.
+  std::pair<Value, AffineMap> maskTile(OpBuilder &b, Location loc, Value mask,
+                                       Value bIv, Value hIv, Value qs, Value ks,
+                                       int64_t tq, int64_t tk) const {
+    MLIRContext *ctx = b.getContext();
+    auto mt = cast<RankedTensorType>(mask.getType());
+    int64_t rank = mt.getRank(), off = 4 - rank;
+    Value fullOffsets[4] = {bIv, hIv, qs, ks};
+    int64_t tileSizes[4] = {1, 1, tq, tk};
+    SmallVector<OpFoldResult> offs, sizes;
+    SmallVector<int64_t> tileShape;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t fi = off + i;
+      bool bcast = mt.getDimSize(i) == 1;
+      offs.push_back(bcast ? OpFoldResult(b.getIndexAttr(0))
+                           : OpFoldResult(fullOffsets[fi]));
+      int64_t size = bcast ? 1 : tileSizes[fi];
+      sizes.push_back(b.getIndexAttr(size));
+      if (fi >= 2) { // Query and key dimensions stay in the tile.
+        tileShape.push_back(size);
+        exprs.push_back(bcast ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(fi - 2, ctx));
+      }
+    }
+    auto tileType = RankedTensorType::get(tileShape, mt.getElementType());
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, mask, offs,
+                                                sizes, strides);
+    return {tile, AffineMap::get(2, 0, exprs, ctx)};
+  }
+
+  int64_t queryTile, keyTile;
+};
+
+} // namespace
+
+void mlir::llm::populateFlashAttentionLoweringPatterns(
+    RewritePatternSet &patterns, int64_t queryTile, int64_t keyTile) {
+  patterns.add<FlashAttentionLowering>(patterns.getContext(), queryTile,
+                                       keyTile);
+}

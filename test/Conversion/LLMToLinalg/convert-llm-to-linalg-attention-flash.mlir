@@ -1,0 +1,97 @@
+// RUN: llm-opt %s -convert-llm-to-linalg="attention-tile=16,16" -split-input-file | FileCheck %s
+// RUN: llm-opt %s -convert-llm-to-linalg="target=generic" -split-input-file | FileCheck %s --check-prefix=GENERIC
+
+// Structure of the flash-attention lowering of llm.attention (the default):
+// one scf.forall over (batch, query head, query tile) holding an scf.for over
+// key/value tiles with the online-softmax state (m, l, acc) as iter_args; no
+// tensor of the full [Sq, Skv] score shape. Values are checked by
+// test/Integration/attention-flash.mlir.
+
+// Sq = Skv = 37 with 16x16 tiles: 3 query tiles, the last one shifted back to
+// rows [21, 37); key tiles shifted the same way, with the columns already
+// seen excluded (col >= nominal start). GQA: kv head = h / 2. Causal: the
+// key loop stops after the tile holding column qs + 15.
+// CHECK-LABEL: func.func @gqa_causal_mask_odd
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x4x37x8xf32>, %[[K:.+]]: tensor<1x2x37x8xf32>, %[[V:.+]]: tensor<1x2x37x4xf32>, %[[M:.+]]: tensor<1x1x37x37xi1>)
+// CHECK-NOT: tensor<37x37xf32>
+// CHECK-NOT: tensor<1x4x37x37xf32>
+// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<1x4x37x4xf32>
+// CHECK: scf.forall (%[[B:.+]], %[[H:.+]], %[[T:.+]]) in (1, 4, 3) shared_outs(%[[ACC_OUT:.+]] = %[[OUT]])
+// CHECK: %[[QN:.+]] = arith.muli %[[T]], %{{.+}} : index
+// CHECK: %[[QS:.+]] = arith.minsi %[[QN]], %{{.+}} : index
+// CHECK: %[[KVH:.+]] = arith.divui %[[H]], %{{.+}} : index
+// CHECK: %[[QT:.+]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], %[[QS]], 0] [1, 1, 16, 8] [1, 1, 1, 1] : tensor<1x4x37x8xf32> to tensor<16x8xf32>
+// CHECK: arith.floordivsi
+// CHECK: %[[NKV:.+]] = arith.minsi
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %[[NKV]] step %{{.+}} iter_args(%[[MI:.+]] = %{{.+}}, %[[LI:.+]] = %{{.+}}, %[[AI:.+]] = %{{.+}}) -> (tensor<16xf32>, tensor<16xf32>, tensor<16x4xf32>)
+// CHECK: %[[KN:.+]] = arith.muli %[[J]]
+// CHECK: %[[KS:.+]] = arith.minsi %[[KN]]
+// CHECK: %[[KT:.+]] = tensor.extract_slice %[[K]][%[[B]], %[[KVH]], %[[KS]], 0] [1, 1, 16, 8] {{.*}} to tensor<16x8xf32>
+// CHECK: %[[VT:.+]] = tensor.extract_slice %[[V]][%[[B]], %[[KVH]], %[[KS]], 0] [1, 1, 16, 4] {{.*}} to tensor<16x4xf32>
+// CHECK: %[[S:.+]] = linalg.matmul indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}] ins(%[[QT]], %[[KT]] : tensor<16x8xf32>, tensor<16x8xf32>) outs(%{{.+}} : tensor<16x16xf32>)
+// CHECK: %[[MT:.+]] = tensor.extract_slice %[[M]][0, 0, %[[QS]], %[[KS]]] [1, 1, 16, 16] {{.*}} to tensor<16x16xi1>
+// CHECK: %[[X:.+]] = linalg.generic {{.*}} ins(%[[S]], %[[MT]] : tensor<16x16xf32>, tensor<16x16xi1>)
+// causal: j <= i + 0; overlap: j >= nominal start; i1 mask
+// CHECK: arith.cmpi sle
+// CHECK: arith.andi
+// CHECK: arith.cmpi sge, %{{.+}}, %[[KN]]
+// CHECK: arith.select
+// row max, alpha, m' written into m, p, l' into l, acc' into acc:
+// CHECK: %[[R:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<16x16xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[ALPHA:.+]] = linalg.generic {{.*}} ins(%[[MI]], %[[R]] : tensor<16xf32>, tensor<16xf32>)
+// CHECK: math.exp
+// CHECK: %[[MN:.+]] = linalg.generic {{.*}} ins(%[[R]] : tensor<16xf32>) outs(%[[MI]] : tensor<16xf32>)
+// CHECK: %[[P:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[MN]] : tensor<16x16xf32>, tensor<16xf32>)
+// CHECK: math.exp
+// CHECK: %[[LS:.+]] = linalg.generic {{.*}} ins(%[[ALPHA]] : tensor<16xf32>) outs(%[[LI]] : tensor<16xf32>)
+// CHECK: %[[LN:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<16x16xf32>) outs(%[[LS]] : tensor<16xf32>)
+// CHECK: %[[AS:.+]] = linalg.generic {{.*}} ins(%[[ALPHA]] : tensor<16xf32>) outs(%[[AI]] : tensor<16x4xf32>)
+// CHECK: %[[AN:.+]] = linalg.matmul ins(%[[P]], %[[VT]] : tensor<16x16xf32>, tensor<16x4xf32>) outs(%[[AS]] : tensor<16x4xf32>)
+// CHECK: scf.yield %[[MN]], %[[LN]], %[[AN]]
+// out = l == 0 ? 0 : acc / l; only the rows this tile owns are stored.
+// CHECK: arith.divf
+// CHECK: %[[ROWS:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}, 0] [%{{.+}}, 4] [1, 1] : tensor<16x4xf32> to tensor<?x4xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.parallel_insert_slice %[[ROWS]] into %[[ACC_OUT]][%[[B]], %[[H]], %[[QN]], 0]
+func.func @gqa_causal_mask_odd(%q: tensor<1x4x37x8xf32>, %k: tensor<1x2x37x8xf32>, %v: tensor<1x2x37x4xf32>, %m: tensor<1x1x37x37xi1>) -> tensor<1x4x37x4xf32> {
+  %0 = llm.attention %q, %k, %v mask %m {causal} : (tensor<1x4x37x8xf32>, tensor<1x2x37x8xf32>, tensor<1x2x37x4xf32>, tensor<1x1x37x37xi1>) -> tensor<1x4x37x4xf32>
+  return %0 : tensor<1x4x37x4xf32>
+}
+
+// -----
+
+// Tiles from the target description (generic: [32, 64]); f16 inputs are read
+// as f16 tiles into f32 matmuls, the output rounded once. S = 128 is a tile
+// multiple: no shift, the whole tile is stored.
+// GENERIC-LABEL: func.func @f16_default_tiles
+// GENERIC-NOT: tensor<128x128x
+// GENERIC: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}) in (1, 12, 4)
+// GENERIC-NOT: arith.minsi %{{.+}}, %c96
+// GENERIC: scf.for {{.*}} -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
+// GENERIC: linalg.matmul {{.*}} ins(%{{.+}}, %{{.+}} : tensor<32x64xf16>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// GENERIC: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// GENERIC: arith.truncf %{{.+}} : f32 to f16
+// GENERIC: tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, 0] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<32x64xf16> into tensor<1x12x128x64xf16>
+// CHECK-LABEL: func.func @f16_default_tiles
+func.func @f16_default_tiles(%q: tensor<1x12x128x64xf16>, %k: tensor<1x12x128x64xf16>, %v: tensor<1x12x128x64xf16>) -> tensor<1x12x128x64xf16> {
+  %0 = llm.attention %q, %k, %v {causal} : (tensor<1x12x128x64xf16>, tensor<1x12x128x64xf16>, tensor<1x12x128x64xf16>) -> tensor<1x12x128x64xf16>
+  return %0 : tensor<1x12x128x64xf16>
+}
+
+// -----
+
+// Decode: one query row against 512 cached keys; the tile is clamped to
+// [1, 16]; a float mask [512] is sliced per key tile and broadcast over the
+// row (map (i, j) -> (j)).
+// CHECK-DAG: #[[$MJ:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @decode_float_mask
+// CHECK: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}) in (2, 8, 1)
+// CHECK: scf.for {{.*}} -> (tensor<1xf32>, tensor<1xf32>, tensor<1x64xf32>)
+// CHECK: tensor.extract_slice %{{.+}}[%{{.+}}] [16] [1] : tensor<512xf32> to tensor<16xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$MJ]], #{{.+}}]
+// CHECK: arith.addf
+func.func @decode_float_mask(%q: tensor<2x8x1x64xf32>, %k: tensor<2x8x512x64xf32>, %v: tensor<2x8x512x64xf32>, %m: tensor<512xf32>) -> tensor<2x8x1x64xf32> {
+  %0 = llm.attention %q, %k, %v mask %m : (tensor<2x8x1x64xf32>, tensor<2x8x512x64xf32>, tensor<2x8x512x64xf32>, tensor<512xf32>) -> tensor<2x8x1x64xf32>
+  return %0 : tensor<2x8x1x64xf32>
+}
