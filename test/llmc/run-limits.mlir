@@ -19,6 +19,17 @@
 // OVFOUT: overflow-out.mlir:1:1: error: entry function @main: result #0 'tensor<2305843009213693952x4xf32>' is too large: its size in bytes overflows int64
 // RUN: not llmc compile %t/overflow-arg.mlir -o %t/x.o --emit=obj 2>&1 | FileCheck %s --check-prefix=OVFARG
 //
+// Intermediate tensors and constants too large to exist: a diagnostic on the
+// op, exit code 1 and no output (the byte size of the broadcast used to wrap,
+// and the program crashed at run time; the 24 TiB constant aborted the
+// translation to LLVM IR with "LLVM ERROR: out of memory").
+// RUN: not llmc run %t/overflow-mid.mlir 2>&1 | FileCheck %s --check-prefix=OVFMID
+// OVFMID: overflow-mid.mlir:2:8: error: 'llm.broadcast_to' op result #0 type 'tensor<4611686018427387904x2x3xf32>' is too large: its size in bytes overflows int64 (llm-to-linalg lowers tensors of at most 2^47 bytes, 128 TiB)
+// RUN: not llmc compile %t/huge-const.mlir -o %t/c.o --emit=obj 2>&1 | FileCheck %s --check-prefix=HUGECONST
+// HUGECONST: huge-const.mlir:2:8: error: 'llm.constant' op result #0 type 'tensor<1099511627776x2x3xf32>' is too large: 26388279066624 bytes (llm-to-linalg lowers constants of at most 2^31 bytes, 2 GiB)
+// HUGECONST-NOT: LLVM ERROR
+// RUN: test ! -e %t/c.o
+//
 // A function named like a library function the compiled code calls.
 // RUN: not llmc run %t/clash-expf.mlir 2>&1 | FileCheck %s --check-prefix=EXPF
 // EXPF: clash-expf.mlir:1:1: error: function name '@expf' clashes with a runtime library symbol the compiled code calls; rename it
@@ -74,6 +85,21 @@ func.func @main(%a: tensor<4611686018427387905x4xf32>) -> tensor<2xf32> {
 func.func @main() -> tensor<2305843009213693952x4xf32> {
   %e = tensor.empty() : tensor<2305843009213693952x4xf32>
   return %e : tensor<2305843009213693952x4xf32>
+}
+
+//--- overflow-mid.mlir
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %b = llm.broadcast_to %x : (tensor<2x3xf32>) -> tensor<4611686018427387904x2x3xf32>
+  %0 = llm.reduce_sum %b {axes = array<i64: 0>} : (tensor<4611686018427387904x2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+//--- huge-const.mlir
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = llm.constant dense<1.0> : tensor<1099511627776x2x3xf32>
+  %0 = llm.reduce_max %c {axes = array<i64: 0>} : (tensor<1099511627776x2x3xf32>) -> tensor<2x3xf32>
+  %1 = llm.add %x, %0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
 }
 
 //--- clash-expf.mlir

@@ -35,6 +35,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -1352,16 +1353,80 @@ void mlir::llm::populateLLMToLinalgConversionPatterns(
 }
 
 namespace {
+/// Largest tensor llm-to-linalg lowers, in bytes: 2^47 (128 TiB), the user
+/// address space of x86-64 and AArch64 with 48-bit virtual addresses. Larger
+/// tensors can never be allocated, and a size that overflows int64 would wrap
+/// to a small allocation (the lowered code then wrote out of bounds, and
+/// huge constants crashed the translation to LLVM IR).
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 47;
+/// Largest `llm.constant`, in bytes: 2^31 (2 GiB). Constants become global
+/// data of the compiled code, which the small code model addresses with
+/// 32-bit offsets; LLVM materializes even a splat element by element (a
+/// 24 TiB splat aborted with "LLVM ERROR: out of memory").
+constexpr int64_t kMaxConstantBytes = int64_t(1) << 31;
+
+/// Emits an error on `op` and returns failure when one of its (static)
+/// operand or result tensor types is larger than kMaxTensorBytes (an
+/// `llm.constant` result: kMaxConstantBytes).
+LogicalResult checkTensorSizes(Operation *op) {
+  auto check = [&](Type t, StringRef what, unsigned index) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(t);
+    if (!type || !type.hasStaticShape())
+      return success();
+    Type et = type.getElementType();
+    int64_t bytes =
+        et.isIntOrFloat()
+            ? std::max<int64_t>(1, llvm::divideCeil(et.getIntOrFloatBitWidth(),
+                                                    8))
+            : 8;
+    bool overflow = false;
+    for (int64_t d : type.getShape())
+      overflow |= llvm::MulOverflow(bytes, d, bytes);
+    bool isConstant = isa<ConstantOp>(op);
+    int64_t limit = isConstant ? kMaxConstantBytes : kMaxTensorBytes;
+    if (!overflow && bytes <= limit)
+      return success();
+    InFlightDiagnostic diag = op->emitOpError()
+                              << what << " #" << index << " type " << type
+                              << " is too large: ";
+    if (overflow)
+      diag << "its size in bytes overflows int64";
+    else
+      diag << bytes << " bytes";
+    if (isConstant)
+      diag << " (llm-to-linalg lowers constants of at most 2^31 bytes, 2 "
+              "GiB)";
+    else
+      diag << " (llm-to-linalg lowers tensors of at most 2^47 bytes, 128 "
+              "TiB)";
+    return failure();
+  };
+  // Operands made by llm ops are checked (once) as those ops' results.
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (!isa_and_nonnull<LLMDialect>(
+            v.getDefiningOp() ? v.getDefiningOp()->getDialect() : nullptr) &&
+        failed(check(v.getType(), "operand", i)))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(t, "result", i)))
+      return failure();
+  return success();
+}
+
 struct ConvertLLMToLinalgPass
     : impl::ConvertLLMToLinalgPassBase<ConvertLLMToLinalgPass> {
   using Base::Base;
   void runOnOperation() override {
-    // Report every dynamically shaped llm op up front, with its location.
+    // Report every dynamically shaped or oversized llm op up front, with
+    // its location.
     bool dynamic = false;
     getOperation()->walk([&](Operation *op) {
-      if (isa_and_nonnull<LLMDialect>(op->getDialect()) &&
-          !hasStaticShapes(op)) {
+      if (!isa_and_nonnull<LLMDialect>(op->getDialect()))
+        return;
+      if (!hasStaticShapes(op)) {
         op->emitError("llm-to-linalg requires static shapes");
+        dynamic = true;
+      } else if (failed(checkTensorSizes(op))) {
         dynamic = true;
       }
     });

@@ -42,6 +42,8 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -687,9 +689,30 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
       emitError(loc) << "tensor '" << t.name() << "' has a negative dimension";
       return failure();
     }
-  int64_t n = c.numel(), nbytes = n * es;
-  auto bytes = std::make_shared<std::vector<char>>(nbytes);
-  c.bytes = bytes;
+  // The size must not overflow, and the data must be there before the
+  // buffer is allocated: a corrupt file can declare any dims.
+  int64_t n = 1, nbytes = 0;
+  bool overflow = false;
+  for (int64_t d : c.shape)
+    overflow |= llvm::MulOverflow(n, d, n);
+  overflow |= llvm::MulOverflow(n, es, nbytes);
+  if (overflow) {
+    emitError(loc) << "tensor '" << t.name()
+                   << "' is too large: its size in bytes overflows int64";
+    return failure();
+  }
+  if (t.data_location() != TensorProto::EXTERNAL && t.has_raw_data() &&
+      static_cast<int64_t>(t.raw_data().size()) != nbytes) {
+    emitError(loc) << "tensor '" << t.name() << "' has "
+                   << t.raw_data().size() << " bytes of raw data, expected "
+                   << nbytes;
+    return failure();
+  }
+  std::shared_ptr<std::vector<char>> bytes;
+  auto allocate = [&] {
+    bytes = std::make_shared<std::vector<char>>(nbytes);
+    c.bytes = bytes;
+  };
 
   if (t.data_location() == TensorProto::EXTERNAL) {
     std::string location;
@@ -702,8 +725,26 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
       else if (kv.key() == "length")
         length = std::atoll(kv.value().c_str());
     }
+    // ONNX external data lives next to the model: a location must be a
+    // relative path that stays inside the model's directory.
+    if (location.empty() || llvm::sys::path::is_absolute(location) ||
+        llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
+                                      llvm::sys::path::end(location)),
+                     [](StringRef part) { return part == ".."; })) {
+      emitError(loc) << "external data location '" << location
+                     << "' of tensor '" << t.name()
+                     << "' must be a relative path inside the model's "
+                        "directory";
+      return failure();
+    }
     SmallString<256> path(externalDataDir);
     llvm::sys::path::append(path, location);
+    if (!llvm::sys::fs::is_regular_file(path)) {
+      emitError(loc) << "cannot read external data file '" << path
+                     << "' of tensor '" << t.name()
+                     << "': not a regular file";
+      return failure();
+    }
     auto it = externalFiles.find(path);
     if (it == externalFiles.end()) {
       auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
@@ -719,8 +760,9 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
     llvm::MemoryBuffer &file = *it->second;
     if (length < 0)
       length = nbytes;
-    if (length != nbytes || offset < 0 ||
-        offset + length > static_cast<int64_t>(file.getBufferSize())) {
+    int64_t fileSize = static_cast<int64_t>(file.getBufferSize());
+    if (length != nbytes || offset < 0 || offset > fileSize ||
+        length > fileSize - offset) {
       emitError(loc) << "external data of tensor '" << t.name()
                      << "' is out of range or has the wrong size (offset "
                      << offset << ", length " << length << ", expected "
@@ -728,24 +770,23 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
                      << ")";
       return failure();
     }
+    allocate();
     std::memcpy(bytes->data(), file.getBufferStart() + offset, nbytes);
     return c;
   }
 
   if (t.has_raw_data()) {
-    if (static_cast<int64_t>(t.raw_data().size()) != nbytes) {
-      emitError(loc) << "tensor '" << t.name() << "' has "
-                     << t.raw_data().size() << " bytes of raw data, expected "
-                     << nbytes;
-      return failure();
-    }
+    allocate(); // The size was checked above.
     std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
     return c;
   }
 
+  // Typed data: checked against n first, then allocated (checkCount).
   auto checkCount = [&](int64_t count) -> LogicalResult {
-    if (count == n)
+    if (count == n) {
+      allocate();
       return success();
+    }
     emitError(loc) << "tensor '" << t.name() << "' has " << count
                    << " values, expected " << n;
     return failure();
