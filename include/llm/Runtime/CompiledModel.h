@@ -112,6 +112,9 @@ struct LoweringOptions {
   /// reference lowering for differential checks). Applied after
   /// `pipelineOptions`.
   bool noOpt = false;
+  /// Turns off every fusion (`fuse`, `fuse-elementwise`), e.g. to count the
+  /// kernels of the unfused model. Applied after `pipelineOptions`.
+  bool noFusion = false;
 };
 
 /// Marks the public functions with `llvm.emit_c_interface` and runs
