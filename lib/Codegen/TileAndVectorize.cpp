@@ -185,6 +185,17 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   } else {
     outer[b] = pm;
   }
+  // With an epilogue, keep at least two outer tiles when there is no cache
+  // tile loop: a single-iteration loop is folded away by canonicalization,
+  // which would leave the matmul and its epilogue as two loop nests.
+  if (epilogue && batch == 1 && n <= cn) {
+    if (!splitN && llvm::divideCeil(m, pm) == 1 && m >= 2 * rm) {
+      outer[b] = roundUp(llvm::divideCeil(m, 2), rm);
+    } else if (!splitN && llvm::divideCeil(m, pm) == 1 && n >= 2 * rn) {
+      outer[b] = 0;
+      outer[b + 1] = cn = roundUp(llvm::divideCeil(n, 2), rn);
+    }
+  }
   LLVM_DEBUG(llvm::dbgs() << "matmul " << batch << "x" << m << "x" << n << "x"
                           << k << " outer m=" << outer[b]
                           << " n=" << outer[b + 1] << " cn=" << cn
