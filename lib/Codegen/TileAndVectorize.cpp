@@ -17,6 +17,7 @@
 
 #include "llm/Codegen/Passes.h"
 #include "llm/Codegen/Transforms.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -136,7 +137,9 @@ materializeTransposedRhs(RewriterBase &rewriter, linalg::LinalgOp op,
 LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
                                           linalg::LinalgOp op,
                                           const CPUTargetDescription &target,
-                                          const CPUTilingOptions &options) {
+                                          const CPUTilingOptions &options,
+                                          TilingInterface epilogue,
+                                          const ProducerFilter &fuseProducer) {
   bool isBatch = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp>(op) && !isBatch)
     return failure();
@@ -182,50 +185,126 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   } else {
     outer[b] = pm;
   }
+  // With an epilogue, keep at least two outer tiles when there is no cache
+  // tile loop: a single-iteration loop is folded away by canonicalization,
+  // which would leave the matmul and its epilogue as two loop nests.
+  if (epilogue && batch == 1 && n <= cn) {
+    if (!splitN && llvm::divideCeil(m, pm) == 1 && m >= 2 * rm) {
+      outer[b] = roundUp(llvm::divideCeil(m, 2), rm);
+    } else if (!splitN && llvm::divideCeil(m, pm) == 1 && n >= 2 * rn) {
+      outer[b] = 0;
+      outer[b + 1] = cn = roundUp(llvm::divideCeil(n, 2), rn);
+    }
+  }
   LLVM_DEBUG(llvm::dbgs() << "matmul " << batch << "x" << m << "x" << n << "x"
                           << k << " outer m=" << outer[b]
                           << " n=" << outer[b + 1] << " cn=" << cn
                           << " reg=" << rm << "," << rn << "," << rk << "\n");
 
-  // Level 1: scf.forall (or scf.for) with the producers of the accumulator
-  // (linalg.fill) fused in.
+  // The epilogue iterates over the matmul's parallel dims [b,] m, n.
+  if (epilogue) {
+    auto epi = dyn_cast<linalg::LinalgOp>(epilogue.getOperation());
+    if (!epi || epi.getNumLoops() != numLoops - 1 ||
+        epi.getNumParallelLoops() != numLoops - 1)
+      return failure();
+  }
+
+  // Level 1: scf.forall (or scf.for) over the root (the epilogue, else the
+  // matmul) with the producers of the tile fused in: the linalg.fill of the
+  // accumulator, and with an epilogue the matmul and whatever
+  // `fuseProducer` accepts.
+  TilingInterface root =
+      epilogue ? epilogue : cast<TilingInterface>(op.getOperation());
+  SmallVector<int64_t> rootOuter(outer);
+  if (epilogue)
+    rootOuter.pop_back();
   scf::SCFTilingOptions outerOpts;
   outerOpts.setLoopType(options.parallel
                             ? scf::SCFTilingOptions::LoopType::ForallOp
                             : scf::SCFTilingOptions::LoopType::ForOp);
-  outerOpts.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), outer));
+  outerOpts.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), rootOuter));
   scf::SCFTileAndFuseOptions fuseOpts;
   fuseOpts.setTilingOptions(outerOpts);
+  Operation *contraction = op.getOperation();
   fuseOpts.setFusionControlFn(
-      [](tensor::ExtractSliceOp, OpResult producer,
-         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (isa<linalg::FillOp>(producer.getOwner()))
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *owner = producer.getOwner();
+        if (isa<linalg::FillOp>(owner) || owner == contraction ||
+            (fuseProducer && fuseProducer(owner)))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
       });
-  rewriter.setInsertionPoint(op);
+  rewriter.setInsertionPoint(root);
   FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), fuseOpts);
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, fuseOpts);
   if (failed(fused))
     return failure();
   for (auto [orig, repl] : fused->replacements)
     rewriter.replaceAllUsesWith(orig, repl);
-  if (op->use_empty())
+  if (root->use_empty())
+    rewriter.eraseOp(root);
+  if (epilogue && op->use_empty())
     rewriter.eraseOp(op);
-  auto tiled = cast<linalg::LinalgOp>(fused->tiledAndFusedOps.front());
+  auto findContraction =
+      [](const llvm::SetVector<Operation *> &ops) -> linalg::LinalgOp {
+    for (Operation *t : ops)
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(t))
+        return cast<linalg::LinalgOp>(t);
+    return nullptr;
+  };
+  linalg::LinalgOp tiled = findContraction(fused->tiledAndFusedOps);
+  if (!tiled)
+    return failure();
 
-  // Level 2: cache tile along N.
+  // Level 2: cache tile along N. With an epilogue, the tiled epilogue is
+  // tiled again and the tiled matmul fused into it, so that the epilogue
+  // runs on each cache tile right after it is computed.
   SmallVector<int64_t> tiledRanges = tiled.getStaticLoopRanges();
   if (ShapedType::isStatic(tiledRanges[b + 1]) && tiledRanges[b + 1] > cn) {
-    SmallVector<int64_t> sizes(numLoops, 0);
-    sizes[b + 1] = cn;
-    FailureOr<scf::SCFTilingResult> res =
-        tileWith(rewriter, cast<TilingInterface>(tiled.getOperation()), sizes,
-                 scf::SCFTilingOptions::LoopType::ForOp);
-    if (failed(res))
-      return failure();
-    tiled = cast<linalg::LinalgOp>(res->tiledOps.back());
+    if (epilogue) {
+      Operation *outerLoop = fused->loops.front().getOperation();
+      auto tiledRoot = cast<TilingInterface>(fused->tiledAndFusedOps.front());
+      SmallVector<int64_t> sizes(numLoops - 1, 0);
+      sizes[b + 1] = cn;
+      scf::SCFTilingOptions cacheOpts;
+      cacheOpts.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+      cacheOpts.setTileSizes(
+          getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+      scf::SCFTileAndFuseOptions cacheFuse;
+      cacheFuse.setTilingOptions(cacheOpts);
+      cacheFuse.setFusionControlFn(
+          [&](tensor::ExtractSliceOp, OpResult producer, bool)
+              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            if (outerLoop->isAncestor(producer.getOwner()))
+              return scf::SCFTileAndFuseOptions::ControlFnResult{};
+            return std::nullopt;
+          });
+      rewriter.setInsertionPoint(tiledRoot);
+      FailureOr<scf::SCFTileAndFuseResult> cache =
+          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, tiledRoot,
+                                                    cacheFuse);
+      if (failed(cache))
+        return failure();
+      for (auto [orig, repl] : cache->replacements)
+        rewriter.replaceAllUsesWith(orig, repl);
+      linalg::LinalgOp inner = findContraction(cache->tiledAndFusedOps);
+      if (!inner)
+        return failure();
+      if (tiledRoot->use_empty())
+        rewriter.eraseOp(tiledRoot);
+      tiled = inner;
+    } else {
+      SmallVector<int64_t> sizes(numLoops, 0);
+      sizes[b + 1] = cn;
+      FailureOr<scf::SCFTilingResult> res =
+          tileWith(rewriter, cast<TilingInterface>(tiled.getOperation()),
+                   sizes, scf::SCFTilingOptions::LoopType::ForOp);
+      if (failed(res))
+        return failure();
+      tiled = cast<linalg::LinalgOp>(res->tiledOps.back());
+    }
   }
 
   // Level 3: register tiles, K innermost.
@@ -384,15 +463,36 @@ struct LLMTileAndVectorizePass
     opts.parallel = parallel;
 
     IRRewriter rewriter(&getContext());
-    // Weights stored [N, K] get a [K, N] copy when M is large enough.
+    // Weights stored [N, K] get a [K, N] copy when M is large enough (also
+    // in fusion groups: the copy is never fused into a tile loop).
     SmallVector<linalg::LinalgOp> transposedRhs;
     func.walk([&](linalg::MatmulOp op) {
-      if (op->getParentOp() == func.getOperation())
+      Operation *parent = op->getParentOp();
+      if (parent == func.getOperation() || isa<FusionGroupOp>(parent))
         transposedRhs.push_back(op);
     });
     for (linalg::LinalgOp op : transposedRhs)
       (void)materializeTransposedRhs(rewriter, op,
                                      2 * desc->matmulRegisterTile[0]);
+
+    // Fusion groups (llm-fuse): one loop nest each, then inlined. Their
+    // matmuls get register tiles like the others.
+    SmallVector<FusionGroupOp> groups;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        if (auto group = dyn_cast<FusionGroupOp>(&op))
+          groups.push_back(group);
+    bool anyRegisterTiles = false;
+    for (FusionGroupOp group : groups) {
+      bool hasMatmul = false;
+      group.walk([&](linalg::LinalgOp op) {
+        hasMatmul |= isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+      });
+      if (succeeded(lowerFusionGroupForCPU(rewriter, group, *desc, opts))) {
+        ++numGroupsTiled;
+        anyRegisterTiles |= hasMatmul;
+      }
+    }
 
     // Only the ops directly in the function body: ops inside loops were
     // placed there by an earlier tiling.
@@ -407,7 +507,6 @@ struct LLMTileAndVectorizePass
         }
 
     llvm::SmallPtrSet<Operation *, 8> erased;
-    bool anyRegisterTiles = false;
     for (linalg::LinalgOp op : matmuls) {
       // Fills fused into the tiles die with the matmul: erase them here and
       // skip them below.

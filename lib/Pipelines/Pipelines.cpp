@@ -36,6 +36,9 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(llm::createLLMRecomposePass());
     pm.addPass(llm::createLLMFoldConstantsPass());
   }
+  // Last llm-level pass: the groups hide their ops from llm patterns.
+  if (options.fuse)
+    pm.addPass(llm::createLLMFusePass());
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   toLinalgOpts.attention = options.attention;
   toLinalgOpts.target = options.target;
@@ -57,6 +60,8 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createLLMTileAndVectorizePass(tileOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Every fusion has happened: record the kernels for the compile report.
+  pm.addPass(createLLMCountKernelsPass());
 
   // Bufferization: tensor results become trailing out-params.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());

@@ -279,9 +279,14 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
               "got "
            << pipelineOptions.numThreads.getValue();
   }
+  if (options.noFusion) {
+    pipelineOptions.fuse = false;
+    pipelineOptions.fuseElementwise = false;
+  }
   if (options.noOpt) {
     pipelineOptions.optimizeGraph = false;
     pipelineOptions.fuseElementwise = false;
+    pipelineOptions.fuse = false;
     pipelineOptions.vectorize = false;
     pipelineOptions.parallel = false;
     pipelineOptions.attention = "materialized";

@@ -20,6 +20,7 @@
 
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Npy.h"
+#include "llm/Support/Report.h"
 #if LLMC_HAVE_ONNX
 #include "llm/Target/ONNX/ImportONNX.h"
 #endif
@@ -36,7 +37,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -48,6 +51,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <random>
 
 #if defined(__GLIBC__)
@@ -203,6 +208,25 @@ static cl::opt<EmitKind> emitKind(
                clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR text"),
                clEnumValN(EmitKind::Obj, "obj", "relocatable object file")),
     cl::sub(compileCommand), cl::cat(llmcCategory));
+
+// Options of `compile`: the compile report.
+enum class ReportKind { None, Table, JSON };
+static cl::opt<ReportKind> reportKind(
+    "report",
+    cl::desc("Print the compile report (kernels, kernels_unfused, "
+             "intermediate_bytes and every llm.report entry) to stdout or "
+             "--report-file: --report or --report=table for a table, "
+             "--report=json for a JSON object"),
+    cl::ValueOptional, cl::init(ReportKind::None),
+    cl::values(clEnumValN(ReportKind::Table, "", "a readable table"),
+               clEnumValN(ReportKind::Table, "table", "a readable table"),
+               clEnumValN(ReportKind::JSON, "json", "a JSON object")),
+    cl::sub(compileCommand), cl::cat(llmcCategory));
+static cl::opt<std::string>
+    reportFile("report-file",
+               cl::desc("Write the --report to this file instead of stdout"),
+               cl::value_desc("file"), cl::init(""), cl::sub(compileCommand),
+               cl::cat(llmcCategory));
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -637,12 +661,58 @@ static int compileMain() {
   if (failed(getEntrySignature(*module, entryName)))
     return 1;
   stripNameAttrs(*module);
+  if (reportKind != ReportKind::None && reportFile.empty() &&
+      outputPath == "-")
+    return fail("--report writes to stdout, like -o -; give --report-file");
   LoweringOptions lowering;
   lowering.pipelineOptions = pipelineOptions;
   lowering.noOpt = noOpt;
   lowering.verifyEach = verifyEach;
+  // kernels_unfused: the same model compiled with every fusion off.
+  std::optional<int64_t> kernelsUnfused;
+  if (reportKind != ReportKind::None) {
+    OwningOpRef<ModuleOp> unfused = module->clone();
+    LoweringOptions unfusedLowering = lowering;
+    unfusedLowering.noFusion = true;
+    if (failed(lowerToLLVMDialect(*unfused, unfusedLowering)))
+      return 1;
+    for (auto &[key, value] : llm::getReportValues(*unfused))
+      if (key == "kernels")
+        kernelsUnfused = value;
+  }
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
+  if (reportKind != ReportKind::None) {
+    std::map<std::string, int64_t> entries;
+    for (auto &[key, value] : llm::getReportValues(*module))
+      entries[key] = value;
+    if (kernelsUnfused)
+      entries["kernels_unfused"] = *kernelsUnfused;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (reportKind == ReportKind::JSON) {
+      llvm::json::Object object;
+      for (auto &[key, value] : entries)
+        object[key] = value;
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
+         << "\n";
+    } else {
+      os << "compile report for " << modelPath << "\n";
+      for (auto &[key, value] : entries)
+        os << llvm::formatv("  {0,-24} {1}\n", key, value);
+    }
+    if (reportFile.empty()) {
+      llvm::outs() << text;
+      llvm::outs().flush();
+    } else if (llvm::Error e = llvm::writeToOutput(
+                   reportFile, [&](llvm::raw_ostream &out) {
+                     out << text;
+                     return llvm::Error::success();
+                   })) {
+      return fail("cannot write '" + reportFile +
+                  "': " + llvm::toString(std::move(e)));
+    }
+  }
 
   std::string bytes;
   if (emitKind == EmitKind::MLIR) {

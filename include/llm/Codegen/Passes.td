@@ -98,6 +98,20 @@ def LLMTileAndVectorizePass
       transposed into a [K, N] copy so that the register tiles read rows of
       B instead of strided columns.
 
+    * `llm.fusion_group` regions (from `llm-fuse`, their ops lowered to
+      linalg): first, each becomes one loop nest (`lowerFusionGroupForCPU`):
+      reshapes inside the group are folded by collapsing dimensions; a group
+      whose root consumes a matmul's result (bias, activation, residual
+      epilogue) is tiled like the matmul above but with the epilogue as the
+      root of the outer and N cache-tile loops and the matmul fused into
+      both, so the epilogue runs on each cache tile right after it is
+      computed; a matmul root takes its prologue into the outer loop; other
+      groups (norms, softmax) are tiled over the root's first parallel
+      dimension of size >= 2 (rows of about 32 KiB, at most
+      ceil(size / threads) and at least two tiles) with every op of the
+      group fused in. The region is then inlined; ops that could not be
+      fused are handled like ops outside groups.
+
     Ops with dynamic shapes, non-linalg ops and linalg ops of other kinds are
     left untouched (they are lowered to loops later). With
     `parallel=false` every loop is an `scf.for`.
@@ -130,6 +144,8 @@ def LLMTileAndVectorizePass
               "Matmul and transpose register tiles vectorized">,
     Statistic<"numOpsParallelized", "ops-parallelized",
               "Linalg ops given an scf.forall outer loop">,
+    Statistic<"numGroupsTiled", "fusion-groups-tiled",
+              "llm.fusion_group regions lowered to one loop nest">,
   ];
 }
 
@@ -149,6 +165,39 @@ def LLMLowerVectorsPass : Pass<"llm-lower-vectors", "::mlir::func::FuncOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Compile report
+//===----------------------------------------------------------------------===//
+
+def LLMCountKernelsPass : Pass<"llm-count-kernels", "::mlir::ModuleOp"> {
+  let summary = "Record the kernel count and intermediate bytes in llm.report";
+  let description = [{
+    Counts, in every `func.func` with a body, the kernels: the ops directly
+    in the function body (not nested in another op) that become loop nests,
+    i.e. `scf.forall`, `scf.for`, `scf.parallel`, any linalg op, and the
+    tensor ops that bufferize into copies (`tensor.insert_slice`,
+    `tensor.concat`, `tensor.pad`, `tensor.generate`). Reshapes,
+    `tensor.extract_slice` (views), `tensor.empty` and constants are not
+    kernels.
+
+    `intermediate_bytes` is the number of bytes those kernels write to
+    tensors that are not function results (directly or through
+    `tensor.expand_shape`/`collapse_shape`): the intermediates written per
+    call, before bufferization and memory planning (which may reuse their
+    storage but not avoid the writes).
+
+    Both figures are set (not accumulated) as `kernels` and
+    `intermediate_bytes` in the module's `llm.report` dictionary
+    (llm/Support/Report.h). `llm-lower-to-cpu` runs the pass right after
+    `llm-tile-and-vectorize` and its cleanup (on tensors), the point where
+    every fusion of the pipeline has happened.
+  }];
+  let dependentDialects = [];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels (top-level loop nests)">,
   ];
 }
 

@@ -17,6 +17,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+#include <functional>
 
 namespace mlir::llm {
 
@@ -26,6 +29,9 @@ struct CPUTilingOptions {
   bool parallel = true;
 };
 
+/// Decides whether a producer is fused into a tile loop.
+using ProducerFilter = std::function<bool(Operation *)>;
+
 /// Tiles `op` (linalg.matmul or linalg.batch_matmul on static-shaped
 /// tensors) for `target`, replacing it: a parallel (or serial) outer loop
 /// over M (batch, or N when M is small) with the `linalg.fill` of its
@@ -33,9 +39,34 @@ struct CPUTilingOptions {
 /// [m, n, k] (K innermost) whose partial last iterations are peeled. The
 /// full register tiles are marked for `vectorizeRegisterTiles`.
 /// Failure (IR untouched) when the op is not one of those or is dynamic.
+///
+/// With an `epilogue` (an all-parallel linalg op over the matmul's parallel
+/// dims [b,] m, n that consumes its result, e.g. bias + activation +
+/// residual), the epilogue is the root of the outer loop and of the N
+/// cache-tile loop, with the matmul fused into both: the epilogue runs on
+/// each cache tile right after the matmul computed it, in the same loop
+/// nest. `fuseProducer` admits further producers into the outer loop (the
+/// other ops of a fusion group).
 LogicalResult tileMatmulForCPU(RewriterBase &rewriter, linalg::LinalgOp op,
                                const CPUTargetDescription &target,
-                               const CPUTilingOptions &options);
+                               const CPUTilingOptions &options,
+                               TilingInterface epilogue = nullptr,
+                               const ProducerFilter &fuseProducer = nullptr);
+
+/// Lowers an `llm.fusion_group` whose ops are linalg on tensors (after
+/// convert-llm-to-linalg) to one loop nest, then inlines it: reshapes
+/// between the group's ops are folded away by collapsing dimensions; the
+/// root (producer of the yielded value) is tiled and every other op of the
+/// group fused into its tile loop: with `tileMatmulForCPU` when the group
+/// holds a matmul whose result the root consumes (epilogue) or when the
+/// matmul is the root (prologue), else over the root's first parallel
+/// dimension of size >= 2, in chunks of about 32 KiB of rows and at most
+/// ceil(size / threads) (at least two tiles). Ops that cannot be fused stay
+/// as ops of their own after the region is inlined. Fails only for IR the
+/// function cannot handle at all (the group is still inlined).
+LogicalResult lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *group,
+                                     const CPUTargetDescription &target,
+                                     const CPUTilingOptions &options);
 
 /// Tiles a static 2-D `linalg.transpose` into square tiles of one vector
 /// length of its element type (`target`), peels the partial tiles and marks

@@ -30,6 +30,14 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "llm-recompose (rebuild fused ops from decomposed "
                      "forms) and llm-fold-constants (default size policy)"),
       llvm::cl::init(true)};
+  /// `llm-fuse` (horizontal matmul fusion and fusion groups, each lowered
+  /// to one loop nest by `llm-tile-and-vectorize`), after the graph
+  /// optimizations.
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Run llm-fuse: fuse sibling matmuls and form fusion "
+                     "groups (one loop nest each)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
@@ -94,9 +102,11 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
 /// where `MemRefDescriptor` is `{T *allocated, T *aligned, int64_t offset,
 /// int64_t sizes[R], int64_t strides[R]}` (row-major, identity layout).
 ///
-/// Stages: inline, convert-llm-to-linalg, elementwise fusion,
-/// llm-tile-and-vectorize (matmuls: parallel outer loop + cache/register
-/// tiles + vectors; other big linalg ops: parallel outer loop), one-shot
+/// Stages: inline, [llm-recompose, llm-fold-constants], [llm-fuse],
+/// convert-llm-to-linalg, elementwise fusion,
+/// llm-tile-and-vectorize (fusion groups: one loop nest each; matmuls:
+/// parallel outer loop + cache/register tiles + vectors; other big linalg
+/// ops: parallel outer loop), llm-count-kernels (compile report), one-shot
 /// bufferization, results to out-params, buffer hoisting/stack promotion,
 /// ownership-based deallocation, llm-lower-vectors (hoisting, contractions to
 /// FMAs), remaining linalg to loops, scf.forall to OpenMP (or to scf.for),

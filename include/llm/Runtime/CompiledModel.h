@@ -118,6 +118,9 @@ struct LoweringOptions {
   /// as an error naming the pass instead of crashing a later one. Off only
   /// saves compile time.
   bool verifyEach = true;
+  /// Turns off every fusion (`fuse`, `fuse-elementwise`), e.g. to count the
+  /// kernels of the unfused model. Applied after `pipelineOptions`.
+  bool noFusion = false;
 };
 
 /// Marks the public functions with `llvm.emit_c_interface` and runs

@@ -1474,6 +1474,8 @@ struct ConvertLLMToLinalgPass
 
     ConversionTarget target(getContext());
     target.addIllegalDialect<LLMDialect>();
+    // Fusion groups stay; their ops are lowered in place (see llm-fuse).
+    target.addLegalOp<FusionGroupOp, YieldOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLLMToLinalgConversionPatterns(patterns, options);

@@ -532,4 +532,6 @@ def LLM_CastOp : LLM_Op<"cast", [SameOperandsAndResultShape]> {
   let hasFolder = 1;
 }
 
+include "llm/Dialect/LLM/IR/LLMFusionOps.td"
+
 #endif // LLM_DIALECT_LLM_IR_LLMOPS_TD

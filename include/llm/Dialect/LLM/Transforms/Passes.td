@@ -114,4 +114,84 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
   let dependentDialects = ["::mlir::llm::LLMDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def LLMFusePass : Pass<"llm-fuse"> {
+  let summary = "form fusion groups (one kernel each) and fuse sibling matmuls";
+  let description = [{
+    Graph-level fusion, in two steps. The second forms `llm.fusion_group`
+    regions; the CPU lowering turns each group into one loop nest (see
+    `llm-tile-and-vectorize`), so the ops of a group share one pass over
+    memory.
+
+    1. Horizontal fusion (`horizontal`): matmuls `x @ W_i` (or
+       `x @ W_i^T` with `transpose_b`) of the same `lhs` `x` (rank >= 2,
+       not `transpose_a`) whose `rhs` are 2-D `llm.constant`s of one element
+       type and equal `K` become one matmul against the constant
+       `concat(W_1, ..., W_n)` along `N` (built at compile time, as a
+       `dense_resource` blob), followed by one `llm.slice` per original
+       result, columns `[off_i, off_i + N_i)`. When every matmul has exactly
+       one user, `llm.add` of a constant bias of shape `[N_i]`, the biases
+       are concatenated too (`add(matmul(x, Wq|Wk|Wv), bq|bk|bv)` then the
+       slices). The new ops sit where the first matmul was. Each output
+       element is the same dot product as before (same `K` order), so the
+       results are bitwise equal.
+    2. Fusion groups (`groups`). Anchors are `llm.matmul`, `llm.layer_norm`,
+       `llm.rms_norm` and `llm.softmax`. Each anchor takes, in order:
+       * its epilogue: while the group's last value has exactly one user and
+         that user is an elementwise op (unary, binary, `gelu`, `silu`,
+         `cast`) whose result has the same shape, the user joins (matmul +
+         bias + activation + residual add);
+       * its prologue: an elementwise, `broadcast_to` or `cast` producer of
+         an operand of a group member (not the `rhs` of a matmul: weights
+         are never recomputed per tile) joins when all its users are in
+         this group; when its users lie in several groups the cost rule
+         decides between duplicating it into each of them (recomputation)
+         and leaving it as its own kernel (materialization):
+         `broadcast_to` and `cast` are always duplicated; an elementwise op
+         is duplicated when its cost (ops per element: 1 for add, sub, mul,
+         div, max, min, neg, relu, reciprocal, sqrt, rsqrt; 4 for exp, log,
+         tanh, erf, sigmoid, pow; 5 for silu; 8 for gelu) is at most
+         `max-recompute-ops` and it has at most `max-fan-out` users;
+         reductions, norms, softmax, matmuls and attention never are.
+       A matmul alone is not a group (it is one loop nest anyway); a norm or
+       softmax alone is (it lowers to several linalg ops: reductions, then
+       the normalization);
+       `llm.attention` and data movement (transpose, reshape, slice, concat)
+       are never grouped.
+
+    Run it last among the llm-level passes (after `llm-recompose` and
+    `llm-fold-constants`): the groups hide their ops from pattern-based
+    passes that match across group boundaries.
+
+    Statistics: groups formed, ops fused (group members other than the
+    anchor, duplicates included), producers duplicated, matmuls fused
+    horizontally.
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let options = [
+    Option<"horizontal", "horizontal", "bool", /*default=*/"true",
+           "Fuse matmuls that share their lhs and have constant weights">,
+    Option<"groups", "groups", "bool", /*default=*/"true",
+           "Form llm.fusion_group regions (epilogues, prologues, norms)">,
+    Option<"maxRecomputeOps", "max-recompute-ops", "int64_t",
+           /*default=*/"4",
+           "Largest cost (ops per element) of an elementwise producer that "
+           "is duplicated into several consumer groups">,
+    Option<"maxFanOut", "max-fan-out", "int64_t", /*default=*/"4",
+           "Most users an elementwise producer may have to be duplicated">,
+  ];
+  let statistics = [
+    Statistic<"numGroups", "groups-formed", "Fusion groups formed">,
+    Statistic<"numOpsFused", "ops-fused",
+              "Ops placed in a group besides its anchor">,
+    Statistic<"numDuplicated", "producers-duplicated",
+              "Producers duplicated into several groups">,
+    Statistic<"numHorizontal", "matmuls-fused-horizontally",
+              "Matmuls replaced by a slice of a horizontally fused matmul">,
+  ];
+}
+
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD

@@ -17,6 +17,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlir::llm {
 
@@ -44,6 +45,40 @@ void populateFastMathSimplificationPatterns(RewritePatternSet &patterns);
 /// reductions and matmuls exporters decompose them into (see the pass
 /// description for the forms).
 void populateRecompositionPatterns(RewritePatternSet &patterns);
+
+/// Options of fusion-group formation (see `llm-fuse`).
+struct FusionOptions {
+  /// Largest cost (ops per element, see `getRecomputeCost`) of an
+  /// elementwise producer duplicated into several consumer groups.
+  int64_t maxRecomputeOps = 4;
+  /// Most users such a producer may have.
+  int64_t maxFanOut = 4;
+};
+
+/// Counters of `formFusionGroups`.
+struct FusionStatistics {
+  int64_t groups = 0;
+  int64_t opsFused = 0;
+  int64_t duplicated = 0;
+};
+
+/// Adds the horizontal matmul fusion of `llm-fuse`: matmuls of one `lhs`
+/// against 2-D constant weights become one matmul against the concatenated
+/// weights (and concatenated constant biases) followed by `llm.slice`s. When
+/// `numFused` is given, it is incremented by the number of matmuls replaced.
+void populateHorizontalMatmulFusionPatterns(RewritePatternSet &patterns,
+                                            int64_t *numFused = nullptr);
+
+/// Cost rule of `llm-fuse`: ops per element of recomputing `op`, or
+/// std::nullopt for ops that are never recomputed (reductions, norms,
+/// softmax, matmul, attention, data movement). `broadcast_to` and `cast`
+/// cost 0.
+std::optional<int64_t> getRecomputeCost(Operation *op);
+
+/// Forms `llm.fusion_group` regions in `block` (anchors, epilogues,
+/// prologues and the duplication cost rule of `llm-fuse`).
+void formFusionGroups(RewriterBase &rewriter, Block &block,
+                      const FusionOptions &options, FusionStatistics &stats);
 
 } // namespace mlir::llm
 

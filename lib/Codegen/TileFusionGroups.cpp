@@ -1,0 +1,212 @@
+//===- TileFusionGroups.cpp - One loop nest per llm.fusion_group ----------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the CPU lowering of `llm.fusion_group` regions (formed
+// by llm-fuse, their ops lowered to linalg on tensors): the group's root is
+// tiled and the other ops of the group are fused into its tile loop, so that
+// the group becomes one loop nest; then the region is inlined.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Codegen/Transforms.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "llm-tile-and-vectorize"
+
+using namespace mlir;
+using namespace mlir::llm;
+
+/// Bytes of one row block of a non-matmul group: rows per tile are chosen so
+/// that a tile of the root reads about this much (an L1-sized working set).
+static constexpr int64_t kRowBlockBytes = 32 * 1024;
+
+/// Skips tensor reshapes back to the op that computes `v`.
+static Operation *skipReshapes(Value v) {
+  Operation *def = v.getDefiningOp();
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  return def;
+}
+
+/// True for ops that are never recomputed per tile: contractions (handled
+/// by the matmul strategy) and transposes (copies of weights made once).
+static bool isNeverFused(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return !linalgOp || isa<linalg::TransposeOp>(op) ||
+         linalg::isaContractionOpInterface(linalgOp);
+}
+
+/// The epilogue root of `contraction`: `root` is all-parallel over the
+/// contraction's parallel dims and reads its result with the identity map.
+static bool isEpilogueOf(linalg::LinalgOp root, linalg::LinalgOp contraction) {
+  if (root.getNumLoops() != root.getNumParallelLoops() ||
+      root.getNumLoops() != contraction.getNumParallelLoops() ||
+      root->getNumResults() != 1 ||
+      !root.getIndexingMapMatchingResult(root->getResult(0)).isIdentity())
+    return false;
+  for (OpOperand *operand : root.getDpsInputOperands())
+    if (operand->get().getDefiningOp() == contraction.getOperation() &&
+        root.getMatchingIndexingMap(operand).isIdentity())
+      return true;
+  return false;
+}
+
+/// Tiles the root over its first parallel dimension of size >= 2, fusing
+/// the producers `inGroup` accepts.
+static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
+                                     linalg::LinalgOp root,
+                                     const CPUTargetDescription &target,
+                                     const CPUTilingOptions &options,
+                                     const ProducerFilter &inGroup) {
+  if (!root.hasPureTensorSemantics() || root->getNumResults() == 0)
+    return failure();
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = root.getIteratorTypesArray();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return failure();
+  std::optional<unsigned> dim;
+  for (unsigned d = 0; d < ranges.size(); ++d)
+    if (iters[d] == utils::IteratorType::parallel && ranges[d] >= 2) {
+      dim = d;
+      break;
+    }
+  if (!dim)
+    return failure();
+  // Elements of one step of `dim` (the rest of the iteration space).
+  int64_t inner = 1;
+  for (unsigned d = *dim + 1; d < ranges.size(); ++d)
+    inner *= ranges[d];
+  int64_t rows = std::max<int64_t>(1, kRowBlockBytes / 4 / inner);
+  int64_t threads = options.parallel ? target.getNumThreads() : 1;
+  rows = std::min<int64_t>(rows, llvm::divideCeil(ranges[*dim], threads));
+  rows = std::min<int64_t>(rows, llvm::divideCeil(ranges[*dim], 2));
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  for (unsigned d = 0; d < *dim; ++d)
+    sizes[d] = 1;
+  sizes[*dim] = rows;
+
+  scf::SCFTilingOptions tileOpts;
+  tileOpts.setLoopType(options.parallel
+                           ? scf::SCFTilingOptions::LoopType::ForallOp
+                           : scf::SCFTilingOptions::LoopType::ForOp);
+  tileOpts.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  scf::SCFTileAndFuseOptions fuseOpts;
+  fuseOpts.setTilingOptions(tileOpts);
+  fuseOpts.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *owner = producer.getOwner();
+        if (isa<linalg::FillOp>(owner) ||
+            (inGroup(owner) && !isNeverFused(owner)))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), fuseOpts);
+  if (failed(fused))
+    return failure();
+  for (auto [orig, repl] : fused->replacements)
+    rewriter.replaceAllUsesWith(orig, repl);
+  if (root->use_empty())
+    rewriter.eraseOp(root);
+  return success();
+}
+
+/// Erases the ops of `block` (and of nested regions) whose results are
+/// unused and that have no side effects, to a fixed point.
+static void eraseDeadOps(RewriterBase &rewriter, Block &block) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> dead;
+    block.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      if (isOpTriviallyDead(op))
+        dead.push_back(op);
+    });
+    for (Operation *op : dead) {
+      rewriter.eraseOp(op);
+      changed = true;
+    }
+  }
+}
+
+LogicalResult mlir::llm::lowerFusionGroupForCPU(
+    RewriterBase &rewriter, Operation *groupOp,
+    const CPUTargetDescription &target, const CPUTilingOptions &options) {
+  auto group = cast<FusionGroupOp>(groupOp);
+  Block &body = group.getBody().front();
+  auto inGroup = [&](Operation *op) { return groupOp->isAncestor(op); };
+
+  // Reshapes between the group's ops (the expand_shape after a collapsed
+  // [B*S, K] x [K, N] matmul) are folded by collapsing the consumer's
+  // dimensions, so that the epilogue reads the matmul's result directly.
+  {
+    RewritePatternSet patterns(rewriter.getContext());
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [&](OpOperand *fused) {
+          Operation *producer = fused->get().getDefiningOp();
+          return producer && inGroup(producer) && inGroup(fused->getOwner());
+        });
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
+                                                       rewriter.getContext());
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(
+        patterns, rewriter.getContext());
+    GreedyRewriteConfig config;
+    config.setScope(&group.getBody());
+    (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);
+  }
+
+  LogicalResult result = success();
+  YieldOp yield = group.getYield();
+  auto root = yield.getNumOperands() == 1
+                  ? dyn_cast_or_null<linalg::LinalgOp>(
+                        skipReshapes(yield.getOperand(0)))
+                  : nullptr;
+  if (root && inGroup(root)) {
+    linalg::LinalgOp contraction;
+    body.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        contraction = op;
+    });
+    ProducerFilter fuseInGroup = [&](Operation *op) {
+      return inGroup(op) && !isNeverFused(op);
+    };
+    if (contraction && contraction == root) {
+      // A matmul with a prologue.
+      result = tileMatmulForCPU(rewriter, contraction, target, options,
+                                /*epilogue=*/nullptr, fuseInGroup);
+    } else if (contraction && isEpilogueOf(root, contraction)) {
+      result = tileMatmulForCPU(rewriter, contraction, target, options,
+                                cast<TilingInterface>(root.getOperation()),
+                                fuseInGroup);
+    } else {
+      result = tileRowsAndFuse(rewriter, root, target, options, inGroup);
+    }
+  }
+
+  // Inline the region.
+  SmallVector<Value> values(group.getYield().getValues());
+  rewriter.eraseOp(group.getYield());
+  Block *parent = groupOp->getBlock();
+  rewriter.inlineBlockBefore(&body, groupOp);
+  rewriter.replaceOp(groupOp, values);
+  eraseDeadOps(rewriter, *parent);
+  return result;
+}

@@ -1,0 +1,490 @@
+//===- Fuse.cpp - llm-fuse: fusion groups and horizontal fusion -----------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-fuse`: horizontal fusion of matmuls that share
+// their lhs (one matmul against concatenated constant weights, then slices)
+// and the formation of `llm.fusion_group` regions (matmul/norm/softmax
+// anchors with their elementwise epilogues and prologues), with a cost rule
+// that decides when a cheap producer shared by several groups is duplicated
+// into each of them rather than materialized.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Transforms.h"
+#include "llm/Support/Report.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+#define DEBUG_TYPE "llm-fuse"
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMFUSEPASS
+#include "llm/Dialect/LLM/Transforms/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+//===----------------------------------------------------------------------===//
+// Cost rule
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::llm::getRecomputeCost(Operation *op) {
+  if (isa<BroadcastToOp, CastOp>(op))
+    return 0;
+  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ReluOp,
+          ReciprocalOp, SqrtOp, RsqrtOp>(op))
+    return 1;
+  if (isa<ExpOp, LogOp, TanhOp, ErfOp, SigmoidOp, PowOp>(op))
+    return 4;
+  if (isa<SiluOp>(op))
+    return 5;
+  if (isa<GeluOp>(op))
+    return 8;
+  return std::nullopt;
+}
+
+/// Elementwise ops that may extend a group as its epilogue.
+static bool isElementwise(Operation *op) {
+  return !isa<BroadcastToOp>(op) && getRecomputeCost(op).has_value();
+}
+
+/// Ops that start a group.
+static bool isAnchor(Operation *op) {
+  return isa<MatmulOp, LayerNormOp, RmsNormOp, SoftmaxOp>(op);
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getShape();
+}
+
+//===----------------------------------------------------------------------===//
+// Horizontal fusion
+//===----------------------------------------------------------------------===//
+
+/// The bytes of a float constant, row-major and little-endian, with a splat
+/// expanded.
+static FailureOr<SmallVector<char>> readBytes(ElementsAttr attr) {
+  auto type = cast<ShapedType>(attr.getType());
+  auto ft = dyn_cast<FloatType>(type.getElementType());
+  if (!ft || ft.getWidth() % 8 != 0 || !type.hasStaticShape())
+    return failure();
+  size_t width = ft.getWidth() / 8;
+  size_t total = static_cast<size_t>(type.getNumElements()) * width;
+  ArrayRef<char> raw;
+  bool splat = false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    raw = dense.getRawData();
+    splat = dense.isSplat();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    raw = blob->getData();
+  } else {
+    return failure();
+  }
+  SmallVector<char> bytes;
+  if (splat) {
+    if (raw.size() != width)
+      return failure();
+    bytes.reserve(total);
+    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+      bytes.append(raw.begin(), raw.end());
+    return bytes;
+  }
+  if (raw.size() != total)
+    return failure();
+  bytes.assign(raw.begin(), raw.end());
+  return bytes;
+}
+
+/// Concatenates rank-1 or rank-2 float constants along `axis` into a
+/// constant of `type`: an inline `dense` attribute when every input is
+/// inline, else a `dense_resource` blob named after `name`.
+static FailureOr<ElementsAttr> concatConstants(ArrayRef<ElementsAttr> parts,
+                                               int64_t axis,
+                                               RankedTensorType type,
+                                               StringRef name) {
+  size_t width = type.getElementTypeBitWidth() / 8;
+  SmallVector<SmallVector<char>> data;
+  bool allInline = true;
+  for (ElementsAttr part : parts) {
+    FailureOr<SmallVector<char>> bytes = readBytes(part);
+    if (failed(bytes))
+      return failure();
+    data.push_back(std::move(*bytes));
+    allInline &= isa<DenseElementsAttr>(part);
+  }
+  SmallVector<char> out;
+  out.reserve(static_cast<size_t>(type.getNumElements()) * width);
+  if (axis == 0) {
+    for (const SmallVector<char> &d : data)
+      out.append(d.begin(), d.end());
+  } else {
+    int64_t rows = type.getDimSize(0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (auto [part, d] : llvm::zip(parts, data)) {
+        size_t rowBytes =
+            static_cast<size_t>(cast<ShapedType>(part.getType()).getDimSize(1)) *
+            width;
+        out.append(d.begin() + r * rowBytes, d.begin() + (r + 1) * rowBytes);
+      }
+  }
+  if (allInline)
+    return cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, out));
+  return cast<ElementsAttr>(DenseResourceElementsAttr::get(
+      type, name,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(out, alignof(uint64_t))));
+}
+
+namespace {
+
+/// The 2-D constant weight of a matmul fusible horizontally, or null.
+ConstantOp getFusibleWeight(MatmulOp op) {
+  if (op.getTransposeA())
+    return nullptr;
+  auto c = op.getRhs().getDefiningOp<ConstantOp>();
+  if (!c || c.getType().getRank() != 2 || shapeOf(op.getLhs()).size() < 2)
+    return nullptr;
+  return c;
+}
+
+/// The constant bias `[N]` added to `op`'s result by its only user, or null.
+std::pair<AddOp, ConstantOp> getFusibleBias(MatmulOp op) {
+  if (!op->hasOneUse())
+    return {};
+  auto add = dyn_cast<AddOp>(*op->getUsers().begin());
+  if (!add || add->getBlock() != op->getBlock() ||
+      add.getType() != op.getType())
+    return {};
+  Value other = add.getLhs() == op.getResult() ? add.getRhs() : add.getLhs();
+  auto c = other.getDefiningOp<ConstantOp>();
+  int64_t n = op.getType().getShape().back();
+  if (!c || c.getType().getRank() != 1 || c.getType().getDimSize(0) != n)
+    return {};
+  return {add, c};
+}
+
+// matmul(x, W1) ... matmul(x, Wn) with constant W_i [K, N_i] ->
+//   y = matmul(x, concat(W1..Wn, axis 1)); slice(y, [.., off_i : off_i + N_i])
+// and, when each matmul's only user adds a constant bias [N_i],
+//   add(matmul(x, W1|..|Wn), b1|..|bn) then the slices.
+struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
+  FuseSiblingMatmuls(MLIRContext *ctx, int64_t *numFused)
+      : OpRewritePattern(ctx), numFused(numFused) {}
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    ConstantOp weight = getFusibleWeight(op);
+    if (!weight)
+      return rewriter.notifyMatchFailure(op, "rhs is not a 2-D constant");
+    bool tb = op.getTransposeB();
+    Type et = weight.getType().getElementType();
+    int64_t k = weight.getType().getDimSize(tb ? 1 : 0);
+    Value lhs = op.getLhs();
+
+    // Siblings: same lhs, same layout of the weight, same K.
+    SmallVector<MatmulOp> siblings;
+    for (Operation *user : lhs.getUsers()) {
+      auto mm = dyn_cast<MatmulOp>(user);
+      if (!mm || mm.getLhs() != lhs || mm->getBlock() != op->getBlock() ||
+          mm.getTransposeB() != tb || llvm::is_contained(siblings, mm))
+        continue;
+      ConstantOp w = getFusibleWeight(mm);
+      if (!w || w.getType().getElementType() != et ||
+          w.getType().getDimSize(tb ? 1 : 0) != k)
+        continue;
+      siblings.push_back(mm);
+    }
+    if (siblings.size() < 2)
+      return rewriter.notifyMatchFailure(op, "no sibling matmul");
+    llvm::sort(siblings, [](MatmulOp a, MatmulOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    // Rewrite once, from the first sibling.
+    if (siblings.front() != op)
+      return failure();
+
+    SmallVector<ElementsAttr> weights, biases;
+    SmallVector<AddOp> adds;
+    SmallVector<int64_t> widths;
+    bool withBias = true;
+    for (MatmulOp mm : siblings) {
+      ConstantOp w = getFusibleWeight(mm);
+      weights.push_back(w.getValue());
+      widths.push_back(w.getType().getDimSize(tb ? 0 : 1));
+      auto [add, bias] = getFusibleBias(mm);
+      withBias &= static_cast<bool>(add);
+      if (add) {
+        adds.push_back(add);
+        biases.push_back(bias.getValue());
+      }
+    }
+    int64_t total = 0;
+    for (int64_t w : widths)
+      total += w;
+
+    Location loc = rewriter.getFusedLoc(llvm::to_vector(
+        llvm::map_range(siblings, [](MatmulOp m) { return m.getLoc(); })));
+    auto wType = RankedTensorType::get(
+        tb ? ArrayRef<int64_t>{total, k} : ArrayRef<int64_t>{k, total}, et);
+    FailureOr<ElementsAttr> wAttr =
+        concatConstants(weights, tb ? 0 : 1, wType, "fused_weight");
+    if (failed(wAttr))
+      return rewriter.notifyMatchFailure(op, "unreadable weight constant");
+    FailureOr<ElementsAttr> bAttr = failure();
+    if (withBias) {
+      bAttr = concatConstants(biases, 0, RankedTensorType::get({total}, et),
+                              "fused_bias");
+      withBias = succeeded(bAttr);
+    }
+
+    rewriter.setInsertionPoint(op);
+    Value w = ConstantOp::create(rewriter, loc, *wAttr);
+    Value y = MatmulOp::create(rewriter, loc, lhs, w, /*transpose_a=*/nullptr,
+                               tb ? rewriter.getUnitAttr() : nullptr);
+    if (withBias) {
+      Value b = ConstantOp::create(rewriter, loc, *bAttr);
+      y = AddOp::create(rewriter, loc, y, b);
+    }
+    ArrayRef<int64_t> shape = shapeOf(y);
+    int64_t rank = shape.size();
+    int64_t offset = 0;
+    for (auto [i, mm] : llvm::enumerate(siblings)) {
+      SmallVector<int64_t> starts(rank, 0), limits(shape), strides(rank, 1);
+      starts.back() = offset;
+      limits.back() = offset + widths[i];
+      offset += widths[i];
+      Value slice = SliceOp::create(rewriter, mm.getLoc(), y,
+                                    rewriter.getDenseI64ArrayAttr(starts),
+                                    rewriter.getDenseI64ArrayAttr(limits),
+                                    rewriter.getDenseI64ArrayAttr(strides));
+      if (withBias) {
+        rewriter.replaceOp(adds[i], slice);
+        rewriter.eraseOp(mm);
+      } else {
+        rewriter.replaceOp(mm, slice);
+      }
+    }
+    if (numFused)
+      *numFused += siblings.size();
+    return success();
+  }
+
+  int64_t *numFused;
+};
+
+} // namespace
+
+void mlir::llm::populateHorizontalMatmulFusionPatterns(
+    RewritePatternSet &patterns, int64_t *numFused) {
+  patterns.add<FuseSiblingMatmuls>(patterns.getContext(), numFused);
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion groups
+//===----------------------------------------------------------------------===//
+
+/// True if `use` may read a value computed inside the user's group: every
+/// operand except the weights (rhs) of a matmul, which would be recomputed
+/// for every tile.
+static bool isFusibleUse(OpOperand &use) {
+  auto mm = dyn_cast<MatmulOp>(use.getOwner());
+  return !mm || use.getOperandNumber() == 0;
+}
+
+void mlir::llm::formFusionGroups(RewriterBase &rewriter, Block &block,
+                                 const FusionOptions &options,
+                                 FusionStatistics &stats) {
+  DenseMap<Operation *, unsigned> groupOf;
+  SmallVector<SmallVector<Operation *>> groups;
+
+  // Anchors and their epilogues: the chain of single users that are
+  // elementwise ops of the same shape.
+  for (Operation &op : block) {
+    if (!isAnchor(&op) || groupOf.count(&op))
+      continue;
+    unsigned id = groups.size();
+    groups.push_back({&op});
+    groupOf[&op] = id;
+    Operation *tail = &op;
+    while (tail->getNumResults() == 1 && tail->getResult(0).hasOneUse()) {
+      Operation *user = *tail->getResult(0).getUsers().begin();
+      if (user->getBlock() != &block || !isElementwise(user) ||
+          groupOf.count(user) || user->getNumResults() != 1 ||
+          shapeOf(user->getResult(0)) != shapeOf(tail->getResult(0)))
+        break;
+      groups[id].push_back(user);
+      groupOf[user] = id;
+      ++stats.opsFused;
+      tail = user;
+    }
+  }
+
+  // Prologues: producers whose users are all in groups, absorbed (one
+  // group) or duplicated (several groups, cost rule), to a fixed point.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> candidates;
+    for (Operation &op : llvm::reverse(block))
+      if (!groupOf.count(&op) && op.getNumResults() == 1 &&
+          getRecomputeCost(&op) && !op.getResult(0).use_empty())
+        candidates.push_back(&op);
+    for (Operation *op : candidates) {
+      llvm::SetVector<unsigned> userGroups;
+      bool allFusible = true;
+      for (OpOperand &use : op->getResult(0).getUses()) {
+        auto it = groupOf.find(use.getOwner());
+        if (it == groupOf.end() || !isFusibleUse(use)) {
+          allFusible = false;
+          break;
+        }
+        userGroups.insert(it->second);
+      }
+      if (!allFusible)
+        continue;
+      if (userGroups.size() == 1) {
+        groups[userGroups[0]].push_back(op);
+        groupOf[op] = userGroups[0];
+        ++stats.opsFused;
+        changed = true;
+        continue;
+      }
+      int64_t cost = *getRecomputeCost(op);
+      int64_t fanOut = std::distance(op->getUsers().begin(),
+                                     op->getUsers().end());
+      if (cost != 0 &&
+          (cost > options.maxRecomputeOps || fanOut > options.maxFanOut))
+        continue;
+      rewriter.setInsertionPoint(op);
+      for (unsigned id : userGroups) {
+        Operation *clone = rewriter.clone(*op);
+        rewriter.replaceUsesWithIf(
+            op->getResult(0), clone->getResult(0), [&](OpOperand &use) {
+              auto it = groupOf.find(use.getOwner());
+              return it != groupOf.end() && it->second == id;
+            });
+        groups[id].push_back(clone);
+        groupOf[clone] = id;
+        ++stats.opsFused;
+      }
+      rewriter.eraseOp(op);
+      ++stats.duplicated;
+      changed = true;
+    }
+  }
+
+  // One region per group, placed at its last op. A matmul alone is not a
+  // group (it is one loop nest anyway); a norm or softmax alone is (it
+  // lowers to several linalg ops, fused by the group's lowering).
+  for (SmallVector<Operation *> &members : groups) {
+    if (members.size() < 2 && isa<MatmulOp>(members.front()))
+      continue;
+    llvm::sort(members,
+               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    Operation *tail = members.back();
+    llvm::SmallPtrSet<Operation *, 8> inGroup(members.begin(), members.end());
+    // Only the last op's values may leave the group (true by construction;
+    // checked so that a violation never produces invalid IR).
+    bool closed = llvm::all_of(ArrayRef(members).drop_back(), [&](Operation *m) {
+      return llvm::all_of(m->getUsers(),
+                          [&](Operation *u) { return inGroup.contains(u); });
+    });
+    if (!closed)
+      continue;
+    rewriter.setInsertionPoint(tail);
+    auto group = FusionGroupOp::create(rewriter, tail->getLoc(),
+                                       tail->getResultTypes());
+    Block *body = rewriter.createBlock(&group.getBody());
+    for (Operation *m : members)
+      m->moveBefore(body, body->end());
+    rewriter.setInsertionPointToEnd(body);
+    YieldOp::create(rewriter, tail->getLoc(), tail->getResults());
+    rewriter.replaceUsesWithIf(
+        tail->getResults(), group.getResults(), [&](OpOperand &use) {
+          return !group->isAncestor(use.getOwner());
+        });
+    ++stats.groups;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct LLMFusePass : llm::impl::LLMFusePassBase<LLMFusePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    if (maxRecomputeOps < 0 || maxFanOut < 0) {
+      root->emitError() << "llm-fuse: max-recompute-ops and max-fan-out must "
+                           "be >= 0";
+      return signalPassFailure();
+    }
+    stats = FusionStatistics();
+    horizontalFused = 0;
+    if (horizontal) {
+      int64_t fused = 0;
+      RewritePatternSet patterns(&getContext());
+      populateHorizontalMatmulFusionPatterns(patterns, &fused);
+      // Only the new ops are visited again; constants are not folded.
+      GreedyRewriteConfig config;
+      config.enableFolding(false);
+      if (failed(applyPatternsGreedily(root, std::move(patterns), config)))
+        return signalPassFailure();
+      numHorizontal += fused;
+      horizontalFused = fused;
+    }
+    if (groups)
+      formGroups();
+    // The figures also go to the compile report: the pass statistics above
+    // are compiled out of release builds of LLVM (NoopStatistic).
+    if (auto module = dyn_cast<ModuleOp>(getOperation())) {
+      recordReportValue(module, "fusion_groups", stats.groups);
+      recordReportValue(module, "fused_ops", stats.opsFused);
+      recordReportValue(module, "duplicated_producers", stats.duplicated);
+      recordReportValue(module, "horizontally_fused_matmuls",
+                        horizontalFused);
+    }
+  }
+
+  void formGroups() {
+    Operation *root = getOperation();
+    FusionOptions options;
+    options.maxRecomputeOps = maxRecomputeOps;
+    options.maxFanOut = maxFanOut;
+    IRRewriter rewriter(&getContext());
+    // Blocks of function bodies (and other regions), not of groups that an
+    // earlier run formed.
+    SmallVector<Block *> blocks;
+    root->walk([&](Block *block) {
+      if (!isa<FusionGroupOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+    for (Block *block : blocks)
+      formFusionGroups(rewriter, *block, options, stats);
+    numGroups += stats.groups;
+    numOpsFused += stats.opsFused;
+    numDuplicated += stats.duplicated;
+  }
+
+  FusionStatistics stats;
+  int64_t horizontalFused = 0;
+};
+} // namespace
