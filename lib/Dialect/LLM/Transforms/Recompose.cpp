@@ -38,6 +38,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 namespace mlir::llm {
@@ -87,6 +88,63 @@ bool isSplatExactly(Value v, double expected) {
 template <typename OpTy>
 OpTy defOp(Value v) {
   return v ? v.getDefiningOp<OpTy>() : OpTy();
+}
+
+/// Reads the elements of the `dense` or `dense_resource` constant defining
+/// `v` as doubles (i1 as 0/1; resource blobs as packed little-endian
+/// elements, one byte per i1). Nothing when `v` is not a static constant of
+/// float or integer elements.
+std::optional<std::vector<double>> readConstantValues(Value v) {
+  auto cst = defOp<ConstantOp>(v);
+  if (!cst)
+    return std::nullopt;
+  ElementsAttr attr = cst.getValue();
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  Type et = type.getElementType();
+  int64_t n = type.getNumElements();
+  std::vector<double> out;
+  out.reserve(n);
+  auto toDouble = [](APFloat f) {
+    bool losesInfo;
+    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+    return f.convertToDouble();
+  };
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (isa<FloatType>(et)) {
+      for (APFloat f : dense.getValues<APFloat>())
+        out.push_back(toDouble(f));
+    } else if (et.isInteger(1)) {
+      for (bool b : dense.getValues<bool>())
+        out.push_back(b ? 1.0 : 0.0);
+    } else if (isa<IntegerType>(et)) {
+      for (APInt i : dense.getValues<APInt>())
+        out.push_back(static_cast<double>(i.getSExtValue()));
+    } else {
+      return std::nullopt;
+    }
+    return out;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  if (!resource || !et.isIntOrFloat())
+    return std::nullopt;
+  ArrayRef<char> data = resource.getData();
+  unsigned width = et.getIntOrFloatBitWidth();
+  unsigned bytes = et.isInteger(1) ? 1 : width / 8;
+  if (static_cast<int64_t>(data.size()) != n * static_cast<int64_t>(bytes))
+    return std::nullopt;
+  for (int64_t k = 0; k < n; ++k) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, data.data() + k * bytes, bytes);
+    if (auto ft = dyn_cast<FloatType>(et))
+      out.push_back(toDouble(APFloat(ft.getFloatSemantics(), APInt(width, bits))));
+    else if (et.isInteger(1))
+      out.push_back(bits != 0 ? 1.0 : 0.0);
+    else
+      out.push_back(static_cast<double>(APInt(width, bits).getSExtValue()));
+  }
+  return out;
 }
 
 /// The ops of a matched chain. The root's result may have any users; every
@@ -625,6 +683,196 @@ struct RecomposeSilu final : OpRewritePattern<MulOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Rotary position embedding
+//===----------------------------------------------------------------------===//
+
+/// Matches `slice(x)` taking the last-dimension range [lo, hi) of `x` with
+/// unit strides and everything of the other dimensions.
+bool isLastDimSlice(SliceOp slice, Value x, int64_t lo, int64_t hi) {
+  if (!slice || slice.getInput() != x)
+    return false;
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> starts = slice.getStarts(), limits = slice.getLimits(),
+                    strides = slice.getStrides();
+  if (static_cast<int64_t>(starts.size()) != rank)
+    return false;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t s0 = d + 1 == rank ? lo : 0;
+    int64_t l0 = d + 1 == rank ? hi : type.getDimSize(d);
+    if (starts[d] != s0 || limits[d] != l0 || strides[d] != 1)
+      return false;
+  }
+  return true;
+}
+
+/// Matches `rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2], axis = -1)`
+/// and returns `x`.
+Value matchRotateHalf(Value v, Chain &chain) {
+  auto concat = defOp<ConcatOp>(v);
+  if (!concat || concat.getInputs().size() != 2)
+    return {};
+  auto type = cast<RankedTensorType>(concat.getType());
+  int64_t rank = type.getRank();
+  if (concat.getAxis() != rank - 1 && concat.getAxis() != -1)
+    return {};
+  auto neg = defOp<NegOp>(concat.getInputs()[0]);
+  if (!neg)
+    return {};
+  auto hi = defOp<SliceOp>(neg.getInput());
+  auto lo = defOp<SliceOp>(concat.getInputs()[1]);
+  if (!hi || !lo || hi.getInput() != lo.getInput())
+    return {};
+  Value x = lo.getInput();
+  if (x.getType() != type || !type.hasStaticShape())
+    return {};
+  int64_t d = type.getDimSize(rank - 1);
+  if (d % 2 != 0 || !isLastDimSlice(lo, x, 0, d / 2) ||
+      !isLastDimSlice(hi, x, d / 2, d))
+    return {};
+  chain.add(concat);
+  chain.add(neg);
+  chain.add(hi);
+  chain.add(lo);
+  return x;
+}
+
+/// Checks that `cos` and `sin` are constant rotate-half tables of `x`
+/// (`[..., S, D]`) for positions 0..S-1: shape `[1, ..., 1, S, D]` (at most
+/// the rank of `x`) and `table[s, d] = f(s * theta^(-2 (d mod D/2) / D))`.
+/// `theta` is recovered from the slowest frequency (`d = D/2 - 1` at `s = 1`,
+/// where the angle is small and `atan2` exact to f32 rounding), or is 10000
+/// when the tables cannot tell (D = 2 or S = 1). Every entry must match the
+/// definition within 1e-4 + 1e-6 * |angle| (f32 tables computed with f32
+/// angles, as torch does).
+std::optional<double> matchRopeTables(Value cos, Value sin,
+                                      RankedTensorType xType) {
+  auto ct = dyn_cast<RankedTensorType>(cos.getType());
+  auto st = dyn_cast<RankedTensorType>(sin.getType());
+  if (!ct || !st || ct.getShape() != st.getShape() || ct.getRank() < 2 ||
+      ct.getRank() > xType.getRank())
+    return std::nullopt;
+  int64_t rank = ct.getRank(), xRank = xType.getRank();
+  int64_t seq = xType.getDimSize(xRank - 2), dim = xType.getDimSize(xRank - 1);
+  if (ct.getDimSize(rank - 1) != dim || ct.getDimSize(rank - 2) != seq)
+    return std::nullopt;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (ct.getDimSize(d) != 1)
+      return std::nullopt;
+  std::optional<std::vector<double>> cv = readConstantValues(cos);
+  std::optional<std::vector<double>> sv = readConstantValues(sin);
+  if (!cv || !sv)
+    return std::nullopt;
+  int64_t half = dim / 2;
+  double theta = 10000.0;
+  if (half >= 2 && seq >= 2) {
+    int64_t k = dim + half - 1; // s = 1, d = D/2 - 1
+    double angle = std::atan2((*sv)[k], (*cv)[k]);
+    if (!(angle > 0.0 && angle < 1.0))
+      return std::nullopt;
+    // angle = theta^(-2 (D/2 - 1) / D).
+    theta = std::exp(-std::log(angle) * double(dim) / double(2 * (half - 1)));
+    if (!(theta > 1.0) || !std::isfinite(theta))
+      return std::nullopt;
+    // The tables are f32: snap to the integer base they were built from.
+    if (std::abs(theta - std::round(theta)) <= 1e-5 * theta)
+      theta = std::round(theta);
+  }
+  float thetaF = static_cast<float>(theta);
+  for (int64_t i = 0; i < half; ++i) {
+    float inv = 1.0f / std::pow(thetaF, float(2 * i) / float(dim));
+    for (int64_t p = 0; p < seq; ++p) {
+      float angle = float(p) * inv;
+      double tol = 1e-4 + 1e-6 * std::abs(double(angle));
+      for (int64_t d : {i, i + half}) {
+        int64_t k = p * dim + d;
+        if (std::abs((*cv)[k] - std::cos(double(angle))) > tol ||
+            std::abs((*sv)[k] - std::sin(double(angle))) > tol)
+          return std::nullopt;
+      }
+    }
+  }
+  return theta;
+}
+
+/// Rotate-half RoPE as Hugging Face LLaMA writes it (torch exports it as
+/// Slice/Neg/Concat/Mul/Add):
+///
+///   x * cos + rotate_half(x) * sin        (either order of each + and *)
+///   rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2], axis = -1)
+///   -> rope(x, positions = [0, 1, ..., S-1]) {theta}
+///
+/// with `cos` and `sin` constant tables that match the `llm.rope` definition
+/// (see `matchRopeTables`; theta recovered from them). Tables that are not
+/// constants, that do not match, or that vary over batch or heads leave the
+/// chain untouched, as do intermediate values used elsewhere.
+struct RecomposeRope final : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    Chain chain;
+    Value x, cos, sin;
+    auto matchTerms = [&](Value direct, Value rotated) {
+      auto mulDirect = defOp<MulOp>(direct);
+      auto mulRot = defOp<MulOp>(rotated);
+      if (!mulDirect || !mulRot)
+        return false;
+      Chain inner;
+      Value rx;
+      if (!eitherOrder(mulRot.getLhs(), mulRot.getRhs(), [&](Value r, Value t) {
+            Chain c;
+            rx = matchRotateHalf(r, c);
+            if (!rx)
+              return false;
+            inner.ops.append(c.ops);
+            sin = t;
+            return true;
+          }))
+        return false;
+      if (!eitherOrder(mulDirect.getLhs(), mulDirect.getRhs(),
+                       [&](Value a, Value t) {
+                         if (a != rx)
+                           return false;
+                         cos = t;
+                         return true;
+                       }))
+        return false;
+      x = rx;
+      chain.ops.append(inner.ops);
+      chain.add(mulDirect);
+      chain.add(mulRot);
+      return true;
+    };
+    if (!eitherOrder(op.getLhs(), op.getRhs(), matchTerms))
+      return rewriter.notifyMatchFailure(op, "not x * cos + rotate_half(x) * sin");
+    auto xType = cast<RankedTensorType>(x.getType());
+    if (op.getType() != xType || xType.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "tables broadcast the result");
+    for (Operation *mul : llvm::ArrayRef(chain.ops).take_back(2))
+      if (mul->getResult(0).getType() != xType)
+        return rewriter.notifyMatchFailure(op, "tables broadcast a product");
+    std::optional<double> theta = matchRopeTables(cos, sin, xType);
+    if (!theta)
+      return rewriter.notifyMatchFailure(op, "cos/sin are not rope tables");
+    if (!chain.isClosed(op))
+      return rewriter.notifyMatchFailure(op, "escaping intermediate value");
+    int64_t seq = xType.getDimSize(xType.getRank() - 2);
+    SmallVector<int64_t> pos(seq);
+    for (int64_t p = 0; p < seq; ++p)
+      pos[p] = p;
+    auto posType = RankedTensorType::get({seq}, rewriter.getI64Type());
+    Value positions = ConstantOp::create(
+        rewriter, op.getLoc(), posType,
+        DenseElementsAttr::get(posType, ArrayRef<int64_t>(pos)));
+    rewriter.replaceOpWithNewOp<RopeOp>(
+        op, xType, x, positions,
+        RopeModeAttr::get(rewriter.getContext(), RopeMode::RotateHalf),
+        rewriter.getF32FloatAttr(static_cast<float>(*theta)));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
 
@@ -634,10 +882,11 @@ struct RecomposeSilu final : OpRewritePattern<MulOp> {
 /// tensor `k'`, so `k = transpose(k', [0, 2, 1, 3])`).
 Value matchKeyTranspose(Value v, Chain &chain, SmallVectorImpl<int64_t> &perm) {
   auto t = defOp<TransposeOp>(v);
-  if (!t || t.getPermutation().size() != 4)
+  if (!t || (t.getPermutation().size() != 4 && t.getPermutation().size() != 3))
     return {};
   ArrayRef<int64_t> p = t.getPermutation();
-  perm.assign({p[0], p[1], p[3], p[2]});
+  perm.assign(p.begin(), p.end());
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
   chain.add(t);
   return t.getInput();
 }
@@ -674,14 +923,73 @@ bool matchScaledScores(Value s, Chain &chain, std::optional<double> &scale,
     return false;
   chain.add(qk);
   q = qk.getLhs();
+  // A scale applied to q instead (torch.nn.MultiheadAttention: q / sqrt(d)).
+  if (!scale) {
+    if (auto div = defOp<DivOp>(q)) {
+      std::optional<double> c = getSplatFloat(div.getRhs());
+      if (c && *c != 0 && div.getLhs().getType() == div.getType()) {
+        scale = 1.0 / *c;
+        chain.add(div);
+        q = div.getLhs();
+      }
+    } else if (auto mul = defOp<MulOp>(q)) {
+      (void)eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value a, Value c) {
+        std::optional<double> cv = getSplatFloat(c);
+        if (!cv || a.getType() != mul.getType())
+          return false;
+        scale = *cv;
+        chain.add(mul);
+        q = a;
+        return true;
+      });
+    }
+  }
   k = qk.getTransposeB() ? qk.getRhs()
                          : matchKeyTranspose(qk.getRhs(), chain, kPerm);
   return static_cast<bool>(k);
 }
 
-/// Matches scaled dot-product attention over rank-4 `[B, H, S, D]` operands:
+/// Matches the key/value head repetition of grouped-query attention as
+/// torch exports `x[:, :, None].expand(B, Hkv, G, S, D).reshape(B, Hkv * G,
+/// S, D)`:
+///
+///   reshape(broadcast_to(reshape(x) : [B, Hkv, 1, S, D]) : [B, Hkv, G, S, D])
+///
+/// and returns `x` (`[B, Hkv, S, D]`) and `G`; nothing otherwise.
+std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value v) {
+  auto outer = defOp<ReshapeOp>(v);
+  if (!outer)
+    return std::nullopt;
+  auto bcast = defOp<BroadcastToOp>(outer.getInput());
+  if (!bcast)
+    return std::nullopt;
+  auto inner = defOp<ReshapeOp>(bcast.getInput());
+  if (!inner)
+    return std::nullopt;
+  Value x = inner.getInput();
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto bt = cast<RankedTensorType>(bcast.getType());
+  auto it = cast<RankedTensorType>(inner.getType());
+  auto vt = cast<RankedTensorType>(v.getType());
+  if (!xt || xt.getRank() != 4 || bt.getRank() != 5 || it.getRank() != 5 ||
+      !xt.hasStaticShape() || !bt.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> xs = xt.getShape(), bs = bt.getShape(),
+                    is = it.getShape(), vs = vt.getShape();
+  int64_t g = bs[2];
+  if (is[0] != xs[0] || is[1] != xs[1] || is[2] != 1 || is[3] != xs[2] ||
+      is[4] != xs[3] || bs[0] != xs[0] || bs[1] != xs[1] || bs[3] != xs[2] ||
+      bs[4] != xs[3] || vs[0] != xs[0] || vs[1] != xs[1] * g ||
+      vs[2] != xs[2] || vs[3] != xs[3])
+    return std::nullopt;
+  return std::make_pair(x, g);
+}
+
+/// Matches scaled dot-product attention over rank-4 `[B, H, S, D]` operands
+/// or rank-3 `[B*H, S, D]` ones (torch.nn.MultiheadAttention):
 ///
 ///   s = matmul(q, transpose(k', p)) | matmul(q, k) {transpose_b}
+///       (q may be q' / c | q' * c | c * q': the scale on the query)
 ///   s = s * c | c * s | s / c                  (optional; scale c or 1 / c)
 ///   s = s + mask | mask + s                    (optional float mask)
 ///   y = matmul(softmax(s, axis = -1), v)
@@ -689,6 +997,10 @@ bool matchScaledScores(Value s, Chain &chain, std::optional<double> &scale,
 ///
 /// where for a transposed key `k = transpose(k', p with its last two entries
 /// swapped)` (no transpose when that is the identity, e.g. p = [0, 1, 3, 2]).
+/// Key and value heads repeated for grouped-query attention
+/// (`reshape(broadcast_to(reshape(x)))`, see `matchRepeatedHeads`) are
+/// replaced by the unrepeated tensors (`Hq = G * Hkv`). Rank-3 operands are
+/// reshaped to `[1, B*H, S, D]` around the `llm.attention` (a view).
 /// `q`, `k`, `v` must agree on `B` and `H` (no broadcasting), the scale is a
 /// splat constant and the mask may not broadcast the scores to a larger shape.
 /// The scale is always written explicitly. (For an additive mask that is
@@ -707,8 +1019,9 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
       return rewriter.notifyMatchFailure(op, "lhs is not a softmax");
     chain.add(softmax);
     auto scoresType = cast<RankedTensorType>(softmax.getType());
-    if (scoresType.getRank() != 4 ||
-        (softmax.getAxis() != -1 && softmax.getAxis() != 3))
+    int64_t rank = scoresType.getRank();
+    if ((rank != 4 && rank != 3) ||
+        (softmax.getAxis() != -1 && softmax.getAxis() != rank - 1))
       return rewriter.notifyMatchFailure(op, "softmax not over the last axis");
     // Scores, with an optional mask on either side of the addition.
     Value s = softmax.getInput();
@@ -731,38 +1044,136 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
       return rewriter.notifyMatchFailure(op, "no scaled q @ k^T");
     }
     Value v = op.getRhs();
+    // Grouped-query attention: key/value heads repeated G times (both, with
+    // the same G, and no transpose left on the key).
+    if (rank == 4 &&
+        (kPerm.empty() || llvm::equal(kPerm, ArrayRef<int64_t>{0, 1, 2, 3}))) {
+      auto kRep = matchRepeatedHeads(k), vRep = matchRepeatedHeads(v);
+      if (kRep && vRep && kRep->second == vRep->second) {
+        k = kRep->first;
+        v = vRep->first;
+        kPerm.clear();
+      }
+    }
     auto qType = cast<RankedTensorType>(q.getType());
     auto kType = cast<RankedTensorType>(k.getType());
     if (!kPerm.empty()) {
-      if (kType.getRank() != 4)
-        return rewriter.notifyMatchFailure(op, "k^T of rank != 4");
+      if (kType.getRank() != rank)
+        return rewriter.notifyMatchFailure(op, "k^T of another rank");
       SmallVector<int64_t, 4> shape;
       for (int64_t d : kPerm)
         shape.push_back(kType.getDimSize(d));
       kType = RankedTensorType::get(shape, kType.getElementType());
     }
     auto vType = cast<RankedTensorType>(v.getType());
-    if (qType.getRank() != 4 || kType.getRank() != 4 || vType.getRank() != 4 ||
-        !qType.hasStaticShape() || !kType.hasStaticShape() ||
-        !vType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "q, k, v not static rank 4");
-    if (qType.getShape().take_front(2) != kType.getShape().take_front(2) ||
-        qType.getShape().take_front(2) != vType.getShape().take_front(2) ||
-        kType.getDimSize(2) != vType.getDimSize(2))
+    if (qType.getRank() != rank || kType.getRank() != rank ||
+        vType.getRank() != rank || !qType.hasStaticShape() ||
+        !kType.hasStaticShape() || !vType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "q, k, v not static, same rank");
+    // [B, H, S, D] (H of k and v dividing H of q), or [N, S, D].
+    int64_t hd = rank - 3; // index of the head dim in rank 4, else none
+    if (qType.getDimSize(0) != kType.getDimSize(0) ||
+        kType.getShape().take_front(rank - 2) !=
+            vType.getShape().take_front(rank - 2) ||
+        (rank == 3 && qType.getDimSize(0) != vType.getDimSize(0)) ||
+        (rank == 4 && (kType.getDimSize(hd) == 0 ||
+                       qType.getDimSize(hd) % kType.getDimSize(hd) != 0)) ||
+        kType.getDimSize(rank - 2) != vType.getDimSize(rank - 2))
       return rewriter.notifyMatchFailure(op, "q, k, v shapes disagree");
     if (mask && cast<RankedTensorType>(mask.getType()).getElementType() !=
                     qType.getElementType())
       return rewriter.notifyMatchFailure(op, "mask of another element type");
     if (!chain.isClosed(op))
       return rewriter.notifyMatchFailure(op, "escaping intermediate value");
-    if (!kPerm.empty() && !llvm::equal(kPerm, ArrayRef<int64_t>{0, 1, 2, 3}))
-      k = TransposeOp::create(rewriter, op.getLoc(), kType, k,
+    Location loc = op.getLoc();
+    if (!kPerm.empty() &&
+        !llvm::equal(kPerm, llvm::seq<int64_t>(0, rank)))
+      k = TransposeOp::create(rewriter, loc, kType, k,
                               rewriter.getDenseI64ArrayAttr(kPerm));
+    // Rank 3 ([B*H, S, D], as nn.MultiheadAttention exports): one batch.
+    auto to4 = [&](Value x) -> Value {
+      if (rank == 4)
+        return x;
+      auto t = cast<RankedTensorType>(x.getType());
+      SmallVector<int64_t> shape{1};
+      llvm::append_range(shape, t.getShape());
+      return ReshapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, t.getElementType()), x);
+    };
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (rank == 3)
+      resultType = RankedTensorType::get(
+          {1, qType.getDimSize(0), qType.getDimSize(1), vType.getDimSize(2)},
+          resultType.getElementType());
     auto attention = AttentionOp::create(
-        rewriter, op.getLoc(), op.getType(), q, k, v, mask,
+        rewriter, loc, resultType, to4(q), to4(k), to4(v), mask,
         /*causal=*/false,
         rewriter.getF32FloatAttr(static_cast<float>(scale.value_or(1.0))));
-    rewriter.replaceOp(op, attention.getResult());
+    Value result = attention.getResult();
+    if (rank == 3)
+      result = ReshapeOp::create(rewriter, loc, op.getType(), result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The smallest additive mask value read as "excluded": torch's own causal
+/// masks use -inf, `torch.finfo(dtype).min` or -1e4 (GPT-2). Softmax gives
+/// such a position weight exp(<= -1e4 + gap) = 0 in f32 (exp underflows
+/// below -104) unless a masked logit exceeds the row's largest kept logit by
+/// more than ~9896, so dropping the position is exact for real scores.
+constexpr double kExcludedMaskValue = -1e4;
+
+/// attention(q, k, v, mask = C) -> attention(q, k, v) {causal}
+///   when the constant C is causal: over its last two dims [Sq, Skv] (other
+///   dims 1), kept (i1 true / float 0) exactly where j <= i + (Skv - Sq) and
+///   excluded (i1 false / float -inf or <= -1e4, see kExcludedMaskValue)
+///   elsewhere;
+/// attention(q, k, v, mask = C) -> attention(q, k, v)
+///   when C keeps every position (float all 0, i1 all true).
+/// Masks that are not constants, vary over batch or heads, or have any other
+/// pattern stay.
+struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Value mask = op.getMask();
+    if (!mask)
+      return rewriter.notifyMatchFailure(op, "no mask");
+    auto mt = cast<RankedTensorType>(mask.getType());
+    auto qt = cast<RankedTensorType>(op.getQuery().getType());
+    auto kt = cast<RankedTensorType>(op.getKey().getType());
+    if (!mt.hasStaticShape() || !qt.hasStaticShape() || !kt.hasStaticShape() ||
+        mt.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "not a static mask of rank >= 2");
+    int64_t sq = qt.getDimSize(2), skv = kt.getDimSize(2);
+    int64_t rank = mt.getRank();
+    if (mt.getDimSize(rank - 2) != sq || mt.getDimSize(rank - 1) != skv)
+      return rewriter.notifyMatchFailure(op, "mask broadcasts over rows/cols");
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (mt.getDimSize(d) != 1)
+        return rewriter.notifyMatchFailure(op, "mask varies over batch/heads");
+    std::optional<std::vector<double>> values = readConstantValues(mask);
+    if (!values)
+      return rewriter.notifyMatchFailure(op, "mask is not a constant");
+    bool isBool = mt.getElementType().isInteger(1);
+    bool allKept = true, causal = true;
+    for (int64_t i = 0; i < sq; ++i) {
+      for (int64_t j = 0; j < skv; ++j) {
+        double m = (*values)[i * skv + j];
+        bool kept = isBool ? m != 0.0 : m == 0.0;
+        bool excluded = isBool ? m == 0.0 : m <= kExcludedMaskValue;
+        allKept &= kept;
+        bool allowed = j <= i + (skv - sq);
+        causal &= allowed ? kept : excluded;
+      }
+    }
+    if (!allKept && !causal)
+      return rewriter.notifyMatchFailure(op, "mask is not causal");
+    auto newOp = AttentionOp::create(
+        rewriter, op.getLoc(), op.getType(), op.getQuery(), op.getKey(),
+        op.getValue(), Value(), op.getCausal() || !allKept, op.getScaleAttr());
+    rewriter.replaceOp(op, newOp.getResult());
     return success();
   }
 };
@@ -796,5 +1207,6 @@ struct LLMRecomposePass final
 void mlir::llm::populateRecompositionPatterns(RewritePatternSet &patterns) {
   patterns.add<RecomposeLayerNorm, AbsorbLayerNormScale, AbsorbLayerNormBias,
                RecomposeRmsNorm, AbsorbRmsNormWeight, RecomposeGelu,
-               RecomposeSilu, RecomposeAttention>(patterns.getContext());
+               RecomposeSilu, RecomposeAttention, RecomposeRope,
+               CausalFromConstantMask>(patterns.getContext());
 }

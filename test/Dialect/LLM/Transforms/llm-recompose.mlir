@@ -547,10 +547,15 @@ func.func @attention_extra_user(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf3
 
 // -----
 
-// Near miss (rank 3): attention needs [B, H, S, D] operands.
+// softmax(q @ k^T) @ v on rank-3 [B*H, S, D] operands
+//   -> reshape(attention(reshape(q), reshape(k), reshape(v)) {scale = 1})
 // CHECK-LABEL: func.func @attention_rank3
-// CHECK-NOT: llm.attention
-// CHECK: llm.softmax
+// CHECK-NEXT: %[[Q:.*]] = llm.reshape %arg0 : (tensor<2x8x16xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: %[[K:.*]] = llm.reshape %arg1 : (tensor<2x8x16xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: %[[V:.*]] = llm.reshape %arg2 : (tensor<2x8x16xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: %[[A:.*]] = llm.attention %[[Q]], %[[K]], %[[V]] {scale = 1.000000e+00 : f32}
+// CHECK-NEXT: %[[R:.*]] = llm.reshape %[[A]] : (tensor<1x2x8x16xf32>) -> tensor<2x8x16xf32>
+// CHECK-NEXT: return %[[R]]
 func.func @attention_rank3(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %s = llm.matmul %q, %k {transpose_b} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x8xf32>
   %p = llm.softmax %s : tensor<2x8x8xf32>
@@ -716,4 +721,287 @@ func.func @attention_transposed_values(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8
   %p = llm.softmax %s : tensor<1x2x8x8xf32>
   %o = llm.matmul %p, %v {transpose_b} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// x * cos + concat(-x[..., 2:], x[..., :2]) * sin -> rope(x, [0, 1])
+//   (cos/sin: the rotate-half tables of positions 0, 1 for theta 10000)
+// CHECK-LABEL: func.func @rope_rotate_half
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x2x4xf32>)
+// CHECK-NEXT: %[[P:.*]] = llm.constant dense<[0, 1]> : tensor<2xi64>
+// CHECK-NEXT: %[[R:.*]] = llm.rope %[[X]], %[[P]] : (tensor<1x2x2x4xf32>, tensor<2xi64>) -> tensor<1x2x2x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @rope_rotate_half(%x: tensor<1x2x2x4xf32>) -> (tensor<1x2x2x4xf32>) {
+  %cos = llm.constant dense<[[1.0, 1.0, 1.0, 1.0], [0.540302277, 0.999949992, 0.540302277, 0.999949992]]> : tensor<2x4xf32>
+  %sin = llm.constant dense<[[0.0, 0.0, 0.0, 0.0], [0.841471016, 0.00999983307, 0.841471016, 0.00999983307]]> : tensor<2x4xf32>
+  %x1 = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 2>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %x2 = llm.slice %x {starts = array<i64: 0, 0, 0, 2>, limits = array<i64: 1, 2, 2, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %n = llm.neg %x2 : tensor<1x2x2x2xf32>
+  %r = llm.concat %n, %x1 {axis = -1 : i64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x4xf32>
+  %a = llm.mul %x, %cos : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %b = llm.mul %r, %sin : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %y = llm.add %a, %b : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// Same with tables built for theta 500000 (LLaMA 3): theta recovered.
+//   x * cos + rotate_half(x) * sin -> rope(x, [0, 1]) {theta = 500000}
+// CHECK-LABEL: func.func @rope_theta
+// CHECK: llm.rope %{{.*}}, %{{.*}} {theta = 5.000000e+05 : f32}
+// CHECK-NOT: llm.concat
+func.func @rope_theta(%x: tensor<1x2x2x4xf32>) -> (tensor<1x2x2x4xf32>) {
+  %cos = llm.constant dense<[[1.0, 1.0, 1.0, 1.0], [0.540302277, 0.999998987, 0.540302277, 0.999998987]]> : tensor<2x4xf32>
+  %sin = llm.constant dense<[[0.0, 0.0, 0.0, 0.0], [0.841471016, 0.00141421298, 0.841471016, 0.00141421298]]> : tensor<2x4xf32>
+  %x1 = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 2>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %x2 = llm.slice %x {starts = array<i64: 0, 0, 0, 2>, limits = array<i64: 1, 2, 2, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %n = llm.neg %x2 : tensor<1x2x2x2xf32>
+  %r = llm.concat %n, %x1 {axis = -1 : i64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x4xf32>
+  %a = llm.mul %x, %cos : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %b = llm.mul %r, %sin : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %y = llm.add %a, %b : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// Near miss (tables of positions 1, 2, not 0, 1): untouched.
+// CHECK-LABEL: func.func @rope_shifted_positions
+// CHECK-NOT: llm.rope
+// CHECK: llm.concat
+func.func @rope_shifted_positions(%x: tensor<1x2x2x4xf32>) -> (tensor<1x2x2x4xf32>) {
+  %cos = llm.constant dense<[[0.540302277, 0.999949992, 0.540302277, 0.999949992], [-0.416146815, 0.999800026, -0.416146815, 0.999800026]]> : tensor<2x4xf32>
+  %sin = llm.constant dense<[[0.841471016, 0.00999983307, 0.841471016, 0.00999983307], [0.909297407, 0.0199986659, 0.909297407, 0.0199986659]]> : tensor<2x4xf32>
+  %x1 = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 2>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %x2 = llm.slice %x {starts = array<i64: 0, 0, 0, 2>, limits = array<i64: 1, 2, 2, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %n = llm.neg %x2 : tensor<1x2x2x2xf32>
+  %r = llm.concat %n, %x1 {axis = -1 : i64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x4xf32>
+  %a = llm.mul %x, %cos : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %b = llm.mul %r, %sin : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %y = llm.add %a, %b : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// Near miss (concat(x2, -x1): the rotation the other way): untouched.
+// CHECK-LABEL: func.func @rope_wrong_sign
+// CHECK-NOT: llm.rope
+// CHECK: llm.concat
+func.func @rope_wrong_sign(%x: tensor<1x2x2x4xf32>) -> (tensor<1x2x2x4xf32>) {
+  %cos = llm.constant dense<[[1.0, 1.0, 1.0, 1.0], [0.540302277, 0.999949992, 0.540302277, 0.999949992]]> : tensor<2x4xf32>
+  %sin = llm.constant dense<[[0.0, 0.0, 0.0, 0.0], [0.841471016, 0.00999983307, 0.841471016, 0.00999983307]]> : tensor<2x4xf32>
+  %x1 = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 2>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %x2 = llm.slice %x {starts = array<i64: 0, 0, 0, 2>, limits = array<i64: 1, 2, 2, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %n = llm.neg %x1 : tensor<1x2x2x2xf32>
+  %r = llm.concat %x2, %n {axis = -1 : i64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x4xf32>
+  %a = llm.mul %x, %cos : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %b = llm.mul %r, %sin : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %y = llm.add %a, %b : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// Near miss (extra user: rotate_half(x) is also returned): untouched.
+// CHECK-LABEL: func.func @rope_extra_user
+// CHECK-NOT: llm.rope
+// CHECK: llm.concat
+func.func @rope_extra_user(%x: tensor<1x2x2x4xf32>) -> (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) {
+  %cos = llm.constant dense<[[1.0, 1.0, 1.0, 1.0], [0.540302277, 0.999949992, 0.540302277, 0.999949992]]> : tensor<2x4xf32>
+  %sin = llm.constant dense<[[0.0, 0.0, 0.0, 0.0], [0.841471016, 0.00999983307, 0.841471016, 0.00999983307]]> : tensor<2x4xf32>
+  %x1 = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 2>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %x2 = llm.slice %x {starts = array<i64: 0, 0, 0, 2>, limits = array<i64: 1, 2, 2, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %n = llm.neg %x2 : tensor<1x2x2x2xf32>
+  %r = llm.concat %n, %x1 {axis = -1 : i64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x4xf32>
+  %a = llm.mul %x, %cos : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %b = llm.mul %r, %sin : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %y = llm.add %a, %b : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  return %y, %r : tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// Near miss (cos is a function argument, not a constant table): untouched.
+// CHECK-LABEL: func.func @rope_table_not_constant
+// CHECK-NOT: llm.rope
+// CHECK: llm.concat
+func.func @rope_table_not_constant(%x: tensor<1x2x2x4xf32>, %cos: tensor<2x4xf32>) -> (tensor<1x2x2x4xf32>) {
+  %sin = llm.constant dense<[[0.0, 0.0, 0.0, 0.0], [0.841471016, 0.00999983307, 0.841471016, 0.00999983307]]> : tensor<2x4xf32>
+  %x1 = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 2>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %x2 = llm.slice %x {starts = array<i64: 0, 0, 0, 2>, limits = array<i64: 1, 2, 2, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x2xf32>
+  %n = llm.neg %x2 : tensor<1x2x2x2xf32>
+  %r = llm.concat %n, %x1 {axis = -1 : i64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x4xf32>
+  %a = llm.mul %x, %cos : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %b = llm.mul %r, %sin : (tensor<1x2x2x4xf32>, tensor<2x4xf32>) -> tensor<1x2x2x4xf32>
+  %y = llm.add %a, %b : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// Near miss (wrong axis: halves of the sequence axis 2, not of the head dim):
+// untouched.
+// CHECK-LABEL: func.func @rope_wrong_axis
+// CHECK-NOT: llm.rope
+// CHECK: llm.concat
+func.func @rope_wrong_axis(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %cos = llm.constant dense<1.0> : tensor<4x4xf32>
+  %sin = llm.constant dense<0.0> : tensor<4x4xf32>
+  %x1 = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x4xf32>
+  %x2 = llm.slice %x {starts = array<i64: 0, 0, 2, 0>, limits = array<i64: 1, 2, 4, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x4xf32>
+  %n = llm.neg %x2 : tensor<1x2x2x4xf32>
+  %r = llm.concat %n, %x1 {axis = 2 : i64} : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x4x4xf32>
+  %a = llm.mul %x, %cos : (tensor<1x2x4x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4x4xf32>
+  %b = llm.mul %r, %sin : (tensor<1x2x4x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4x4xf32>
+  %y = llm.add %a, %b : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// attention(mask = triu(-inf, 1)) -> attention {causal}
+// CHECK-LABEL: func.func @causal_from_triu_inf
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @causal_from_triu_inf(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %m = llm.constant dense<[[[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// attention(mask = tril(true)) -> attention {causal}
+// CHECK-LABEL: func.func @causal_from_tril_i1
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @causal_from_tril_i1(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %m = llm.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<4x4xi1>) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// attention(mask = triu(-1e4, 1)) -> attention {causal}   (GPT-2's mask;
+//   exp(-1e4 + gap) is 0 in f32, see kExcludedMaskValue)
+// CHECK-LABEL: func.func @causal_from_triu_1e4
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @causal_from_triu_1e4(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %m = llm.constant dense<[[0.0, -10000.0, -10000.0, -10000.0], [0.0, 0.0, -10000.0, -10000.0], [0.0, 0.0, 0.0, -10000.0], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<4x4xf32>) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// attention(mask = 0) -> attention   (the mask keeps everything)
+// CHECK-LABEL: func.func @mask_all_zero
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {scale = 5.000000e-01 : f32} :
+// CHECK-NEXT: return %[[R]]
+func.func @mask_all_zero(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %m = llm.constant dense<0.0> : tensor<4x4xf32>
+  %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<4x4xf32>) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Near miss (one more excluded entry than causal): the mask stays.
+// CHECK-LABEL: func.func @mask_not_causal
+// CHECK: llm.attention %arg0, %arg1, %arg2 mask %{{.*}} {scale
+func.func @mask_not_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %m = llm.constant dense<[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0xFF800000, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<4x4xf32>) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Near miss (causal on head 0 only: varies over heads): the mask stays.
+// CHECK-LABEL: func.func @mask_per_head
+// CHECK: llm.attention %arg0, %arg1, %arg2 mask %{{.*}} {scale
+func.func @mask_per_head(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %m = llm.constant dense<[[[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x2x4x4xf32>
+  %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Near miss (triu(-100): exp(-100) is not 0 in f32): the mask stays.
+// CHECK-LABEL: func.func @mask_small_negative
+// CHECK: llm.attention %arg0, %arg1, %arg2 mask %{{.*}} {scale
+func.func @mask_small_negative(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %m = llm.constant dense<[[0.0, -100.0, -100.0, -100.0], [0.0, 0.0, -100.0, -100.0], [0.0, 0.0, 0.0, -100.0], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<4x4xf32>) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// softmax(q @ transpose(rep(k)) * 0.5) @ rep(v), rep(x) = reshape(broadcast_to(
+//   reshape(x) : 1x2x1x4x8) : 1x2x2x4x8) : 1x4x4x8
+//   -> attention(q, k, v) {scale = 0.5}   (grouped-query: Hq 4, Hkv 2)
+// CHECK-LABEL: func.func @attention_gqa_repeat
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x4x8xf32>, %[[K:.*]]: tensor<1x2x4x8xf32>, %[[V:.*]]: tensor<1x2x4x8xf32>)
+// CHECK-NEXT: %[[R:.*]] = llm.attention %[[Q]], %[[K]], %[[V]] {scale = 5.000000e-01 : f32} : (tensor<1x4x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @attention_gqa_repeat(%q: tensor<1x4x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %c = llm.constant dense<0.5> : tensor<f32>
+  %k5 = llm.reshape %k : (tensor<1x2x4x8xf32>) -> tensor<1x2x1x4x8xf32>
+  %kb = llm.broadcast_to %k5 : (tensor<1x2x1x4x8xf32>) -> tensor<1x2x2x4x8xf32>
+  %kr = llm.reshape %kb : (tensor<1x2x2x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %v5 = llm.reshape %v : (tensor<1x2x4x8xf32>) -> tensor<1x2x1x4x8xf32>
+  %vb = llm.broadcast_to %v5 : (tensor<1x2x1x4x8xf32>) -> tensor<1x2x2x4x8xf32>
+  %vr = llm.reshape %vb : (tensor<1x2x2x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %kt = llm.transpose %kr {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x4x8x4xf32>
+  %s = llm.matmul %q, %kt : (tensor<1x4x4x8xf32>, tensor<1x4x8x4xf32>) -> tensor<1x4x4x4xf32>
+  %ss = llm.mul %s, %c : (tensor<1x4x4x4xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+  %p = llm.softmax %ss {axis = -1 : i64} : tensor<1x4x4x4xf32>
+  %o = llm.matmul %p, %vr : (tensor<1x4x4x4xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %o : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// Near miss (wrong scale position: the probabilities are scaled, not the
+// scores): untouched.
+// CHECK-LABEL: func.func @attention_scale_after_softmax
+// CHECK-NOT: llm.attention
+// CHECK: llm.softmax
+func.func @attention_scale_after_softmax(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %c = llm.constant dense<0.5> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32>
+  %p = llm.softmax %s {axis = -1 : i64} : tensor<1x2x4x4xf32>
+  %ps = llm.mul %p, %c : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %o = llm.matmul %ps, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  return %o : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// softmax((q * 0.25) @ k^T) @ v on rank-3 [B*H, S, D] operands (as
+// torch.nn.MultiheadAttention exports it, scale on the query)
+//   -> reshape(attention(reshape(q), reshape(k), reshape(v)) {scale = 0.25})
+// CHECK-LABEL: func.func @attention_rank3_scaled_query
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x8x16xf32>, %[[K:.*]]: tensor<2x8x16xf32>, %[[V:.*]]: tensor<2x8x16xf32>)
+// CHECK-NEXT: %[[Q4:.*]] = llm.reshape %[[Q]] : (tensor<2x8x16xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: %[[K4:.*]] = llm.reshape %[[K]] : (tensor<2x8x16xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: %[[V4:.*]] = llm.reshape %[[V]] : (tensor<2x8x16xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: %[[A:.*]] = llm.attention %[[Q4]], %[[K4]], %[[V4]] {scale = 2.500000e-01 : f32}
+// CHECK-NEXT: %[[R:.*]] = llm.reshape %[[A]] : (tensor<1x2x8x16xf32>) -> tensor<2x8x16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @attention_rank3_scaled_query(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %c = llm.constant dense<0.25> : tensor<f32>
+  %qs = llm.mul %q, %c : (tensor<2x8x16xf32>, tensor<f32>) -> tensor<2x8x16xf32>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 2, 1>} : (tensor<2x8x16xf32>) -> tensor<2x16x8xf32>
+  %s = llm.matmul %qs, %kt : (tensor<2x8x16xf32>, tensor<2x16x8xf32>) -> tensor<2x8x8xf32>
+  %p = llm.softmax %s {axis = 2 : i64} : tensor<2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<2x8x8xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
 }
