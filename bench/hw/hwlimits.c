@@ -11,21 +11,23 @@
 // and runs it under the same taskset and OMP_NUM_THREADS as the workloads).
 //
 //   hwlimits bw MIB REPS   read bandwidth: sums a MIB-MiB float array (first
-//                          touched by the thread that reads it) REPS times;
-//                          prints one line per rep, "bw WALL CPU" in GB/s
-//                          (10^9 bytes/s).
-//   hwlimits fma MS REPS   f32 FMA peak: each thread runs 12 independent
-//                          chains of 16-lane fused multiply-adds for about MS
-//                          milliseconds; prints "fma WALL CPU" in GFLOP/s per
-//                          rep (2 FLOPs per lane per FMA).
+//                          touched by the threads that read it) REPS times, in
+//                          16 MiB pieces each read by all threads and timed;
+//                          prints "bw WHOLE BEST" per rep in GB/s (10^9 B/s):
+//                          the whole array over the summed piece times, and
+//                          the fastest piece.
+//   hwlimits fma MS REPS   f32 FMA peak: MS bursts of about 1 ms, each thread
+//                          running 12 independent chains of 16-lane fused
+//                          multiply-adds; prints "fma WHOLE BEST CPU" per rep
+//                          in GFLOP/s (2 FLOPs per lane per FMA); CPU is the
+//                          rate per CPU second of the threads (FLOPs over
+//                          their mean CPU time): the compute limit of cores
+//                          not shared, however the run was scheduled.
 //
-// WALL is the work over the wall time of the rep: what the threads achieved
-// while sharing the machine. CPU is the sum over threads of each thread's work
-// over its own CPU time (CLOCK_THREAD_CPUTIME_ID): the rate while it actually
-// ran, which estimates the limit of cores that are not shared (on a loaded
-// machine WALL falls with the share of the cores the run gets; CPU does not).
-// The threads are OpenMP threads (OMP_NUM_THREADS). Each line is printed after
-// a rep, so the caller takes the median and best of the reps.
+// WHOLE is what the threads achieved over the rep, BEST the fastest piece or
+// burst: on a machine shared with other work a piece either runs undisturbed
+// or loses a time slice, so BEST estimates the limit of unshared cores. The
+// threads are OpenMP threads (OMP_NUM_THREADS).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +38,10 @@
 #include <time.h>
 
 typedef float v16f __attribute__((vector_size(64)));
+
+/// The read is timed in pieces of this many MiB (each larger than the last
+/// level cache, read once per rep).
+static const size_t kPieceMiB = 16;
 
 static double now(void) {
   struct timespec ts;
@@ -51,93 +57,119 @@ static double threadCpu(void) {
 
 static volatile float sink;
 
+// Reads a[begin, end) (vectors) with all threads; returns the sum.
+static float readRange(const v16f *a, size_t begin, size_t end) {
+  float total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    v16f s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+#pragma omp for schedule(static)
+    for (size_t i = begin; i < end; i += 4) {
+      s0 += a[i];
+      s1 += a[i + 1];
+      s2 += a[i + 2];
+      s3 += a[i + 3];
+    }
+    v16f s = s0 + s1 + s2 + s3;
+    for (int l = 0; l < 16; ++l)
+      total += s[l];
+  }
+  return total;
+}
+
 static int bandwidth(long mib, int reps) {
-  size_t n = (size_t)mib << 20;            // bytes
-  size_t nv = n / sizeof(v16f);            // vectors
+  size_t n = (size_t)mib << 20;             // bytes
+  size_t nv = n / sizeof(v16f);             // vectors
+  size_t piece = (kPieceMiB << 20) / sizeof(v16f);
   v16f *a = aligned_alloc(64, nv * sizeof(v16f));
   if (!a) {
     fprintf(stderr, "hwlimits: cannot allocate %ld MiB\n", mib);
     return 1;
   }
+  // First touch by the threads that read (static schedule, same split).
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < nv; ++i)
     for (int l = 0; l < 16; ++l)
       a[i][l] = (float)((i + l) & 7);
   for (int r = 0; r < reps; ++r) {
-    double t0 = now();
-    float total = 0;
-    double cpuRate = 0; // sum over threads of bytes / thread CPU seconds
-#pragma omp parallel reduction(+ : total, cpuRate)
-    {
-      v16f s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
-      double c0 = threadCpu();
-      size_t mine = 0;
-#pragma omp for schedule(static) nowait
-      for (size_t i = 0; i < nv; i += 4) {
-        mine += 4;
-        s0 += a[i];
-        s1 += a[i + 1];
-        s2 += a[i + 2];
-        s3 += a[i + 3];
-      }
-      double c = threadCpu() - c0;
-      if (c > 0)
-        cpuRate += mine * sizeof(v16f) / c;
-      v16f s = s0 + s1 + s2 + s3;
-      for (int l = 0; l < 16; ++l)
-        total += s[l];
+    double total = 0, best = 0;
+    float sum = 0;
+    for (size_t b = 0; b < nv; b += piece) {
+      size_t e = b + piece < nv ? b + piece : nv;
+      double t0 = now();
+      sum += readRange(a, b, e);
+      double t = now() - t0;
+      total += t;
+      double rate = (e - b) * sizeof(v16f) / t;
+      best = rate > best ? rate : best;
     }
-    double t = now() - t0;
-    sink = total;
-    printf("bw %.3f %.3f\n", n / t / 1e9, cpuRate / 1e9);
+    sink = sum;
+    printf("bw %.3f %.3f\n", n / total / 1e9, best / 1e9);
     fflush(stdout);
   }
   free(a);
   return 0;
 }
 
-static int fmaPeak(double ms, int reps) {
-  // Calibrate the iteration count on one thread so a rep takes about `ms`.
-  long iters = 1 << 16;
-  for (int r = -1; r < reps; ++r) {
-    double t0 = now();
-    float total = 0;
-    double cpuRate = 0; // sum over threads of FLOPs / thread CPU seconds
-#pragma omp parallel reduction(+ : total, cpuRate)
-    {
-      double c0 = threadCpu();
-      v16f acc[12];
-      v16f m = {0}, c = {0};
-      for (int l = 0; l < 16; ++l) {
-        m[l] = 0.999999f;
-        c[l] = 1e-7f * l;
-      }
-      for (int j = 0; j < 12; ++j)
-        for (int l = 0; l < 16; ++l)
-          acc[j][l] = (float)(j + l + omp_get_thread_num());
-      for (long i = 0; i < iters; ++i) {
+// `iters` rounds of 12 independent 16-lane FMAs on every thread; adds the
+// threads' CPU seconds to *cpu.
+static float fmaBurst(long iters, double *cpu) {
+  float total = 0;
+  double cpuSum = 0;
+#pragma omp parallel reduction(+ : total, cpuSum)
+  {
+    double c0 = threadCpu();
+    v16f acc[12];
+    v16f m = {0}, c = {0};
+    for (int l = 0; l < 16; ++l) {
+      m[l] = 0.999999f;
+      c[l] = 1e-7f * l;
+    }
+    for (int j = 0; j < 12; ++j)
+      for (int l = 0; l < 16; ++l)
+        acc[j][l] = (float)(j + l + omp_get_thread_num());
+    for (long i = 0; i < iters; ++i) {
 #pragma clang loop unroll(full)
-        for (int j = 0; j < 12; ++j)
-          acc[j] = __builtin_elementwise_fma(acc[j], m, c);
-        __asm__ volatile("" : "+v"(acc[0]), "+v"(acc[6]));
-      }
       for (int j = 0; j < 12; ++j)
-        for (int l = 0; l < 16; ++l)
-          total += acc[j][l];
-      double spent = threadCpu() - c0;
-      if (spent > 0)
-        cpuRate += 2.0 * 16 * 12 * (double)iters / spent;
+        acc[j] = __builtin_elementwise_fma(acc[j], m, c);
+      __asm__ volatile("" : "+v"(acc[0]), "+v"(acc[6]));
     }
+    for (int j = 0; j < 12; ++j)
+      for (int l = 0; l < 16; ++l)
+        total += acc[j][l];
+    cpuSum += threadCpu() - c0;
+  }
+  *cpu += cpuSum;
+  return total;
+}
+
+static int fmaPeak(double ms, int reps) {
+  // Calibrate a burst to about 1 ms (the fastest of a few tries).
+  long iters = 1 << 12;
+  double best = 1e9, cpu = 0;
+  for (int i = 0; i < 20; ++i) {
+    double t0 = now();
+    sink = fmaBurst(iters, &cpu);
     double t = now() - t0;
-    sink = total;
-    if (r < 0) {
-      // Calibration rep: scale to the requested duration.
-      double scale = (ms * 1e-3) / t;
-      iters = (long)(iters * (scale > 1 ? scale : 1));
-      continue;
+    best = t < best ? t : best;
+  }
+  iters = (long)(iters * (1e-3 / best)) + 1;
+  int bursts = (int)(ms > 1 ? ms : 1);
+  double flopsPerBurst = 2.0 * 16 * 12 * (double)iters * omp_get_max_threads();
+  for (int r = 0; r < reps; ++r) {
+    double total = 0, fastest = 1e9;
+    cpu = 0;
+    for (int b = 0; b < bursts; ++b) {
+      double t0 = now();
+      sink = fmaBurst(iters, &cpu);
+      double t = now() - t0;
+      total += t;
+      fastest = t < fastest ? t : fastest;
     }
-    double flops = 2.0 * 16 * 12 * (double)iters * omp_get_max_threads();
-    printf("fma %.3f %.3f\n", flops / t / 1e9, cpuRate / 1e9);
+    // Per CPU second: all threads' FLOPs over their mean CPU time.
+    double perCpu = flopsPerBurst * bursts / (cpu / omp_get_max_threads());
+    printf("fma %.3f %.3f %.3f\n", flopsPerBurst * bursts / total / 1e9,
+           flopsPerBurst / fastest / 1e9, perCpu / 1e9);
     fflush(stdout);
   }
   return 0;
