@@ -245,13 +245,18 @@ def compile(model, target="cpu", **options):
     return CompiledModel(native)
 
 
-def import_onnx(path, dims=None):
-    """Imports the ONNX model at `path` and returns the llm-dialect module as
-    MLIR text (one func.func @main; graph input/output names as `llm.name`
-    attributes). `dims` gives symbolic dimensions (see compile). Raises
-    FileNotFoundError for a missing file and ValueError with the importer's
-    diagnostics otherwise."""
-    path = os.fspath(path)
+def import_onnx(model, dims=None):
+    """Imports an ONNX model and returns the llm-dialect module as MLIR text
+    (one func.func @main; graph input/output names as `llm.name`
+    attributes). `model` is a path (str or os.PathLike; external data is
+    read next to it) or the serialized ModelProto (bytes, e.g.
+    `onnx_model.SerializeToString()`). `dims` gives symbolic dimensions (see
+    compile). Raises FileNotFoundError for a missing file and ValueError with
+    the importer's diagnostics otherwise."""
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return _llmc.import_onnx_buffer(bytes(model), "<bytes>",
+                                        _format_dims(dims))
+    path = os.fspath(model)
     if not os.path.isfile(path):
         raise FileNotFoundError("cannot open ONNX model %r: no such file"
                                 % path)

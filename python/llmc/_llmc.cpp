@@ -242,6 +242,26 @@ PYBIND11_MODULE(_llmc, m) {
       "as MLIR text. Raises ValueError with the diagnostics on failure.");
 
   m.def(
+      "import_onnx_buffer",
+      [](py::bytes bytes, const std::string &name, const std::string &dims) {
+        std::string data = bytes;
+        Context ctx;
+        std::string errors;
+        MlirModule module = llmcImportONNXBuffer(
+            ctx.get(), toRef(data), toRef(name), toRef(dims), appendToString,
+            &errors);
+        if (mlirModuleIsNull(module))
+          throw py::value_error(
+              message(errors, "cannot import the ONNX model"));
+        Module owned(module);
+        return print(owned);
+      },
+      py::arg("bytes"), py::arg("name"), py::arg("dims") = "",
+      "Imports a serialized ONNX ModelProto and returns the llm-dialect "
+      "module as MLIR text. Raises ValueError with the diagnostics on "
+      "failure.");
+
+  m.def(
       "run_pipeline",
       [](const std::string &text, const std::string &pipeline,
          const std::string &sourceName) {

@@ -59,6 +59,16 @@ print(text)
 # CHECK: llm.softmax
 # CHECK: llm.tanh
 
+# The serialized model (bytes) imports to the same module.
+assert llmc.import_onnx(model.SerializeToString(), dims={"batch": 2}) == text
+print("bytes: same module")
+# CHECK: bytes: same module
+try:
+    llmc.import_onnx(b"\x08\x07\x12\xff\xff not a model")
+except ValueError as e:
+    print("ValueError:", str(e).splitlines()[0])
+# CHECK: ValueError: <bytes>{{.*}}error: cannot parse '<bytes>' as an ONNX model
+
 compiled = llmc.compile(path, dims={"batch": 2})
 print(compiled)
 # CHECK: <llmc.CompiledModel @main (X: f32[2x4]) -> (Y: f32[2x3], Z: f32[2x4])>
