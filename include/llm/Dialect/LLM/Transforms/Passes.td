@@ -168,7 +168,13 @@ def LLMFusePass : Pass<"llm-fuse"> {
 
     Statistics: groups formed, ops fused (group members other than the
     anchor, duplicates included), producers duplicated, matmuls fused
-    horizontally.
+    horizontally. Release builds of LLVM compile pass statistics out, so
+    when the pass runs on a `builtin.module` the same figures are also set
+    in its `llm.report` dictionary (`fusion_groups`, `fused_ops`,
+    `duplicated_producers`, `horizontally_fused_matmuls`), which
+    `llmc compile --report` prints.
+
+    Errors: a negative `max-recompute-ops` or `max-fan-out`.
   }];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let options = [
