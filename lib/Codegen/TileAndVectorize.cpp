@@ -333,6 +333,35 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   return success();
 }
 
+LogicalResult
+mlir::llm::tileMatmulInPlaceForCPU(RewriterBase &rewriter, linalg::LinalgOp op,
+                                   const CPUTargetDescription &target) {
+  if (!isa<linalg::MatmulOp>(op) || !hasStaticTensorShapes(op) ||
+      op->getNumResults() != 1)
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.size() != 3 || llvm::any_of(ranges, [](int64_t r) {
+        return r <= 0;
+      }))
+    return failure();
+  SmallVector<int64_t> regSizes{
+      std::min(target.matmulRegisterTile[0], ranges[0]),
+      std::min(target.matmulRegisterTile[1], ranges[1]),
+      std::min(target.matmulRegisterTile[2], ranges[2])};
+  FailureOr<scf::SCFTilingResult> reg =
+      tileWith(rewriter, cast<TilingInterface>(op.getOperation()), regSizes,
+               scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(reg))
+    return failure();
+  reg->tiledOps.back()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+  SmallVector<scf::ForOp> loops;
+  for (LoopLikeOpInterface loop : reg->loops)
+    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+      loops.push_back(forOp);
+  linalg::peelLoops(rewriter, loops);
+  return success();
+}
+
 LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,
                                                 Operation *root,
                                                 int64_t &numVectorized) {
@@ -528,6 +557,18 @@ struct LLMTileAndVectorizePass
         if (succeeded(parallelizeOuterDimension(rewriter, op, *desc)))
           ++numOpsParallelized;
       }
+    }
+    // Tiles that a lowering placed in its own loop nest (flash attention):
+    // register tiles in place.
+    SmallVector<linalg::LinalgOp> inPlace;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorizeInPlaceAttr))
+        inPlace.push_back(op);
+    });
+    for (linalg::LinalgOp op : inPlace) {
+      op->removeAttr(kVectorizeInPlaceAttr);
+      if (vectorize && succeeded(tileMatmulInPlaceForCPU(rewriter, op, *desc)))
+        anyRegisterTiles = true;
     }
     // Transposes (big ones are inside their parallel loop by now): square
     // register tiles, vectorized below into vector.transpose.

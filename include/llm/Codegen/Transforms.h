@@ -98,6 +98,14 @@ LogicalResult parallelizeOuterDimension(RewriterBase &rewriter,
 /// broadcasts, shape casts) towards the 1-D ops convert-vector-to-llvm takes.
 void populateLLMLowerVectorsPatterns(RewritePatternSet &patterns);
 
+/// Tiles a static matmul that already sits inside a loop nest (marked with
+/// `kVectorizeInPlaceAttr`) into register tiles of `target` with scf.for
+/// loops (K innermost), peels partial tiles and marks the full ones for
+/// `vectorizeRegisterTiles`. Fails on other ops.
+LogicalResult tileMatmulInPlaceForCPU(RewriterBase &rewriter,
+                                      linalg::LinalgOp op,
+                                      const CPUTargetDescription &target);
+
 } // namespace mlir::llm
 
 #endif // LLM_CODEGEN_TRANSFORMS_H

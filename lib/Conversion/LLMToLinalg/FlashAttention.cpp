@@ -15,6 +15,7 @@
 //     m = -inf, l = 0, acc = 0                          // [Tq], [Tq], [Tq, Dv]
 //     scf.for j in [0, nkv) {                           // key/value tile j
 //       s     = Q_t K_j^T                               // [Tq, Tk] linalg.matmul
+//                                                       // (K_j^T copied first)
 //       x     = scale * s (+ mask | mask ? : -inf), excluded -> -inf
 //       m'    = max(m, rowmax(x))
 //       p     = exp(x - m'), alpha = exp(m - m')
@@ -35,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Codegen/TargetDescription.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -248,15 +250,21 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
           Value kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
           Value vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
 
-          // s = Q_t K_j^T: (i, j, d) -> q(i, d), k(j, d), s(i, j).
+          // s = Q_t K_j^T with K_j^T copied to [D, Tk] first (a small copy
+          // next to the matmul), so that both tile matmuls have the plain
+          // [M, K] x [K, N] layout that llm-tile-and-vectorize vectorizes
+          // in place (kVectorizeInPlaceAttr).
+          Value ktInit = tensor::EmptyOp::create(
+              lb, l, {dh, tk},
+              cast<RankedTensorType>(kTile.getType()).getElementType());
+          Value kT = linalg::TransposeOp::create(lb, l, kTile, ktInit,
+                                                 ArrayRef<int64_t>{1, 0})
+                         .getResult()[0];
           Value sInit = filledF32(lb, l, {tq, tk}, f32Const(lb, l, 0.0));
           auto qk = linalg::MatmulOp::create(lb, l, TypeRange{sInit.getType()},
-                                             ValueRange{qTile, kTile},
+                                             ValueRange{qTile, kT},
                                              ValueRange{sInit});
-          qk.setIndexingMapsAttr(lb.getAffineMapArrayAttr(
-              {AffineMap::get(3, 0, {d0, d2}, ctx),
-               AffineMap::get(3, 0, {d1, d2}, ctx),
-               AffineMap::get(3, 0, {d0, d1}, ctx)}));
+          qk->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
 
           // Logits: scale, mask, exclusions (-inf).
           SmallVector<Value> ins{qk.getResult(0)};
@@ -362,11 +370,11 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
               [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                 return arith::MulFOp::create(nb, nl, a[1], a[0]);
               });
-          Value accNew =
-              linalg::MatmulOp::create(lb, l, TypeRange{accScaled.getType()},
-                                       ValueRange{p, vTile},
-                                       ValueRange{accScaled})
-                  .getResult(0);
+          auto pv = linalg::MatmulOp::create(
+              lb, l, TypeRange{accScaled.getType()}, ValueRange{p, vTile},
+              ValueRange{accScaled});
+          pv->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
+          Value accNew = pv.getResult(0);
           scf::YieldOp::create(lb, l, ValueRange{mNew, lNew, accNew});
         });
 

@@ -28,7 +28,10 @@
 // CHECK: %[[KS:.+]] = arith.minsi %[[KN]]
 // CHECK: %[[KT:.+]] = tensor.extract_slice %[[K]][%[[B]], %[[KVH]], %[[KS]], 0] [1, 1, 16, 8] {{.*}} to tensor<16x8xf32>
 // CHECK: %[[VT:.+]] = tensor.extract_slice %[[V]][%[[B]], %[[KVH]], %[[KS]], 0] [1, 1, 16, 4] {{.*}} to tensor<16x4xf32>
-// CHECK: %[[S:.+]] = linalg.matmul indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}] ins(%[[QT]], %[[KT]] : tensor<16x8xf32>, tensor<16x8xf32>) outs(%{{.+}} : tensor<16x16xf32>)
+// K_j^T copied to [D, Tk]; both tile matmuls marked for in-place
+// vectorization by llm-tile-and-vectorize.
+// CHECK: %[[KTT:.+]] = linalg.transpose ins(%[[KT]] : tensor<16x8xf32>) outs(%{{.+}} : tensor<8x16xf32>) permutation = [1, 0]
+// CHECK: %[[S:.+]] = linalg.matmul {llm.vectorize_in_place} ins(%[[QT]], %[[KTT]] : tensor<16x8xf32>, tensor<8x16xf32>) outs(%{{.+}} : tensor<16x16xf32>)
 // CHECK: %[[MT:.+]] = tensor.extract_slice %[[M]][0, 0, %[[QS]], %[[KS]]] [1, 1, 16, 16] {{.*}} to tensor<16x16xi1>
 // CHECK: %[[X:.+]] = linalg.generic {{.*}} ins(%[[S]], %[[MT]] : tensor<16x16xf32>, tensor<16x16xi1>)
 // causal: j <= i + 0; overlap: j >= nominal start; i1 mask
@@ -47,7 +50,7 @@
 // CHECK: %[[LS:.+]] = linalg.generic {{.*}} ins(%[[ALPHA]] : tensor<16xf32>) outs(%[[LI]] : tensor<16xf32>)
 // CHECK: %[[LN:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<16x16xf32>) outs(%[[LS]] : tensor<16xf32>)
 // CHECK: %[[AS:.+]] = linalg.generic {{.*}} ins(%[[ALPHA]] : tensor<16xf32>) outs(%[[AI]] : tensor<16x4xf32>)
-// CHECK: %[[AN:.+]] = linalg.matmul ins(%[[P]], %[[VT]] : tensor<16x16xf32>, tensor<16x4xf32>) outs(%[[AS]] : tensor<16x4xf32>)
+// CHECK: %[[AN:.+]] = linalg.matmul {llm.vectorize_in_place} ins(%[[P]], %[[VT]] : tensor<16x16xf32>, tensor<16x4xf32>) outs(%[[AS]] : tensor<16x4xf32>)
 // CHECK: scf.yield %[[MN]], %[[LN]], %[[AN]]
 // out = l == 0 ? 0 : acc / l; only the rows this tile owns are stored.
 // CHECK: arith.divf
@@ -69,8 +72,8 @@ func.func @gqa_causal_mask_odd(%q: tensor<1x4x37x8xf32>, %k: tensor<1x2x37x8xf32
 // GENERIC: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}) in (1, 12, 4)
 // GENERIC-NOT: arith.minsi %{{.+}}, %c96
 // GENERIC: scf.for {{.*}} -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
-// GENERIC: linalg.matmul {{.*}} ins(%{{.+}}, %{{.+}} : tensor<32x64xf16>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
-// GENERIC: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// GENERIC: linalg.matmul {llm.vectorize_in_place} ins(%{{.+}}, %{{.+}} : tensor<32x64xf16>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// GENERIC: linalg.matmul {llm.vectorize_in_place} ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
 // GENERIC: arith.truncf %{{.+}} : f32 to f16
 // GENERIC: tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, 0] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<32x64xf16> into tensor<1x12x128x64xf16>
 // CHECK-LABEL: func.func @f16_default_tiles
