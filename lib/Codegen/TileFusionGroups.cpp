@@ -147,9 +147,10 @@ static void eraseDeadOps(RewriterBase &rewriter, Block &block) {
   }
 }
 
-LogicalResult mlir::llm::lowerFusionGroupForCPU(
-    RewriterBase &rewriter, Operation *groupOp,
-    const CPUTargetDescription &target, const CPUTilingOptions &options) {
+LogicalResult
+mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
+                                  const CPUTargetDescription &target,
+                                  const CPUTilingOptions &options) {
   auto group = cast<FusionGroupOp>(groupOp);
   Block &body = group.getBody().front();
   auto inGroup = [&](Operation *op) { return groupOp->isAncestor(op); };
@@ -166,8 +167,8 @@ LogicalResult mlir::llm::lowerFusionGroupForCPU(
         });
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
                                                        rewriter.getContext());
-    tensor::CollapseShapeOp::getCanonicalizationPatterns(
-        patterns, rewriter.getContext());
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                         rewriter.getContext());
     GreedyRewriteConfig config;
     config.setScope(&group.getBody());
     (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);

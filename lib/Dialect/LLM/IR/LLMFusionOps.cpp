@@ -22,9 +22,8 @@ YieldOp FusionGroupOp::getYield() {
 LogicalResult FusionGroupOp::verify() {
   TypeRange yielded = getYield().getValues().getTypes();
   if (yielded.size() != getNumResults())
-    return emitOpError() << "yields " << yielded.size()
-                         << " values but has " << getNumResults()
-                         << " results";
+    return emitOpError() << "yields " << yielded.size() << " values but has "
+                         << getNumResults() << " results";
   for (auto [i, pair] : llvm::enumerate(llvm::zip(yielded, getResultTypes())))
     if (std::get<0>(pair) != std::get<1>(pair))
       return emitOpError() << "yielded value #" << i << " has type "

@@ -44,8 +44,8 @@ using namespace mlir::llm;
 std::optional<int64_t> mlir::llm::getRecomputeCost(Operation *op) {
   if (isa<BroadcastToOp, CastOp>(op))
     return 0;
-  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ReluOp,
-          ReciprocalOp, SqrtOp, RsqrtOp>(op))
+  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ReluOp, ReciprocalOp,
+          SqrtOp, RsqrtOp>(op))
     return 1;
   if (isa<ExpOp, LogOp, TanhOp, ErfOp, SigmoidOp, PowOp>(op))
     return 4;
@@ -137,9 +137,9 @@ static FailureOr<ElementsAttr> concatConstants(ArrayRef<ElementsAttr> parts,
     int64_t rows = type.getDimSize(0);
     for (int64_t r = 0; r < rows; ++r)
       for (auto [part, d] : llvm::zip(parts, data)) {
-        size_t rowBytes =
-            static_cast<size_t>(cast<ShapedType>(part.getType()).getDimSize(1)) *
-            width;
+        size_t rowBytes = static_cast<size_t>(
+                              cast<ShapedType>(part.getType()).getDimSize(1)) *
+                          width;
         out.append(d.begin() + r * rowBytes, d.begin() + (r + 1) * rowBytes);
       }
   }
@@ -211,9 +211,8 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
     }
     if (siblings.size() < 2)
       return rewriter.notifyMatchFailure(op, "no sibling matmul");
-    llvm::sort(siblings, [](MatmulOp a, MatmulOp b) {
-      return a->isBeforeInBlock(b);
-    });
+    llvm::sort(siblings,
+               [](MatmulOp a, MatmulOp b) { return a->isBeforeInBlock(b); });
     // Rewrite once, from the first sibling.
     if (siblings.front() != op)
       return failure();
@@ -365,8 +364,8 @@ void mlir::llm::formFusionGroups(RewriterBase &rewriter, Block &block,
         continue;
       }
       int64_t cost = *getRecomputeCost(op);
-      int64_t fanOut = std::distance(op->getUsers().begin(),
-                                     op->getUsers().end());
+      int64_t fanOut =
+          std::distance(op->getUsers().begin(), op->getUsers().end());
       if (cost != 0 &&
           (cost > options.maxRecomputeOps || fanOut > options.maxFanOut))
         continue;
@@ -394,30 +393,31 @@ void mlir::llm::formFusionGroups(RewriterBase &rewriter, Block &block,
   for (SmallVector<Operation *> &members : groups) {
     if (members.size() < 2 && isa<MatmulOp>(members.front()))
       continue;
-    llvm::sort(members,
-               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(members, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
     Operation *tail = members.back();
     llvm::SmallPtrSet<Operation *, 8> inGroup(members.begin(), members.end());
     // Only the last op's values may leave the group (true by construction;
     // checked so that a violation never produces invalid IR).
-    bool closed = llvm::all_of(ArrayRef(members).drop_back(), [&](Operation *m) {
-      return llvm::all_of(m->getUsers(),
-                          [&](Operation *u) { return inGroup.contains(u); });
-    });
+    bool closed =
+        llvm::all_of(ArrayRef(members).drop_back(), [&](Operation *m) {
+          return llvm::all_of(
+              m->getUsers(), [&](Operation *u) { return inGroup.contains(u); });
+        });
     if (!closed)
       continue;
     rewriter.setInsertionPoint(tail);
-    auto group = FusionGroupOp::create(rewriter, tail->getLoc(),
-                                       tail->getResultTypes());
+    auto group =
+        FusionGroupOp::create(rewriter, tail->getLoc(), tail->getResultTypes());
     Block *body = rewriter.createBlock(&group.getBody());
     for (Operation *m : members)
       m->moveBefore(body, body->end());
     rewriter.setInsertionPointToEnd(body);
     YieldOp::create(rewriter, tail->getLoc(), tail->getResults());
     rewriter.replaceUsesWithIf(
-        tail->getResults(), group.getResults(), [&](OpOperand &use) {
-          return !group->isAncestor(use.getOwner());
-        });
+        tail->getResults(), group.getResults(),
+        [&](OpOperand &use) { return !group->isAncestor(use.getOwner()); });
     ++stats.groups;
   }
 }
@@ -459,8 +459,7 @@ struct LLMFusePass : llm::impl::LLMFusePassBase<LLMFusePass> {
       recordReportValue(module, "fusion_groups", stats.groups);
       recordReportValue(module, "fused_ops", stats.opsFused);
       recordReportValue(module, "duplicated_producers", stats.duplicated);
-      recordReportValue(module, "horizontally_fused_matmuls",
-                        horizontalFused);
+      recordReportValue(module, "horizontally_fused_matmuls", horizontalFused);
     }
   }
 
