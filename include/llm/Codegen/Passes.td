@@ -93,6 +93,10 @@ def LLMTileAndVectorizePass
       vectorized here (LLVM's loop vectorizer handles their inner loops).
     * 2-D `linalg.transpose`: square tiles of one vector length (peeled),
       vectorized into `vector.transpose` (lowered to shuffles).
+    * `linalg.matmul` marked `llm.vectorize_in_place` (the tile matmuls of
+      the flash-attention lowering, already inside their own loop nest):
+      register tiles in place (`scf.for`, peeled, no outer loop), vectorized
+      like the above; the marker is removed (also when `vectorize` is off).
     * `linalg.matmul` whose B operand is stored [N, K] (transpose_b, the
       layout of weights) with at least two register tiles of rows: B is first
       transposed into a [K, N] copy so that the register tiles read rows of

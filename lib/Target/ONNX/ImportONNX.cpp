@@ -1230,9 +1230,59 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
       return failure();
     ins.push_back(*e);
   }
-  if (!allConst(ins))
-    return nodeError(node) << "Where on runtime values is not supported (the "
-                              "llm dialect has no select op)";
+  if (!allConst(ins)) {
+    // Masked attention scores, torch's masked_fill(~mask, -inf): a constant
+    // condition, one runtime float operand s and a constant that is -inf
+    // everywhere -> s + where(c, 0, -inf) (or where(c, -inf, 0)), a constant
+    // additive mask: exact, as s + 0 = s and s + -inf = -inf for finite s
+    // (llm-recompose then reads it as an attention mask).
+    Entry *cond = ins[0];
+    bool runtimeIsX = !ins[1]->constant;
+    Entry *runtime = runtimeIsX ? ins[1] : ins[2];
+    Entry *fill = runtimeIsX ? ins[2] : ins[1];
+    auto allNegInf = [](const ConstTensor &t) {
+      if (!isFloatDType(t.dtype))
+        return false;
+      for (int64_t i = 0, e = product(t.shape); i < e; ++i) {
+        double v = t.getDouble(i);
+        if (!(std::isinf(v) && v < 0))
+          return false;
+      }
+      return true;
+    };
+    int dtype = dtypeOf(*runtime);
+    if (!cond->constant || runtime->constant || !fill->constant ||
+        !allNegInf(*fill->constant) ||
+        (dtype != TensorProto::FLOAT && dtype != TensorProto::FLOAT16 &&
+         dtype != TensorProto::BFLOAT16))
+      return nodeError(node)
+             << "Where on runtime values is supported only as masked_fill "
+                "with -inf (a constant condition, a runtime float operand and "
+                "a -inf constant); the llm dialect has no select op";
+    const ConstTensor &c = *cond->constant, &f = *fill->constant;
+    auto maskShape = broadcastShapes(c.shape, f.shape);
+    auto outShape = maskShape ? broadcastShapes(*maskShape, shapeOf(*runtime))
+                              : std::nullopt;
+    if (!outShape)
+      return nodeError(node) << "operand shapes do not broadcast";
+    SmallVector<int64_t> sc = stridesOf(c.shape);
+    ConstTensor mask = ConstTensor::zeros(dtype, *maskShape);
+    double ninf = -std::numeric_limits<double>::infinity();
+    forEachIndex(*maskShape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+      bool take = c.getInt(broadcastIndex(idx, c.shape, sc));
+      mask.setDouble(flat, take == runtimeIsX ? 0.0 : ninf);
+    });
+    Entry maskEntry;
+    maskEntry.constant = std::move(mask);
+    FailureOr<Value> s = materialize(node, *runtime);
+    FailureOr<Value> m = materialize(node, maskEntry);
+    if (failed(s) || failed(m))
+      return failure();
+    setOutput(node, 0,
+              createBinary("Add", nodeLoc(node),
+                           tensorType(*outShape, elemTypeOf(*s)), *s, *m));
+    return success();
+  }
   const ConstTensor &c = *ins[0]->constant, &x = *ins[1]->constant,
                     &y = *ins[2]->constant;
   auto s = broadcastShapes(c.shape, x.shape);

@@ -18,6 +18,9 @@ Also writes OUTPUT.onnx.npz with the inputs (`in<i>`) and torch's outputs
               tanh-GELU MLP, final LayerNorm and LM head (default opset 13).
   llama       a one-block LLaMA-style model: RMSNorm, RoPE, grouped-query
               attention, SwiGLU (default opset 14).
+  gpt2_masked_fill
+              gpt2 with nanoGPT's attention mask instead: a bool tril buffer
+              and att.masked_fill(mask == 0, -inf) (exports as Where).
   encoder     nn.TransformerEncoderLayer (batch_first, eval; default
               opset 14).
   ln_gelu     LayerNorm + Linear + erf-GELU on 3-D and 2-D inputs (default
@@ -34,9 +37,10 @@ import torch.nn.functional as F
 
 
 class Block(nn.Module):
-    def __init__(self, d, heads, max_seq):
+    def __init__(self, d, heads, max_seq, masked_fill=False):
         super().__init__()
         self.heads = heads
+        self.masked_fill = masked_fill
         self.ln_1 = nn.LayerNorm(d)
         self.c_attn = nn.Linear(d, 3 * d)
         self.c_proj = nn.Linear(d, d)
@@ -45,6 +49,8 @@ class Block(nn.Module):
         self.c_proj2 = nn.Linear(4 * d, d)
         mask = torch.full((max_seq, max_seq), -1e4).triu(1)
         self.register_buffer("mask", mask.view(1, 1, max_seq, max_seq))
+        tril = torch.tril(torch.ones(max_seq, max_seq, dtype=torch.bool))
+        self.register_buffer("bias", tril.view(1, 1, max_seq, max_seq))
 
     def attn(self, x):
         b, t, c = x.size()
@@ -54,7 +60,10 @@ class Block(nn.Module):
         k = k.view(b, t, self.heads, hd).transpose(1, 2)
         v = v.view(b, t, self.heads, hd).transpose(1, 2)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
-        att = att + self.mask[:, :, :t, :t]
+        if self.masked_fill:
+            att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        else:
+            att = att + self.mask[:, :, :t, :t]
         att = F.softmax(att, dim=-1)
         y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)
         return self.c_proj(y)
@@ -72,11 +81,11 @@ class Block(nn.Module):
 
 
 class TinyGPT2(nn.Module):
-    def __init__(self, vocab=64, d=32, heads=4, max_seq=16):
+    def __init__(self, vocab=64, d=32, heads=4, max_seq=16, masked_fill=False):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(max_seq, d)
-        self.block = Block(d, heads, max_seq)
+        self.block = Block(d, heads, max_seq, masked_fill)
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, vocab, bias=False)
 
@@ -167,9 +176,9 @@ class LnGelu(nn.Module):
 def main():
     name, out = sys.argv[1], sys.argv[2]
     torch.manual_seed(0)
-    if name == "gpt2":
+    if name in ("gpt2", "gpt2_masked_fill"):
         opset = int(sys.argv[3]) if len(sys.argv) > 3 else 13
-        m = TinyGPT2().eval()
+        m = TinyGPT2(masked_fill=name == "gpt2_masked_fill").eval()
         args = (torch.randint(0, 64, (1, 8)),)
         names = (["input_ids"], ["logits"])
     elif name == "llama":

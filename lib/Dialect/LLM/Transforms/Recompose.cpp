@@ -10,7 +10,8 @@
 // (torch.onnx.export below opset 17, hand-written graphs, ...) spell fused
 // operations out as chains of elementwise ops and reductions; the patterns
 // recognize those chains and rebuild `llm.layer_norm`, `llm.rms_norm`,
-// `llm.gelu`, `llm.silu` and `llm.attention`.
+// `llm.gelu`, `llm.silu`, `llm.rope` and `llm.attention` (and turn constant
+// causal attention masks into `{causal}`).
 //
 // Every pattern is anchored at the last op of its chain and checks that:
 //  * each intermediate value of the chain is used only inside the chain (a

@@ -96,6 +96,29 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       Any rank-4 transpose `transpose(k', p)` is accepted as `k^T`: the key
       becomes `transpose(k', p with its last two entries swapped)` (GPT-2
       exports `transpose(k', [0, 2, 3, 1])` of a `[B, S, H, D]` tensor).
+      The scale may sit on `q` instead (`q / c`, `q * c`). Key/value heads
+      repeated as torch exports grouped-query attention
+      (`reshape(broadcast_to(reshape(x) : [B, Hkv, 1, S, D]) : [B, Hkv, G,
+      S, D]) : [B, Hkv*G, S, D]`, on both `k` and `v`) are replaced by `x`
+      (`Hq = G * Hkv`). Rank-3 `[B*H, S, D]` operands
+      (`torch.nn.MultiheadAttention`) are reshaped to `[1, B*H, S, D]`
+      around the `llm.attention`;
+    * `llm.attention` with a constant mask that is causal over its last two
+      dims (other dims 1): kept (`i1` true, float 0) exactly where
+      `j <= i + (Skv - Sq)`, excluded (`i1` false, float `-inf` or any value
+      `<= -1e4`) elsewhere -> `{causal}` without the mask; a mask that keeps
+      everything is dropped. Float `-1e4` (GPT-2's buffer) counts as
+      excluded because `exp(-1e4 + gap)` is 0 in f32 unless a masked logit
+      exceeds the row's largest kept logit by more than ~9896;
+    * `x * cos + rotate_half(x) * sin` with `rotate_half(x) = concat(-x[...,
+      D/2:], x[..., :D/2], axis = -1)` (as torch exports Hugging Face LLaMA:
+      Slice/Neg/Concat/Mul/Add) and constant `cos`/`sin` tables of shape
+      `[1, ..., 1, S, D]` -> `llm.rope(x, positions = [0, ..., S-1])
+      {theta}`. `theta` is recovered from the slowest frequency of the
+      tables (10000 when they cannot tell: `D = 2` or `S = 1`; snapped to an
+      integer within 1e-5) and every entry must equal the `llm.rope`
+      definition within `1e-4 + 1e-6 * |angle|`; tables that are not
+      constants, of other positions or another formula stay untouched.
 
     Commutative operands match in either order. A chain is rewritten only
     when each intermediate value is used inside the chain alone, when the
