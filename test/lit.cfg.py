@@ -26,7 +26,8 @@ llvm_config.use_default_substitutions()
 # RUN lines use `not`, `FileCheck`, `count` from LLVM's tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%omp_lib", config.omp_lib))
-llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS"])
+llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS",
+                                    "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 # Debian's numpy/onnx/torch live in /usr/lib/python3/dist-packages.
 llvm_config.with_environment("PYTHONPATH", [
     os.path.join(config.llmc_src_root, "test", "lib"),
