@@ -29,7 +29,8 @@ config.substitutions.append(("%omp_lib", config.omp_lib))
 # The mlir-opt plugin (tools/llm-plugin).
 config.substitutions.append(("%llm_plugin", os.path.join(
     config.llmc_obj_root, "lib", "LLMPlugin.so")))
-llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS"])
+llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS",
+                                    "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 # Debian's numpy/onnx/torch live in /usr/lib/python3/dist-packages.
 llvm_config.with_environment("PYTHONPATH", [
     os.path.join(config.llmc_src_root, "test", "lib"),

@@ -739,7 +739,7 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
     }
     SmallString<256> path(externalDataDir);
     llvm::sys::path::append(path, location);
-    if (!llvm::sys::fs::is_regular_file(path)) {
+    if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
       emitError(loc) << "cannot read external data file '" << path
                      << "' of tensor '" << t.name()
                      << "': not a regular file";

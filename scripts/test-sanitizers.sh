@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds llmc with AddressSanitizer + UndefinedBehaviorSanitizer (and
+# assertions, and the libFuzzer targets, which share this build) into
+# ${LLMC_ASAN_BUILD_DIR:-build-asan} and runs the whole lit suite under it.
+# Nightly-style: a cold build takes ~15 min on 2 cores, the suite ~10 min.
+#
+#   scripts/test-sanitizers.sh [LIT ARGS...]     e.g. -sv, or a test path
+#
+# Only llmc's code is instrumented: libMLIR.so, libLLVM.so and the JIT-compiled
+# model code are not (ASan still intercepts their malloc/free). Leak checking
+# is off: MLIR's and LLVM's global registries are intentionally never freed.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${LLMC_ASAN_BUILD_DIR:-$root/build-asan}"
+LLMC_BUILD_DIR="$build" LLMC_SANITIZE=1 LLMC_FUZZ=1 LLMC_ASSERTIONS=1 \
+  "$root/scripts/build.sh"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:detect_odr_violation=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+if [ "$#" -eq 0 ]; then set -- -sv "$build/test"; fi
+exec /usr/lib/llvm-22/bin/lit "$@"
