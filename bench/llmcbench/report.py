@@ -122,6 +122,10 @@ def markdown(result):
                  v.get("openblas_core", "?"),
                  " **Quick (smoke) run: few calls, figures not meaningful.**"
                  if result.get("quick") else ""))
+    if result.get("partial"):
+        L.append("")
+        L.append("**Partial run: the run stopped before its last workload; the "
+                 "workloads below are the ones it finished.**")
     L.append("")
     if load:
         L.append("Machine load during the run (1-minute load average, %d cores): "
