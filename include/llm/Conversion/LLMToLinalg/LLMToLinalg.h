@@ -18,6 +18,12 @@ namespace llm {
 /// linalg/tensor/arith/math on tensors (see `convert-llm-to-linalg`).
 void populateLLMToLinalgConversionPatterns(RewritePatternSet &patterns);
 
+/// Populates `patterns` with the lowerings of the ops on runtime data
+/// (`llm.compare`, logical ops, `llm.select`, `llm.gather`, `llm.reverse`,
+/// `llm.log_softmax`, `llm.argmax`/`argmin`, `llm.reduce_min`/`reduce_prod`);
+/// part of populateLLMToLinalgConversionPatterns.
+void populateLLMToLinalgDataPatterns(RewritePatternSet &patterns);
+
 } // namespace llm
 } // namespace mlir
 
