@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the machine (Debian packages), builds llmc and runs every test: the lit
 # suite (dialect, passes, pipelines, driver, integration tests executed on the CPU).
-# Ends with lit's summary and a plain "N passed, N failed" line.
+# Ends with lit's summary, a plain "N passed, N failed" line and the ONNX
+# node-test conformance summary.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${LLMC_BUILD_DIR:-$root/build}"
@@ -17,4 +18,8 @@ failed=$(grep -cE '^(FAIL|XPASS|UNRESOLVED|TIMEOUT): ' "$log" || true)
 skipped=$(grep -cE '^(UNSUPPORTED|SKIPPED): ' "$log" || true)
 rm -f "$log"
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+# The ONNX backend node-test conformance counts (written by
+# test/Target/ONNX/onnx-node-conformance.test).
+conformance="$build/test/Target/ONNX/Output/onnx-node-conformance.test.tmp.summary"
+if [ -f "$conformance" ]; then cat "$conformance"; fi
 exit "$rc"

@@ -380,6 +380,95 @@ def _reduce(fn, name):
 reduce_sum = _reduce(np.sum, "reduce_sum")
 reduce_mean = _reduce(np.mean, "reduce_mean")
 reduce_max = _reduce(np.max, "reduce_max")
+reduce_min = _reduce(np.min, "reduce_min")
+reduce_prod = _reduce(np.prod, "reduce_prod")
+
+#===----------------------------------------------------------------------===#
+# Runtime data: comparisons, logical ops, select, gather, reverse,
+# log-softmax, arg-reductions
+#===----------------------------------------------------------------------===#
+
+_PREDICATES = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+
+
+def compare(predicate, lhs, rhs):
+  """llm.compare: numpy comparison with broadcasting (bool result; NaN
+  compares unequal, so only `ne` is true for it)."""
+  return _PREDICATES[predicate](np.asarray(lhs), np.asarray(rhs))
+
+
+def logical_and(lhs, rhs):
+  """llm.logical_and on bool arrays (broadcasting)."""
+  return np.logical_and(lhs, rhs)
+
+
+def logical_or(lhs, rhs):
+  """llm.logical_or on bool arrays (broadcasting)."""
+  return np.logical_or(lhs, rhs)
+
+
+def logical_xor(lhs, rhs):
+  """llm.logical_xor on bool arrays (broadcasting)."""
+  return np.logical_xor(lhs, rhs)
+
+
+def logical_not(x):
+  """llm.logical_not on a bool array."""
+  return np.logical_not(x)
+
+
+def select(condition, true_value, false_value):
+  """llm.select: numpy.where with broadcasting of all three operands."""
+  return np.where(np.asarray(condition, dtype=bool), true_value, false_value)
+
+
+def gather(x, indices, axis=0):
+  """llm.gather: numpy.take along `axis`; negative indices count from the
+  end, indices still out of range are clamped (llmc's choice)."""
+  x = np.asarray(x)
+  axis = axis % x.ndim
+  n = x.shape[axis]
+  idx = np.asarray(indices).astype(np.int64)
+  idx = np.clip(np.where(idx < 0, idx + n, idx), 0, n - 1)
+  return np.take(x, idx, axis=axis)
+
+
+def reverse(x, dimensions):
+  """llm.reverse: numpy.flip over `dimensions`."""
+  return np.ascontiguousarray(np.flip(np.asarray(x), axis=tuple(dimensions)))
+
+
+def log_softmax(x, axis=-1, dtype=None):
+  """llm.log_softmax: x - max - log(sum(exp(x - max))) along `axis`."""
+  dtype = dtype or dtype_of(x)
+  x = _f64(x)
+  m = np.max(x, axis=axis, keepdims=True)
+  s = np.sum(np.exp(x - m), axis=axis, keepdims=True)
+  return round_to(x - m - np.log(s), dtype)
+
+
+def _arg_reduce(fn, name):
+  def op(x, axis=0, keepdims=True, select_last_index=False):
+    x = _f64(x)
+    axis = axis % x.ndim
+    if select_last_index:
+      flipped = np.flip(x, axis=axis)
+      r = x.shape[axis] - 1 - fn(flipped, axis=axis)
+    else:
+      r = fn(x, axis=axis)
+    r = np.asarray(r, dtype=np.int64)
+    return np.expand_dims(r, axis) if keepdims else r
+  op.__name__ = name
+  op.__doc__ = (f"llm.{name}: index (int64) along `axis`, first among equal "
+                "values or the last with `select_last_index`; NaNs ignored.")
+  return op
+
+
+argmax = _arg_reduce(np.nanargmax, "argmax")
+argmin = _arg_reduce(np.nanargmin, "argmin")
 
 _INT_RANGES = {
     "i8": (np.int8, -(2**7), 2**7 - 1),

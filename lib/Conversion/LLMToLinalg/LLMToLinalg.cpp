@@ -1350,6 +1350,7 @@ void mlir::llm::populateLLMToLinalgConversionPatterns(
   patterns.add<ReduceLowering<ReduceSumOp, ReduceKind::Sum>,
                ReduceLowering<ReduceMeanOp, ReduceKind::Mean>,
                ReduceLowering<ReduceMaxOp, ReduceKind::Max>>(ctx);
+  populateLLMToLinalgDataPatterns(patterns);
 }
 
 namespace {

@@ -44,6 +44,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -619,6 +620,14 @@ private:
   LogicalResult importUnary(const onnx::NodeProto &node);
   LogicalResult importCompare(const onnx::NodeProto &node);
   LogicalResult importWhere(const onnx::NodeProto &node);
+  LogicalResult importRuntimeCompare(const onnx::NodeProto &node,
+                                     ArrayRef<Entry *> ins);
+  LogicalResult importArgReduce(const onnx::NodeProto &node);
+  LogicalResult importLayerNormStats(const onnx::NodeProto &node, Value x,
+                                     int64_t axis, float eps);
+  /// A rank-0 constant `value` of ONNX type `dtype` as a runtime value.
+  FailureOr<Value> scalarConstant(const onnx::NodeProto &node, double value,
+                                  int dtype);
   LogicalResult importMatMul(const onnx::NodeProto &node);
   LogicalResult importGemm(const onnx::NodeProto &node);
   LogicalResult importSoftmax(const onnx::NodeProto &node);
@@ -851,9 +860,12 @@ ElementsAttr Importer::constantAttr(const ConstTensor &t, StringRef blobName,
   auto type = tensorType(t.shape, elemType);
   int64_t n = t.numel();
   // Scalars and splats of folded values stay readable inline literals; the
-  // bool type has no compact resource layout, so it stays inline too.
-  bool inlineIt = t.dtype == TensorProto::BOOL ||
-                  (!forceResource && (n <= 1 || t.isSplat()));
+  // bool type has no compact resource layout, so it stays inline too. A
+  // one-element initializer is inlined as well: a rank-0 `dense_resource`
+  // global crashes MLIR 22's memref-to-LLVM lowering (ElementsAttr
+  // iteration), and one element gains nothing from a blob.
+  bool inlineIt = t.dtype == TensorProto::BOOL || n <= 1 ||
+                  (!forceResource && t.isSplat());
   if (!inlineIt) {
     // The blob shares the tensor's bytes: no copy of the weights.
     std::shared_ptr<std::vector<char>> keep = t.bytes;
@@ -1162,8 +1174,9 @@ LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
   return success();
 }
 
-// Equal/Less/Greater/LessOrEqual/GreaterOrEqual/And/Or/Xor/Not: constants
-// only (the llm dialect has no comparison or logical ops yet).
+// Equal/Less/Greater/LessOrEqual/GreaterOrEqual/And/Or/Xor/Not: folded on
+// constants; otherwise llm.compare (constant operands converted to the
+// runtime operand's type) or llm.logical_* on i1 tensors.
 LogicalResult Importer::importCompare(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   SmallVector<Entry *> ins;
@@ -1174,9 +1187,7 @@ LogicalResult Importer::importCompare(const onnx::NodeProto &node) {
     ins.push_back(*e);
   }
   if (!allConst(ins))
-    return nodeError(node) << op
-                           << " on runtime values is not supported (the llm "
-                              "dialect has no comparison/logical ops)";
+    return importRuntimeCompare(node, ins);
   if (op == "Not") {
     const ConstTensor &c = *ins[0]->constant;
     ConstTensor out = ConstTensor::zeros(TensorProto::BOOL, c.shape);
@@ -1221,7 +1232,70 @@ LogicalResult Importer::importCompare(const onnx::NodeProto &node) {
   return success();
 }
 
-// Where(cond, x, y): constants only (no llm select op yet).
+// The runtime case of importCompare: And/Or/Xor/Not need bool operands;
+// comparisons take any llm element type (both operands the same).
+LogicalResult Importer::importRuntimeCompare(const onnx::NodeProto &node,
+                                             ArrayRef<Entry *> ins) {
+  StringRef op = node.op_type();
+  Location loc = nodeLoc(node);
+  bool logical = llvm::is_contained({"And", "Or", "Xor", "Not"}, op);
+  if (op == "Not" ? ins.size() != 1 : ins.size() != 2)
+    return nodeError(node) << "expects " << (op == "Not" ? 1 : 2)
+                           << " inputs";
+  // The element type comes from a runtime operand.
+  int dtype = TensorProto::UNDEFINED;
+  for (Entry *e : ins)
+    if (!e->constant) {
+      dtype = dtypeOf(*e);
+      break;
+    }
+  if (logical && dtype != TensorProto::BOOL)
+    return nodeError(node) << op << " on runtime " << dtypeName(dtype)
+                           << " tensors is not supported (ONNX takes bool)";
+  SmallVector<Value> vals;
+  for (Entry *e : ins) {
+    if (!e->constant && dtypeOf(*e) != dtype)
+      return nodeError(node) << "operands have different element types ("
+                             << dtypeName(dtype) << " vs "
+                             << dtypeName(dtypeOf(*e)) << ")";
+    FailureOr<Value> v = materializeAs(node, *e, dtype);
+    if (failed(v))
+      return failure();
+    vals.push_back(*v);
+  }
+  if (op == "Not") {
+    setOutput(node, 0,
+              LogicalNotOp::create(builder, loc, vals[0].getType(), vals[0]));
+    return success();
+  }
+  auto shape = broadcastShapes(shapeOf(vals[0]), shapeOf(vals[1]));
+  if (!shape)
+    return nodeError(node) << "operand shapes " << shapeStr(shapeOf(vals[0]))
+                           << " and " << shapeStr(shapeOf(vals[1]))
+                           << " do not broadcast";
+  RankedTensorType type = tensorType(*shape, builder.getI1Type());
+  Value r;
+  if (op == "And")
+    r = LogicalAndOp::create(builder, loc, type, vals[0], vals[1]);
+  else if (op == "Or")
+    r = LogicalOrOp::create(builder, loc, type, vals[0], vals[1]);
+  else if (op == "Xor")
+    r = LogicalXorOp::create(builder, loc, type, vals[0], vals[1]);
+  else {
+    ComparePredicate p = llvm::StringSwitch<ComparePredicate>(op)
+                             .Case("Equal", ComparePredicate::EQ)
+                             .Case("Less", ComparePredicate::LT)
+                             .Case("LessOrEqual", ComparePredicate::LE)
+                             .Case("Greater", ComparePredicate::GT)
+                             .Default(ComparePredicate::GE);
+    r = CompareOp::create(builder, loc, type, p, vals[0], vals[1]);
+  }
+  setOutput(node, 0, r);
+  return success();
+}
+
+// Where(cond, x, y): folded on constants, otherwise llm.select (constant
+// operands converted to the runtime value's type).
 LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
   SmallVector<Entry *> ins;
   for (int i = 0; i < 3; ++i) {
@@ -1251,36 +1325,61 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
       return true;
     };
     int dtype = dtypeOf(*runtime);
-    if (!cond->constant || runtime->constant || !fill->constant ||
+    bool maskedFill = !(!cond->constant || runtime->constant || !fill->constant ||
         !allNegInf(*fill->constant) ||
         (dtype != TensorProto::FLOAT && dtype != TensorProto::FLOAT16 &&
-         dtype != TensorProto::BFLOAT16))
-      return nodeError(node)
-             << "Where on runtime values is supported only as masked_fill "
-                "with -inf (a constant condition, a runtime float operand and "
-                "a -inf constant); the llm dialect has no select op";
-    const ConstTensor &c = *cond->constant, &f = *fill->constant;
-    auto maskShape = broadcastShapes(c.shape, f.shape);
-    auto outShape = maskShape ? broadcastShapes(*maskShape, shapeOf(*runtime))
-                              : std::nullopt;
-    if (!outShape)
+         dtype != TensorProto::BFLOAT16)));
+    if (maskedFill) {
+      const ConstTensor &c = *cond->constant, &f = *fill->constant;
+      auto maskShape = broadcastShapes(c.shape, f.shape);
+      auto outShape = maskShape ? broadcastShapes(*maskShape, shapeOf(*runtime))
+                                : std::nullopt;
+      if (!outShape)
+        return nodeError(node) << "operand shapes do not broadcast";
+      SmallVector<int64_t> sc = stridesOf(c.shape);
+      ConstTensor mask = ConstTensor::zeros(dtype, *maskShape);
+      double ninf = -std::numeric_limits<double>::infinity();
+      forEachIndex(*maskShape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+        bool take = c.getInt(broadcastIndex(idx, c.shape, sc));
+        mask.setDouble(flat, take == runtimeIsX ? 0.0 : ninf);
+      });
+      Entry maskEntry;
+      maskEntry.constant = std::move(mask);
+      FailureOr<Value> s = materialize(node, *runtime);
+      FailureOr<Value> m = materialize(node, maskEntry);
+      if (failed(s) || failed(m))
+        return failure();
+      setOutput(node, 0,
+                createBinary("Add", nodeLoc(node),
+                             tensorType(*outShape, elemTypeOf(*s)), *s, *m));
+      return success();
+    }
+    // General select on runtime data.
+    if (dtypeOf(*ins[0]) != TensorProto::BOOL)
+      return nodeError(node) << "condition must be bool, got "
+                             << dtypeName(dtypeOf(*ins[0]));
+    dtype = !ins[1]->constant ? dtypeOf(*ins[1])
+            : !ins[2]->constant ? dtypeOf(*ins[2])
+                                : dtypeOf(*ins[1]);
+    SmallVector<Value> vals;
+    for (auto [i, e] : llvm::enumerate(ins)) {
+      if (i > 0 && !e->constant && dtypeOf(*e) != dtype)
+        return nodeError(node) << "X and Y have different element types";
+      FailureOr<Value> v =
+          i == 0 ? materialize(node, *e) : materializeAs(node, *e, dtype);
+      if (failed(v))
+        return failure();
+      vals.push_back(*v);
+    }
+    auto shape = broadcastShapes(shapeOf(vals[0]), shapeOf(vals[1]));
+    if (shape)
+      shape = broadcastShapes(*shape, shapeOf(vals[2]));
+    if (!shape)
       return nodeError(node) << "operand shapes do not broadcast";
-    SmallVector<int64_t> sc = stridesOf(c.shape);
-    ConstTensor mask = ConstTensor::zeros(dtype, *maskShape);
-    double ninf = -std::numeric_limits<double>::infinity();
-    forEachIndex(*maskShape, [&](ArrayRef<int64_t> idx, int64_t flat) {
-      bool take = c.getInt(broadcastIndex(idx, c.shape, sc));
-      mask.setDouble(flat, take == runtimeIsX ? 0.0 : ninf);
-    });
-    Entry maskEntry;
-    maskEntry.constant = std::move(mask);
-    FailureOr<Value> s = materialize(node, *runtime);
-    FailureOr<Value> m = materialize(node, maskEntry);
-    if (failed(s) || failed(m))
-      return failure();
     setOutput(node, 0,
-              createBinary("Add", nodeLoc(node),
-                           tensorType(*outShape, elemTypeOf(*s)), *s, *m));
+              SelectOp::create(builder, nodeLoc(node),
+                               tensorType(*shape, elemTypeOf(vals[1])),
+                               vals[0], vals[1], vals[2]));
     return success();
   }
   const ConstTensor &c = *ins[0]->constant, &x = *ins[1]->constant,
@@ -1439,27 +1538,71 @@ LogicalResult Importer::importSoftmax(const onnx::NodeProto &node) {
   FailureOr<Value> x = materialize(node, **in);
   if (failed(x))
     return failure();
+  StringRef op = node.op_type();
   if (!isa<FloatType>(elemTypeOf(*x)))
-    return nodeError(node) << "Softmax input must be f32, f16 or bf16";
+    return nodeError(node) << op << " input must be f32, f16 or bf16";
   int64_t rank = shapeOf(*x).size();
   FailureOr<int64_t> axis =
       normAxis(node, intAttr(node, "axis", opset >= 13 ? -1 : 1), rank);
   if (failed(axis))
     return failure();
   if (opset < 13 && *axis != rank - 1)
-    return nodeError(node) << "Softmax before opset 13 is only supported on "
-                              "the last axis";
-  setOutput(node, 0,
-            SoftmaxOp::create(builder, nodeLoc(node), x->getType(), *x, *axis));
+    return nodeError(node) << op << " before opset 13 is only supported on "
+                                    "the last axis";
+  if (op == "LogSoftmax")
+    setOutput(node, 0,
+              LogSoftmaxOp::create(builder, nodeLoc(node), x->getType(), *x,
+                                   *axis));
+  else
+    setOutput(node, 0,
+              SoftmaxOp::create(builder, nodeLoc(node), x->getType(), *x,
+                                *axis));
   return success();
 }
 
-// LayerNormalization(X, Scale, B) {axis, epsilon} -> llm.layer_norm. The
-// optional Mean and InvStdDev outputs are not supported.
+FailureOr<Value> Importer::scalarConstant(const onnx::NodeProto &node,
+                                          double value, int dtype) {
+  Entry e;
+  e.constant = ConstTensor::zeros(dtype, {});
+  e.constant->setDouble(0, value);
+  e.blobName = "scalar";
+  return materialize(node, e);
+}
+
+// LayerNormalization's optional outputs, when used:
+//   Mean = reduce_mean(x) over [axis, rank) (keepdims),
+//   InvStdDev = rsqrt(reduce_mean((x - Mean)^2) + epsilon),
+// both in the input's element type (ONNX's stash_type f32 for f32 inputs).
+LogicalResult Importer::importLayerNormStats(const onnx::NodeProto &node,
+                                             Value x, int64_t axis,
+                                             float eps) {
+  Location loc = nodeLoc(node);
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes, statShape(shape.take_front(axis));
+  for (int64_t d = axis; d < rank; ++d) {
+    axes.push_back(d);
+    statShape.push_back(1);
+  }
+  auto type = tensorType(statShape, elemTypeOf(x));
+  Value mean = ReduceMeanOp::create(builder, loc, type, x, axes, true);
+  Value diff = SubOp::create(builder, loc, x.getType(), x, mean);
+  Value var = ReduceMeanOp::create(
+      builder, loc, type, MulOp::create(builder, loc, x.getType(), diff, diff),
+      axes, true);
+  FailureOr<Value> epsV = scalarConstant(node, eps, toONNXType(elemTypeOf(x)));
+  if (failed(epsV))
+    return failure();
+  Value inv = RsqrtOp::create(builder, loc, type,
+                              AddOp::create(builder, loc, type, var, *epsV));
+  setOutput(node, 1, mean);
+  setOutput(node, 2, inv);
+  return success();
+}
+
+// LayerNormalization(X, Scale, B) {axis, epsilon} -> llm.layer_norm (+ the
+// Mean/InvStdDev outputs from importLayerNormStats when they are used).
 LogicalResult Importer::importLayerNorm(const onnx::NodeProto &node) {
-  for (int i = 1; i < node.output_size(); ++i)
-    if (!node.output(i).empty() && used.contains(node.output(i)))
-      return nodeError(node) << "the Mean/InvStdDev outputs are not supported";
   FailureOr<Entry *> in = required(node, 0);
   if (failed(in))
     return failure();
@@ -1491,6 +1634,11 @@ LogicalResult Importer::importLayerNorm(const onnx::NodeProto &node) {
             LayerNormOp::create(builder, nodeLoc(node), x->getType(), *x, scale,
                                 bias, builder.getI64IntegerAttr(*axis),
                                 builder.getF32FloatAttr(eps)));
+  bool statsUsed = false;
+  for (int i = 1; i < node.output_size(); ++i)
+    statsUsed |= !node.output(i).empty() && used.contains(node.output(i));
+  if (statsUsed)
+    return importLayerNormStats(node, *x, *axis, eps);
   return success();
 }
 
@@ -1549,12 +1697,85 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
   Location loc = nodeLoc(node);
   auto type = tensorType(outShape, elemTypeOf(*x));
   Value r;
-  if (op == "ReduceMean")
+  if (op == "ReduceMean") {
     r = ReduceMeanOp::create(builder, loc, type, *x, axes, keepdims);
-  else if (op == "ReduceMax")
+  } else if (op == "ReduceMax") {
     r = ReduceMaxOp::create(builder, loc, type, *x, axes, keepdims);
-  else
+  } else if (op == "ReduceMin") {
+    r = ReduceMinOp::create(builder, loc, type, *x, axes, keepdims);
+  } else if (op == "ReduceProd") {
+    r = ReduceProdOp::create(builder, loc, type, *x, axes, keepdims);
+  } else if (op == "ReduceSumSquare" || op == "ReduceL2") {
+    // sum(x * x) [-> sqrt]
+    Value sq = MulOp::create(builder, loc, x->getType(), *x, *x);
+    r = ReduceSumOp::create(builder, loc, type, sq, axes, keepdims);
+    if (op == "ReduceL2")
+      r = SqrtOp::create(builder, loc, type, r);
+  } else if (op == "ReduceLogSum") {
+    // log(sum(x))
     r = ReduceSumOp::create(builder, loc, type, *x, axes, keepdims);
+    r = LogOp::create(builder, loc, type, r);
+  } else if (op == "ReduceLogSumExp") {
+    // m + log(sum(exp(x - m))), m = max(x) over the axes (keepdims), so that
+    // exp cannot overflow.
+    SmallVector<int64_t> keptShape;
+    for (int64_t i = 0; i < rank; ++i)
+      keptShape.push_back(reduced.contains(i) ? 1 : shape[i]);
+    auto keptType = tensorType(keptShape, elemTypeOf(*x));
+    Value m = ReduceMaxOp::create(builder, loc, keptType, *x, axes, true);
+    Value e = ExpOp::create(
+        builder, loc, x->getType(),
+        SubOp::create(builder, loc, x->getType(), *x, m));
+    r = LogOp::create(builder, loc, type,
+                      ReduceSumOp::create(builder, loc, type, e, axes,
+                                          keepdims));
+    r = AddOp::create(builder, loc, type, r, reshape(loc, m, outShape));
+  } else {
+    r = ReduceSumOp::create(builder, loc, type, *x, axes, keepdims);
+  }
+  setOutput(node, 0, r);
+  return success();
+}
+
+// ArgMax/ArgMin(x) {axis, keepdims, select_last_index} -> llm.argmax/argmin
+// (int64 result).
+LogicalResult Importer::importArgReduce(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  FailureOr<Value> x = materialize(node, **in);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(elemTypeOf(*x)))
+    return nodeError(node) << node.op_type() << " on a "
+                           << dtypeName(dtypeOf(**in))
+                           << " tensor is not supported (llm.argmax/argmin "
+                              "take f32, f16 or bf16)";
+  SmallVector<int64_t> shape(shapeOf(*x));
+  int64_t rank = shape.size();
+  if (rank == 0)
+    return nodeError(node) << "input must have rank >= 1";
+  FailureOr<int64_t> axis = normAxis(node, intAttr(node, "axis", 0), rank);
+  if (failed(axis))
+    return failure();
+  if (shape[*axis] == 0)
+    return nodeError(node) << "reduced dimension " << *axis << " is empty";
+  bool keepdims = intAttr(node, "keepdims", 1);
+  bool last = intAttr(node, "select_last_index", 0);
+  SmallVector<int64_t> outShape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i != *axis)
+      outShape.push_back(shape[i]);
+    else if (keepdims)
+      outShape.push_back(1);
+  }
+  auto type = tensorType(outShape, builder.getI64Type());
+  Location loc = nodeLoc(node);
+  Value r;
+  if (node.op_type() == "ArgMax")
+    r = ArgMaxOp::create(builder, loc, type, *x, *axis, keepdims, last);
+  else
+    r = ArgMinOp::create(builder, loc, type, *x, *axis, keepdims, last);
   setOutput(node, 0, r);
   return success();
 }
@@ -1669,10 +1890,13 @@ LogicalResult Importer::importReshapeLike(const onnx::NodeProto &node) {
       return nodeError(node)
              << "cannot reshape " << shapeStr(shape) << " to " << shapeStr(out);
   } else if (op == "Flatten") {
-    FailureOr<int64_t> axis =
-        normAxis(node, intAttr(node, "axis", 1), rank + 1);
-    if (failed(axis))
-      return failure();
+    // axis in [-rank, rank]; a negative one counts from rank (not rank + 1).
+    int64_t a = intAttr(node, "axis", 1);
+    if (a < -rank || a > rank)
+      return nodeError(node) << "axis " << a << " is out of range for rank "
+                             << rank << " (expected [" << -rank << ", "
+                             << rank << "])";
+    std::optional<int64_t> axis = a < 0 ? a + rank : a;
     int64_t outer = product(ArrayRef(shape).take_front(*axis));
     out = {outer, outer == 0 ? 0 : numel / outer};
   } else {
@@ -1927,15 +2151,28 @@ LogicalResult Importer::importSlice(const onnx::NodeProto &node) {
               }));
     return success();
   }
-  SmallVector<int64_t> limits(rank);
+  // A negative step takes b, b + step, ..., (n elements): the same elements
+  // as the positive-step slice from b + (n - 1) * step, reversed.
+  SmallVector<int64_t> limits(rank), reversed;
   for (int64_t d = 0; d < rank; ++d) {
-    if (stride[d] < 0)
-      return nodeError(node) << "negative step on runtime data is not "
-                                "supported (llm.slice needs strides >= 1)";
+    if (stride[d] < 0) {
+      int64_t n = outShape[d];
+      int64_t lowest = n == 0 ? 0 : b[d] + (n - 1) * stride[d];
+      limits[d] = n == 0 ? 0 : b[d] + 1;
+      b[d] = lowest;
+      stride[d] = -stride[d];
+      if (n > 1)
+        reversed.push_back(d);
+      continue;
+    }
     limits[d] =
         outShape[d] == 0 ? b[d] : b[d] + (outShape[d] - 1) * stride[d] + 1;
   }
-  setOutput(node, 0, slice(nodeLoc(node), (*in)->value, b, limits, stride));
+  Location loc = nodeLoc(node);
+  Value r = slice(loc, (*in)->value, b, limits, stride);
+  if (!reversed.empty())
+    r = ReverseOp::create(builder, loc, r.getType(), r, reversed);
+  setOutput(node, 0, r);
   return success();
 }
 
@@ -1944,7 +2181,7 @@ LogicalResult Importer::importSlice(const onnx::NodeProto &node) {
 //   * constant indices on runtime data: llm.slice per index (+ concat and
 //     reshape);
 //   * runtime integer indices on a 2-D float table, axis 0: llm.embedding;
-//   * anything else: error.
+//   * other runtime indices: llm.gather.
 LogicalResult Importer::importGather(const onnx::NodeProto &node) {
   FailureOr<Entry *> data = required(node, 0), idx = required(node, 1);
   if (failed(data) || failed(idx))
@@ -2010,23 +2247,26 @@ LogicalResult Importer::importGather(const onnx::NodeProto &node) {
   }
 
   int idt = dtypeOf(**idx), ddt = dtypeOf(**data);
-  if (*axis != 0 || rank != 2 ||
-      (idt != TensorProto::INT64 && idt != TensorProto::INT32) ||
-      (ddt != TensorProto::FLOAT && ddt != TensorProto::FLOAT16 &&
-       ddt != TensorProto::BFLOAT16))
-    return nodeError(node)
-           << "Gather with runtime indices is only supported on axis 0 of "
-              "a 2-D float table with int32/int64 indices (llm.embedding);"
-              " got axis "
-           << *axis << ", data " << shapeStr(shape) << " " << dtypeName(ddt)
-           << ", indices " << dtypeName(idt);
+  if (idt != TensorProto::INT64 && idt != TensorProto::INT32)
+    return nodeError(node) << "Gather indices must be int32 or int64, got "
+                           << dtypeName(idt);
+  if (dim == 0)
+    return nodeError(node) << "Gather from an empty dimension " << *axis;
   FailureOr<Value> table = materialize(node, **data);
   if (failed(table))
     return failure();
+  auto type = tensorType(outShape, elemTypeOf(*table));
+  if (*axis == 0 && rank == 2 && isa<FloatType>(elemTypeOf(*table)) &&
+      ddt != TensorProto::DOUBLE) {
+    // The token-embedding lookup.
+    setOutput(node, 0,
+              EmbeddingOp::create(builder, nodeLoc(node), type, *table,
+                                  (*idx)->value));
+    return success();
+  }
   setOutput(node, 0,
-            EmbeddingOp::create(builder, nodeLoc(node),
-                                tensorType(outShape, elemTypeOf(*table)),
-                                *table, (*idx)->value));
+            GatherOp::create(builder, nodeLoc(node), type, *table,
+                             (*idx)->value, *axis));
   return success();
 }
 
@@ -2186,10 +2426,14 @@ LogicalResult Importer::importClip(const onnx::NodeProto &node) {
     return std::nullopt;
   };
   std::optional<Entry> lo = bound(1, "min"), hi = bound(2, "max");
+  bool intClip = false;
   if (!isFloatDType(dtype) || dtype == TensorProto::DOUBLE) {
-    if (!(*in)->constant || (lo && !lo->constant) || (hi && !hi->constant))
-      return nodeError(node) << "Clip of a runtime " << dtypeName(dtype)
-                             << " tensor is not supported";
+    if (!(*in)->constant || (lo && !lo->constant) || (hi && !hi->constant)) {
+      if (dtype == TensorProto::DOUBLE || !toMLIRType(dtype, ctx))
+        return nodeError(node) << "Clip of a runtime " << dtypeName(dtype)
+                               << " tensor is not supported";
+      intClip = true;
+    }
   }
   for (std::optional<Entry> *b : {&lo, &hi})
     if (*b && shapeOf(**b).size() != 0)
@@ -2226,27 +2470,40 @@ LogicalResult Importer::importClip(const onnx::NodeProto &node) {
     FailureOr<Value> v = materializeAs(node, *lo, dtype);
     if (failed(v))
       return failure();
-    r = MaxOp::create(builder, loc, r.getType(), r, *v);
+    if (intClip) {
+      // select(x < lo, lo, x)
+      auto cmpType = tensorType(shapeOf(r), builder.getI1Type());
+      Value below =
+          CompareOp::create(builder, loc, cmpType, ComparePredicate::LT, r, *v);
+      r = SelectOp::create(builder, loc, r.getType(), below, *v, r);
+    } else {
+      r = MaxOp::create(builder, loc, r.getType(), r, *v);
+    }
   }
   if (hi) {
     FailureOr<Value> v = materializeAs(node, *hi, dtype);
     if (failed(v))
       return failure();
-    r = MinOp::create(builder, loc, r.getType(), r, *v);
+    if (intClip) {
+      // select(x > hi, hi, x)
+      auto cmpType = tensorType(shapeOf(r), builder.getI1Type());
+      Value above =
+          CompareOp::create(builder, loc, cmpType, ComparePredicate::GT, r, *v);
+      r = SelectOp::create(builder, loc, r.getType(), above, *v, r);
+    } else {
+      r = MinOp::create(builder, loc, r.getType(), r, *v);
+    }
   }
   setOutput(node, 0, r);
   return success();
 }
 
 // Trilu(x, k) {upper}: folded on constants (causal masks built with
-// torch.triu/tril); no llm op for runtime data.
+// torch.triu/tril); on runtime data llm.select with a constant mask.
 LogicalResult Importer::importTrilu(const onnx::NodeProto &node) {
   FailureOr<Entry *> in = required(node, 0);
   if (failed(in))
     return failure();
-  if (!(*in)->constant)
-    return nodeError(node) << "Trilu on runtime data is not supported (only "
-                              "constant masks are folded)";
   int64_t k = 0;
   if (Entry *ke = input(node, 1)) {
     if (!ke->constant)
@@ -2255,10 +2512,31 @@ LogicalResult Importer::importTrilu(const onnx::NodeProto &node) {
     k = ke->constant->getInt(0);
   }
   bool upper = intAttr(node, "upper", 1);
-  const ConstTensor &x = *(*in)->constant;
-  int64_t rank = x.shape.size();
+  SmallVector<int64_t> shape = shapeOf(**in);
+  int64_t rank = shape.size();
   if (rank < 2)
     return nodeError(node) << "Trilu needs rank >= 2";
+  if (!(*in)->constant) {
+    // Runtime data: select(mask, x, 0) with the [N, M] mask folded here.
+    int64_t n = shape[rank - 2], m = shape[rank - 1];
+    Entry mask;
+    mask.constant = ConstTensor::zeros(TensorProto::BOOL, {n, m});
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j)
+        mask.constant->setInt(i * m + j, upper ? j - i >= k : j - i <= k);
+    mask.blobName = "trilu_mask";
+    int dtype = dtypeOf(**in);
+    FailureOr<Value> maskV = materialize(node, mask);
+    FailureOr<Value> zero = scalarConstant(node, 0.0, dtype);
+    if (failed(maskV) || failed(zero))
+      return failure();
+    Value x = (*in)->value;
+    setOutput(node, 0,
+              SelectOp::create(builder, nodeLoc(node), x.getType(), *maskV, x,
+                               *zero));
+    return success();
+  }
+  const ConstTensor &x = *(*in)->constant;
   ConstTensor out = ConstTensor::zeros(x.dtype, x.shape);
   int64_t es = x.elemSize();
   forEachIndex(x.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
@@ -2346,11 +2624,16 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importMatMul(node);
   if (op == "Gemm")
     return importGemm(node);
-  if (op == "Softmax")
+  if (op == "Softmax" || op == "LogSoftmax")
     return importSoftmax(node);
+  if (op == "ArgMax" || op == "ArgMin")
+    return importArgReduce(node);
   if (op == "LayerNormalization")
     return importLayerNorm(node);
-  if (op == "ReduceMean" || op == "ReduceMax" || op == "ReduceSum")
+  if (llvm::is_contained({"ReduceMean", "ReduceMax", "ReduceSum", "ReduceMin",
+                          "ReduceProd", "ReduceSumSquare", "ReduceL2",
+                          "ReduceLogSum", "ReduceLogSumExp"},
+                         op))
     return importReduce(node);
   if (op == "Transpose")
     return importTranspose(node);

@@ -507,3 +507,49 @@ func.func @rms_norm_unit_weight(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor
   %1 = llm.rms_norm %x weight %w2 : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
 }
+
+// -----
+
+// logical_not(logical_not(x)) -> x; a single logical_not stays
+// CHECK-LABEL: func @double_not
+//  CHECK-SAME: (%[[M:.+]]: tensor<4xi1>)
+//       CHECK: %[[N:.+]] = llm.logical_not %[[M]] : tensor<4xi1>
+//       CHECK: return %[[M]], %[[N]]
+func.func @double_not(%m: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %0 = llm.logical_not %m : tensor<4xi1>
+  %1 = llm.logical_not %0 : tensor<4xi1>
+  return %1, %0 : tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// select(splat true, x, y) -> x; select(splat false, x, y) -> y;
+// select(c, x, x) -> x; stays when the chosen operand broadcasts
+// CHECK-LABEL: func @select_folds
+//  CHECK-SAME: (%[[C:.+]]: tensor<4xi1>, %[[X:.+]]: tensor<4xf32>, %[[Y:.+]]: tensor<4xf32>, %[[S:.+]]: tensor<f32>)
+//       CHECK: %[[B:.+]] = llm.select %{{.+}}, %[[S]], %[[X]]
+//       CHECK: return %[[X]], %[[Y]], %[[X]], %[[B]]
+func.func @select_folds(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf32>, %s: tensor<f32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %t = llm.constant dense<true> : tensor<4xi1>
+  %f = llm.constant dense<false> : tensor<4xi1>
+  %0 = llm.select %t, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = llm.select %f, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %2 = llm.select %c, %x, %x : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = llm.select %t, %s, %x : (tensor<4xi1>, tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// reverse(x) over size-1 (or no) dimensions -> x; stays for a size-3 one
+// CHECK-LABEL: func @reverse_unit
+//  CHECK-SAME: (%[[X:.+]]: tensor<1x3xf32>)
+//       CHECK: %[[R:.+]] = llm.reverse %[[X]] {dimensions = array<i64: 1>}
+//       CHECK: return %[[X]], %[[X]], %[[R]]
+func.func @reverse_unit(%x: tensor<1x3xf32>) -> (tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) {
+  %0 = llm.reverse %x {dimensions = array<i64: 0>} : tensor<1x3xf32>
+  %1 = llm.reverse %x {dimensions = array<i64>} : tensor<1x3xf32>
+  %2 = llm.reverse %x {dimensions = array<i64: 1>} : tensor<1x3xf32>
+  return %0, %1, %2 : tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>
+}

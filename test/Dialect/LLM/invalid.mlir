@@ -554,6 +554,161 @@ func.func @constant_missing_resource() {
 
 // -----
 
+func.func @compare_element_types(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+2 {{'llm.compare' operands have different element types ('f32' vs 'i32')}}
+  // expected-error @+1 {{'llm.compare' op failed to infer returned types}}
+  %0 = llm.compare eq, %a, %b : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_broadcast(%a: tensor<4xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'llm.compare' operand shapes 4 and 3 do not broadcast}}
+  // expected-error @+1 {{'llm.compare' op failed to infer returned types}}
+  %0 = llm.compare lt, %a, %b : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_predicate(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected}}
+  %0 = llm.compare lessthan, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @logical_not_bool(%a: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = llm.logical_not %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @logical_and_broadcast(%a: tensor<4xi1>, %b: tensor<2xi1>) {
+  // expected-error @+2 {{'llm.logical_and' operand shapes 4 and 2 do not broadcast}}
+  // expected-error @+1 {{'llm.logical_and' op failed to infer returned types}}
+  %0 = llm.logical_and %a, %b : (tensor<4xi1>, tensor<2xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @select_condition_type(%c: tensor<4xf32>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = llm.select %c, %a, %a : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_value_types(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+2 {{'llm.select' values have different element types ('f32' vs 'f16')}}
+  // expected-error @+1 {{'llm.select' op failed to infer returned types}}
+  %0 = llm.select %c, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_broadcast(%c: tensor<3xi1>, %a: tensor<4xf32>) {
+  // expected-error @+2 {{'llm.select' operand shapes 3 and 4 do not broadcast}}
+  // expected-error @+1 {{'llm.select' op failed to infer returned types}}
+  %0 = llm.select %c, %a, %a : (tensor<3xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%a: tensor<2x3xf32>, %i: tensor<4xi64>) {
+  // expected-error @+2 {{'llm.gather' axis 2 is out of range for rank 2 (expected [-2, 2))}}
+  // expected-error @+1 {{'llm.gather' op failed to infer returned types}}
+  %0 = llm.gather %a, %i {axis = 2 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_empty(%a: tensor<0x3xf32>, %i: tensor<4xi64>) {
+  // expected-error @+2 {{'llm.gather' gathered dimension 0 is empty: no index can be looked up}}
+  // expected-error @+1 {{'llm.gather' op failed to infer returned types}}
+  %0 = llm.gather %a, %i : (tensor<0x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_index_type(%a: tensor<2x3xf32>, %i: tensor<4xf32>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = llm.gather %a, %i : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @reverse_dimension(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'llm.reverse' op dimension 2 is out of range for rank 2 (expected [0, 2))}}
+  %0 = llm.reverse %a {dimensions = array<i64: 2>} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reverse_repeated(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'llm.reverse' op dimension 1 is repeated}}
+  %0 = llm.reverse %a {dimensions = array<i64: 1, 1>} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @log_softmax_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'llm.log_softmax' op axis -3 is out of range for rank 2 (expected [-2, 2))}}
+  %0 = llm.log_softmax %a {axis = -3 : i64} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @argmax_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'llm.argmax' axis 2 is out of range for rank 2 (expected [-2, 2))}}
+  // expected-error @+1 {{'llm.argmax' op failed to infer returned types}}
+  %0 = llm.argmax %a {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @argmin_rank0(%a: tensor<f32>) {
+  // expected-error @+2 {{'llm.argmin' input must have rank >= 1}}
+  // expected-error @+1 {{'llm.argmin' op failed to infer returned types}}
+  %0 = llm.argmin %a : (tensor<f32>) -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @argmax_result_type(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'llm.argmax' op inferred type(s) 'tensor<1x3xi64>' are incompatible with return type(s) of operation 'tensor<2x1xi64>'}}
+  // expected-error @+1 {{'llm.argmax' op failed to infer returned types}}
+  %0 = llm.argmax %a : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @reduce_min_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'llm.reduce_min' axis -1 is repeated}}
+  // expected-error @+1 {{'llm.reduce_min' op failed to infer returned types}}
+  %0 = llm.reduce_min %a {axes = array<i64: 1, -1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @constant_resource_size() {
   // expected-error @+1 {{'llm.constant' op dense_resource 'short' holds 8 bytes, but 'tensor<4xf32>' needs 16}}
   %0 = llm.constant dense_resource<short> : tensor<4xf32>

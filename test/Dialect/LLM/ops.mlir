@@ -141,6 +141,40 @@ func.func @data_movement(%t: tensor<50x16xf32>, %ids: tensor<1x8xi32>, %x: tenso
   return
 }
 
+// CHECK-LABEL: func @runtime_data
+func.func @runtime_data(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi32>,
+                        %m: tensor<2x3xi1>, %n: tensor<3xi1>, %idx: tensor<4xi64>) {
+  // CHECK: llm.compare lt, %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %0 = llm.compare lt, %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: llm.compare eq, %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi1>
+  %1 = llm.compare eq, %i, %i : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi1>
+  // CHECK: llm.logical_and %{{.*}}, %{{.*}} : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+  %2 = llm.logical_and %m, %n : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+  // CHECK: llm.logical_or
+  %3 = llm.logical_or %m, %n : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+  // CHECK: llm.logical_xor
+  %4 = llm.logical_xor %m, %m : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK: llm.logical_not %{{.*}} : tensor<2x3xi1>
+  %5 = llm.logical_not %m : tensor<2x3xi1>
+  // CHECK: llm.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %6 = llm.select %m, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: llm.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<2x4xf32>
+  %7 = llm.gather %a, %idx {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<2x4xf32>
+  // CHECK: llm.reverse %{{.*}} {dimensions = array<i64: 1>} : tensor<2x3xf32>
+  %8 = llm.reverse %a {dimensions = array<i64: 1>} : tensor<2x3xf32>
+  // CHECK: llm.log_softmax %{{.*}} {axis = 0 : i64} : tensor<2x3xf32>
+  %9 = llm.log_softmax %a {axis = 0 : i64} : tensor<2x3xf32>
+  // CHECK: llm.argmax %{{.*}} {axis = 1 : i64, keepdims = false, select_last_index} : (tensor<2x3xf32>) -> tensor<2xi64>
+  %10 = llm.argmax %a {axis = 1 : i64, keepdims = false, select_last_index} : (tensor<2x3xf32>) -> tensor<2xi64>
+  // CHECK: llm.argmin %{{.*}} : (tensor<2x3xf32>) -> tensor<1x3xi64>
+  %11 = llm.argmin %a : (tensor<2x3xf32>) -> tensor<1x3xi64>
+  // CHECK: llm.reduce_min %{{.*}} {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  %12 = llm.reduce_min %a {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  // CHECK: llm.reduce_prod %{{.*}} {axes = array<i64: 0>, keepdims = true} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  %13 = llm.reduce_prod %a {axes = array<i64: 0>, keepdims = true} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  return
+}
+
 {-#
   dialect_resources: {
     builtin: {

@@ -174,7 +174,8 @@ def slice_runtime():
 
 
 def slice_negative():
-    """Negative steps: folded on a constant, an error on runtime data."""
+    """Negative steps: folded on a constant; with `runtime`, also
+    y[:, 3::-2] on runtime data (llm.slice + llm.reverse)."""
     nodes = [
         helper.make_node("Range", ["zero", "ten", "one"], ["r"]),
         helper.make_node("Slice", ["r", "st", "en", "axes", "steps"], ["rev"],
@@ -183,15 +184,16 @@ def slice_negative():
         helper.make_node("Add", ["x", "revf"], ["y"], name="add_rev"),
     ]
     if len(sys.argv) > 3 and sys.argv[3] == "runtime":
-        nodes.append(helper.make_node("Slice", ["y", "st", "en", "axes", "steps"],
+        nodes.append(helper.make_node("Slice", ["y", "st2", "en", "axes2", "steps2"],
                                       ["z"], name="reverse_runtime"))
-        out = "z"
+        out, shape = "z", [2, 2]
     else:
-        out = "y"
-    return model(nodes, [vi("x", F, [2, 4])], [vi(out, F, [2, 4])],
+        out, shape = "y", [2, 4]
+    return model(nodes, [vi("x", F, [2, 4])], [vi(out, F, shape)],
                  [ints("zero", 0), ints("ten", 10), ints("one", 1),
                   ints("st", [-1]), ints("en", [-100]), ints("axes", [0]),
-                  ints("steps", [-3])], opset=13)
+                  ints("steps", [-3]), ints("st2", [3]), ints("axes2", [1]),
+                  ints("steps2", [-2])], opset=13)
 
 
 def embedding():
@@ -244,6 +246,41 @@ def gather_axis1_runtime():
     nodes = [helper.make_node("Gather", ["x", "i"], ["y"], name="g", axis=1)]
     return model(nodes, [vi("x", F, [4, 5]), vi("i", I64, [3])],
                  [vi("y", F, [4, 3])])
+
+
+def gather_float_indices():
+    nodes = [helper.make_node("Gather", ["x", "i"], ["y"], name="g", axis=1)]
+    return model(nodes, [vi("x", F, [4, 5]), vi("i", F, [3])],
+                 [vi("y", F, [4, 3])])
+
+
+def and_float():
+    """And on float tensors: invalid ONNX (bool only), rejected by name."""
+    nodes = [helper.make_node("And", ["x", "x"], ["y"], name="and")]
+    return model(nodes, [vi("x", F, [4])], [vi("y", TensorProto.BOOL, [4])])
+
+
+def runtime_logic():
+    """Comparisons, logical ops, Where, ArgMax and LogSoftmax on runtime data:
+    a masked log-softmax over the positions where lo <= x < hi, and the
+    arg-max of the result."""
+    nodes = [
+        helper.make_node("GreaterOrEqual", ["x", "lo"], ["ge"], name="ge"),
+        helper.make_node("Less", ["x", "hi"], ["lt"], name="lt"),
+        helper.make_node("And", ["ge", "lt"], ["inside"], name="and"),
+        helper.make_node("Not", ["inside"], ["outside"], name="not"),
+        helper.make_node("Where", ["outside", "neg", "x"], ["masked"], name="where"),
+        helper.make_node("LogSoftmax", ["masked"], ["logp"], name="logsm", axis=-1),
+        helper.make_node("ArgMax", ["logp"], ["best"], name="argmax", axis=-1,
+                         keepdims=0),
+        helper.make_node("Equal", ["best", "target"], ["hit"], name="eq"),
+    ]
+    return model(nodes, [vi("x", F, [2, 6]), vi("target", I64, [2])],
+                 [vi("logp", F, [2, 6]), vi("best", I64, [2]),
+                  vi("hit", TensorProto.BOOL, [2])],
+                 [numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
+                  numpy_helper.from_array(np.array(0.5, np.float32), "hi"),
+                  numpy_helper.from_array(np.array(-1e4, np.float32), "neg")])
 
 
 def double_input():
@@ -299,7 +336,8 @@ BUILDERS = {f.__name__: f for f in [
     slice_negative,
     embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
-    bad_output_shape, gemm_runtime_c, training_dropout]}
+    bad_output_shape, gemm_runtime_c, training_dropout, gather_float_indices,
+    and_float, runtime_logic]}
 
 
 def external(path):

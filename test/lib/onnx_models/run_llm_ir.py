@@ -112,7 +112,20 @@ def evaluate(text, inputs):
                            attrs.get("transpose_b", False))
         elif op == "softmax":
             r = ref.softmax(x[0], attrs.get("axis", -1))
-        elif op in ("reduce_sum", "reduce_mean", "reduce_max"):
+        elif op == "compare":
+            r = ref.compare(body.strip().split(",")[0].strip(), x[0], x[1])
+        elif op == "gather":
+            r = ref.gather(x[0], x[1], attrs.get("axis", 0))
+        elif op == "reverse":
+            r = ref.reverse(x[0], attrs["dimensions"])
+        elif op == "log_softmax":
+            r = ref.log_softmax(x[0], attrs.get("axis", -1))
+        elif op in ("argmax", "argmin"):
+            r = getattr(ref, op)(x[0], attrs.get("axis", 0),
+                                 attrs.get("keepdims", True),
+                                 attrs.get("select_last_index", False))
+        elif op in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+                    "reduce_prod"):
             r = getattr(ref, op)(x[0], attrs["axes"], attrs.get("keepdims", False))
         elif op == "transpose":
             r = ref.transpose(x[0], attrs["permutation"])

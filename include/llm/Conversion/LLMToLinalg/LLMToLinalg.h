@@ -43,6 +43,12 @@ void populateFlashAttentionLoweringPatterns(RewritePatternSet &patterns,
                                             int64_t queryTile,
                                             int64_t keyTile);
 
+/// Populates `patterns` with the lowerings of the ops on runtime data
+/// (`llm.compare`, logical ops, `llm.select`, `llm.gather`, `llm.reverse`,
+/// `llm.log_softmax`, `llm.argmax`/`argmin`, `llm.reduce_min`/`reduce_prod`);
+/// part of populateLLMToLinalgConversionPatterns.
+void populateLLMToLinalgDataPatterns(RewritePatternSet &patterns);
+
 } // namespace llm
 } // namespace mlir
 

@@ -581,6 +581,8 @@ static LogicalResult inferReduce(std::optional<Location> loc, StringRef name,
 LLM_REDUCE_INFER(ReduceSumOp, "reduce_sum")
 LLM_REDUCE_INFER(ReduceMeanOp, "reduce_mean")
 LLM_REDUCE_INFER(ReduceMaxOp, "reduce_max")
+LLM_REDUCE_INFER(ReduceMinOp, "reduce_min")
+LLM_REDUCE_INFER(ReduceProdOp, "reduce_prod")
 #undef LLM_REDUCE_INFER
 
 #define GET_OP_CLASSES

@@ -532,6 +532,228 @@ def LLM_CastOp : LLM_Op<"cast", [SameOperandsAndResultShape]> {
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Runtime data: comparisons, logical ops, select, gather, reverse,
+// log-softmax, arg-reductions
+//===----------------------------------------------------------------------===//
+
+def LLM_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "comparison computed by llm.compare", [
+      I32EnumAttrCase<"EQ", 0, "eq">,
+      I32EnumAttrCase<"NE", 1, "ne">,
+      I32EnumAttrCase<"LT", 2, "lt">,
+      I32EnumAttrCase<"LE", 3, "le">,
+      I32EnumAttrCase<"GT", 4, "gt">,
+      I32EnumAttrCase<"GE", 5, "ge">
+    ]> {
+  let cppNamespace = "::mlir::llm";
+}
+
+def LLM_BoolTensor : RankedTensorOf<[I1]>;
+
+def LLM_CompareOp : LLM_Op<"compare", [InferTypeOpAdaptor]> {
+  let summary = "elementwise comparison with numpy broadcasting";
+  let description = [{
+    `result = lhs <predicate> rhs` elementwise, an `i1` tensor (ONNX `Equal`,
+    `Less`, `LessOrEqual`, `Greater`, `GreaterOrEqual`; numpy `==`, `<`, ...).
+    `lhs` and `rhs` have the same element type, any of f32, f16, bf16, i1, i8,
+    i32, i64; integers compare as signed. Float comparisons are IEEE-754
+    ordered (any comparison with NaN is false) except `ne`, which is true
+    when either operand is NaN (as in numpy). Shapes broadcast with numpy
+    rules; the result has the broadcast shape.
+
+    Predicates: `eq`, `ne`, `lt`, `le`, `gt`, `ge`.
+
+    Errors: different element types; shapes that do not broadcast.
+
+    ```mlir
+    %m = llm.compare lt, %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins LLM_ComparePredicate:$predicate,
+      LLM_AnyTensor:$lhs, LLM_AnyTensor:$rhs);
+  let results = (outs LLM_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+class LLM_LogicalBinaryOp<string mnemonic, string formula>
+    : LLM_Op<mnemonic, [InferTypeOpAdaptor, Commutative]> {
+  let summary = "elementwise logical " # formula # " of i1 tensors";
+  let description = [{
+    `result = lhs }] # formula # [{ rhs` elementwise on `i1` tensors whose
+    shapes broadcast with numpy rules (ONNX `And`/`Or`/`Xor`). The result is an
+    `i1` tensor of the broadcast shape.
+
+    Errors: shapes that do not broadcast.
+
+    ```mlir
+    %r = llm.}] # mnemonic # [{ %a, %b : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins LLM_BoolTensor:$lhs, LLM_BoolTensor:$rhs);
+  let results = (outs LLM_BoolTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_LogicalAndOp : LLM_LogicalBinaryOp<"logical_and", "and">;
+def LLM_LogicalOrOp : LLM_LogicalBinaryOp<"logical_or", "or">;
+def LLM_LogicalXorOp : LLM_LogicalBinaryOp<"logical_xor", "xor">;
+
+def LLM_LogicalNotOp : LLM_Op<"logical_not", [SameOperandsAndResultType]> {
+  let summary = "elementwise logical not of an i1 tensor";
+  let description = [{
+    `result = !input` elementwise on an `i1` tensor (ONNX `Not`). The result
+    has the input's type. `logical_not(logical_not(x))` folds to `x`.
+
+    ```mlir
+    %r = llm.logical_not %m : tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins LLM_BoolTensor:$input);
+  let results = (outs LLM_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def LLM_SelectOp : LLM_Op<"select", [InferTypeOpAdaptor]> {
+  let summary = "elementwise choice between two tensors (where)";
+  let description = [{
+    `result = condition ? true_value : false_value` elementwise (ONNX
+    `Where`, `numpy.where`). `condition` is an `i1` tensor; `true_value` and
+    `false_value` have the same element type (any llm element type). The
+    three shapes broadcast together with numpy rules; the result has the
+    broadcast shape and the values' element type.
+
+    Folds: a splat constant condition selects one operand when that operand
+    already has the result type; `select(c, x, x)` folds to `x` likewise.
+
+    Errors: value element types that differ; shapes that do not broadcast.
+
+    ```mlir
+    %r = llm.select %c, %x, %y
+        : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins LLM_BoolTensor:$condition, LLM_AnyTensor:$true_value,
+      LLM_AnyTensor:$false_value);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+}
+
+def LLM_GatherOp : LLM_Op<"gather", [InferTypeOpAdaptor]> {
+  let summary = "gather slices along an axis by runtime indices";
+  let description = [{
+    ONNX `Gather` / `numpy.take(input, indices, axis)`: for `input` of rank
+    `r` and `indices` of shape `I`, the result has shape
+    `input.shape[:axis] + I + input.shape[axis+1:]` and
+
+    `result[a..., i..., b...] = input[a..., wrap(indices[i...]), b...]`
+
+    where `wrap(k) = k + input.shape[axis]` for a negative `k` (ONNX counts
+    negative indices from the end). An index still outside
+    `[0, input.shape[axis])` is out of range in ONNX (undefined); llmc clamps
+    it into range so that no out-of-bounds read can happen. `input` may have
+    any llm element type; `indices` are i32 or i64. `axis` may be negative.
+
+    Errors: `axis` outside `[-r, r)`; a rank-0 input; an empty gathered
+    dimension (`input.shape[axis] = 0`).
+
+    ```mlir
+    %g = llm.gather %x, %idx {axis = 1 : i64}
+        : (tensor<3x5x2xf32>, tensor<4xi64>) -> tensor<3x4x2xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input, LLM_IndexTensor:$indices,
+      DefaultValuedAttr<LLM_AxisAttr, "0">:$axis);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_ReverseOp : LLM_Op<"reverse", [SameOperandsAndResultType]> {
+  let summary = "reverse the order of elements along dimensions";
+  let description = [{
+    `result[..., i_d, ...] = input[..., n_d - 1 - i_d, ...]` for each `d` in
+    `dimensions` (like `stablehlo.reverse`, `numpy.flip`); other dimensions
+    are unchanged. The importer uses it for ONNX `Slice` with negative steps.
+    An empty `dimensions` list, or only dimensions of size 1, folds to the
+    input.
+
+    Errors: a dimension outside `[0, rank)` or repeated.
+
+    ```mlir
+    %r = llm.reverse %x {dimensions = array<i64: 1>} : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input, DenseI64ArrayAttr:$dimensions);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def LLM_LogSoftmaxOp : LLM_Op<"log_softmax", [SameOperandsAndResultType]> {
+  let summary = "log of softmax along one axis (numerically stable)";
+  let description = [{
+    `result = x - max(x) - log(sum(exp(x - max(x))))`, the max and sum taken
+    along `axis` (ONNX `LogSoftmax`, opset 13 semantics; equal to
+    `log(softmax(x))` without its underflow to `-inf`). `axis` may be
+    negative; it must lie in `[-rank, rank)`. Element types f32, f16, bf16;
+    computed in f32.
+
+    ```mlir
+    %l = llm.log_softmax %x {axis = -1 : i64} : tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input,
+      DefaultValuedAttr<LLM_AxisAttr, "-1">:$axis);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+class LLM_ArgReduceOp<string mnemonic, string what>
+    : LLM_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let summary = "index of the " # what # " along an axis";
+  let description = [{
+    The index (i64) of the }] # what # [{ element along `axis` (ONNX
+    `ArgMax`/`ArgMin`, opset 13). Among equal values the first index is
+    returned, or the last with `select_last_index`. NaN elements are ignored
+    unless every element of a row is NaN (then the result is 0). With
+    `keepdims` (default) the reduced dimension stays with size 1, otherwise
+    it is removed. Input element types f32, f16, bf16.
+
+    Errors: `axis` outside `[-rank, rank)`; a rank-0 input; an empty reduced
+    dimension.
+
+    ```mlir
+    %i = llm.}] # mnemonic # [{ %x {axis = 1 : i64, keepdims = false}
+        : (tensor<2x8xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$input,
+      DefaultValuedAttr<LLM_AxisAttr, "0">:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+      UnitAttr:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def LLM_ArgMaxOp : LLM_ArgReduceOp<"argmax", "largest">;
+def LLM_ArgMinOp : LLM_ArgReduceOp<"argmin", "smallest">;
+
+def LLM_ReduceMinOp : LLM_ReduceOp<"reduce_min", "minimum">;
+def LLM_ReduceProdOp : LLM_ReduceOp<"reduce_prod", "product">;
+
 include "llm/Dialect/LLM/IR/LLMFusionOps.td"
 
 #endif // LLM_DIALECT_LLM_IR_LLMOPS_TD
