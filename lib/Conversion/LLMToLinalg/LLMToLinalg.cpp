@@ -1319,9 +1319,11 @@ struct ConvertLLMToLinalgPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLLMToLinalgConversionPatterns(patterns);
+    populateQuantToLinalgConversionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    eraseQuantizedTypes(getOperation());
   }
 };
 } // namespace
