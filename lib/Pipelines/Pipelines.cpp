@@ -35,6 +35,7 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   if (options.optimizeGraph) {
     pm.addPass(llm::createLLMRecomposePass());
     pm.addPass(llm::createLLMFoldConstantsPass());
+    pm.addPass(llm::createLLMFoldQuantPass());
   }
   // Last llm-level pass: the groups hide their ops from llm patterns.
   if (options.fuse)

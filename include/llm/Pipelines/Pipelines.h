@@ -28,7 +28,9 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "optimize-graph",
       llvm::cl::desc("Run the llm-level graph optimizations first: "
                      "llm-recompose (rebuild fused ops from decomposed "
-                     "forms) and llm-fold-constants (default size policy)"),
+                     "forms), llm-fold-constants (default size policy) "
+                     "and llm-fold-quant (Q/DQ merging, quantized "
+                     "matmuls)"),
       llvm::cl::init(true)};
   /// `llm-fuse` (horizontal matmul fusion and fusion groups, each lowered
   /// to one loop nest by `llm-tile-and-vectorize`), after the graph

@@ -1480,9 +1480,11 @@ struct ConvertLLMToLinalgPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLLMToLinalgConversionPatterns(patterns, options);
+    populateQuantToLinalgConversionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    eraseQuantizedTypes(getOperation());
   }
 };
 } // namespace

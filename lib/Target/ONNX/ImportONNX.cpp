@@ -32,6 +32,7 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -408,6 +409,8 @@ struct Entry {
   std::string blobName;
   /// Whether the constant is an initializer (always a `dense_resource`).
   bool isInitializer = false;
+  /// A runtime i8 value holding uint8 bits (ImportONNXQuant.inc).
+  bool unsignedBits = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -646,6 +649,14 @@ private:
   LogicalResult importCast(const onnx::NodeProto &node);
   LogicalResult importClip(const onnx::NodeProto &node);
   LogicalResult importTrilu(const onnx::NodeProto &node);
+  // Quantization ops (ImportONNXQuant.inc).
+  std::optional<LogicalResult> importQuantNode(const onnx::NodeProto &node);
+  FailureOr<Type> quantType(const onnx::NodeProto &node,
+                            const ConstTensor &scale,
+                            const ConstTensor *zeroPoint, int storage,
+                            int64_t axis, ArrayRef<int64_t> shape);
+  FailureOr<Value> storageValue(const onnx::NodeProto &node, Entry &e);
+  int quantDType(const Entry &e);
 
   /// Creates the binary llm op for `opType` (Add, Sub, ...).
   Value createBinary(StringRef opType, Location loc, Type type, Value lhs,
@@ -664,6 +675,8 @@ private:
   llvm::StringMap<Entry> env;
   /// Names consumed by some node or graph output.
   llvm::StringSet<> used;
+  /// Graph inputs of type uint8 (held as i8).
+  llvm::StringSet<> uint8Inputs;
   /// Static shapes from ONNX shape inference, to cross-check ours.
   llvm::StringMap<SmallVector<int64_t>> inferredShapes;
   /// Static shapes the model declares for its graph outputs.
@@ -2592,6 +2605,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     if (!node.input(i).empty() && !env.count(node.input(i)))
       return nodeError(node)
              << "input '" << node.input(i) << "' is not defined before its use";
+  if (std::optional<LogicalResult> quantized = importQuantNode(node))
+    return *quantized;
   if (op == "Constant")
     return importConstant(node);
   if (op == "Identity" || op == "Dropout") {
@@ -2668,11 +2683,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importClip(node);
   if (op == "Trilu")
     return importTrilu(node);
-  if (op == "QuantizeLinear" || op == "DequantizeLinear")
-    return nodeError(node) << "unsupported op " << op
-                           << " (the llm dialect has no quantization ops yet)";
   return nodeError(node) << "unsupported op " << op;
 }
+
+#include "ImportONNXQuant.inc"
 
 //===----------------------------------------------------------------------===//
 // Model
@@ -2721,6 +2735,11 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     }
     const onnx::TypeProto_Tensor &tt = vi.type().tensor_type();
     Type elemType = toMLIRType(tt.elem_type(), ctx);
+    if (!elemType && tt.elem_type() == TensorProto::UINT8) {
+      // uint8 bits in i8, for the quantization ops only.
+      elemType = IntegerType::get(ctx, 8);
+      uint8Inputs.insert(vi.name());
+    }
     if (!elemType) {
       emitError(loc) << "graph input '" << vi.name()
                      << "' has unsupported element type "
@@ -2808,6 +2827,7 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     func.setArgAttr(i, "llm.name", builder.getStringAttr(name));
     body->getArgument(i).setLoc(NameLoc::get(builder.getStringAttr(name), loc));
     env[name] = Entry{body->getArgument(i), std::nullopt, {}, false};
+    env[name].unsignedBits = uint8Inputs.contains(name);
   }
   builder.setInsertionPointToEnd(body);
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 namespace mlir {
+class Operation;
 class RewritePatternSet;
 class TypeConverter;
 namespace llm {
@@ -48,6 +49,19 @@ void populateFlashAttentionLoweringPatterns(RewritePatternSet &patterns,
 /// `llm.log_softmax`, `llm.argmax`/`argmin`, `llm.reduce_min`/`reduce_prod`);
 /// part of populateLLMToLinalgConversionPatterns.
 void populateLLMToLinalgDataPatterns(RewritePatternSet &patterns);
+
+/// Populates `patterns` with the lowering of the quantization ops
+/// (`llm.quantize`, `dequantize`, `requantize`, `matmul_integer`) to linalg
+/// generics on the storage types, with `quant.scast` (or `arith.bitcast` for
+/// FP8) at the boundary with quantized tensors (lib/.../QuantToLinalg.cpp).
+void populateQuantToLinalgConversionPatterns(RewritePatternSet &patterns);
+
+/// Replaces every quantized element type (`!quant.uniform...`) under `root`
+/// by its storage type (i8, i4, i32...) and FP8 types by i8, in function
+/// signatures, block arguments and results, then removes the storage casts
+/// this makes trivial. Run after the llm ops are lowered: the bits are
+/// unchanged, only their type.
+void eraseQuantizedTypes(Operation *root);
 
 } // namespace llm
 } // namespace mlir

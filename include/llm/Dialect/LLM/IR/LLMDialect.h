@@ -9,6 +9,7 @@
 #ifndef LLM_DIALECT_LLM_IR_LLMDIALECT_H
 #define LLM_DIALECT_LLM_IR_LLMDIALECT_H
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dialect.h"
 

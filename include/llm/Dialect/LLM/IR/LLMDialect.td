@@ -35,7 +35,8 @@ def LLM_Dialect : Dialect {
     shapes are aligned on their trailing dimensions, and each pair of
     dimensions must be equal or one of them must be 1.
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::quant::QuantDialect"];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
 }

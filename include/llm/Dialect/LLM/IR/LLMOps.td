@@ -17,6 +17,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class LLM_Op<string mnemonic, list<Trait> traits = []>
     : Op<LLM_Dialect, mnemonic, !listconcat(traits, [Pure])>;
 
+include "llm/Dialect/LLM/IR/LLMQuantOps.td"
+
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//

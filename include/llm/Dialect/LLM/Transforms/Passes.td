@@ -220,6 +220,89 @@ def LLMFusePass : Pass<"llm-fuse"> {
               "Producers duplicated into several groups">,
     Statistic<"numHorizontal", "matmuls-fused-horizontally",
               "Matmuls replaced by a slice of a horizontally fused matmul">,
+
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def LLMFoldQuantPass : Pass<"llm-fold-quant"> {
+  let summary = "move quantize/dequantize pairs until they meet, then merge them";
+  let description = [{
+    ONNX QDQ exporters scatter `QuantizeLinear`/`DequantizeLinear` around
+    data movement (a `DequantizeLinear -> Reshape -> QuantizeLinear` chain
+    between two quantized ops). This pass applies
+    (`populateQuantFoldingPatterns`):
+
+    * `dequantize(scast(M(s...)))` -> `M(dequantize(scast(s))...)` and
+      `quantize(M(x...))` -> `scast(M(scast(quantize(x))...))` (the latter
+      only when some `x` is a dequantize) for the data-movement ops `M` =
+      `reshape`, `transpose`, `slice`, `broadcast_to`, `concat` and
+      per-tensor parameters with i8/u8 storage: quantization is elementwise
+      with one scale, so it commutes with moving elements;
+    * `quantize(dequantize(q))` -> `q` when the parameters are identical
+      (exact: `(q - z) * s` rounded to f32, divided by `s` and rounded,
+      gives back `q - z` for 8-bit storage), else -> `requantize(q)`
+      (8-bit storage);
+    * `quant.scast(quant.scast(x))` -> `x` (the upstream folder);
+    * weight-only: `matmul(x, dequantize(w))` -> `dequant_matmul(x, w)` (the
+      weight is dequantized in the matmul's operand load);
+    * W8A8: `matmul(dequantize(a), dequantize(w))` (a per tensor, w per
+      tensor or per output column, 8-bit storage) ->
+      `dequantize(scast(matmul_integer(a, w)))` with the accumulator viewed
+      as `!quant.uniform<i32:f32, sa * sb>` (per column: `sa * sb_n`): an
+      i8 x i8 -> i32 matmul whose rescale is an elementwise epilogue that
+      fuses with the following bias/activation/quantize.
+
+    `dequantize(quantize(x))` with identical parameters is the rounding of
+    `x` to the quantization grid (fake quantization, as QAT exports it) and
+    is kept, unless `remove-fake-quant` is set: then it becomes `x` (faster,
+    not the model's numerics).
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect",
+                           "::mlir::quant::QuantDialect"];
+  let options = [
+    Option<"removeFakeQuant", "remove-fake-quant", "bool", /*default=*/"false",
+           "also rewrite dequantize(quantize(x)) -> x (changes numerics)">,
+  ];
+}
+
+def LLMQuantizeWeightsPass : Pass<"llm-quantize-weights"> {
+  let summary = "quantize the constant f32 weights of matmuls to int8/int4";
+  let description = [{
+    For every `llm.matmul` whose `rhs` is a rank-2 f32 `llm.constant`
+    (inline or `dense_resource`), quantizes the weight per output channel
+    (`group-size=0`) or per group of `group-size` elements along K and
+    channel (GPTQ/AWQ-style groups of 32, 64, 128), to `bits` = 8 or 4,
+    `symmetric` (zero point 0, `s = max|w| / qmax`) or not
+    (`s = (max - min) / (qmax - qmin)`, `z = round(qmin - min / s)`), with
+    ONNX QuantizeLinear rounding (half to even) and saturation. The weight
+    becomes `llm.dequantize(quant.scast(arith.constant <int>))` of an
+    `!quant.uniform` per-axis or sub-channel type; `llm-fold-quant` then
+    fuses the dequantization into the matmul (`llm.dequant_matmul`).
+
+    The error introduced on the weights, `|dequantize(quantize(w)) - w|` over
+    all quantized elements, is reported: a remark with the max abs and RMS
+    error, the pass statistics, and the `llm.report` keys
+    `quantized_weights`, `quantized_weight_elements`,
+    `quantized_weight_max_abs_error_e9` and `quantized_weight_rms_error_e9`
+    (errors in units of 1e-9).
+
+    A weight whose K is not a multiple of `group-size` is left in f32 with
+    a warning. Errors: `bits` other than 8 or 4; a negative `group-size`.
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect",
+                           "::mlir::quant::QuantDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"bits", "bits", "int", /*default=*/"8", "8 or 4">,
+    Option<"groupSize", "group-size", "int64_t", /*default=*/"0",
+           "elements per group along K (0: one group, per channel)">,
+    Option<"symmetric", "symmetric", "bool", /*default=*/"true",
+           "zero point 0 (else min/max asymmetric)">,
+  ];
+  let statistics = [
+    Statistic<"numWeights", "quantized-weights", "Number of weights quantized">,
+    Statistic<"numElements", "quantized-elements",
+              "Number of weight elements quantized">,
   ];
 }
 

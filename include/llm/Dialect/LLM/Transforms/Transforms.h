@@ -80,6 +80,16 @@ std::optional<int64_t> getRecomputeCost(Operation *op);
 void formFusionGroups(RewriterBase &rewriter, Block &block,
                       const FusionOptions &options, FusionStatistics &stats);
 
+/// Adds the quantize/dequantize merging of `llm-fold-quant`: per-tensor
+/// quantize/dequantize moved through reshape, transpose, slice, broadcast_to
+/// and concat so that pairs meet; `quantize(dequantize(q))` -> `q` (same
+/// parameters) or `requantize(q)`; `matmul(x, dequantize(w))` ->
+/// `dequant_matmul`; `matmul(dequantize(a), dequantize(w))` -> integer
+/// matmul + dequantize; with `removeFakeQuant`, `dequantize(quantize(x))` ->
+/// `x`.
+void populateQuantFoldingPatterns(RewritePatternSet &patterns,
+                                  bool removeFakeQuant);
+
 } // namespace mlir::llm
 
 #endif // LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H

@@ -1,0 +1,59 @@
+//===- LLMQuant.h - quantization parameters of llm ops ----------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A normalized view of upstream `quant` uniform types (per tensor, per axis,
+// sub-channel) used by the quantization ops' verifiers, lowering and rewrites.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_DIALECT_LLM_IR_LLMQUANT_H
+#define LLM_DIALECT_LLM_IR_LLMQUANT_H
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::llm {
+
+/// The parameters of a uniform quantized element type applied to a tensor of
+/// a given shape, as one block-wise description: `paramShape` has the
+/// tensor's rank; element `i...` of the tensor uses the scale and zero point
+/// at `(i_d / (shape_d / paramShape_d))...` of the row-major `scales` and
+/// `zeroPoints`. Per tensor: `paramShape` is all ones; per axis `a`:
+/// `paramShape[a] = shape[a]`, ones elsewhere; sub-channel: the scales'
+/// shape.
+struct QuantParams {
+  SmallVector<int64_t> paramShape;
+  SmallVector<double> scales;
+  SmallVector<int64_t> zeroPoints;
+  /// Storage range (inclusive), signedness and width in bits.
+  int64_t storageMin = 0, storageMax = 0;
+  bool isSigned = true;
+  unsigned storageWidth = 8;
+  Type storageType, expressedType;
+
+  bool isPerTensor() const { return scales.size() == 1; }
+};
+
+/// True for the uniform quantized types llm ops accept (per tensor, per axis,
+/// sub-channel).
+bool isUniformQuantType(Type elementType);
+
+/// Returns the parameters of `elementType` (a uniform quantized type) applied
+/// to a tensor of static or dynamic `shape`, or emits an error (through
+/// `emitError`, when given) and fails when the type does not fit the shape:
+/// a per-axis dimension outside the rank or whose size differs from the
+/// number of scales, sub-channel scales of another rank or whose sizes do
+/// not divide the shape.
+FailureOr<QuantParams>
+getQuantParams(Type elementType, ArrayRef<int64_t> shape,
+               function_ref<InFlightDiagnostic()> emitError = nullptr);
+
+} // namespace mlir::llm
+
+#endif // LLM_DIALECT_LLM_IR_LLMQUANT_H

@@ -1,0 +1,281 @@
+//===- FoldQuant.cpp - merge quantize/dequantize pairs --------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-fold-quant`: quantize/dequantize pairs that
+// exporters scatter around data movement are moved until they meet, then
+// merged (`quantize(dequantize(q))` -> `q` or one `requantize`), and, only
+// under the explicit `remove-fake-quant` option, `dequantize(quantize(x))`
+// (fake quantization) is removed.
+//
+// Runtime quantized tensors may travel as their storage type between
+// `quant.scast`s (as the ONNX importer emits them); the storage casts fold
+// pairwise (`scast(scast(x)) -> x`, upstream folder) during the rewrite.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/LLMQuant.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Transforms.h"
+
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMFOLDQUANTPASS
+#include "llm/Dialect/LLM/Transforms/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+namespace {
+
+/// Data-movement ops that commute with an elementwise, per-tensor
+/// quantize/dequantize: each result element is one of the operands'
+/// elements.
+bool isDataMovement(Operation *op) {
+  return isa<ReshapeOp, TransposeOp, SliceOp, BroadcastToOp, ConcatOp>(op);
+}
+
+/// True when `v` is a dequantize or data movement of one (transitively).
+bool reachesDequantize(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<DequantizeOp>(def))
+    return true;
+  return isDataMovement(def) &&
+         llvm::any_of(def->getOperands(), reachesDequantize);
+}
+
+/// Clones data-movement `op` on `operands`, with element type `elementType`.
+Value cloneDataMovement(PatternRewriter &rewriter, Operation *op,
+                        ValueRange operands, Type elementType) {
+  Operation *clone = rewriter.clone(*op);
+  clone->setOperands(operands);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  clone->getResult(0).setType(type.clone(elementType));
+  return clone->getResult(0);
+}
+
+RankedTensorType withElement(Value v, Type elementType) {
+  return cast<RankedTensorType>(v.getType()).clone(elementType);
+}
+
+// dequantize(scast(M(s0, s1, ...) : storage) : Q) -> M(dequantize(scast(s0) : Q), ...)
+// for data movement M and a per-tensor Q.
+struct DequantizeThroughDataMovement : OpRewritePattern<DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cast = op.getInput().getDefiningOp<quant::StorageCastOp>();
+    if (!cast)
+      return failure();
+    Type qt = op.getInput().getType().getElementType();
+    if (!isa<quant::UniformQuantizedType>(qt))
+      return rewriter.notifyMatchFailure(op, "not per tensor");
+    Operation *move = cast.getInput().getDefiningOp();
+    if (!move || !isDataMovement(move))
+      return failure();
+    // llm data movement holds i8 (not i4) storage.
+    if (!getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
+      return failure();
+    Type f = op.getType().getElementType();
+    SmallVector<Value> deq;
+    for (Value o : move->getOperands()) {
+      Value q = quant::StorageCastOp::create(rewriter, op.getLoc(),
+                                             withElement(o, qt), o);
+      deq.push_back(DequantizeOp::create(rewriter, op.getLoc(),
+                                         withElement(o, f), q, nullptr));
+    }
+    rewriter.replaceOp(op, cloneDataMovement(rewriter, move, deq, f));
+    return success();
+  }
+};
+
+// quantize(M(x0, x1, ...)) : Q -> scast(M(scast(quantize(x0) : Q), ...)) when
+// some xi is a dequantize (possibly through more data movement), for data movement M and a per-tensor Q.
+struct QuantizeThroughDataMovement : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto qt = dyn_cast<quant::UniformQuantizedType>(
+        op.getType().getElementType());
+    if (!qt)
+      return rewriter.notifyMatchFailure(op, "not per tensor");
+    Operation *move = op.getInput().getDefiningOp();
+    if (!move || !isDataMovement(move))
+      return failure();
+    if (!reachesDequantize(op.getInput()))
+      return rewriter.notifyMatchFailure(op, "no dequantize to meet");
+    Type storage = qt.getStorageType();
+    if (!storage.isInteger(8))
+      return rewriter.notifyMatchFailure(op, "llm data movement holds i8");
+    SmallVector<Value> bits;
+    for (Value o : move->getOperands()) {
+      Value q = QuantizeOp::create(rewriter, op.getLoc(), withElement(o, qt), o,
+                                   nullptr);
+      bits.push_back(quant::StorageCastOp::create(
+          rewriter, op.getLoc(), withElement(o, storage), q));
+    }
+    Value moved = cloneDataMovement(rewriter, move, bits, storage);
+    rewriter.replaceOpWithNewOp<quant::StorageCastOp>(op, op.getType(), moved);
+    return success();
+  }
+};
+
+// quantize(dequantize(q)) -> q (same parameters: exact, since (q - z) * s
+// rounded to f32 and divided by s rounds back to q - z);
+// quantize(dequantize(q)) -> requantize(q) (different parameters).
+struct MergeDequantizeQuantize : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto dq = op.getInput().getDefiningOp<DequantizeOp>();
+    if (!dq || dq.getScaleAttr() || op.getScaleAttr())
+      return failure();
+    Value q = dq.getInput();
+    if (q.getType() == op.getType()) {
+      rewriter.replaceOp(op, q);
+      return success();
+    }
+    // Requantize computes dequantize-then-quantize in f32 only for storage
+    // of 8 bits or less (i32 accumulators are rescaled in f64).
+    auto in = cast<quant::QuantizedType>(
+        cast<RankedTensorType>(q.getType()).getElementType());
+    if (in.getStorageTypeIntegralWidth() > 8)
+      return rewriter.notifyMatchFailure(op, "wide input storage");
+    rewriter.replaceOpWithNewOp<RequantizeOp>(op, op.getType(), q);
+    return success();
+  }
+};
+
+// dequantize(quantize(x)) -> x (removes the rounding: only under the
+// explicit remove-fake-quant option).
+struct RemoveFakeQuant : OpRewritePattern<DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto q = op.getInput().getDefiningOp<QuantizeOp>();
+    if (!q || q.getInput().getType() != op.getType() ||
+        q.getScaleAttr() != op.getScaleAttr())
+      return failure();
+    rewriter.replaceOp(op, q.getInput());
+    return success();
+  }
+};
+
+// matmul(x, dequantize(w)) -> dequant_matmul(x, w) (weight-only: the
+// weight is dequantized in the matmul's operand load).
+struct FuseWeightDequantIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto dq = op.getRhs().getDefiningOp<DequantizeOp>();
+    if (!dq || dq.getScaleAttr() || op.getTransposeA() ||
+        op.getRhs().getType().getRank() != 2 ||
+        op.getLhs().getDefiningOp<DequantizeOp>())
+      return failure();
+    Value w = dq.getInput();
+    auto wt = cast<RankedTensorType>(w.getType());
+    FailureOr<QuantParams> p = getQuantParams(wt.getElementType(),
+                                              wt.getShape());
+    int64_t kDim = op.getTransposeB() ? 1 : 0, nDim = 1 - kDim;
+    if (failed(p) || !op.getLhs().getType().getElementType().isF32() ||
+        !p->expressedType.isF32() || p->storageWidth > 8 ||
+        (p->paramShape[nDim] != 1 &&
+         p->paramShape[nDim] != wt.getDimSize(nDim)))
+      return rewriter.notifyMatchFailure(op, "weight layout not supported");
+    if (auto a = dyn_cast<quant::UniformQuantizedPerAxisType>(
+            wt.getElementType()))
+      if (a.getQuantizedDimension() == kDim)
+        return rewriter.notifyMatchFailure(op, "per axis along K");
+    rewriter.replaceOpWithNewOp<DequantMatmulOp>(op, op.getLhs(), w,
+                                                 op.getTransposeB());
+    return success();
+  }
+};
+
+// matmul(dequantize(a), dequantize(w)) -> dequantize(scast(matmul_integer(a,
+// w)) : !quant.uniform<i32:f32, sa * sb>) (W8A8: i8 x i8 -> i32, the rescale
+// is the dequantize epilogue; per-axis w along N gives per-axis sa * sb_n).
+struct IntegerMatmulFromQDQ : OpRewritePattern<MatmulOp> {
+  IntegerMatmulFromQDQ(MLIRContext *ctx)
+      : OpRewritePattern<MatmulOp>(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto da = op.getLhs().getDefiningOp<DequantizeOp>();
+    auto dw = op.getRhs().getDefiningOp<DequantizeOp>();
+    if (!da || !dw || da.getScaleAttr() || dw.getScaleAttr() ||
+        op.getTransposeA() || op.getTransposeB() ||
+        !op.getType().getElementType().isF32())
+      return failure();
+    auto qa = dyn_cast<quant::UniformQuantizedType>(
+        da.getInput().getType().getElementType());
+    Type wt = dw.getInput().getType().getElementType();
+    if (!qa)
+      return rewriter.notifyMatchFailure(op, "activation not per tensor");
+    Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+    int64_t lo = std::numeric_limits<int32_t>::min(),
+            hi = std::numeric_limits<int32_t>::max();
+    RankedTensorType type = op.getType();
+    Type accType;
+    if (auto qw = dyn_cast<quant::UniformQuantizedType>(wt)) {
+      accType = quant::UniformQuantizedType::get(
+          quant::QuantizationFlags::Signed, i32, f32,
+          double(float(qa.getScale()) * float(qw.getScale())), 0, lo, hi);
+    } else if (auto qw = dyn_cast<quant::UniformQuantizedPerAxisType>(wt)) {
+      if (qw.getQuantizedDimension() != dw.getType().getRank() - 1)
+        return rewriter.notifyMatchFailure(op, "weight not per column");
+      SmallVector<double> scales;
+      for (double s : qw.getScales())
+        scales.push_back(double(float(qa.getScale()) * float(s)));
+      SmallVector<int64_t> zeros(scales.size(), 0);
+      accType = quant::UniformQuantizedPerAxisType::get(
+          quant::QuantizationFlags::Signed, i32, f32, scales, zeros,
+          type.getRank() - 1, lo, hi);
+    } else {
+      return rewriter.notifyMatchFailure(op, "weight not per tensor/column");
+    }
+    if (cast<quant::QuantizedType>(qa).getStorageTypeIntegralWidth() > 8 ||
+        cast<quant::QuantizedType>(wt).getStorageTypeIntegralWidth() > 8)
+      return rewriter.notifyMatchFailure(op, "wide storage");
+    auto mm = MatmulIntegerOp::create(rewriter, op.getLoc(), da.getInput(),
+                                      dw.getInput());
+    Value acc = quant::StorageCastOp::create(
+        rewriter, op.getLoc(), mm.getType().clone(accType), mm.getResult());
+    rewriter.replaceOpWithNewOp<DequantizeOp>(op, type, acc, nullptr);
+    return success();
+  }
+};
+
+struct LLMFoldQuantPass final
+    : mlir::llm::impl::LLMFoldQuantPassBase<LLMFoldQuantPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateQuantFoldingPatterns(patterns, removeFakeQuant);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace
+
+void mlir::llm::populateQuantFoldingPatterns(RewritePatternSet &patterns,
+                                             bool removeFakeQuant) {
+  patterns.add<DequantizeThroughDataMovement, QuantizeThroughDataMovement,
+               MergeDequantizeQuantize, FuseWeightDequantIntoMatmul,
+               IntegerMatmulFromQDQ>(patterns.getContext());
+  if (removeFakeQuant)
+    patterns.add<RemoveFakeQuant>(patterns.getContext());
+}

@@ -1,0 +1,143 @@
+// RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s
+
+// Structure of the quantization ops' lowering: the ONNX formulas in the
+// generic bodies (round half to even, saturation in f32, exact i32
+// subtraction), blockwise parameters through expand_shape, and the erasure
+// of quantized types (function signatures and storage casts). Values are
+// checked bit-exactly by test/Integration/quant.
+
+// CHECK-LABEL: func.func @quantize_per_tensor
+// CHECK-SAME:    (%[[X:.+]]: tensor<4xf32>) -> tensor<4xi8>
+// CHECK:         %[[G:.+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4xf32>) outs(%{{.+}} : tensor<4xi8>)
+// CHECK-DAG:       %[[S:.+]] = arith.constant 6.250000e-02 : f32
+// CHECK:           %[[D:.+]] = arith.divf %{{.+}}, %[[S]] : f32
+// CHECK:           %[[R:.+]] = math.roundeven %[[D]] : f32
+// CHECK:           %[[A:.+]] = arith.addf %[[R]]
+// CHECK:           %[[LO:.+]] = arith.maxnumf %[[A]], %{{.+}} : f32
+// CHECK:           %[[HI:.+]] = arith.minnumf %[[LO]], %{{.+}} : f32
+// CHECK:           arith.fptosi %[[HI]] : f32 to i8
+// CHECK-NOT:     quant.scast
+// CHECK:         return %[[G]] : tensor<4xi8>
+func.func @quantize_per_tensor(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.0625:-3>> {
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.0625:-3>>
+  return %0 : tensor<4x!quant.uniform<i8:f32, 0.0625:-3>>
+}
+
+// -----
+
+// u8 storage: unsigned conversions and zero extension.
+// CHECK-LABEL: func.func @unsigned
+// CHECK:         arith.fptoui %{{.+}} : f32 to i8
+// CHECK:         arith.extui %{{.+}} : i8 to i32
+// CHECK:         arith.subi
+// CHECK:         arith.sitofp
+// CHECK:         arith.mulf
+func.func @unsigned(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:128>>
+  %1 = llm.dequantize %0 : (tensor<4x!quant.uniform<u8:f32, 0.5:128>>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// Per axis: parameter tensors read through a broadcasting map.
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COL:.+]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @per_axis
+// CHECK-SAME:    (%[[Q:.+]]: tensor<2x3xi8>) -> tensor<2x3xf32>
+// CHECK-DAG:     %[[S:.+]] = arith.constant dense<{{\[\[}}1.000000e-01, 2.000000e-01, 3.000000e-01]]> : tensor<1x3xf32>
+// CHECK-DAG:     %[[Z:.+]] = arith.constant dense<{{\[\[}}1, 2, 3]]> : tensor<1x3xi32>
+// CHECK:         linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[COL]], #[[ID]]]{{.*}} ins(%[[Q]], %[[S]], %[[Z]] :
+// CHECK:           arith.extsi %{{.+}} : i8 to i32
+func.func @per_axis(%q: tensor<2x3x!quant.uniform<i8:f32:1, {0.1:1, 0.2:2, 0.3:3}>>) -> tensor<2x3xf32> {
+  %0 = llm.dequantize %q : (tensor<2x3x!quant.uniform<i8:f32:1, {0.1:1, 0.2:2, 0.3:3}>>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Blockwise (groups of 32 along dim 1): the data is viewed as [2, 2, 32].
+// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[BLK:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @blockwise
+// CHECK:         %[[E:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2]] output_shape [2, 2, 32] : tensor<2x64xi4> into tensor<2x2x32xi4>
+// CHECK:         %[[G:.+]] = linalg.generic {indexing_maps = [#[[ID3]], #[[BLK]], #[[BLK]], #[[ID3]]]{{.*}} ins(%[[E]], %{{.+}}, %{{.+}} : tensor<2x2x32xi4>, tensor<2x2xf32>, tensor<2x2xi32>)
+// CHECK:         tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2]] : tensor<2x2x32xf32> into tensor<2x64xf32>
+func.func @blockwise(%q: tensor<2x64x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1, 0.2}, {0.3, 0.4}}>>) -> tensor<2x64xf32> {
+  %0 = llm.dequantize %q : (tensor<2x64x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1, 0.2}, {0.3, 0.4}}>>) -> tensor<2x64xf32>
+  return %0 : tensor<2x64xf32>
+}
+
+// -----
+
+// Integer matmul: one generic with a reduction over k, i32 accumulation.
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK-SAME:    (%[[A:.+]]: tensor<2x3xi8>, %[[B:.+]]: tensor<3x4xi8>) -> tensor<2x4xi32>
+// CHECK:         %[[F:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<2x4xi32>)
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<2x3xi8>, tensor<3x4xi8>) outs(%[[F]] : tensor<2x4xi32>)
+// CHECK:           arith.extui %{{.+}} : i8 to i32
+// CHECK:           arith.extsi %{{.+}} : i8 to i32
+// CHECK:           arith.muli
+// CHECK:           arith.addi
+func.func @matmul_integer(%a: tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, %b: tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32> {
+  %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
+}
+
+// -----
+
+// QLinearMatMul rescale of an i32 accumulator: one f64 multiply.
+// CHECK-LABEL: func.func @requantize_accumulator
+// CHECK:         arith.sitofp %{{.+}} : i32 to f64
+// CHECK:         arith.mulf %{{.+}}, %{{.+}} : f64
+// CHECK:         math.roundeven %{{.+}} : f64
+// CHECK:         arith.fptoui %{{.+}} : f64 to i8
+func.func @requantize_accumulator(%acc: tensor<4xi32>) -> tensor<4xi8> {
+  %0 = quant.scast %acc : tensor<4xi32> to tensor<4x!quant.uniform<i32:f32, 0.01>>
+  %1 = llm.requantize %0 : (tensor<4x!quant.uniform<i32:f32, 0.01>>) -> tensor<4x!quant.uniform<u8:f32, 0.1:3>>
+  %2 = quant.scast %1 : tensor<4x!quant.uniform<u8:f32, 0.1:3>> to tensor<4xi8>
+  return %2 : tensor<4xi8>
+}
+
+// -----
+
+// FP8: the bits are computed in i32 and truncated to i8; dequantization
+// reads a 256-entry table. FP8 types become i8.
+// CHECK-LABEL: func.func @fp8
+// CHECK-SAME:    (%[[X:.+]]: tensor<4xf32>) -> (tensor<4xi8>, tensor<4xf32>)
+// CHECK:         arith.bitcast %{{.+}} : f32 to i32
+// CHECK:         arith.trunci %{{.+}} : i32 to i8
+// CHECK:         arith.constant dense<{{.*}}> : tensor<256xf32>
+// CHECK:         tensor.extract
+// CHECK-NOT:     f8E4M3FN
+func.func @fp8(%x: tensor<4xf32>) -> (tensor<4xf8E4M3FN>, tensor<4xf32>) {
+  %0 = llm.quantize %x {scale = 2.0 : f32} : (tensor<4xf32>) -> tensor<4xf8E4M3FN>
+  %1 = llm.dequantize %0 {scale = 2.0 : f32} : (tensor<4xf8E4M3FN>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf8E4M3FN>, tensor<4xf32>
+}
+
+// -----
+
+// Weight-only W4A16, groups of 32 along K: one contraction over
+// (m, n, k/32, k%32) reading the i4 weight and its [2, 16] scales; no f32
+// tensor of the weight's size exists.
+// CHECK-DAG: #[[X:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+// CHECK-DAG: #[[P:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d1)>
+// CHECK-DAG: #[[O:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func @w4a16
+// CHECK-NOT:     64x16xf32
+// CHECK-NOT:     32x16xf32
+// CHECK:         linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[P]], #[[P]], #[[O]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x2x32xf32>, tensor<2x32x16xi4>, tensor<2x16xf32>, tensor<2x16xi32>) outs(%{{.+}} : tensor<4x16xf32>)
+// CHECK:           arith.extsi %{{.+}} : i4 to i32
+// CHECK:           arith.subi
+// CHECK:           arith.mulf
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK-NOT:     64x16xf32
+// CHECK:         return
+func.func @w4a16(%x: tensor<4x64xf32>, %w: tensor<64x16xi4>) -> tensor<4x16xf32> {
+  %q = quant.scast %w : tensor<64x16xi4> to tensor<64x16x!quant.uniform<i4:f32:{0:32,1:1}, {{0.1:1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2}, {0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4:-2}}>>
+  %y = llm.dequant_matmul %x, %q : (tensor<4x64xf32>, tensor<64x16x!quant.uniform<i4:f32:{0:32,1:1}, {{0.1:1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2}, {0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4:-2}}>>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}

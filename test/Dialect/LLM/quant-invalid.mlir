@@ -1,0 +1,138 @@
+// RUN: llm-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the quantization ops.
+
+func.func @expressed_type(%x: tensor<4xf16>) {
+  // expected-error @+1 {{'llm.quantize' op expressed type 'f32' of '!quant.uniform<i8:f32, 1.000000e-01>' differs from the float element type 'f16'}}
+  %0 = llm.quantize %x : (tensor<4xf16>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
+  return
+}
+
+// -----
+
+func.func @axis_size(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op per-axis type has 3 scales but dimension 1 has size 4}}
+  %0 = llm.quantize %x : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<i8:f32:1, {0.1, 0.2, 0.3}>>
+  return
+}
+
+// -----
+
+func.func @axis_rank(%x: tensor<4x!quant.uniform<i8:f32:1, {0.1, 0.2}>>) {
+  // expected-error @+1 {{'llm.dequantize' op quantized dimension 1 of '!quant.uniform<i8:f32:1, {1.000000e-01,2.000000e-01}>' is outside the rank 1}}
+  %0 = llm.dequantize %x : (tensor<4x!quant.uniform<i8:f32:1, {0.1, 0.2}>>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @block_divides(%x: tensor<2x48xf32>) {
+  // expected-error @+1 {{'llm.quantize' op sub-channel type has 2 blocks of 32 along dimension 1, which has size 48}}
+  %0 = llm.quantize %x : (tensor<2x48xf32>) -> tensor<2x48x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1, 0.2}, {0.3, 0.4}}>>
+  return
+}
+
+// -----
+
+func.func @block_rank(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'llm.quantize' op sub-channel scales of rank 2 do not fit a tensor of rank 1}}
+  %0 = llm.quantize %x : (tensor<64xf32>) -> tensor<64x!quant.uniform<i4:f32:{0:32}, {{0.1, 0.2}, {0.3, 0.4}}>>
+  return
+}
+
+// -----
+
+func.func @block_unlisted(%x: tensor<2x64xf32>) {
+  // expected-error @+1 {{'llm.quantize' op sub-channel scales have 2 entries along dimension 0, which has no block size (one block spans it)}}
+  %0 = llm.quantize %x : (tensor<2x64xf32>) -> tensor<2x64x!quant.uniform<i4:f32:{1:32}, {{0.1, 0.2}, {0.3, 0.4}}>>
+  return
+}
+
+// -----
+
+func.func @wide_storage(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op storage of 32 bits is not supported as a quantization target (i8, u8, i4, u4)}}
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<i32:f32, 0.1>>
+  return
+}
+
+// -----
+
+func.func @fp8_needs_scale(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op an FP8 result needs a `scale` attribute}}
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @fp8_scale_positive(%x: tensor<4xf8E5M2>) {
+  // expected-error @+1 {{'llm.dequantize' op scale must be positive and finite}}
+  %0 = llm.dequantize %x {scale = -1.0 : f32} : (tensor<4xf8E5M2>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_only_fp8(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op `scale` is only for FP8; quantized types carry their scales}}
+  %0 = llm.quantize %x {scale = 1.0 : f32} : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
+  return
+}
+
+// -----
+
+func.func @not_quantized(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op result #0 must be ranked tensor of uniform quantized type (per tensor, per axis or sub-channel) or f8E4M3FN type or f8E5M2 type values, but got 'tensor<4xi8>'}}
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op requires the same shape for all operands and results}}
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<5x!quant.uniform<i8:f32, 0.1>>
+  return
+}
+
+// -----
+
+func.func @requantize_expressed(%x: tensor<4x!quant.uniform<i8:f32, 0.1>>) {
+  // expected-error @+1 {{'llm.requantize' op expressed type 'f16' of '!quant.uniform<i8:f16, 1.000000e-01>' differs from the float element type 'f32'}}
+  %0 = llm.requantize %x : (tensor<4x!quant.uniform<i8:f32, 0.1>>) -> tensor<4x!quant.uniform<i8:f16, 0.1>>
+  return
+}
+
+// -----
+
+func.func @mmi_k(%a: tensor<2x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<4x2x!quant.uniform<i8:f32, 1.0>>) {
+  // expected-error @+2 {{'llm.matmul_integer' op contraction sizes differ: 3 vs 4}}
+  // expected-error @+1 {{'llm.matmul_integer' op failed to infer returned types}}
+  %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<i8:f32, 1.0>>, tensor<4x2x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+func.func @mmi_lhs_axis(%a: tensor<2x3x!quant.uniform<i8:f32:0, {1.0, 1.0}>>, %b: tensor<3x2x!quant.uniform<i8:f32, 1.0>>) {
+  // expected-error @+1 {{'llm.matmul_integer' op lhs must be quantized per tensor}}
+  %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<i8:f32:0, {1.0, 1.0}>>, tensor<3x2x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+func.func @mmi_rhs_axis(%a: tensor<2x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<3x2x!quant.uniform<i8:f32:0, {1.0, 1.0, 1.0}>>) {
+  // expected-error @+1 {{'llm.matmul_integer' op rhs may only be quantized per axis along its last dimension (one zero point per output column)}}
+  %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<i8:f32, 1.0>>, tensor<3x2x!quant.uniform<i8:f32:0, {1.0, 1.0, 1.0}>>) -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+func.func @mmi_wide(%a: tensor<2x3x!quant.uniform<i32:f32, 1.0>>, %b: tensor<3x2x!quant.uniform<i8:f32, 1.0>>) {
+  // expected-error @+1 {{'llm.matmul_integer' op lhs storage must be 8 bits or narrower}}
+  %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<i32:f32, 1.0>>, tensor<3x2x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x2xi32>
+  return
+}
