@@ -1341,7 +1341,7 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
     bool maskedFill = !(!cond->constant || runtime->constant || !fill->constant ||
         !allNegInf(*fill->constant) ||
         (dtype != TensorProto::FLOAT && dtype != TensorProto::FLOAT16 &&
-         dtype != TensorProto::BFLOAT16)));
+         dtype != TensorProto::BFLOAT16));
     if (maskedFill) {
       const ConstTensor &c = *cond->constant, &f = *fill->constant;
       auto maskShape = broadcastShapes(c.shape, f.shape);

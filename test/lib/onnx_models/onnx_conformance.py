@@ -99,7 +99,7 @@ LLM_RELEVANT = [
 # quantize/dequantize ops); they count as LLM-relevant once that is merged:
 # flip QUANT_MERGED (or set LLMC_CONFORMANCE_QUANT=1).
 PENDING_QUANT = ["quantizelinear", "dequantizelinear"]
-QUANT_MERGED = os.environ.get("LLMC_CONFORMANCE_QUANT", "0") == "1"
+QUANT_MERGED = os.environ.get("LLMC_CONFORMANCE_QUANT", "1") == "1"
 
 # Tests of LLM-relevant ops (names matching LLM_RELEVANT) that are out of
 # llmc's scope, with the reason. They are still run (and their skips are

@@ -220,7 +220,10 @@ def LLMFusePass : Pass<"llm-fuse"> {
               "Producers duplicated into several groups">,
     Statistic<"numHorizontal", "matmuls-fused-horizontally",
               "Matmuls replaced by a slice of a horizontally fused matmul">,
+  ];
+}
 
+//===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
 
