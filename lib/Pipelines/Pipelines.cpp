@@ -36,6 +36,11 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(llm::createLLMRecomposePass());
     pm.addPass(llm::createLLMFoldConstantsPass());
   }
+  if (options.optimizeLayout) {
+    LLMOptimizeLayoutPassOptions layoutOpts;
+    layoutOpts.target = options.target;
+    pm.addPass(llm::createLLMOptimizeLayoutPass(layoutOpts));
+  }
   pm.addPass(createConvertLLMToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
@@ -62,6 +67,9 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
   bufferization::BufferResultsToOutParamsPassOptions outOpts;
   outOpts.modifyPublicFunctions = true;
+  // A returned static alloc becomes the out-param itself: the results are
+  // written straight into the caller's buffers, no final memref.copy.
+  outOpts.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -72,6 +80,14 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   stackOpts.maxAllocSizeInBytes = 1024;
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(stackOpts));
+  // One arena per function for the static intermediates; the deallocation
+  // pipeline then frees the arena alone.
+  if (options.planMemory) {
+    LLMPlanMemoryPassOptions planOpts;
+    planOpts.arena = options.memoryArena;
+    planOpts.verify = options.verifyMemoryPlan;
+    pm.addPass(createLLMPlanMemoryPass(planOpts));
+  }
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -143,6 +143,13 @@ static cl::opt<bool>
                    "vectorization or OpenMP (overrides --pipeline-options)"),
           cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
           cl::cat(llmcCategory));
+static cl::opt<bool> verifyMemoryPlan(
+    "verify-memory-plan",
+    cl::desc("Check the static memory plan (no two simultaneously live "
+             "buffers overlap); default on when the environment variable "
+             "LLMC_VERIFY_MEMORY_PLAN is set (the integration tests)"),
+    cl::init(getenv("LLMC_VERIFY_MEMORY_PLAN") != nullptr), cl::sub(runCommand),
+    cl::sub(compileCommand), cl::cat(llmcCategory));
 static cl::opt<unsigned>
     optLevel("opt-level", cl::desc("LLVM optimization level 0-3 (default 3)"),
              cl::init(3), cl::sub(runCommand), cl::sub(compileCommand),
@@ -530,6 +537,7 @@ static int runMain() {
   options.entry = entryName;
   options.lowering.pipelineOptions = pipelineOptions;
   options.lowering.noOpt = noOpt;
+  options.lowering.verifyMemoryPlan = verifyMemoryPlan;
   options.optLevel = optLevel;
   FailureOr<std::unique_ptr<CompiledModel>> model =
       CompiledModel::create(*module, options);
@@ -633,6 +641,7 @@ static int compileMain() {
   LoweringOptions lowering;
   lowering.pipelineOptions = pipelineOptions;
   lowering.noOpt = noOpt;
+  lowering.verifyMemoryPlan = verifyMemoryPlan;
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
 

@@ -46,6 +46,16 @@ struct CPUTargetDescription {
   /// measured ~100 GFLOP/s (OpenBLAS single-thread speed) on Zen 4.
   SmallVector<int64_t, 3> matmulCacheTile = {64, 256, 0};
 
+  /// Storage of a matmul's B operand that the matmul kernel reads
+  /// contiguously: `KN` (B row-major [K, N]: the outer-product register tile
+  /// loads a row of B per step of K) or `NK` (B stored [N, K], as a
+  /// dot-product kernel wants). `llm-optimize-layout` rewrites constant
+  /// weights into it. Default KN on every CPU target (measured on the
+  /// current kernel: an [N, K] weight is either gathered with stride K or
+  /// transposed at run time).
+  enum class WeightLayout { KN, NK };
+  WeightLayout matmulWeightLayout = WeightLayout::KN;
+
   /// Threads the parallel loops are planned for; 0 means every hardware
   /// thread of the machine that compiles (the OpenMP runtime decides the
   /// actual count when the code runs).
