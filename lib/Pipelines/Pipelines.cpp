@@ -37,6 +37,11 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(llm::createLLMFoldConstantsPass());
     pm.addPass(llm::createLLMFoldQuantPass());
   }
+  if (options.optimizeLayout) {
+    LLMOptimizeLayoutPassOptions layoutOpts;
+    layoutOpts.target = options.target;
+    pm.addPass(llm::createLLMOptimizeLayoutPass(layoutOpts));
+  }
   // Last llm-level pass: the groups hide their ops from llm patterns.
   if (options.fuse)
     pm.addPass(llm::createLLMFusePass());
@@ -73,6 +78,9 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
   bufferization::BufferResultsToOutParamsPassOptions outOpts;
   outOpts.modifyPublicFunctions = true;
+  // A returned static alloc becomes the out-param itself: the results are
+  // written straight into the caller's buffers, no final memref.copy.
+  outOpts.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -83,6 +91,14 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   stackOpts.maxAllocSizeInBytes = 1024;
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(stackOpts));
+  // One arena per function for the static intermediates; the deallocation
+  // pipeline then frees the arena alone.
+  if (options.planMemory) {
+    LLMPlanMemoryPassOptions planOpts;
+    planOpts.arena = options.memoryArena;
+    planOpts.verify = options.verifyMemoryPlan;
+    pm.addPass(createLLMPlanMemoryPass(planOpts));
+  }
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
   pm.addPass(createConvertBufferizationToMemRefPass());

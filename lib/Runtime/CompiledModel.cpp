@@ -290,7 +290,11 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
     pipelineOptions.vectorize = false;
     pipelineOptions.parallel = false;
     pipelineOptions.attention = "materialized";
+    pipelineOptions.planMemory = false;
+    pipelineOptions.optimizeLayout = false;
   }
+  if (options.verifyMemoryPlan)
+    pipelineOptions.verifyMemoryPlan = true;
 
   // Public functions get a C interface (the pipeline may add it too).
   for (auto fn : module.getOps<func::FuncOp>())
@@ -388,6 +392,13 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options) {
   std::string cifaceName = (kCInterfacePrefix + options.entry).str();
   auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
   size_t numOperands = signature->inputs.size() + signature->results.size();
+  // memory-arena=caller: one more trailing memref<?xi8> of this size.
+  std::optional<int64_t> arenaBytes;
+  if (auto arenas = module->getAttrOfType<DictionaryAttr>("llm.arena_bytes"))
+    if (auto size = arenas.getAs<IntegerAttr>(options.entry)) {
+      arenaBytes = size.getInt();
+      ++numOperands;
+    }
   if (!ciface || ciface.getFunctionType().getNumParams() != numOperands ||
       !isa<LLVM::LLVMVoidType>(ciface.getFunctionType().getReturnType())) {
     return emitError(getModuleDiagLoc(module))
@@ -428,6 +439,14 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options) {
   model->signature = std::move(*signature);
   model->engine = std::move(*engine);
   model->packedEntry = *packed;
+  if (arenaBytes) {
+    // 64 bytes of slack to align the start (llm-plan-memory's alignment).
+    model->callerArena = true;
+    model->arenaBytes = *arenaBytes;
+    model->arenaStorage = std::make_unique<uint8_t[]>(*arenaBytes + 64);
+    uintptr_t base = reinterpret_cast<uintptr_t>(model->arenaStorage.get());
+    model->arena = reinterpret_cast<uint8_t *>(llvm::alignTo(base, 64));
+  }
   return model;
 }
 
@@ -466,7 +485,7 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
 
   // One memref descriptor per operand: {allocated, aligned, offset,
   // sizes[R], strides[R]}, all 8-byte fields.
-  size_t numOperands = inputs.size() + outputs.size();
+  size_t numOperands = inputs.size() + outputs.size() + (callerArena ? 1 : 0);
   SmallVector<SmallVector<int64_t, 11>> descriptors;
   descriptors.reserve(numOperands);
   auto addDescriptor = [&](const TensorView &view) {
@@ -483,6 +502,10 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
     addDescriptor(view);
   for (const TensorView &view : outputs)
     addDescriptor(view);
+  if (callerArena) {
+    int64_t ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(arena));
+    descriptors.push_back({ptr, ptr, 0, arenaBytes, 1});
+  }
 
   SmallVector<void *> descriptorPtrs, args;
   for (auto &d : descriptors)

@@ -154,6 +154,13 @@ static cl::opt<bool> verifyEach(
              "as in mlir-opt; --verify-each=false only saves compile time)"),
     cl::init(true), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
+static cl::opt<bool> verifyMemoryPlan(
+    "verify-memory-plan",
+    cl::desc("Check the static memory plan (no two simultaneously live "
+             "buffers overlap); default on when the environment variable "
+             "LLMC_VERIFY_MEMORY_PLAN is set (the integration tests)"),
+    cl::init(getenv("LLMC_VERIFY_MEMORY_PLAN") != nullptr), cl::sub(runCommand),
+    cl::sub(compileCommand), cl::cat(llmcCategory));
 static cl::opt<unsigned>
     optLevel("opt-level", cl::desc("LLVM optimization level 0-3 (default 3)"),
              cl::init(3), cl::sub(runCommand), cl::sub(compileCommand),
@@ -561,6 +568,7 @@ static int runMain() {
   options.lowering.pipelineOptions = pipelineOptions;
   options.lowering.noOpt = noOpt;
   options.lowering.verifyEach = verifyEach;
+  options.lowering.verifyMemoryPlan = verifyMemoryPlan;
   options.optLevel = optLevel;
   FailureOr<std::unique_ptr<CompiledModel>> model =
       CompiledModel::create(*module, options);
@@ -680,6 +688,7 @@ static int compileMain() {
       if (key == "kernels")
         kernelsUnfused = value;
   }
+  lowering.verifyMemoryPlan = verifyMemoryPlan;
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
   if (reportKind != ReportKind::None) {

@@ -205,4 +205,101 @@ def LLMCountKernelsPass : Pass<"llm-count-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Memory planning
+//===----------------------------------------------------------------------===//
+
+def LLMPlanMemoryPass : Pass<"llm-plan-memory", "ModuleOp"> {
+  let summary = "Place the static intermediate buffers of each function in "
+                "one arena";
+  let description = [{
+    Runs after bufferization (and `buffer-results-to-out-params`), before the
+    buffer deallocation pipeline. In every `func.func` with a body of one
+    block, each `memref.alloc` directly in that block with a static shape,
+    the identity layout and an integer or float element type (an
+    "intermediate buffer") gets a byte offset in one arena; the alloc is
+    replaced by `memref.view %arena[%offset][]`. Buffers an alias of which
+    is returned are left alone, as are allocs inside loops (per-thread
+    temporaries of `scf.forall` bodies) and `memref.alloca`s.
+
+    Live interval of a buffer: the positions, in the function's top-level
+    op list, of the first and the last top-level op that uses the buffer or
+    any alias of it (`BufferViewFlowAnalysis`: subviews, reshapes, casts,
+    loop-carried values); a use nested in a loop counts at the loop. Two
+    buffers may share bytes only when their intervals are disjoint. The
+    function body being one block, these linear intervals are exact
+    liveness.
+
+    Placement: greedy by size with best fit, the algorithm of TensorFlow
+    Lite's arena planner (`ArenaPlanner` + `SimpleMemoryArena`,
+    tensorflow/lite/simple_memory_arena.cc) and of IREE's slice packing
+    (`stream.resource.pack`, iree/compiler/Dialect/Stream/Transforms/
+    LayoutSlices.cpp): buffers sorted by decreasing size (ties: earlier
+    first use, then program order); each is placed in the smallest gap
+    between the already placed buffers whose intervals overlap its own,
+    where it fits, else after the highest of them. Sizes are rounded up to
+    `alignment` bytes (default 64), so every offset is a multiple of it.
+
+    Arena: with `arena=per-call` (default) one `memref.alloc` of
+    `memref<Nxi8>` (aligned to `alignment`) at the start of the function;
+    the buffer deallocation pipeline frees it at the end. With
+    `arena=caller` each public function gets an extra trailing argument
+    `memref<?xi8>`, the caller provides at
+    least N bytes aligned to `alignment` (checked with a `cf.assert` at run
+    time), and the module attribute `llm.arena_bytes` (a dictionary from
+    function name to N) tells a runtime how much to provide. Private
+    functions always use a per-call arena.
+
+    Results: first, a `memref.copy` of a (reshaped) alloc into a function
+    argument that nothing else uses (an out-param), when the copy is the
+    alloc's last use, is removed and the alloc replaced by the out-param
+    reshaped to its type: the result is computed straight into the
+    caller's buffer (`buffer-results-to-out-params{hoist-static-allocs}`
+    only covers an alloc returned as is).
+
+    Report: for the whole module (sums over functions), statistics and
+    `llm.report` keys (llm/Support/Report.h): `arena_bytes` (arena sizes),
+    `naive_bytes` (sum of the planned buffers' sizes, one allocation each),
+    `live_bound_bytes` (for each function, the largest total size of the
+    buffers live at one top-level op: no placement can use less) and
+    `planned_buffers`. All in bytes of the aligned sizes.
+
+    `verify` re-checks the plan before rewriting: every two buffers whose
+    intervals overlap must occupy disjoint byte ranges, every offset must be
+    aligned and every buffer inside the arena; a violation is an error at
+    the function and the pass fails. `test-overlap-all` (tests only) places
+    every buffer at offset 0 so that the verifier can be seen to fire.
+
+    Errors: an `alignment` that is not a positive power of two, or an
+    `arena` value other than `per-call` and `caller`.
+  }];
+  let options = [
+    Option<"arena", "arena", "std::string", /*default=*/"\"per-call\"",
+           "Where the arena comes from: per-call (allocated at function "
+           "entry) or caller (an extra trailing memref<?xi8> argument of "
+           "public functions)">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Alignment in bytes of the arena and of every offset">,
+    Option<"verify", "verify", "bool", /*default=*/"false",
+           "Check that no two simultaneously live buffers overlap">,
+    Option<"testOverlapAll", "test-overlap-all", "bool", /*default=*/"false",
+           "Testing only: place every buffer at offset 0 (a wrong plan)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+  let statistics = [
+    Statistic<"numPlanned", "planned-buffers", "Buffers placed in an arena">,
+    Statistic<"numCopiesRemoved", "result-copies-removed",
+              "Final copies into out-params removed">,
+    Statistic<"arenaBytes", "arena-bytes", "Total arena bytes">,
+    Statistic<"naiveBytes", "naive-bytes",
+              "Total bytes of the planned buffers, one allocation each">,
+    Statistic<"liveBoundBytes", "live-bound-bytes",
+              "Sum over functions of the largest live set in bytes">,
+  ];
+}
+
 #endif // LLM_CODEGEN_PASSES_TD

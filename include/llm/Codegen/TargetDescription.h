@@ -60,6 +60,15 @@ struct CPUTargetDescription {
   /// the K/V tiles (16 KiB each at D = 64) stay in L1/L2. A size larger than
   /// the sequence is clamped to it.
   SmallVector<int64_t, 2> attentionTile = {32, 64};
+  /// Storage of a matmul's B operand that the matmul kernel reads
+  /// contiguously: `KN` (B row-major [K, N]: the outer-product register tile
+  /// loads a row of B per step of K) or `NK` (B stored [N, K], as a
+  /// dot-product kernel wants). `llm-optimize-layout` rewrites constant
+  /// weights into it. Default KN on every CPU target (measured on the
+  /// current kernel: an [N, K] weight is either gathered with stride K or
+  /// transposed at run time).
+  enum class WeightLayout { KN, NK };
+  WeightLayout matmulWeightLayout = WeightLayout::KN;
 
   /// Threads the parallel loops are planned for; 0 means every hardware
   /// thread of the machine that compiles (the OpenMP runtime decides the

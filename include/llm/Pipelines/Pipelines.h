@@ -40,6 +40,13 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Run llm-fuse: fuse sibling matmuls and form fusion "
                      "groups (one loop nest each)"),
       llvm::cl::init(true)};
+  /// `llm-optimize-layout`: constant weights stored in the layout the
+  /// matmul kernel reads, activation transposes cancelled.
+  PassOptions::Option<bool> optimizeLayout{
+      *this, "optimize-layout",
+      llvm::cl::desc("Run llm-optimize-layout (weight layouts for the "
+                     "target's matmul kernel, transpose cancellation)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
@@ -84,6 +91,26 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "attention-tile",
       llvm::cl::desc("Flash-attention tile [query rows, key/value rows] "
                      "(default: the target's)")};
+  /// `llm-plan-memory` after bufferization: the static intermediate buffers
+  /// of each function share one arena.
+  PassOptions::Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Place static intermediate buffers in one arena "
+                     "(llm-plan-memory)"),
+      llvm::cl::init(true)};
+  /// Where the arena comes from (llm-plan-memory `arena`): `per-call` or
+  /// `caller` (an extra trailing `memref<?xi8>` argument of each public
+  /// function; the module attribute `llm.arena_bytes` gives its size).
+  PassOptions::Option<std::string> memoryArena{
+      *this, "memory-arena",
+      llvm::cl::desc("Arena of llm-plan-memory: per-call or caller"),
+      llvm::cl::init("per-call")};
+  /// Debug check of the memory plan (llm-plan-memory `verify`).
+  PassOptions::Option<bool> verifyMemoryPlan{
+      *this, "verify-memory-plan",
+      llvm::cl::desc("Check that no two simultaneously live buffers of the "
+                     "memory plan overlap"),
+      llvm::cl::init(false)};
   /// Overrides the target's matmul register tile [m, n, k].
   PassOptions::ListOption<int64_t> registerTile{
       *this, "register-tile",

@@ -121,6 +121,10 @@ struct LoweringOptions {
   /// Turns off every fusion (`fuse`, `fuse-elementwise`), e.g. to count the
   /// kernels of the unfused model. Applied after `pipelineOptions`.
   bool noFusion = false;
+  /// Turns on the memory plan's debug check (`llm-lower-to-cpu`
+  /// `verify-memory-plan`: no two simultaneously live buffers overlap).
+  /// Applied after `pipelineOptions`.
+  bool verifyMemoryPlan = false;
 };
 
 /// Marks the public functions with `llvm.emit_c_interface` and runs
@@ -177,6 +181,13 @@ struct TensorView {
 };
 
 /// A JIT-compiled entry function of an llm module.
+///
+/// Caller-provided arena: when the module is lowered with
+/// `memory-arena=caller`, the entry takes one more trailing descriptor, a
+/// rank-1 `memref<?xi8>` of at least `getArenaBytes()` bytes aligned to 64
+/// (`llm-plan-memory`; the size is the module attribute `llm.arena_bytes`).
+/// The CompiledModel allocates it once in `create` and passes it to every
+/// `invoke`, so such a model must not be invoked from two threads at once.
 class CompiledModel {
 public:
   ~CompiledModel();
@@ -189,6 +200,11 @@ public:
 
   const EntrySignature &getSignature() const { return signature; }
 
+  /// Size of the arena the model owns and passes to the entry (0: the entry
+  /// takes no arena argument).
+  int64_t getArenaBytes() const { return arenaBytes; }
+  bool hasCallerArena() const { return callerArena; }
+
   /// Runs the entry on `inputs`, writing `outputs`. The counts, element types
   /// and shapes must match the signature exactly (else an error naming the
   /// mismatching operand, and nothing runs). Inputs are not modified.
@@ -200,6 +216,12 @@ private:
   EntrySignature signature;
   std::unique_ptr<ExecutionEngine> engine;
   void (*packedEntry)(void **) = nullptr;
+  /// The caller-provided arena (memory-arena=caller), 64-byte aligned
+  /// inside `arenaStorage`.
+  bool callerArena = false;
+  int64_t arenaBytes = 0;
+  std::unique_ptr<uint8_t[]> arenaStorage;
+  uint8_t *arena = nullptr;
 };
 
 } // namespace mlir::llm::runtime

@@ -309,4 +309,68 @@ def LLMQuantizeWeightsPass : Pass<"llm-quantize-weights"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
+  let summary = "Store constant weights in the layout the matmul kernel "
+                "reads and cancel activation transposes";
+  let description = [{
+    Layout choices at the llm level, for the CPU target named by `target`
+    (llm/Codegen/TargetDescription.h, `matmulWeightLayout`):
+
+    * Weight layout: the CPU matmul kernel (`llm-tile-and-vectorize`: a
+      register tile of outer products, broadcast A, load a row of B) reads
+      B contiguously when it is stored [K, N] (`kn`, every CPU target's
+      default); a B stored [N, K] (`transpose_b`) is either gathered with
+      stride K or transposed at run time. So
+      `llm.matmul %a, %w {transpose_b}` with a constant `%w` becomes
+      `llm.matmul %a, %w'` where `%w'` is the [..., K, N] transpose of
+      `%w`, computed at compile time (a `dense_resource` weight gets a new
+      resource blob `<name>_kn`; a splat stays a splat). No size limit
+      applies: this is the weight's storage, not a new value. A weight
+      shared with other users (e.g. GPT-2's tied `wte`, also an embedding
+      table) is duplicated. With the `nk` preference the opposite rewrite
+      is made.
+    * `llm.transpose` of a constant is evaluated at compile time (any
+      permutation, any size).
+    * Transposes absorbed by matmul flags: `matmul(a, transpose(b, p))`,
+      `p` swapping the last two dimensions only ->
+      `matmul(a, b) {transpose_b}` (flag toggled), which the weight rule
+      then turns into a [K, N] constant when `b` is one.
+    * Activation transposes are sunk through elementwise unary ops
+      (`unary(transpose(x)) -> transpose(unary(x))`, the transpose having no
+      other user) and through elementwise binary ops whose two operands are
+      transposes with the same permutation and the result's shape, so that
+      two transposes meet and cancel (`llm.transpose`'s folder composes
+      them).
+
+    Remaining runtime transposes (non-constant `llm.transpose` ops, and
+    `transpose_b` matmuls whose `rhs` is computed, which
+    `llm-tile-and-vectorize` transposes at run time for enough rows) are
+    counted into the report (`runtime_transposes`, llm/Support/Report.h)
+    with `weight_layouts_changed` (constants rewritten); with
+    `emit-remarks` each one gets a remark giving the reason it stays, e.g.
+    the head split `[B, S, H, D] -> [B, H, S, D]` in front of
+    `llm.attention`, whose operands are [B, H, S, D].
+
+    Errors: an unknown `target` name is reported at the module and the pass
+    fails.
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "CPU target description: host, avx512, avx2 or generic">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark at every remaining runtime transpose">,
+  ];
+  let statistics = [
+    Statistic<"numWeightsChanged", "weight-layouts-changed",
+              "Constant weights rewritten to the kernel's layout">,
+    Statistic<"numRuntimeTransposes", "runtime-transposes",
+              "Transposes left to run time">,
+  ];
+}
+
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD

@@ -14,6 +14,7 @@
 #ifndef LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
 #define LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
 
+#include "llm/Codegen/TargetDescription.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstdint>
@@ -89,6 +90,16 @@ void formFusionGroups(RewriterBase &rewriter, Block &block,
 /// `x`.
 void populateQuantFoldingPatterns(RewritePatternSet &patterns,
                                   bool removeFakeQuant);
+
+/// Adds the patterns of `llm-optimize-layout`: constant `transpose` folded
+/// at compile time, matmul weights stored in `layout` (KN: [.., K, N], no
+/// `transpose_b`; NK: [.., N, K] with `transpose_b`), rhs transposes
+/// absorbed into `transpose_b`, transposes sunk through elementwise ops and
+/// composed. `weightsChanged` counts the weights rewritten; it must outlive
+/// the pattern set.
+void populateOptimizeLayoutPatterns(RewritePatternSet &patterns,
+                                    CPUTargetDescription::WeightLayout layout,
+                                    int64_t &weightsChanged);
 
 } // namespace mlir::llm
 
