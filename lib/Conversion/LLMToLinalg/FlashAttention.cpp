@@ -124,8 +124,9 @@ Value safeMax(OpBuilder &b, Location loc, Value m) {
 //===----------------------------------------------------------------------===//
 
 // llm.attention q[B,Hq,Sq,D], k[B,Hkv,Skv,D], v[B,Hkv,Skv,Dv] (mask, causal,
-// scale; layout bshd: q[B,Sq,Hq,D], ... read as strided tiles) -> scf.forall (b, h, query tile) { scf.for key/value tile { online
-// softmax step on [Tq, Tk] tiles } } (see the file header).
+// scale; layout bshd: q[B,Sq,Hq,D], ... read as strided tiles) -> scf.forall
+// (b, h, query tile) { scf.for key/value tile { online softmax step on [Tq, Tk]
+// tiles } } (see the file header).
 struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
   FlashAttentionLowering(MLIRContext *ctx, int64_t queryTile, int64_t keyTile)
       : OpConversionPattern<AttentionOp>(ctx), queryTile(queryTile),

@@ -266,9 +266,8 @@ struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
     SmallVector<int64_t> shape(type.getShape());
     std::swap(shape[1], shape[2]);
     auto bshdType = RankedTensorType::get(shape, type.getElementType());
-    auto attention = AttentionOp::create(rewriter, op.getLoc(),
-                                         TypeRange{bshdType}, operands,
-                                         op->getAttrs());
+    auto attention = AttentionOp::create(
+        rewriter, op.getLoc(), TypeRange{bshdType}, operands, op->getAttrs());
     attention.setLayout(AttentionLayout::BSHD);
     rewriter.replaceOpWithNewOp<TransposeOp>(
         op, type, attention.getResult(), rewriter.getDenseI64ArrayAttr(kSwap));
