@@ -124,8 +124,9 @@ Value safeMax(OpBuilder &b, Location loc, Value m) {
 //===----------------------------------------------------------------------===//
 
 // llm.attention q[B,Hq,Sq,D], k[B,Hkv,Skv,D], v[B,Hkv,Skv,Dv] (mask, causal,
-// scale) -> scf.forall (b, h, query tile) { scf.for key/value tile { online
-// softmax step on [Tq, Tk] tiles } } (see the file header).
+// scale; layout bshd: q[B,Sq,Hq,D], ... read as strided tiles) -> scf.forall
+// (b, h, query tile) { scf.for key/value tile { online softmax step on [Tq, Tk]
+// tiles } } (see the file header).
 struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
   FlashAttentionLowering(MLIRContext *ctx, int64_t queryTile, int64_t keyTile)
       : OpConversionPattern<AttentionOp>(ctx), queryTile(queryTile),
@@ -155,9 +156,13 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     auto type = cast<RankedTensorType>(op.getResult().getType());
     Type et = type.getElementType();
     Type f32 = rewriter.getF32Type();
-    int64_t bsz = qt.getDimSize(0), hq = qt.getDimSize(1),
-            sq = qt.getDimSize(2), dh = qt.getDimSize(3);
-    int64_t hkv = kt.getDimSize(1), skv = kt.getDimSize(2),
+    // Layout bshd swaps the head and sequence dimensions of q, k, v and the
+    // result: the tiles are then read and written with a row stride of H * D.
+    bool bshd = op.getLayout() == AttentionLayout::BSHD;
+    unsigned headDim = bshd ? 2 : 1, seqDim = bshd ? 1 : 2;
+    int64_t bsz = qt.getDimSize(0), hq = qt.getDimSize(headDim),
+            sq = qt.getDimSize(seqDim), dh = qt.getDimSize(3);
+    int64_t hkv = kt.getDimSize(headDim), skv = kt.getDimSize(seqDim),
             dv = vt.getDimSize(3);
     if (sq == 0 || skv == 0 || bsz == 0 || hq == 0)
       return rewriter.notifyMatchFailure(op, "empty attention");
@@ -214,6 +219,10 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
       SmallVector<OpFoldResult> offs{batch, head, start, zero};
       SmallVector<OpFoldResult> sizes{one, one, b.getIndexAttr(rows),
                                       b.getIndexAttr(cols)};
+      if (bshd) {
+        std::swap(offs[1], offs[2]);
+        std::swap(sizes[1], sizes[2]);
+      }
       SmallVector<OpFoldResult> strides(4, one);
       return tensor::ExtractSliceOp::create(b, loc, tileType, src, offs, sizes,
                                             strides);
@@ -409,11 +418,15 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
           SmallVector<OpFoldResult>{one, one});
     }
     b.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(
-        b, loc, oTile, outArg,
-        SmallVector<OpFoldResult>{bIv, hIv, qNominal, zero},
-        SmallVector<OpFoldResult>{one, one, rows, b.getIndexAttr(dv)},
-        SmallVector<OpFoldResult>(4, one));
+    SmallVector<OpFoldResult> outOffs{bIv, hIv, qNominal, zero};
+    SmallVector<OpFoldResult> outSizes{one, one, rows, b.getIndexAttr(dv)};
+    if (bshd) {
+      std::swap(outOffs[1], outOffs[2]);
+      std::swap(outSizes[1], outSizes[2]);
+    }
+    tensor::ParallelInsertSliceOp::create(b, loc, oTile, outArg, outOffs,
+                                          outSizes,
+                                          SmallVector<OpFoldResult>(4, one));
     rewriter.replaceOp(op, forall.getResult(0));
     return success();
   }

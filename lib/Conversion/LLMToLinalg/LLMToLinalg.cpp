@@ -1056,18 +1056,42 @@ struct RopeLowering : LLMLowering<RopeOp> {
 //   (causal: -inf where j > i + Skv - Sq); softmax over Skv with masked
 //   entries and fully masked rows giving 0; o = batch_matmul(p, v');
 //   reshape o back to [B,Hq,Sq,Dv].
+// Layout bshd: q, k, v are first transposed to [B,H,S,D] (linalg.transpose)
+//   and the result back to [B,Sq,Hq,Dv] (the reference path; the flash
+//   lowering reads the bshd tiles in place).
 struct AttentionLowering : LLMLowering<AttentionOp> {
   using LLMLowering::LLMLowering;
   LogicalResult lower(AttentionOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
+    bool bshd = op.getLayout() == AttentionLayout::BSHD;
+    auto swapHeads = [&](Value x) -> Value {
+      auto t = cast<RankedTensorType>(x.getType());
+      SmallVector<int64_t> shape(t.getShape());
+      std::swap(shape[1], shape[2]);
+      Value init =
+          tensor::EmptyOp::create(rewriter, loc, shape, t.getElementType());
+      return linalg::TransposeOp::create(rewriter, loc, x, init,
+                                         ArrayRef<int64_t>{0, 2, 1, 3})
+          .getResult()[0];
+    };
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    if (bshd) {
+      q = swapHeads(q);
+      k = swapHeads(k);
+      v = swapHeads(v);
+    }
     Value mask = adaptor.getMask();
     auto qt = cast<RankedTensorType>(q.getType());
     auto kt = cast<RankedTensorType>(k.getType());
     auto vt = cast<RankedTensorType>(v.getType());
     RankedTensorType type = resultType(op);
+    if (bshd) {
+      SmallVector<int64_t> shape(type.getShape());
+      std::swap(shape[1], shape[2]);
+      type = RankedTensorType::get(shape, type.getElementType());
+    }
     Type et = type.getElementType();
     int64_t bsz = qt.getDimSize(0), hq = qt.getDimSize(1),
             sq = qt.getDimSize(2), dh = qt.getDimSize(3);
@@ -1170,10 +1194,10 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
     Value o5 = tensor::ExpandShapeOp::create(
         rewriter, loc, RankedTensorType::get({bsz, hkv, g, sq, dv}, et), o,
         ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
-    rewriter.replaceOp(
-        op, tensor::CollapseShapeOp::create(
-                rewriter, loc, type, o5,
-                ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}));
+    Value result = tensor::CollapseShapeOp::create(
+        rewriter, loc, type, o5,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    rewriter.replaceOp(op, bshd ? swapHeads(result) : result);
     return success();
   }
 };

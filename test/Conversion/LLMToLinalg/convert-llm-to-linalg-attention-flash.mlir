@@ -98,3 +98,27 @@ func.func @decode_float_mask(%q: tensor<2x8x1x64xf32>, %k: tensor<2x8x512x64xf32
   %0 = llm.attention %q, %k, %v mask %m : (tensor<2x8x1x64xf32>, tensor<2x8x512x64xf32>, tensor<2x8x512x64xf32>, tensor<512xf32>) -> tensor<2x8x1x64xf32>
   return %0 : tensor<2x8x1x64xf32>
 }
+
+// -----
+
+// Layout bshd: q [B, Sq, Hq, D], k/v [B, Skv, Hkv, D]; the loop nest is the
+// same, the tiles are read (and the output rows stored) with the sequence in
+// dimension 1 and the head in dimension 2 -- strided [16, 8] tiles, no
+// transpose of the operands or of the result.
+// CHECK-LABEL: func.func @bshd_gqa_causal
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x37x4x8xf32>, %[[K:.+]]: tensor<1x37x2x8xf32>, %[[V:.+]]: tensor<1x37x2x4xf32>)
+// CHECK-NOT: linalg.transpose ins(%[[Q]]
+// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<1x37x4x4xf32>
+// CHECK: scf.forall (%[[B:.+]], %[[H:.+]], %[[T:.+]]) in (1, 4, 3) shared_outs(%{{.+}} = %[[OUT]])
+// CHECK: %[[QS:.+]] = arith.minsi
+// CHECK: %[[KVH:.+]] = arith.divui %[[H]], %{{.+}} : index
+// CHECK: tensor.extract_slice %[[Q]][%[[B]], %[[QS]], %[[H]], 0] [1, 16, 1, 8] [1, 1, 1, 1] : tensor<1x37x4x8xf32> to tensor<16x8xf32>
+// CHECK: scf.for
+// CHECK: %[[KS:.+]] = arith.minsi
+// CHECK: tensor.extract_slice %[[K]][%[[B]], %[[KS]], %[[KVH]], 0] [1, 16, 1, 8] {{.*}} to tensor<16x8xf32>
+// CHECK: tensor.extract_slice %[[V]][%[[B]], %[[KS]], %[[KVH]], 0] [1, 16, 1, 4] {{.*}} to tensor<16x4xf32>
+// CHECK: tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], %{{.+}}, %[[H]], 0] [1, %{{.+}}, 1, 4] [1, 1, 1, 1] : tensor<?x4xf32> into tensor<1x37x4x4xf32>
+func.func @bshd_gqa_causal(%q: tensor<1x37x4x8xf32>, %k: tensor<1x37x2x8xf32>, %v: tensor<1x37x2x4xf32>) -> tensor<1x37x4x4xf32> {
+  %0 = llm.attention %q, %k, %v {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x37x4x8xf32>, tensor<1x37x2x8xf32>, tensor<1x37x2x4xf32>) -> tensor<1x37x4x4xf32>
+  return %0 : tensor<1x37x4x4xf32>
+}

@@ -82,3 +82,22 @@ func.func @attention_mask_f16(%q: tensor<1x4x4x8xf16>, %k: tensor<1x2x4x8xf16>, 
   %0 = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<1x4x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<4x4x4xf16>) -> tensor<1x4x4x8xf16>
   return %0 : tensor<1x4x4x8xf16>
 }
+
+// -----
+
+// Layout bshd: q, k, v are transposed to [B, H, S, D] first and the result
+// back to [B, Sq, Hq, Dv] (this lowering is the reference path).
+// CHECK-LABEL: func.func @bshd
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x6x4x8xf32>, %[[K:.+]]: tensor<1x6x2x8xf32>, %[[V:.+]]: tensor<1x6x2x4xf32>)
+// CHECK: linalg.transpose ins(%[[Q]] : tensor<1x6x4x8xf32>) outs(%{{.+}} : tensor<1x4x6x8xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.transpose ins(%[[K]] : tensor<1x6x2x8xf32>) outs(%{{.+}} : tensor<1x2x6x8xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.transpose ins(%[[V]] : tensor<1x6x2x4xf32>) outs(%{{.+}} : tensor<1x2x6x4xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.batch_matmul
+// CHECK: %[[O:.+]] = tensor.collapse_shape {{.+}} into tensor<1x4x6x4xf32>
+// CHECK: %[[R:.+]] = linalg.transpose ins(%[[O]] : tensor<1x4x6x4xf32>) outs(%{{.+}} : tensor<1x6x4x4xf32>) permutation = [0, 2, 1, 3]
+// CHECK: return %[[R]]
+func.func @bshd(%q: tensor<1x6x4x8xf32>, %k: tensor<1x6x2x8xf32>, %v: tensor<1x6x2x4xf32>) -> tensor<1x6x4x4xf32> {
+  %0 = llm.attention %q, %k, %v {layout = #llm.attention_layout<bshd>} : (tensor<1x6x4x8xf32>, tensor<1x6x2x8xf32>, tensor<1x6x2x4xf32>) -> tensor<1x6x4x4xf32>
+  return %0 : tensor<1x6x4x4xf32>
+}

@@ -523,6 +523,27 @@ func.func @double_not(%m: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>) {
 
 // -----
 
+// attention(transpose(q, P), transpose(k, P), transpose(v, P)) {bhsd}
+//   -> transpose(attention(q, k, v) {bshd}, P),   P = [0, 2, 1, 3]
+// and the head merge transpose(., P) that follows folds with it: no transpose
+// is left. The mask (score order) and the other attributes are kept.
+// CHECK-LABEL: func @attention_absorb_head_transposes
+//  CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x16x8x32xf32>, %[[K:[^:]+]]: tensor<2x16x2x32xf32>, %[[V:[^:]+]]: tensor<2x16x2x16xf32>, %[[M:[^:]+]]: tensor<16x16xf32>)
+//   CHECK-NOT: llm.transpose
+//       CHECK: %[[O:.+]] = llm.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] {causal, layout = #llm.attention_layout<bshd>, scale = 1.250000e-01 : f32} : (tensor<2x16x8x32xf32>, tensor<2x16x2x32xf32>, tensor<2x16x2x16xf32>, tensor<16x16xf32>) -> tensor<2x16x8x16xf32>
+//   CHECK-NOT: llm.transpose
+//       CHECK: return %[[O]]
+func.func @attention_absorb_head_transposes(%q: tensor<2x16x8x32xf32>, %k: tensor<2x16x2x32xf32>, %v: tensor<2x16x2x16xf32>, %m: tensor<16x16xf32>) -> tensor<2x16x8x16xf32> {
+  %tq = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x16x8x32xf32>) -> tensor<2x8x16x32xf32>
+  %tk = llm.transpose %k {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x32xf32>) -> tensor<2x2x16x32xf32>
+  %tv = llm.transpose %v {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x16xf32>) -> tensor<2x2x16x16xf32>
+  %o = llm.attention %tq, %tk, %tv mask %m {causal, scale = 0.125 : f32} : (tensor<2x8x16x32xf32>, tensor<2x2x16x32xf32>, tensor<2x2x16x16xf32>, tensor<16x16xf32>) -> tensor<2x8x16x16xf32>
+  %r = llm.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x8x16x16xf32>) -> tensor<2x16x8x16xf32>
+  return %r : tensor<2x16x8x16xf32>
+}
+
+// -----
+
 // select(splat true, x, y) -> x; select(splat false, x, y) -> y;
 // select(c, x, x) -> x; stays when the chosen operand broadcasts
 // CHECK-LABEL: func @select_folds
@@ -542,6 +563,19 @@ func.func @select_folds(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf32>, 
 
 // -----
 
+// Without a head merge after it, the result is transposed back to bhsd.
+// CHECK-LABEL: func @attention_absorb_keeps_result_layout
+//       CHECK: %[[O:.+]] = llm.attention %{{.+}}, %{{.+}}, %{{.+}} {layout = #llm.attention_layout<bshd>} : {{.+}} -> tensor<1x16x4x8xf32>
+//       CHECK: %[[R:.+]] = llm.transpose %[[O]] {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32>
+//       CHECK: return %[[R]]
+func.func @attention_absorb_keeps_result_layout(%q: tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32> {
+  %t = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32>
+  %o = llm.attention %t, %t, %t : (tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  return %o : tensor<1x4x16x8xf32>
+}
+
+// -----
+
 // reverse(x) over size-1 (or no) dimensions -> x; stays for a size-3 one
 // CHECK-LABEL: func @reverse_unit
 //  CHECK-SAME: (%[[X:.+]]: tensor<1x3xf32>)
@@ -552,4 +586,37 @@ func.func @reverse_unit(%x: tensor<1x3xf32>) -> (tensor<1x3xf32>, tensor<1x3xf32
   %1 = llm.reverse %x {dimensions = array<i64>} : tensor<1x3xf32>
   %2 = llm.reverse %x {dimensions = array<i64: 1>} : tensor<1x3xf32>
   return %0, %1, %2 : tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>
+}
+
+// -----
+
+// Stays: the key is not a head-split transpose (a decode step reading a
+// [B, H, S, D] cache), and the value's permutation is another one.
+// CHECK-LABEL: func @attention_absorb_stays
+//   CHECK-NOT: layout
+//       CHECK: llm.attention
+//   CHECK-NOT: layout
+//       CHECK: llm.attention
+//   CHECK-NOT: layout
+//       CHECK: return
+func.func @attention_absorb_stays(%q: tensor<1x1x4x8xf32>, %k: tensor<1x4x16x8xf32>, %v: tensor<1x8x16x4xf32>) -> (tensor<1x4x1x8xf32>, tensor<1x4x1x8xf32>) {
+  %tq = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x1x4x8xf32>) -> tensor<1x4x1x8xf32>
+  %tk = llm.transpose %k {permutation = array<i64: 0, 1, 2, 3>} : (tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  %o = llm.attention %tq, %k, %k {causal} : (tensor<1x4x1x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x1x8xf32>
+  %tv = llm.transpose %v {permutation = array<i64: 0, 3, 2, 1>} : (tensor<1x8x16x4xf32>) -> tensor<1x4x16x8xf32>
+  %tk2 = llm.transpose %tk {permutation = array<i64: 0, 1, 2, 3>} : (tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  %o2 = llm.attention %tq, %tk2, %tv : (tensor<1x4x1x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x1x8xf32>
+  return %o, %o2 : tensor<1x4x1x8xf32>, tensor<1x4x1x8xf32>
+}
+
+// -----
+
+// Stays: already in layout bshd (the operands are not re-read as bhsd).
+// CHECK-LABEL: func @attention_absorb_bshd_stays
+//       CHECK: llm.transpose
+//       CHECK: llm.attention {{.*}}layout = #llm.attention_layout<bshd>
+func.func @attention_absorb_bshd_stays(%q: tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32> {
+  %t = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32>
+  %o = llm.attention %t, %t, %t {layout = #llm.attention_layout<bshd>} : (tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  return %o : tensor<1x4x16x8xf32>
 }

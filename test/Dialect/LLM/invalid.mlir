@@ -235,6 +235,51 @@ func.func @attention_key_rank(%q: tensor<1x8x16x32xf32>, %k: tensor<8x16x32xf32>
 
 // -----
 
+func.func @attention_bshd_rank(%q: tensor<8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op query, key and value must have rank 4 ([B, S, H, D]), got ranks 3, 3, 3}}
+  %0 = llm.attention %q, %q, %q {layout = #llm.attention_layout<bshd>} : (tensor<8x16x32xf32>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return
+}
+
+// -----
+
+// In layout bshd dimension 2 holds the heads: 6 query heads over 4 key/value
+// heads (the same shapes are valid in layout bhsd: 16 heads over 16).
+func.func @attention_bshd_heads(%q: tensor<1x16x6x32xf32>, %k: tensor<1x16x4x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op query heads (6) must be a multiple of key/value heads (4)}}
+  %0 = llm.attention %q, %k, %k {layout = #llm.attention_layout<bshd>} : (tensor<1x16x6x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>) -> tensor<1x16x6x32xf32>
+  return
+}
+
+// -----
+
+// In layout bshd dimension 1 holds the sequence: key 16, value 12.
+func.func @attention_bshd_kv_seq(%q: tensor<1x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: tensor<1x12x4x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op key and value sequence lengths differ: 16 vs 12}}
+  %0 = llm.attention %q, %k, %v {layout = #llm.attention_layout<bshd>} : (tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x12x4x32xf32>) -> tensor<1x16x4x32xf32>
+  return
+}
+
+// -----
+
+// The mask stays in score order [B, Hq, Sq, Skv] = [1, 4, 16, 16].
+func.func @attention_bshd_mask(%q: tensor<1x16x4x32xf32>, %m: tensor<1x16x4x16xi1>) {
+  // expected-error @+1 {{'llm.attention' op mask shape 1x16x4x16 does not broadcast to the score shape 1x4x16x16}}
+  %0 = llm.attention %q, %q, %q mask %m {layout = #llm.attention_layout<bshd>} : (tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x16xi1>) -> tensor<1x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_bad_layout(%q: tensor<1x16x4x32xf32>) {
+  // expected-error @+2 {{expected ::mlir::llm::AttentionLayout to be one of: bhsd, bshd}}
+  // expected-error @+1 {{failed to parse LLM_AttentionLayoutAttr parameter 'value'}}
+  %0 = llm.attention %q, %q, %q {layout = #llm.attention_layout<sbhd>} : (tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>) -> tensor<1x16x4x32xf32>
+  return
+}
+
+// -----
+
 func.func @attention_types(%q: tensor<1x8x16x32xf32>, %k: tensor<1x8x16x32xf16>) {
   // expected-error @+1 {{'llm.attention' op query, key and value must have one element type}}
   %0 = llm.attention %q, %k, %k : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf16>, tensor<1x8x16x32xf16>) -> tensor<1x8x16x32xf32>

@@ -111,6 +111,17 @@ func.func @rope_attention(%q: tensor<1x8x16x32xf32>, %k: tensor<1x2x16x32xf32>, 
   return
 }
 
+// Layout bshd: [B, S, H, D] operands and result; the mask keeps the score
+// order [B, Hq, Sq, Skv]. The default layout (bhsd) is not printed.
+// CHECK-LABEL: func @attention_bshd
+func.func @attention_bshd(%q: tensor<1x16x8x32xf32>, %k: tensor<1x12x2x32xf32>, %v: tensor<1x12x2x16xf32>, %m: tensor<1x8x16x12xi1>) {
+  // CHECK: llm.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x16x8x32xf32>, tensor<1x12x2x32xf32>, tensor<1x12x2x16xf32>, tensor<1x8x16x12xi1>) -> tensor<1x16x8x16xf32>
+  %0 = llm.attention %q, %k, %v mask %m {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x16x8x32xf32>, tensor<1x12x2x32xf32>, tensor<1x12x2x16xf32>, tensor<1x8x16x12xi1>) -> tensor<1x16x8x16xf32>
+  // CHECK: llm.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : (tensor<1x16x8x32xf32>, tensor<1x16x8x32xf32>, tensor<1x16x8x32xf32>) -> tensor<1x16x8x32xf32>
+  %1 = llm.attention %q, %q, %q {layout = #llm.attention_layout<bhsd>} : (tensor<1x16x8x32xf32>, tensor<1x16x8x32xf32>, tensor<1x16x8x32xf32>) -> tensor<1x16x8x32xf32>
+  return
+}
+
 // CHECK-LABEL: func @data_movement
 func.func @data_movement(%t: tensor<50x16xf32>, %ids: tensor<1x8xi32>, %x: tensor<1x8x64xf32>, %y: tensor<2x4xf32>, %z: tensor<3x4xf32>) {
   // CHECK: llm.embedding %{{.*}}, %{{.*}} : (tensor<50x16xf32>, tensor<1x8xi32>) -> tensor<1x8x16xf32>

@@ -239,6 +239,42 @@ struct DropUnitRmsNormWeight final : OpRewritePattern<RmsNormOp> {
   }
 };
 
+// attention(transpose(q, P), transpose(k, P), transpose(v, P)) {bhsd}
+//   -> transpose(attention(q, k, v) {bshd}, P),   P = [0, 2, 1, 3]
+// The head split of a [B, S, H, D] projection is absorbed into attention's
+// operand layout; the result transpose composes with the head merge that
+// usually follows (transpose(transpose(x, P), P) folds to x).
+struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getLayout() != AttentionLayout::BHSD)
+      return rewriter.notifyMatchFailure(op, "not in layout bhsd");
+    static constexpr int64_t kSwap[] = {0, 2, 1, 3};
+    SmallVector<Value, 4> operands;
+    for (Value operand : {op.getQuery(), op.getKey(), op.getValue()}) {
+      auto t = operand.getDefiningOp<TransposeOp>();
+      if (!t || t.getPermutation() != ArrayRef<int64_t>(kSwap))
+        return rewriter.notifyMatchFailure(
+            op, "query, key and value are not all head-split transposes");
+      operands.push_back(t.getInput());
+    }
+    if (Value mask = op.getMask()) // The mask is in score order: unchanged.
+      operands.push_back(mask);
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[1], shape[2]);
+    auto bshdType = RankedTensorType::get(shape, type.getElementType());
+    auto attention = AttentionOp::create(
+        rewriter, op.getLoc(), TypeRange{bshdType}, operands, op->getAttrs());
+    attention.setLayout(AttentionLayout::BSHD);
+    rewriter.replaceOpWithNewOp<TransposeOp>(
+        op, type, attention.getResult(), rewriter.getDenseI64ArrayAttr(kSwap));
+    return success();
+  }
+};
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -288,6 +324,11 @@ void LayerNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void RmsNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
   results.add<DropUnitRmsNormWeight>(context);
+}
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<AbsorbAttentionHeadTransposes>(context);
 }
 
 void mlir::llm::populateConstantReassociationPatterns(

@@ -318,7 +318,8 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   auto v = cast<RankedTensorType>(adaptor.getValue().getType());
   if (q.getRank() != 4 || v.getRank() != 4)
     return emitOptionalError(loc, "'llm.attention' query and value must have "
-                                  "rank 4 ([B, H, S, D])");
+                                  "rank 4");
+  // [B, Hq, Sq, Dv] in layout bhsd, [B, Sq, Hq, Dv] in layout bshd.
   inferred.push_back(RankedTensorType::get(
       {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(3)},
       q.getElementType()));
@@ -326,15 +327,32 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult AttentionOp::verify() {
-  auto q = getQuery().getType(), k = getKey().getType(),
-       v = getValue().getType();
-  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
-    return emitOpError("query, key and value must have rank 4 ([B, H, S, D]), "
-                       "got ranks ")
-           << q.getRank() << ", " << k.getRank() << ", " << v.getRank();
-  if (q.getElementType() != k.getElementType() ||
-      q.getElementType() != v.getElementType())
+  auto qType = getQuery().getType(), kType = getKey().getType(),
+       vType = getValue().getType();
+  bool bshd = getLayout() == AttentionLayout::BSHD;
+  if (qType.getRank() != 4 || kType.getRank() != 4 || vType.getRank() != 4)
+    return emitOpError("query, key and value must have rank 4 (")
+           << (bshd ? "[B, S, H, D]" : "[B, H, S, D]") << "), got ranks "
+           << qType.getRank() << ", " << kType.getRank() << ", "
+           << vType.getRank();
+  if (qType.getElementType() != kType.getElementType() ||
+      qType.getElementType() != vType.getElementType())
     return emitOpError("query, key and value must have one element type");
+  // The checks below read shapes in the [B, H, S, D] order.
+  struct BHSDView {
+    SmallVector<int64_t, 4> shape;
+    Type elementType;
+    int64_t getDimSize(unsigned i) const { return shape[i]; }
+    ArrayRef<int64_t> getShape() const { return shape; }
+    Type getElementType() const { return elementType; }
+  };
+  auto view = [&](RankedTensorType t) {
+    BHSDView r{SmallVector<int64_t, 4>(t.getShape()), t.getElementType()};
+    if (bshd)
+      std::swap(r.shape[1], r.shape[2]);
+    return r;
+  };
+  BHSDView q = view(qType), k = view(kType), v = view(vType);
   auto mismatch = [](int64_t a, int64_t b) {
     return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
   };

@@ -70,6 +70,19 @@ def LLM_RopeModeAttr : EnumAttr<LLM_Dialect, LLM_RopeMode, "rope_mode"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def LLM_AttentionLayout : I32EnumAttr<"AttentionLayout",
+    "the dimension order of llm.attention's query, key, value and result", [
+      I32EnumAttrCase<"BHSD", 0, "bhsd">,
+      I32EnumAttrCase<"BSHD", 1, "bshd">
+    ]> {
+  let cppNamespace = "::mlir::llm";
+  let genSpecializedAttr = 0;
+}
+def LLM_AttentionLayoutAttr
+    : EnumAttr<LLM_Dialect, LLM_AttentionLayout, "attention_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Attribute constraints
 //===----------------------------------------------------------------------===//

@@ -347,9 +347,20 @@ def LLM_AttentionOp : LLM_Op<"attention", [InferTypeOpAdaptor]> {
 
     Element types f32, f16 or bf16 (all equal); softmax accumulates in f32.
 
+    `layout` gives the dimension order of `query`, `key`, `value` and
+    `result` (never of `mask`, which stays `[B, Hq, Sq, Skv]`):
+    `#llm.attention_layout<bhsd>` (default) is the order above;
+    `#llm.attention_layout<bshd>` swaps dimensions 1 and 2, i.e.
+    `query: [B, Sq, Hq, D]`, `key: [B, Skv, Hkv, D]`, `value: [B, Skv, Hkv, Dv]`,
+    `result: [B, Sq, Hq, Dv]` -- the order a `[B, S, H * D]` projection has
+    once reshaped, so no head split/merge transpose is needed (the
+    canonicalization `attention(transpose(q, P), transpose(k, P),
+    transpose(v, P)) -> transpose(attention{bshd}(q, k, v), P)` with
+    `P = [0, 2, 1, 3]` produces it). The value is the same in both layouts.
+
     Errors: ranks other than 4; batch or head-dimension mismatches; `Hq` not a
     multiple of `Hkv`; `Skv` differing between key and value; a mask that does
-    not broadcast.
+    not broadcast (all checked in the op's `layout`).
 
     ```mlir
     %o = llm.attention %q, %k, %v {causal}
@@ -359,13 +370,16 @@ def LLM_AttentionOp : LLM_Op<"attention", [InferTypeOpAdaptor]> {
   }];
   let arguments = (ins LLM_FloatTensor:$query, LLM_FloatTensor:$key,
       LLM_FloatTensor:$value, Optional<LLM_MaskTensor>:$mask,
-      UnitAttr:$causal, OptionalAttr<F32Attr>:$scale);
+      UnitAttr:$causal, OptionalAttr<F32Attr>:$scale,
+      DefaultValuedAttr<LLM_AttentionLayoutAttr,
+                        "::mlir::llm::AttentionLayout::BHSD">:$layout);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
