@@ -77,6 +77,10 @@ SHAPE_INPUTS = {
     "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1}, "ReduceMin": {1},
     "ReduceProd": {1}, "ReduceL1": {1}, "ReduceL2": {1},
     "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "ReduceSumSquare": {1},
+    # Quantization parameters (scales, zero points): constants in every
+    # quantized export (torch FX / QDQ), and the importer needs them.
+    "QuantizeLinear": {1, 2}, "DequantizeLinear": {1, 2},
+    "MatMulInteger": {2, 3}, "QLinearMatMul": {1, 2, 4, 5, 6, 7},
 }
 
 # The ops an LLM export uses. Every test whose name matches one of these
@@ -285,6 +289,10 @@ def _run_test(llmc, test_dir, tmp, model):
             path = os.path.join(tmp, "in%d.npy" % k)
             if dtype == onnx.TensorProto.BFLOAT16:
                 value = bf16_to_f32(value)
+            if value.dtype == np.uint8:
+                # llmc holds ONNX uint8 (quantized data) in i8 storage: the
+                # same bits, passed as an int8 .npy.
+                value = np.asarray(value).view(np.int8)
             # (np.ascontiguousarray would turn a scalar into shape [1].)
             np.save(path, np.array(value, order="C"), allow_pickle=False)
             cmd += ["--input", "%s=%s" % (iname, path)]
@@ -311,6 +319,8 @@ def _run_test(llmc, test_dir, tmp, model):
                 return "fail", "output '%s' was not written" % out.name
             got = np.load(path, allow_pickle=False)
             want = to_comparable(dtype, want)
+            if want.dtype == np.uint8 and got.dtype == np.int8:
+                got = got.view(np.uint8)  # uint8 in i8 storage (see above)
             if got.dtype != want.dtype:
                 return "fail", "output '%s': dtype %s, expected %s" % (
                     out.name, got.dtype, want.dtype)
