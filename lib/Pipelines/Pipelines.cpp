@@ -78,9 +78,11 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
   bufferization::BufferResultsToOutParamsPassOptions outOpts;
   outOpts.modifyPublicFunctions = true;
-  // A returned static alloc becomes the out-param itself: the results are
-  // written straight into the caller's buffers, no final memref.copy.
-  outOpts.hoistStaticAllocs = true;
+  // hoist-static-allocs stays off: upstream promoteBufferResultsToOutParams
+  // crashes with it on results that are views of a strided alloc (bshd
+  // attention); llm-plan-memory removes the final copy into an out-param
+  // itself.
+
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
