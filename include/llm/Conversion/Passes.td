@@ -97,6 +97,7 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

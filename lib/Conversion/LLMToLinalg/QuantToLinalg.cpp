@@ -30,9 +30,13 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -92,8 +96,8 @@ Value storageToI32(OpBuilder &b, Location loc, Value v, bool isSigned) {
 
 /// `saturate(round_half_to_even(x / scale) + zp)` in f32, converted to the
 /// storage type (ONNX QuantizeLinear). `zp` is i32.
-Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale,
-                     Value zp, const QuantParams &p) {
+Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale, Value zp,
+                     const QuantParams &p) {
   Value v = arith::DivFOp::create(b, loc, toF32(b, loc, x), scale);
   v = math::RoundEvenOp::create(b, loc, v);
   v = arith::AddFOp::create(
@@ -112,8 +116,8 @@ Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale,
 /// (ONNX DequantizeLinear), then rounded to `to`.
 Value dequantizeScalar(OpBuilder &b, Location loc, Value q, Value scale,
                        Value zp, const QuantParams &p, Type to) {
-  Value i = arith::SubIOp::create(b, loc, storageToI32(b, loc, q, p.isSigned),
-                                  zp);
+  Value i =
+      arith::SubIOp::create(b, loc, storageToI32(b, loc, q, p.isSigned), zp);
   Value f = arith::SIToFPOp::create(b, loc, b.getF32Type(), i);
   f = arith::MulFOp::create(b, loc, f, scale);
   if (to.isF32())
@@ -164,12 +168,11 @@ Value f32ToFp8Bits(OpBuilder &b, Location loc, Value v, Fp8Format f) {
   Value nrm = arith::SubIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, rnd, i32Const(b, loc, shift)),
       i32Const(b, loc, (127 - f.bias) << f.mantissa));
-  Value isSub = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OLT, c,
-      f32Const(b, loc, std::ldexp(1.0, 1 - f.bias)));
+  Value isSub =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, c,
+                            f32Const(b, loc, std::ldexp(1.0, 1 - f.bias)));
   Value mag = arith::SelectOp::create(b, loc, isSub, sub, nrm);
-  Value isNan =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
   mag = arith::SelectOp::create(b, loc, isNan, i32Const(b, loc, 0x7F), mag);
   Value r = arith::OrIOp::create(b, loc, mag, sign);
   return arith::TruncIOp::create(b, loc, b.getI8Type(), r);
@@ -266,8 +269,7 @@ Value buildQuantElementwise(OpBuilder &b, Location loc, Value input,
       });
   Value r = generic.getResult(0);
   if (split)
-    r = tensor::CollapseShapeOp::create(b, loc, type.clone(outElem), r,
-                                        groups);
+    r = tensor::CollapseShapeOp::create(b, loc, type.clone(outElem), r, groups);
   return r;
 }
 
@@ -280,9 +282,7 @@ struct QuantLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    auto isStatic = [](Type t) {
-      return cast<ShapedType>(t).hasStaticShape();
-    };
+    auto isStatic = [](Type t) { return cast<ShapedType>(t).hasStaticShape(); };
     if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
         !llvm::all_of(op->getResultTypes(), isStatic))
       return rewriter.notifyMatchFailure(
@@ -319,9 +319,8 @@ struct QuantizeLowering : QuantLowering<QuantizeOp> {
       Value r = buildQuantElementwise(
           rewriter, loc, x, p, rewriter.getI8Type(),
           [&](OpBuilder &b, Location l, Value v, Value s, Value) {
-            return f32ToFp8Bits(b, l,
-                                arith::DivFOp::create(b, l, toF32(b, l, v), s),
-                                f);
+            return f32ToFp8Bits(
+                b, l, arith::DivFOp::create(b, l, toF32(b, l, v), s), f);
           });
       rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, r);
       return success();
@@ -359,8 +358,7 @@ struct DequantizeLowering : QuantLowering<DequantizeOp> {
       Value r = buildQuantElementwise(
           rewriter, loc, bits, p, out,
           [&](OpBuilder &b, Location l, Value q, Value s, Value) -> Value {
-            Value idx = arith::IndexCastUIOp::create(b, l, b.getIndexType(),
-                                                     q);
+            Value idx = arith::IndexCastUIOp::create(b, l, b.getIndexType(), q);
             Value v = tensor::ExtractOp::create(b, l, table, idx);
             v = arith::MulFOp::create(b, l, v, s);
             if (out.isF32())
@@ -477,10 +475,10 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
         getQuantParams(rt.getElementType(), rt.getShape());
     if (failed(pa) || failed(pb))
       return failure();
-    Value a = storageCast(rewriter, loc, adaptor.getLhs(),
-                          storageTensorType(lt));
-    Value b = storageCast(rewriter, loc, adaptor.getRhs(),
-                          storageTensorType(rt));
+    Value a =
+        storageCast(rewriter, loc, adaptor.getLhs(), storageTensorType(lt));
+    Value b =
+        storageCast(rewriter, loc, adaptor.getRhs(), storageTensorType(rt));
     int64_t outRank = type.getRank(), nb = outRank - 2;
     unsigned numDims = outRank + 1; // batch..., m, n, k
     AffineExpr m = getAffineDimExpr(nb, ctx), n = getAffineDimExpr(nb + 1, ctx),
@@ -500,8 +498,8 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
     SmallVector<AffineMap> maps{operandMap(lt, m, k), operandMap(rt, k, n)};
     if (!pb->isPerTensor()) {
       SmallVector<int32_t> zps(pb->zeroPoints.begin(), pb->zeroPoints.end());
-      auto zt = RankedTensorType::get({int64_t(zps.size())},
-                                      rewriter.getI32Type());
+      auto zt =
+          RankedTensorType::get({int64_t(zps.size())}, rewriter.getI32Type());
       inputs.push_back(arith::ConstantOp::create(
           rewriter, loc, DenseElementsAttr::get(zt, ArrayRef<int32_t>(zps))));
       maps.push_back(AffineMap::get(numDims, 0, {n}, ctx));
@@ -523,8 +521,8 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
         rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps, iters,
         [&](OpBuilder &bb, Location l, ValueRange args) {
           Value za = i32Const(bb, l, pa->zeroPoints[0]);
-          Value zb = pb->isPerTensor() ? i32Const(bb, l, pb->zeroPoints[0])
-                                       : args[2];
+          Value zb =
+              pb->isPerTensor() ? i32Const(bb, l, pb->zeroPoints[0]) : args[2];
           Value x = arith::SubIOp::create(
               bb, l, storageToI32(bb, l, args[0], pa->isSigned), za);
           Value y = arith::SubIOp::create(
@@ -539,6 +537,256 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
     return success();
   }
 };
+
+//===----------------------------------------------------------------------===//
+// Weight-only decode matvec (M = 1, weight [N, K])
+//===----------------------------------------------------------------------===//
+
+/// Elements of K per step of the matvec kernel.
+constexpr int64_t kMatvecChunk = 32;
+
+/// The 4-bit values of a constant weight (inline dense, or a resource blob
+/// holding one element per byte), packed two per byte: byte `j` of row `n`
+/// holds element `2j` in its low nibble and `2j + 1` in its high nibble (the
+/// ONNX int4 and GPTQ order). Fails for non-constant weights.
+FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k) {
+  auto cast = w.getDefiningOp<quant::StorageCastOp>();
+  Attribute attr;
+  if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
+    return failure();
+  SmallVector<uint8_t> values;
+  values.reserve(n * k);
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(uint8_t(v.getZExtValue() & 0xF));
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || int64_t(blob->getData().size()) != n * k)
+      return failure();
+    for (char c : blob->getData())
+      values.push_back(uint8_t(c) & 0xF);
+  } else {
+    return failure();
+  }
+  if (int64_t(values.size()) != n * k || k % 2 != 0)
+    return failure();
+  SmallVector<char> packed(n * k / 2);
+  for (int64_t i = 0, e = n * k / 2; i < e; ++i)
+    packed[i] = char(values[2 * i] | (values[2 * i + 1] << 4));
+  return packed;
+}
+
+/// `x[1, K] @ dequantize(w)^T` for a weight stored `[N, K]` (transpose_b):
+/// a parallel loop over blocks of `R` weight rows; per block, a loop over the
+/// quantization groups along K and, inside, over chunks of 32 elements of K:
+/// the weight chunk is one vector load of the storage bytes (16 bytes of
+/// packed nibbles for 4-bit weights: the low/high nibbles are the even/odd
+/// elements, matched with the de-interleaved x chunk), converted to f32 in
+/// registers and multiplied with x into an f32 vector accumulator per row.
+/// The zero point and scale apply once per group:
+/// `sum_k x (q - z) s = s (sum_k x q - z sum_k x)`, with `sum_k x` (per lane)
+/// accumulated once for all rows. Signed nibbles are read as unsigned ones
+/// of `byte ^ 0x88` (`q = (u ^ 8) - 8`), their zero point raised by 8. One
+/// horizontal sum per row ends the block. Returns failure when the shape or
+/// layout does not fit (the caller then emits the generic contraction).
+FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
+                                    Value wq, const QuantParams &p,
+                                    RankedTensorType resultType) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(wq.getType());
+  int64_t N = wt.getDimSize(0), K = wt.getDimSize(1);
+  if (xt.getNumElements() != K || !xt.getElementType().isF32())
+    return failure();
+  int64_t kb = p.paramShape[1], nParams = p.paramShape[0];
+  int64_t G = K / kb, C = kMatvecChunk;
+  if (K % C != 0 || G % C != 0 || (p.storageWidth != 8 && p.storageWidth != 4))
+    return failure();
+  bool packed4 = p.storageWidth == 4;
+  // Rows per block: 8 for 4-bit weights (one vector<16xf32> accumulator
+  // each; the x chunk's load and de-interleave are shared by more rows), 4
+  // for 8-bit ones (vector<32xf32> accumulators: 2 registers each).
+  int64_t R = 1;
+  for (int64_t r : {packed4 ? 8 : 4, 4, 2})
+    if (N % r == 0) {
+      R = r;
+      break;
+    }
+  Value w;
+  if (packed4) {
+    FailureOr<SmallVector<char>> bytes = packNibbles(wq, N, K);
+    if (failed(bytes))
+      return failure();
+    auto pt = RankedTensorType::get({N, K / 2}, b.getI8Type());
+    w = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::getFromRawBuffer(pt, ArrayRef<char>(*bytes)));
+  } else {
+    w = storageCast(b, loc, wq, RankedTensorType::get({N, K}, p.storageType));
+  }
+  // x as a [K] vector source.
+  SmallVector<ReassociationIndices> all{
+      llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank()))};
+  Value x1 = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({K}, b.getF32Type()), x, all);
+  // Scales and zero points (as f32: small integers, exact) per [n, group].
+  // Signed nibbles are read as unsigned ones of `byte ^ 0x88`: their zero
+  // points are raised by 8.
+  double zShift = packed4 && p.isSigned ? 8.0 : 0.0;
+  Value scales, zeros;
+  if (!p.isPerTensor()) {
+    auto st = RankedTensorType::get(p.paramShape, b.getF32Type());
+    SmallVector<float> s(p.scales.begin(), p.scales.end());
+    SmallVector<float> z;
+    for (int64_t v : p.zeroPoints)
+      z.push_back(float(v + zShift));
+    scales = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(st, ArrayRef<float>(s)));
+    zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(st, ArrayRef<float>(z)));
+  }
+
+  auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  int64_t lanes = packed4 ? C / 2 : C;
+  auto accType = VectorType::get({lanes}, b.getF32Type());
+  Value out =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{N}, b.getF32Type());
+  auto forall = scf::ForallOp::create(
+      b, loc, SmallVector<OpFoldResult>{b.getIndexAttr(N / R)}, ValueRange{out},
+      std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  Value n0 =
+      arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, R));
+  Value zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0)));
+  SmallVector<Value> rows;
+  for (int64_t r = 0; r < R; ++r)
+    rows.push_back(
+        r == 0 ? n0 : arith::AddIOp::create(b, loc, n0, idx(b, r)).getResult());
+  Value pad8 =
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
+  Value padF = f32Const(b, loc, 0.0);
+
+  auto groups = scf::ForOp::create(
+      b, loc, idx(b, 0), idx(b, kb), idx(b, 1), SmallVector<Value>(R, zeroAcc),
+      [&](OpBuilder &gb, Location l, Value g, ValueRange totals) {
+        // The group's scale and zero point per row.
+        SmallVector<Value> s(R), z(R);
+        for (int64_t r = 0; r < R; ++r) {
+          if (p.isPerTensor()) {
+            s[r] = f32Const(gb, l, p.scales[0]);
+            z[r] = f32Const(gb, l, double(p.zeroPoints[0]) + zShift);
+            continue;
+          }
+          Value pn = nParams == 1 ? idx(gb, 0) : rows[r];
+          Value pg = kb == 1 ? idx(gb, 0) : g;
+          s[r] = tensor::ExtractOp::create(gb, l, scales, ValueRange{pn, pg});
+          z[r] = tensor::ExtractOp::create(gb, l, zeros, ValueRange{pn, pg});
+        }
+        Value gk0 = arith::MulIOp::create(gb, l, g, idx(gb, G));
+        auto chunks = scf::ForOp::create(
+            gb, l, idx(gb, 0), idx(gb, G), idx(gb, C),
+            SmallVector<Value>(R + 1, zeroAcc),
+            [&](OpBuilder &cb, Location cl, Value kc, ValueRange sums) {
+              Value k = arith::AddIOp::create(cb, cl, gk0, kc);
+              Value xv = vector::TransferReadOp::create(
+                  cb, cl, VectorType::get({C}, cb.getF32Type()), x1,
+                  ValueRange{k}, padF, ArrayRef<bool>{true});
+              Value xe = xv, xo;
+              if (packed4) {
+                auto de = vector::DeinterleaveOp::create(cb, cl, xv);
+                xe = de.getRes1();
+                xo = de.getRes2();
+              }
+              // sum_k x per lane, for the zero points.
+              Value xsum = arith::AddFOp::create(cb, cl, sums[R], xe);
+              if (packed4)
+                xsum = arith::AddFOp::create(cb, cl, xsum, xo);
+              auto toF32 = [&](Value v) -> Value {
+                auto vt = VectorType::get({lanes}, cb.getF32Type());
+                if (p.isSigned && !packed4)
+                  return arith::SIToFPOp::create(cb, cl, vt, v);
+                return arith::UIToFPOp::create(cb, cl, vt, v);
+              };
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < R; ++r) {
+                Value acc = sums[r];
+                if (!packed4) {
+                  Value wv = vector::TransferReadOp::create(
+                      cb, cl, VectorType::get({C}, cb.getI8Type()), w,
+                      ValueRange{rows[r], k}, pad8, ArrayRef<bool>{true});
+                  acc = vector::FMAOp::create(cb, cl, xe, toF32(wv), acc);
+                } else {
+                  auto bt = VectorType::get({C / 2}, cb.getI8Type());
+                  Value kp = arith::DivUIOp::create(cb, cl, k, idx(cb, 2));
+                  Value bv = vector::TransferReadOp::create(
+                      cb, cl, bt, w, ValueRange{rows[r], kp}, pad8,
+                      ArrayRef<bool>{true});
+                  Value four = arith::ConstantOp::create(
+                      cb, cl,
+                      DenseElementsAttr::get(
+                          bt, cb.getIntegerAttr(cb.getI8Type(), 4)));
+                  if (p.isSigned)
+                    bv = arith::XOrIOp::create(
+                        cb, cl, bv,
+                        arith::ConstantOp::create(
+                            cb, cl,
+                            DenseElementsAttr::get(
+                                bt, cb.getIntegerAttr(cb.getI8Type(), 0x88))));
+                  Value mask = arith::ConstantOp::create(
+                      cb, cl,
+                      DenseElementsAttr::get(
+                          bt, cb.getIntegerAttr(cb.getI8Type(), 0xF)));
+                  Value lo = arith::AndIOp::create(cb, cl, bv, mask);
+                  Value hi = arith::ShRUIOp::create(cb, cl, bv, four);
+                  acc = vector::FMAOp::create(cb, cl, xe, toF32(lo), acc);
+                  acc = vector::FMAOp::create(cb, cl, xo, toF32(hi), acc);
+                }
+                next.push_back(acc);
+              }
+              next.push_back(xsum);
+              scf::YieldOp::create(cb, cl, next);
+            });
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < R; ++r) {
+          // total += s * sum(x q) - s * z * sum(x)
+          Value sr = vector::BroadcastOp::create(gb, l, accType, s[r]);
+          Value t =
+              vector::FMAOp::create(gb, l, sr, chunks.getResult(r), totals[r]);
+          Value szr = arith::NegFOp::create(
+              gb, l, arith::MulFOp::create(gb, l, s[r], z[r]));
+          next.push_back(vector::FMAOp::create(
+              gb, l, vector::BroadcastOp::create(gb, l, accType, szr),
+              chunks.getResult(R), t));
+        }
+        scf::YieldOp::create(gb, l, next);
+      });
+  SmallVector<Value> results;
+  for (int64_t r = 0; r < R; ++r)
+    results.push_back(vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::ADD, groups.getResult(r)));
+  Value rv = vector::FromElementsOp::create(
+      b, loc, VectorType::get({R}, b.getF32Type()), results);
+  Value tile =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R}, b.getF32Type());
+  tile = vector::TransferWriteOp::create(
+             b, loc, rv, tile, ValueRange{idx(b, 0)}, ArrayRef<bool>{true})
+             .getResult();
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, tile, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{n0},
+      SmallVector<OpFoldResult>{b.getIndexAttr(R)},
+      SmallVector<OpFoldResult>{b.getIndexAttr(1)});
+  b.setInsertionPointAfter(forall);
+  SmallVector<ReassociationIndices> outAll{
+      llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()))};
+  return tensor::ExpandShapeOp::create(b, loc, resultType, forall.getResult(0),
+                                       outAll)
+      .getResult();
+}
 
 //===----------------------------------------------------------------------===//
 // Weight-only matmul
@@ -568,6 +816,15 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     int64_t rows = 1;
     for (int64_t d : lt.getShape().drop_back())
       rows *= d;
+    // Decode (one row of x, weight [N, K]): the vectorized matvec kernel.
+    if (rows == 1 && tb && lt.getElementType().isF32()) {
+      FailureOr<Value> r = buildDequantMatvec(rewriter, loc, adaptor.getLhs(),
+                                              adaptor.getRhs(), *p, type);
+      if (succeeded(r)) {
+        rewriter.replaceOp(op, *r);
+        return success();
+      }
+    }
     Value x = adaptor.getLhs();
     if (lt.getRank() > 2) {
       SmallVector<ReassociationIndices> re{
@@ -575,8 +832,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
           {lt.getRank() - 1}};
       x = tensor::CollapseShapeOp::create(rewriter, loc, x, re);
     }
-    Value w = storageCast(rewriter, loc, adaptor.getRhs(),
-                          storageTensorType(rt));
+    Value w =
+        storageCast(rewriter, loc, adaptor.getRhs(), storageTensorType(rt));
     int64_t kb = p->paramShape[kDim];
     bool split = kb != 1 && kb != K;
     int64_t g = split ? K / kb : K;
@@ -588,8 +845,9 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     SmallVector<AffineExpr> xe{m}, we;
     if (split) {
       x = tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get({rows, kb, g}, lt.getElementType()),
-          x, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+          rewriter, loc,
+          RankedTensorType::get({rows, kb, g}, lt.getElementType()), x,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}});
       xe.append({k0, k1});
       if (tb) {
         w = tensor::ExpandShapeOp::create(
@@ -625,9 +883,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
       maps.append({pm, pm});
     }
     maps.push_back(AffineMap::get(numDims, 0, {m, n}, ctx));
-    Value empty = tensor::EmptyOp::create(rewriter, loc,
-                                          ArrayRef<int64_t>{rows, N},
-                                          rewriter.getF32Type());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{rows, N}, rewriter.getF32Type());
     Value init = linalg::FillOp::create(rewriter, loc,
                                         ValueRange{f32Const(rewriter, loc, 0)},
                                         ValueRange{empty})
@@ -639,8 +896,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
         rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
         maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
           Value s = p->isPerTensor() ? f32Const(b, l, p->scales[0]) : args[2];
-          Value z = p->isPerTensor() ? i32Const(b, l, p->zeroPoints[0])
-                                     : args[3];
+          Value z =
+              p->isPerTensor() ? i32Const(b, l, p->zeroPoints[0]) : args[3];
           Value dw = dequantizeScalar(b, l, args[1], s, z, *p, b.getF32Type());
           Value acc = args.back();
           linalg::YieldOp::create(
@@ -701,8 +958,7 @@ void mlir::llm::eraseQuantizedTypes(Operation *root) {
   SmallVector<Operation *> casts;
   root->walk([&](Operation *op) {
     if (auto fn = dyn_cast<FunctionOpInterface>(op))
-      fn.setFunctionTypeAttr(
-          TypeAttr::get(eraseType(fn.getFunctionType())));
+      fn.setFunctionTypeAttr(TypeAttr::get(eraseType(fn.getFunctionType())));
     for (Region &r : op->getRegions())
       for (Block &blk : r)
         for (BlockArgument arg : blk.getArguments())

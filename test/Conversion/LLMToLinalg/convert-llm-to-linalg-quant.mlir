@@ -141,3 +141,60 @@ func.func @w4a16(%x: tensor<4x64xf32>, %w: tensor<64x16xi4>) -> tensor<4x16xf32>
   %y = llm.dequant_matmul %x, %q : (tensor<4x64xf32>, tensor<64x16x!quant.uniform<i4:f32:{0:32,1:1}, {{0.1:1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1, 0.2}, {0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4, 0.3, 0.4:-2}}>>) -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
+
+// -----
+
+// Decode (one row of x, weight [N, K] with transpose_b), constant i4 weight
+// in groups of 32: the vectorized matvec kernel. The constant is packed two
+// per byte (byte j = element 2j | element 2j+1 << 4: 0x21 = 1 | 2 << 4,
+// 0x43 = 3 | 4 << 4, 0xF8 = -8 | -1 << 4), each 32-element chunk is one
+// 16-byte load whose nibbles become f32 in registers; no linalg contraction
+// and no f32 tensor of the weight's size.
+// CHECK-LABEL: func.func @w4_matvec
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     8x64xf32
+// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x2143F8{{.*}}"> : tensor<8x32xi8>
+// CHECK:         scf.forall (%[[I:.+]]) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<8xf32>)
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               vector.transfer_read %{{.+}} : tensor<64xf32>, vector<32xf32>
+// CHECK:               vector.deinterleave %{{.+}} : vector<32xf32> -> vector<16xf32>
+// CHECK:               vector.transfer_read %[[W]]{{.*}} : tensor<8x32xi8>, vector<16xi8>
+// CHECK:               arith.xori
+// CHECK:               arith.andi
+// CHECK:               arith.shrui
+// CHECK:               arith.uitofp {{.*}} : vector<16xi8> to vector<16xf32>
+// CHECK:               vector.fma
+// CHECK:           vector.reduction <add>
+// CHECK:           tensor.parallel_insert_slice
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @w4_matvec(%x: tensor<1x64xf32>) -> tensor<1x8xf32> {
+  %c = arith.constant dense<[[1, 2, 3, 4, -8, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]> : tensor<8x64xi4>
+  %q = quant.scast %c : tensor<8x64xi4> to tensor<8x64x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1:1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2:-2}}>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<1x64xf32>, tensor<8x64x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1:1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2}, {0.1, 0.2:-2}}>>) -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// Near misses of the matvec kernel: a runtime (non-constant) i4 weight
+// cannot be packed at compile time, and two rows of x are not a decode
+// matvec: both keep the generic contraction.
+// CHECK-LABEL: func.func @w4_runtime_matvec
+// CHECK:         linalg.generic
+// CHECK-NOT:     vector.transfer_read
+// CHECK-LABEL: func.func @w8_two_rows
+// CHECK:         linalg.generic
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         return
+func.func @w4_runtime_matvec(%x: tensor<1x64xf32>, %w: tensor<8x64xi4>) -> tensor<1x8xf32> {
+  %q = quant.scast %w : tensor<8x64xi4> to tensor<8x64x!quant.uniform<i4:f32, 0.1:1>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<1x64xf32>, tensor<8x64x!quant.uniform<i4:f32, 0.1:1>>) -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+func.func @w8_two_rows(%x: tensor<2x64xf32>, %w: tensor<8x64xi8>) -> tensor<2x8xf32> {
+  %q = quant.scast %w : tensor<8x64xi8> to tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<2x64xf32>, tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
