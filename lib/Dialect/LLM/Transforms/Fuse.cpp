@@ -19,6 +19,7 @@
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 #include "llm/Support/Report.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -42,8 +43,14 @@ using namespace mlir::llm;
 //===----------------------------------------------------------------------===//
 
 std::optional<int64_t> mlir::llm::getRecomputeCost(Operation *op) {
-  if (isa<BroadcastToOp, CastOp>(op))
+  // quant.scast reinterprets storage (the view of an integer matmul's
+  // accumulator as a quantized type): free.
+  if (isa<BroadcastToOp, CastOp, quant::StorageCastOp>(op))
     return 0;
+  // Elementwise (re)quantization: a division or product, a rounding and a
+  // clamp; with a scale attribute (FP8), a bit-level conversion.
+  if (isa<QuantizeOp, DequantizeOp, RequantizeOp>(op))
+    return 4;
   if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ReluOp, ReciprocalOp,
           SqrtOp, RsqrtOp>(op))
     return 1;
@@ -63,7 +70,7 @@ static bool isElementwise(Operation *op) {
 
 /// Ops that start a group.
 static bool isAnchor(Operation *op) {
-  return isa<MatmulOp, LayerNormOp, RmsNormOp, SoftmaxOp>(op);
+  return isa<MatmulOp, MatmulIntegerOp, LayerNormOp, RmsNormOp, SoftmaxOp>(op);
 }
 
 static ArrayRef<int64_t> shapeOf(Value v) {
@@ -301,8 +308,9 @@ void mlir::llm::populateHorizontalMatmulFusionPatterns(
 /// operand except the weights (rhs) of a matmul, which would be recomputed
 /// for every tile.
 static bool isFusibleUse(OpOperand &use) {
-  auto mm = dyn_cast<MatmulOp>(use.getOwner());
-  return !mm || use.getOperandNumber() == 0;
+  if (!isa<MatmulOp, MatmulIntegerOp>(use.getOwner()))
+    return true;
+  return use.getOperandNumber() == 0;
 }
 
 void mlir::llm::formFusionGroups(RewriterBase &rewriter, Block &block,

@@ -161,12 +161,15 @@ def LLMFusePass : Pass<"llm-fuse"> {
        slices). The new ops sit where the first matmul was. Each output
        element is the same dot product as before (same `K` order), so the
        results are bitwise equal.
-    2. Fusion groups (`groups`). Anchors are `llm.matmul`, `llm.layer_norm`,
-       `llm.rms_norm` and `llm.softmax`. Each anchor takes, in order:
+    2. Fusion groups (`groups`). Anchors are `llm.matmul`,
+       `llm.matmul_integer`, `llm.layer_norm`, `llm.rms_norm` and
+       `llm.softmax`. Each anchor takes, in order:
        * its epilogue: while the group's last value has exactly one user and
          that user is an elementwise op (unary, binary, `gelu`, `silu`,
-         `cast`) whose result has the same shape, the user joins (matmul +
-         bias + activation + residual add);
+         `cast`, `quantize`, `dequantize`, `requantize`, `quant.scast`)
+         whose result has the same shape, the user joins (matmul + bias +
+         activation + residual add; for W8A8, the integer matmul's rescale,
+         bias, activation and requantize);
        * its prologue: an elementwise, `broadcast_to` or `cast` producer of
          an operand of a group member (not the `rhs` of a matmul: weights
          are never recomputed per tile) joins when all its users are in

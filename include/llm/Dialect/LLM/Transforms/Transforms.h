@@ -72,8 +72,8 @@ void populateHorizontalMatmulFusionPatterns(RewritePatternSet &patterns,
 
 /// Cost rule of `llm-fuse`: ops per element of recomputing `op`, or
 /// std::nullopt for ops that are never recomputed (reductions, norms,
-/// softmax, matmul, attention, data movement). `broadcast_to` and `cast`
-/// cost 0.
+/// softmax, matmul, attention, data movement). `broadcast_to`, `cast` and
+/// `quant.scast` cost 0; `quantize`, `dequantize` and `requantize` cost 4.
 std::optional<int64_t> getRecomputeCost(Operation *op);
 
 /// Forms `llm.fusion_group` regions in `block` (anchors, epilogues,
