@@ -44,25 +44,42 @@ namespace {
 /// quantize/dequantize: each result element is one of the operands'
 /// elements.
 bool isDataMovement(Operation *op) {
-  return isa<ReshapeOp, TransposeOp, SliceOp, BroadcastToOp, ConcatOp>(op);
+  return isa<ReshapeOp, TransposeOp, SliceOp, BroadcastToOp, ConcatOp,
+             GatherOp>(op);
 }
 
-/// True when `v` is a dequantize or data movement of one (transitively).
-bool reachesDequantize(Value v) {
+/// The operands whose elements data-movement `op` moves (all of them, but
+/// only the input of a gather: its indices stay as they are).
+SmallVector<unsigned> movedOperands(Operation *op) {
+  if (isa<GatherOp>(op))
+    return {0};
+  return llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands()));
+}
+
+/// True when `v` is an `OpTy` or data movement of one (transitively).
+template <typename OpTy>
+bool reaches(Value v) {
   Operation *def = v.getDefiningOp();
+  if (auto cast = dyn_cast_or_null<quant::StorageCastOp>(def))
+    def = cast.getInput().getDefiningOp();
   if (!def)
     return false;
-  if (isa<DequantizeOp>(def))
+  if (isa<OpTy>(def))
     return true;
   return isDataMovement(def) &&
-         llvm::any_of(def->getOperands(), reachesDequantize);
+         llvm::any_of(movedOperands(def), [&](unsigned i) {
+           return reaches<OpTy>(def->getOperand(i));
+         });
 }
+bool reachesDequantize(Value v) { return reaches<DequantizeOp>(v); }
 
-/// Clones data-movement `op` on `operands`, with element type `elementType`.
+/// Clones data-movement `op` with its moved operands replaced by `moved`
+/// (in order), with element type `elementType`.
 Value cloneDataMovement(PatternRewriter &rewriter, Operation *op,
-                        ValueRange operands, Type elementType) {
+                        ValueRange moved, Type elementType) {
   Operation *clone = rewriter.clone(*op);
-  clone->setOperands(operands);
+  for (auto [i, v] : llvm::zip_equal(movedOperands(op), moved))
+    clone->setOperand(i, v);
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   clone->getResult(0).setType(type.clone(elementType));
   return clone->getResult(0);
@@ -72,8 +89,10 @@ RankedTensorType withElement(Value v, Type elementType) {
   return cast<RankedTensorType>(v.getType()).clone(elementType);
 }
 
-// dequantize(scast(M(s0, s1, ...) : storage) : Q) -> M(dequantize(scast(s0) : Q), ...)
-// for data movement M and a per-tensor Q.
+// dequantize(scast(M(s0, s1, ...) : storage) : Q) -> M(dequantize(scast(s0) :
+// Q), ...) for data movement M and a per-tensor Q; for a gather (which may pick
+// a few rows of a large table), only when its input comes from a quantize that
+// the dequantize then meets.
 struct DequantizeThroughDataMovement : OpRewritePattern<DequantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DequantizeOp op,
@@ -90,9 +109,12 @@ struct DequantizeThroughDataMovement : OpRewritePattern<DequantizeOp> {
     // llm data movement holds i8 (not i4) storage.
     if (!getElementTypeOrSelf(cast.getInput().getType()).isInteger(8))
       return failure();
+    if (isa<GatherOp>(move) && !reaches<QuantizeOp>(move->getOperand(0)))
+      return rewriter.notifyMatchFailure(op, "no quantize to meet");
     Type f = op.getType().getElementType();
     SmallVector<Value> deq;
-    for (Value o : move->getOperands()) {
+    for (unsigned i : movedOperands(move)) {
+      Value o = move->getOperand(i);
       Value q = quant::StorageCastOp::create(rewriter, op.getLoc(),
                                              withElement(o, qt), o);
       deq.push_back(DequantizeOp::create(rewriter, op.getLoc(),
@@ -104,13 +126,14 @@ struct DequantizeThroughDataMovement : OpRewritePattern<DequantizeOp> {
 };
 
 // quantize(M(x0, x1, ...)) : Q -> scast(M(scast(quantize(x0) : Q), ...)) when
-// some xi is a dequantize (possibly through more data movement), for data movement M and a per-tensor Q.
+// some xi is a dequantize (possibly through more data movement), for data
+// movement M and a per-tensor Q.
 struct QuantizeThroughDataMovement : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
-    auto qt = dyn_cast<quant::UniformQuantizedType>(
-        op.getType().getElementType());
+    auto qt =
+        dyn_cast<quant::UniformQuantizedType>(op.getType().getElementType());
     if (!qt)
       return rewriter.notifyMatchFailure(op, "not per tensor");
     Operation *move = op.getInput().getDefiningOp();
@@ -122,11 +145,12 @@ struct QuantizeThroughDataMovement : OpRewritePattern<QuantizeOp> {
     if (!storage.isInteger(8))
       return rewriter.notifyMatchFailure(op, "llm data movement holds i8");
     SmallVector<Value> bits;
-    for (Value o : move->getOperands()) {
+    for (unsigned i : movedOperands(move)) {
+      Value o = move->getOperand(i);
       Value q = QuantizeOp::create(rewriter, op.getLoc(), withElement(o, qt), o,
                                    nullptr);
-      bits.push_back(quant::StorageCastOp::create(
-          rewriter, op.getLoc(), withElement(o, storage), q));
+      bits.push_back(quant::StorageCastOp::create(rewriter, op.getLoc(),
+                                                  withElement(o, storage), q));
     }
     Value moved = cloneDataMovement(rewriter, move, bits, storage);
     rewriter.replaceOpWithNewOp<quant::StorageCastOp>(op, op.getType(), moved);
@@ -188,16 +212,16 @@ struct FuseWeightDequantIntoMatmul : OpRewritePattern<MatmulOp> {
       return failure();
     Value w = dq.getInput();
     auto wt = cast<RankedTensorType>(w.getType());
-    FailureOr<QuantParams> p = getQuantParams(wt.getElementType(),
-                                              wt.getShape());
+    FailureOr<QuantParams> p =
+        getQuantParams(wt.getElementType(), wt.getShape());
     int64_t kDim = op.getTransposeB() ? 1 : 0, nDim = 1 - kDim;
     if (failed(p) || !op.getLhs().getType().getElementType().isF32() ||
         !p->expressedType.isF32() || p->storageWidth > 8 ||
         (p->paramShape[nDim] != 1 &&
          p->paramShape[nDim] != wt.getDimSize(nDim)))
       return rewriter.notifyMatchFailure(op, "weight layout not supported");
-    if (auto a = dyn_cast<quant::UniformQuantizedPerAxisType>(
-            wt.getElementType()))
+    if (auto a =
+            dyn_cast<quant::UniformQuantizedPerAxisType>(wt.getElementType()))
       if (a.getQuantizedDimension() == kDim)
         return rewriter.notifyMatchFailure(op, "per axis along K");
     rewriter.replaceOpWithNewOp<DequantMatmulOp>(op, op.getLhs(), w,

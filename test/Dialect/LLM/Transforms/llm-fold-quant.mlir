@@ -210,3 +210,67 @@ func.func @w8a8(%a: tensor<2x4x!a>, %w: tensor<4x2x!w>) -> tensor<2x2xf32> {
   %y = llm.matmul %da, %dw : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// -----
+
+!q8 = !quant.uniform<i8:f32, 0.0625:-3>
+
+// Gather moves only its input (the indices stay): the quantize after a
+// gather of dequantized values moves up through it and meets the
+// dequantize; the pair cancels and the gather runs on the i8 storage.
+// CHECK-LABEL: func.func @quantize_through_gather
+// CHECK-NOT:     llm.quantize
+// CHECK-NOT:     llm.dequantize
+// CHECK:         %[[B:.+]] = quant.scast %arg0 : tensor<5x8x!quant.uniform<i8:f32, 6.250000e-02:-3>> to tensor<5x8xi8>
+// CHECK:         %[[G:.+]] = llm.gather %[[B]], %arg1 : (tensor<5x8xi8>, tensor<3xi64>) -> tensor<3x8xi8>
+// CHECK:         %[[R:.+]] = quant.scast %[[G]] : tensor<3x8xi8> to tensor<3x8x!quant.uniform<i8:f32, 6.250000e-02:-3>>
+// CHECK:         return %[[R]]
+func.func @quantize_through_gather(%q: tensor<5x8x!q8>, %i: tensor<3xi64>) -> tensor<3x8x!q8> {
+  %d = llm.dequantize %q : (tensor<5x8x!q8>) -> tensor<5x8xf32>
+  %g = llm.gather %d, %i {axis = 0 : i64} : (tensor<5x8xf32>, tensor<3xi64>) -> tensor<3x8xf32>
+  %q2 = llm.quantize %g : (tensor<3x8xf32>) -> tensor<3x8x!q8>
+  return %q2 : tensor<3x8x!q8>
+}
+
+// -----
+
+!q8 = !quant.uniform<i8:f32, 0.0625:-3>
+
+// The other way: a dequantize after an i8 gather of quantized values moves
+// up through the gather to meet the quantize (the fake-quant pair is kept as
+// rounding; with remove-fake-quant it goes).
+// CHECK-LABEL: func.func @dequantize_through_gather
+// CHECK:         %[[Q:.+]] = llm.quantize %arg0
+// CHECK:         %[[D:.+]] = llm.dequantize %[[Q]] : (tensor<5x8x!quant.uniform<i8:f32, 6.250000e-02:-3>>) -> tensor<5x8xf32>
+// CHECK:         %[[G:.+]] = llm.gather %[[D]], %arg1 {axis = 1 : i64} : (tensor<5x8xf32>, tensor<2xi32>) -> tensor<5x2xf32>
+// CHECK:         return %[[G]]
+// REMOVE-LABEL: func.func @dequantize_through_gather
+// REMOVE-NOT:     llm.quantize
+// REMOVE:         %[[G:.+]] = llm.gather %arg0, %arg1 {axis = 1 : i64} : (tensor<5x8xf32>, tensor<2xi32>) -> tensor<5x2xf32>
+// REMOVE:         return %[[G]]
+func.func @dequantize_through_gather(%x: tensor<5x8xf32>, %i: tensor<2xi32>) -> tensor<5x2xf32> {
+  %q = llm.quantize %x : (tensor<5x8xf32>) -> tensor<5x8x!q8>
+  %b = quant.scast %q : tensor<5x8x!q8> to tensor<5x8xi8>
+  %g = llm.gather %b, %i {axis = 1 : i64} : (tensor<5x8xi8>, tensor<2xi32>) -> tensor<5x2xi8>
+  %q2 = quant.scast %g : tensor<5x2xi8> to tensor<5x2x!q8>
+  %d = llm.dequantize %q2 : (tensor<5x2x!q8>) -> tensor<5x2xf32>
+  return %d : tensor<5x2xf32>
+}
+
+// -----
+
+!q8 = !quant.uniform<i8:f32, 0.0625:-3>
+
+// Near miss: a gather of a quantized table with no quantize above it (an
+// embedding lookup) keeps its dequantize after the gather: moving it up
+// would dequantize the whole table to read a few rows.
+// CHECK-LABEL: func.func @gather_table_stays
+// CHECK:         %[[G:.+]] = llm.gather %arg0, %arg1 : (tensor<100x8xi8>, tensor<3xi64>) -> tensor<3x8xi8>
+// CHECK:         %[[C:.+]] = quant.scast %[[G]]
+// CHECK:         llm.dequantize %[[C]] : (tensor<3x8x!quant.uniform<i8:f32, 6.250000e-02:-3>>) -> tensor<3x8xf32>
+func.func @gather_table_stays(%t: tensor<100x8xi8>, %i: tensor<3xi64>) -> tensor<3x8xf32> {
+  %g = llm.gather %t, %i {axis = 0 : i64} : (tensor<100x8xi8>, tensor<3xi64>) -> tensor<3x8xi8>
+  %q = quant.scast %g : tensor<3x8xi8> to tensor<3x8x!q8>
+  %d = llm.dequantize %q : (tensor<3x8x!q8>) -> tensor<3x8xf32>
+  return %d : tensor<3x8xf32>
+}

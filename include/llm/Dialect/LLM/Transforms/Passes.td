@@ -241,9 +241,13 @@ def LLMFoldQuantPass : Pass<"llm-fold-quant"> {
     * `dequantize(scast(M(s...)))` -> `M(dequantize(scast(s))...)` and
       `quantize(M(x...))` -> `scast(M(scast(quantize(x))...))` (the latter
       only when some `x` is a dequantize) for the data-movement ops `M` =
-      `reshape`, `transpose`, `slice`, `broadcast_to`, `concat` and
-      per-tensor parameters with i8/u8 storage: quantization is elementwise
-      with one scale, so it commutes with moving elements;
+      `reshape`, `transpose`, `slice`, `broadcast_to`, `concat`, `gather`
+      (its input only; the indices stay) and per-tensor parameters with
+      i8/u8 storage: quantization is elementwise with one scale, so it
+      commutes with moving elements. A dequantize moves up through a
+      `gather` only when the gather's input comes from a quantize (through
+      data movement), so that they meet: an embedding-table lookup keeps
+      its dequantize after the gather;
     * `quantize(dequantize(q))` -> `q` when the parameters are identical
       (exact: `(q - z) * s` rounded to f32, divided by `s` and rounded,
       gives back `q - z` for 8-bit storage), else -> `requantize(q)`
