@@ -15,6 +15,8 @@
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
+#include "LLMShapeUtils.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -25,45 +27,7 @@
 using namespace mlir;
 using namespace mlir::llm;
 
-namespace {
-/// Prints a shape as `2x3` (`scalar` for rank 0) for diagnostics.
-std::string dataShapeStr(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t d) {
-        if (ShapedType::isDynamic(d))
-          os << '?';
-        else
-          os << d;
-      },
-      "x");
-  return s;
-}
-
-/// Result type of an elementwise op over `operands` (numpy broadcasting):
-/// the broadcast shape with `elemTy`.
-LogicalResult inferBroadcast(std::optional<Location> loc, StringRef name,
-                             ValueRange operands, Type elemTy,
-                             SmallVectorImpl<Type> &inferred) {
-  SmallVector<int64_t> shape;
-  for (Value v : operands) {
-    auto t = cast<RankedTensorType>(v.getType());
-    auto b = broadcastShapes(shape, t.getShape());
-    if (failed(b))
-      return emitOptionalError(loc, "'llm.", name, "' operand shapes ",
-                               dataShapeStr(shape), " and ",
-                               dataShapeStr(t.getShape()),
-                               " do not broadcast");
-    shape = *b;
-  }
-  inferred.push_back(RankedTensorType::get(shape, elemTy));
-  return success();
-}
-} // namespace
+using llm::detail::inferBroadcastType;
 
 //===----------------------------------------------------------------------===//
 // CompareOp and logical ops
@@ -79,18 +43,17 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
     return emitOptionalError(loc, "'llm.compare' operands have different "
                                   "element types (",
                              lt, " vs ", rt, ")");
-  return inferBroadcast(loc, "compare",
-                        {adaptor.getLhs(), adaptor.getRhs()},
-                        IntegerType::get(ctx, 1), inferred);
+  return inferBroadcastType(loc, "compare",
+                            {adaptor.getLhs(), adaptor.getRhs()},
+                            IntegerType::get(ctx, 1), inferred);
 }
 
 #define LLM_LOGICAL_INFER(OP, NAME)                                            \
-  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                        \
-                                     std::optional<Location> loc,             \
-                                     Adaptor adaptor,                         \
-                                     SmallVectorImpl<Type> &inferred) {       \
-    return inferBroadcast(loc, NAME, {adaptor.getLhs(), adaptor.getRhs()},    \
-                          IntegerType::get(ctx, 1), inferred);                \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,          \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferBroadcastType(loc, NAME, {adaptor.getLhs(), adaptor.getRhs()}, \
+                              IntegerType::get(ctx, 1), inferred);             \
   }
 LLM_LOGICAL_INFER(LogicalAndOp, "logical_and")
 LLM_LOGICAL_INFER(LogicalOrOp, "logical_or")
@@ -118,10 +81,10 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "'llm.select' values have different element "
                                   "types (",
                              tt, " vs ", ft, ")");
-  return inferBroadcast(loc, "select",
-                        {adaptor.getCondition(), adaptor.getTrueValue(),
-                         adaptor.getFalseValue()},
-                        tt, inferred);
+  return inferBroadcastType(
+      loc, "select",
+      {adaptor.getCondition(), adaptor.getTrueValue(), adaptor.getFalseValue()},
+      tt, inferred);
 }
 
 // select(splat true, x, y) -> x; select(splat false, x, y) -> y;

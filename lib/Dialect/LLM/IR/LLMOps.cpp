@@ -13,6 +13,8 @@
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
+#include "LLMShapeUtils.h"
+
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -44,9 +46,9 @@ FailureOr<int64_t> mlir::llm::normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-namespace {
-/// Prints a shape as `2x3x?` for diagnostics.
-std::string shapeStr(ArrayRef<int64_t> shape) {
+std::string mlir::llm::detail::formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
   std::string s;
   llvm::raw_string_ostream os(s);
   llvm::interleave(
@@ -58,9 +60,30 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
           os << d;
       },
       "x");
-  if (shape.empty())
-    os << "scalar";
   return s;
+}
+
+LogicalResult mlir::llm::detail::inferBroadcastType(
+    std::optional<Location> loc, StringRef name, ValueRange operands,
+    Type elemTy, SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape;
+  for (Value v : operands) {
+    auto t = cast<RankedTensorType>(v.getType());
+    auto b = broadcastShapes(shape, t.getShape());
+    if (failed(b))
+      return emitOptionalError(loc, "'llm.", name, "' operand shapes ",
+                               formatShape(shape), " and ",
+                               formatShape(t.getShape()), " do not broadcast");
+    shape = *b;
+  }
+  inferred.push_back(RankedTensorType::get(shape, elemTy));
+  return success();
+}
+
+namespace {
+/// Prints a shape as `2x3x?` (`scalar` for rank 0) for diagnostics.
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  return llm::detail::formatShape(shape);
 }
 
 /// Prints a float attribute value the way it was written (`-0.5`, `1e-05`).
@@ -151,13 +174,8 @@ static LogicalResult inferBinary(std::optional<Location> loc, StringRef name,
                              "' operands have different element types (",
                              lt.getElementType(), " vs ", rt.getElementType(),
                              ")");
-  auto shape = broadcastShapes(lt.getShape(), rt.getShape());
-  if (failed(shape))
-    return emitOptionalError(loc, "'llm.", name, "' operand shapes ",
-                             shapeStr(lt.getShape()), " and ",
-                             shapeStr(rt.getShape()), " do not broadcast");
-  inferred.push_back(RankedTensorType::get(*shape, lt.getElementType()));
-  return success();
+  return llm::detail::inferBroadcastType(loc, name, {lhs, rhs},
+                                         lt.getElementType(), inferred);
 }
 
 #define LLM_BINARY_INFER(OP, NAME)                                             \
