@@ -799,6 +799,74 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
 //   dequantized in the contraction's operand load, never materialized.
 struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
   using QuantLowering::QuantLowering;
+
+  // FP8 weight: generic over (m, n, k) { acc + x * (table[bits(w)] * s) }
+  // reading the weight's bits (i8), the 256-entry FP8 -> f32 table and the
+  // per-tensor scale: the conversion is in the operand load.
+  LogicalResult lowerFloat8(DequantMatmulOp op, OpAdaptor adaptor,
+                            ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto lt = cast<RankedTensorType>(adaptor.getLhs().getType());
+    auto rt = cast<RankedTensorType>(adaptor.getRhs().getType());
+    RankedTensorType type = op.getType();
+    bool tb = op.getTransposeB();
+    int64_t N = rt.getDimSize(tb ? 0 : 1);
+    int64_t rows = 1;
+    for (int64_t d : lt.getShape().drop_back())
+      rows *= d;
+    Value x = adaptor.getLhs();
+    if (lt.getRank() > 2) {
+      SmallVector<ReassociationIndices> re{
+          llvm::to_vector(llvm::seq<int64_t>(0, lt.getRank() - 1)),
+          {lt.getRank() - 1}};
+      x = tensor::CollapseShapeOp::create(rewriter, loc, x, re);
+    }
+    Value table = fp8Table(rewriter, loc, rt.getElementType());
+    Value bits = arith::BitcastOp::create(rewriter, loc, storageTensorType(rt),
+                                          adaptor.getRhs());
+    AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+               k = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> maps{AffineMap::get(3, 0, {m, k}, ctx),
+                                AffineMap::get(3, 0,
+                                               tb ? ArrayRef<AffineExpr>{n, k}
+                                                  : ArrayRef<AffineExpr>{k, n},
+                                               ctx),
+                                AffineMap::get(3, 0, {m, n}, ctx)};
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{rows, N}, rewriter.getF32Type());
+    Value init = linalg::FillOp::create(rewriter, loc,
+                                        ValueRange{f32Const(rewriter, loc, 0)},
+                                        ValueRange{empty})
+                     .getResult(0);
+    double scale = op.getScaleAttr().getValueAsDouble();
+    SmallVector<utils::IteratorType> iters{utils::IteratorType::parallel,
+                                           utils::IteratorType::parallel,
+                                           utils::IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{x, bits},
+        ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value idx =
+              arith::IndexCastUIOp::create(b, l, b.getIndexType(), args[1]);
+          Value w = tensor::ExtractOp::create(b, l, table, idx);
+          w = arith::MulFOp::create(b, l, w, f32Const(b, l, scale));
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::AddFOp::create(
+                  b, l, args[2], arith::MulFOp::create(b, l, args[0], w))});
+        });
+    Value r = generic.getResult(0);
+    if (type.getRank() > 2) {
+      SmallVector<ReassociationIndices> re{
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank() - 1)),
+          {type.getRank() - 1}};
+      r = tensor::ExpandShapeOp::create(rewriter, loc, type, r, re);
+    }
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+
   LogicalResult lower(DequantMatmulOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -806,6 +874,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     auto lt = cast<RankedTensorType>(adaptor.getLhs().getType());
     auto rt = cast<RankedTensorType>(adaptor.getRhs().getType());
     RankedTensorType type = op.getType();
+    if (isFloat8(rt.getElementType()))
+      return lowerFloat8(op, adaptor, rewriter);
     FailureOr<QuantParams> p =
         getQuantParams(rt.getElementType(), rt.getShape());
     if (failed(p))
@@ -965,6 +1035,11 @@ void mlir::llm::eraseQuantizedTypes(Operation *root) {
           arg.setType(eraseType(arg.getType()));
     for (Value v : op->getResults())
       v.setType(eraseType(v.getType()));
+    // FP8 constants hold their bits as i8 (the same bytes).
+    if (auto c = dyn_cast<arith::ConstantOp>(op))
+      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+          dense && isFloat8(dense.getElementType()))
+        c.setValueAttr(dense.bitcast(IntegerType::get(op->getContext(), 8)));
     if (isa<quant::StorageCastOp>(op))
       casts.push_back(op);
     else if (isa<arith::BitcastOp>(op))

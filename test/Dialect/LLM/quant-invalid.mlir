@@ -136,3 +136,27 @@ func.func @mmi_wide(%a: tensor<2x3x!quant.uniform<i32:f32, 1.0>>, %b: tensor<3x2
   %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<i32:f32, 1.0>>, tensor<3x2x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x2xi32>
   return
 }
+
+// -----
+
+func.func @dqmm_fp8_no_scale(%x: tensor<2x4xf32>, %w: tensor<4x3xf8E4M3FN>) {
+  // expected-error @+1 {{'llm.dequant_matmul' op an FP8 rhs requires a scale}}
+  %0 = llm.dequant_matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf8E4M3FN>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @dqmm_fp8_bad_scale(%x: tensor<2x4xf32>, %w: tensor<4x3xf8E5M2>) {
+  // expected-error @+1 {{'llm.dequant_matmul' op scale must be positive}}
+  %0 = llm.dequant_matmul %x, %w {scale = -1.0 : f32} : (tensor<2x4xf32>, tensor<4x3xf8E5M2>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @dqmm_scale_with_quant(%x: tensor<2x4xf32>, %w: tensor<4x3x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{'llm.dequant_matmul' op scale is only for an FP8 rhs (a quantized rhs carries its parameters in its type)}}
+  %0 = llm.dequant_matmul %x, %w {scale = 1.0 : f32} : (tensor<2x4xf32>, tensor<4x3x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x3xf32>
+  return
+}

@@ -87,8 +87,8 @@ mlir::llm::getQuantParams(Type elementType, ArrayRef<int64_t> shape,
     return failure();
   }
   SmallVector<int64_t> blockSize(rank, 0);
-  for (auto [dim, size] : llvm::zip(s.getQuantizedDimensions(),
-                                    s.getBlockSizes()))
+  for (auto [dim, size] :
+       llvm::zip(s.getQuantizedDimensions(), s.getBlockSizes()))
     if (dim >= 0 && dim < rank)
       blockSize[dim] = size;
   for (int64_t d = 0; d < rank; ++d) {
@@ -101,12 +101,11 @@ mlir::llm::getQuantParams(Type elementType, ArrayRef<int64_t> shape,
                << ", which has no block size (one block spans it)";
       return failure();
     }
-    if (blockSize[d] && (ShapedType::isDynamic(shape[d]) ||
-                         shape[d] != n * blockSize[d])) {
+    if (blockSize[d] &&
+        (ShapedType::isDynamic(shape[d]) || shape[d] != n * blockSize[d])) {
       if (emitError)
-        fail() << "sub-channel type has " << n << " blocks of "
-               << blockSize[d] << " along dimension " << d
-               << ", which has size " << shape[d];
+        fail() << "sub-channel type has " << n << " blocks of " << blockSize[d]
+               << " along dimension " << d << ", which has size " << shape[d];
       return failure();
     }
     p.paramShape[d] = n;
@@ -163,36 +162,34 @@ LogicalResult verifyQuantSide(Operation *op, Type qt, Type ft,
 
 LogicalResult QuantizeOp::verify() {
   auto in = getInput().getType(), out = getResult().getType();
-  return verifyQuantSide(*this, out.getElementType(), in.getElementType(),
-                         in.getShape(), getScaleAttr()
-                                            ? std::optional(getScaleAttr().getValue())
-                                            : std::nullopt,
-                         /*producing=*/true);
+  return verifyQuantSide(
+      *this, out.getElementType(), in.getElementType(), in.getShape(),
+      getScaleAttr() ? std::optional(getScaleAttr().getValue()) : std::nullopt,
+      /*producing=*/true);
 }
 
 LogicalResult DequantizeOp::verify() {
   auto in = getInput().getType(), out = getResult().getType();
-  return verifyQuantSide(*this, in.getElementType(), out.getElementType(),
-                         in.getShape(), getScaleAttr()
-                                            ? std::optional(getScaleAttr().getValue())
-                                            : std::nullopt,
-                         /*producing=*/false);
+  return verifyQuantSide(
+      *this, in.getElementType(), out.getElementType(), in.getShape(),
+      getScaleAttr() ? std::optional(getScaleAttr().getValue()) : std::nullopt,
+      /*producing=*/false);
 }
 
 LogicalResult RequantizeOp::verify() {
   auto in = getInput().getType(), out = getResult().getType();
   auto qin = cast<QuantizedType>(in.getElementType());
-  if (failed(verifyQuantSide(*this, in.getElementType(),
-                             qin.getExpressedType(), in.getShape(),
-                             std::nullopt, /*producing=*/false)))
+  if (failed(verifyQuantSide(*this, in.getElementType(), qin.getExpressedType(),
+                             in.getShape(), std::nullopt, /*producing=*/false)))
     return failure();
   return verifyQuantSide(*this, out.getElementType(), qin.getExpressedType(),
                          in.getShape(), std::nullopt, /*producing=*/true);
 }
 
-LogicalResult MatmulIntegerOp::inferReturnTypes(
-    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+MatmulIntegerOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
   auto lt = cast<RankedTensorType>(adaptor.getLhs().getType());
   auto rt = cast<RankedTensorType>(adaptor.getRhs().getType());
   auto error = [&](const Twine &msg) {
@@ -202,10 +199,9 @@ LogicalResult MatmulIntegerOp::inferReturnTypes(
     return error("operands must have rank >= 2");
   int64_t k1 = lt.getShape().back(), k2 = rt.getDimSize(rt.getRank() - 2);
   if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2)
-    return error("contraction sizes differ: " + Twine(k1) + " vs " +
-                 Twine(k2));
-  FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
-      lt.getShape().drop_back(2), rt.getShape().drop_back(2));
+    return error("contraction sizes differ: " + Twine(k1) + " vs " + Twine(k2));
+  FailureOr<SmallVector<int64_t>> batch =
+      broadcastShapes(lt.getShape().drop_back(2), rt.getShape().drop_back(2));
   if (failed(batch))
     return error("batch dimensions do not broadcast");
   SmallVector<int64_t> shape = *batch;
@@ -217,8 +213,8 @@ LogicalResult MatmulIntegerOp::inferReturnTypes(
 
 LogicalResult MatmulIntegerOp::verify() {
   auto lt = getLhs().getType(), rt = getRhs().getType();
-  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"lhs", lt},
-                         {"rhs", rt}}) {
+  for (auto [name, t] :
+       {std::pair<StringRef, RankedTensorType>{"lhs", lt}, {"rhs", rt}}) {
     Type et = t.getElementType();
     if (isa<UniformQuantizedSubChannelType>(et))
       return emitOpError(name) << " must not be sub-channel quantized";
@@ -238,9 +234,10 @@ LogicalResult MatmulIntegerOp::verify() {
   return success();
 }
 
-LogicalResult DequantMatmulOp::inferReturnTypes(
-    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+DequantMatmulOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
   auto lt = cast<RankedTensorType>(adaptor.getLhs().getType());
   auto rt = cast<RankedTensorType>(adaptor.getRhs().getType());
   if (lt.getRank() < 2 || rt.getRank() != 2)
@@ -263,6 +260,16 @@ LogicalResult DequantMatmulOp::verify() {
   auto lt = getLhs().getType(), rt = getRhs().getType();
   if (!lt.getElementType().isF32())
     return emitOpError("lhs must be f32");
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(rt.getElementType())) {
+    if (!getScaleAttr())
+      return emitOpError("an FP8 rhs requires a scale");
+    if (!(getScaleAttr().getValueAsDouble() > 0.0))
+      return emitOpError("scale must be positive");
+    return success();
+  }
+  if (getScaleAttr())
+    return emitOpError("scale is only for an FP8 rhs (a quantized rhs "
+                       "carries its parameters in its type)");
   FailureOr<QuantParams> p = getQuantParams(rt.getElementType(), rt.getShape(),
                                             [&] { return emitOpError(); });
   if (failed(p))

@@ -200,12 +200,23 @@ struct RemoveFakeQuant : OpRewritePattern<DequantizeOp> {
 };
 
 // matmul(x, dequantize(w)) -> dequant_matmul(x, w) (weight-only: the
-// weight is dequantized in the matmul's operand load).
+// weight is dequantized in the matmul's operand load);
+// matmul(x, dequantize(w) {scale}) -> dequant_matmul(x, w) {scale} (FP8 w,
+// x possibly an FP8 dequantize too).
 struct FuseWeightDequantIntoMatmul : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     auto dq = op.getRhs().getDefiningOp<DequantizeOp>();
+    if (dq && dq.getScaleAttr()) {
+      if (op.getTransposeA() || op.getRhs().getType().getRank() != 2 ||
+          !op.getLhs().getType().getElementType().isF32())
+        return rewriter.notifyMatchFailure(op, "FP8 layout not supported");
+      rewriter.replaceOpWithNewOp<DequantMatmulOp>(
+          op, op.getLhs(), dq.getInput(), op.getTransposeB(),
+          dq.getScaleAttr());
+      return success();
+    }
     if (!dq || dq.getScaleAttr() || op.getTransposeA() ||
         op.getRhs().getType().getRank() != 2 ||
         op.getLhs().getDefiningOp<DequantizeOp>())
@@ -225,7 +236,8 @@ struct FuseWeightDequantIntoMatmul : OpRewritePattern<MatmulOp> {
       if (a.getQuantizedDimension() == kDim)
         return rewriter.notifyMatchFailure(op, "per axis along K");
     rewriter.replaceOpWithNewOp<DequantMatmulOp>(op, op.getLhs(), w,
-                                                 op.getTransposeB());
+                                                 op.getTransposeB(),
+                                                 /*scale=*/nullptr);
     return success();
   }
 };

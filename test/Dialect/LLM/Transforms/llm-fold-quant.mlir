@@ -274,3 +274,23 @@ func.func @gather_table_stays(%t: tensor<100x8xi8>, %i: tensor<3xi64>) -> tensor
   %d = llm.dequantize %q : (tensor<3x8x!q8>) -> tensor<3x8xf32>
   return %d : tensor<3x8xf32>
 }
+
+// -----
+
+// FP8 with per-tensor scales: the weight's dequantize becomes the operand
+// load of llm.dequant_matmul {scale}; the activation's stays as its
+// elementwise producer (fused into the contraction by the linalg
+// elementwise fusion). No integer matmul for FP8.
+// CHECK-LABEL: func.func @fp8_matmul
+// CHECK:         %[[Q:.+]] = llm.quantize %arg0 {scale = 5.000000e-01 : f32} : (tensor<2x4xf32>) -> tensor<2x4xf8E4M3FN>
+// CHECK:         %[[D:.+]] = llm.dequantize %[[Q]] {scale = 5.000000e-01 : f32}
+// CHECK:         %[[Y:.+]] = llm.dequant_matmul %[[D]], %arg1 {scale = 2.500000e-01 : f32} : (tensor<2x4xf32>, tensor<4x3xf8E5M2>) -> tensor<2x3xf32>
+// CHECK-NOT:     llm.matmul_integer
+// CHECK:         return %[[Y]]
+func.func @fp8_matmul(%x: tensor<2x4xf32>, %w: tensor<4x3xf8E5M2>) -> tensor<2x3xf32> {
+  %q = llm.quantize %x {scale = 0.5 : f32} : (tensor<2x4xf32>) -> tensor<2x4xf8E4M3FN>
+  %d = llm.dequantize %q {scale = 0.5 : f32} : (tensor<2x4xf8E4M3FN>) -> tensor<2x4xf32>
+  %wd = llm.dequantize %w {scale = 0.25 : f32} : (tensor<4x3xf8E5M2>) -> tensor<4x3xf32>
+  %y = llm.matmul %d, %wd : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}

@@ -188,9 +188,18 @@ def LLM_DequantMatmulOp : LLM_Op<"dequant_matmul", [InferTypeOpAdaptor]> {
     with blocks along `K` (groups of 32, 64, 128... per output channel).
     Zero points are optional (0 for symmetric checkpoints).
 
+    FP8: `rhs` may instead be an `f8E4M3FN` or `f8E5M2` tensor with a
+    per-tensor f32 `scale` (required then): `dequantize(rhs)[k, n] =
+    float(rhs[k, n]) * scale` (as `llm.dequantize`), the FP8 -> f32
+    conversion happening in the operand load. An FP8 activation
+    (`dequantize(a) {scale}` as `lhs`) is an elementwise producer that the
+    linalg elementwise fusion puts into the same contraction, so neither
+    operand is materialized in f32.
+
     Errors: `lhs` not f32 or of rank < 2; `rhs` not rank 2; contraction sizes
     that differ; per-axis along `K`; sub-channel blocks along `N` larger than
-    1; an expressed type other than f32.
+    1; an expressed type other than f32; an FP8 `rhs` without `scale`, a
+    non-positive `scale`, or `scale` with a quantized `rhs`.
 
     ```mlir
     %y = llm.dequant_matmul %x, %w {transpose_b}
@@ -198,8 +207,8 @@ def LLM_DequantMatmulOp : LLM_Op<"dequant_matmul", [InferTypeOpAdaptor]> {
         -> tensor<1x4096xf32>
     ```
   }];
-  let arguments = (ins LLM_FloatTensor:$lhs, LLM_QuantTensor:$rhs,
-      UnitAttr:$transpose_b);
+  let arguments = (ins LLM_FloatTensor:$lhs, LLM_QuantizedOrFloat8Tensor:$rhs,
+      UnitAttr:$transpose_b, OptionalAttr<F32Attr>:$scale);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
