@@ -168,7 +168,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Diagnostics are expected; drop them.
   ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) { return success(); });
 
-  StringRef text(reinterpret_cast<const char *>(data), size);
+  // A NUL-terminated copy: MLIR's lexer stops at the trailing NUL that a
+  // MemoryBuffer (llmc's file inputs) or std::string provides.
+  std::string text(reinterpret_cast<const char *>(data), size);
   ParserConfig config(&ctx);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
   if (!module || !usesOnlyInputDialects(*module))

@@ -9,6 +9,11 @@
 # Only llmc's code is instrumented: libMLIR.so, libLLVM.so and the JIT-compiled
 # model code are not (ASan still intercepts their malloc/free). Leak checking
 # is off: MLIR's and LLVM's global registries are intentionally never freed.
+# Uninstrumented programs that load instrumented llmc libraries get the shared
+# ASan runtime preloaded by their lit.local.cfg: python3 for test/python (the
+# extension), mlir-opt for test/Plugin. Unsupported under ASan: the
+# downstream-build tests (test/Examples; a plain downstream build cannot link
+# the instrumented libraries). LLMC_JOBS=N limits the build's parallelism.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${LLMC_ASAN_BUILD_DIR:-$root/build-asan}"

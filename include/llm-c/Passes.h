@@ -34,6 +34,8 @@ MLIR_CAPI_EXPORTED void llmcRegisterAllPasses(void);
 /// module owned by the caller (`mlirModuleDestroy`), or a null module
 /// (`mlirModuleIsNull`) after passing the parse/verify errors to `onError`.
 /// The dialects used must be registered in `ctx` (see llmcContextCreate).
+/// Exactly `source.length` bytes are read: `source` need not be
+/// NUL-terminated.
 MLIR_CAPI_EXPORTED MlirModule llmcParseModule(MlirContext ctx,
                                               MlirStringRef source,
                                               MlirStringRef sourceName,

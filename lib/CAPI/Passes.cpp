@@ -52,8 +52,13 @@ MlirModule llmcParseModule(MlirContext ctx, MlirStringRef source,
   if (name.empty())
     name = "<source>";
   ParserConfig config(context);
+  // MLIR's lexer finds the end of its buffer by a trailing NUL, which an
+  // MlirStringRef (pointer + length) does not promise: parse a copy (a
+  // std::string is NUL-terminated). Without it the parser read past the
+  // caller's buffer (found by llm-lower-fuzzer under ASan).
+  std::string text = unwrap(source).str();
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(unwrap(source), config, name);
+      parseSourceString<ModuleOp>(text, config, name);
   if (!module) {
     if (!diags.hadError())
       diags.addError("cannot parse '" + name + "'");

@@ -48,6 +48,7 @@
 //
 // CHECK-NEXT: parse(syntax) error: bad.mlir:1:30: error: expected ')'
 // CHECK-NEXT: parse(verify) error: verify.mlir:2:8: error: 'llm.add' operand shapes 2 and 3 do not broadcast
+// CHECK: parse(slice): ok{{ *$}}
 //
 // CHECK: pipeline(unknown) error: error: invalid pass pipeline 'llm-no-such-pass': {{.*}}'llm-no-such-pass' does not refer to a registered pass or pass pipeline
 // CHECK: pipeline(malformed) error: error: invalid pass pipeline 'builtin.module(canonicalize'
@@ -302,6 +303,21 @@ int main(int argc, char **argv) {
   EXPECT(mlirModuleIsNull(bad));
   printf("parse(verify) error: %s", text(&errors));
   resetBuffer(&errors);
+
+  /* Exactly `length` bytes are parsed (the source needs no trailing NUL):
+     a valid module followed by bytes outside the string ref parses. */
+  {
+    static const char kSlice[] = "module {\n}\n@@@ not part of the source";
+    MlirModule sliced = llmcParseModule(
+        ctx, mlirStringRefCreate(kSlice, sizeof("module {\n}\n") - 1),
+        str("slice.mlir"), appendToBuffer, &errors);
+    printf("parse(slice): %s%s\n", mlirModuleIsNull(sliced) ? "null " : "ok ",
+           text(&errors));
+    EXPECT(!mlirModuleIsNull(sliced));
+    if (!mlirModuleIsNull(sliced))
+      mlirModuleDestroy(sliced);
+    resetBuffer(&errors);
+  }
 
   /* Bad pipelines: unknown pass, malformed text; the module is unchanged. */
   r = llmcRunPassPipeline(module, str("llm-no-such-pass"), appendToBuffer,
