@@ -39,7 +39,10 @@ CPUTargetDescription CPUTargetDescription::getGeneric() {
   t.vectorBits = 128;
   // 4 x 2 accumulators of 4 lanes: 8 of 16 (SSE) or 32 (NEON) registers.
   t.matmulRegisterTile = {4, 8, 1};
-  t.matmulCacheTile = {64, 128, 0};
+  t.matmulCacheTile = {64, 128, 256};
+  // M = 1: 8 accumulators of 4 lanes under 16-row K tiles.
+  t.matvecRegisterTile = {1, 32, 1};
+  t.matvecCacheTile = {0, 0, 16};
   return t;
 }
 
@@ -49,7 +52,10 @@ CPUTargetDescription CPUTargetDescription::getAVX2() {
   t.vectorBits = 256;
   // 4 x 2 accumulators of 8 lanes + 2 B vectors + 1 broadcast: 11 of 16 ymm.
   t.matmulRegisterTile = {4, 16, 1};
-  t.matmulCacheTile = {64, 256, 0};
+  t.matmulCacheTile = {64, 256, 256};
+  // M = 1: 8 accumulators of 8 lanes under 16-row K tiles.
+  t.matvecRegisterTile = {1, 64, 1};
+  t.matvecCacheTile = {0, 0, 16};
   return t;
 }
 
@@ -59,7 +65,13 @@ CPUTargetDescription CPUTargetDescription::getAVX512() {
   t.vectorBits = 512;
   // 8 x 2 accumulators of 16 lanes + 2 B vectors + 1 broadcast: 19 of 32 zmm.
   t.matmulRegisterTile = {8, 32, 1};
-  t.matmulCacheTile = {64, 256, 0};
+  // K tile 256: a 256 x 256 panel of B (256 KiB) stays in L2; measured
+  // 2048^3 f32 on one Zen 4 core: 531 ms with all of K, 324-348 ms.
+  t.matmulCacheTile = {64, 256, 256};
+  // M = 1: 16 accumulators (256 lanes) under 16-row K tiles; measured
+  // 1x4096 @ 4096x4096 (64 MiB of B): 12.3 ms -> 1.5-2.3 ms (min of 30).
+  t.matvecRegisterTile = {1, 256, 1};
+  t.matvecCacheTile = {0, 0, 16};
   return t;
 }
 

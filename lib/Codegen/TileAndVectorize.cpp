@@ -35,6 +35,10 @@
 #include "llvm/Support/MathExtras.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/AsmState.h"
+
+#include <cstring>
 
 #define DEBUG_TYPE "llm-tile-and-vectorize"
 
@@ -131,6 +135,157 @@ materializeTransposedRhs(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 //===----------------------------------------------------------------------===//
+// Packed B strips
+//===----------------------------------------------------------------------===//
+
+/// Marks the run-time packing transposes created below (the strip width).
+static constexpr llvm::StringLiteral kPackedRhsAttr = "__llm_packed_rhs__";
+
+/// B [K, N] stored as N / nr strips of [K, nr] ("packed"), so that the
+/// register tile reads one contiguous row of nr elements per step of K
+/// instead of a row of B every N elements (a new page per step of K):
+///   Bp[j, k, c] = B[k, j * nr + c].
+/// A constant B (dense or dense_resource, byte-sized elements) is packed at
+/// compile time into a new constant; any other B gets
+///   transpose(expand_shape(B) : [K, N / nr, nr], [1, 0, 2])
+/// right after its definition (reused by every matmul with the same B and
+/// nr). Returns null when B is neither a constant nor defined in the
+/// function body (a value of an enclosing region stays unpacked).
+static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
+                                  int64_t nr) {
+  auto type = cast<RankedTensorType>(rhs.getType());
+  int64_t kDim = type.getDimSize(0), nDim = type.getDimSize(1);
+  Type elem = type.getElementType();
+  auto packedType = RankedTensorType::get({nDim / nr, kDim, nr}, elem);
+  OpBuilder::InsertionGuard guard(rewriter);
+  Location loc = rhs.getLoc();
+
+  // constant -> packed constant.
+  if (auto cst = rhs.getDefiningOp<arith::ConstantOp>()) {
+    auto attr = dyn_cast<ElementsAttr>(cst.getValue());
+    if (!attr || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+      return nullptr;
+    int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+    ArrayRef<char> data;
+    DenseResourceElementsAttr resource;
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+      if (dense.isSplat()) {
+        rewriter.setInsertionPointAfter(cst);
+        return arith::ConstantOp::create(rewriter, loc,
+                                         dense.resizeSplat(packedType));
+      }
+      data = dense.getRawData();
+    } else if ((resource = dyn_cast<DenseResourceElementsAttr>(attr))) {
+      data = resource.getData();
+    } else {
+      return nullptr;
+    }
+    if (static_cast<int64_t>(data.size()) != kDim * nDim * bytes)
+      return nullptr;
+    std::vector<char> out(data.size());
+    for (int64_t j = 0; j < nDim / nr; ++j)
+      for (int64_t kk = 0; kk < kDim; ++kk)
+        std::memcpy(out.data() + ((j * kDim + kk) * nr) * bytes,
+                    data.data() + (kk * nDim + j * nr) * bytes, nr * bytes);
+    TypedAttr packed;
+    if (resource) {
+      std::string name = (resource.getRawHandle().getKey() + "_packed" +
+                          Twine(nr))
+                             .str();
+      packed = DenseResourceElementsAttr::get(
+          packedType, name,
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(
+              ArrayRef<char>(out.data(), out.size()), bytes));
+    } else {
+      packed = DenseElementsAttr::getFromRawBuffer(
+          packedType, ArrayRef<char>(out.data(), out.size()));
+    }
+    rewriter.setInsertionPointAfter(cst);
+    return arith::ConstantOp::create(rewriter, loc, packed);
+  }
+
+  // Only values of the function body: the packing must not land inside a
+  // tile loop or a fusion group.
+  Region *region = rhs.getParentRegion();
+  if (!region || !isa<func::FuncOp>(region->getParentOp()))
+    return nullptr;
+  for (Operation *user : rhs.getUsers())
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user))
+      for (Operation *u : expand->getUsers())
+        if (auto a = u->getAttrOfType<IntegerAttr>(kPackedRhsAttr);
+            a && a.getInt() == nr && u->getResult(0).getType() == packedType)
+          return u->getResult(0);
+  rewriter.setInsertionPointAfterValue(rhs);
+  auto expandedType = RankedTensorType::get({kDim, nDim / nr, nr}, elem);
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, expandedType, rhs,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, ArrayRef<int64_t>{nDim / nr, kDim, nr}, elem);
+  auto transpose = linalg::TransposeOp::create(rewriter, loc, expanded, empty,
+                                               ArrayRef<int64_t>{1, 0, 2});
+  transpose->setAttr(kPackedRhsAttr, rewriter.getI64IntegerAttr(nr));
+  return transpose->getResult(0);
+}
+
+/// In the register tile `tile` (a matmul [rm, nr, rk] tiled out of a matmul
+/// whose B operand is `rhs`):
+///   B slice = extract_slice(... extract_slice(rhs)) at [k0, n0] (unit
+///   strides, n0 a multiple of nr)
+///   -> extract_slice Bp[n0 / nr, k0, 0] [1, rk, nr] (rank-reducing)
+/// Fails, changing nothing, when the chain of slices does not lead to `rhs`.
+static LogicalResult readPackedRhs(RewriterBase &rewriter,
+                                   linalg::LinalgOp tile, Value rhs,
+                                   Value packed, int64_t nr, int64_t rk) {
+  OpOperand *operand = tile.getDpsInputOperand(1);
+  SmallVector<tensor::ExtractSliceOp> chain;
+  Value v = operand->get();
+  while (v != rhs) {
+    auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || slice.getSourceType().getRank() != 2 ||
+        slice.getResultType().getRank() != 2 ||
+        !llvm::all_of(slice.getMixedStrides(), [](OpFoldResult s) {
+          return isConstantIntValue(s, 1);
+        }))
+      return failure();
+    chain.push_back(slice);
+    v = slice.getSource();
+  }
+  if (chain.empty())
+    return failure();
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  OpFoldResult kOff = rewriter.getIndexAttr(0), nOff = kOff;
+  for (tensor::ExtractSliceOp slice : chain) {
+    SmallVector<OpFoldResult> offs = slice.getMixedOffsets();
+    kOff = affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1,
+                                                 {kOff, offs[0]});
+    nOff = affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1,
+                                                 {nOff, offs[1]});
+  }
+  OpFoldResult strip = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, d0.floorDiv(nr), {nOff});
+  auto packedType = cast<RankedTensorType>(packed.getType());
+  auto sliceType =
+      RankedTensorType::get({rk, nr}, packedType.getElementType());
+  Value newSlice = tensor::ExtractSliceOp::create(
+      rewriter, loc, sliceType, packed,
+      ArrayRef<OpFoldResult>{strip, kOff, rewriter.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1), rewriter.getIndexAttr(rk),
+                             rewriter.getIndexAttr(nr)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
+                             rewriter.getIndexAttr(1)});
+  if (newSlice.getType() != operand->get().getType())
+    newSlice = tensor::CastOp::create(rewriter, loc, operand->get().getType(),
+                                      newSlice);
+  rewriter.modifyOpInPlace(tile, [&] { operand->set(newSlice); });
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Matmul strategy
 //===----------------------------------------------------------------------===//
 
@@ -157,18 +312,78 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   if (m <= 0 || n <= 0 || k <= 0)
     return failure();
 
+  // Few rows (a decode-shaped matvec, M = 1): the generic register tile
+  // would read 32 floats of each row of B per step of K, one page apart, and
+  // stream B at a fraction of the memory bandwidth. Instead a wide register
+  // tile (more accumulators along N) under a short K cache tile: each block
+  // of `kc` rows of B is read along whole rows, a few sequential streams.
+  bool smallM = m < target.matmulRegisterTile[0] &&
+                target.matvecRegisterTile.size() == 3;
+  ArrayRef<int64_t> regTile =
+      smallM ? ArrayRef<int64_t>(target.matvecRegisterTile)
+             : ArrayRef<int64_t>(target.matmulRegisterTile);
+  ArrayRef<int64_t> cacheTile =
+      smallM ? ArrayRef<int64_t>(target.matvecCacheTile)
+             : ArrayRef<int64_t>(target.matmulCacheTile);
   // Register tile, clamped to the problem.
-  int64_t rm = std::min(target.matmulRegisterTile[0], m);
-  int64_t rn = std::min(target.matmulRegisterTile[1], n);
-  int64_t rk = std::min(target.matmulRegisterTile[2], k);
+  int64_t rm = std::min(regTile[0], m);
+  int64_t rn = std::min(regTile[1], n);
+  // The small-M tile holds about regTile[1] accumulator lanes per row of a
+  // one-row tile: split them over the rows (at least one vector per row).
+  // With several threads, narrow it so that N splits into a tile per thread.
+  int64_t threads = options.parallel ? target.getNumThreads() : 1;
+  if (smallM) {
+    int64_t lanes = target.getVectorLanes(
+        getElementTypeOrSelf(op.getDpsInits()[0].getType()));
+    if (rm > 1)
+      rn = std::min(n, std::max(lanes, regTile[1] / rm / lanes * lanes));
+    if (threads > 1 && batch == 1)
+      rn = std::min(rn, std::max(lanes, n / threads / lanes * lanes));
+  }
+  int64_t rk = std::min(regTile[2], k);
   // Cache tile along N: a multiple of the register tile, or all of N.
-  int64_t cn = target.matmulCacheTile[1];
+  int64_t cn = cacheTile[1];
   cn = (cn <= 0 || cn >= n) ? n : std::max(rn, cn / rn * rn);
+  // Cache tile along K: a divisor of K (no partial K tile, whose dynamic
+  // size would keep its register tiles from vectorizing) in
+  // [target / 2, target] and a multiple of the register tile; all of K when
+  // there is none.
+  int64_t ck = k;
+  if (cacheTile[2] > 0 && cacheTile[2] < k) {
+    for (int64_t c = cacheTile[2] / rk * rk; c >= rk && 2 * c >= cacheTile[2];
+         c -= rk) {
+      if (k % c == 0) {
+        ck = c;
+        break;
+      }
+    }
+  }
+
+  // Pack B into [K, rn] strips (see getOrCreatePackedRhs) for plain
+  // matmuls with enough rows to amortize a run-time packing (a constant is
+  // packed at compile time) and whole strips (N a multiple of rn).
+  Value rhs = op.getDpsInputOperand(1)->get();
+  // A run-time packing reads and writes B once: only for a B larger than
+  // L2 (smaller ones stay cached across the register tiles anyway) and at
+  // least four register tiles of rows.
+  Value packedRhs;
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  bool constRhs = rhs.getDefiningOp<arith::ConstantOp>() != nullptr;
+  int64_t rhsBytes = rhsType.getNumElements() *
+                     llvm::divideCeil(getElementTypeOrSelf(rhsType)
+                                          .getIntOrFloatBitWidth(),
+                                      8);
+  if (!isBatch && !smallM && target.packMatmulRhs && n % rn == 0 && n > rn &&
+      rk == 1 &&
+      (constRhs ? m >= 2 * rm
+                : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes) &&
+      op.getIndexingMapsArray() ==
+          linalg::MatmulOp::getDefaultIndexingMaps(op->getContext()))
+    packedRhs = getOrCreatePackedRhs(rewriter, rhs, rn);
 
   // Outer (parallel) level: one chunk of M rows (a multiple of the register
   // tile, at most the cache tile) per thread; batches are split one by one.
   // When M has too few register tiles for the threads, split N instead.
-  int64_t threads = options.parallel ? target.getNumThreads() : 1;
   int64_t cm = target.matmulCacheTile[0] > 0 ? target.matmulCacheTile[0] : m;
   SmallVector<int64_t> outer(numLoops, 0);
   if (isBatch)
@@ -199,7 +414,8 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   LLVM_DEBUG(llvm::dbgs() << "matmul " << batch << "x" << m << "x" << n << "x"
                           << k << " outer m=" << outer[b]
                           << " n=" << outer[b + 1] << " cn=" << cn
-                          << " reg=" << rm << "," << rn << "," << rk << "\n");
+                          << " ck=" << ck << " reg=" << rm << "," << rn << ","
+                          << rk << "\n");
 
   // The epilogue iterates over the matmul's parallel dims [b,] m, n.
   if (epilogue) {
@@ -307,6 +523,20 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
     }
   }
 
+  // Level 2b: cache tile along K (sequential: the accumulator is the loop's
+  // iter_arg), so that a [ck, cn] panel of B stays in cache across the
+  // register tiles of M. `ck` divides K: every tile is full.
+  if (ck < k) {
+    SmallVector<int64_t> sizes(numLoops, 0);
+    sizes[b + 2] = ck;
+    FailureOr<scf::SCFTilingResult> res =
+        tileWith(rewriter, cast<TilingInterface>(tiled.getOperation()), sizes,
+                 scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(res))
+      return failure();
+    tiled = cast<linalg::LinalgOp>(res->tiledOps.back());
+  }
+
   // Level 3: register tiles, K innermost.
   SmallVector<int64_t> regSizes(numLoops, 0);
   if (isBatch)
@@ -321,6 +551,8 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
     return failure();
   tiled = cast<linalg::LinalgOp>(reg->tiledOps.back());
   tiled->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+  if (packedRhs)
+    (void)readPackedRhs(rewriter, tiled, rhs, packedRhs, rn, rk);
 
   // Peel the partial last iteration of each register-tile loop: the main
   // loops then hold full tiles of static size (vectorized later), the

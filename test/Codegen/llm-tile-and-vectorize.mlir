@@ -2,19 +2,27 @@
 // RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 parallel=false}))" | FileCheck %s --check-prefix=SERIAL
 // RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 vectorize=false}))" | FileCheck %s --check-prefix=NOVEC
 
-// 512^3 on avx512 with 2 threads: scf.forall over 64-row chunks with the
-// fill fused in, N cache tiles of 256, 8x32x1 register tiles vectorized to
-// vector.contract with the accumulator hoisted out of the K loop.
+// 512^3 on avx512 with 2 threads: B (1 MiB) packed at run time into 16
+// strips [512, 32]; scf.forall over 64-row chunks with the fill fused in, N
+// cache tiles of 256, K cache tiles of 256, 8x32x1 register tiles reading
+// one contiguous row of a strip per step of K, vectorized to vector.contract
+// with the accumulator hoisted out of the K loop.
 // CHECK-LABEL: func.func @matmul_512
+// CHECK:       %[[EXP:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2]] output_shape [512, 16, 32]
+// CHECK:       %[[PACKED:.+]] = linalg.transpose ins(%[[EXP]] : tensor<512x16x32xf32>) outs(%{{.+}} : tensor<16x512x32xf32>) permutation = [1, 0, 2]
 // CHECK:       scf.forall (%[[I:.+]]) = (0) to (512) step (64)
 // CHECK:         linalg.fill {{.*}} -> tensor<64x512xf32>
-// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C256:.+]] iter_args
+// CHECK:         scf.for %[[N0:.+]] = %{{.+}} to %{{.+}} step %[[C256:.+]] iter_args
+// CHECK:           scf.for %[[K0:.+]] = %{{.+}} to %{{.+}} step %[[C256]] iter_args
 // CHECK:           scf.for %{{.+}} step %[[C8:.+]] iter_args
-// CHECK:             scf.for %{{.+}} step %[[C32:.+]] iter_args
+// CHECK:             scf.for %[[N1:.+]] = %{{.+}} step %[[C32:.+]] iter_args
 // CHECK:               %[[ACC:.+]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
-// CHECK:               scf.for {{.*}} iter_args({{.*}}%[[VACC:.+]] = %[[ACC]]) -> ({{.*}}vector<8x32xf32>)
+// CHECK:               scf.for %[[K1:.+]] = {{.*}} iter_args({{.*}}%[[VACC:.+]] = %[[ACC]]) -> ({{.*}}vector<8x32xf32>)
+// CHECK-DAG:             %[[K:.+]] = affine.apply #{{.+}}(%[[K1]], %[[K0]])
+// CHECK-DAG:             %[[STRIP:.+]] = affine.apply #{{.+}}(%[[N1]], %[[N0]])
+// CHECK:                 %[[ROW:.+]] = tensor.extract_slice %[[PACKED]][%[[STRIP]], %[[K]], 0] [1, 1, 32] [1, 1, 1] : tensor<16x512x32xf32> to tensor<1x32xf32>
 // CHECK:                 vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1xf32>
-// CHECK:                 vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<1x32xf32>
+// CHECK:                 vector.transfer_read %[[ROW]]{{.*}} : tensor<1x32xf32>, vector<1x32xf32>
 // CHECK:                 vector.contract {{.*}} %[[VACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // CHECK-NOT:             vector.transfer_write
 // CHECK:                 scf.yield
@@ -61,10 +69,15 @@ func.func @matmul_67x45x33(%a: tensor<67x33xf32>, %b: tensor<33x45xf32>) -> tens
 
 // -----
 
-// One row: the parallel loop goes over N (two chunks of 64 columns).
+// One row: the parallel loop goes over N (two chunks of 64 columns), each a
+// small-M register tile of 64 columns (narrowed from 256 so that both
+// threads get one) under K cache tiles of 16 rows, B read in place.
 // CHECK-LABEL: func.func @matvec
+// CHECK-NOT:   linalg.transpose
 // CHECK:       scf.forall (%{{.+}}) = (0) to (128) step (64)
-// CHECK:       vector.contract {{.*}} : vector<1x1xf32>, vector<1x32xf32> into vector<1x32xf32>
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C16:.+]] iter_args
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %[[C16]] step %{{.+}} iter_args
+// CHECK:             vector.contract {{.*}} : vector<1x1xf32>, vector<1x64xf32> into vector<1x64xf32>
 func.func @matvec(%a: tensor<1x256xf32>, %b: tensor<256x128xf32>, %c: tensor<1x128xf32>) -> tensor<1x128xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1x256xf32>, tensor<256x128xf32>) outs(%c : tensor<1x128xf32>) -> tensor<1x128xf32>
   return %r : tensor<1x128xf32>
@@ -178,4 +191,23 @@ func.func @matvec_transpose_b(%a: tensor<1x128xf32>, %bt: tensor<256x128xf32>, %
                                       affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %bt : tensor<1x128xf32>, tensor<256x128xf32>) outs(%c : tensor<1x256xf32>) -> tensor<1x256xf32>
   return %r : tensor<1x256xf32>
+}
+
+// -----
+
+// A constant B (w[k, n] = 64 k + n) is packed at compile time into strips
+// [2, 4, 32]: strip 0 holds columns 0-31 of each row (0, 1, ..., 31, then
+// 64.0 = 0x42800000 at element 32, 128.0 = 0x43000000 at element 64), strip
+// 1 columns 32-63 (32.0 = 0x42000000 at element 128); printed as
+// little-endian hex. The register tiles read rows of the strips.
+// CHECK-LABEL: func.func @matmul_const_packed
+// CHECK:       %[[PACKED:.+]] = arith.constant dense<"0x000000000000803F{{(([0-9A-F]{8}){30})}}00008042{{(([0-9A-F]{8}){31})}}00000043{{(([0-9A-F]{8}){63})}}00000042{{(([0-9A-F]{8}){127})}}"> : tensor<2x4x32xf32>
+// CHECK-NOT:   linalg.transpose
+// CHECK:       scf.forall
+// CHECK:         tensor.extract_slice %[[PACKED]][%{{.+}}, %{{.+}}, 0] [1, 1, 32] [1, 1, 1] : tensor<2x4x32xf32> to tensor<1x32xf32>
+// CHECK:         vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+func.func @matmul_const_packed(%a: tensor<16x4xf32>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0], [64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0, 96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0], [128.0, 129.0, 130.0, 131.0, 132.0, 133.0, 134.0, 135.0, 136.0, 137.0, 138.0, 139.0, 140.0, 141.0, 142.0, 143.0, 144.0, 145.0, 146.0, 147.0, 148.0, 149.0, 150.0, 151.0, 152.0, 153.0, 154.0, 155.0, 156.0, 157.0, 158.0, 159.0, 160.0, 161.0, 162.0, 163.0, 164.0, 165.0, 166.0, 167.0, 168.0, 169.0, 170.0, 171.0, 172.0, 173.0, 174.0, 175.0, 176.0, 177.0, 178.0, 179.0, 180.0, 181.0, 182.0, 183.0, 184.0, 185.0, 186.0, 187.0, 188.0, 189.0, 190.0, 191.0], [192.0, 193.0, 194.0, 195.0, 196.0, 197.0, 198.0, 199.0, 200.0, 201.0, 202.0, 203.0, 204.0, 205.0, 206.0, 207.0, 208.0, 209.0, 210.0, 211.0, 212.0, 213.0, 214.0, 215.0, 216.0, 217.0, 218.0, 219.0, 220.0, 221.0, 222.0, 223.0, 224.0, 225.0, 226.0, 227.0, 228.0, 229.0, 230.0, 231.0, 232.0, 233.0, 234.0, 235.0, 236.0, 237.0, 238.0, 239.0, 240.0, 241.0, 242.0, 243.0, 244.0, 245.0, 246.0, 247.0, 248.0, 249.0, 250.0, 251.0, 252.0, 253.0, 254.0, 255.0]]> : tensor<4x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<16x4xf32>, tensor<4x64xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
 }

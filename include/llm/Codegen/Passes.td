@@ -80,7 +80,16 @@ def LLMTileAndVectorizePass
       N when M is too small to give every thread work) with the producers of
       the tile (`linalg.fill` of the accumulator) fused into it, so that one
       group is one parallel loop nest. Inside, `scf.for` loops tile N to the
-      cache tile, then [m, n, k] to the register tile. The partial last
+      cache tile, K to the cache tile (a divisor of K near the target's, or
+      all of K), then [m, n, k] to the register tile. A matmul with fewer
+      rows than the register tile (a decode matvec) uses the target's
+      small-M tiles instead: a wide register tile along N (narrowed so that
+      each thread gets a tile) under short K tiles, so that B is read along
+      whole rows. A plain matmul whose N is a multiple of the register tile
+      width reads B from [N / n, K, n] strips (`packMatmulRhs` of the
+      target): a constant B is packed at compile time (M >= two register
+      tiles), another B of at least 1 MiB by a transpose at run time
+      (M >= four register tiles). The partial last
       iteration of each register-tile loop is peeled (e.g. 67x45x33), so the
       main loops hold full tiles of static size, which are vectorized with
       `linalg::vectorize` into `vector.contract`; remainder tiles stay scalar

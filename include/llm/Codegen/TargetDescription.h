@@ -48,10 +48,34 @@ struct CPUTargetDescription {
   /// broadcast of the 32 zmm registers.
   SmallVector<int64_t, 3> matmulRegisterTile = {4, 8, 1};
 
-  /// Cache tile [m, n, k] of a matmul: an m x K panel of A and a K x n panel
-  /// of B are reused out of L2 across the register tiles. [64, 256, 0]
+  /// Cache tile [m, n, k] of a matmul: an m x k panel of A and a k x n panel
+  /// of B are reused out of L2 across the register tiles (k = 0: all of K;
+  /// otherwise the largest divisor of K in [k / 2, k], or all of K). [64, 256, 0]
   /// measured ~100 GFLOP/s (OpenBLAS single-thread speed) on Zen 4.
   SmallVector<int64_t, 3> matmulCacheTile = {64, 256, 0};
+
+  /// Whether `llm-tile-and-vectorize` stores the B operand [K, N] of a plain
+  /// f32-style matmul as [N / n, K, n] strips of the register tile's width n
+  /// (N a multiple of n), so that the register tile reads B contiguously: a
+  /// constant at compile time when M has at least two register tiles of
+  /// rows, another value of the function body by a transpose at run time
+  /// when M has at least four and B has at least `packRhsMinBytes`.
+  bool packMatmulRhs = true;
+  /// Smallest B (bytes) packed at run time (constants are packed at compile
+  /// time whatever their size): about the L2 size; a smaller B stays cached
+  /// across the register tiles and its packing would cost more than it saves.
+  int64_t packRhsMinBytes = 1 << 20;
+
+  /// Register tile [m, n, k] of a matmul with fewer rows than
+  /// `matmulRegisterTile[0]` (decode-shaped matvecs, M = 1): more
+  /// accumulators along N, so that each step of K reads a longer piece of a
+  /// row of B. Empty: such matmuls use `matmulRegisterTile`.
+  SmallVector<int64_t, 3> matvecRegisterTile = {};
+
+  /// Cache tile [m, n, k] of those matmuls. A short K tile with all of N
+  /// (n = 0) makes the register tiles walk `k` rows of B side by side along
+  /// whole rows: `k` sequential streams instead of one page per step of K.
+  SmallVector<int64_t, 3> matvecCacheTile = {0, 0, 0};
 
   /// Tile of the flash-attention lowering of `llm.attention` [query rows,
   /// key/value rows] (convert-llm-to-linalg{attention=flash}): each step of
