@@ -109,6 +109,8 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   if (options.vectorize)
     pm.addNestedPass<func::FuncOp>(createLLMLowerVectorsPass());
   pm.addPass(createConvertLinalgToLoopsPass());
+  if (options.approximateMath)
+    pm.addNestedPass<func::FuncOp>(llm::createLLMApproximateMathPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

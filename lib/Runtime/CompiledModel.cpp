@@ -37,6 +37,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::llm::runtime;
 
@@ -423,7 +425,10 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options) {
   engineOptions.jitCodeGenOptLevel = (*tm)->getOptLevel();
   engineOptions.sharedLibPaths = libRefs;
   engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
+  // LLMC_PERF_JIT=1: register the JIT code with perf (jitdump files for
+  // `perf record -k 1` + `perf inject --jit`), to profile compiled models.
+  engineOptions.enablePerfNotificationListener =
+      std::getenv("LLMC_PERF_JIT") != nullptr;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(module, engineOptions, std::move(*tm));
   if (!engine)

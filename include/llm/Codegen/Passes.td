@@ -181,6 +181,36 @@ def LLMLowerVectorsPass : Pass<"llm-lower-vectors", "::mlir::func::FuncOp"> {
   ];
 }
 
+def LLMApproximateMathPass
+    : Pass<"llm-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite f32 transcendental math ops to vectorizable "
+                "polynomial approximations";
+  let description = [{
+    Rewrites `math.tanh`, `math.erf`, `math.exp` and `math.expm1` on f32
+    scalars and vectors into arith (and vector) ops: the upstream
+    polynomial/rational approximations
+    (`populateMathPolynomialApproximationPatterns`, Cephes and Eigen
+    coefficients; a few ulp of error in f32, special values +-inf, NaN and
+    the overflow and underflow ranges of exp handled; checked against numpy
+    by test/Integration/math-approx.mlir). The logarithms are left to libm:
+    their approximation flushes subnormal inputs. Without it these ops become
+    calls to libm (`tanhf`, `erff`, `expf`) that LLVM cannot vectorize, so
+    the loops of layer norms, GELU, SiLU and softmax stay scalar.
+    `llm-lower-to-cpu` runs it (option `approximate-math`, default on) after
+    linalg is lowered to loops and before the conversion to LLVM. f16/bf16
+    math ops are left alone (the lowering computes them in f32 already).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let statistics = [
+    Statistic<"numApproximated", "ops-approximated",
+              "Math ops rewritten to approximations">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Compile report
 //===----------------------------------------------------------------------===//

@@ -51,6 +51,14 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
       llvm::cl::init(true)};
+  /// Rewrite f32 tanh/erf/exp to polynomial approximations
+  /// (`llm-approximate-math`) so that the loops around them vectorize. Off:
+  /// they become libm calls (correctly rounded libm results).
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Polynomial approximations of f32 tanh, erf and exp "
+                     "(vectorizable) instead of libm calls"),
+      llvm::cl::init(true)};
   /// Vectorize the register tiles of matmuls (`llm-tile-and-vectorize`) and
   /// lower them to vector FMAs (`llm-lower-vectors`). Off: the tiles stay
   /// scalar loops.
