@@ -20,7 +20,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Debug.h"
@@ -162,7 +166,8 @@ struct Candidate {
 
 /// Figures of one module, summed over its functions.
 struct PlanTotals {
-  int64_t arena = 0, naive = 0, liveBound = 0, planned = 0, copiesRemoved = 0;
+  int64_t arena = 0, naive = 0, liveBound = 0, planned = 0, copiesRemoved = 0,
+          splits = 0;
 };
 } // namespace
 
@@ -214,6 +219,294 @@ static SmallVector<Candidate> collectCandidates(func::FuncOp func,
     candidates.push_back(c);
   }
   return candidates;
+}
+
+//===----------------------------------------------------------------------===//
+// Live-range splitting at full overwrites
+//===----------------------------------------------------------------------===//
+
+/// Whether `v` is `alloc` itself or a reshape/cast chain of it: a view of
+/// every byte of the buffer.
+static bool isFullAlias(Value v, Value alloc) {
+  while (v != alloc) {
+    Operation *def = v.getDefiningOp();
+    if (auto e = dyn_cast_or_null<memref::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast_or_null<memref::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else if (auto c = dyn_cast_or_null<memref::CastOp>(def))
+      v = c.getSource();
+    else
+      return false;
+  }
+  return true;
+}
+
+/// The operand that `op` writes entirely without reading its old contents,
+/// reading no other alias of the buffer (`aliasSet`), or null:
+///   * a linalg op with buffer semantics and one init, whose payload does
+///     not use the init value and whose init map is a projected permutation
+///     of all the init's dimensions (every element is written), none of
+///     whose inputs is in `aliasSet`;
+///   * `memref.copy %src, %dst` with `%src` not in `aliasSet`.
+static Value getFullyWrittenOperand(Operation *op,
+                                    const DenseSet<Value> &aliasSet) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (!linalgOp.hasPureBufferSemantics() || linalgOp.getNumDpsInits() != 1)
+      return {};
+    OpOperand *init = linalgOp.getDpsInitOperand(0);
+    if (linalgOp.payloadUsesValueFromOperand(init))
+      return {};
+    AffineMap map = linalgOp.getMatchingIndexingMap(init);
+    if (!map.isProjectedPermutation() ||
+        map.getNumResults() != linalgOp.getRank(init))
+      return {};
+    for (OpOperand *in : linalgOp.getDpsInputOperands())
+      if (aliasSet.contains(in->get()))
+        return {};
+    return init->get();
+  }
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    if (!aliasSet.contains(copy.getSource()))
+      return copy.getTarget();
+  return {};
+}
+
+/// Whether `op` or an op nested in it uses a value of `aliasSet`.
+static bool usesAlias(Operation *op, const DenseSet<Value> &aliasSet) {
+  return op
+      ->walk([&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          if (aliasSet.contains(v))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The only op inside the loop `loop` that uses an alias of the buffer
+/// defined outside the loop, when it is a `memref.subview` directly in the
+/// loop body; else null.
+static memref::SubViewOp getSingleOuterAccess(Operation *loop,
+                                              const DenseSet<Value> &aliasSet) {
+  Block *body = &loop->getRegion(0).front();
+  memref::SubViewOp tile;
+  bool ok = true;
+  loop->walk([&](Operation *op) {
+    if (op == loop)
+      return WalkResult::advance();
+    for (Value v : op->getOperands()) {
+      if (!aliasSet.contains(v) ||
+          loop->isProperAncestor(v.getParentBlock()->getParentOp()) ||
+          v.getParentBlock()->getParentOp() == loop)
+        continue;
+      auto sub = dyn_cast<memref::SubViewOp>(op);
+      if (!sub || (tile && tile != sub) || sub->getBlock() != body) {
+        ok = false;
+        return WalkResult::interrupt();
+      }
+      tile = sub;
+    }
+    return WalkResult::advance();
+  });
+  return ok ? tile : memref::SubViewOp();
+}
+
+/// Whether the subviews `tile` taken by the iterations of a loop nest with
+/// induction variables `ivs` (bounds `lbs`, `ubs`, `steps`) cover its source
+/// without overlapping: unit strides, and per dimension either offset 0 and
+/// the full size, or an induction variable as offset (each used once) with
+/// its loop running from 0 to the dimension's size in steps of the tile's
+/// size.
+static bool tilesCoverSource(memref::SubViewOp tile, ArrayRef<Value> ivs,
+                             ArrayRef<OpFoldResult> lbs,
+                             ArrayRef<OpFoldResult> ubs,
+                             ArrayRef<OpFoldResult> steps) {
+  auto srcType = cast<MemRefType>(tile.getSource().getType());
+  if (!srcType.hasStaticShape())
+    return false;
+  SmallVector<OpFoldResult> offsets = tile.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = tile.getMixedSizes();
+  SmallVector<OpFoldResult> strides = tile.getMixedStrides();
+  SmallVector<bool> ivUsed(ivs.size(), false);
+  for (int64_t d = 0, e = srcType.getRank(); d < e; ++d) {
+    std::optional<int64_t> size = getConstantIntValue(sizes[d]);
+    if (!isConstantIntValue(strides[d], 1) || !size)
+      return false;
+    int64_t dim = srcType.getDimSize(d);
+    if (isConstantIntValue(offsets[d], 0) && *size == dim)
+      continue;
+    auto off = dyn_cast_if_present<Value>(offsets[d]);
+    const Value *it = off ? llvm::find(ivs, off) : ivs.end();
+    if (it == ivs.end())
+      return false;
+    unsigned k = it - ivs.begin();
+    if (ivUsed[k] || !isConstantIntValue(lbs[k], 0) ||
+        !isConstantIntValue(ubs[k], dim) ||
+        !isConstantIntValue(steps[k], *size))
+      return false;
+    ivUsed[k] = true;
+  }
+  return true;
+}
+
+static bool overwritesTarget(Operation *op,
+                             function_ref<bool(Value)> isTarget,
+                             const DenseSet<Value> &aliasSet);
+
+/// Whether the first op from `it` on in its block that uses an alias of the
+/// buffer overwrites all of `target` (overwritesTarget).
+static bool restOverwrites(Block::iterator it, Block::iterator end,
+                           Value target, const DenseSet<Value> &aliasSet) {
+  for (; it != end; ++it)
+    if (usesAlias(&*it, aliasSet))
+      return overwritesTarget(
+          &*it, [&](Value v) { return v == target; }, aliasSet);
+  return false;
+}
+
+/// Whether `op` overwrites every element of a value accepted by `isTarget`
+/// before any read of the old contents:
+///   * it fully writes the value (getFullyWrittenOperand);
+///   * or it is an `scf.forall` or `scf.for` without results that reaches
+///     the buffer through a single subview (the tile) of the value, directly
+///     in its body, whose iterations cover the value (tilesCoverSource), and
+///     the first op after the tile that touches the buffer overwrites the
+///     tile (recursively). Every later access in the iteration goes through
+///     the tile, so it reads what the iteration wrote.
+static bool overwritesTarget(Operation *op,
+                             function_ref<bool(Value)> isTarget,
+                             const DenseSet<Value> &aliasSet) {
+  if (Value written = getFullyWrittenOperand(op, aliasSet))
+    return isTarget(written) &&
+           llvm::count_if(op->getOperands(), [&](Value v) {
+             return aliasSet.contains(v);
+           }) == 1;
+  SmallVector<Value> ivs;
+  SmallVector<OpFoldResult> lbs, ubs, steps;
+  if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+    if (forall.getNumResults() || !forall.getOutputs().empty())
+      return false;
+    ivs = forall.getInductionVars();
+    lbs = forall.getMixedLowerBound();
+    ubs = forall.getMixedUpperBound();
+    steps = forall.getMixedStep();
+  } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (loop.getNumResults())
+      return false;
+    ivs = {loop.getInductionVar()};
+    lbs = {loop.getLowerBound()};
+    ubs = {loop.getUpperBound()};
+    steps = {loop.getStep()};
+  } else {
+    return false;
+  }
+  memref::SubViewOp tile = getSingleOuterAccess(op, aliasSet);
+  if (!tile || !isTarget(tile.getSource()) ||
+      !tilesCoverSource(tile, ivs, lbs, ubs, steps))
+    return false;
+  return restOverwrites(std::next(tile->getIterator()),
+                        tile->getBlock()->end(), tile.getResult(), aliasSet);
+}
+
+/// Splits the live range of `alloc` at every top-level op after its first
+/// use that overwrites the whole buffer before reading it: the uses from
+/// that op on move to a new alloc of the same type (created right before
+/// the op; the top-level reshapes/subviews of the buffer used from there on
+/// are cloned onto it), so each value the buffer held becomes a buffer of
+/// its own that the planner places independently. One-shot bufferization
+/// writes a new tensor into a dead tensor's buffer whenever it can; here
+/// that reuse would keep the buffer live from its first to its last value
+/// (across all the layers of a model). Returns the number of new allocs;
+/// nothing is split when an alias of the buffer is not a top-level view op
+/// or defined inside one top-level op.
+static int64_t splitAtFullOverwrites(memref::AllocOp alloc,
+                                     BufferViewFlowAnalysis &analysis) {
+  Block *body = alloc->getBlock();
+  auto aliasesRange = analysis.resolve(alloc.getResult());
+  DenseSet<Value> aliasSet(aliasesRange.begin(), aliasesRange.end());
+  // Top-level aliases in program order (view ops of the buffer).
+  SmallVector<Operation *> topViews;
+  for (Value v : aliasSet) {
+    if (v == alloc.getResult())
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def) {
+      if (v.getParentBlock() == body)
+        return 0; // A block argument of the body aliases it.
+      continue;
+    }
+    if (def->getBlock() != body)
+      continue;
+    if (!isa<ViewLikeOpInterface>(def) || def->getNumResults() != 1)
+      return 0;
+    topViews.push_back(def);
+  }
+  llvm::sort(topViews,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  llvm::SmallSetVector<Operation *, 8> users;
+  for (Value v : aliasSet)
+    for (Operation *user : v.getUsers())
+      if (Operation *top = body->findAncestorOpInBlock(*user))
+        if (!llvm::is_contained(topViews, top) && top != alloc.getOperation())
+          users.insert(top);
+  SmallVector<Operation *> tops = users.takeVector();
+  llvm::sort(tops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  SmallVector<Operation *> splitPoints;
+  for (Operation *top : llvm::drop_begin(tops))
+    if (overwritesTarget(
+            top,
+            [&](Value v) { return isFullAlias(v, alloc.getResult()); },
+            aliasSet))
+      splitPoints.push_back(top);
+
+  // From the last split point back: move the uses at and after it.
+  auto atOrAfter = [&](Operation *user, Operation *point) {
+    Operation *top = body->findAncestorOpInBlock(*user);
+    return top == point || point->isBeforeInBlock(top);
+  };
+  for (Operation *point : llvm::reverse(splitPoints)) {
+    OpBuilder b(point);
+    IRMapping map;
+    auto fresh = cast<memref::AllocOp>(b.clone(*alloc, map));
+    alloc.getResult().replaceUsesWithIf(fresh.getResult(), [&](OpOperand &u) {
+      return atOrAfter(u.getOwner(), point);
+    });
+    map.map(alloc.getResult(), fresh.getResult());
+    // Views before the point used from it on, directly or through views
+    // derived from them, are cloned onto the new alloc.
+    DenseSet<Operation *> needed;
+    for (Operation *view : llvm::reverse(topViews)) {
+      if (!view->isBeforeInBlock(point))
+        continue;
+      if (llvm::any_of(view->getResult(0).getUsers(), [&](Operation *u) {
+            return needed.contains(u) || atOrAfter(u, point);
+          }))
+        needed.insert(view);
+    }
+    for (Operation *view : topViews) {
+      if (!needed.contains(view))
+        continue;
+      Value old = view->getResult(0);
+      Operation *clone = b.clone(*view, map);
+      old.replaceUsesWithIf(clone->getResult(0), [&](OpOperand &u) {
+        return atOrAfter(u.getOwner(), point);
+      });
+    }
+  }
+  return splitPoints.size();
+}
+
+/// Splits the live ranges of the plannable buffers of `func`. Returns the
+/// number of allocs added.
+static int64_t splitLiveRanges(func::FuncOp func,
+                               ArrayRef<memref::AllocOp> allocs) {
+  BufferViewFlowAnalysis analysis(func);
+  int64_t added = 0;
+  for (memref::AllocOp alloc : allocs)
+    added += splitAtFullOverwrites(alloc, analysis);
+  return added;
 }
 
 //===----------------------------------------------------------------------===//
@@ -358,6 +651,7 @@ struct LLMPlanMemoryPass
     accumulateReportValue(module, "live_bound_bytes", totals.liveBound);
     accumulateReportValue(module, "planned_buffers", totals.planned);
     numCopiesRemoved += totals.copiesRemoved;
+    numSplits += totals.splits;
   }
 
   /// Plans `func`; returns its arena size.
@@ -367,6 +661,14 @@ struct LLMPlanMemoryPass
       return 0;
     totals.copiesRemoved += forwardResultCopies(func);
     SmallVector<Candidate> candidates = collectCandidates(func, alignment);
+    if (splitLiveRangesOpt) {
+      SmallVector<memref::AllocOp> allocs = llvm::map_to_vector(
+          candidates, [](const Candidate &c) { return c.alloc; });
+      int64_t added = splitLiveRanges(func, allocs);
+      totals.splits += added;
+      if (added)
+        candidates = collectCandidates(func, alignment);
+    }
     SmallVector<PlannedBuffer> plan =
         llvm::map_to_vector(candidates, [](const Candidate &c) { return c.plan; });
     int64_t arenaSize = planArena(plan, alignment);

@@ -99,6 +99,7 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
     LLMPlanMemoryPassOptions planOpts;
     planOpts.arena = options.memoryArena;
     planOpts.verify = options.verifyMemoryPlan;
+    planOpts.splitLiveRangesOpt = options.splitLiveRanges;
     pm.addPass(createLLMPlanMemoryPass(planOpts));
   }
   bufferization::BufferDeallocationPipelineOptions deallocOpts;

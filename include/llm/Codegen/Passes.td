@@ -296,9 +296,25 @@ def LLMPlanMemoryPass : Pass<"llm-plan-memory", "ModuleOp"> {
     caller's buffer (`buffer-results-to-out-params{hoist-static-allocs}`
     only covers an alloc returned as is).
 
+    Live-range splitting (`split-live-ranges`, default on): one-shot
+    bufferization writes a new tensor into the buffer of a dead one
+    whenever it can (destination-passing style), so one alloc may hold
+    several values in turn, e.g. the same activation of every layer, and
+    its interval would span them all. At each top-level op after the
+    buffer's first use that overwrites every byte of it before reading any
+    (a linalg op whose payload ignores its only init, a full `memref.copy`,
+    or an `scf.forall` whose body reaches the buffer through one subview
+    tile that covers it across iterations and is first fully written), the
+    uses from that op on move to a new alloc of the same type, created
+    right before it (top-level reshapes/subviews of the buffer used from
+    there on are cloned). Each value then gets its own interval; buffers
+    with other kinds of aliases are not split.
+
     Report: for the whole module (sums over functions), statistics and
     `llm.report` keys (llm/Support/Report.h): `arena_bytes` (arena sizes),
-    `naive_bytes` (sum of the planned buffers' sizes, one allocation each),
+    `naive_bytes` (sum of the planned buffers' sizes, one allocation each,
+    counted after live-range splitting: one allocation per intermediate
+    value the planner sees, after fusion),
     `live_bound_bytes` (for each function, the largest total size of the
     buffers live at one top-level op: no placement can use less) and
     `planned_buffers`. All in bytes of the aligned sizes.
@@ -321,6 +337,10 @@ def LLMPlanMemoryPass : Pass<"llm-plan-memory", "ModuleOp"> {
            "Alignment in bytes of the arena and of every offset">,
     Option<"verify", "verify", "bool", /*default=*/"false",
            "Check that no two simultaneously live buffers overlap">,
+    Option<"splitLiveRangesOpt", "split-live-ranges", "bool",
+           /*default=*/"true",
+           "Give each value a buffer holds its own live range: split a "
+           "buffer at every op that overwrites all of it">,
     Option<"testOverlapAll", "test-overlap-all", "bool", /*default=*/"false",
            "Testing only: place every buffer at offset 0 (a wrong plan)">,
   ];
@@ -331,6 +351,8 @@ def LLMPlanMemoryPass : Pass<"llm-plan-memory", "ModuleOp"> {
   ];
   let statistics = [
     Statistic<"numPlanned", "planned-buffers", "Buffers placed in an arena">,
+    Statistic<"numSplits", "live-range-splits",
+              "Buffers split at a full overwrite (allocs added)">,
     Statistic<"numCopiesRemoved", "result-copies-removed",
               "Final copies into out-params removed">,
     Statistic<"arenaBytes", "arena-bytes", "Total arena bytes">,

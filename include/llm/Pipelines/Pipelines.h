@@ -113,6 +113,13 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "memory-arena",
       llvm::cl::desc("Arena of llm-plan-memory: per-call or caller"),
       llvm::cl::init("per-call")};
+  /// Live-range splitting at full overwrites (llm-plan-memory
+  /// `split-live-ranges`).
+  PassOptions::Option<bool> splitLiveRanges{
+      *this, "split-live-ranges",
+      llvm::cl::desc("llm-plan-memory: split a buffer's live range where an "
+                     "op overwrites all of it"),
+      llvm::cl::init(true)};
   /// Debug check of the memory plan (llm-plan-memory `verify`).
   PassOptions::Option<bool> verifyMemoryPlan{
       *this, "verify-memory-plan",

@@ -1132,11 +1132,16 @@ static std::optional<double> foldUnary(StringRef op, double x) {
     return std::ceil(x);
   if (op == "Abs")
     return std::fabs(x);
+  if (op == "Sin")
+    return std::sin(x);
+  if (op == "Cos")
+    return std::cos(x);
   return std::nullopt;
 }
 
-// Neg/Sqrt/Reciprocal/Exp/Log/Tanh/Erf/Sigmoid/Relu (+ Floor/Ceil/Abs on
-// constants only): folded on constants, one llm op otherwise.
+// Neg/Sqrt/Reciprocal/Exp/Log/Tanh/Erf/Sigmoid/Relu (+ Floor/Ceil/Abs and
+// Sin/Cos on constants only, e.g. rotary tables computed from static
+// positions): folded on constants, one llm op otherwise.
 LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   FailureOr<Entry *> in = required(node, 0);
@@ -1422,6 +1427,71 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
 
 // MatMul(A, B) -> llm.matmul; 1-D operands are reshaped to [1, K] / [K, 1]
 // and the added dimension is removed from the result (numpy.matmul).
+// MatMul of two constants (numpy matmul semantics: rank-1 operands promoted,
+// batch dimensions broadcast), evaluated in double and rounded to the
+// operands' type, when the result has at most 2^20 elements and the product
+// at most 2^24 multiply-adds (e.g. rotary frequencies inv_freq @ positions
+// computed in the graph); else nullopt and the MatMul stays an op.
+static std::optional<ConstTensor> foldConstMatMul(const ConstTensor &a,
+                                                  const ConstTensor &b) {
+  SmallVector<int64_t> sa(a.shape), sb(b.shape);
+  if (sa.empty() || sb.empty())
+    return std::nullopt;
+  bool vecA = sa.size() == 1, vecB = sb.size() == 1;
+  if (vecA)
+    sa.insert(sa.begin(), 1);
+  if (vecB)
+    sb.push_back(1);
+  int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  if (k != sb[sb.size() - 2])
+    return std::nullopt;
+  auto batch =
+      mlir::llm::broadcastShapes(ArrayRef(sa).drop_back(2), ArrayRef(sb).drop_back(2));
+  if (failed(batch))
+    return std::nullopt;
+  int64_t nb = product(*batch);
+  if (nb * m * n > (int64_t(1) << 20) || nb * m * n * k > (int64_t(1) << 24))
+    return std::nullopt;
+  SmallVector<int64_t> outShape(*batch);
+  outShape.push_back(m);
+  outShape.push_back(n);
+  ConstTensor out = ConstTensor::zeros(a.dtype, outShape);
+  // Offset of batch element `bi` in an operand with batch dims `dims`
+  // (right-aligned, size-1 dims broadcast).
+  auto batchOffset = [&](ArrayRef<int64_t> dims, int64_t bi) {
+    int64_t off = 0, stride = 1;
+    int64_t rem = bi;
+    for (int64_t d = batch->size() - 1, j = dims.size() - 1; d >= 0; --d, --j) {
+      int64_t idx = rem % (*batch)[d];
+      rem /= (*batch)[d];
+      if (j >= 0) {
+        if (dims[j] != 1)
+          off += idx * stride;
+        stride *= dims[j];
+      }
+    }
+    return off;
+  };
+  ArrayRef<int64_t> ba = ArrayRef(sa).drop_back(2), bb = ArrayRef(sb).drop_back(2);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t oa = batchOffset(ba, bi) * m * k, ob = batchOffset(bb, bi) * k * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += a.getDouble(oa + i * k + p) * b.getDouble(ob + p * n + j);
+        out.setDouble((bi * m + i) * n + j, acc);
+      }
+  }
+  SmallVector<int64_t> finalShape(*batch);
+  if (!vecA)
+    finalShape.push_back(m);
+  if (!vecB)
+    finalShape.push_back(n);
+  out.shape = finalShape;
+  return out;
+}
+
 LogicalResult Importer::importMatMul(const onnx::NodeProto &node) {
   FailureOr<Entry *> a = required(node, 0), b = required(node, 1);
   if (failed(a) || failed(b))
@@ -1433,6 +1503,14 @@ LogicalResult Importer::importMatMul(const onnx::NodeProto &node) {
                            << dtypeName(dtypeOf(**b))
                            << " is not supported (llm.matmul takes f32, f16 "
                               "or bf16 operands of one type)";
+  if ((*a)->constant && (*b)->constant) {
+    std::optional<ConstTensor> folded =
+        foldConstMatMul(*(*a)->constant, *(*b)->constant);
+    if (folded) {
+      setOutput(node, 0, std::move(*folded));
+      return success();
+    }
+  }
   FailureOr<Value> lhs = materialize(node, **a), rhs = materialize(node, **b);
   if (failed(lhs) || failed(rhs))
     return failure();
@@ -2626,7 +2704,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   if (llvm::is_contained({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"}, op))
     return importBinary(node);
   if (llvm::is_contained({"Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
-                          "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs"},
+                          "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs",
+                          "Sin", "Cos"},
                          op))
     return importUnary(node);
   if (llvm::is_contained({"Equal", "Less", "Greater", "LessOrEqual",

@@ -116,9 +116,15 @@ class TinyLlama(nn.Module):
     from cos/sin buffers, grouped-query attention (4 query heads, 2 key/value
     heads, repeated with expand + reshape), a causal mask and SwiGLU."""
 
-    def __init__(self, vocab=64, d=32, heads=4, kv_heads=2, max_seq=16):
+    def __init__(self, vocab=64, d=32, heads=4, kv_heads=2, max_seq=16,
+                 graph_tables=False):
         super().__init__()
         self.heads, self.kv_heads, self.hd = heads, kv_heads, d // heads
+        # graph_tables: the rotary cos/sin tables and the causal mask are
+        # computed in forward from the positions (Hugging Face rotary style:
+        # arange -> outer with inv_freq -> cat -> cos/sin; mask from
+        # arange/Less/Where), not stored as buffers.
+        self.graph_tables = graph_tables
         self.embed = nn.Embedding(vocab, d)
         self.norm1 = RMSNorm(d)
         self.q = nn.Linear(d, d, bias=False)
@@ -134,6 +140,7 @@ class TinyLlama(nn.Module):
         inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
         freqs = torch.outer(torch.arange(max_seq).float(), inv)
         emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("inv_freq", inv)
         self.register_buffer("cos", emb.cos())
         self.register_buffer("sin", emb.sin())
         self.register_buffer("mask", torch.full((max_seq, max_seq), -1e4).triu(1))
@@ -145,13 +152,26 @@ class TinyLlama(nn.Module):
         q = self.q(h).view(b, t, self.heads, self.hd).transpose(1, 2)
         k = self.k(h).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
         v = self.v(h).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
-        cos, sin = self.cos[:t], self.sin[:t]
+        if self.graph_tables:
+            # LlamaRotaryEmbedding.forward (transformers >= 4.38): inv_freq
+            # [1, hd/2, 1] @ positions [1, 1, t], transposed.
+            pos = torch.arange(ids.size(1))
+            freqs = (self.inv_freq[None, :, None].float()
+                     @ pos[None, None, :].float()).transpose(1, 2)
+            emb = torch.cat((freqs, freqs), dim=-1)
+            cos, sin = emb.cos(), emb.sin()
+            neg = torch.full((t, t), -1e4)
+            mask = torch.where(pos[:, None] < pos[None, :], neg,
+                               torch.zeros_like(neg))
+        else:
+            cos, sin = self.cos[:t], self.sin[:t]
+            mask = self.mask[:t, :t]
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         rep = self.heads // self.kv_heads
         k = k[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
         v = v[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
-        att = q @ k.transpose(-2, -1) / math.sqrt(self.hd) + self.mask[:t, :t]
+        att = q @ k.transpose(-2, -1) / math.sqrt(self.hd) + mask
         y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(b, t, -1)
         x = x + self.o(y)
         h = self.norm2(x)
@@ -181,9 +201,9 @@ def main():
         m = TinyGPT2(masked_fill=name == "gpt2_masked_fill").eval()
         args = (torch.randint(0, 64, (1, 8)),)
         names = (["input_ids"], ["logits"])
-    elif name == "llama":
+    elif name in ("llama", "llama_graph_tables"):
         opset = int(sys.argv[3]) if len(sys.argv) > 3 else 14
-        m = TinyLlama().eval()
+        m = TinyLlama(graph_tables=name == "llama_graph_tables").eval()
         args = (torch.randint(0, 64, (1, 8)),)
         names = (["input_ids"], ["logits"])
     elif name == "encoder":
@@ -197,9 +217,13 @@ def main():
         m = LnGelu().eval()
         args = (torch.randn(2, 4, 32), torch.randn(3, 32))
         names = (["x", "v"], ["y", "z"])
+    # llama_graph_tables: a symbolic sequence length ("seq"), so the tables
+    # and the mask are computed from Shape -> Range in the graph.
+    dyn = ({"input_ids": {1: "seq"}} if name == "llama_graph_tables"
+           else None)
     torch.onnx.export(m, args, out, opset_version=opset,
                       input_names=names[0], output_names=names[1],
-                      do_constant_folding=False)
+                      do_constant_folding=False, dynamic_axes=dyn)
     # Inputs and torch's outputs, for run_llm_ir.py.
     with torch.no_grad():
         outs = m(*args)
