@@ -369,11 +369,14 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   Value packedRhs;
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   bool constRhs = rhs.getDefiningOp<arith::ConstantOp>() != nullptr;
-  int64_t rhsBytes = rhsType.getNumElements() *
-                     llvm::divideCeil(getElementTypeOrSelf(rhsType)
-                                          .getIntOrFloatBitWidth(),
-                                      8);
-  if (!isBatch && !smallM && target.packMatmulRhs && n % rn == 0 && n > rn &&
+  Type rhsElem = rhsType.getElementType();
+  int64_t rhsBytes =
+      rhsElem.isIntOrFloat()
+          ? rhsType.getNumElements() *
+                llvm::divideCeil(rhsElem.getIntOrFloatBitWidth(), 8)
+          : 0;
+  if (rhsElem.isIntOrFloat() && !isBatch && !smallM && target.packMatmulRhs &&
+      n % rn == 0 && n > rn &&
       rk == 1 &&
       (constRhs ? m >= 2 * rm
                 : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes) &&
