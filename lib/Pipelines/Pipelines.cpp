@@ -105,6 +105,9 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Strided copies (e.g. into a KV-cache slot) as vectorizable loops rather
+  // than the runtime's element-by-element memrefCopy.
+  pm.addNestedPass<func::FuncOp>(createLLMExpandStridedCopiesPass());
 
   // Vectors to FMA form; the rest of linalg to loops.
   if (options.vectorize)

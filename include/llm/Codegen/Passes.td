@@ -211,6 +211,25 @@ def LLMApproximateMathPass
   ];
 }
 
+def LLMExpandStridedCopiesPass
+    : Pass<"llm-expand-strided-copies", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite memref.copy between strided static views to "
+                "linalg.copy loops";
+  let description = [{
+    `memref.copy %src, %dst` where both memrefs have static shapes and at
+    least one is not contiguous row-major (a subview of a larger buffer, such
+    as the slot of a KV cache that a concat writes into) becomes
+    `linalg.copy ins(%src) outs(%dst)`. The copy then lowers to loops that
+    LLVM vectorizes along the contiguous innermost dimension, instead of the
+    runtime's generic `memrefCopy`, which copies one element per `memcpy`
+    call for non-contiguous layouts. Contiguous copies (one `memcpy`),
+    dynamic shapes and rank-0 copies are left alone. Element types: any.
+    `llm-lower-to-cpu` runs it after the bufferization ops are converted to
+    memref and before linalg is lowered to loops.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Compile report
 //===----------------------------------------------------------------------===//
