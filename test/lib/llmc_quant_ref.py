@@ -122,3 +122,21 @@ def quantize_fp8(x, scale, fmt):
         pick = [b for b in best if finite[b] % 2 == 0] or list(best)
         out[idx] = vals[pick[0]]
     return out
+
+
+def check_outputs(out_dir, refs, bound):
+    """Compare DIR/out<i>.npy with the i-th reference of `refs` (an ordered
+    {name: expected} dict, computed in float64). `bound(expected, i)` gives
+    the allowed |got - expected| per element. Prints one
+    `name: max_abs_err=E PASS|FAIL` line per output; returns True when all
+    pass (shape equal and every element within its bound)."""
+    import os
+    ok = True
+    for i, (name, exp) in enumerate(refs.items()):
+        got = np.load(os.path.join(out_dir, f"out{i}.npy")).astype(np.float64)
+        err = np.abs(got - exp) if got.shape == exp.shape else np.array([np.inf])
+        good = got.shape == exp.shape and bool(np.all(err <= bound(exp, i)))
+        print(f"{name}: max_abs_err={err.max():.3g} "
+              f"{'PASS' if good else 'FAIL'}")
+        ok &= good
+    return ok

@@ -79,16 +79,8 @@ def check(d, out):
     refs = {"fp8_e4m3_weight": x64 @ dw4,
             "fp8_e5m2_weight_transposed": x64 @ dw5.T,
             "fp8_e4m3_both": xa @ dw4}
-    ok = True
-    for i, (name, exp) in enumerate(refs.items()):
-        got = np.load(os.path.join(out, f"out{i}.npy")).astype(np.float64)
-        err = np.abs(got - exp)
-        good = got.shape == exp.shape and bool(
-            np.all(err <= ATOL + RTOL * np.abs(exp)))
-        print(f"{name}: max_abs_err={err.max():.3g} "
-              f"{'PASS' if good else 'FAIL'}")
-        ok &= good
-    return ok
+    return R.check_outputs(out, refs,
+                           lambda exp, i: ATOL + RTOL * np.abs(exp))
 
 
 if __name__ == "__main__":

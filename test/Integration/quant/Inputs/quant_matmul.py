@@ -98,16 +98,8 @@ def check(d, out):
     refs = {"w8a16_per_channel": x64 @ dq8, "w4a16_group32_zp": x64 @ dq4,
             "w8a16_transposed": x64 @ dqt.T,
             "w8a8": xq.astype(np.float64) @ dq8}
-    ok = True
-    for i, (name, exp) in enumerate(refs.items()):
-        got = np.load(os.path.join(out, f"out{i}.npy")).astype(np.float64)
-        err = np.abs(got - exp)
-        good = got.shape == exp.shape and bool(
-            np.all(err <= ATOL + RTOL * np.abs(exp)))
-        print(f"{name}: max_abs_err={err.max():.3g} "
-              f"{'PASS' if good else 'FAIL'}")
-        ok &= good
-    return ok
+    return R.check_outputs(out, refs,
+                           lambda exp, i: ATOL + RTOL * np.abs(exp))
 
 
 if __name__ == "__main__":
