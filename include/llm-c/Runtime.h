@@ -12,7 +12,8 @@
 |*                                                                            *|
 |* The entry function must be a public `func.func` whose arguments and        *|
 |* results are all statically shaped tensors of f32, f64, f16, bf16, i1, i8,  *|
-|* i32 or i64.                                                                *|
+|* i32 or i64, except for one dynamic sequence dimension with a declared      *|
+|* bound (argument attribute `llm.dim_bounds`, docs/Design.md).              *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -92,7 +93,10 @@ llmcCompiledModelGetNumOutputs(LlmcCompiledModel model);
 
 /// Name, element type, rank and shape (`rank` sizes) of input/output `pos`
 /// (0 <= pos < count; out of range: an empty name, F32, rank 0 and NULL).
-/// Strings and shapes are borrowed from `model`.
+/// Strings and shapes are borrowed from `model`. A dynamic (sequence)
+/// dimension is reported as INT64_MIN (mlir::ShapedType::kDynamic): the
+/// caller picks its length n (1 <= n <= the declared bound, the same n for
+/// every dynamic dimension of the inputs and outputs).
 MLIR_CAPI_EXPORTED MlirStringRef
 llmcCompiledModelGetInputName(LlmcCompiledModel model, intptr_t pos);
 MLIR_CAPI_EXPORTED LlmcElementType
@@ -112,9 +116,11 @@ llmcCompiledModelGetOutputShape(LlmcCompiledModel model, intptr_t pos);
 
 /// Runs the entry on `inputs` (`numInputs` tensors, read only) and writes
 /// its results into `outputs` (`numOutputs` caller-allocated tensors). The
-/// counts, element types and shapes must equal the model's exactly;
+/// counts, element types and shapes must equal the model's exactly (a
+/// dynamic dimension: one length within the declared bound everywhere);
 /// otherwise nothing runs and the error (naming the first mismatching
-/// operand, its expected and given type) goes to `onError`. Input and output
+/// operand, its expected and given type, or the length and the bound) goes
+/// to `onError`. Input and output
 /// buffers must not overlap. The model keeps no pointer after returning.
 /// Calls on the same model must not overlap in time (use one model per
 /// thread).

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -32,6 +33,11 @@ struct LLMEmitCInterfacePass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isPublic() && !func.isExternal())
         func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+      // The declared sequence bounds (`llm.dim_bounds`) have been used by
+      // now (guards, memory plan); the LLVM translation would warn about
+      // an unknown parameter attribute.
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        func.removeArgAttr(i, llm::kDimBoundsAttrName);
     }
   }
 };

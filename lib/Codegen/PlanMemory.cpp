@@ -15,6 +15,7 @@
 
 #include "llm/Codegen/MemoryPlan.h"
 #include "llm/Codegen/Passes.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Support/Report.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,6 +27,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
@@ -145,16 +148,71 @@ std::string mlir::llm::verifyArenaPlan(ArrayRef<PlannedBuffer> buffers,
 /// Bytes of a plannable buffer type: static shape, identity layout, default
 /// memory space, integer or float elements (each stored in a power-of-two
 /// number of bytes, like LLVM's alloc size of i1/i8/.../f64).
-static std::optional<int64_t> getPlannableByteSize(MemRefType type) {
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace())
+/// `shape` gives the sizes to plan for (the type's, with each dynamic size
+/// replaced by its upper bound).
+static std::optional<int64_t> getPlannableByteSize(MemRefType type,
+                                                   ArrayRef<int64_t> shape) {
+  if (!type.getLayout().isIdentity() || type.getMemorySpace())
     return std::nullopt;
   Type elem = type.getElementType();
   if (!elem.isIntOrFloat())
     return std::nullopt;
   int64_t bytes =
       llvm::PowerOf2Ceil(llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8));
-  return type.getNumElements() * bytes;
+  for (int64_t d : shape)
+    if (ShapedType::isDynamic(d) || llvm::MulOverflow(bytes, d, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
+/// Upper bound of a dynamic alloc size `size` of `func`, when it is an
+/// affine function of the function's dynamic argument dimensions (the
+/// sequence length, DimBounds.h): upstream's ValueBoundsConstraintSet gives
+/// `size` as a map of those dimensions, which all equal one value n in
+/// [1, bound] at run time (llm-guard-dim-bounds asserts it at entry), and the
+/// map is evaluated at every such n. Returns std::nullopt otherwise.
+static std::optional<int64_t> getDynamicSizeBound(FunctionOpInterface func,
+                                                  Value size) {
+  ValueDimList deps;
+  int64_t bound = -1;
+  for (auto [arg, dim, b] : getDynamicArgDims(func)) {
+    if (ShapedType::isDynamic(b)) // An out-param: no declared bound.
+      continue;
+    deps.push_back({func.getArgument(arg), int64_t(dim)});
+    bound = std::max(bound, b);
+  }
+  if (deps.empty() || bound < 1)
+    return std::nullopt;
+  AffineMap map;
+  ValueDimList operands;
+  if (failed(ValueBoundsConstraintSet::computeDependentBound(
+          map, operands, presburger::BoundType::EQ, size, deps)) &&
+      failed(ValueBoundsConstraintSet::computeDependentBound(
+          map, operands, presburger::BoundType::UB, size, deps,
+          /*closedUB=*/true)))
+    return std::nullopt;
+  std::optional<int64_t> best;
+  SmallVector<Attribute> inputs(map.getNumInputs());
+  Builder b(func.getContext());
+  for (int64_t n = 1; n <= bound; ++n) {
+    for (Attribute &a : inputs)
+      a = b.getIndexAttr(n);
+    SmallVector<Attribute> results;
+    if (failed(map.constantFold(inputs, results)) || results.empty())
+      return std::nullopt;
+    // An upper-bound map with several results bounds by their minimum.
+    std::optional<int64_t> value;
+    for (Attribute r : results) {
+      auto i = dyn_cast_or_null<IntegerAttr>(r);
+      if (!i)
+        return std::nullopt;
+      value = value ? std::min(*value, i.getInt()) : i.getInt();
+    }
+    best = best ? std::max(*best, *value) : *value;
+  }
+  if (!best || *best < 0)
+    return std::nullopt;
+  return best;
 }
 
 namespace {
@@ -184,9 +242,28 @@ static SmallVector<Candidate> collectCandidates(func::FuncOp func,
   BufferViewFlowAnalysis aliases(func);
   SmallVector<Candidate> candidates;
   for (auto alloc : body.getOps<memref::AllocOp>()) {
-    std::optional<int64_t> bytes = getPlannableByteSize(alloc.getType());
-    if (!bytes || !alloc.getDynamicSizes().empty() ||
-        !alloc.getSymbolOperands().empty())
+    if (!alloc.getSymbolOperands().empty())
+      continue;
+    // Dynamic sizes are planned at their bound (getDynamicSizeBound).
+    SmallVector<int64_t> shape(alloc.getType().getShape());
+    unsigned next = 0;
+    bool bounded = true;
+    for (int64_t &d : shape) {
+      if (!ShapedType::isDynamic(d))
+        continue;
+      std::optional<int64_t> ub =
+          getDynamicSizeBound(func, alloc.getDynamicSizes()[next++]);
+      if (!ub) {
+        bounded = false;
+        break;
+      }
+      d = *ub;
+    }
+    if (!bounded)
+      continue;
+    std::optional<int64_t> bytes =
+        getPlannableByteSize(alloc.getType(), shape);
+    if (!bytes)
       continue;
     int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
     bool escapes = false;
@@ -734,9 +811,11 @@ struct LLMPlanMemoryPass
       builder.setInsertionPoint(c.alloc);
       Value offset =
           arith::ConstantIndexOp::create(builder, c.alloc.getLoc(), p.offset);
+      // A dynamically sized buffer gets a view of its run-time sizes at an
+      // offset planned for its bound.
       Value view = memref::ViewOp::create(builder, c.alloc.getLoc(),
                                           c.alloc.getType(), arenaValue, offset,
-                                          ValueRange{});
+                                          c.alloc.getDynamicSizes());
       c.alloc.getResult().replaceAllUsesWith(view);
       c.alloc.erase();
     }

@@ -32,6 +32,8 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                            const LowerToCPUOptions &options) {
   // llm -> linalg on tensors, one function per entry point.
   pm.addPass(createInlinerPass());
+  // A dynamic sequence dimension: bounds checked, then asserted at entry.
+  pm.addPass(llm::createLLMGuardDimBoundsPass());
   if (options.optimizeGraph) {
     pm.addPass(llm::createLLMRecomposePass());
     pm.addPass(llm::createLLMFoldConstantsPass());

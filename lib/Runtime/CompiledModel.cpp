@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/CompiledModel.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Pipelines/Pipelines.h"
 
@@ -97,24 +98,35 @@ SmallVector<std::string> mlir::llm::runtime::getDefaultSharedLibPaths() {
 // Entry signature
 //===----------------------------------------------------------------------===//
 
+bool TensorSpec::isDynamic() const {
+  return llvm::any_of(shape, ShapedType::isDynamic);
+}
+
 std::string TensorSpec::str() const {
   std::string s = "tensor<";
   for (int64_t d : shape)
-    s += std::to_string(d) + "x";
+    s += (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) +
+         "x";
   s += getDTypeName(dtype).str() + ">";
   return s;
 }
 
 /// Converts `type` to a TensorSpec, or emits an error at `loc` describing
 /// `what` (e.g. "argument #0").
+/// With `seqBound` > 0, dynamic dimensions are the sequence length (at most
+/// `seqBound`; the byte-size check uses the bound).
 static FailureOr<TensorSpec> getTensorSpec(Type type, Location loc,
-                                           StringRef entry, StringRef what) {
+                                           StringRef entry, StringRef what,
+                                           int64_t seqBound) {
   auto tensorTy = dyn_cast<RankedTensorType>(type);
-  if (!tensorTy || !tensorTy.hasStaticShape() || tensorTy.getEncoding()) {
+  if (!tensorTy || (!tensorTy.hasStaticShape() && seqBound <= 0) ||
+      tensorTy.getEncoding()) {
     return emitError(loc) << "entry function @" << entry << ": " << what
                           << " has type " << type
                           << "; only statically shaped tensors (without "
-                             "encoding) are supported";
+                             "encoding) are supported, or a dynamic sequence "
+                             "dimension with a declared bound (argument "
+                             "attribute llm.dim_bounds)";
   }
   std::optional<DType> dtype = getDTypeFromType(tensorTy.getElementType());
   if (!dtype) {
@@ -127,7 +139,8 @@ static FailureOr<TensorSpec> getTensorSpec(Type type, Location loc,
   // size in bytes must fit.
   int64_t bytes = getDTypeSize(*dtype);
   for (int64_t d : tensorTy.getShape()) {
-    if (llvm::MulOverflow(bytes, d, bytes)) {
+    if (llvm::MulOverflow(bytes, ShapedType::isDynamic(d) ? seqBound : d,
+                          bytes)) {
       return emitError(loc) << "entry function @" << entry << ": " << what
                             << " " << type
                             << " is too large: its size in bytes overflows "
@@ -174,21 +187,82 @@ mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
 
   EntrySignature sig;
   sig.name = entry.str();
+  // A dynamic sequence dimension: its bound (errors about the attributes
+  // are emitted at the function).
+  FailureOr<std::optional<SequenceDim>> seq =
+      getSequenceDim(cast<FunctionOpInterface>(fn.getOperation()));
+  if (failed(seq))
+    return failure();
+  if (*seq)
+    sig.seqBound = (*seq)->bound;
   for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
-    FailureOr<TensorSpec> spec = getTensorSpec(
-        arg.getType(), arg.getLoc(), entry, "argument #" + std::to_string(i));
+    FailureOr<TensorSpec> spec =
+        getTensorSpec(arg.getType(), arg.getLoc(), entry,
+                      "argument #" + std::to_string(i), sig.seqBound);
     if (failed(spec))
       return failure();
     sig.inputs.push_back(*spec);
   }
   for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
     FailureOr<TensorSpec> spec =
-        getTensorSpec(type, fn.getLoc(), entry, "result #" + std::to_string(i));
+        getTensorSpec(type, fn.getLoc(), entry,
+                      "result #" + std::to_string(i), sig.seqBound);
     if (failed(spec))
       return failure();
     sig.results.push_back(*spec);
   }
   return sig;
+}
+
+llvm::Expected<EntrySignature>
+EntrySignature::specialize(ArrayRef<ArrayRef<int64_t>> inputShapes) const {
+  auto error = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  if (inputShapes.size() != inputs.size())
+    return error("@" + name + " takes " + llvm::Twine(inputs.size()) +
+                 " inputs, got " + llvm::Twine(inputShapes.size()));
+  int64_t seq = -1;
+  std::string seqWhere;
+  for (auto [i, shape] : llvm::enumerate(inputShapes)) {
+    const TensorSpec &spec = inputs[i];
+    std::string what = "input #" + std::to_string(i);
+    if (shape.size() != spec.shape.size())
+      return error(what + ": expected " + spec.str() + ", got shape " +
+                   formatShape(shape));
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      int64_t want = spec.shape[d];
+      if (!ShapedType::isDynamic(want)) {
+        if (size != want)
+          return error(what + ": expected " + spec.str() + ", got shape " +
+                       formatShape(shape));
+        continue;
+      }
+      std::string where = what + " dimension " + std::to_string(d);
+      if (size < 1 || size > seqBound)
+        return error("@" + name + ": " + where + " (the sequence length) is " +
+                     llvm::Twine(size) + ", outside [1, " +
+                     llvm::Twine(seqBound) +
+                     "]: the model was compiled for sequences of at most " +
+                     llvm::Twine(seqBound) + " (llm.dim_bounds)");
+      if (seq >= 0 && size != seq)
+        return error("@" + name + ": " + where + " is " + llvm::Twine(size) +
+                     " but " + seqWhere + " is " + llvm::Twine(seq) +
+                     " (every dynamic dimension is the one sequence length)");
+      seq = size;
+      seqWhere = where;
+    }
+  }
+  EntrySignature concrete = *this;
+  for (TensorSpec &spec : concrete.inputs)
+    for (int64_t &d : spec.shape)
+      if (ShapedType::isDynamic(d))
+        d = seq;
+  for (TensorSpec &spec : concrete.results)
+    for (int64_t &d : spec.shape)
+      if (ShapedType::isDynamic(d))
+        d = seq;
+  return concrete;
 }
 
 //===----------------------------------------------------------------------===//
@@ -479,13 +553,26 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
             llvm::Twine(signature.inputs.size()) + " inputs and " +
             llvm::Twine(signature.results.size()) + " outputs, got " +
             llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
+  // A dynamic sequence length: the shapes of this call.
+  const EntrySignature *sig = &signature;
+  std::optional<EntrySignature> concrete;
+  if (signature.seqBound > 0) {
+    SmallVector<ArrayRef<int64_t>> shapes;
+    for (const TensorView &view : inputs)
+      shapes.push_back(view.shape);
+    llvm::Expected<EntrySignature> s = signature.specialize(shapes);
+    if (!s)
+      return s.takeError();
+    concrete = std::move(*s);
+    sig = &*concrete;
+  }
   for (auto [i, view] : llvm::enumerate(inputs))
     if (llvm::Error e =
-            checkView(view, signature.inputs[i], "input #" + llvm::Twine(i)))
+            checkView(view, sig->inputs[i], "input #" + llvm::Twine(i)))
       return e;
   for (auto [i, view] : llvm::enumerate(outputs))
     if (llvm::Error e =
-            checkView(view, signature.results[i], "output #" + llvm::Twine(i)))
+            checkView(view, sig->results[i], "output #" + llvm::Twine(i)))
       return e;
 
   // One memref descriptor per operand: {allocated, aligned, offset,

@@ -37,7 +37,8 @@ TensorInfo = collections.namedtuple("TensorInfo",
 TensorInfo.__doc__ = """An input or output of a compiled model.
 
 name: the ONNX name (the `llm.name` attribute) or argK / outK;
-shape: a tuple of ints (static shapes only);
+shape: a tuple of ints, None for the dynamic sequence dimension of a model
+  compiled with a bound (`llm.dim_bounds`; any length up to the bound);
 element_type: the MLIR element type, 'f32', 'f64', 'f16', 'bf16', 'i1',
   'i8', 'i32' or 'i64';
 dtype: the numpy dtype of the arrays passed or returned (bf16 travels as
@@ -133,13 +134,17 @@ class CompiledModel:
     @staticmethod
     def _info(raw):
         name, shape, element_type = raw
-        return TensorInfo(name, tuple(shape), element_type,
+        # A dynamic (sequence) dimension comes as a negative size
+        # (ShapedType::kDynamic) and is shown as None.
+        return TensorInfo(name, tuple(None if d < 0 else d for d in shape),
+                          element_type,
                           _ELEMENT_TYPES[element_type][1])
 
     def __repr__(self):
         def fmt(infos):
-            return ", ".join("%s: %s[%s]" % (i.name, i.element_type,
-                                             "x".join(map(str, i.shape)))
+            return ", ".join("%s: %s[%s]" % (
+                i.name, i.element_type,
+                "x".join("?" if d is None else str(d) for d in i.shape))
                              for i in infos)
         return "<llmc.CompiledModel @%s (%s) -> (%s)>" % (
             self.entry, fmt(self.inputs), fmt(self.outputs))
@@ -180,7 +185,11 @@ class CompiledModel:
             except (TypeError, ValueError) as e:
                 raise ValueError("%s: cannot convert to %s: %s" % (
                     what, info.dtype, e)) from None
-        if array.shape != info.shape:
+        # None (the sequence length) matches any size here; the native
+        # side checks it against the declared bound.
+        if len(array.shape) != len(info.shape) or any(
+                want is not None and have != want
+                for have, want in zip(array.shape, info.shape)):
             raise ValueError("%s: expected shape %s, got %s" % (
                 what, info.shape, array.shape))
         if info.element_type == "bf16":
@@ -191,7 +200,11 @@ class CompiledModel:
         values = self._gather(args, named)
         arrays = [self._convert(k, info, v)
                   for k, (info, v) in enumerate(zip(self.inputs, values))]
-        outputs = [np.empty(o.shape, np.uint16 if o.element_type == "bf16"
+        # Every dynamic dimension is the one sequence length: the inputs'.
+        seq = next((a.shape[d] for a, i in zip(arrays, self.inputs)
+                    for d, want in enumerate(i.shape) if want is None), 0)
+        outputs = [np.empty(tuple(seq if d is None else d for d in o.shape),
+                            np.uint16 if o.element_type == "bf16"
                             else o.dtype) for o in self.outputs]
         self._native.execute(
             arrays, [_ELEMENT_TYPES[i.element_type][0] for i in self.inputs],

@@ -21,7 +21,7 @@
 // RUN: not llmc run %S/Inputs/bad-entry.mlir --entry scalar 2>&1 | FileCheck %s --check-prefix=SCALAR
 // SCALAR: bad-entry.mlir:3:38: error: entry function @scalar: argument #1 has type 'i32'; only statically shaped tensors (without encoding) are supported
 // RUN: not llmc run %S/Inputs/bad-entry.mlir --entry dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC
-// DYNAMIC: bad-entry.mlir:6:20: error: entry function @dynamic: argument #0 has type 'tensor<?xf32>'
+// DYNAMIC: bad-entry.mlir:6:20: error: argument #0 of @dynamic: dimension 0 of 'tensor<?xf32>' is dynamic but has no declared upper bound
 // RUN: not llmc run %S/Inputs/bad-entry.mlir --entry complex 2>&1 | FileCheck %s --check-prefix=COMPLEX
 // COMPLEX: bad-entry.mlir:9:1: error: entry function @complex: result #0 has element type 'complex<f32>'; supported: f32, f64, f16, bf16, i1, i8, i32, i64
 // RUN: not llmc run %S/Inputs/bad-entry.mlir --entry hidden 2>&1 | FileCheck %s --check-prefix=PRIVATE

@@ -511,7 +511,17 @@ static int runMain() {
     if (!tensor)
       return fail("input '" + inName +
                   "': " + llvm::toString(tensor.takeError()));
-    if (tensor->getShape() != ArrayRef<int64_t>(expected.shape))
+    // A dynamic (sequence) dimension takes any size here; the sizes are
+    // checked against the declared bound once all inputs are read.
+    auto matches = [&](ArrayRef<int64_t> shape) {
+      if (shape.size() != expected.shape.size())
+        return false;
+      for (auto [have, want] : llvm::zip(shape, expected.shape))
+        if (!ShapedType::isDynamic(want) && have != want)
+          return false;
+      return true;
+    };
+    if (!matches(tensor->getShape()))
       return fail(path + ": input '" + inName + "' expects " +
                   expected.str() + ", the file holds shape " +
                   formatShape(tensor->getShape()));
@@ -546,7 +556,11 @@ static int runMain() {
   for (size_t k = 0; k < numInputs; ++k) {
     if (inputTensors[k])
       continue;
-    const TensorSpec &spec = sig->inputs[k];
+    // A dynamic (sequence) dimension gets its declared bound.
+    TensorSpec spec = sig->inputs[k];
+    for (int64_t &d : spec.shape)
+      if (ShapedType::isDynamic(d))
+        d = sig->seqBound;
     llvm::Expected<HostTensor> tensor =
         HostTensor::allocate(spec.dtype, spec.shape);
     if (!tensor)
@@ -575,8 +589,16 @@ static int runMain() {
   if (failed(model))
     return 1;
 
+  // The result shapes of these inputs (a dynamic sequence dimension takes
+  // the inputs' length, which must be within the declared bound).
+  SmallVector<ArrayRef<int64_t>> inputShapes;
+  for (auto &t : inputTensors)
+    inputShapes.push_back(t->getShape());
+  llvm::Expected<EntrySignature> callSig = sig->specialize(inputShapes);
+  if (!callSig)
+    return fail(callSig.takeError());
   SmallVector<HostTensor> results;
-  for (auto [k, spec] : llvm::enumerate(sig->results)) {
+  for (auto [k, spec] : llvm::enumerate(callSig->results)) {
     llvm::Expected<HostTensor> tensor =
         HostTensor::allocate(spec.dtype, spec.shape);
     if (!tensor)
@@ -612,7 +634,7 @@ static int runMain() {
       sum += v;
       absSum += std::fabs(v);
     }
-    llvm::outs() << names.results[k] << ": " << sig->results[k].str()
+    llvm::outs() << names.results[k] << ": " << callSig->results[k].str()
                  << llvm::format(" sum=%.9g mean_abs=%.9g", sum,
                                  n ? absSum / n : 0.0)
                  << "\n";

@@ -31,7 +31,9 @@ def LLMEmitCInterfacePass : Pass<"llm-emit-c-interface", "ModuleOp"> {
     `_mlir_ciface_<name>` wrapper taking each memref argument as a pointer to
     its descriptor `{T *allocated, T *aligned, int64_t offset,
     int64_t sizes[R], int64_t strides[R]}`. Private functions and
-    declarations are left alone. Running it twice changes nothing.
+    declarations are left alone. The `llm.dim_bounds` argument attributes
+    (used by then) are removed from every function. Running it twice
+    changes nothing.
   }];
 }
 

@@ -76,13 +76,18 @@ SmallVector<std::string> getDefaultSharedLibPaths();
 // Entry signature
 //===----------------------------------------------------------------------===//
 
-/// A statically shaped tensor type of a supported element type.
+/// A ranked tensor type of a supported element type. A dimension may be
+/// dynamic (`ShapedType::kDynamic`): the sequence length, whose declared
+/// upper bound (`llm.dim_bounds`, llm/Dialect/LLM/IR/DimBounds.h) is
+/// `seqBound` of the signature.
 struct TensorSpec {
   DType dtype;
   SmallVector<int64_t, 4> shape;
 
+  /// Number of elements; only meaningful for a static shape.
   int64_t getNumElements() const { return runtime::getNumElements(shape); }
-  /// `tensor<2x3xf32>`.
+  bool isDynamic() const;
+  /// `tensor<2x3xf32>`, `tensor<1x?x64xf32>`.
   std::string str() const;
 };
 
@@ -91,11 +96,24 @@ struct EntrySignature {
   std::string name;
   SmallVector<TensorSpec> inputs;
   SmallVector<TensorSpec> results;
+  /// The declared bound of the sequence length when some input dimension is
+  /// dynamic, else 0. Every dynamic dimension of the inputs and results is
+  /// the same sequence length at run time.
+  int64_t seqBound = 0;
+
+  /// The signature for concrete input shapes: checks that each shape has the
+  /// input's rank and static sizes, and that the dynamic sizes all equal one
+  /// value n with 1 <= n <= seqBound; returns the signature with every
+  /// dynamic size replaced by n (so the results' shapes are known). Errors
+  /// name the input, the dimension, the value and the bound.
+  llvm::Expected<EntrySignature>
+  specialize(ArrayRef<ArrayRef<int64_t>> inputShapes) const;
 };
 
 /// Finds the public, defined `func.func @entry` of `module` and checks that
-/// all its arguments and results are statically shaped tensors of supported
-/// element types. Emits an error (at the function, argument or module
+/// all its arguments and results are ranked tensors of supported element
+/// types, statically shaped except for a dynamic sequence dimension with a
+/// declared bound (`llm.dim_bounds` on the arguments). Emits an error (at the function, argument or module
 /// location) and returns failure otherwise.
 FailureOr<EntrySignature> getEntrySignature(ModuleOp module, StringRef entry);
 
@@ -207,7 +225,10 @@ public:
 
   /// Runs the entry on `inputs`, writing `outputs`. The counts, element types
   /// and shapes must match the signature exactly (else an error naming the
-  /// mismatching operand, and nothing runs). Inputs are not modified.
+  /// mismatching operand, and nothing runs); with a dynamic sequence
+  /// dimension, against `getSignature().specialize(input shapes)` (a length
+  /// beyond the declared bound is an error naming it). Inputs are not
+  /// modified.
   llvm::Error invoke(ArrayRef<TensorView> inputs, ArrayRef<TensorView> outputs);
 
 private:

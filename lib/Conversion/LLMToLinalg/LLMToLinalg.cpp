@@ -10,7 +10,11 @@
 // arith and math on tensors.
 //
 // Conventions shared by all patterns:
-// * every shape is static (the pass reports dynamic shapes before converting);
+// * shapes are static, except the sequence dimension of a function whose
+//   arguments declare `llm.dim_bounds` (DimBounds.h): a `?` dimension is the
+//   sequence length, `tensor.empty` gets it from `tensor.dim` of the bounded
+//   argument, and the ops that cannot take it (checkDynamicShapes) are
+//   reported before converting;
 // * elementwise work is an all-parallel `linalg.generic` whose output map is
 //   the identity and whose input maps broadcast with numpy rules (missing
 //   leading dimensions are dropped, a size-1 dimension that broadcasts maps to
@@ -23,6 +27,7 @@
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/Passes.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -96,7 +101,7 @@ int64_t product(ArrayRef<int64_t> shape) {
 /// Returns `tensor.empty` of `shape` filled with `value` (`linalg.fill`).
 Value createFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                    TypedAttr value) {
-  Value empty = tensor::EmptyOp::create(b, loc, shape, value.getType());
+  Value empty = createEmptyTensor(b, loc, shape, value.getType());
   Value cst = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{empty})
       .getResult(0);
@@ -186,7 +191,7 @@ Value buildElementwise(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                                 shape, shape.size()));
   SmallVector<utils::IteratorType> iters(shape.size(),
                                          utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, shape, outElemTy);
+  Value init = createEmptyTensor(b, loc, shape, outElemTy);
   return buildGeneric(b, loc, shape, outElemTy, inputs, maps, iters,
                       b.getMultiDimIdentityMap(shape.size()), init, fn,
                       promote);
@@ -437,7 +442,148 @@ bool hasStaticShapes(Operation *op) {
          llvm::all_of(op->getResultTypes(), isStatic);
 }
 
-/// Base of every pattern: refuses dynamic shapes, then calls `lower`.
+bool isStaticDim(int64_t d) { return !ShapedType::isDynamic(d); }
+
+/// Product of the static sizes of `shape` (dynamic ones skipped).
+int64_t staticProduct(ArrayRef<int64_t> shape) {
+  int64_t p = 1;
+  for (int64_t d : shape)
+    if (isStaticDim(d))
+      p *= d;
+  return p;
+}
+
+bool allStatic(ArrayRef<int64_t> shape) {
+  return llvm::all_of(shape, isStaticDim);
+}
+
+/// `1x?x64` (`?` for the dynamic dimension).
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") + (isStaticDim(d) ? std::to_string(d) : "?");
+  return s;
+}
+
+} // namespace
+
+/// Checks that `op`, which has a dynamic (sequence) dimension, is one the
+/// lowering handles with a `?` on that dimension; otherwise emits an error
+/// (with `emit`) saying why and returns failure. Every `?` stands for the
+/// function's sequence length (DimBounds.h), so reductions, norms and
+/// reshapes must not fold the sequence into a count or another dimension.
+LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
+  if (hasStaticShapes(op))
+    return success();
+  auto fail = [&](const Twine &why) {
+    if (emit)
+      op->emitError() << "llm-to-linalg: dynamic shapes: " << why;
+    return failure();
+  };
+  if (!hasSequenceDim(op))
+    return fail("the enclosing function declares no bounded sequence "
+                "dimension (argument attribute llm.dim_bounds); only the "
+                "sequence dimension may be dynamic");
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, NegOp, ExpOp,
+          LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReciprocalOp, SigmoidOp,
+          ReluOp, SiluOp, GeluOp, CastOp, SoftmaxOp, EmbeddingOp, TransposeOp,
+          BroadcastToOp>(op))
+    return success();
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    auto lt = shapeOf(mm.getLhs()), rt = shapeOf(mm.getRhs());
+    if (rt.size() != 2 || !allStatic(rt) || mm.getTransposeA() ||
+        !allStatic(lt.take_back(1)))
+      return fail("llm.matmul takes a dynamic dimension only in the rows of "
+                  "an untransposed lhs against a static 2-D rhs");
+    if (staticProduct(lt.drop_back()) != 1)
+      return fail("llm.matmul: the lhs rows other than the sequence must be "
+                  "of size 1 (the rows are collapsed into one dimension)");
+    return success();
+  }
+  if (auto ln = dyn_cast<LayerNormOp>(op)) {
+    auto shape = shapeOf(ln.getInput());
+    int64_t axis = ln.getAxis() < 0 ? ln.getAxis() + shape.size() : ln.getAxis();
+    if (!allStatic(shape.drop_front(axis)))
+      return fail("llm.layer_norm normalizes over a dynamic dimension");
+    return success();
+  }
+  if (auto rms = dyn_cast<RmsNormOp>(op)) {
+    if (!isStaticDim(shapeOf(rms.getInput()).back()))
+      return fail("llm.rms_norm normalizes over a dynamic dimension");
+    return success();
+  }
+  if (auto rope = dyn_cast<RopeOp>(op)) {
+    if (!isStaticDim(shapeOf(rope.getInput()).back()))
+      return fail("llm.rope: the rotated (last) dimension is dynamic");
+    return success();
+  }
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op)) {
+    auto shape = shapeOf(op->getOperand(0));
+    auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+    for (int64_t a : axes.asArrayRef())
+      if (!isStaticDim(shape[a < 0 ? a + shape.size() : a]))
+        return fail("reduction over the dynamic (sequence) dimension");
+    return success();
+  }
+  if (auto att = dyn_cast<AttentionOp>(op)) {
+    auto q = shapeOf(att.getQuery()), k = shapeOf(att.getKey()),
+         v = shapeOf(att.getValue());
+    bool bshd = att.getLayout() == AttentionLayout::BSHD;
+    unsigned h = bshd ? 2 : 1;
+    if (!isStaticDim(q[0]) || !isStaticDim(q[h]) || !isStaticDim(q[3]) ||
+        !isStaticDim(k[h]) || !isStaticDim(v[3]) || k[0] != q[0])
+      return fail("llm.attention takes a dynamic dimension only as the "
+                  "query/key sequence length");
+    if (q[h] != k[h])
+      return fail("llm.attention with a dynamic sequence needs as many "
+                  "key/value heads as query heads (grouped-query attention "
+                  "with a dynamic sequence is not lowered yet)");
+    return success();
+  }
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    auto src = cast<RankedTensorType>(reshape.getInput().getType());
+    auto dst = cast<RankedTensorType>(reshape.getType());
+    auto count = [](ArrayRef<int64_t> s) {
+      return llvm::count_if(s, [](int64_t d) { return !isStaticDim(d); });
+    };
+    if (count(src.getShape()) != 1 || count(dst.getShape()) != 1 ||
+        staticProduct(src.getShape()) != staticProduct(dst.getShape()) ||
+        src.getRank() == dst.getRank() ||
+        !getReassociationIndicesForReshape(src, dst))
+      return fail("llm.reshape " + shapeStr(src.getShape()) + " -> " +
+                  shapeStr(dst.getShape()) +
+                  " must keep the sequence dimension as it is and only "
+                  "insert or drop static dimensions around it");
+    return success();
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    auto type = cast<RankedTensorType>(concat.getType());
+    int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + type.getRank()
+                                        : concat.getAxis();
+    if (!isStaticDim(type.getDimSize(axis)))
+      return fail("llm.concat along the dynamic (sequence) dimension");
+    return success();
+  }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    auto in = shapeOf(slice.getInput());
+    for (auto [d, size] : llvm::enumerate(in))
+      if (!isStaticDim(size) &&
+          (slice.getStarts()[d] != 0 || slice.getStrides()[d] != 1))
+        return fail("llm.slice of the dynamic (sequence) dimension must keep "
+                    "all of it (start 0, stride 1)");
+    return success();
+  }
+  return fail("'" + op->getName().getStringRef() +
+              "' does not support a dynamic dimension yet");
+}
+
+namespace {
+
+/// Base of every pattern: refuses dynamic shapes that checkDynamicShapes
+/// does not accept, then calls `lower`.
 template <typename OpTy>
 struct LLMLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -446,9 +592,9 @@ struct LLMLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    if (!hasStaticShapes(op))
+    if (failed(checkDynamicShapes(op, /*emit=*/false)))
       return rewriter.notifyMatchFailure(
-          op, "llm-to-linalg requires static shapes");
+          op, "llm-to-linalg: unsupported dynamic shape");
     return lower(op, adaptor, rewriter);
   }
 
@@ -654,7 +800,9 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
     Value acc;
     if (rr == 2 && (lr == 2 || !ta)) {
       Value lhs2 = lhs;
-      int64_t rows = product(type.getShape().drop_back());
+      int64_t rows = allStatic(type.getShape().drop_back())
+                         ? product(type.getShape().drop_back())
+                         : ShapedType::kDynamic;
       if (lr > 2) {
         SmallVector<ReassociationIndices> re{
             llvm::to_vector(llvm::seq<int64_t>(0, lr - 1)), {lr - 1}};
@@ -806,7 +954,7 @@ Value buildSoftmax(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduced,
   int64_t rank = type.getRank();
   AffineMap keptMap = keptDimsMap(ctx, reduced);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), outElemTy);
+  Value init = createEmptyTensor(b, loc, type.getShape(), outElemTy);
   return buildGeneric(
       b, loc, type.getShape(), outElemTy, ValueRange{x, mx, sum},
       {b.getMultiDimIdentityMap(rank), keptMap, keptMap}, iters,
@@ -884,7 +1032,7 @@ struct LayerNormLowering : LLMLowering<LayerNormOp> {
                        type.getShape(), rank));
     }
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+    Value init = createEmptyTensor(rewriter, loc, type.getShape(),
                                          type.getElementType());
     Value y = buildGeneric(
         rewriter, loc, type.getShape(), type.getElementType(), inputs, maps,
@@ -938,7 +1086,7 @@ struct RmsNormLowering : LLMLowering<RmsNormOp> {
                        type.getShape(), rank));
     }
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+    Value init = createEmptyTensor(rewriter, loc, type.getShape(),
                                          type.getElementType());
     Value y = buildGeneric(
         rewriter, loc, type.getShape(), type.getElementType(), inputs, maps,
@@ -1009,7 +1157,7 @@ struct RopeLowering : LLMLowering<RopeOp> {
         ctx, cast<RankedTensorType>(pos.getType()).getShape(), rows, numDims);
     SmallVector<utils::IteratorType> iters(numDims,
                                            utils::IteratorType::parallel);
-    Value init = tensor::EmptyOp::create(rewriter, loc, shape, et);
+    Value init = createEmptyTensor(rewriter, loc, shape, et);
     double theta = op.getTheta().convertToDouble();
     Value r = buildGeneric(
         rewriter, loc, shape, et, ValueRange{xe, xe, pos},
@@ -1061,9 +1209,15 @@ struct RopeLowering : LLMLowering<RopeOp> {
 //   and the result back to [B,Sq,Hq,Dv] (the reference path; the flash
 //   lowering reads the bshd tiles in place).
 struct AttentionLowering : LLMLowering<AttentionOp> {
-  using LLMLowering::LLMLowering;
+  /// With `dynamicOnly` (next to the flash lowering, which takes static
+  /// shapes only) the pattern lowers only attention with a dynamic sequence.
+  AttentionLowering(MLIRContext *ctx, bool dynamicOnly)
+      : LLMLowering(ctx), dynamicOnly(dynamicOnly) {}
+  bool dynamicOnly;
   LogicalResult lower(AttentionOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
+    if (dynamicOnly && hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "static: the flash lowering");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     bool bshd = op.getLayout() == AttentionLayout::BSHD;
@@ -1072,7 +1226,7 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
       SmallVector<int64_t> shape(t.getShape());
       std::swap(shape[1], shape[2]);
       Value init =
-          tensor::EmptyOp::create(rewriter, loc, shape, t.getElementType());
+          createEmptyTensor(rewriter, loc, shape, t.getElementType());
       return linalg::TransposeOp::create(rewriter, loc, x, init,
                                          ArrayRef<int64_t>{0, 2, 1, 3})
           .getResult()[0];
@@ -1098,7 +1252,8 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
             sq = qt.getDimSize(2), dh = qt.getDimSize(3);
     int64_t hkv = kt.getDimSize(1), skv = kt.getDimSize(2),
             dv = vt.getDimSize(3);
-    int64_t g = hq / hkv, bh = bsz * hkv, rows = g * sq;
+    int64_t g = hq / hkv, bh = bsz * hkv,
+            rows = isStaticDim(sq) ? g * sq : ShapedType::kDynamic;
     double scale = op.getScale() ? op.getScale()->convertToDouble()
                                  : 1.0 / std::sqrt(double(dh));
 
@@ -1154,7 +1309,7 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
     bool causal = op.getCausal();
     SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
     Value lInit =
-        tensor::EmptyOp::create(rewriter, loc, s5Shape, rewriter.getF32Type());
+        createEmptyTensor(rewriter, loc, s5Shape, rewriter.getF32Type());
     Value logits = buildGeneric(
         rewriter, loc, s5Shape, rewriter.getF32Type(), inputs, maps, iters,
         rewriter.getMultiDimIdentityMap(5), lInit,
@@ -1224,7 +1379,7 @@ struct EmbeddingLowering : LLMLowering<EmbeddingOp> {
     for (int64_t i = 0; i < rank - 1; ++i)
       idExprs.push_back(getAffineDimExpr(i, ctx));
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+    Value init = createEmptyTensor(rewriter, loc, type.getShape(),
                                          type.getElementType());
     Value r = buildGeneric(
         rewriter, loc, type.getShape(), type.getElementType(), ValueRange{ids},
@@ -1258,7 +1413,7 @@ struct TransposeLowering : LLMLowering<TransposeOp> {
   LogicalResult lower(TransposeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = resultType(op);
-    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+    Value init = createEmptyTensor(rewriter, op.getLoc(), type.getShape(),
                                          type.getElementType());
     auto t = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getInput(), init, op.getPermutation());
@@ -1294,7 +1449,7 @@ struct ConcatLowering : LLMLowering<ConcatOp> {
     for (Value v : adaptor.getInputs())
       if (cast<RankedTensorType>(v.getType()).getDimSize(axis) != 0)
         inputs.push_back(v);
-    if (inputs.empty() || type.getNumElements() == 0) {
+    if (inputs.empty() || (type.hasStaticShape() && type.getNumElements() == 0)) {
       rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
                                                    type.getElementType());
       return success();
@@ -1318,15 +1473,24 @@ struct SliceLowering : LLMLowering<SliceOp> {
     RankedTensorType type = resultType(op);
     // An empty slice may start at the end of a dimension, which
     // tensor.extract_slice rejects as out of bounds: it has no data anyway.
-    if (type.getNumElements() == 0) {
+    if (type.hasStaticShape() && type.getNumElements() == 0) {
       rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
                                                    type.getElementType());
       return success();
     }
+    // A dynamic (sequence) dimension is kept whole (checkDynamicShapes).
+    SmallVector<OpFoldResult> sizes;
+    for (auto [d, size] : llvm::enumerate(type.getShape()))
+      sizes.push_back(isStaticDim(size)
+                          ? OpFoldResult(rewriter.getIndexAttr(size))
+                          : OpFoldResult(tensor::DimOp::create(
+                                rewriter, op.getLoc(), adaptor.getInput(),
+                                int64_t(d))
+                                             .getResult()));
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
         op, type, adaptor.getInput(),
         getAsIndexOpFoldResult(rewriter.getContext(), op.getStarts()),
-        getAsIndexOpFoldResult(rewriter.getContext(), type.getShape()),
+        sizes,
         getAsIndexOpFoldResult(rewriter.getContext(), op.getStrides()));
     return success();
   }
@@ -1353,11 +1517,12 @@ struct BroadcastToLowering : LLMLowering<BroadcastToOp> {
 void mlir::llm::populateLLMToLinalgConversionPatterns(
     RewritePatternSet &patterns, const LLMToLinalgOptions &options) {
   MLIRContext *ctx = patterns.getContext();
+  // A dynamic sequence length always takes the materialized lowering (the
+  // flash lowering's tiles are static).
   if (options.flashAttention)
     populateFlashAttentionLoweringPatterns(patterns, options.attentionQueryTile,
                                            options.attentionKeyTile);
-  else
-    patterns.add<AttentionLowering>(ctx);
+  patterns.add<AttentionLowering>(ctx, /*dynamicOnly=*/options.flashAttention);
   patterns
       .add<ConstantLowering, CastLowering, MatmulLowering, SoftmaxLowering,
            LayerNormLowering, RmsNormLowering, RopeLowering, EmbeddingLowering, TransposeLowering, ReshapeLowering,
@@ -1449,8 +1614,7 @@ struct ConvertLLMToLinalgPass
     getOperation()->walk([&](Operation *op) {
       if (!isa_and_nonnull<LLMDialect>(op->getDialect()))
         return;
-      if (!hasStaticShapes(op)) {
-        op->emitError("llm-to-linalg requires static shapes");
+      if (failed(checkDynamicShapes(op, /*emit=*/true))) {
         dynamic = true;
       } else if (failed(checkTensorSizes(op))) {
         dynamic = true;

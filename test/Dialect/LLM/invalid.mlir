@@ -396,7 +396,7 @@ func.func @reshape_count(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @reshape_dynamic(%x: tensor<?x3xf32>) {
-  // expected-error @+1 {{'llm.reshape' op requires static shapes, got ?x3 -> 3x2}}
+  // expected-error @+1 {{'llm.reshape' op with a dynamic dimension, both shapes need exactly one '?' and equal products of their static sizes, got ?x3 -> 3x2}}
   %0 = llm.reshape %x : (tensor<?x3xf32>) -> tensor<3x2xf32>
   return
 }

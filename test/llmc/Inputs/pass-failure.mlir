@@ -1,5 +1,5 @@
 // A valid module that llm-lower-to-cpu rejects: a dynamically shaped llm op
-// in a helper function.
+// in a helper function whose dynamic dimension has no declared bound.
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %a : tensor<4xf32>
 }

@@ -9,6 +9,9 @@
 #ifndef LLM_CONVERSION_LLMTOLINALG_LLMTOLINALG_H
 #define LLM_CONVERSION_LLMTOLINALG_LLMTOLINALG_H
 
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/LogicalResult.h"
+
 #include <cstdint>
 
 namespace mlir {
@@ -28,6 +31,18 @@ struct LLMToLinalgOptions {
   int64_t attentionQueryTile = 32;
   int64_t attentionKeyTile = 64;
 };
+
+/// Checks an llm op for `convert-llm-to-linalg` when it has a dynamic
+/// dimension: the function around it must declare a bounded sequence
+/// dimension (`llm.dim_bounds`, llm/Dialect/LLM/IR/DimBounds.h) and the op
+/// must be one that takes the sequence as a `?` dimension (elementwise ops,
+/// casts, softmax, embedding, transpose, broadcast_to; matmul with the
+/// sequence in the lhs rows and a static 2-D rhs; layer_norm/rms_norm/rope
+/// and reductions over static dimensions; attention with as many key/value
+/// heads as query heads; reshapes that keep the sequence dimension; concat
+/// and slice that keep it whole). Statically shaped ops always pass. On
+/// failure emits an error at the op (with `emit`) naming the reason.
+LogicalResult checkDynamicShapes(Operation *op, bool emit);
 
 /// Populates `patterns` with the rewrites that lower every llm op to
 /// linalg/tensor/arith/math/scf on tensors (see `convert-llm-to-linalg`).

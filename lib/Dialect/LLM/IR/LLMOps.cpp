@@ -21,6 +21,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -472,9 +473,27 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
 LogicalResult ReshapeOp::verify() {
   auto in = getInput().getType();
   auto out = getResult().getType();
-  if (!in.hasStaticShape() || !out.hasStaticShape())
-    return emitOpError("requires static shapes, got ")
-           << shapeStr(in.getShape()) << " -> " << shapeStr(out.getShape());
+  if (!in.hasStaticShape() || !out.hasStaticShape()) {
+    // A dynamic (sequence) dimension is carried through unchanged: one `?`
+    // on each side, the static sizes around it with equal products.
+    auto numDynamic = [](ArrayRef<int64_t> shape) {
+      return llvm::count_if(shape, ShapedType::isDynamic);
+    };
+    auto staticCount = [](ArrayRef<int64_t> shape) {
+      int64_t n = 1;
+      for (int64_t d : shape)
+        if (!ShapedType::isDynamic(d) && llvm::MulOverflow(n, d, n))
+          return int64_t(-1);
+      return n;
+    };
+    if (numDynamic(in.getShape()) != 1 || numDynamic(out.getShape()) != 1 ||
+        staticCount(in.getShape()) != staticCount(out.getShape()))
+      return emitOpError("with a dynamic dimension, both shapes need exactly "
+                         "one '?' and equal products of their static sizes, "
+                         "got ")
+             << shapeStr(in.getShape()) << " -> " << shapeStr(out.getShape());
+    return success();
+  }
   std::optional<int64_t> inCount = checkedNumElements(in.getShape());
   std::optional<int64_t> outCount = checkedNumElements(out.getShape());
   if (!inCount || !outCount)
@@ -557,6 +576,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(loc, "'llm.slice' range [", starts[d], ", ",
                                limits[d], ") in dimension ", d,
                                " is not within [0, ", size, "]");
+    // A dynamic (sequence) dimension stays dynamic; its limit is not known
+    // here (convert-llm-to-linalg takes it whole: start 0, stride 1).
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     // ceil((limit - start) / stride), written so that it cannot overflow.
     int64_t extent = limits[d] - starts[d];
     shape.push_back(extent == 0 ? 0 : (extent - 1) / strides[d] + 1);

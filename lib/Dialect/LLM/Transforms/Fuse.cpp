@@ -70,6 +70,13 @@ static bool isElementwise(Operation *op) {
 
 /// Ops that start a group.
 static bool isAnchor(Operation *op) {
+  // A dynamic (sequence) dimension is not tiled as a group yet: such ops
+  // stay kernels of their own.
+  if (llvm::any_of(op->getResultTypes(), [](Type t) {
+        auto st = dyn_cast<ShapedType>(t);
+        return st && !st.hasStaticShape();
+      }))
+    return false;
   return isa<MatmulOp, MatmulIntegerOp, LayerNormOp, RmsNormOp, SoftmaxOp>(op);
 }
 
@@ -198,6 +205,8 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
     ConstantOp weight = getFusibleWeight(op);
     if (!weight)
       return rewriter.notifyMatchFailure(op, "rhs is not a 2-D constant");
+    if (!cast<ShapedType>(op.getType()).hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
     bool tb = op.getTransposeB();
     Type et = weight.getType().getElementType();
     int64_t k = weight.getType().getDimSize(tb ? 1 : 0);

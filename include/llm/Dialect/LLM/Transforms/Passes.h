@@ -10,6 +10,9 @@
 #define LLM_DIALECT_LLM_TRANSFORMS_PASSES_H
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::llm {

@@ -380,4 +380,44 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Dynamic sequence length
+//===----------------------------------------------------------------------===//
+
+def LLMGuardDimBoundsPass : Pass<"llm-guard-dim-bounds", "::mlir::ModuleOp"> {
+  let summary = "Check the declared sequence bounds and guard them at entry";
+  let description = [{
+    For every defined function whose arguments have dynamic (`?`)
+    dimensions: checks the `llm.dim_bounds` argument attributes
+    (llm/Dialect/LLM/IR/DimBounds.h: one i64 per dimension, static entries
+    equal to the size, the dynamic ones >= 1 and all equal, since llmc
+    supports one symbolic dimension, the sequence length), then inserts at
+    entry, for each dynamic dimension `d` of argument `i` with bound `N`:
+
+    ```mlir
+    %n = tensor.dim %arg_i, d
+    cf.assert (1 <= %n <= N), "llmc: @f: dimension d of argument #i is
+        outside [1, N] (the declared bound)"
+    ```
+
+    and, for the second and later dynamic dimensions, an assert that they
+    equal the first ("... differs from the sequence length ..."). The
+    runtime (`CompiledModel::invoke`, so `llmc run`, the C API and Python)
+    checks the same conditions before calling and returns an error naming
+    the value and the bound; the assert is what a direct caller of the
+    compiled C interface gets (`cf.assert` lowers to a message on stderr
+    and `abort`).
+
+    Errors: a dynamic dimension without a bound, a malformed attribute, or
+    different bounds are reported at the function (with the argument and
+    dimension) and the pass fails.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numGuards", "guards", "Dynamic dimensions guarded at entry">,
+  ];
+}
+
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD

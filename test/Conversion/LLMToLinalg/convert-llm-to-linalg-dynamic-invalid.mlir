@@ -1,0 +1,58 @@
+// RUN: llm-opt %s -convert-llm-to-linalg -split-input-file -verify-diagnostics
+
+// Ops that cannot take the dynamic sequence dimension are reported, with the
+// reason, and fail the pass (no crash, no partial rewrite).
+
+func.func @reduce_over_seq(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}) -> tensor<1x8xf32> {
+  // expected-error @+1 {{llm-to-linalg: dynamic shapes: reduction over the dynamic (sequence) dimension}}
+  %0 = llm.reduce_sum %x {axes = array<i64: 1>} : (tensor<1x?x8xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+func.func @reshape_moves_seq(%x: tensor<2x?xf32> {llm.dim_bounds = array<i64: 2, 16>}) -> tensor<?x2xf32> {
+  // expected-error @+1 {{llm-to-linalg: dynamic shapes: llm.reshape 2x? -> ?x2 must keep the sequence dimension}}
+  %0 = llm.reshape %x : (tensor<2x?xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @concat_seq(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}) -> tensor<1x?x8xf32> {
+  // expected-error @+1 {{llm-to-linalg: dynamic shapes: llm.concat along the dynamic (sequence) dimension}}
+  %0 = llm.concat %x, %x {axis = 1 : i64} : (tensor<1x?x8xf32>, tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  return %0 : tensor<1x?x8xf32>
+}
+
+// -----
+
+func.func @gqa(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = array<i64: 1, 4, 16, 8>}, %k: tensor<1x2x?x8xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 8>}) -> tensor<1x4x?x8xf32> {
+  // expected-error @+1 {{grouped-query attention with a dynamic sequence is not lowered yet}}
+  %0 = llm.attention %q, %k, %k {causal} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x4x?x8xf32>
+  return %0 : tensor<1x4x?x8xf32>
+}
+
+// -----
+
+func.func @matmul_seq_reduction(%p: tensor<4x?xf32> {llm.dim_bounds = array<i64: 4, 16>}, %v: tensor<?x8xf32> {llm.dim_bounds = array<i64: 16, 8>}) -> tensor<4x8xf32> {
+  // expected-error @+1 {{llm.matmul takes a dynamic dimension only in the rows of an untransposed lhs against a static 2-D rhs}}
+  %0 = llm.matmul %p, %v : (tensor<4x?xf32>, tensor<?x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @slice_seq(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}) -> tensor<1x?x8xf32> {
+  // expected-error @+1 {{llm.slice of the dynamic (sequence) dimension must keep all of it}}
+  %0 = llm.slice %x {starts = array<i64: 0, 1, 0>, limits = array<i64: 1, 16, 8>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  return %0 : tensor<1x?x8xf32>
+}
+
+// -----
+
+func.func @data_op(%x: tensor<1x?xf32> {llm.dim_bounds = array<i64: 1, 16>}) -> tensor<1x?xi1> {
+  // expected-error @+1 {{'llm.compare' does not support a dynamic dimension yet}}
+  %0 = llm.compare lt, %x, %x : (tensor<1x?xf32>, tensor<1x?xf32>) -> tensor<1x?xi1>
+  return %0 : tensor<1x?xi1>
+}

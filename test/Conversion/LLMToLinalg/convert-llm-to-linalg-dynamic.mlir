@@ -1,0 +1,84 @@
+// RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s
+
+// A dynamic sequence dimension (llm.dim_bounds on the arguments): every `?`
+// is the sequence length, read with tensor.dim from the bounded argument.
+
+// CHECK-LABEL: func.func @add_bias
+// CHECK-SAME: (%[[X:.+]]: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}
+// CHECK: %[[C1:.+]] = arith.constant 1 : index
+// CHECK: %[[S:.+]] = tensor.dim %[[X]], %[[C1]] : tensor<1x?x8xf32>
+// CHECK: %[[E:.+]] = tensor.empty(%[[S]]) : tensor<1x?x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %{{.+}} : tensor<1x?x8xf32>, tensor<8xf32>) outs(%[[E]] : tensor<1x?x8xf32>)
+func.func @add_bias(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}, %b: tensor<8xf32>) -> tensor<1x?x8xf32> {
+  %0 = llm.add %x, %b : (tensor<1x?x8xf32>, tensor<8xf32>) -> tensor<1x?x8xf32>
+  return %0 : tensor<1x?x8xf32>
+}
+
+// -----
+
+// The rows [1, S] of the lhs collapse to one `?` dimension.
+// CHECK-LABEL: func.func @linear
+// CHECK: %[[A:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2]] : tensor<1x?x8xf32> into tensor<?x8xf32>
+// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?x4xf32>
+// CHECK: %[[Z:.+]] = linalg.fill {{.*}} outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %{{.+}} : tensor<?x8xf32>, tensor<8x4xf32>) outs(%[[Z]] : tensor<?x4xf32>)
+// CHECK: tensor.expand_shape %[[M]] {{\[\[}}0, 1], [2]] output_shape [1, %{{.+}}, 4] : tensor<?x4xf32> into tensor<1x?x4xf32>
+func.func @linear(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}, %w: tensor<8x4xf32>) -> tensor<1x?x4xf32> {
+  %0 = llm.matmul %x, %w : (tensor<1x?x8xf32>, tensor<8x4xf32>) -> tensor<1x?x4xf32>
+  return %0 : tensor<1x?x4xf32>
+}
+
+// -----
+
+// Norms over the static hidden dimension, per (dynamic) row.
+// CHECK-LABEL: func.func @norms
+// CHECK-COUNT-2: tensor.empty(%{{.+}}) : tensor<?xf64>
+// CHECK: tensor.empty(%{{.+}}) : tensor<?x8xf32>
+// CHECK: linalg.generic
+func.func @norms(%x: tensor<?x8xf32> {llm.dim_bounds = array<i64: 16, 8>}, %g: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %0 = llm.layer_norm %x scale %g bias %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  %1 = llm.rms_norm %x weight %g {epsilon = 1.0e-06 : f32} : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  return %0, %1 : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// Head split and merge, GELU, softmax along the static axis, a slice of the
+// static (last) dimension that keeps the sequence whole.
+// CHECK-LABEL: func.func @heads
+// CHECK: tensor.extract_slice %{{.+}}[0, 0, 4] [1, %{{.+}}, 4] [1, 1, 1] : tensor<1x?x12xf32> to tensor<1x?x4xf32>
+// CHECK: tensor.expand_shape {{.*}} : tensor<1x?x4xf32> into tensor<1x?x2x2xf32>
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x?x2x2xf32>) outs(%{{.+}} : tensor<1x2x?x2xf32>) permutation = [0, 2, 1, 3]
+func.func @heads(%x: tensor<1x?x12xf32> {llm.dim_bounds = array<i64: 1, 16, 12>}) -> tensor<1x2x?x2xf32> {
+  %0 = llm.slice %x {starts = array<i64: 0, 0, 4>, limits = array<i64: 1, 16, 8>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x12xf32>) -> tensor<1x?x4xf32>
+  %1 = llm.gelu %0 approximate <tanh> : tensor<1x?x4xf32>
+  %2 = llm.softmax %1 {axis = -1 : i64} : tensor<1x?x4xf32>
+  %3 = llm.reshape %2 : (tensor<1x?x4xf32>) -> tensor<1x?x2x2xf32>
+  %4 = llm.transpose %3 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x?x2x2xf32>) -> tensor<1x2x?x2xf32>
+  return %4 : tensor<1x2x?x2xf32>
+}
+
+// -----
+
+// Causal attention with a dynamic sequence takes the materialized lowering
+// (the default flash lowering has static tiles): a [?, ?] score matrix.
+// CHECK-LABEL: func.func @attention
+// CHECK-NOT: scf.forall
+// CHECK: tensor.empty(%[[S:.+]], %[[S]]) : tensor<2x?x?xf32>
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.batch_matmul
+func.func @attention(%q: tensor<1x2x?x4xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 4>}, %k: tensor<1x2x?x4xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 4>}, %v: tensor<1x2x?x4xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 4>}) -> tensor<1x2x?x4xf32> {
+  %0 = llm.attention %q, %k, %v {causal} : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
+  return %0 : tensor<1x2x?x4xf32>
+}
+
+// -----
+
+// Token ids [1, S] -> embeddings [1, S, D].
+// CHECK-LABEL: func.func @embedding
+// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<1x?x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<1x?xi64>) outs(%[[E]] : tensor<1x?x4xf32>)
+func.func @embedding(%t: tensor<10x4xf32>, %ids: tensor<1x?xi64> {llm.dim_bounds = array<i64: 1, 16>}) -> tensor<1x?x4xf32> {
+  %0 = llm.embedding %t, %ids : (tensor<10x4xf32>, tensor<1x?xi64>) -> tensor<1x?x4xf32>
+  return %0 : tensor<1x?x4xf32>
+}
