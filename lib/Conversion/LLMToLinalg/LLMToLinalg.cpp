@@ -35,6 +35,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
@@ -808,6 +810,29 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
             llvm::to_vector(llvm::seq<int64_t>(0, lr - 1)), {lr - 1}};
         lhs2 = tensor::CollapseShapeOp::create(rewriter, loc, lhs, re);
       }
+      // Dynamic rows (the sequence, n <= bound): the lhs is padded with
+      // zero rows to the declared bound, the matmul is static (so it takes
+      // the tiled, vectorized, parallel path of llm-tile-and-vectorize) and
+      // its first n rows are kept. Each row's arithmetic is the same as in
+      // a static compile; the price is computing bound - n padded rows.
+      Value dynRows;
+      if (ShapedType::isDynamic(rows)) {
+        auto func = op->getParentOfType<FunctionOpInterface>();
+        FailureOr<std::optional<SequenceDim>> seq =
+            getSequenceDim(func, /*emitErrors=*/false);
+        if (failed(seq) || !seq->has_value())
+          return rewriter.notifyMatchFailure(op, "no sequence bound");
+        int64_t bound = (*seq)->bound;
+        auto l2 = cast<RankedTensorType>(lhs2.getType());
+        dynRows = tensor::DimOp::create(rewriter, loc, lhs2, int64_t(0));
+        Value zero = arith::ConstantOp::create(
+            rewriter, loc, rewriter.getZeroAttr(l2.getElementType()));
+        lhs2 = tensor::createPadHighOp(
+            RankedTensorType::get({bound, l2.getDimSize(1)},
+                                  l2.getElementType()),
+            lhs2, zero, /*nofold=*/false, loc, rewriter);
+        rows = bound;
+      }
       Value init = createZerosF32(rewriter, loc, {rows, n});
       auto mm =
           linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
@@ -820,6 +845,14 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
         mm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr({lm, rm, om}));
       }
       acc = mm.getResult(0);
+      if (dynRows)
+        acc = tensor::ExtractSliceOp::create(
+            rewriter, loc, acc,
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                                   rewriter.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{dynRows, rewriter.getIndexAttr(n)},
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                                   rewriter.getIndexAttr(1)});
     } else {
       ArrayRef<int64_t> batch = type.getShape().drop_back(2);
       int64_t nb = batch.size();
