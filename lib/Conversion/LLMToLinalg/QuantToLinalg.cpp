@@ -454,6 +454,146 @@ struct RequantizeLowering : QuantLowering<RequantizeOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Max and reduce_max on integers and quantized values
+//===----------------------------------------------------------------------===//
+
+/// Storage element type of an integer or quantized element type and whether
+/// it compares signed (signless integers do).
+std::pair<Type, bool> orderedStorage(Type et) {
+  if (auto q = dyn_cast<quant::QuantizedType>(et))
+    return {q.getStorageType(), q.isSigned()};
+  return {et, true};
+}
+
+Value maxScalar(OpBuilder &b, Location loc, Value x, Value y, bool isSigned) {
+  if (isSigned)
+    return arith::MaxSIOp::create(b, loc, x, y);
+  return arith::MaxUIOp::create(b, loc, x, y);
+}
+
+// llm.max %a, %b (integer or quantized) -> quant.scast to the storage type;
+//   linalg.generic (broadcasting input maps) { arith.maxsi | arith.maxui };
+//   quant.scast back. Floats take the generic lowering (LLMToLinalg.cpp).
+struct OrderedMaxLowering : QuantLowering<MaxOp> {
+  OrderedMaxLowering(MLIRContext *ctx)
+      : QuantLowering<MaxOp>(ctx, /*benefit=*/2) {}
+  LogicalResult lower(MaxOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    if (isa<FloatType>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "float max");
+    auto [storage, isSigned] = orderedStorage(type.getElementType());
+    Location loc = op.getLoc();
+    int64_t rank = type.getRank();
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    for (Value v : {adaptor.getLhs(), adaptor.getRhs()}) {
+      auto t = cast<RankedTensorType>(v.getType());
+      ins.push_back(storageCast(rewriter, loc, v, t.clone(storage)));
+      // numpy broadcasting: trailing dimensions aligned, size 1 repeated.
+      SmallVector<AffineExpr> exprs;
+      int64_t offset = rank - t.getRank();
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        exprs.push_back(t.getDimSize(d) == 1 &&
+                                type.getDimSize(d + offset) != 1
+                            ? rewriter.getAffineConstantExpr(0)
+                            : rewriter.getAffineDimExpr(d + offset));
+      maps.push_back(AffineMap::get(rank, 0, exprs, rewriter.getContext()));
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, type.getShape(), storage);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type.clone(storage)}, ins, ValueRange{init},
+        maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(b, l, maxScalar(b, l, a[0], a[1], isSigned));
+        });
+    rewriter.replaceOp(op,
+                       storageCast(rewriter, loc, generic.getResult(0), type));
+    return success();
+  }
+};
+
+// llm.reduce_max %x {axes} (integer or quantized) -> quant.scast to the
+//   storage type; linalg.fill (the storage minimum); linalg.generic
+//   (reduction iterators over axes) { arith.maxsi | arith.maxui }
+//   [-> tensor.expand_shape for keepdims]; quant.scast back.
+struct OrderedReduceMaxLowering : QuantLowering<ReduceMaxOp> {
+  OrderedReduceMaxLowering(MLIRContext *ctx)
+      : QuantLowering<ReduceMaxOp>(ctx, /*benefit=*/2) {}
+  LogicalResult lower(ReduceMaxOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    if (isa<FloatType>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "float reduce_max");
+    Location loc = op.getLoc();
+    auto it = cast<RankedTensorType>(op.getInput().getType());
+    Type et = it.getElementType();
+    auto [storage, isSigned] = orderedStorage(et);
+    unsigned width = storage.getIntOrFloatBitWidth();
+    APInt lowest = isSigned ? APInt::getSignedMinValue(width)
+                            : APInt::getMinValue(width);
+    if (auto q = dyn_cast<quant::QuantizedType>(et))
+      lowest = APInt(width, q.getStorageTypeMin(), /*isSigned=*/true);
+    int64_t rank = it.getRank();
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t a : op.getAxes())
+      reduced[a < 0 ? a + rank : a] = true;
+    SmallVector<int64_t> kept;
+    SmallVector<AffineExpr> keptExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (int64_t d = 0; d < rank; ++d) {
+      iters.push_back(reduced[d] ? utils::IteratorType::reduction
+                                 : utils::IteratorType::parallel);
+      if (reduced[d])
+        continue;
+      kept.push_back(it.getDimSize(d));
+      keptExprs.push_back(rewriter.getAffineDimExpr(d));
+    }
+    Value input = storageCast(rewriter, loc, adaptor.getInput(),
+                              it.clone(storage));
+    Value init = tensor::EmptyOp::create(rewriter, loc, kept, storage);
+    Value lo = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getIntegerAttr(storage, lowest));
+    init = linalg::FillOp::create(rewriter, loc, lo, init).getResult(0);
+    auto keptType = RankedTensorType::get(kept, storage);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{keptType}, ValueRange{input},
+        ValueRange{init},
+        SmallVector<AffineMap>{
+            rewriter.getMultiDimIdentityMap(rank),
+            AffineMap::get(rank, 0, keptExprs, rewriter.getContext())},
+        iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(b, l, maxScalar(b, l, a[0], a[1], isSigned));
+        });
+    Value r = generic.getResult(0);
+    auto storageType = type.clone(storage);
+    if (keptType != storageType) {
+      // keepdims: each kept dimension with the reduced ones around it (the
+      // leading reduced dimensions join the first group).
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices pending;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (reduced[d] && !groups.empty()) {
+          groups.back().push_back(d);
+          continue;
+        }
+        pending.push_back(d);
+        if (!reduced[d]) {
+          groups.push_back(pending);
+          pending.clear();
+        }
+      }
+      r = tensor::ExpandShapeOp::create(rewriter, loc, storageType, r, groups);
+    }
+    rewriter.replaceOp(op, storageCast(rewriter, loc, r, type));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Integer matmul
 //===----------------------------------------------------------------------===//
 
@@ -546,33 +686,43 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
 constexpr int64_t kMatvecChunk = 32;
 
 /// The 4-bit values of a constant weight (inline dense, or a resource blob
-/// holding one element per byte), packed two per byte: byte `j` of row `n`
-/// holds element `2j` in its low nibble and `2j + 1` in its high nibble (the
-/// ONNX int4 and GPTQ order). Fails for non-constant weights.
-FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k) {
+/// holding one element per byte), packed two per byte in the matvec
+/// kernel's internal layout: within each block of 32 elements of a row
+/// (`kMatvecChunk`), byte `j` (0..15) holds element `j` in its low nibble
+/// and element `j + 16` in its high nibble (the llama.cpp Q4 arrangement,
+/// not the ONNX int4 / GPTQ order of the imported data), so that one 16-byte
+/// load gives two contiguous runs of 16 elements with one AND and one shift
+/// and no interleaving. Signed nibbles are stored biased, as `q + 8` in
+/// [0, 15] (the kernel raises the zero point by 8). Fails for non-constant
+/// weights and when `k` is not a multiple of 32.
+FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k,
+                                         bool isSigned) {
   auto cast = w.getDefiningOp<quant::StorageCastOp>();
   Attribute attr;
   if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
     return failure();
   SmallVector<uint8_t> values;
   values.reserve(n * k);
+  uint8_t bias = isSigned ? 8 : 0;
   if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
     for (const APInt &v : dense.getValues<APInt>())
-      values.push_back(uint8_t(v.getZExtValue() & 0xF));
+      values.push_back(uint8_t(v.getZExtValue() & 0xF) ^ bias);
   } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
     if (!blob || int64_t(blob->getData().size()) != n * k)
       return failure();
     for (char c : blob->getData())
-      values.push_back(uint8_t(c) & 0xF);
+      values.push_back((uint8_t(c) & 0xF) ^ bias);
   } else {
     return failure();
   }
-  if (int64_t(values.size()) != n * k || k % 2 != 0)
+  constexpr int64_t half = kMatvecChunk / 2;
+  if (int64_t(values.size()) != n * k || k % kMatvecChunk != 0)
     return failure();
   SmallVector<char> packed(n * k / 2);
-  for (int64_t i = 0, e = n * k / 2; i < e; ++i)
-    packed[i] = char(values[2 * i] | (values[2 * i + 1] << 4));
+  for (int64_t b = 0, e = n * k; b < e; b += kMatvecChunk)
+    for (int64_t j = 0; j < half; ++j)
+      packed[b / 2 + j] = char(values[b + j] | (values[b + half + j] << 4));
   return packed;
 }
 
@@ -580,14 +730,16 @@ FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k) {
 /// a parallel loop over blocks of `R` weight rows; per block, a loop over the
 /// quantization groups along K and, inside, over chunks of 32 elements of K:
 /// the weight chunk is one vector load of the storage bytes (16 bytes of
-/// packed nibbles for 4-bit weights: the low/high nibbles are the even/odd
-/// elements, matched with the de-interleaved x chunk), converted to f32 in
-/// registers and multiplied with x into an f32 vector accumulator per row.
-/// The zero point and scale apply once per group:
-/// `sum_k x (q - z) s = s (sum_k x q - z sum_k x)`, with `sum_k x` (per lane)
-/// accumulated once for all rows. Signed nibbles are read as unsigned ones
-/// of `byte ^ 0x88` (`q = (u ^ 8) - 8`), their zero point raised by 8. One
-/// horizontal sum per row ends the block. Returns failure when the shape or
+/// packed nibbles for 4-bit weights, in packNibbles' layout: zero-extended
+/// to i32 lanes, the low nibbles (`& 15`) are elements 0..15 of the chunk
+/// and the high nibbles (`>> 4`) elements 16..31, each matched with a plain
+/// load of x), converted to f32 in registers and multiplied with x into an
+/// f32 vector accumulator per row. The zero point and scale apply once per
+/// group: `sum_k x (q - z) s = s (sum_k x q - z sum_k x)`, with `sum_k x`
+/// (per lane) accumulated once for all rows; signed nibbles are stored as
+/// `q + 8` and their zero point raised by 8, so the inner loop is
+/// zero-extension, and/shift, conversion and FMA only. One horizontal sum
+/// per row ends the block. Returns failure when the shape or
 /// layout does not fit (the caller then emits the generic contraction).
 FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                                     Value wq, const QuantParams &p,
@@ -613,7 +765,7 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
     }
   Value w;
   if (packed4) {
-    FailureOr<SmallVector<char>> bytes = packNibbles(wq, N, K);
+    FailureOr<SmallVector<char>> bytes = packNibbles(wq, N, K, p.isSigned);
     if (failed(bytes))
       return failure();
     auto pt = RankedTensorType::get({N, K / 2}, b.getI8Type());
@@ -629,8 +781,8 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   Value x1 = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({K}, b.getF32Type()), x, all);
   // Scales and zero points (as f32: small integers, exact) per [n, group].
-  // Signed nibbles are read as unsigned ones of `byte ^ 0x88`: their zero
-  // points are raised by 8.
+  // Signed nibbles are stored as `q + 8` (packNibbles): their zero points
+  // are raised by 8.
   double zShift = packed4 && p.isSigned ? 8.0 : 0.0;
   Value scales, zeros;
   if (!p.isPerTensor()) {
@@ -691,22 +843,25 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
             SmallVector<Value>(R + 1, zeroAcc),
             [&](OpBuilder &cb, Location cl, Value kc, ValueRange sums) {
               Value k = arith::AddIOp::create(cb, cl, gk0, kc);
-              Value xv = vector::TransferReadOp::create(
-                  cb, cl, VectorType::get({C}, cb.getF32Type()), x1,
-                  ValueRange{k}, padF, ArrayRef<bool>{true});
-              Value xe = xv, xo;
-              if (packed4) {
-                auto de = vector::DeinterleaveOp::create(cb, cl, xv);
-                xe = de.getRes1();
-                xo = de.getRes2();
-              }
+              // x[k, k + lanes) (and, for packed nibbles, the high half
+              // x[k + 16, k + 32)).
+              auto xt = VectorType::get({lanes}, cb.getF32Type());
+              Value xe = vector::TransferReadOp::create(
+                  cb, cl, xt, x1, ValueRange{k}, padF, ArrayRef<bool>{true});
+              Value xo;
+              if (packed4)
+                xo = vector::TransferReadOp::create(
+                    cb, cl, xt, x1,
+                    ValueRange{arith::AddIOp::create(cb, cl, k, idx(cb, lanes))},
+                    padF, ArrayRef<bool>{true});
               // sum_k x per lane, for the zero points.
               Value xsum = arith::AddFOp::create(cb, cl, sums[R], xe);
               if (packed4)
                 xsum = arith::AddFOp::create(cb, cl, xsum, xo);
               auto toF32 = [&](Value v) -> Value {
                 auto vt = VectorType::get({lanes}, cb.getF32Type());
-                if (p.isSigned && !packed4)
+                // Nibbles are in [0, 15] as i32: a signed conversion.
+                if (p.isSigned || packed4)
                   return arith::SIToFPOp::create(cb, cl, vt, v);
                 return arith::UIToFPOp::create(cb, cl, vt, v);
               };
@@ -724,23 +879,16 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                   Value bv = vector::TransferReadOp::create(
                       cb, cl, bt, w, ValueRange{rows[r], kp}, pad8,
                       ArrayRef<bool>{true});
-                  Value four = arith::ConstantOp::create(
-                      cb, cl,
-                      DenseElementsAttr::get(
-                          bt, cb.getIntegerAttr(cb.getI8Type(), 4)));
-                  if (p.isSigned)
-                    bv = arith::XOrIOp::create(
-                        cb, cl, bv,
-                        arith::ConstantOp::create(
-                            cb, cl,
-                            DenseElementsAttr::get(
-                                bt, cb.getIntegerAttr(cb.getI8Type(), 0x88))));
-                  Value mask = arith::ConstantOp::create(
-                      cb, cl,
-                      DenseElementsAttr::get(
-                          bt, cb.getIntegerAttr(cb.getI8Type(), 0xF)));
-                  Value lo = arith::AndIOp::create(cb, cl, bv, mask);
-                  Value hi = arith::ShRUIOp::create(cb, cl, bv, four);
+                  auto it = VectorType::get({C / 2}, cb.getI32Type());
+                  Value wv = arith::ExtUIOp::create(cb, cl, it, bv);
+                  auto splat = [&](int64_t v) -> Value {
+                    return arith::ConstantOp::create(
+                        cb, cl,
+                        DenseElementsAttr::get(
+                            it, cb.getIntegerAttr(cb.getI32Type(), v)));
+                  };
+                  Value lo = arith::AndIOp::create(cb, cl, wv, splat(0xF));
+                  Value hi = arith::ShRUIOp::create(cb, cl, wv, splat(4));
                   acc = vector::FMAOp::create(cb, cl, xe, toF32(lo), acc);
                   acc = vector::FMAOp::create(cb, cl, xo, toF32(hi), acc);
                 }
@@ -996,7 +1144,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
 void mlir::llm::populateQuantToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
-               MatmulIntegerLowering, DequantMatmulLowering>(
+               MatmulIntegerLowering, DequantMatmulLowering,
+               OrderedMaxLowering, OrderedReduceMaxLowering>(
       patterns.getContext());
 }
 

@@ -146,25 +146,30 @@ func.func @w4a16(%x: tensor<4x64xf32>, %w: tensor<64x16xi4>) -> tensor<4x16xf32>
 
 // Decode (one row of x, weight [N, K] with transpose_b), constant i4 weight
 // in groups of 32: the vectorized matvec kernel. The constant is packed two
-// per byte (byte j = element 2j | element 2j+1 << 4: 0x21 = 1 | 2 << 4,
-// 0x43 = 3 | 4 << 4, 0xF8 = -8 | -1 << 4), each 32-element chunk is one
-// 16-byte load whose nibbles become f32 in registers; no linalg contraction
-// and no f32 tensor of the weight's size.
+// per byte in the kernel's layout (within each 32-element block, byte j =
+// element j | element j+16 << 4, signed nibbles stored as q + 8: 0x89 =
+// (1+8) | (0+8) << 4, 0x8A, 0x8B, 0x8C, 0x80 = -8+8, 0x87 = -1+8), each
+// 32-element chunk is one 16-byte load, zero-extended to i32, whose low and
+// high nibbles (and, shift) meet two plain 16-element loads of x: no
+// de-interleaving, no xor; no linalg contraction and no f32 tensor of the
+// weight's size.
 // CHECK-LABEL: func.func @w4_matvec
 // CHECK-NOT:     linalg.generic
 // CHECK-NOT:     8x64xf32
-// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x2143F8{{.*}}"> : tensor<8x32xi8>
+// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x898A8B8C808788888888888888888888{{.*}}"> : tensor<8x32xi8>
 // CHECK:         scf.forall (%[[I:.+]]) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<8xf32>)
 // CHECK:           scf.for
 // CHECK:             scf.for
-// CHECK:               vector.transfer_read %{{.+}} : tensor<64xf32>, vector<32xf32>
-// CHECK:               vector.deinterleave %{{.+}} : vector<32xf32> -> vector<16xf32>
+// CHECK:               vector.transfer_read %{{.+}} : tensor<64xf32>, vector<16xf32>
+// CHECK:               vector.transfer_read %{{.+}} : tensor<64xf32>, vector<16xf32>
+// CHECK-NOT:           vector.deinterleave
 // CHECK:               vector.transfer_read %[[W]]{{.*}} : tensor<8x32xi8>, vector<16xi8>
-// CHECK:               arith.xori
+// CHECK-NEXT:          arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
 // CHECK:               arith.andi
 // CHECK:               arith.shrui
-// CHECK:               arith.uitofp {{.*}} : vector<16xi8> to vector<16xf32>
+// CHECK:               arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK:               vector.fma
+// CHECK-NOT:           arith.xori
 // CHECK:           vector.reduction <add>
 // CHECK:           tensor.parallel_insert_slice
 // CHECK-NOT:     linalg.generic
@@ -197,4 +202,58 @@ func.func @w8_two_rows(%x: tensor<2x64xf32>, %w: tensor<8x64xi8>) -> tensor<2x8x
   %q = quant.scast %w : tensor<8x64xi8> to tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>
   %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<2x64xf32>, tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// max of quantized values: the storage compared unsigned (u8), with the
+// broadcast operand's map; the quantized types erased.
+// CHECK-LABEL: func.func @max_u8
+// CHECK-SAME:    (%[[A:.+]]: tensor<2x4xi8>, %[[B:.+]]: tensor<4xi8>) -> tensor<2x4xi8>
+// CHECK:         %[[G:.+]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<2x4xi8>, tensor<4xi8>) outs(%{{.+}} : tensor<2x4xi8>)
+// CHECK:           arith.maxui %{{.+}}, %{{.+}} : i8
+// CHECK:         return %[[G]]
+func.func @max_u8(%a: tensor<2x4x!quant.uniform<u8:f32, 0.5:128>>, %b: tensor<4x!quant.uniform<u8:f32, 0.5:128>>) -> tensor<2x4x!quant.uniform<u8:f32, 0.5:128>> {
+  %0 = llm.max %a, %b : (tensor<2x4x!quant.uniform<u8:f32, 0.5:128>>, tensor<4x!quant.uniform<u8:f32, 0.5:128>>) -> tensor<2x4x!quant.uniform<u8:f32, 0.5:128>>
+  return %0 : tensor<2x4x!quant.uniform<u8:f32, 0.5:128>>
+}
+
+// -----
+
+// Signed storage and signless integers compare signed.
+// CHECK-LABEL: func.func @max_signed
+// CHECK:         arith.maxsi %{{.+}}, %{{.+}} : i8
+// CHECK:         arith.maxsi %{{.+}}, %{{.+}} : i32
+func.func @max_signed(%a: tensor<4x!quant.uniform<i8:f32, 0.5:-1>>, %b: tensor<4xi32>) -> (tensor<4x!quant.uniform<i8:f32, 0.5:-1>>, tensor<4xi32>) {
+  %0 = llm.max %a, %a : (tensor<4x!quant.uniform<i8:f32, 0.5:-1>>, tensor<4x!quant.uniform<i8:f32, 0.5:-1>>) -> tensor<4x!quant.uniform<i8:f32, 0.5:-1>>
+  %1 = llm.max %b, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1 : tensor<4x!quant.uniform<i8:f32, 0.5:-1>>, tensor<4xi32>
+}
+
+// -----
+
+// reduce_max of quantized values: filled with the storage minimum (the
+// narrow range's -127 here), reduced with maxsi, keepdims by expand_shape.
+// CHECK-LABEL: func.func @reduce_max_narrow
+// CHECK-DAG:     %[[LO:.+]] = arith.constant -127 : i8
+// CHECK:         %[[F:.+]] = linalg.fill ins(%[[LO]] : i8) outs(%{{.+}} : tensor<2xi8>)
+// CHECK:         %[[G:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]{{.*}} outs(%[[F]] : tensor<2xi8>)
+// CHECK:           arith.maxsi %{{.+}}, %{{.+}} : i8
+// CHECK:         %[[E:.+]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xi8> into tensor<2x1xi8>
+// CHECK:         return %[[E]]
+func.func @reduce_max_narrow(%a: tensor<2x8x!quant.uniform<i8<-127:127>:f32, 0.5>>) -> tensor<2x1x!quant.uniform<i8<-127:127>:f32, 0.5>> {
+  %0 = llm.reduce_max %a {axes = array<i64: 1>, keepdims = true} : (tensor<2x8x!quant.uniform<i8<-127:127>:f32, 0.5>>) -> tensor<2x1x!quant.uniform<i8<-127:127>:f32, 0.5>>
+  return %0 : tensor<2x1x!quant.uniform<i8<-127:127>:f32, 0.5>>
+}
+
+// -----
+
+// u8 reduce_max: filled with 0, maxui.
+// CHECK-LABEL: func.func @reduce_max_u8
+// CHECK-DAG:     %[[Z:.+]] = arith.constant 0 : i8
+// CHECK:         linalg.fill ins(%[[Z]] : i8)
+// CHECK:           arith.maxui %{{.+}}, %{{.+}} : i8
+func.func @reduce_max_u8(%a: tensor<3x4x!quant.uniform<u8:f32:1, {0.5:1, 0.25:2, 0.5:3, 1.0:4}>>) -> tensor<4x!quant.uniform<u8:f32:0, {0.5:1, 0.25:2, 0.5:3, 1.0:4}>> {
+  %0 = llm.reduce_max %a {axes = array<i64: 0>} : (tensor<3x4x!quant.uniform<u8:f32:1, {0.5:1, 0.25:2, 0.5:3, 1.0:4}>>) -> tensor<4x!quant.uniform<u8:f32:0, {0.5:1, 0.25:2, 0.5:3, 1.0:4}>>
+  return %0 : tensor<4x!quant.uniform<u8:f32:0, {0.5:1, 0.25:2, 0.5:3, 1.0:4}>>
 }

@@ -160,3 +160,47 @@ func.func @dqmm_scale_with_quant(%x: tensor<2x4xf32>, %w: tensor<4x3x!quant.unif
   %0 = llm.dequant_matmul %x, %w {scale = 1.0 : f32} : (tensor<2x4xf32>, tensor<4x3x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @max_per_axis_broadcast(%a: tensor<2x3x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125}>>,
+                                  %b: tensor<1x3x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125}>>) {
+  // expected-error @+1 {{'llm.max' op per-axis quantized operands must not broadcast (operand and result types must be equal)}}
+  %0 = llm.max %a, %b : (tensor<2x3x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125}>>, tensor<1x3x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125}>>) -> tensor<2x3x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125}>>
+  return
+}
+
+// -----
+
+func.func @max_quant_vs_storage(%a: tensor<4x!quant.uniform<i8:f32, 0.5>>, %b: tensor<4xi8>) {
+  // expected-error @+2 {{'llm.max' operands have different element types}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = llm.max %a, %b : (tensor<4x!quant.uniform<i8:f32, 0.5>>, tensor<4xi8>) -> tensor<4x!quant.uniform<i8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @max_sub_channel(%a: tensor<2x32x!quant.uniform<i4:f32:{1:32}, {{0.5}, {0.25}}>>) {
+  // expected-error @+1 {{'llm.max' op operand #0 must be ranked tensor of}}
+  %0 = llm.max %a, %a : (tensor<2x32x!quant.uniform<i4:f32:{1:32}, {{0.5}, {0.25}}>>, tensor<2x32x!quant.uniform<i4:f32:{1:32}, {{0.5}, {0.25}}>>) -> tensor<2x32x!quant.uniform<i4:f32:{1:32}, {{0.5}, {0.25}}>>
+  return
+}
+
+// -----
+
+func.func @reduce_max_quantized_axis(%a: tensor<3x2x!quant.uniform<u8:f32:1, {0.5:1, 0.25:2}>>) {
+  // expected-error @+2 {{'llm.reduce_max' op reduces the quantized dimension 1 of its per-axis input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = llm.reduce_max %a {axes = array<i64: 1>} : (tensor<3x2x!quant.uniform<u8:f32:1, {0.5:1, 0.25:2}>>) -> tensor<3x!quant.uniform<u8:f32:1, {0.5:1, 0.25:2}>>
+  return
+}
+
+// -----
+
+// quant's own verifier rejects a negative scale, so max/reduce_max never
+// see a decreasing dequantization.
+// expected-error @+1 {{scale -5.000000e-01 out of expressed type range}}
+func.func @negative_scale(%a: tensor<4x!quant.uniform<i8:f32, -0.5>>) {
+  return
+}

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/LLMQuant.h"
 
 #include "LLMShapeUtils.h"
 
@@ -627,7 +628,19 @@ static LogicalResult inferReduce(std::optional<Location> loc, StringRef name,
     else if (keepdims)
       shape.push_back(1);
   }
-  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  // A per-axis quantized element type (llm.reduce_max) is renumbered.
+  SmallVector<bool> flags(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    flags[d] = reduced.test(d);
+  auto emit = [&]() -> InFlightDiagnostic {
+    return mlir::emitError(*loc) << "'llm." << name << "' op ";
+  };
+  FailureOr<Type> et = reducedElementType(
+      type.getElementType(), flags, keepdims,
+      loc ? function_ref<InFlightDiagnostic()>(emit) : nullptr);
+  if (failed(et))
+    return failure();
+  inferred.push_back(RankedTensorType::get(shape, *et));
   return success();
 }
 

@@ -288,3 +288,56 @@ LogicalResult DequantMatmulOp::verify() {
       return emitOpError("rhs may not be quantized per axis along K");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Max and reduce_max on quantized values
+//===----------------------------------------------------------------------===//
+
+FailureOr<Type>
+mlir::llm::reducedElementType(Type elementType, ArrayRef<bool> reduced,
+                              bool keepdims,
+                              function_ref<InFlightDiagnostic()> emitError) {
+  auto axis = dyn_cast<UniformQuantizedPerAxisType>(elementType);
+  if (!axis)
+    return elementType;
+  int32_t d = axis.getQuantizedDimension();
+  if (d < 0 || d >= static_cast<int64_t>(reduced.size()) || reduced[d]) {
+    if (emitError)
+      emitError() << "reduces the quantized dimension " << d
+                  << " of its per-axis input";
+    return failure();
+  }
+  int32_t renumbered = d;
+  if (!keepdims)
+    renumbered -= llvm::count(reduced.take_front(d), true);
+  if (renumbered == d)
+    return elementType;
+  return Type(UniformQuantizedPerAxisType::get(
+      axis.getFlags(), axis.getStorageType(), axis.getExpressedType(),
+      axis.getScales(), axis.getZeroPoints(), renumbered,
+      axis.getStorageTypeMin(), axis.getStorageTypeMax()));
+}
+
+LogicalResult MaxOp::verify() {
+  Type et = getType().getElementType();
+  if (auto axis = dyn_cast<UniformQuantizedPerAxisType>(et)) {
+    if (getLhs().getType() != getType() || getRhs().getType() != getType())
+      return emitOpError("per-axis quantized operands must not broadcast "
+                         "(operand and result types must be equal)");
+    if (failed(getQuantParams(et, getType().getShape(),
+                              [&] { return emitOpError(); })))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult ReduceMaxOp::verify() {
+  // A per-axis input's parameters must match its quantized dimension (the
+  // result type, renumbered, is checked by the type inference).
+  RankedTensorType it = getInput().getType();
+  if (isa<UniformQuantizedPerAxisType>(it.getElementType()) &&
+      failed(getQuantParams(it.getElementType(), it.getShape(),
+                            [&] { return emitOpError(); })))
+    return failure();
+  return success();
+}

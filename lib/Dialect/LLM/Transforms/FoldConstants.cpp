@@ -585,6 +585,9 @@ Buffer evalEmbedding(const Buffer &table, const Buffer &ids,
 /// Evaluates `op` on constant operands, or fails for ops it does not handle.
 FailureOr<Buffer> evaluate(Operation *op, ArrayRef<Buffer> in,
                            RankedTensorType type) {
+  // Integer (and quantized) max/reduce_max are left to the lowering.
+  if (isa<MaxOp, ReduceMaxOp>(op) && !isa<FloatType>(type.getElementType()))
+    return failure();
   if (auto fn = unaryFn(op))
     return evalUnary(in[0], type, *fn);
   if (auto fn = binaryFn(op))

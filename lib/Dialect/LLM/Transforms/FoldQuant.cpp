@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements `llm-fold-quant`: quantize/dequantize pairs that
-// exporters scatter around data movement are moved until they meet, then
+// exporters scatter around data movement and max-pooling-like selects
+// (`llm.max`, `llm.reduce_max`, which then run on the quantized storage) are
+// moved until they meet, then
 // merged (`quantize(dequantize(q))` -> `q` or one `requantize`), and, only
 // under the explicit `remove-fake-quant` option, `dequantize(quantize(x))`
 // (fake quantization) is removed.
@@ -29,6 +31,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
+#include <type_traits>
 
 namespace mlir::llm {
 #define GEN_PASS_DEF_LLMFOLDQUANTPASS
@@ -154,6 +157,115 @@ struct QuantizeThroughDataMovement : OpRewritePattern<QuantizeOp> {
     }
     Value moved = cloneDataMovement(rewriter, move, bits, storage);
     rewriter.replaceOpWithNewOp<quant::StorageCastOp>(op, op.getType(), moved);
+    return success();
+  }
+};
+
+/// True when `t` is a per-tensor or per-axis quantized type (the ones
+/// `llm.max`/`llm.reduce_max` order by storage value).
+bool isOrderedQuant(Type t) {
+  return isa<quant::UniformQuantizedType, quant::UniformQuantizedPerAxisType>(
+      t);
+}
+
+// max(dequantize(a), dequantize(b)) -> dequantize(max(a, b)) when a and b
+// have the same quantized type (same parameters, per tensor; per axis
+// without broadcasting). Exact: quant scales are positive (the quant
+// dialect's verifier rejects others), so `(q - z) * s` rounded to f32 is
+// non-decreasing in q and the max picks the same element either way.
+struct DequantizeThroughMax : OpRewritePattern<MaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto da = op.getLhs().getDefiningOp<DequantizeOp>();
+    auto db = op.getRhs().getDefiningOp<DequantizeOp>();
+    if (!da || !db || da.getScaleAttr() || db.getScaleAttr())
+      return failure();
+    Type qt = da.getInput().getType().getElementType();
+    if (qt != db.getInput().getType().getElementType())
+      return rewriter.notifyMatchFailure(op, "different quantized types");
+    if (!isOrderedQuant(qt))
+      return rewriter.notifyMatchFailure(op, "not per tensor or per axis");
+    if (isa<quant::UniformQuantizedPerAxisType>(qt) &&
+        (op.getLhs().getType() != op.getType() ||
+         op.getRhs().getType() != op.getType()))
+      return rewriter.notifyMatchFailure(op, "per-axis operands broadcast");
+    Value max = MaxOp::create(rewriter, op.getLoc(), da.getInput(),
+                              db.getInput());
+    rewriter.replaceOpWithNewOp<DequantizeOp>(op, op.getType(), max, nullptr);
+    return success();
+  }
+};
+
+// reduce_max(dequantize(q)) -> dequantize(reduce_max(q)) for a per-tensor q,
+// or a per-axis q whose quantized dimension is not reduced (its scale is
+// then the same along each reduced line). Exact (see DequantizeThroughMax);
+// not when a reduced dimension is empty (the float maximum of nothing is
+// -inf, no quantized value).
+struct DequantizeThroughReduceMax : OpRewritePattern<ReduceMaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceMaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto dq = op.getInput().getDefiningOp<DequantizeOp>();
+    if (!dq || dq.getScaleAttr())
+      return failure();
+    auto it = dq.getInput().getType();
+    Type qt = it.getElementType();
+    if (!isOrderedQuant(qt))
+      return rewriter.notifyMatchFailure(op, "not per tensor or per axis");
+    int64_t rank = it.getRank();
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t a : op.getAxes()) {
+      int64_t d = a < 0 ? a + rank : a;
+      reduced[d] = true;
+      if (it.getDimSize(d) == 0)
+        return rewriter.notifyMatchFailure(op, "empty reduction");
+    }
+    if (failed(reducedElementType(qt, reduced, op.getKeepdims())))
+      return rewriter.notifyMatchFailure(op, "reduces the quantized axis");
+    Value max = ReduceMaxOp::create(rewriter, op.getLoc(), dq.getInput(),
+                                    op.getAxes(), op.getKeepdims());
+    rewriter.replaceOpWithNewOp<DequantizeOp>(op, op.getType(), max, nullptr);
+    return success();
+  }
+};
+
+// quantize(max(x, y)) : Q -> max(quantize(x) : Q, quantize(y) : Q) and
+// quantize(reduce_max(x)) : Q -> reduce_max(quantize(x) : Q) for a
+// per-tensor Q, when an operand is a dequantize (possibly through data
+// movement) that the new quantize then meets. Exact for non-NaN values:
+// quantize (division by a positive scale, round half to even, saturation)
+// is non-decreasing, so it commutes with max. A NaN (which the float max
+// propagates and quantize sends to the storage minimum, ONNX leaving it
+// undefined) is dropped by the moved form.
+template <typename OpTy>
+struct QuantizeThroughMax : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern<QuantizeOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto max = op.getInput().getDefiningOp<OpTy>();
+    if (!max || op.getScaleAttr())
+      return failure();
+    auto qt =
+        dyn_cast<quant::UniformQuantizedType>(op.getType().getElementType());
+    if (!qt)
+      return rewriter.notifyMatchFailure(op, "not per tensor");
+    if (!llvm::any_of(max->getOperands(), reachesDequantize))
+      return rewriter.notifyMatchFailure(op, "no dequantize to meet");
+    if constexpr (std::is_same_v<OpTy, ReduceMaxOp>) {
+      auto it = max.getInput().getType();
+      for (int64_t a : max.getAxes())
+        if (it.getDimSize(a < 0 ? a + it.getRank() : a) == 0)
+          return rewriter.notifyMatchFailure(op, "empty reduction");
+    }
+    SmallVector<Value> quantized;
+    for (Value o : max->getOperands())
+      quantized.push_back(QuantizeOp::create(rewriter, op.getLoc(),
+                                             withElement(o, qt), o, nullptr));
+    Operation *clone = rewriter.clone(*max);
+    clone->setOperands(quantized);
+    clone->getResult(0).setType(op.getType());
+    rewriter.replaceOp(op, clone->getResult(0));
     return success();
   }
 };
@@ -311,7 +423,9 @@ void mlir::llm::populateQuantFoldingPatterns(RewritePatternSet &patterns,
                                              bool removeFakeQuant) {
   patterns.add<DequantizeThroughDataMovement, QuantizeThroughDataMovement,
                MergeDequantizeQuantize, FuseWeightDequantIntoMatmul,
-               IntegerMatmulFromQDQ>(patterns.getContext());
+               IntegerMatmulFromQDQ, DequantizeThroughMax,
+               DequantizeThroughReduceMax, QuantizeThroughMax<MaxOp>,
+               QuantizeThroughMax<ReduceMaxOp>>(patterns.getContext());
   if (removeFakeQuant)
     patterns.add<RemoveFakeQuant>(patterns.getContext());
 }

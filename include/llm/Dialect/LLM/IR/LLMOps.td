@@ -94,7 +94,30 @@ def LLM_PowOp : LLM_BinaryOp<"pow", "lhs ^ rhs (C `powf`)"> {
   let hasCanonicalizer = 1;
 }
 def LLM_MaxOp : LLM_BinaryOp<"max",
-    "max(lhs, rhs) (NaN-propagating, like `arith.maximumf`)", [Commutative]>;
+    "max(lhs, rhs) (NaN-propagating, like `arith.maximumf`)", [Commutative]> {
+  let description = [{
+    Computes `max(lhs, rhs)` elementwise with numpy broadcasting (see
+    `llm.add`). Element types: f32, f16, bf16 (NaN-propagating, like
+    `arith.maximumf`); i8, i32, i64 (signed, `arith.maxsi`); a per-tensor or
+    per-axis `!quant.uniform` type, compared by storage value (`arith.maxsi`
+    or `arith.maxui` as the type is signed or not), which orders the values
+    as their dequantization does since `quant` scales are positive. Both
+    operands have the same element type; per-axis operands may not broadcast
+    (the three types are equal).
+
+    Errors: different element types; shapes that do not broadcast;
+    broadcasting per-axis operands.
+
+    ```mlir
+    %r = llm.max %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    %q = llm.max %c, %d : (tensor<8x!quant.uniform<u8:f32, 0.5:3>>,
+        tensor<8x!quant.uniform<u8:f32, 0.5:3>>) -> tensor<8x!quant.uniform<u8:f32, 0.5:3>>
+    ```
+  }];
+  let arguments = (ins LLM_OrderedTensor:$lhs, LLM_OrderedTensor:$rhs);
+  let results = (outs LLM_OrderedTensor:$result);
+  let hasVerifier = 1;
+}
 def LLM_MinOp : LLM_BinaryOp<"min",
     "min(lhs, rhs) (NaN-propagating, like `arith.minimumf`)", [Commutative]>;
 
@@ -527,7 +550,28 @@ class LLM_ReduceOp<string mnemonic, string formula>
 
 def LLM_ReduceSumOp : LLM_ReduceOp<"reduce_sum", "sum">;
 def LLM_ReduceMeanOp : LLM_ReduceOp<"reduce_mean", "arithmetic mean">;
-def LLM_ReduceMaxOp : LLM_ReduceOp<"reduce_max", "maximum">;
+def LLM_ReduceMaxOp : LLM_ReduceOp<"reduce_max", "maximum"> {
+  let description = [{
+    Reduces `input` with the maximum over each dimension in `axes` (distinct,
+    in `[-rank, rank)`, negative counted from the end; an empty list reduces
+    nothing). With `keepdims` the reduced dimensions stay with size 1,
+    otherwise they are removed. Element types as `llm.max`: floats
+    (NaN-propagating; f16/bf16 compared in f32), i8/i32/i64 (signed) and
+    per-tensor or per-axis `!quant.uniform` types (by storage value, signed
+    or unsigned). A per-axis input must not reduce its quantized dimension;
+    the result's quantized dimension is renumbered when dimensions before it
+    are removed.
+
+    ```mlir
+    %r = llm.reduce_max %x {axes = array<i64: 1>, keepdims = true}
+        : (tensor<2x8xf32>) -> tensor<2x1xf32>
+    ```
+  }];
+  let arguments = (ins LLM_OrderedTensor:$input, DenseI64ArrayAttr:$axes,
+      DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs LLM_OrderedTensor:$result);
+  let hasVerifier = 1;
+}
 
 def LLM_CastOp : LLM_Op<"cast", [SameOperandsAndResultShape]> {
   let summary = "element type conversion";

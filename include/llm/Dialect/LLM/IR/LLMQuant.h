@@ -54,6 +54,15 @@ FailureOr<QuantParams>
 getQuantParams(Type elementType, ArrayRef<int64_t> shape,
                function_ref<InFlightDiagnostic()> emitError = nullptr);
 
+/// The element type of a reduction's result over `input`'s element type
+/// when the dimensions flagged in `reduced` are reduced (kept as size 1 with
+/// `keepdims`): the input's element type, except that a per-axis quantized
+/// type has its quantized dimension renumbered. Fails (with `emitError`'s
+/// diagnostic) when a per-axis type's quantized dimension is reduced.
+FailureOr<Type>
+reducedElementType(Type elementType, ArrayRef<bool> reduced, bool keepdims,
+                   function_ref<InFlightDiagnostic()> emitError = nullptr);
+
 } // namespace mlir::llm
 
 #endif // LLM_DIALECT_LLM_IR_LLMQUANT_H

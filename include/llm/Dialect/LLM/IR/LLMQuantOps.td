@@ -23,6 +23,16 @@ def LLM_UniformQuantElement : Type<
           "::mlir::quant::UniformQuantizedSubChannelType>($_self)">,
     "uniform quantized type (per tensor, per axis or sub-channel)">;
 def LLM_QuantTensor : RankedTensorOf<[LLM_UniformQuantElement]>;
+def LLM_OrderedQuantElement : Type<
+    CPred<"::llvm::isa<::mlir::quant::UniformQuantizedType, "
+          "::mlir::quant::UniformQuantizedPerAxisType>($_self)">,
+    "per-tensor or per-axis uniform quantized type">;
+// Element types `llm.max` and `llm.reduce_max` order: floats, signless
+// integers (signed order) and quantized values (ordered by their storage
+// value, signed or unsigned as the type says: with a positive scale the same
+// order as the dequantized values).
+def LLM_OrderedTensor
+    : RankedTensorOf<[F32, F16, BF16, I8, I32, I64, LLM_OrderedQuantElement]>;
 def LLM_Float8Element : AnyTypeOf<[F8E4M3FN, F8E5M2]>;
 def LLM_QuantizedOrFloat8Tensor
     : RankedTensorOf<[LLM_UniformQuantElement, F8E4M3FN, F8E5M2]>;

@@ -252,6 +252,17 @@ def LLMFoldQuantPass : Pass<"llm-fold-quant"> {
       (exact: `(q - z) * s` rounded to f32, divided by `s` and rounded,
       gives back `q - z` for 8-bit storage), else -> `requantize(q)`
       (8-bit storage);
+    * max-pooling-like selects: `max(dequantize(a), dequantize(b))` ->
+      `dequantize(max(a, b))` when `a` and `b` have the same per-tensor (or
+      non-broadcast per-axis) type, `reduce_max(dequantize(q))` ->
+      `dequantize(reduce_max(q))` (per tensor, or per axis not reduced; no
+      empty reduction), and `quantize(max(x, y))` ->
+      `max(quantize(x), quantize(y))`, `quantize(reduce_max(x))` ->
+      `reduce_max(quantize(x))` (per tensor, when an operand is a
+      dequantize): exact, since quant scales are positive so that
+      dequantization and quantization are non-decreasing and commute with
+      max (a NaN, which quantize sends to the storage minimum, is dropped by
+      the moved quantize form); the selects then compare the storage;
     * `quant.scast(quant.scast(x))` -> `x` (the upstream folder);
     * weight-only: `matmul(x, dequantize(w))` -> `dequant_matmul(x, w)` (the
       weight is dequantized in the matmul's operand load);
