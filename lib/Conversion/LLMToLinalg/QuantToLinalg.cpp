@@ -684,6 +684,9 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
 
 /// Elements of K per step of the matvec kernel.
 constexpr int64_t kMatvecChunk = 32;
+/// Most rows of x the matvec kernel takes (one unpacked weight chunk feeds
+/// all of them; more would spill the R * M accumulators).
+constexpr int64_t kMatvecMaxRows = 4;
 
 /// The 4-bit values of a constant weight (inline dense, or a resource blob
 /// holding one element per byte), packed two per byte in the matvec
@@ -726,7 +729,8 @@ FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k,
   return packed;
 }
 
-/// `x[1, K] @ dequantize(w)^T` for a weight stored `[N, K]` (transpose_b):
+/// `x[M, K] @ dequantize(w)^T` for a weight stored `[N, K]` (transpose_b)
+/// and 1 <= M <= kMatvecMaxRows rows of x (decode, or a short prefill):
 /// a parallel loop over blocks of `R` weight rows; per block, a loop over the
 /// quantization groups along K and, inside, over chunks of 32 elements of K:
 /// the weight chunk is one vector load of the storage bytes (16 bytes of
@@ -734,7 +738,9 @@ FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k,
 /// to i32 lanes, the low nibbles (`& 15`) are elements 0..15 of the chunk
 /// and the high nibbles (`>> 4`) elements 16..31, each matched with a plain
 /// load of x), converted to f32 in registers and multiplied with x into an
-/// f32 vector accumulator per row. The zero point and scale apply once per
+/// f32 vector accumulator per weight row and row of x (each unpacked weight
+/// chunk is reused by the M rows of x, never stored). The zero point and
+/// scale apply once per
 /// group: `sum_k x (q - z) s = s (sum_k x q - z sum_k x)`, with `sum_k x`
 /// (per lane) accumulated once for all rows; signed nibbles are stored as
 /// `q + 8` and their zero point raised by 8, so the inner loop is
@@ -747,18 +753,25 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   auto xt = cast<RankedTensorType>(x.getType());
   auto wt = cast<RankedTensorType>(wq.getType());
   int64_t N = wt.getDimSize(0), K = wt.getDimSize(1);
-  if (xt.getNumElements() != K || !xt.getElementType().isF32())
+  if (xt.getRank() < 1 || xt.getShape().back() != K ||
+      !xt.getElementType().isF32())
+    return failure();
+  // Rows of x (a decode step, or a few rows of a prefill): each weight chunk
+  // is unpacked once for all of them.
+  int64_t M = xt.getNumElements() / K;
+  if (M < 1 || M > kMatvecMaxRows)
     return failure();
   int64_t kb = p.paramShape[1], nParams = p.paramShape[0];
   int64_t G = K / kb, C = kMatvecChunk;
   if (K % C != 0 || G % C != 0 || (p.storageWidth != 8 && p.storageWidth != 4))
     return failure();
   bool packed4 = p.storageWidth == 4;
-  // Rows per block: 8 for 4-bit weights (one vector<16xf32> accumulator
-  // each; the x chunk's load and de-interleave are shared by more rows), 4
-  // for 8-bit ones (vector<32xf32> accumulators: 2 registers each).
+  // Weight rows per block: 8 for 4-bit weights (one vector<16xf32>
+  // accumulator each; the x chunk's loads are shared by more rows), 4 for
+  // 8-bit ones (vector<32xf32> accumulators: 2 registers each), divided by
+  // the rows of x (R * M accumulators).
   int64_t R = 1;
-  for (int64_t r : {packed4 ? 8 : 4, 4, 2})
+  for (int64_t r = std::max<int64_t>(1, (packed4 ? 8 : 4) / M); r > 1; r /= 2)
     if (N % r == 0) {
       R = r;
       break;
@@ -775,11 +788,11 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   } else {
     w = storageCast(b, loc, wq, RankedTensorType::get({N, K}, p.storageType));
   }
-  // x as a [K] vector source.
+  // x as a [M * K] vector source.
   SmallVector<ReassociationIndices> all{
       llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank()))};
   Value x1 = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({K}, b.getF32Type()), x, all);
+      b, loc, RankedTensorType::get({M * K}, b.getF32Type()), x, all);
   // Scales and zero points (as f32: small integers, exact) per [n, group].
   // Signed nibbles are stored as `q + 8` (packNibbles): their zero points
   // are raised by 8.
@@ -803,7 +816,7 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   int64_t lanes = packed4 ? C / 2 : C;
   auto accType = VectorType::get({lanes}, b.getF32Type());
   Value out =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{N}, b.getF32Type());
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, b.getF32Type());
   auto forall = scf::ForallOp::create(
       b, loc, SmallVector<OpFoldResult>{b.getIndexAttr(N / R)}, ValueRange{out},
       std::nullopt);
@@ -821,8 +834,11 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
       arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
   Value padF = f32Const(b, loc, 0.0);
 
+  // Accumulator of weight row r and x row m: r * M + m; per-lane sums of x
+  // row m (for the zero points): R * M + m.
   auto groups = scf::ForOp::create(
-      b, loc, idx(b, 0), idx(b, kb), idx(b, 1), SmallVector<Value>(R, zeroAcc),
+      b, loc, idx(b, 0), idx(b, kb), idx(b, 1),
+      SmallVector<Value>(R * M, zeroAcc),
       [&](OpBuilder &gb, Location l, Value g, ValueRange totals) {
         // The group's scale and zero point per row.
         SmallVector<Value> s(R), z(R);
@@ -840,24 +856,32 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
         Value gk0 = arith::MulIOp::create(gb, l, g, idx(gb, G));
         auto chunks = scf::ForOp::create(
             gb, l, idx(gb, 0), idx(gb, G), idx(gb, C),
-            SmallVector<Value>(R + 1, zeroAcc),
+            SmallVector<Value>(R * M + M, zeroAcc),
             [&](OpBuilder &cb, Location cl, Value kc, ValueRange sums) {
               Value k = arith::AddIOp::create(cb, cl, gk0, kc);
               // x[k, k + lanes) (and, for packed nibbles, the high half
               // x[k + 16, k + 32)).
-              auto xt = VectorType::get({lanes}, cb.getF32Type());
-              Value xe = vector::TransferReadOp::create(
-                  cb, cl, xt, x1, ValueRange{k}, padF, ArrayRef<bool>{true});
-              Value xo;
-              if (packed4)
-                xo = vector::TransferReadOp::create(
-                    cb, cl, xt, x1,
-                    ValueRange{arith::AddIOp::create(cb, cl, k, idx(cb, lanes))},
-                    padF, ArrayRef<bool>{true});
-              // sum_k x per lane, for the zero points.
-              Value xsum = arith::AddFOp::create(cb, cl, sums[R], xe);
-              if (packed4)
-                xsum = arith::AddFOp::create(cb, cl, xsum, xo);
+              auto xvt = VectorType::get({lanes}, cb.getF32Type());
+              SmallVector<Value> xe(M), xo(M), xsum(M);
+              for (int64_t m = 0; m < M; ++m) {
+                Value km = m == 0 ? k
+                                  : arith::AddIOp::create(cb, cl, k,
+                                                          idx(cb, m * K))
+                                        .getResult();
+                xe[m] = vector::TransferReadOp::create(
+                    cb, cl, xvt, x1, ValueRange{km}, padF,
+                    ArrayRef<bool>{true});
+                if (packed4)
+                  xo[m] = vector::TransferReadOp::create(
+                      cb, cl, xvt, x1,
+                      ValueRange{
+                          arith::AddIOp::create(cb, cl, km, idx(cb, lanes))},
+                      padF, ArrayRef<bool>{true});
+                // sum_k x per lane, for the zero points.
+                xsum[m] = arith::AddFOp::create(cb, cl, sums[R * M + m], xe[m]);
+                if (packed4)
+                  xsum[m] = arith::AddFOp::create(cb, cl, xsum[m], xo[m]);
+              }
               auto toF32 = [&](Value v) -> Value {
                 auto vt = VectorType::get({lanes}, cb.getF32Type());
                 // Nibbles are in [0, 15] as i32: a signed conversion.
@@ -865,14 +889,16 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                   return arith::SIToFPOp::create(cb, cl, vt, v);
                 return arith::UIToFPOp::create(cb, cl, vt, v);
               };
-              SmallVector<Value> next;
+              SmallVector<Value> next(R * M);
               for (int64_t r = 0; r < R; ++r) {
-                Value acc = sums[r];
                 if (!packed4) {
                   Value wv = vector::TransferReadOp::create(
                       cb, cl, VectorType::get({C}, cb.getI8Type()), w,
                       ValueRange{rows[r], k}, pad8, ArrayRef<bool>{true});
-                  acc = vector::FMAOp::create(cb, cl, xe, toF32(wv), acc);
+                  Value wf = toF32(wv);
+                  for (int64_t m = 0; m < M; ++m)
+                    next[r * M + m] = vector::FMAOp::create(
+                        cb, cl, xe[m], wf, sums[r * M + m]);
                 } else {
                   auto bt = VectorType::get({C / 2}, cb.getI8Type());
                   Value kp = arith::DivUIOp::create(cb, cl, k, idx(cb, 2));
@@ -889,50 +915,71 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                   };
                   Value lo = arith::AndIOp::create(cb, cl, wv, splat(0xF));
                   Value hi = arith::ShRUIOp::create(cb, cl, wv, splat(4));
-                  acc = vector::FMAOp::create(cb, cl, xe, toF32(lo), acc);
-                  acc = vector::FMAOp::create(cb, cl, xo, toF32(hi), acc);
+                  Value lf = toF32(lo), hf = toF32(hi);
+                  for (int64_t m = 0; m < M; ++m) {
+                    Value acc = vector::FMAOp::create(cb, cl, xe[m], lf,
+                                                      sums[r * M + m]);
+                    next[r * M + m] =
+                        vector::FMAOp::create(cb, cl, xo[m], hf, acc);
+                  }
                 }
-                next.push_back(acc);
               }
-              next.push_back(xsum);
+              next.append(xsum);
               scf::YieldOp::create(cb, cl, next);
             });
         SmallVector<Value> next;
         for (int64_t r = 0; r < R; ++r) {
           // total += s * sum(x q) - s * z * sum(x)
           Value sr = vector::BroadcastOp::create(gb, l, accType, s[r]);
-          Value t =
-              vector::FMAOp::create(gb, l, sr, chunks.getResult(r), totals[r]);
-          Value szr = arith::NegFOp::create(
-              gb, l, arith::MulFOp::create(gb, l, s[r], z[r]));
-          next.push_back(vector::FMAOp::create(
-              gb, l, vector::BroadcastOp::create(gb, l, accType, szr),
-              chunks.getResult(R), t));
+          Value szr = vector::BroadcastOp::create(
+              gb, l, accType,
+              arith::NegFOp::create(gb, l,
+                                    arith::MulFOp::create(gb, l, s[r], z[r])));
+          for (int64_t m = 0; m < M; ++m) {
+            Value t = vector::FMAOp::create(
+                gb, l, sr, chunks.getResult(r * M + m), totals[r * M + m]);
+            next.push_back(vector::FMAOp::create(
+                gb, l, szr, chunks.getResult(R * M + m), t));
+          }
         }
         scf::YieldOp::create(gb, l, next);
       });
-  SmallVector<Value> results;
-  for (int64_t r = 0; r < R; ++r)
-    results.push_back(vector::ReductionOp::create(
-        b, loc, vector::CombiningKind::ADD, groups.getResult(r)));
-  Value rv = vector::FromElementsOp::create(
-      b, loc, VectorType::get({R}, b.getF32Type()), results);
+  // One [M, R] tile: row m holds the R results of x row m.
   Value tile =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R}, b.getF32Type());
-  tile = vector::TransferWriteOp::create(
-             b, loc, rv, tile, ValueRange{idx(b, 0)}, ArrayRef<bool>{true})
-             .getResult();
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, R}, b.getF32Type());
+  for (int64_t m = 0; m < M; ++m) {
+    SmallVector<Value> results;
+    for (int64_t r = 0; r < R; ++r)
+      results.push_back(vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::ADD, groups.getResult(r * M + m)));
+    Value rv = vector::FromElementsOp::create(
+        b, loc, VectorType::get({R}, b.getF32Type()), results);
+    tile = vector::TransferWriteOp::create(b, loc, rv, tile,
+                                           ValueRange{idx(b, m), idx(b, 0)},
+                                           ArrayRef<bool>{true})
+               .getResult();
+  }
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
       b, loc, tile, forall.getRegionIterArgs()[0],
-      SmallVector<OpFoldResult>{n0},
-      SmallVector<OpFoldResult>{b.getIndexAttr(R)},
-      SmallVector<OpFoldResult>{b.getIndexAttr(1)});
+      SmallVector<OpFoldResult>{b.getIndexAttr(0), n0},
+      SmallVector<OpFoldResult>{b.getIndexAttr(M), b.getIndexAttr(R)},
+      SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
   b.setInsertionPointAfter(forall);
-  SmallVector<ReassociationIndices> outAll{
-      llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()))};
-  return tensor::ExpandShapeOp::create(b, loc, resultType, forall.getResult(0),
-                                       outAll)
+  Value result = forall.getResult(0);
+  if (resultType.getRank() == 2)
+    return result;
+  // [M, N] -> the result shape: the leading dimensions of x (all 1 but the
+  // product M) and N.
+  int64_t rank = resultType.getRank();
+  if (rank == 1)
+    return tensor::CollapseShapeOp::create(
+               b, loc, resultType, result,
+               SmallVector<ReassociationIndices>{{0, 1}})
+        .getResult();
+  SmallVector<ReassociationIndices> re{
+      llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
+  return tensor::ExpandShapeOp::create(b, loc, resultType, result, re)
       .getResult();
 }
 
@@ -1034,8 +1081,9 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     int64_t rows = 1;
     for (int64_t d : lt.getShape().drop_back())
       rows *= d;
-    // Decode (one row of x, weight [N, K]): the vectorized matvec kernel.
-    if (rows == 1 && tb && lt.getElementType().isF32()) {
+    // Decode (one row of x, or up to kMatvecMaxRows, weight [N, K]): the
+    // vectorized matvec kernel.
+    if (rows <= kMatvecMaxRows && tb && lt.getElementType().isF32()) {
       FailureOr<Value> r = buildDequantMatvec(rewriter, loc, adaptor.getLhs(),
                                               adaptor.getRhs(), *p, type);
       if (succeeded(r)) {

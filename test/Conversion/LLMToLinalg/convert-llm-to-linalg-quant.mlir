@@ -157,7 +157,7 @@ func.func @w4a16(%x: tensor<4x64xf32>, %w: tensor<64x16xi4>) -> tensor<4x16xf32>
 // CHECK-NOT:     linalg.generic
 // CHECK-NOT:     8x64xf32
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x898A8B8C808788888888888888888888{{.*}}"> : tensor<8x32xi8>
-// CHECK:         scf.forall (%[[I:.+]]) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<8xf32>)
+// CHECK:         scf.forall (%[[I:.+]]) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<1x8xf32>)
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK:               vector.transfer_read %{{.+}} : tensor<64xf32>, vector<16xf32>
@@ -184,12 +184,12 @@ func.func @w4_matvec(%x: tensor<1x64xf32>) -> tensor<1x8xf32> {
 // -----
 
 // Near misses of the matvec kernel: a runtime (non-constant) i4 weight
-// cannot be packed at compile time, and two rows of x are not a decode
-// matvec: both keep the generic contraction.
+// cannot be packed at compile time, and five rows of x are more than the
+// kernel's four: both keep the generic contraction.
 // CHECK-LABEL: func.func @w4_runtime_matvec
 // CHECK:         linalg.generic
 // CHECK-NOT:     vector.transfer_read
-// CHECK-LABEL: func.func @w8_two_rows
+// CHECK-LABEL: func.func @w8_five_rows
 // CHECK:         linalg.generic
 // CHECK-NOT:     vector.transfer_read
 // CHECK:         return
@@ -198,6 +198,29 @@ func.func @w4_runtime_matvec(%x: tensor<1x64xf32>, %w: tensor<8x64xi4>) -> tenso
   %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<1x64xf32>, tensor<8x64x!quant.uniform<i4:f32, 0.1:1>>) -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
+func.func @w8_five_rows(%x: tensor<5x64xf32>, %w: tensor<8x64xi8>) -> tensor<5x8xf32> {
+  %q = quant.scast %w : tensor<8x64xi8> to tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<5x64xf32>, tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>) -> tensor<5x8xf32>
+  return %y : tensor<5x8xf32>
+}
+
+// -----
+
+// A few rows of x (2 here, a short prefill): the matvec kernel, each weight
+// chunk loaded and converted once and used by both rows (2 FMAs per load),
+// 2 weight rows per block (4 / M), one [2, 2] tile per block.
+// CHECK-LABEL: func.func @w8_two_rows
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.forall (%{{.+}}) in (4) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<2x8xf32>)
+// CHECK:               vector.transfer_read %{{.+}} : tensor<128xf32>, vector<32xf32>
+// CHECK:               vector.transfer_read %{{.+}} : tensor<128xf32>, vector<32xf32>
+// CHECK:               %[[W:.+]] = vector.transfer_read %{{.+}} : tensor<8x64xi8>, vector<32xi8>
+// CHECK-NEXT:          %[[F:.+]] = arith.sitofp %[[W]] : vector<32xi8> to vector<32xf32>
+// CHECK-NEXT:          vector.fma %{{.+}}, %[[F]], %{{.+}} : vector<32xf32>
+// CHECK-NEXT:          vector.fma %{{.+}}, %[[F]], %{{.+}} : vector<32xf32>
+// CHECK:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x8xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
 func.func @w8_two_rows(%x: tensor<2x64xf32>, %w: tensor<8x64xi8>) -> tensor<2x8xf32> {
   %q = quant.scast %w : tensor<8x64xi8> to tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>
   %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<2x64xf32>, tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>) -> tensor<2x8xf32>

@@ -13,12 +13,14 @@ stored [N, K] (torch.nn.Linear's layout), the shape that
 in groups of 64 with zero points, i4 in groups of 32 with zero points
 (inline constant), i4 in groups of 64 from a `dense_resource` blob (one
 element per byte, as a user writes it), u4 in groups of 128 with zero
-points, and an N of 6 (blocks of 2 rows). 4-bit constants are packed two
-per byte by the lowering. Compared with a float64 numpy reference of the
+points, and an N of 6 (blocks of 2 rows); and a few rows of x (2, 3, 4:
+a short prefill, where each unpacked weight chunk feeds every row). 4-bit
+constants are packed two per byte by the lowering. Compared with a float64 numpy reference of the
 ONNX definitions (rtol 1e-5, atol 1e-5 + 1e-6 * sum|x| |dq(w)|: f32
 accumulation over K = 256 in a different order than the reference).
 
-  quant_matvec.py gen DIR [--inline]  writes DIR/model.mlir and DIR/x.npy
+  quant_matvec.py gen DIR [--inline]  writes DIR/model.mlir, DIR/x.npy
+                                      (1 row) and DIR/xm.npy (4 rows)
                                       (--inline: no dense_resource, which
                                       the unfused path cannot lower for i4)
   quant_matvec.py check DIR OUTDIR
@@ -32,27 +34,32 @@ import numpy as np
 import llmc_quant_ref as R
 
 K, N = 256, 12
+XM = 4  # rows of the multi-row input
 
 
 def cases():
     rng = np.random.default_rng(11)
     out = []
-    # name, storage, lo, hi, n, group (0: per channel, -1: per tensor), zp
-    for name, storage, lo, hi, n, g, zp in [
-            ("i8_per_channel", "i8", -128, 127, N, 0, False),
-            ("u8_per_tensor_zp", "u8", 0, 255, N, -1, True),
-            ("i8_group64_zp", "i8", -128, 127, N, 64, True),
-            ("i4_group32_zp", "i4", -8, 7, N, 32, True),
-            ("i4_group64_resource", "i4", -8, 7, N, 64, False),
-            ("u4_group128_zp", "u4", 0, 15, N, 128, True),
-            ("i8_n6", "i8", -128, 127, 6, 0, True)]:
+    # name, storage, lo, hi, n, group (0: per channel, -1: per tensor), zp,
+    # rows of x
+    for name, storage, lo, hi, n, g, zp, m in [
+            ("i8_per_channel", "i8", -128, 127, N, 0, False, 1),
+            ("u8_per_tensor_zp", "u8", 0, 255, N, -1, True, 1),
+            ("i8_group64_zp", "i8", -128, 127, N, 64, True, 1),
+            ("i4_group32_zp", "i4", -8, 7, N, 32, True, 1),
+            ("i4_group64_resource", "i4", -8, 7, N, 64, False, 1),
+            ("u4_group128_zp", "u4", 0, 15, N, 128, True, 1),
+            ("i8_n6", "i8", -128, 127, 6, 0, True, 1),
+            ("i4_group32_zp_m3", "i4", -8, 7, N, 32, True, 3),
+            ("u4_group64_zp_m2", "u4", 0, 15, N, 64, True, 2),
+            ("i8_group64_zp_m4", "i8", -128, 127, N, 64, True, 4)]:
         q = rng.integers(lo, hi + 1, (n, K))
         groups = 1 if g <= 0 else K // g
         rows = 1 if g < 0 else n
         s = (rng.random((rows, groups)) * 0.05 + 0.01).astype(np.float32)
         z = (rng.integers(lo + 2, hi - 1, (rows, groups)) if zp else
              np.zeros((rows, groups), np.int64))
-        out.append((name, storage, n, g, q, s, z))
+        out.append((name, storage, n, g, q, s, z, m))
     return out
 
 
@@ -77,8 +84,10 @@ def gen(d, inline=False):
     rng = np.random.default_rng(5)
     x = rng.standard_normal((1, K)).astype(np.float32)
     np.save(os.path.join(d, "x.npy"), x)
+    np.save(os.path.join(d, "xm.npy"),
+            rng.standard_normal((XM, K)).astype(np.float32))
     body, rets, types, blobs = [], [], [], []
-    for i, (name, storage, n, g, q, s, z) in enumerate(cases()):
+    for i, (name, storage, n, g, q, s, z, m) in enumerate(cases()):
         st = "i8" if storage in ("i8", "u8") else "i4"
         qt = qtype(storage, n, g, s, z)
         if name.endswith("resource") and not inline:
@@ -95,12 +104,21 @@ def gen(d, inline=False):
             f"  %q{i} = quant.scast %c{i} : tensor<{n}x{K}x{st}> to "
             f"tensor<{n}x{K}x{qt}>\n"
             f"  %w{i} = llm.dequantize %q{i} : (tensor<{n}x{K}x{qt}>) -> "
-            f"tensor<{n}x{K}xf32>\n"
-            f"  %y{i} = llm.matmul %x, %w{i} {{transpose_b}} : "
-            f"(tensor<1x{K}xf32>, tensor<{n}x{K}xf32>) -> tensor<1x{n}xf32>\n")
+            f"tensor<{n}x{K}xf32>\n")
+        xv = "%x"
+        if m > 1:
+            xv = f"%x{i}"
+            body.append(
+                f"  {xv} = llm.slice %xm {{starts = array<i64: 0, 0>, "
+                f"limits = array<i64: {m}, {K}>, strides = array<i64: 1, 1>}}"
+                f" : (tensor<{XM}x{K}xf32>) -> tensor<{m}x{K}xf32>\n")
+        body.append(
+            f"  %y{i} = llm.matmul {xv}, %w{i} {{transpose_b}} : "
+            f"(tensor<{m}x{K}xf32>, tensor<{n}x{K}xf32>) -> tensor<{m}x{n}xf32>\n")
         rets.append(f"%y{i}")
-        types.append(f"tensor<1x{n}xf32>")
-    text = (f"func.func @main(%x: tensor<1x{K}xf32>) -> ({', '.join(types)}) {{\n"
+        types.append(f"tensor<{m}x{n}xf32>")
+    text = (f"func.func @main(%x: tensor<1x{K}xf32>, %xm: tensor<{XM}x{K}xf32>)"
+            f" -> ({', '.join(types)}) {{\n"
             + "".join(body) +
             f"  return {', '.join(rets)} : {', '.join(types)}\n}}\n")
     if blobs:
@@ -111,9 +129,11 @@ def gen(d, inline=False):
 
 
 def check(d, out):
-    x = np.load(os.path.join(d, "x.npy")).astype(np.float64)
+    x1 = np.load(os.path.join(d, "x.npy")).astype(np.float64)
+    xm = np.load(os.path.join(d, "xm.npy")).astype(np.float64)
     ok = True
-    for i, (name, storage, n, g, q, s, z) in enumerate(cases()):
+    for i, (name, storage, n, g, q, s, z, m) in enumerate(cases()):
+        x = x1 if m == 1 else xm[:m]
         G = K if g <= 0 else g
         sf = np.repeat(np.broadcast_to(s, (n, s.shape[1])), G, axis=1)
         zf = np.repeat(np.broadcast_to(z, (n, z.shape[1])), G, axis=1)
