@@ -2,7 +2,7 @@
 # Builds llmc with AddressSanitizer + UndefinedBehaviorSanitizer (and
 # assertions, and the libFuzzer targets, which share this build) into
 # ${LLMC_ASAN_BUILD_DIR:-build-asan} and runs the whole lit suite under it.
-# Nightly-style: a cold build takes ~15 min on 2 cores, the suite ~10 min.
+# Nightly-style: a cold build takes ~40 min on 2 loaded cores, the suite ~15 min.
 #
 #   scripts/test-sanitizers.sh [LIT ARGS...]     e.g. -sv, or a test path
 #
