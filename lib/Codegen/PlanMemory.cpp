@@ -170,7 +170,8 @@ static std::optional<int64_t> getPlannableByteSize(MemRefType type,
 /// sequence length, DimBounds.h): upstream's ValueBoundsConstraintSet gives
 /// `size` as a map of those dimensions, which all equal one value n in
 /// [1, bound] at run time (llm-guard-dim-bounds asserts it at entry), and the
-/// map is evaluated at every such n. Returns std::nullopt otherwise.
+/// largest value of the map over that range is the bound of `size`. Returns
+/// std::nullopt otherwise.
 static std::optional<int64_t> getDynamicSizeBound(FunctionOpInterface func,
                                                   Value size) {
   ValueDimList deps;
@@ -191,10 +192,34 @@ static std::optional<int64_t> getDynamicSizeBound(FunctionOpInterface func,
           map, operands, presburger::BoundType::UB, size, deps,
           /*closedUB=*/true)))
     return std::nullopt;
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  // One linear result (no mod/floordiv/ceildiv) is monotone in n: its
+  // largest value over [1, bound] is at an end. Otherwise every n is tried
+  // (up to 2^16 values; a larger bound leaves the buffer unplanned).
+  bool linear = map.getNumResults() == 1;
+  map.getResult(0).walk([&](AffineExpr e) {
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin || e.getKind() == AffineExprKind::Add)
+      return;
+    if (e.getKind() != AffineExprKind::Mul ||
+        !(isa<AffineConstantExpr>(bin.getLHS()) ||
+          isa<AffineConstantExpr>(bin.getRHS())))
+      linear = false;
+  });
+  SmallVector<int64_t> points;
+  if (linear) {
+    points = {1, bound};
+  } else if (bound <= (int64_t(1) << 16)) {
+    for (int64_t n = 1; n <= bound; ++n)
+      points.push_back(n);
+  } else {
+    return std::nullopt;
+  }
   std::optional<int64_t> best;
   SmallVector<Attribute> inputs(map.getNumInputs());
   Builder b(func.getContext());
-  for (int64_t n = 1; n <= bound; ++n) {
+  for (int64_t n : points) {
     for (Attribute &a : inputs)
       a = b.getIndexAttr(n);
     SmallVector<Attribute> results;

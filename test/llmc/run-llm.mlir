@@ -25,7 +25,7 @@
 //
 // RUN: rm -rf %t/fail
 // RUN: not llmc run %S/Inputs/pass-failure.mlir --output-dir %t/fail 2>&1 | FileCheck %s --check-prefix=PASSFAIL
-// PASSFAIL: pass-failure.mlir:6:19: error: argument #0 of @helper: dimension 0 of {{.*}} is dynamic but has no declared upper bound
+// PASSFAIL: pass-failure.mlir:7:8: error: llm-to-linalg: dynamic shapes: the enclosing function declares no bounded sequence dimension
 // RUN: test ! -e %t/fail/out0.npy
 // RUN: not llmc compile %S/Inputs/pass-failure.mlir -o %t/fail.o --emit=obj 2>&1 | FileCheck %s --check-prefix=PASSFAIL
 // RUN: test ! -e %t/fail.o

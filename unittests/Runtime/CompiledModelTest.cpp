@@ -105,4 +105,74 @@ TEST_F(CompiledModelTest, BadPipelineOptions) {
   EXPECT_NE(messages[0].find("invalid pipeline options"), std::string::npos);
 }
 
+/// A dynamic sequence length (llm.dim_bounds): one compiled module runs at
+/// every length up to the bound, results take the inputs' length, and a
+/// longer input or two different lengths are refused with a message.
+TEST_F(CompiledModelTest, DynamicSequence) {
+  constexpr const char *kDynamic = R"mlir(
+func.func @rows(%x: tensor<?x3xf32> {llm.dim_bounds = array<i64: 4, 3>},
+                %p: tensor<?xf32> {llm.dim_bounds = array<i64: 4>},
+                %w: tensor<3x2xf32>) -> tensor<?x2xf32> {
+  %0 = llm.matmul %x, %w : (tensor<?x3xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
+  %1 = llm.reshape %p : (tensor<?xf32>) -> tensor<?x1xf32>
+  %2 = llm.add %0, %1 : (tensor<?x2xf32>, tensor<?x1xf32>) -> tensor<?x2xf32>
+  return %2 : tensor<?x2xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> dyn = parseSourceString<ModuleOp>(kDynamic, &ctx);
+  ASSERT_TRUE(dyn);
+  FailureOr<EntrySignature> sig = getEntrySignature(*dyn, "rows");
+  ASSERT_TRUE(succeeded(sig));
+  EXPECT_EQ(sig->seqBound, 4);
+  EXPECT_EQ(sig->inputs[0].str(), "tensor<?x3xf32>");
+  EXPECT_EQ(sig->results[0].str(), "tensor<?x2xf32>");
+
+  CompileOptions options;
+  options.entry = "rows";
+  FailureOr<std::unique_ptr<CompiledModel>> model =
+      CompiledModel::create(*dyn, options);
+  ASSERT_TRUE(succeeded(model)) << (messages.empty() ? "" : messages[0]);
+
+  HostTensor w(DType::F32, {3, 2});
+  for (int i = 0; i < 6; ++i)
+    w.setFromDouble(i, i + 1); // [[1, 2], [3, 4], [5, 6]]
+  for (int64_t n : {1, 3, 4}) {
+    HostTensor x(DType::F32, {n, 3}), p(DType::F32, {n}),
+        out(DType::F32, {n, 2});
+    for (int64_t i = 0; i < 3 * n; ++i)
+      x.setFromDouble(i, i % 3 == i / 3 % 3 ? 1.0 : 0.0);
+    for (int64_t r = 0; r < n; ++r)
+      p.setFromDouble(r, 100.0 * r);
+    ASSERT_FALSE(!!(*model)->invoke({x, p, w}, {out})) << "n = " << n;
+    // Row r of x is the unit vector e_(r % 3): row r % 3 of w, plus 100 r.
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < 2; ++c)
+        EXPECT_EQ(out.getAsDouble(r * 2 + c),
+                  2.0 * (r % 3) + c + 1 + 100.0 * r)
+            << "n = " << n << ", row " << r;
+  }
+
+  HostTensor x5(DType::F32, {5, 3}), p5(DType::F32, {5}),
+      out5(DType::F32, {5, 2});
+  llvm::Error e = (*model)->invoke({x5, p5, w}, {out5});
+  ASSERT_TRUE(!!e);
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            "@rows: input #0 dimension 0 (the sequence length) is 5, outside "
+            "[1, 4]: the model was compiled for sequences of at most 4 "
+            "(llm.dim_bounds)");
+  HostTensor x2(DType::F32, {2, 3}), p3(DType::F32, {3}),
+      out2(DType::F32, {2, 2});
+  llvm::Error e2 = (*model)->invoke({x2, p3, w}, {out2});
+  ASSERT_TRUE(!!e2);
+  EXPECT_EQ(llvm::toString(std::move(e2)),
+            "@rows: input #1 dimension 0 is 3 but input #0 dimension 0 is 2 "
+            "(every dynamic dimension is the one sequence length)");
+  // An output of another length than the inputs'.
+  HostTensor p2(DType::F32, {2}), out3(DType::F32, {3, 2});
+  llvm::Error e3 = (*model)->invoke({x2, p2, w}, {out3});
+  ASSERT_TRUE(!!e3);
+  EXPECT_EQ(llvm::toString(std::move(e3)),
+            "output #0: expected tensor<2x2xf32>, got shape 3x2 of f32");
+}
+
 } // namespace

@@ -37,6 +37,14 @@ struct LLMGuardDimBoundsPass
     for (auto func : getOperation().getOps<FunctionOpInterface>()) {
       if (func.isExternal())
         continue;
+      // Functions that declare no bound are not ours: dynamic shapes there
+      // (e.g. linalg helpers) are left to the passes that meet them
+      // (convert-llm-to-linalg reports dynamic llm ops without a bound).
+      bool declares = false;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        declares |= !!func.getArgAttr(i, kDimBoundsAttrName);
+      if (!declares)
+        continue;
       FailureOr<std::optional<SequenceDim>> seq = getSequenceDim(func);
       if (failed(seq)) {
         failedAny = true;

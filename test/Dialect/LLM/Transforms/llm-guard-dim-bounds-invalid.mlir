@@ -1,8 +1,16 @@
 // RUN: llm-opt %s -llm-guard-dim-bounds -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{argument #0 of @no_bound: dimension 1 of 'tensor<1x?xf32>' is dynamic but has no declared upper bound; add the argument attribute {llm.dim_bounds = array<i64: ...>}}}
-func.func @no_bound(%x: tensor<1x?xf32>) -> tensor<1x?xf32> {
+// expected-error @+1 {{argument #1 of @no_bound: dimension 0 of 'tensor<?xi64>' is dynamic but has no declared upper bound; add the argument attribute {llm.dim_bounds = array<i64: ...>}}}
+func.func @no_bound(%x: tensor<1x?xf32> {llm.dim_bounds = array<i64: 1, 8>}, %p: tensor<?xi64>) -> tensor<1x?xf32> {
   return %x : tensor<1x?xf32>
+}
+
+// -----
+
+// A function that declares no bound is left alone (a dynamic llm op in it
+// is reported by convert-llm-to-linalg).
+func.func @no_bounds_at_all(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  return %x : tensor<?x4xf32>
 }
 
 // -----

@@ -398,8 +398,9 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
 def LLMGuardDimBoundsPass : Pass<"llm-guard-dim-bounds", "::mlir::ModuleOp"> {
   let summary = "Check the declared sequence bounds and guard them at entry";
   let description = [{
-    For every defined function whose arguments have dynamic (`?`)
-    dimensions: checks the `llm.dim_bounds` argument attributes
+    For every defined function with an `llm.dim_bounds` argument attribute
+    (functions without one are left alone: a dynamic llm op there is
+    reported by `convert-llm-to-linalg`): checks the attributes
     (llm/Dialect/LLM/IR/DimBounds.h: one i64 per dimension, static entries
     equal to the size, the dynamic ones >= 1 and all equal, since llmc
     supports one symbolic dimension, the sequence length), then inserts at
