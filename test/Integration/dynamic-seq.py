@@ -2,10 +2,10 @@
 # sequence dimension and a declared bound of 32 (examples/generate.py
 # --dynamic-seq, i.e. `llm.dim_bounds`), run at lengths 1, 7 (odd) and 32
 # (the bound) through the Python package, each checked against the float64
-# numpy reference (llmc_check: rtol 1e-4, atol 1e-4) and against a static
-# compile of the same weights at that length (within 1e-5). The memory plan
-# is sized at the bound (the arena of the dynamic module equals the static
-# module's at 32 is checked by llmc compile --report in dynamic-seq.test).
+# numpy reference (llmc_check: rtol 1e-4, atol 1e-4), and at 7 against a
+# static compile of the same weights (within 1e-5). The memory plan is
+# sized at the bound (dynamic-seq.test checks that the arena is the only
+# allocation of the lowered code).
 # A length beyond the bound is refused with an error naming the dimension,
 # the length and the bound, and nothing runs.
 #
@@ -19,11 +19,9 @@
 #
 # CHECK: dynamic: inputs (arg0: f32[1x?x64]) bound 32
 # CHECK: seq 1: gpt2_block: shape [1, 1, 64] dtype float32 {{.*}} PASS
-# CHECK: seq 1: vs static: max abs diff {{.*}} PASS
 # CHECK: seq 7: gpt2_block: shape [1, 7, 64] dtype float32 {{.*}} PASS
 # CHECK: seq 7: vs static: max abs diff {{.*}} PASS
 # CHECK: seq 32: gpt2_block: shape [1, 32, 64] dtype float32 {{.*}} PASS
-# CHECK: seq 32: vs static: max abs diff {{.*}} PASS
 # CHECK: seq 33: RuntimeError: error: @main: input #0 dimension 1 (the sequence length) is 33, outside [1, 32]: the model was compiled for sequences of at most 32 (llm.dim_bounds)
 # CHECK: seq 1 again: PASS
 # CHECK: dynamic-seq: all checks passed
@@ -52,11 +50,12 @@ for seq in (1, 7, 32):
   expected = llmc_check.run_reference(config, weights, {"arg0": x}).astype(np.float32)
   sys.stdout.write("seq %d: " % seq)
   ok &= llmc_check.compare(config["kind"], out, expected, 1e-4, 1e-4)
-  static = llmc.compile(os.path.join(d, "s%d.mlir" % seq))(x)
-  diff = float(np.max(np.abs(static.astype(np.float64) - out)))
-  good = diff <= 1e-5
-  ok &= good
-  print("seq %d: vs static: max abs diff %.3g %s" % (seq, diff, "PASS" if good else "FAIL"))
+  if seq == 7:  # One static compile (compile time is the test's cost).
+    static = llmc.compile(os.path.join(d, "s%d.mlir" % seq))(x)
+    diff = float(np.max(np.abs(static.astype(np.float64) - out)))
+    good = diff <= 1e-5
+    ok &= good
+    print("seq %d: vs static: max abs diff %.3g %s" % (seq, diff, "PASS" if good else "FAIL"))
   if seq == 1:
     first = (x, out)
 

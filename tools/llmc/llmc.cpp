@@ -576,6 +576,16 @@ static int runMain() {
     setenv("OMP_NUM_THREADS", std::to_string(numThreads.getValue()).c_str(),
            /*overwrite=*/1);
 
+  // The result shapes of these inputs (a dynamic sequence dimension takes
+  // the inputs' length, which must be within the declared bound), checked
+  // before compiling.
+  SmallVector<ArrayRef<int64_t>> inputShapes;
+  for (auto &t : inputTensors)
+    inputShapes.push_back(t->getShape());
+  llvm::Expected<EntrySignature> callSig = sig->specialize(inputShapes);
+  if (!callSig)
+    return fail(callSig.takeError());
+
   stripNameAttrs(*module);
   CompileOptions options;
   options.entry = entryName;
@@ -589,14 +599,6 @@ static int runMain() {
   if (failed(model))
     return 1;
 
-  // The result shapes of these inputs (a dynamic sequence dimension takes
-  // the inputs' length, which must be within the declared bound).
-  SmallVector<ArrayRef<int64_t>> inputShapes;
-  for (auto &t : inputTensors)
-    inputShapes.push_back(t->getShape());
-  llvm::Expected<EntrySignature> callSig = sig->specialize(inputShapes);
-  if (!callSig)
-    return fail(callSig.takeError());
   SmallVector<HostTensor> results;
   for (auto [k, spec] : llvm::enumerate(callSig->results)) {
     llvm::Expected<HostTensor> tensor =
