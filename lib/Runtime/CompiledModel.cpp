@@ -487,6 +487,21 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options) {
   if (!tm)
     return emitError(getModuleDiagLoc(module))
            << "cannot create a host target: " << llvm::toString(tm.takeError());
+  // The JIT (RuntimeDyld + SectionMemoryManager) maps code, read-only and
+  // read-write data in separate blocks, and places them near each other only
+  // as an mmap hint. The small code model reaches data and stubs through
+  // 32-bit PC-relative relocations, which RuntimeDyld truncates silently when
+  // the blocks end up more than 2 GiB apart. That happened under ASan, whose
+  // 4 TiB allocator reservation splits the mmap area: a model's .rodata was
+  // mapped above it and its code 4 TiB below, and the code faulted on its
+  // first data load (a constant, or the JIT platform's globals in the
+  // deinit stub that ~ExecutionEngine runs): SEGV inside JIT code in
+  // attention-bshd, attention-flash and test/python/compile.py. Any host
+  // process with large reservations could see the same. The large code model uses 64-bit
+  // absolute addresses, valid wherever the blocks land. (Objects written by
+  // `llmc compile --emit=obj` keep the small model: a static linker places
+  // their sections.)
+  (*tm)->setCodeModel(llvm::CodeModel::Large);
 
   SmallVector<std::string> libs = options.sharedLibPaths.empty()
                                       ? getDefaultSharedLibPaths()

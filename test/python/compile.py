@@ -4,11 +4,6 @@
 # (no_opt) and a serial unvectorized lowering; inputs by position and name;
 # every element type; run_pipeline.
 # RUN: %python %s | FileCheck %s
-# Under ASan (python3 with the runtime preloaded, see lit.local.cfg) the
-# JIT-compiled code of the "serial" model below faults (SEGV in JIT code,
-# not in llmc's instrumented code); `llmc run` of the same model and options
-# under ASan passes. Open: not root-caused yet (README, Testing).
-# UNSUPPORTED: asan
 
 import os
 import tempfile

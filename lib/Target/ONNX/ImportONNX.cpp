@@ -867,6 +867,14 @@ static std::string sanitizeBlobName(StringRef name) {
   return s;
 }
 
+/// `v` (ConstTensor::getInt: a `width`-bit element sign- or zero-extended as
+/// its ONNX type says) as a `width`-bit APInt: signed when negative, else
+/// unsigned. As a signed value, true (1) does not fit 1 bit nor 255 (uint8)
+/// 8 bits: APInt asserts (found by onnx-import-fuzzer on the Trilu mask).
+static APInt toAPInt(unsigned width, int64_t v) {
+  return APInt(width, static_cast<uint64_t>(v), /*isSigned=*/v < 0);
+}
+
 ElementsAttr Importer::constantAttr(const ConstTensor &t, StringRef blobName,
                                     bool forceResource) {
   Type elemType = toMLIRType(t.dtype, ctx);
@@ -897,7 +905,7 @@ ElementsAttr Importer::constantAttr(const ConstTensor &t, StringRef blobName,
       return DenseElementsAttr::get(type, f);
     }
     return DenseElementsAttr::get(
-        type, APInt(elemType.getIntOrFloatBitWidth(), t.getInt(0), true));
+        type, toAPInt(elemType.getIntOrFloatBitWidth(), t.getInt(0)));
   }
   if (isa<FloatType>(elemType)) {
     SmallVector<APFloat> values;
@@ -912,8 +920,7 @@ ElementsAttr Importer::constantAttr(const ConstTensor &t, StringRef blobName,
   }
   SmallVector<APInt> values;
   for (int64_t i = 0; i < n; ++i)
-    values.push_back(APInt(elemType.getIntOrFloatBitWidth(), t.getInt(i),
-                           /*isSigned=*/true));
+    values.push_back(toAPInt(elemType.getIntOrFloatBitWidth(), t.getInt(i)));
   return DenseElementsAttr::get(type, values);
 }
 
