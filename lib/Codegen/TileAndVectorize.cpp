@@ -646,8 +646,6 @@ mlir::llm::parallelizeOuterDimension(RewriterBase &rewriter,
   if (!hasStaticTensorShapes(op) || op.getNumLoops() == 0 ||
       op->getNumResults() == 0)
     return failure();
-  if (op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
-    return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t points = 1;
   for (int64_t r : ranges) {
@@ -655,11 +653,21 @@ mlir::llm::parallelizeOuterDimension(RewriterBase &rewriter,
       return failure();
     points *= r;
   }
+  // The outermost dimension of size > 1 (leading unit dimensions, such as a
+  // batch of 1, are skipped); it must be parallel.
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  const auto *outer =
+      llvm::find_if(ranges, [](int64_t r) { return r > 1; });
+  if (outer == ranges.end())
+    return failure();
+  size_t dim = outer - ranges.begin();
+  if (iters[dim] != utils::IteratorType::parallel)
+    return failure();
   int64_t threads = target.getNumThreads();
-  if (threads < 2 || ranges.front() < 2 || points < target.minParallelElements)
+  if (threads < 2 || points < target.minParallelElements)
     return failure();
   SmallVector<int64_t> sizes(ranges.size(), 0);
-  sizes.front() = llvm::divideCeil(ranges.front(), threads);
+  sizes[dim] = llvm::divideCeil(ranges[dim], threads);
   if (failed(tileWith(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
                       scf::SCFTilingOptions::LoopType::ForallOp)))
     return failure();

@@ -67,12 +67,15 @@ static bool isEpilogueOf(linalg::LinalgOp root, linalg::LinalgOp contraction) {
 }
 
 /// Tiles the root over its first parallel dimension of size >= 2, fusing
-/// the producers `inGroup` accepts.
+/// the producers `inGroup` accepts. `hasContraction`: the group holds a
+/// matmul (or another op with loops beyond the root's), whose work the
+/// root's iteration space does not measure.
 static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
                                      linalg::LinalgOp root,
                                      const CPUTargetDescription &target,
                                      const CPUTilingOptions &options,
-                                     const ProducerFilter &inGroup) {
+                                     const ProducerFilter &inGroup,
+                                     bool hasContraction) {
   if (!root.hasPureTensorSemantics() || root->getNumResults() == 0)
     return failure();
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
@@ -92,8 +95,19 @@ static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
   for (unsigned d = *dim + 1; d < ranges.size(); ++d)
     inner *= ranges[d];
   int64_t rows = std::max<int64_t>(1, kRowBlockBytes / 4 / inner);
-  int64_t threads = options.parallel ? target.getNumThreads() : 1;
-  rows = std::min<int64_t>(rows, llvm::divideCeil(ranges[*dim], threads));
+  // A group without a matmul smaller than the target's parallel threshold
+  // (a decode step's one-row norm) runs as a serial scf.for: the fork/join
+  // would cost more than the work.
+  int64_t points = 1;
+  for (int64_t r : ranges)
+    points *= r;
+  bool parallel = options.parallel && target.getNumThreads() >= 2 &&
+                  (hasContraction || points >= target.minParallelElements);
+  if (parallel)
+    rows = std::min<int64_t>(
+        rows, llvm::divideCeil(ranges[*dim], target.getNumThreads()));
+  // At least two tiles, so that the group stays one loop nest (a loop of one
+  // iteration would fold away and leave its ops as separate kernels).
   rows = std::min<int64_t>(rows, llvm::divideCeil(ranges[*dim], 2));
   SmallVector<int64_t> sizes(ranges.size(), 0);
   for (unsigned d = 0; d < *dim; ++d)
@@ -101,9 +115,8 @@ static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
   sizes[*dim] = rows;
 
   scf::SCFTilingOptions tileOpts;
-  tileOpts.setLoopType(options.parallel
-                           ? scf::SCFTilingOptions::LoopType::ForallOp
-                           : scf::SCFTilingOptions::LoopType::ForOp);
+  tileOpts.setLoopType(parallel ? scf::SCFTilingOptions::LoopType::ForallOp
+                                : scf::SCFTilingOptions::LoopType::ForOp);
   tileOpts.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   scf::SCFTileAndFuseOptions fuseOpts;
   fuseOpts.setTilingOptions(tileOpts);
@@ -198,7 +211,15 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
                                 cast<TilingInterface>(root.getOperation()),
                                 fuseInGroup);
     } else {
-      result = tileRowsAndFuse(rewriter, root, target, options, inGroup);
+      // Any op with loops beyond the root's (the K of an integer matmul,
+      // a linalg.generic with its quantize prologue) does more work than
+      // the root's iteration space says.
+      bool hasContraction = bool(contraction);
+      body.walk([&](linalg::LinalgOp op) {
+        hasContraction |= op.getNumLoops() > root.getNumLoops();
+      });
+      result = tileRowsAndFuse(rewriter, root, target, options, inGroup,
+                               hasContraction);
     }
   }
 

@@ -51,17 +51,20 @@ func.func @cache_tiles(%x: tensor<32x64xf32>, %w: tensor<64x512xf32>, %r: tensor
   return %1 : tensor<32x512xf32>
 }
 
-// fusion_group { layer_norm } -> one scf.forall over row blocks computing the
-// sums, the variances and the normalization of its rows.
+// fusion_group { layer_norm } -> one loop over row blocks computing the
+// sums, the variances and the normalization of its rows. The group (2048
+// points, no matmul) is below the target's minParallelElements (32768): a
+// serial scf.for rather than an scf.forall (the fork/join would cost more).
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-NOT: linalg.
-// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (16)
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK:   linalg.fill
 // CHECK:   linalg.generic {{.*}}"reduction"
 // CHECK:   linalg.generic {{.*}}"reduction"
 // CHECK:   linalg.generic
 // CHECK:     math.rsqrt
-// CHECK:   scf.forall.in_parallel
+// CHECK:   scf.yield
 // CHECK-NOT: linalg.
 // CHECK: return
 // NOFUSE-LABEL: func.func @layer_norm

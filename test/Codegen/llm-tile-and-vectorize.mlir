@@ -127,6 +127,27 @@ func.func @elementwise_and_reduction(%x: tensor<256x256xf32>, %o: tensor<256xf32
 
 // -----
 
+// A leading unit dimension (batch 1) is skipped: the parallel loop goes over
+// the first dimension of size > 1 (RoPE over [1, H, S, 2, D/2]).
+// CHECK-LABEL: func.func @unit_batch
+// CHECK:       scf.forall (%{{.+}}) = (0) to (8) step (4)
+// CHECK:         linalg.generic {{.*}} ins({{.*}} : tensor<1x4x128x64xf32>)
+// SERIAL-LABEL: func.func @unit_batch
+// SERIAL-NOT:   scf.forall
+func.func @unit_batch(%x: tensor<1x8x128x64xf32>) -> tensor<1x8x128x64xf32> {
+  %e = tensor.empty() : tensor<1x8x128x64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, h, s, d) -> (b, h, s, d)>, affine_map<(b, h, s, d) -> (b, h, s, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x8x128x64xf32>) outs(%e : tensor<1x8x128x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x128x64xf32>
+  return %0 : tensor<1x8x128x64xf32>
+}
+
+// -----
+
 // Left alone: small ops (not worth a fork/join), dynamic shapes, reductions
 // over the outer dimension.
 // CHECK-LABEL: func.func @untouched

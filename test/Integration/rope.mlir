@@ -87,3 +87,58 @@ func.func @rope_bf16(%x: tensor<1x2x5x8xf32>, %p: tensor<5xi64>) -> tensor<1x2x5
   %2 = llm.cast %1 : (tensor<1x2x5x8xbf16>) -> tensor<1x2x5x8xf32>
   return %2 : tensor<1x2x5x8xf32>
 }
+
+// Constant positions: the lowering reads cos/sin from compile-time tables
+// (odd head size 10 -> 5 pairs, 7 rows, 3 heads), both modes.
+// RUN: mkdir -p %t/rope_const %t/rope_const_il %t/rope_attn
+// RUN: %python -m llmc_check gen %t/rope_const xc=1x3x7x10xf32 'pc=7xi64@[0, 1, 2, 3, 5, 8, 13]'
+// RUN: llmc run %s --entry rope_const --input arg0=%t/rope_const/xc.npy --output-dir %t/rope_const
+// RUN: %python -m llmc_check expr "rope(xc, pc)" --arg pc=%t/rope_const/pc.npy --arg xc=%t/rope_const/xc.npy --actual %t/rope_const/out0.npy --name rope_const | FileCheck %s --check-prefix=ROPE_CONST
+// ROPE_CONST: rope_const: shape [1, 3, 7, 10] dtype float32 {{.*}} PASS
+func.func @rope_const(%x: tensor<1x3x7x10xf32>) -> tensor<1x3x7x10xf32> {
+  %p = llm.constant dense<[0, 1, 2, 3, 5, 8, 13]> : tensor<7xi64>
+  %0 = llm.rope %x, %p : (tensor<1x3x7x10xf32>, tensor<7xi64>) -> tensor<1x3x7x10xf32>
+  return %0 : tensor<1x3x7x10xf32>
+}
+// RUN: llmc run %s --entry rope_const_il --input arg0=%t/rope_const/xc.npy --output-dir %t/rope_const_il
+// RUN: %python -m llmc_check expr "rope(xc, pc, 'interleaved', theta=500.0)" --arg pc=%t/rope_const/pc.npy --arg xc=%t/rope_const/xc.npy --actual %t/rope_const_il/out0.npy --name rope_const_il | FileCheck %s --check-prefix=ROPE_CONST_IL
+// ROPE_CONST_IL: rope_const_il: shape [1, 3, 7, 10] dtype float32 {{.*}} PASS
+func.func @rope_const_il(%x: tensor<1x3x7x10xf32>) -> tensor<1x3x7x10xf32> {
+  %p = llm.constant dense<[0, 1, 2, 3, 5, 8, 13]> : tensor<7xi64>
+  %0 = llm.rope %x, %p mode <interleaved> {theta = 5.0e+02 : f32} : (tensor<1x3x7x10xf32>, tensor<7xi64>) -> tensor<1x3x7x10xf32>
+  return %0 : tensor<1x3x7x10xf32>
+}
+
+// Head splits, RoPE on q and k (GQA 4 query / 2 kv heads, 7 positions),
+// attention and head merge: llm-optimize-layout moves the transposes through
+// the ropes so attention runs in layout bshd with no transpose left
+// (test/Dialect/LLM/Transforms/llm-optimize-layout.mlir @rope_heads);
+// checked against the reference on the original [B, H, S, D] graph.
+// RUN: %python -m llmc_check gen %t/rope_attn q=1x7x4x10xf32 k=1x7x2x10xf32 v=1x7x2x10xf32
+// RUN: llmc run %s --entry rope_attn --input arg0=%t/rope_attn/q.npy --input arg1=%t/rope_attn/k.npy --input arg2=%t/rope_attn/v.npy --output-dir %t/rope_attn
+// RUN: %python -m llmc_check expr "attention(rope(q.transpose(0, 2, 1, 3), pc), rope(k.transpose(0, 2, 1, 3), pc), v.transpose(0, 2, 1, 3), causal=True).transpose(0, 2, 1, 3)" --arg pc=%t/rope_const/pc.npy --arg q=%t/rope_attn/q.npy --arg k=%t/rope_attn/k.npy --arg v=%t/rope_attn/v.npy --actual %t/rope_attn/out0.npy --name rope_attn | FileCheck %s --check-prefix=ROPE_ATTN
+// ROPE_ATTN: rope_attn: shape [1, 7, 4, 10] dtype float32 {{.*}} PASS
+func.func @rope_attn(%q: tensor<1x7x4x10xf32>, %k: tensor<1x7x2x10xf32>, %v: tensor<1x7x2x10xf32>) -> tensor<1x7x4x10xf32> {
+  %p = llm.constant dense<[0, 1, 2, 3, 5, 8, 13]> : tensor<7xi64>
+  %qt = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x7x4x10xf32>) -> tensor<1x4x7x10xf32>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x7x2x10xf32>) -> tensor<1x2x7x10xf32>
+  %vt = llm.transpose %v {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x7x2x10xf32>) -> tensor<1x2x7x10xf32>
+  %qr = llm.rope %qt, %p : (tensor<1x4x7x10xf32>, tensor<7xi64>) -> tensor<1x4x7x10xf32>
+  %kr = llm.rope %kt, %p : (tensor<1x2x7x10xf32>, tensor<7xi64>) -> tensor<1x2x7x10xf32>
+  %a = llm.attention %qr, %kr, %vt {causal} : (tensor<1x4x7x10xf32>, tensor<1x2x7x10xf32>, tensor<1x2x7x10xf32>) -> tensor<1x4x7x10xf32>
+  %m = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x7x10xf32>) -> tensor<1x7x4x10xf32>
+  return %m : tensor<1x7x4x10xf32>
+}
+
+// Per-head positions [H, S] under a head split: llm-optimize-layout moves
+// the rope before the transpose and transposes the positions to [S, H].
+// RUN: mkdir -p %t/rope_pos_t
+// RUN: %python -m llmc_check gen %t/rope_pos_t xt=1x6x3x8xf32 'pt=3x6xi64@np.arange(18).reshape(3, 6) % 11'
+// RUN: llmc run %s --entry rope_pos_t --input arg0=%t/rope_pos_t/xt.npy --input arg1=%t/rope_pos_t/pt.npy --output-dir %t/rope_pos_t
+// RUN: %python -m llmc_check expr "rope(xt.transpose(0, 2, 1, 3), pt, 'interleaved')" --arg pt=%t/rope_pos_t/pt.npy --arg xt=%t/rope_pos_t/xt.npy --actual %t/rope_pos_t/out0.npy --name rope_pos_t | FileCheck %s --check-prefix=ROPE_POS_T
+// ROPE_POS_T: rope_pos_t: shape [1, 3, 6, 8] dtype float32 {{.*}} PASS
+func.func @rope_pos_t(%x: tensor<1x6x3x8xf32>, %p: tensor<3x6xi64>) -> tensor<1x3x6x8xf32> {
+  %t = llm.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x6x3x8xf32>) -> tensor<1x3x6x8xf32>
+  %r = llm.rope %t, %p mode <interleaved> : (tensor<1x3x6x8xf32>, tensor<3x6xi64>) -> tensor<1x3x6x8xf32>
+  return %r : tensor<1x3x6x8xf32>
+}

@@ -226,10 +226,23 @@ def LLMExpandStridedCopiesPass
     runtime's generic `memrefCopy`, which copies one element per `memcpy`
     call for non-contiguous layouts. Contiguous copies (one `memcpy`),
     dynamic shapes and rank-0 copies are left alone. Element types: any.
+    A copy of at least `parallel-min-bytes` bytes (integer and float
+    elements; 0 disables it) is split over its outermost dimension of size
+    > 1: an `scf.forall` over that dimension whose body copies one slice
+    (`memref.subview`s of both sides), which `llm-lower-to-cpu` runs on the
+    OpenMP threads (a decode step's KV-cache concat moves megabytes).
     `llm-lower-to-cpu` runs it after the bufferization ops are converted to
-    memref and before linalg is lowered to loops.
+    memref and before linalg is lowered to loops and scf.forall to OpenMP.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"parallelMinBytes", "parallel-min-bytes", "int64_t",
+           /*default=*/"262144",
+           "Split copies of at least this many bytes into an scf.forall over "
+           "the outermost dimension (0: never)">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//

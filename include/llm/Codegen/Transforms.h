@@ -85,8 +85,9 @@ LogicalResult tileTransposeForCPU(RewriterBase &rewriter,
 LogicalResult vectorizeRegisterTiles(RewriterBase &rewriter, Operation *root,
                                      int64_t &numVectorized);
 
-/// Gives a static-shaped linalg op with parallel outer dimensions an
-/// `scf.forall` over its first parallel dimension, split into about one chunk
+/// Gives a static-shaped linalg op an `scf.forall` over its outermost
+/// dimension of size > 1 (leading unit dimensions, e.g. a batch of 1, are
+/// skipped; that dimension must be parallel), split into about one chunk
 /// per thread, when the iteration space has at least
 /// `target.minParallelElements` points. Failure when the op does not qualify.
 LogicalResult parallelizeOuterDimension(RewriterBase &rewriter,

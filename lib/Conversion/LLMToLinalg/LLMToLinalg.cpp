@@ -41,6 +41,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -1143,8 +1144,13 @@ struct RmsNormLowering : LLMLowering<RmsNormOp> {
 
 // llm.rope %x[..., D], %pos -> expand x to [..., 2, D/2] (rotate_half) or
 //   [..., D/2, 2] (interleaved); linalg.generic reading both halves of each
-//   pair through constant-index maps, computing the angle
-//   pos * theta^(-2i/D) in f32 with i = linalg.index; collapse back.
+//   pair through constant-index maps; collapse back. The angle is
+//   pos * inv_freq[i] in f32, inv_freq[i] = theta^(-2i/D) a tensor<D/2xf32>
+//   constant computed here (in double, rounded to f32). With constant
+//   positions (the usual arange of a prefill) the generic reads cos and sin
+//   from two constant tables of shape pos.shape x [D/2] (f32 angle, cos/sin
+//   evaluated in double and rounded), so no transcendental runs per element;
+//   otherwise it evaluates cos/sin of the f32 angle per element.
 struct RopeLowering : LLMLowering<RopeOp> {
   using LLMLowering::LLMLowering;
   LogicalResult lower(RopeOp op, OpAdaptor adaptor,
@@ -1191,36 +1197,89 @@ struct RopeLowering : LLMLowering<RopeOp> {
     SmallVector<utils::IteratorType> iters(numDims,
                                            utils::IteratorType::parallel);
     Value init = createEmptyTensor(rewriter, loc, shape, et);
-    double theta = op.getTheta().convertToDouble();
-    Value r = buildGeneric(
-        rewriter, loc, shape, et, ValueRange{xe, xe, pos},
-        {memberMap(0), memberMap(1), posMap}, iters,
-        rewriter.getMultiDimIdentityMap(numDims), init,
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value u = a[0], v = a[1];
-          Type f32 = b.getF32Type();
-          Value p = arith::SIToFPOp::create(b, l, f32, a[2]);
-          Value i = linalg::IndexOp::create(b, l, iDim);
-          Value fi = arith::SIToFPOp::create(
-              b, l, f32, arith::IndexCastOp::create(b, l, b.getI64Type(), i));
-          Value expo =
-              arith::MulFOp::create(b, l, fi, f32Const(b, l, -2.0 / double(d)));
-          Value invFreq =
-              math::PowFOp::create(b, l, f32Const(b, l, theta), expo);
-          Value angle = arith::MulFOp::create(b, l, p, invFreq);
-          Value c = math::CosOp::create(b, l, angle);
-          Value s = math::SinOp::create(b, l, angle);
-          Value first =
-              arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, u, c),
-                                    arith::MulFOp::create(b, l, v, s));
-          Value second =
-              arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, v, c),
-                                    arith::MulFOp::create(b, l, u, s));
-          Value isFirst = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::eq,
-              linalg::IndexOp::create(b, l, pDim), indexConst(b, l, 0));
-          return arith::SelectOp::create(b, l, isFirst, first, second);
-        });
+    float theta = op.getTheta().convertToFloat();
+    SmallVector<float> invFreq(half);
+    for (int64_t i = 0; i < half; ++i)
+      invFreq[i] = static_cast<float>(
+          std::pow(static_cast<double>(theta), -2.0 * double(i) / double(d)));
+    auto f32 = rewriter.getF32Type();
+    auto invFreqType = RankedTensorType::get({half}, f32);
+    // Map from the iteration space to a [half] or pos.shape x [half] table.
+    auto tableMap = [&](bool withPos) {
+      SmallVector<AffineExpr> exprs;
+      if (withPos)
+        llvm::append_range(exprs, posMap.getResults());
+      exprs.push_back(getAffineDimExpr(iDim, ctx));
+      return AffineMap::get(numDims, 0, exprs, ctx);
+    };
+    Value r;
+    auto rotate = [&](OpBuilder &b, Location l, Value u, Value v, Value c,
+                      Value s) -> Value {
+      Value first =
+          arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, u, c),
+                                arith::MulFOp::create(b, l, v, s));
+      Value second =
+          arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, v, c),
+                                arith::MulFOp::create(b, l, u, s));
+      Value isFirst = arith::CmpIOp::create(
+          b, l, arith::CmpIPredicate::eq, linalg::IndexOp::create(b, l, pDim),
+          indexConst(b, l, 0));
+      return arith::SelectOp::create(b, l, isFirst, first, second);
+    };
+    // Constant positions, also through llm.reshape (llm-optimize-layout
+    // reshapes [S] to [S, 1] when it moves a head split past the rope).
+    DenseIntElementsAttr posValues;
+    auto posType = cast<RankedTensorType>(pos.getType());
+    Value posSource = op.getPositions();
+    while (auto reshape = posSource.getDefiningOp<ReshapeOp>())
+      posSource = reshape.getInput();
+    constexpr int64_t kMaxTableElements = int64_t(1) << 20;
+    if (matchPattern(posSource, m_Constant(&posValues)) &&
+        posType.hasStaticShape() &&
+        posType.getNumElements() * half <= kMaxTableElements) {
+      SmallVector<float> cosTable, sinTable;
+      cosTable.reserve(posType.getNumElements() * half);
+      sinTable.reserve(posType.getNumElements() * half);
+      for (const APInt &p : posValues.getValues<APInt>()) {
+        float fp = static_cast<float>(p.getSExtValue());
+        for (int64_t i = 0; i < half; ++i) {
+          double angle = static_cast<double>(fp * invFreq[i]);
+          cosTable.push_back(static_cast<float>(std::cos(angle)));
+          sinTable.push_back(static_cast<float>(std::sin(angle)));
+        }
+      }
+      SmallVector<int64_t> tableShape(posType.getShape());
+      tableShape.push_back(half);
+      auto tableType = RankedTensorType::get(tableShape, f32);
+      Value cosT = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(tableType, ArrayRef<float>(cosTable)));
+      Value sinT = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(tableType, ArrayRef<float>(sinTable)));
+      r = buildGeneric(
+          rewriter, loc, shape, et, ValueRange{xe, xe, cosT, sinT},
+          {memberMap(0), memberMap(1), tableMap(true), tableMap(true)}, iters,
+          rewriter.getMultiDimIdentityMap(numDims), init,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            return rotate(b, l, a[0], a[1], a[2], a[3]);
+          });
+    } else {
+      Value freqs = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(invFreqType, ArrayRef<float>(invFreq)));
+      r = buildGeneric(
+          rewriter, loc, shape, et, ValueRange{xe, xe, pos, freqs},
+          {memberMap(0), memberMap(1), posMap, tableMap(false)}, iters,
+          rewriter.getMultiDimIdentityMap(numDims), init,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            Value p = arith::SIToFPOp::create(b, l, b.getF32Type(), a[2]);
+            Value angle = arith::MulFOp::create(b, l, p, a[3]);
+            Value c = math::CosOp::create(b, l, angle);
+            Value s = math::SinOp::create(b, l, angle);
+            return rotate(b, l, a[0], a[1], c, s);
+          });
+    }
     rewriter.replaceOp(
         op, tensor::CollapseShapeOp::create(rewriter, loc, type, r, re));
     return success();

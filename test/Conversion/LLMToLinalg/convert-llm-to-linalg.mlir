@@ -373,20 +373,20 @@ func.func @rms_norm(%x: tensor<2x8xf16>, %w: tensor<8xf16>) -> tensor<2x8xf16> {
 // -----
 
 // rotate_half: x viewed as [..., 2, D/2]; the pair members are read through
-// constant-index maps; the angle uses linalg.index of the feature dim.
+// constant-index maps; inv_freq = theta^(-2i/D) is a compile-time
+// tensor<D/2xf32> read through the feature dim (no powf per element).
 // CHECK-DAG: #[[$U:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, d4)>
 // CHECK-DAG: #[[$V:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 1, d4)>
 // CHECK-DAG: #[[$POS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d2)>
+// CHECK-DAG: #[[$FREQ:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d4)>
 // CHECK-LABEL: func.func @rope
 // CHECK-SAME: (%[[X:.+]]: tensor<1x4x8x16xf32>, %[[P:.+]]: tensor<8xi64>)
 // CHECK: %[[XE:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2], [3, 4]] output_shape [1, 4, 8, 2, 8]
-// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$U]], #[[$V]], #[[$POS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XE]], %[[XE]], %[[P]] :
-// CHECK: ^bb0(%[[U:.+]]: f32, %[[V:.+]]: f32, %[[PI:.+]]: i64, %{{.+}}: f32):
+// CHECK: %[[F:.+]] = arith.constant dense<[1.000000e+00, 0.316227764, 1.000000e-01, 0.0316227749, 0.00999999977, 0.00316227763, 1.000000e-03, 3.16227757E-4]> : tensor<8xf32>
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$U]], #[[$V]], #[[$POS]], #[[$FREQ]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XE]], %[[XE]], %[[P]], %[[F]] :
+// CHECK: ^bb0(%[[U:.+]]: f32, %[[V:.+]]: f32, %[[PI:.+]]: i64, %[[INV:.+]]: f32, %{{.+}}: f32):
+// CHECK-NOT: math.powf
 // CHECK: %[[PF:.+]] = arith.sitofp %[[PI]] : i64 to f32
-// CHECK: %[[I:.+]] = linalg.index 4 : index
-// CHECK: arith.constant -1.250000e-01 : f32
-// CHECK: %[[TH:.+]] = arith.constant 1.000000e+04 : f32
-// CHECK: %[[INV:.+]] = math.powf %[[TH]], %{{.+}} : f32
 // CHECK: %[[ANG:.+]] = arith.mulf %[[PF]], %[[INV]]
 // CHECK: math.cos %[[ANG]]
 // CHECK: math.sin %[[ANG]]
@@ -405,16 +405,36 @@ func.func @rope(%x: tensor<1x4x8x16xf32>, %pos: tensor<8xi64>) -> tensor<1x4x8x1
 // CHECK-DAG: #[[$U:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
 // CHECK-DAG: #[[$V:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 1)>
 // CHECK-DAG: #[[$POS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, 0)>
+// CHECK-DAG: #[[$FREQ:.+]] = affine_map<(d0, d1, d2, d3) -> (d2)>
 // CHECK-LABEL: func.func @rope_interleaved
 // CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0], [1], [2, 3]] output_shape [2, 8, 8, 2]
-// CHECK: linalg.generic {indexing_maps = [#[[$U]], #[[$V]], #[[$POS]], #{{.+}}]
+// CHECK: linalg.generic {indexing_maps = [#[[$U]], #[[$V]], #[[$POS]], #[[$FREQ]], #{{.+}}]
 // CHECK: arith.sitofp %{{.+}} : i32 to f32
-// CHECK: linalg.index 2 : index
+// CHECK: math.cos
 // CHECK: linalg.index 3 : index
 // CHECK: tensor.collapse_shape
 func.func @rope_interleaved(%x: tensor<2x8x16xf32>, %pos: tensor<2x1xi32>) -> tensor<2x8x16xf32> {
   %0 = llm.rope %x, %pos mode <interleaved> : (tensor<2x8x16xf32>, tensor<2x1xi32>) -> tensor<2x8x16xf32>
   return %0 : tensor<2x8x16xf32>
+}
+
+// -----
+
+// Constant positions (also behind llm.reshape): cos and sin come from two
+// compile-time tables of shape pos.shape x [D/2] (here [3, 1] x [2]: angles
+// p * theta^(-2i/4) for p = 0, 1, 2 and i = 0, 1); no transcendental is left.
+// CHECK-DAG: #[[$TAB:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, 0, d4)>
+// CHECK-LABEL: func.func @rope_const_positions
+// CHECK-DAG: %[[COS:.+]] = arith.constant dense<{{\[\[}}[1.000000e+00, 1.000000e+00]], {{\[\[}}0.540302277, {{.+}}]], {{\[\[}}-0.416146845, {{.+}}]]]> : tensor<3x1x2xf32>
+// CHECK-DAG: %[[SIN:.+]] = arith.constant dense<{{\[\[}}[0.000000e+00, 0.000000e+00]], {{\[\[}}0.841470957, {{.+}}]], {{\[\[}}0.909297406, {{.+}}]]]> : tensor<3x1x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #[[$TAB]], #[[$TAB]], #{{.+}}]{{.*}} ins(%{{.+}}, %{{.+}}, %[[COS]], %[[SIN]] :
+// CHECK-NOT: math.
+// CHECK: tensor.collapse_shape
+func.func @rope_const_positions(%x: tensor<1x3x5x4xf32>) -> tensor<1x3x5x4xf32> {
+  %p = llm.constant dense<[0, 1, 2]> : tensor<3xi64>
+  %r = llm.reshape %p : (tensor<3xi64>) -> tensor<3x1xi64>
+  %0 = llm.rope %x, %r : (tensor<1x3x5x4xf32>, tensor<3x1xi64>) -> tensor<1x3x5x4xf32>
+  return %0 : tensor<1x3x5x4xf32>
 }
 
 // -----

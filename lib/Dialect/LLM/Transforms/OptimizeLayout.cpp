@@ -264,6 +264,74 @@ struct SinkTransposeThroughBinary : OpRewritePattern<BinOp> {
   }
 };
 
+/// rope(transpose(x, p), pos) -> transpose(rope(x, pos'), p), when p keeps
+/// the last (head) dimension in place and the transpose has no other user.
+/// RoPE rotates each row of the last dimension by its row's position, so it
+/// commutes with any permutation of the rows once the positions are
+/// permuted the same way: pos' is pos broadcast to the rows' rank (leading
+/// 1s) and permuted by p^-1 (a reshape when its non-unit dimensions keep
+/// their order, as for the [S] positions of a [B, H, S, D] head split; a
+/// transpose otherwise). The head split that feeds llm.attention then moves
+/// next to the attention, which absorbs it (layout bshd).
+struct SinkTransposeThroughRope : OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t || !t->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "input is not a single-use "
+                                             "transpose");
+    ArrayRef<int64_t> perm = t.getPermutation();
+    int64_t rank = static_cast<int64_t>(perm.size());
+    if (rank < 2 || perm.back() != rank - 1)
+      return rewriter.notifyMatchFailure(op, "transpose moves the head dim");
+    auto posType = cast<RankedTensorType>(op.getPositions().getType());
+    auto inType = cast<RankedTensorType>(t.getInput().getType());
+    if (!posType.hasStaticShape() || !inType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    int64_t rows = rank - 1;
+    if (posType.getRank() > rows)
+      return rewriter.notifyMatchFailure(op, "positions rank above rows");
+    // Row i of the transposed input is row j of x with j[perm[m]] = i[m],
+    // so pos'[j] = pos_full[i] is the transpose of pos_full by perm^-1
+    // (pos' dimension m is pos_full dimension inv[m]).
+    SmallVector<int64_t> full(rows - posType.getRank(), 1);
+    llvm::append_range(full, posType.getShape());
+    SmallVector<int64_t> inv(rows);
+    for (int64_t i = 0; i < rows; ++i)
+      inv[perm[i]] = i;
+    SmallVector<int64_t> newShape(rows);
+    for (int64_t m = 0; m < rows; ++m)
+      newShape[m] = full[inv[m]];
+    bool orderKept = true;
+    int64_t last = -1;
+    for (int64_t m = 0; m < rows; ++m) {
+      if (full[inv[m]] == 1)
+        continue;
+      orderKept &= inv[m] > last;
+      last = inv[m];
+    }
+    Location loc = op.getLoc();
+    Value pos = op.getPositions();
+    auto fullType = RankedTensorType::get(full, posType.getElementType());
+    auto newPosType = RankedTensorType::get(newShape, posType.getElementType());
+    if (orderKept) {
+      if (newPosType != posType)
+        pos = ReshapeOp::create(rewriter, loc, newPosType, pos);
+    } else {
+      if (fullType != posType)
+        pos = ReshapeOp::create(rewriter, loc, fullType, pos);
+      pos = TransposeOp::create(rewriter, loc, newPosType, pos,
+                                rewriter.getDenseI64ArrayAttr(inv));
+    }
+    auto rope = RopeOp::create(rewriter, loc, inType, t.getInput(), pos,
+                               op.getModeAttr(), op.getThetaAttr());
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), rope.getResult(),
+                                             perm);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::llm::populateOptimizeLayoutPatterns(
@@ -276,9 +344,12 @@ void mlir::llm::populateOptimizeLayoutPatterns(
                SinkTransposeThroughBinary<MulOp>,
                SinkTransposeThroughBinary<DivOp>,
                SinkTransposeThroughBinary<MaxOp>,
-               SinkTransposeThroughBinary<MinOp>>(ctx);
+               SinkTransposeThroughBinary<MinOp>, SinkTransposeThroughRope>(
+      ctx);
   patterns.add<StoreWeightInKernelLayout>(ctx, layout, weightsChanged);
   TransposeOp::getCanonicalizationPatterns(patterns, ctx);
+  // The head split transposes sunk through llm.rope meet the attention here.
+  AttentionOp::getCanonicalizationPatterns(patterns, ctx);
 }
 
 //===----------------------------------------------------------------------===//

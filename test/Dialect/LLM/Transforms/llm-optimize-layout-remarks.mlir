@@ -10,10 +10,12 @@ func.func @absorb(%a: tensor<4x8xf32>, %b: tensor<16x8xf32>) -> tensor<4x16xf32>
 
 // -----
 
-func.func @heads(%x: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+// K and V come in [B, H, S, D], so attention keeps layout bhsd and the
+// query's head split stays.
+func.func @heads(%x: tensor<1x16x4x8xf32>, %kv: tensor<1x4x16x8xf32>) -> tensor<1x16x4x8xf32> {
   // expected-remark @+1 {{runtime transpose: head split [B, S, H, D] -> [B, H, S, D]: llm.attention takes [B, H, S, D] operands}}
   %q = llm.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32>
-  %a = llm.attention %q, %q, %q {causal} : (tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  %a = llm.attention %q, %kv, %kv {causal} : (tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
   // expected-remark @+1 {{runtime transpose: head merge [B, H, S, D] -> [B, S, H, D] after llm.attention, before the output projection}}
   %m = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x16x8xf32>) -> tensor<1x16x4x8xf32>
   return %m : tensor<1x16x4x8xf32>

@@ -96,13 +96,88 @@ func.func @cancel(%x: tensor<2x3x4xf32>, %y: tensor<2x3x4xf32>) -> tensor<2x3x4x
 
 // -----
 
-// The head split and merge around llm.attention stay, with their reasons.
+// The head split and merge around llm.attention stay when K and V are
+// already [B, H, S, D].
 // CHECK: module attributes {llm.report = {runtime_transposes = 2 : i64, weight_layouts_changed = 0 : i64}}
 // CHECK-LABEL: func.func @heads(
 // CHECK-COUNT-2: llm.transpose
-func.func @heads(%x: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+func.func @heads(%x: tensor<1x16x4x8xf32>, %kv: tensor<1x4x16x8xf32>) -> tensor<1x16x4x8xf32> {
+  %q = llm.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32>
+  %a = llm.attention %q, %kv, %kv {causal} : (tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  %m = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x16x8xf32>) -> tensor<1x16x4x8xf32>
+  return %m : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+// When q, k and v are all head splits, attention takes them in place
+// (layout bshd) and the head merge cancels.
+// CHECK: module attributes {llm.report = {runtime_transposes = 0 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @heads_absorbed(
+// CHECK-SAME:    %[[X:.+]]: tensor<1x16x4x8xf32>)
+// CHECK-NOT:     llm.transpose
+// CHECK:         %[[A:.+]] = llm.attention %[[X]], %[[X]], %[[X]] {causal, layout = #llm.attention_layout<bshd>}
+// CHECK-NOT:     llm.transpose
+// CHECK:         return %[[A]]
+func.func @heads_absorbed(%x: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
   %q = llm.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32>
   %a = llm.attention %q, %q, %q {causal} : (tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
   %m = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x16x8xf32>) -> tensor<1x16x4x8xf32>
   return %m : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+// rope(transpose(x)) -> transpose(rope(x)) with the [S] positions reshaped
+// to [S, 1] (rows [B, S, H]); the head splits of q and k then meet attention
+// with v's and all four transposes go (LLaMA's q/k RoPE).
+// CHECK: module attributes {llm.report = {runtime_transposes = 0 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @rope_heads(
+// CHECK-SAME:    %[[Q:[^:]+]]: tensor<1x16x4x8xf32>, %[[K:[^:]+]]: tensor<1x16x2x8xf32>, %[[V:[^:]+]]: tensor<1x16x2x8xf32>, %[[P:[^:]+]]: tensor<16xi64>)
+// CHECK-NOT:     llm.transpose
+// CHECK:         %[[P2:.+]] = llm.reshape %[[P]] : (tensor<16xi64>) -> tensor<1x16x1xi64>
+// CHECK:         %[[RQ:.+]] = llm.rope %[[Q]], %[[P2]] : (tensor<1x16x4x8xf32>, tensor<1x16x1xi64>) -> tensor<1x16x4x8xf32>
+// CHECK:         %[[P3:.+]] = llm.reshape %[[P]] : (tensor<16xi64>) -> tensor<1x16x1xi64>
+// CHECK:         %[[RK:.+]] = llm.rope %[[K]], %[[P3]] : (tensor<1x16x2x8xf32>, tensor<1x16x1xi64>) -> tensor<1x16x2x8xf32>
+// CHECK:         %[[A:.+]] = llm.attention %[[RQ]], %[[RK]], %[[V]] {causal, layout = #llm.attention_layout<bshd>}
+// CHECK-NOT:     llm.transpose
+// CHECK:         return %[[A]]
+func.func @rope_heads(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x2x8xf32>, %v: tensor<1x16x2x8xf32>, %p: tensor<16xi64>) -> tensor<1x16x4x8xf32> {
+  %qt = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x2x8xf32>) -> tensor<1x2x16x8xf32>
+  %vt = llm.transpose %v {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x16x2x8xf32>) -> tensor<1x2x16x8xf32>
+  %qr = llm.rope %qt, %p : (tensor<1x4x16x8xf32>, tensor<16xi64>) -> tensor<1x4x16x8xf32>
+  %kr = llm.rope %kt, %p : (tensor<1x2x16x8xf32>, tensor<16xi64>) -> tensor<1x2x16x8xf32>
+  %a = llm.attention %qr, %kr, %vt {causal} : (tensor<1x4x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>) -> tensor<1x4x16x8xf32>
+  %m = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x16x8xf32>) -> tensor<1x16x4x8xf32>
+  return %m : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+// Positions [H, S] of rows [B, H, S] cannot be reshaped to [B, S, H] order:
+// they are transposed (a small int transpose) and the rope still moves.
+// CHECK-LABEL: func.func @rope_positions_transposed(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<1x6x3x8xf32>, %[[P:[^:]+]]: tensor<3x6xi64>)
+// CHECK:         %[[P1:.+]] = llm.reshape %[[P]] : (tensor<3x6xi64>) -> tensor<1x3x6xi64>
+// CHECK:         %[[P2:.+]] = llm.transpose %[[P1]] {permutation = array<i64: 0, 2, 1>} : (tensor<1x3x6xi64>) -> tensor<1x6x3xi64>
+// CHECK:         %[[R:.+]] = llm.rope %[[X]], %[[P2]] mode <interleaved> {theta = 5.000000e+02 : f32}
+// CHECK:         %[[T:.+]] = llm.transpose %[[R]] {permutation = array<i64: 0, 2, 1, 3>}
+// CHECK:         return %[[T]]
+func.func @rope_positions_transposed(%x: tensor<1x6x3x8xf32>, %p: tensor<3x6xi64>) -> tensor<1x3x6x8xf32> {
+  %t = llm.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x6x3x8xf32>) -> tensor<1x3x6x8xf32>
+  %r = llm.rope %t, %p mode <interleaved> {theta = 500.0 : f32} : (tensor<1x3x6x8xf32>, tensor<3x6xi64>) -> tensor<1x3x6x8xf32>
+  return %r : tensor<1x3x6x8xf32>
+}
+
+// -----
+
+// A transpose that moves the head dimension does not commute with RoPE.
+// CHECK-LABEL: func.func @rope_head_dim_moved(
+// CHECK:         llm.transpose
+// CHECK-NEXT:    llm.rope
+func.func @rope_head_dim_moved(%x: tensor<2x8x6xf32>, %p: tensor<2x6xi64>) -> tensor<2x6x8xf32> {
+  %t = llm.transpose %x {permutation = array<i64: 0, 2, 1>} : (tensor<2x8x6xf32>) -> tensor<2x6x8xf32>
+  %r = llm.rope %t, %p : (tensor<2x6x8xf32>, tensor<2x6xi64>) -> tensor<2x6x8xf32>
+  return %r : tensor<2x6x8xf32>
 }

@@ -363,6 +363,15 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
       transposes with the same permutation and the result's shape, so that
       two transposes meet and cancel (`llm.transpose`'s folder composes
       them).
+    * Transposes that keep the last dimension are sunk through `llm.rope`
+      (`rope(transpose(x, p), pos) -> transpose(rope(x, pos'), p)`, pos'
+      the positions broadcast to the rows' rank and permuted by p^-1: a
+      reshape such as [S] -> [S, 1] when that keeps the order of its
+      non-unit dimensions, else a small transpose), and `llm.attention`'s
+      canonicalization then absorbs head-split transposes of q, k and v
+      into layout `bshd`. A LLaMA block's [B, S, H, D] -> [B, H, S, D]
+      head splits, RoPE'd q and k included, and the head merge after the
+      attention all go.
 
     Remaining runtime transposes (non-constant `llm.transpose` ops, and
     `transpose_b` matmuls whose `rhs` is computed, which
