@@ -793,13 +793,16 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
       return failure();
     }
     allocate();
-    std::memcpy(bytes->data(), file.getBufferStart() + offset, nbytes);
+    // An empty tensor has no storage: memcpy's pointers must not be null.
+    if (nbytes)
+      std::memcpy(bytes->data(), file.getBufferStart() + offset, nbytes);
     return c;
   }
 
   if (t.has_raw_data()) {
     allocate(); // The size was checked above.
-    std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
+    if (nbytes)
+      std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
     return c;
   }
 
