@@ -317,14 +317,14 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // stream B at a fraction of the memory bandwidth. Instead a wide register
   // tile (more accumulators along N) under a short K cache tile: each block
   // of `kc` rows of B is read along whole rows, a few sequential streams.
-  bool smallM = m < target.matmulRegisterTile[0] &&
-                target.matvecRegisterTile.size() == 3;
+  bool smallM =
+      m < target.matmulRegisterTile[0] && target.matvecRegisterTile.size() == 3;
   ArrayRef<int64_t> regTile =
       smallM ? ArrayRef<int64_t>(target.matvecRegisterTile)
              : ArrayRef<int64_t>(target.matmulRegisterTile);
-  ArrayRef<int64_t> cacheTile =
-      smallM ? ArrayRef<int64_t>(target.matvecCacheTile)
-             : ArrayRef<int64_t>(target.matmulCacheTile);
+  ArrayRef<int64_t> cacheTile = smallM
+                                    ? ArrayRef<int64_t>(target.matvecCacheTile)
+                                    : ArrayRef<int64_t>(target.matmulCacheTile);
   // Register tile, clamped to the problem.
   int64_t rm = std::min(regTile[0], m);
   int64_t rn = std::min(regTile[1], n);
@@ -717,7 +717,8 @@ struct LLMTileAndVectorizePass
     FailureOr<CPUTargetDescription> desc = CPUTargetDescription::lookup(target);
     if (failed(desc)) {
       func.emitError() << "llm-tile-and-vectorize: unknown target '" << target
-                       << "' (expected host, generic, avx2 or avx512)";
+                       << "' (expected "
+                       << CPUTargetDescription::getKnownNames() << ")";
       return signalPassFailure();
     }
     if (!registerTile.empty()) {

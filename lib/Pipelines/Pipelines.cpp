@@ -142,6 +142,9 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   ConvertVectorToLLVMPassOptions vecOpts;
   vecOpts.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  // x86vector ops (the bf16 dot products of the int4 matvec kernel on
+  // AVX512-BF16 targets) to LLVM intrinsics.
+  vecOpts.x86Vector = true;
   pm.addPass(createConvertVectorToLLVMPass(vecOpts));
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (math.erf, ...) becomes a libm call.

@@ -80,6 +80,9 @@ void mlir::llm::runtime::initializeNativeTarget() {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // Inline assembly in compiled code (the AVX512-BF16 int4 matvec's
+    // vpermw) is assembled by the target's asm parser.
+    llvm::InitializeNativeTargetAsmParser();
     return true;
   }();
   (void)initialized;
@@ -423,6 +426,23 @@ FailureOr<std::unique_ptr<llvm::Module>> mlir::llm::runtime::translateToLLVMIR(
            << "translation to LLVM IR failed";
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
+  // Target-specific intrinsics that a `target=` description put in (the
+  // AVX512-BF16 int4 matvec) need the machine's features: instruction
+  // selection would abort on a CPU without them.
+  // (The kernel's vpermw is inline assembly: every CPU with AVX512-BF16 has
+  // AVX512-BW.)
+  static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
+      kIntrinsicFeatures[] = {{"llvm.x86.avx512bf16.", "+avx512bf16"}};
+  StringRef features = tm.getTargetFeatureString();
+  for (llvm::Function &f : *llvmModule)
+    for (auto [prefix, feature] : kIntrinsicFeatures)
+      if (f.isDeclaration() && f.getName().starts_with(prefix) &&
+          !llvm::is_contained(llvm::split(features, ','), feature))
+        return emitError(getModuleDiagLoc(module))
+               << "the compiled code uses " << f.getName() << ", which needs "
+               << feature.drop_front()
+               << " that this CPU lacks (compile with target=host, or a "
+                  "target without it: avx512, avx2, generic)";
   if (internalizeAllButCInterface) {
     for (llvm::Function &f : *llvmModule)
       if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix))

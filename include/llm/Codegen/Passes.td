@@ -136,7 +136,7 @@ def LLMTileAndVectorizePass
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "CPU target description: host, avx512, avx2 or generic">,
+           "CPU target description: host, avx512-bf16, avx512, avx2 or generic">,
     Option<"parallel", "parallel", "bool", /*default=*/"true",
            "Make the outer tile loops scf.forall (OpenMP later)">,
     Option<"vectorize", "vectorize", "bool", /*default=*/"true",

@@ -25,16 +25,18 @@
 namespace mlir::llm {
 
 /// Unit attribute on a linalg op that a lowering already placed inside its own
-/// loop nest (the tiles of the flash-attention lowering): llm-tile-and-vectorize
-/// register-tiles and vectorizes it where it is, instead of giving it an
-/// outer parallel loop. Matmul-like ops only; removed by the pass.
+/// loop nest (the tiles of the flash-attention lowering):
+/// llm-tile-and-vectorize register-tiles and vectorizes it where it is, instead
+/// of giving it an outer parallel loop. Matmul-like ops only; removed by the
+/// pass.
 inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
     "llm.vectorize_in_place";
 
 /// A CPU target. Tile sizes are in elements; a size of 0 leaves that
 /// dimension untiled.
 struct CPUTargetDescription {
-  /// Name: "generic", "avx2", "avx512" (or "host" resolved to one of them).
+  /// Name: "generic", "avx2", "avx512", "avx512-bf16" (or "host" resolved to
+  /// one of them).
   std::string name = "generic";
 
   /// Width of one SIMD register in bits (128 SSE/NEON, 256 AVX2, 512
@@ -107,6 +109,15 @@ struct CPUTargetDescription {
   /// a few microseconds).
   int64_t minParallelElements = 1 << 15;
 
+  /// Whether the target has AVX512-BF16 dot products (`vdpbf16ps`,
+  /// `x86vector.avx512.dot`) and AVX512-BW word permutes (`vpermw`). The
+  /// 4-bit weight-only decode matvec then converts nibbles to bf16 with a
+  /// 32-entry `vpermw` table and multiplies them with the activations held as
+  /// two bf16 terms (hi = bf16(x), lo = bf16(x - hi): 16 significant bits,
+  /// |x - hi - lo| <= 2^-16 |x|) in f32 accumulators; see
+  /// docs/Quantization.md. False: the exact f32 kernel.
+  bool bf16DotProduct = false;
+
   /// Number of `elementType` lanes in one vector register (at least 1).
   int64_t getVectorLanes(Type elementType) const;
 
@@ -119,12 +130,19 @@ struct CPUTargetDescription {
   static CPUTargetDescription getAVX2();
   /// x86-64 with AVX-512F (32 x 512-bit registers).
   static CPUTargetDescription getAVX512();
-  /// The machine that runs the compiler: avx512f -> avx512, avx2 -> avx2,
-  /// anything else -> generic (llvm::sys::getHostCPUFeatures).
+  /// AVX-512 with AVX512-BF16 and AVX512-BW (`bf16DotProduct`: Zen 4 and
+  /// later, Cooper Lake and Sapphire Rapids and later).
+  static CPUTargetDescription getAVX512BF16();
+  /// The machine that runs the compiler: avx512f + avx512bf16 + avx512bw ->
+  /// avx512-bf16, avx512f -> avx512, avx2 -> avx2, anything else -> generic
+  /// (llvm::sys::getHostCPUFeatures).
   static CPUTargetDescription getHost();
-  /// Looks a target up by name ("host", "generic", "avx2", "avx512");
-  /// failure for any other name.
+  /// Looks a target up by name ("host", "generic", "avx2", "avx512",
+  /// "avx512-bf16"); failure for any other name.
   static FailureOr<CPUTargetDescription> lookup(StringRef name);
+  /// The names `lookup` accepts, for diagnostics:
+  /// "host, generic, avx2, avx512 or avx512-bf16".
+  static StringRef getKnownNames();
 };
 
 } // namespace mlir::llm

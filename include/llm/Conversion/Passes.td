@@ -76,8 +76,10 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     reported ("llm-to-linalg requires static shapes") and the pass fails; an
     unknown `attention` value or an `attention-tile` that is not two positive
     sizes fails the pass with a diagnostic on the module; an unknown `target`
-    is reported at the first `llm.attention` (the target is read only for
-    the flash-attention tile).
+    is reported at the first op that reads it (`llm.attention` with
+    `attention=flash`, for its tile, or `llm.dequant_matmul`, whose 4-bit
+    decode matvec uses AVX512-BF16 dot products on targets that have them:
+    see docs/Quantization.md).
   }];
   let options = [
     Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
@@ -85,19 +87,22 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
            "softmax over key/value tiles) or 'materialized' (full score "
            "matrix)">,
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "CPU target description giving the flash-attention tile: 'host', "
-           "'generic', 'avx2' or 'avx512'">,
+           "CPU target description giving the flash-attention tile and the "
+           "int4 matvec kernel: 'host', 'generic', 'avx2', 'avx512' or "
+           "'avx512-bf16'">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
                "Flash-attention tile [query rows, key/value rows] (default: "
                "the target's)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect",
   ];
 }
 

@@ -77,7 +77,8 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   PassOptions::Option<std::string> target{
       *this, "target",
       llvm::cl::desc("CPU target description: 'host' (detected when the "
-                     "pipeline is built), 'avx2', 'avx512' or 'generic'"),
+                     "pipeline is built), 'avx2', 'avx512', 'avx512-bf16' or "
+                     "'generic'"),
       llvm::cl::init("host")};
   /// OpenMP thread count baked into `omp.parallel` and used to split the
   /// work; 0 leaves the count to the OpenMP runtime (OMP_NUM_THREADS, else

@@ -31,17 +31,19 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -1718,30 +1720,33 @@ struct ConvertLLMToLinalgPass
     LLMToLinalgOptions options;
     if (attention != "flash" && attention != "materialized") {
       getOperation()->emitError()
-          << "convert-llm-to-linalg: unknown attention lowering '"
-          << attention << "' (expected flash or materialized)";
+          << "convert-llm-to-linalg: unknown attention lowering '" << attention
+          << "' (expected flash or materialized)";
       return signalPassFailure();
     }
     options.flashAttention = attention == "flash";
-    // The target description is read only for the flash-attention tiles;
-    // its errors are reported at the first attention op.
-    AttentionOp firstAttention;
-    getOperation()->walk([&](AttentionOp op) {
-      if (!firstAttention)
-        firstAttention = op;
+    // The target description is read for the flash-attention tiles and the
+    // 4-bit matvec kernel; its errors are reported at the first op that
+    // reads it.
+    Operation *firstReader = nullptr;
+    getOperation()->walk([&](Operation *op) {
+      if (!firstReader && ((options.flashAttention && isa<AttentionOp>(op)) ||
+                           isa<DequantMatmulOp>(op)))
+        firstReader = op;
     });
     SmallVector<int64_t> tile{options.attentionQueryTile,
                               options.attentionKeyTile};
-    if (options.flashAttention && firstAttention) {
+    if (firstReader) {
       FailureOr<CPUTargetDescription> desc =
           CPUTargetDescription::lookup(this->target);
       if (failed(desc)) {
-        firstAttention.emitError()
+        firstReader->emitError()
             << "convert-llm-to-linalg: unknown target '" << this->target
-            << "' (expected host, generic, avx2 or avx512)";
+            << "' (expected " << CPUTargetDescription::getKnownNames() << ")";
         return signalPassFailure();
       }
       tile.assign(desc->attentionTile.begin(), desc->attentionTile.end());
+      options.bf16DotProduct = desc->bf16DotProduct;
     }
     if (!attentionTile.empty())
       tile.assign(attentionTile.begin(), attentionTile.end());
@@ -1761,7 +1766,7 @@ struct ConvertLLMToLinalgPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLLMToLinalgConversionPatterns(patterns, options);
-    populateQuantToLinalgConversionPatterns(patterns);
+    populateQuantToLinalgConversionPatterns(patterns, options);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

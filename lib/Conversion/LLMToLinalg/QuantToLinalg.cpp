@@ -27,12 +27,14 @@
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -41,6 +43,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::llm;
@@ -688,18 +691,12 @@ constexpr int64_t kMatvecChunk = 32;
 /// all of them; more would spill the R * M accumulators).
 constexpr int64_t kMatvecMaxRows = 4;
 
-/// The 4-bit values of a constant weight (inline dense, or a resource blob
-/// holding one element per byte), packed two per byte in the matvec
-/// kernel's internal layout: within each block of 32 elements of a row
-/// (`kMatvecChunk`), byte `j` (0..15) holds element `j` in its low nibble
-/// and element `j + 16` in its high nibble (the llama.cpp Q4 arrangement,
-/// not the ONNX int4 / GPTQ order of the imported data), so that one 16-byte
-/// load gives two contiguous runs of 16 elements with one AND and one shift
-/// and no interleaving. Signed nibbles are stored biased, as `q + 8` in
-/// [0, 15] (the kernel raises the zero point by 8). Fails for non-constant
-/// weights and when `k` is not a multiple of 32.
-FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k,
-                                         bool isSigned) {
+/// The 4-bit storage values of a constant weight `[n, k]` (inline dense, or
+/// a resource blob holding one element per byte), one per byte in [0, 15]:
+/// unsigned nibbles as they are, signed ones biased to `q + 8` (the kernels
+/// raise the zero point by 8). Fails for non-constant weights.
+FailureOr<SmallVector<uint8_t>> readNibbles(Value w, int64_t n, int64_t k,
+                                            bool isSigned) {
   auto cast = w.getDefiningOp<quant::StorageCastOp>();
   Attribute attr;
   if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
@@ -719,14 +716,81 @@ FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k,
   } else {
     return failure();
   }
+  if (int64_t(values.size()) != n * k)
+    return failure();
+  return values;
+}
+
+/// The 4-bit values of a constant weight (see readNibbles), packed two per
+/// byte in the f32 matvec kernel's internal layout: within each block of 32
+/// elements of a row (`kMatvecChunk`), byte `j` (0..15) holds element `j`
+/// in its low nibble and element `j + 16` in its high nibble (the llama.cpp
+/// Q4 arrangement, not the ONNX int4 / GPTQ order of the imported data), so
+/// that one 16-byte load gives two contiguous runs of 16 elements with one
+/// AND and one shift and no interleaving. Fails for non-constant weights
+/// and when `k` is not a multiple of 32.
+FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k,
+                                         bool isSigned) {
+  FailureOr<SmallVector<uint8_t>> values = readNibbles(w, n, k, isSigned);
   constexpr int64_t half = kMatvecChunk / 2;
-  if (int64_t(values.size()) != n * k || k % kMatvecChunk != 0)
+  if (failed(values) || k % kMatvecChunk != 0)
     return failure();
   SmallVector<char> packed(n * k / 2);
   for (int64_t b = 0, e = n * k; b < e; b += kMatvecChunk)
     for (int64_t j = 0; j < half; ++j)
-      packed[b / 2 + j] = char(values[b + j] | (values[b + half + j] << 4));
+      packed[b / 2 + j] =
+          char((*values)[b + j] | ((*values)[b + half + j] << 4));
   return packed;
+}
+
+/// Ends a matvec kernel's `scf.forall` over blocks of `R` weight rows
+/// (`n0`: the block's first row): one horizontal sum of each vector
+/// accumulator `acc[r * M + m]` (weight row r, x row m), the [M, R] tile
+/// stored into the forall's [M, N] output, which is reshaped to
+/// `resultType` (the leading dimensions of x, all 1 but the product M, and
+/// N). The insertion point is after the kernel's loop in the forall body.
+Value finishMatvec(OpBuilder &b, Location loc, scf::ForallOp forall, Value n0,
+                   ValueRange acc, int64_t M, int64_t R,
+                   RankedTensorType resultType) {
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value tile =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, R}, b.getF32Type());
+  for (int64_t m = 0; m < M; ++m) {
+    SmallVector<Value> results;
+    for (int64_t r = 0; r < R; ++r)
+      results.push_back(vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::ADD, acc[r * M + m]));
+    Value rv = vector::FromElementsOp::create(
+        b, loc, VectorType::get({R}, b.getF32Type()), results);
+    tile = vector::TransferWriteOp::create(b, loc, rv, tile,
+                                           ValueRange{idx(m), idx(0)},
+                                           ArrayRef<bool>{true})
+               .getResult();
+  }
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, tile, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{b.getIndexAttr(0), n0},
+      SmallVector<OpFoldResult>{b.getIndexAttr(M), b.getIndexAttr(R)},
+      SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  b.setInsertionPointAfter(forall);
+  Value result = forall.getResult(0);
+  if (resultType.getRank() == 2)
+    return result;
+  // [M, N] -> the result shape: the leading dimensions of x (all 1 but the
+  // product M) and N.
+  int64_t rank = resultType.getRank();
+  if (rank == 1)
+    return tensor::CollapseShapeOp::create(
+               b, loc, resultType, result,
+               SmallVector<ReassociationIndices>{{0, 1}})
+        .getResult();
+  SmallVector<ReassociationIndices> re{
+      llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
+  return tensor::ExpandShapeOp::create(b, loc, resultType, result, re)
+      .getResult();
 }
 
 /// `x[M, K] @ dequantize(w)^T` for a weight stored `[N, K]` (transpose_b)
@@ -944,43 +1008,264 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
         }
         scf::YieldOp::create(gb, l, next);
       });
-  // One [M, R] tile: row m holds the R results of x row m.
-  Value tile =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, R}, b.getF32Type());
-  for (int64_t m = 0; m < M; ++m) {
-    SmallVector<Value> results;
-    for (int64_t r = 0; r < R; ++r)
-      results.push_back(vector::ReductionOp::create(
-          b, loc, vector::CombiningKind::ADD, groups.getResult(r * M + m)));
-    Value rv = vector::FromElementsOp::create(
-        b, loc, VectorType::get({R}, b.getF32Type()), results);
-    tile = vector::TransferWriteOp::create(b, loc, rv, tile,
-                                           ValueRange{idx(b, m), idx(b, 0)},
-                                           ArrayRef<bool>{true})
-               .getResult();
+  return finishMatvec(b, loc, forall, n0, groups.getResults(), M, R,
+                      resultType);
+}
+
+/// Elements of K per step of the bf16 matvec kernel: four planes of 32.
+constexpr int64_t kBF16Chunk = 128;
+
+/// The bf16 bits of a small integer (exact for |v| < 256).
+static uint16_t bf16Bits(int v) {
+  float f = float(v);
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  return uint16_t(u >> 16);
+}
+
+/// `x[M, K] @ dequantize(w)^T` for a constant 4-bit weight stored `[N, K]`
+/// and 1 <= M <= kMatvecMaxRows rows of x, on targets with AVX512-BF16 dot
+/// products and AVX512-BW word permutes (`bf16DotProduct`):
+///  * the weight is packed in this kernel's layout: within each chunk of
+///    128 elements of a row, 16-bit word `i` (0..31, bytes 2i and 2i + 1)
+///    holds element `32p + i` in bits [4p, 4p + 4) (p = 0..3), storage
+///    values as readNibbles gives them (signed ones as `q + 8`);
+///  * plane p of a chunk is `vpermw(table_z, word >> 4p)` (AVX512-BW
+///    `vpermw` as `llvm.inline_asm`; it reads the
+///    low 5 bits of each index): a vector<32xbf16> of `q - z` for the
+///    elements 32p..32p+31, from the 32-entry table of the group's zero
+///    point `z` (`table_z[j] = bf16((j & 15) - z)`: small integers, exact),
+///    so the zero point costs nothing in the loop;
+///  * x is split once per call into two bf16 terms, `hi = bf16(x)` and
+///    `lo = bf16(x - hi)` (round to nearest even: 16 significant bits,
+///    |x - hi - lo| <= 2^-16 |x|), and each plane is multiplied with both by
+///    `vdpbf16ps` (`x86vector.avx512.dot`: products of bf16 pairs, exact in
+///    f32, accumulated in f32);
+///  * each group's sum is scaled once: `total += s * sum_k x (q - z)`.
+/// The error against the f32 kernel is at most 2^-16 sum_k |x| |q - z| s
+/// (plus the f32 rounding both have). Groups of 32 or 64 elements, or
+/// multiples of 128 (per channel included); K a multiple of 128; zero
+/// points in [0, 15] after the signed bias. Returns failure when the shape
+/// or the parameters do not fit (the caller then uses the f32 kernel).
+FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
+                                        Value wq, const QuantParams &p,
+                                        RankedTensorType resultType) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(wq.getType());
+  int64_t N = wt.getDimSize(0), K = wt.getDimSize(1);
+  if (p.storageWidth != 4 || xt.getRank() < 1 || xt.getShape().back() != K ||
+      !xt.getElementType().isF32() || K % kBF16Chunk != 0)
+    return failure();
+  int64_t M = xt.getNumElements() / K;
+  if (M < 1 || M > kMatvecMaxRows)
+    return failure();
+  int64_t kb = p.paramShape[1], nParams = p.paramShape[0];
+  int64_t G = K / kb;
+  if (G % 32 != 0 || (kBF16Chunk % G != 0 && G % kBF16Chunk != 0))
+    return failure();
+  // Zero points as table rows (signed nibbles are stored as q + 8).
+  int64_t zShift = p.isSigned ? 8 : 0;
+  SmallVector<int32_t> zRows;
+  for (int64_t z : p.zeroPoints) {
+    if (z + zShift < 0 || z + zShift > 15)
+      return failure();
+    zRows.push_back(int32_t(z + zShift));
   }
-  b.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(
-      b, loc, tile, forall.getRegionIterArgs()[0],
-      SmallVector<OpFoldResult>{b.getIndexAttr(0), n0},
-      SmallVector<OpFoldResult>{b.getIndexAttr(M), b.getIndexAttr(R)},
-      SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-  b.setInsertionPointAfter(forall);
-  Value result = forall.getResult(0);
-  if (resultType.getRank() == 2)
-    return result;
-  // [M, N] -> the result shape: the leading dimensions of x (all 1 but the
-  // product M) and N.
-  int64_t rank = resultType.getRank();
-  if (rank == 1)
-    return tensor::CollapseShapeOp::create(
-               b, loc, resultType, result,
-               SmallVector<ReassociationIndices>{{0, 1}})
-        .getResult();
-  SmallVector<ReassociationIndices> re{
-      llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
-  return tensor::ExpandShapeOp::create(b, loc, resultType, result, re)
-      .getResult();
+  FailureOr<SmallVector<uint8_t>> values = readNibbles(wq, N, K, p.isSigned);
+  if (failed(values))
+    return failure();
+  SmallVector<char> bytes(N * K / 2);
+  for (int64_t row = 0; row < N; ++row)
+    for (int64_t c = 0; c < K; c += kBF16Chunk)
+      for (int64_t i = 0; i < 32; ++i) {
+        const uint8_t *v = values->data() + row * K + c;
+        uint16_t word = uint16_t(v[i] | (v[32 + i] << 4) | (v[64 + i] << 8) |
+                                 (v[96 + i] << 12));
+        char *out = bytes.data() + (row * K + c) / 2 + 2 * i;
+        out[0] = char(word & 0xFF);
+        out[1] = char(word >> 8);
+      }
+  Type i16 = b.getI16Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+  Type bf16 = b.getBF16Type();
+  Value w = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::getFromRawBuffer(
+          RankedTensorType::get({N, K / 2}, b.getI8Type()),
+          ArrayRef<char>(bytes)));
+  SmallVector<uint16_t> tableBits;
+  for (int z = 0; z < 16; ++z)
+    for (int j = 0; j < 32; ++j)
+      tableBits.push_back(bf16Bits((j & 15) - z));
+  Value tables = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({16, 32}, i16),
+                             ArrayRef<uint16_t>(tableBits)));
+  Value scales, zeros;
+  if (!p.isPerTensor()) {
+    SmallVector<float> sv(p.scales.begin(), p.scales.end());
+    scales = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get(p.paramShape, f32),
+                               ArrayRef<float>(sv)));
+    zeros = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get(p.paramShape, i32),
+                               ArrayRef<int32_t>(zRows)));
+  }
+
+  // x as [M * K] and its two bf16 terms.
+  SmallVector<ReassociationIndices> all{
+      llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank()))};
+  auto flat = RankedTensorType::get({M * K}, f32);
+  Value x1 = tensor::CollapseShapeOp::create(b, loc, flat, x, all);
+  auto planeType = RankedTensorType::get({M * K}, bf16);
+  Value planeInit = tensor::EmptyOp::create(b, loc, planeType.getShape(), bf16);
+  AffineMap id = b.getMultiDimIdentityMap(1);
+  auto split = linalg::GenericOp::create(
+      b, loc, TypeRange{planeType, planeType}, ValueRange{x1},
+      ValueRange{planeInit, planeInit}, SmallVector<AffineMap>(3, id),
+      SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &gb, Location l, ValueRange args) {
+        // hi = bf16(x), lo = bf16(x - hi)
+        Value hi = arith::TruncFOp::create(gb, l, bf16, args[0]);
+        Value rest = arith::SubFOp::create(
+            gb, l, args[0], arith::ExtFOp::create(gb, l, f32, hi));
+        Value lo = arith::TruncFOp::create(gb, l, bf16, rest);
+        linalg::YieldOp::create(gb, l, ValueRange{hi, lo});
+      });
+  Value xh = split.getResult(0), xl = split.getResult(1);
+
+  // Rows per block: R * M accumulators of one register each (8 at most).
+  int64_t R = 1;
+  for (int64_t r = std::max<int64_t>(1, 8 / M); r > 1; r /= 2)
+    if (N % r == 0) {
+      R = r;
+      break;
+    }
+  auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  auto accType = VectorType::get({16}, f32);
+  auto wordsType = VectorType::get({32}, i16);
+  auto bfType = VectorType::get({32}, bf16);
+  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, f32);
+  auto forall = scf::ForallOp::create(
+      b, loc, SmallVector<OpFoldResult>{b.getIndexAttr(N / R)}, ValueRange{out},
+      std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  Value n0 =
+      arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, R));
+  SmallVector<Value> rows;
+  for (int64_t r = 0; r < R; ++r)
+    rows.push_back(
+        r == 0 ? n0 : arith::AddIOp::create(b, loc, n0, idx(b, r)).getResult());
+  Value zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0)));
+  Value pad8 =
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
+  Value pad16 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i16, 0));
+  Value padBF = arith::ConstantOp::create(b, loc, b.getFloatAttr(bf16, 0.0));
+  // AT&T operand order: $0 = table[$1 & 31] with $2 the table.
+  StringAttr permw = b.getStringAttr("vpermw $2, $1, $0");
+  // Elements per segment of a chunk that one scale covers, and segments.
+  int64_t segLen = std::min(G, kBF16Chunk), segs = kBF16Chunk / segLen;
+
+  auto chunks = scf::ForOp::create(
+      b, loc, idx(b, 0), idx(b, K / kBF16Chunk), idx(b, 1),
+      SmallVector<Value>(R * M, zeroAcc),
+      [&](OpBuilder &cb, Location l, Value c, ValueRange totals) {
+        Value k0 = arith::MulIOp::create(cb, l, c, idx(cb, kBF16Chunk));
+        Value kp = arith::MulIOp::create(cb, l, c, idx(cb, kBF16Chunk / 2));
+        // The x terms of the chunk, per row of x and plane.
+        SmallVector<Value> xhv(M * 4), xlv(M * 4);
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t q = 0; q < 4; ++q) {
+            Value off =
+                arith::AddIOp::create(cb, l, k0, idx(cb, m * K + 32 * q));
+            xhv[m * 4 + q] = vector::TransferReadOp::create(
+                cb, l, bfType, xh, ValueRange{off}, padBF,
+                ArrayRef<bool>{true});
+            xlv[m * 4 + q] = vector::TransferReadOp::create(
+                cb, l, bfType, xl, ValueRange{off}, padBF,
+                ArrayRef<bool>{true});
+          }
+        SmallVector<Value> next(totals.begin(), totals.end());
+        for (int64_t r = 0; r < R; ++r) {
+          Value bytesV = vector::TransferReadOp::create(
+              cb, l, VectorType::get({64}, cb.getI8Type()), w,
+              ValueRange{rows[r], kp}, pad8, ArrayRef<bool>{true});
+          Value words = vector::BitCastOp::create(cb, l, wordsType, bytesV);
+          for (int64_t sg = 0; sg < segs; ++sg) {
+            // The segment's group: c / (G / 128) for groups of 128 or more,
+            // c * (128 / G) + sg for smaller ones.
+            Value g =
+                G >= kBF16Chunk
+                    ? arith::DivUIOp::create(cb, l, c, idx(cb, G / kBF16Chunk))
+                          .getResult()
+                    : arith::AddIOp::create(
+                          cb, l, arith::MulIOp::create(cb, l, c, idx(cb, segs)),
+                          idx(cb, sg))
+                          .getResult();
+            Value s, table;
+            if (p.isPerTensor()) {
+              s = f32Const(cb, l, p.scales[0]);
+              table = vector::TransferReadOp::create(
+                  cb, l, wordsType, tables,
+                  ValueRange{idx(cb, zRows[0]), idx(cb, 0)}, pad16,
+                  ArrayRef<bool>{true});
+            } else {
+              Value pn = nParams == 1 ? idx(cb, 0) : rows[r];
+              Value pg = kb == 1 ? idx(cb, 0) : g;
+              s = tensor::ExtractOp::create(cb, l, scales, ValueRange{pn, pg});
+              Value z =
+                  tensor::ExtractOp::create(cb, l, zeros, ValueRange{pn, pg});
+              z = arith::IndexCastOp::create(cb, l, cb.getIndexType(), z);
+              table = vector::TransferReadOp::create(
+                  cb, l, wordsType, tables, ValueRange{z, idx(cb, 0)}, pad16,
+                  ArrayRef<bool>{true});
+            }
+            SmallVector<Value> acc(M, zeroAcc);
+            for (int64_t q = sg * segLen / 32; q < (sg + 1) * segLen / 32;
+                 ++q) {
+              Value index = words;
+              if (q > 0)
+                index = arith::ShRUIOp::create(
+                    cb, l, words,
+                    arith::ConstantOp::create(
+                        cb, l,
+                        DenseElementsAttr::get(wordsType,
+                                               cb.getIntegerAttr(i16, 4 * q))));
+              // vpermw: table[index & 31] per word. Inline assembly without
+              // side effects (no memory effects, unlike llvm.call_intrinsic,
+              // which bufferization's deallocation refuses).
+              Value qz =
+                  LLVM::InlineAsmOp::create(
+                      cb, l, wordsType, ValueRange{index, table}, permw,
+                      cb.getStringAttr("=v,v,v"), /*has_side_effects=*/nullptr,
+                      /*is_align_stack=*/nullptr,
+                      LLVM::TailCallKindAttr::get(cb.getContext(),
+                                                  LLVM::TailCallKind::None),
+                      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+                      .getResult(0);
+              Value qb = arith::BitcastOp::create(cb, l, bfType, qz);
+              for (int64_t m = 0; m < M; ++m) {
+                acc[m] = x86vector::DotBF16Op::create(cb, l, acc[m], qb,
+                                                      xhv[m * 4 + q]);
+                acc[m] = x86vector::DotBF16Op::create(cb, l, acc[m], qb,
+                                                      xlv[m * 4 + q]);
+              }
+            }
+            Value sv = vector::BroadcastOp::create(cb, l, accType, s);
+            for (int64_t m = 0; m < M; ++m)
+              next[r * M + m] =
+                  vector::FMAOp::create(cb, l, sv, acc[m], next[r * M + m]);
+          }
+        }
+        scf::YieldOp::create(cb, l, next);
+      });
+  return finishMatvec(b, loc, forall, n0, chunks.getResults(), M, R,
+                      resultType);
 }
 
 //===----------------------------------------------------------------------===//
@@ -993,7 +1278,10 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
 //   storage weight and the parameter tensors as inputs, so the weight is
 //   dequantized in the contraction's operand load, never materialized.
 struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
-  using QuantLowering::QuantLowering;
+  DequantMatmulLowering(MLIRContext *ctx, bool bf16DotProduct)
+      : QuantLowering(ctx), bf16DotProduct(bf16DotProduct) {}
+  /// The 4-bit matvec uses the bf16 dot-product kernel where it fits.
+  bool bf16DotProduct;
 
   // FP8 weight: generic over (m, n, k) { acc + x * (table[bits(w)] * s) }
   // reading the weight's bits (i8), the 256-entry FP8 -> f32 table and the
@@ -1084,8 +1372,13 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     // Decode (one row of x, or up to kMatvecMaxRows, weight [N, K]): the
     // vectorized matvec kernel.
     if (rows <= kMatvecMaxRows && tb && lt.getElementType().isF32()) {
-      FailureOr<Value> r = buildDequantMatvec(rewriter, loc, adaptor.getLhs(),
-                                              adaptor.getRhs(), *p, type);
+      FailureOr<Value> r = failure();
+      if (bf16DotProduct && p->storageWidth == 4)
+        r = buildDequantMatvecBF16(rewriter, loc, adaptor.getLhs(),
+                                   adaptor.getRhs(), *p, type);
+      if (failed(r))
+        r = buildDequantMatvec(rewriter, loc, adaptor.getLhs(),
+                               adaptor.getRhs(), *p, type);
       if (succeeded(r)) {
         rewriter.replaceOp(op, *r);
         return success();
@@ -1190,11 +1483,13 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
 //===----------------------------------------------------------------------===//
 
 void mlir::llm::populateQuantToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
-               MatmulIntegerLowering, DequantMatmulLowering,
-               OrderedMaxLowering, OrderedReduceMaxLowering>(
-      patterns.getContext());
+    RewritePatternSet &patterns, const LLMToLinalgOptions &options) {
+  patterns
+      .add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
+           MatmulIntegerLowering, OrderedMaxLowering, OrderedReduceMaxLowering>(
+          patterns.getContext());
+  patterns.add<DequantMatmulLowering>(patterns.getContext(),
+                                      options.bf16DotProduct);
 }
 
 /// The storage type standing for `t` after quantized types are erased.

@@ -9,7 +9,7 @@
 // TILE: error: convert-llm-to-linalg: attention-tile must be two positive sizes [query rows, key/value rows]
 
 func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
-  // expected-error @+1 {{convert-llm-to-linalg: unknown target 'sparc' (expected host, generic, avx2 or avx512)}}
+  // expected-error @+1 {{convert-llm-to-linalg: unknown target 'sparc' (expected host, generic, avx2, avx512 or avx512-bf16)}}
   %0 = llm.attention %q, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }

@@ -30,6 +30,12 @@ struct LLMToLinalgOptions {
   /// description's `attentionTile`.
   int64_t attentionQueryTile = 32;
   int64_t attentionKeyTile = 64;
+  /// The 4-bit weight-only decode matvec of `llm.dequant_matmul` uses
+  /// AVX512-BF16 dot products (`x86vector.avx512.dot`) and AVX512-BW word
+  /// permutes, with the activations carried as two bf16 terms (16
+  /// significant bits). Normally the CPU target description's
+  /// `bf16DotProduct`; false gives the exact f32 kernel.
+  bool bf16DotProduct = false;
 };
 
 /// Checks an llm op for `convert-llm-to-linalg` when it has a dynamic
@@ -68,8 +74,12 @@ void populateLLMToLinalgDataPatterns(RewritePatternSet &patterns);
 /// Populates `patterns` with the lowering of the quantization ops
 /// (`llm.quantize`, `dequantize`, `requantize`, `matmul_integer`) to linalg
 /// generics on the storage types, with `quant.scast` (or `arith.bitcast` for
-/// FP8) at the boundary with quantized tensors (lib/.../QuantToLinalg.cpp).
-void populateQuantToLinalgConversionPatterns(RewritePatternSet &patterns);
+/// FP8) at the boundary with quantized tensors (lib/.../QuantToLinalg.cpp),
+/// and of `llm.dequant_matmul` (decode matvec kernels; `options` selects the
+/// bf16 dot-product form of the 4-bit one).
+void populateQuantToLinalgConversionPatterns(
+    RewritePatternSet &patterns,
+    const LLMToLinalgOptions &options = LLMToLinalgOptions());
 
 /// Replaces every quantized element type (`!quant.uniform...`) under `root`
 /// by its storage type (i8, i4, i32...) and FP8 types by i8, in function

@@ -395,13 +395,14 @@ struct LLMOptimizeLayoutPass
       bool reported = false;
       for (auto func : module.getOps<FunctionOpInterface>()) {
         func.emitError() << "llm-optimize-layout: unknown target '" << target
-                         << "' (expected host, generic, avx2 or avx512)";
+                         << "' (expected "
+                         << CPUTargetDescription::getKnownNames() << ")";
         reported = true;
       }
       if (!reported)
-        module.emitError() << "llm-optimize-layout: unknown target '"
-                           << target
-                           << "' (expected host, generic, avx2 or avx512)";
+        module.emitError() << "llm-optimize-layout: unknown target '" << target
+                           << "' (expected "
+                           << CPUTargetDescription::getKnownNames() << ")";
       return signalPassFailure();
     }
     int64_t weightsChanged = 0;

@@ -388,7 +388,7 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "CPU target description: host, avx512, avx2 or generic">,
+           "CPU target description: host, avx512-bf16, avx512, avx2 or generic">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark at every remaining runtime transpose">,
   ];
