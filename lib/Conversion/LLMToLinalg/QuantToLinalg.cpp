@@ -485,7 +485,9 @@ struct OrderedMaxLowering : QuantLowering<MaxOp> {
     RankedTensorType type = op.getType();
     if (isa<FloatType>(type.getElementType()))
       return rewriter.notifyMatchFailure(op, "float max");
-    auto [storage, isSigned] = orderedStorage(type.getElementType());
+    std::pair<Type, bool> ordered = orderedStorage(type.getElementType());
+    Type storage = ordered.first;
+    bool isSigned = ordered.second;
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
     SmallVector<Value> ins;
@@ -534,7 +536,9 @@ struct OrderedReduceMaxLowering : QuantLowering<ReduceMaxOp> {
     Location loc = op.getLoc();
     auto it = cast<RankedTensorType>(op.getInput().getType());
     Type et = it.getElementType();
-    auto [storage, isSigned] = orderedStorage(et);
+    std::pair<Type, bool> ordered = orderedStorage(et);
+    Type storage = ordered.first;
+    bool isSigned = ordered.second;
     unsigned width = storage.getIntOrFloatBitWidth();
     APInt lowest = isSigned ? APInt::getSignedMinValue(width)
                             : APInt::getMinValue(width);
@@ -743,6 +747,50 @@ FailureOr<SmallVector<char>> packNibbles(Value w, int64_t n, int64_t k,
   return packed;
 }
 
+/// Weight rows per block of a matvec kernel: the largest power of two that
+/// divides N and is at most max(1, budget / M) (R * M accumulators).
+int64_t getMatvecBlockRows(int64_t N, int64_t M, int64_t budget) {
+  for (int64_t r = std::max<int64_t>(1, budget / M); r > 1; r /= 2)
+    if (N % r == 0)
+      return r;
+  return 1;
+}
+
+/// The start of a matvec kernel: an `scf.forall` over the N / R blocks of
+/// `R` weight rows with an [M, N] f32 output; `b`'s insertion point is left
+/// at the start of its body (the caller holds an InsertionGuard).
+struct MatvecBlock {
+  scf::ForallOp forall;
+  /// The block's first weight row, and its R rows.
+  Value n0;
+  SmallVector<Value> rows;
+  /// A zero accumulator of `accType`, and an i8 zero (transfer padding).
+  Value zeroAcc, pad8;
+};
+MatvecBlock beginMatvec(OpBuilder &b, Location loc, int64_t M, int64_t N,
+                        int64_t R, VectorType accType) {
+  MatvecBlock blk;
+  Value out =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, b.getF32Type());
+  blk.forall = scf::ForallOp::create(
+      b, loc, SmallVector<OpFoldResult>{b.getIndexAttr(N / R)}, ValueRange{out},
+      std::nullopt);
+  b.setInsertionPointToStart(blk.forall.getBody());
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  blk.n0 = arith::MulIOp::create(b, loc, blk.forall.getInductionVar(0), idx(R));
+  for (int64_t r = 0; r < R; ++r)
+    blk.rows.push_back(
+        r == 0 ? blk.n0
+               : arith::AddIOp::create(b, loc, blk.n0, idx(r)).getResult());
+  blk.zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0)));
+  blk.pad8 =
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
+  return blk;
+}
+
 /// Ends a matvec kernel's `scf.forall` over blocks of `R` weight rows
 /// (`n0`: the block's first row): one horizontal sum of each vector
 /// accumulator `acc[r * M + m]` (weight row r, x row m), the [M, R] tile
@@ -834,12 +882,7 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   // accumulator each; the x chunk's loads are shared by more rows), 4 for
   // 8-bit ones (vector<32xf32> accumulators: 2 registers each), divided by
   // the rows of x (R * M accumulators).
-  int64_t R = 1;
-  for (int64_t r = std::max<int64_t>(1, (packed4 ? 8 : 4) / M); r > 1; r /= 2)
-    if (N % r == 0) {
-      R = r;
-      break;
-    }
+  int64_t R = getMatvecBlockRows(N, M, packed4 ? 8 : 4);
   Value w;
   if (packed4) {
     FailureOr<SmallVector<char>> bytes = packNibbles(wq, N, K, p.isSigned);
@@ -879,23 +922,11 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   };
   int64_t lanes = packed4 ? C / 2 : C;
   auto accType = VectorType::get({lanes}, b.getF32Type());
-  Value out =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, b.getF32Type());
-  auto forall = scf::ForallOp::create(
-      b, loc, SmallVector<OpFoldResult>{b.getIndexAttr(N / R)}, ValueRange{out},
-      std::nullopt);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(forall.getBody());
-  Value n0 =
-      arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, R));
-  Value zeroAcc = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0)));
-  SmallVector<Value> rows;
-  for (int64_t r = 0; r < R; ++r)
-    rows.push_back(
-        r == 0 ? n0 : arith::AddIOp::create(b, loc, n0, idx(b, r)).getResult());
-  Value pad8 =
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
+  MatvecBlock blk = beginMatvec(b, loc, M, N, R, accType);
+  scf::ForallOp forall = blk.forall;
+  Value n0 = blk.n0, zeroAcc = blk.zeroAcc, pad8 = blk.pad8;
+  SmallVector<Value> rows = blk.rows;
   Value padF = f32Const(b, loc, 0.0);
 
   // Accumulator of weight row r and x row m: r * M + m; per-lane sums of x
@@ -1136,34 +1167,18 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
   Value xh = split.getResult(0), xl = split.getResult(1);
 
   // Rows per block: R * M accumulators of one register each (8 at most).
-  int64_t R = 1;
-  for (int64_t r = std::max<int64_t>(1, 8 / M); r > 1; r /= 2)
-    if (N % r == 0) {
-      R = r;
-      break;
-    }
+  int64_t R = getMatvecBlockRows(N, M, 8);
   auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(bb, loc, v);
   };
   auto accType = VectorType::get({16}, f32);
   auto wordsType = VectorType::get({32}, i16);
   auto bfType = VectorType::get({32}, bf16);
-  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, f32);
-  auto forall = scf::ForallOp::create(
-      b, loc, SmallVector<OpFoldResult>{b.getIndexAttr(N / R)}, ValueRange{out},
-      std::nullopt);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(forall.getBody());
-  Value n0 =
-      arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, R));
-  SmallVector<Value> rows;
-  for (int64_t r = 0; r < R; ++r)
-    rows.push_back(
-        r == 0 ? n0 : arith::AddIOp::create(b, loc, n0, idx(b, r)).getResult());
-  Value zeroAcc = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0)));
-  Value pad8 =
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
+  MatvecBlock blk = beginMatvec(b, loc, M, N, R, accType);
+  scf::ForallOp forall = blk.forall;
+  Value n0 = blk.n0, zeroAcc = blk.zeroAcc, pad8 = blk.pad8;
+  SmallVector<Value> rows = blk.rows;
   Value pad16 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i16, 0));
   Value padBF = arith::ConstantOp::create(b, loc, b.getFloatAttr(bf16, 0.0));
   // AT&T operand order: $0 = table[$1 & 31] with $2 the table.
