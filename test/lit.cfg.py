@@ -46,3 +46,23 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.enable_sanitizers:
     config.available_features.add("asan")
+
+# %python_ext: python3 for a script that imports the llmc extension. Under
+# ASan (scripts/test-sanitizers.sh) the extension is instrumented but python3
+# is not: the interpreter gets the shared ASan+UBSan runtime preloaded, which
+# must come first in the library list (an instrumented executable it started
+# would then see two runtimes, so only scripts that run llmc in-process use
+# it). Listed first: %python is a prefix of it.
+config.asan_runtime = None
+python_ext = config.python_executable
+if config.enable_sanitizers:
+    import subprocess
+    runtime = subprocess.run(
+        [config.cxx_compiler, "-print-file-name=libclang_rt.asan-x86_64.so"],
+        capture_output=True, text=True).stdout.strip()
+    if os.path.isfile(runtime):
+        config.asan_runtime = runtime
+        python_ext = "env LD_PRELOAD=%s %s" % (runtime, config.python_executable)
+    else:
+        config.available_features.add("no-asan-runtime")
+config.substitutions.insert(0, ("%python_ext", python_ext))

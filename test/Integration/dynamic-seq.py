@@ -15,7 +15,7 @@
 # RUN: %python %llmc_src_root/examples/generate.py gpt2_block --d 64 --heads 4 --seq 7 --name s7 --out-dir %t
 # RUN: %python %llmc_src_root/examples/generate.py gpt2_block --d 64 --heads 4 --seq 32 --name s32 --out-dir %t
 # RUN: %python %llmc_src_root/examples/generate.py gpt2_block --d 64 --heads 4 --seq 33 --name s33 --out-dir %t
-# RUN: %python %s %t | FileCheck %s
+# RUN: %python_ext %s %t | FileCheck %s
 #
 # CHECK: dynamic: inputs (arg0: f32[1x?x64]) bound 32
 # CHECK: seq 1: gpt2_block: shape [1, 1, 64] dtype float32 {{.*}} PASS
