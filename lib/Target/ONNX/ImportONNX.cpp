@@ -425,6 +425,8 @@ public:
         externalDataDir(externalDataDir.str()) {}
 
   OwningOpRef<ModuleOp> import(onnx::ModelProto &model);
+  LogicalResult checkGraphStructure(const onnx::GraphProto &g,
+                                    const llvm::StringSet<> &outer, bool top);
 
 private:
   //===--------------------------------------------------------------------===//
@@ -2781,6 +2783,47 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
 // Model
 //===----------------------------------------------------------------------===//
 
+/// Checks that `g` is in SSA form and topological order, as ONNX shape
+/// inference and the importer assume (libonnx's inference dereferences null
+/// on a node input that nothing defines: found by onnx-import-fuzzer): every
+/// non-empty node input is a graph input, an initializer, a value of an
+/// enclosing graph (`outer`, for the bodies of If/Loop/Scan) or an output of
+/// an earlier node, and no node output redefines a value. Reports the first
+/// violation at its node.
+LogicalResult Importer::checkGraphStructure(const onnx::GraphProto &g,
+                                            const llvm::StringSet<> &outer,
+                                            bool top) {
+  llvm::StringSet<> defined = outer;
+  for (const onnx::ValueInfoProto &vi : g.input())
+    defined.insert(vi.name());
+  for (const TensorProto &t : g.initializer())
+    defined.insert(t.name());
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &node = g.node(i);
+    if (top)
+      nodeIndex = i;
+    for (const std::string &in : node.input())
+      if (!in.empty() && !defined.contains(in))
+        return nodeError(node)
+               << "input '" << in << "' is not defined before its use";
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.has_g() && failed(checkGraphStructure(a.g(), defined, false)))
+        return failure();
+      for (const onnx::GraphProto &sub : a.graphs())
+        if (failed(checkGraphStructure(sub, defined, false)))
+          return failure();
+    }
+    for (const std::string &out : node.output())
+      if (!out.empty() && !defined.insert(out).second)
+        return nodeError(node) << "output '" << out
+                               << "' redefines a value (an ONNX value has "
+                                  "one definition)";
+  }
+  if (top)
+    nodeIndex = 0;
+  return success();
+}
+
 OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   ctx->loadDialect<LLMDialect, func::FuncDialect>();
   Location loc = fileLoc();
@@ -2869,6 +2912,8 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     argNames.push_back(vi.name());
   }
 
+  if (failed(checkGraphStructure(g, llvm::StringSet<>(), /*top=*/true)))
+    return nullptr;
   if (options.runShapeInference) {
     std::string error;
     if (!mlir::llm::detail::inferONNXShapes(model, error))

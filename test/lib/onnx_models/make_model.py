@@ -323,6 +323,21 @@ def bad_output_shape():
     return model(nodes, [vi("x", F, [2, 3])], [vi("y", F, [2, 3])])
 
 
+def undefined_input():
+    """A node reads a value nothing defines, and its output redefines the
+    graph input (onnx-import-fuzzer: libonnx's shape inference dereferenced
+    null on it)."""
+    nodes = [helper.make_node("Shape", ["x"], ["y"], end=10)]
+    return model(nodes, [vi("y", F, [3, 4, 5])], [vi("y", I64, [3])])
+
+
+def redefined_value():
+    """Two nodes define the same value."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="r1"),
+             helper.make_node("Neg", ["x"], ["y"], name="r2")]
+    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])])
+
+
 def matmul_vec():
     """MatMul with 1-D operands (numpy semantics)."""
     nodes = [helper.make_node("MatMul", ["v", "w"], ["y"], name="vec_mat"),
@@ -337,7 +352,7 @@ BUILDERS = {f.__name__: f for f in [
     embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
     bad_output_shape, gemm_runtime_c, training_dropout, gather_float_indices,
-    and_float, runtime_logic]}
+    and_float, runtime_logic, undefined_input, redefined_value]}
 
 
 def external(path):
