@@ -3,13 +3,22 @@
 // RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 vectorize=false}))" | FileCheck %s --check-prefix=NOVEC
 
 // 512^3 on avx512 with 2 threads: B (1 MiB) packed at run time into 16
-// strips [512, 32]; scf.forall over 64-row chunks with the fill fused in, N
+// strips [512, 32] (an scf.forall over 2 chunks of 8 strips, one vector row
+// copied per step); scf.forall over 64-row chunks with the fill fused in, N
 // cache tiles of 256, K cache tiles of 256, 8x32x1 register tiles reading
 // one contiguous row of a strip per step of K, vectorized to vector.contract
 // with the accumulator hoisted out of the K loop.
 // CHECK-LABEL: func.func @matmul_512
 // CHECK:       %[[EXP:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2]] output_shape [512, 16, 32]
-// CHECK:       %[[PACKED:.+]] = linalg.transpose ins(%[[EXP]] : tensor<512x16x32xf32>) outs(%{{.+}} : tensor<16x512x32xf32>) permutation = [1, 0, 2]
+// CHECK:       %[[PACKED:.+]] = scf.forall (%[[S:.+]]) = (0) to (16) step (8) shared_outs
+// CHECK:         %[[SRC:.+]] = tensor.extract_slice %[[EXP]][0, %[[S]], 0] [512, 8, 32]
+// CHECK:         scf.for %[[PS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK:           scf.for %[[PK:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK:             %[[PROW:.+]] = tensor.extract_slice %[[SRC]][%[[PK]], %[[PS]], 0] [1, 1, 32]
+// CHECK:             %[[PV:.+]] = vector.transfer_read %[[PROW]]{{.*}} : tensor<1x1x32xf32>, vector<1x1x32xf32>
+// CHECK:             vector.transfer_write %[[PV]], {{.*}} : vector<1x1x32xf32>, tensor<1x1x32xf32>
+// CHECK:       } {__llm_packed_rhs__ = 32 : i64}
+// CHECK-NOT:   linalg.transpose
 // CHECK:       scf.forall (%[[I:.+]]) = (0) to (512) step (64)
 // CHECK:         linalg.fill {{.*}} -> tensor<64x512xf32>
 // CHECK:         scf.for %[[N0:.+]] = %{{.+}} to %{{.+}} step %[[C256:.+]] iter_args
