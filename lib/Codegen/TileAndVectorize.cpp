@@ -141,6 +141,48 @@ materializeTransposedRhs(RewriterBase &rewriter, linalg::LinalgOp op,
 /// Marks the run-time packing transposes created below (the strip width).
 static constexpr llvm::StringLiteral kPackedRhsAttr = "__llm_packed_rhs__";
 
+/// The run-time packing `transpose` ([K, N / nr, nr] -> [N / nr, K, nr])
+/// as copies of whole rows of nr elements: an outer loop over the strips
+/// (an scf.forall over about one chunk per thread when `threads` > 1) and
+/// [1, 1, nr] tiles marked for vectorization (one vector read and write of
+/// the row each). The outermost loop takes over the kPackedRhsAttr marker;
+/// returns the packed value (the transpose's result when it stays whole).
+static Value tilePackingForCPU(RewriterBase &rewriter,
+                               linalg::TransposeOp transpose,
+                               int64_t threads) {
+  Attribute marker = transpose->getAttr(kPackedRhsAttr);
+  Value whole = transpose->getResult(0);
+  auto type = cast<RankedTensorType>(transpose.getInit().getType());
+  int64_t strips = type.getDimSize(0);
+  Operation *op = transpose.getOperation();
+  Operation *outerLoop = nullptr;
+  Value result = whole;
+  if (threads > 1 && strips > 1) {
+    FailureOr<scf::SCFTilingResult> outer =
+        tileWith(rewriter, cast<TilingInterface>(op),
+                 {static_cast<int64_t>(llvm::divideCeil(strips, threads)), 0, 0},
+                 scf::SCFTilingOptions::LoopType::ForallOp);
+    if (failed(outer))
+      return whole;
+    op = outer->tiledOps.back();
+    outerLoop = outer->loops.front().getOperation();
+    result = outer->replacements.front();
+  }
+  FailureOr<scf::SCFTilingResult> rows =
+      tileWith(rewriter, cast<TilingInterface>(op), {1, 1, 0},
+               scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(rows))
+    return result;
+  if (!outerLoop) {
+    outerLoop = rows->loops.front().getOperation();
+    result = rows->replacements.front();
+  }
+  rows->tiledOps.back()->removeAttr(kPackedRhsAttr);
+  rows->tiledOps.back()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+  outerLoop->setAttr(kPackedRhsAttr, marker);
+  return result;
+}
+
 /// B [K, N] stored as N / nr strips of [K, nr] ("packed"), so that the
 /// register tile reads one contiguous row of nr elements per step of K
 /// instead of a row of B every N elements (a new page per step of K):
@@ -152,7 +194,7 @@ static constexpr llvm::StringLiteral kPackedRhsAttr = "__llm_packed_rhs__";
 /// nr). Returns null when B is neither a constant nor defined in the
 /// function body (a value of an enclosing region stays unpacked).
 static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
-                                  int64_t nr) {
+                                  int64_t nr, int64_t threads) {
   auto type = cast<RankedTensorType>(rhs.getType());
   int64_t kDim = type.getDimSize(0), nDim = type.getDimSize(1);
   Type elem = type.getElementType();
@@ -209,12 +251,17 @@ static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
   Region *region = rhs.getParentRegion();
   if (!region || !isa<func::FuncOp>(region->getParentOp()))
     return nullptr;
+  // An earlier packing of `rhs` (its loop nest, or the transpose itself,
+  // carries kPackedRhsAttr).
   for (Operation *user : rhs.getUsers())
     if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user))
       for (Operation *u : expand->getUsers())
-        if (auto a = u->getAttrOfType<IntegerAttr>(kPackedRhsAttr);
-            a && a.getInt() == nr && u->getResult(0).getType() == packedType)
-          return u->getResult(0);
+        for (Operation *p = u; p && p != region->getParentOp();
+             p = p->getParentOp())
+          if (auto a = p->getAttrOfType<IntegerAttr>(kPackedRhsAttr);
+              a && a.getInt() == nr && p->getNumResults() == 1 &&
+              p->getResult(0).getType() == packedType)
+            return p->getResult(0);
   rewriter.setInsertionPointAfterValue(rhs);
   auto expandedType = RankedTensorType::get({kDim, nDim / nr, nr}, elem);
   Value expanded = tensor::ExpandShapeOp::create(
@@ -225,7 +272,7 @@ static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
   auto transpose = linalg::TransposeOp::create(rewriter, loc, expanded, empty,
                                                ArrayRef<int64_t>{1, 0, 2});
   transpose->setAttr(kPackedRhsAttr, rewriter.getI64IntegerAttr(nr));
-  return transpose->getResult(0);
+  return tilePackingForCPU(rewriter, transpose, threads);
 }
 
 /// In the register tile `tile` (a matmul [rm, nr, rk] tiled out of a matmul
@@ -382,7 +429,7 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
                 : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes) &&
       op.getIndexingMapsArray() ==
           linalg::MatmulOp::getDefaultIndexingMaps(op->getContext()))
-    packedRhs = getOrCreatePackedRhs(rewriter, rhs, rn);
+    packedRhs = getOrCreatePackedRhs(rewriter, rhs, rn, threads);
 
   // Outer (parallel) level: one chunk of M rows (a multiple of the register
   // tile, at most the cache tile) per thread; batches are split one by one.
@@ -730,6 +777,15 @@ struct LLMTileAndVectorizePass
       }
       desc->matmulRegisterTile.assign(registerTile.begin(), registerTile.end());
     }
+    if (!cacheTile.empty()) {
+      if (cacheTile.size() != 3 ||
+          llvm::any_of(cacheTile, [](int64_t s) { return s < 0; })) {
+        func.emitError() << "llm-tile-and-vectorize: cache-tile must be "
+                            "three non-negative sizes [m, n, k]";
+        return signalPassFailure();
+      }
+      desc->matmulCacheTile.assign(cacheTile.begin(), cacheTile.end());
+    }
     if (numThreads > 0)
       desc->numThreads = numThreads;
     CPUTilingOptions opts;
@@ -811,8 +867,14 @@ struct LLMTileAndVectorizePass
     });
     for (linalg::LinalgOp op : inPlace) {
       op->removeAttr(kVectorizeInPlaceAttr);
-      if (vectorize && succeeded(tileMatmulInPlaceForCPU(rewriter, op, *desc)))
+      if (!vectorize)
+        continue;
+      if (auto transpose = dyn_cast<linalg::TransposeOp>(op.getOperation())) {
+        if (succeeded(tileTransposeForCPU(rewriter, transpose, *desc)))
+          anyRegisterTiles = true;
+      } else if (succeeded(tileMatmulInPlaceForCPU(rewriter, op, *desc))) {
         anyRegisterTiles = true;
+      }
     }
     // Transposes (big ones are inside their parallel loop by now): square
     // register tiles, vectorized below into vector.transpose.

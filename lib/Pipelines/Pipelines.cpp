@@ -65,6 +65,7 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   tileOpts.numThreads = options.numThreads;
   tileOpts.registerTile.assign(options.registerTile.begin(),
                                options.registerTile.end());
+  tileOpts.cacheTile.assign(options.cacheTile.begin(), options.cacheTile.end());
   pm.addNestedPass<func::FuncOp>(createLLMTileAndVectorizePass(tileOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

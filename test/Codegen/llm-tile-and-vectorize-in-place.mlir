@@ -28,3 +28,35 @@ func.func @in_place(%a: tensor<4x16x8xf32>, %b: tensor<8x16xf32>, %init: tensor<
   }
   return %r : tensor<16x16xf32>
 }
+
+// A 2-D transpose marked llm.vectorize_in_place (the K-tile transpose of the
+// flash-attention loop, reading a strided tile) becomes square tiles of one
+// vector length where it is (avx2: 8x8; 16x24 -> 2x3 tiles), vectorized
+// into transposing transfer_reads (row reads and vector.transpose after
+// llm-lower-vectors) instead of element gathers.
+// CHECK-LABEL: func.func @transpose_in_place
+// CHECK-NOT: scf.forall
+// CHECK: scf.for
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c8
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c8
+// CHECK: %[[T:.+]] = vector.transfer_read {{.*}}permutation_map = #{{.+}}} : tensor<8x8xf32>, vector<8x8xf32>
+// CHECK: vector.transfer_write %[[T]], {{.*}} : vector<8x8xf32>, tensor<8x8xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: llm.vectorize_in_place
+// NOVEC-LABEL: func.func @transpose_in_place
+// NOVEC: linalg.transpose ins(
+// NOVEC-NOT: llm.vectorize_in_place
+func.func @transpose_in_place(%k: tensor<4x24x64xf32>) -> tensor<4x16x24xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %init = tensor.empty() : tensor<4x16x24xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> (tensor<4x16x24xf32>) {
+    %kt = tensor.extract_slice %k[%i, 0, 0] [1, 24, 16] [1, 1, 1] : tensor<4x24x64xf32> to tensor<24x16xf32>
+    %e = tensor.empty() : tensor<16x24xf32>
+    %t = linalg.transpose {llm.vectorize_in_place} ins(%kt : tensor<24x16xf32>) outs(%e : tensor<16x24xf32>) permutation = [1, 0]
+    %u = tensor.insert_slice %t into %acc[%i, 0, 0] [1, 16, 24] [1, 1, 1] : tensor<16x24xf32> into tensor<4x16x24xf32>
+    scf.yield %u : tensor<4x16x24xf32>
+  }
+  return %r : tensor<4x16x24xf32>
+}

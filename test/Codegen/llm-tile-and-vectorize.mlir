@@ -2,25 +2,35 @@
 // RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 parallel=false}))" | FileCheck %s --check-prefix=SERIAL
 // RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 vectorize=false}))" | FileCheck %s --check-prefix=NOVEC
 
-// 512^3 on avx512 with 2 threads: B (1 MiB) packed at run time into 16
-// strips [512, 32]; scf.forall over 64-row chunks with the fill fused in, N
-// cache tiles of 256, K cache tiles of 256, 8x32x1 register tiles reading
-// one contiguous row of a strip per step of K, vectorized to vector.contract
-// with the accumulator hoisted out of the K loop.
+// 512x1536 @ 1536x512 on avx512 with 2 threads: B (3 MiB) packed at run
+// time into 16 strips [1536, 32] (an scf.forall over 2 chunks of 8 strips,
+// one vector row copied per step); scf.forall over 256-row chunks with the
+// fill fused in, N cache tiles of 128, K cache tiles of 768 (a divisor of
+// K), 8x32x1 register tiles reading one contiguous row of a strip per step
+// of K, vectorized to vector.contract with the accumulator hoisted out of
+// the K loop.
 // CHECK-LABEL: func.func @matmul_512
-// CHECK:       %[[EXP:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2]] output_shape [512, 16, 32]
-// CHECK:       %[[PACKED:.+]] = linalg.transpose ins(%[[EXP]] : tensor<512x16x32xf32>) outs(%{{.+}} : tensor<16x512x32xf32>) permutation = [1, 0, 2]
-// CHECK:       scf.forall (%[[I:.+]]) = (0) to (512) step (64)
-// CHECK:         linalg.fill {{.*}} -> tensor<64x512xf32>
-// CHECK:         scf.for %[[N0:.+]] = %{{.+}} to %{{.+}} step %[[C256:.+]] iter_args
-// CHECK:           scf.for %[[K0:.+]] = %{{.+}} to %{{.+}} step %[[C256]] iter_args
+// CHECK:       %[[EXP:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2]] output_shape [1536, 16, 32]
+// CHECK:       %[[PACKED:.+]] = scf.forall (%[[S:.+]]) = (0) to (16) step (8) shared_outs
+// CHECK:         %[[SRC:.+]] = tensor.extract_slice %[[EXP]][0, %[[S]], 0] [1536, 8, 32]
+// CHECK:         scf.for %[[PS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK:           scf.for %[[PK:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK:             %[[PROW:.+]] = tensor.extract_slice %[[SRC]][%[[PK]], %[[PS]], 0] [1, 1, 32]
+// CHECK:             %[[PV:.+]] = vector.transfer_read %[[PROW]]{{.*}} : tensor<1x1x32xf32>, vector<1x1x32xf32>
+// CHECK:             vector.transfer_write %[[PV]], {{.*}} : vector<1x1x32xf32>, tensor<1x1x32xf32>
+// CHECK:       } {__llm_packed_rhs__ = 32 : i64}
+// CHECK-NOT:   linalg.transpose
+// CHECK:       scf.forall (%[[I:.+]]) = (0) to (512) step (256)
+// CHECK:         linalg.fill {{.*}} -> tensor<256x512xf32>
+// CHECK:         scf.for %[[N0:.+]] = %{{.+}} to %{{.+}} step %[[C128:.+]] iter_args
+// CHECK:           scf.for %[[K0:.+]] = %{{.+}} to %{{.+}} step %[[C768:.+]] iter_args
 // CHECK:           scf.for %{{.+}} step %[[C8:.+]] iter_args
 // CHECK:             scf.for %[[N1:.+]] = %{{.+}} step %[[C32:.+]] iter_args
 // CHECK:               %[[ACC:.+]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
 // CHECK:               scf.for %[[K1:.+]] = {{.*}} iter_args({{.*}}%[[VACC:.+]] = %[[ACC]]) -> ({{.*}}vector<8x32xf32>)
 // CHECK-DAG:             %[[K:.+]] = affine.apply #{{.+}}(%[[K1]], %[[K0]])
 // CHECK-DAG:             %[[STRIP:.+]] = affine.apply #{{.+}}(%[[N1]], %[[N0]])
-// CHECK:                 %[[ROW:.+]] = tensor.extract_slice %[[PACKED]][%[[STRIP]], %[[K]], 0] [1, 1, 32] [1, 1, 1] : tensor<16x512x32xf32> to tensor<1x32xf32>
+// CHECK:                 %[[ROW:.+]] = tensor.extract_slice %[[PACKED]][%[[STRIP]], %[[K]], 0] [1, 1, 32] [1, 1, 1] : tensor<16x1536x32xf32> to tensor<1x32xf32>
 // CHECK:                 vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1xf32>
 // CHECK:                 vector.transfer_read %[[ROW]]{{.*}} : tensor<1x32xf32>, vector<1x32xf32>
 // CHECK:                 vector.contract {{.*}} %[[VACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
@@ -41,11 +51,11 @@
 // NOVEC-NOT:   vector.
 // NOVEC:       linalg.matmul ins({{.*}} : tensor<8x1xf32>, tensor<1x32xf32>) outs({{.*}} : tensor<8x32xf32>)
 // NOVEC-NOT:   vector.
-func.func @matmul_512(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
+func.func @matmul_512(%a: tensor<512x1536xf32>, %b: tensor<1536x512xf32>) -> tensor<512x512xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<512x512xf32>
   %f = linalg.fill ins(%cst : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<512x512xf32>, tensor<512x512xf32>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<512x1536xf32>, tensor<1536x512xf32>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
   return %r : tensor<512x512xf32>
 }
 

@@ -12,8 +12,8 @@
 // f32 in different orders (measured up to 3.6e-5 at K = 300, where values
 // reach ~50); a wrong element, strip or tile gives errors of order 1.
 //
-// RUN: rm -rf %t && mkdir -p %t/mv_odd %t/mv_odd_ref %t/mv_rows3 %t/mv_rows3_ref %t/mm_k1 %t/mm_k1_ref %t/mm_packed %t/mm_packed_ref %t/mm_unpacked %t/mm_unpacked_ref %t/mm_kdiv %t/mm_kdiv_ref %t/mm_const %t/mm_const_ref
-// RUN: %python -m llmc_check gen %t a_mv_odd=1x300xf32 b_mv_odd=300x1000xf32 a_mv_rows3=3x64xf32 b_mv_rows3=64x200xf32 a_mm_k1=20x1xf32 b_mm_k1=1x64xf32 a_mm_packed=37x512xf32 b_mm_packed=512x96xf32 a_mm_unpacked=67x33xf32 b_mm_unpacked=33x45xf32 a_mm_kdiv=40x300xf32 b_mm_kdiv=300x64xf32 a_mm_const=40x24xf32
+// RUN: rm -rf %t && mkdir -p %t/mm_ktile %t/mm_ktile_ref %t/mv_odd %t/mv_odd_ref %t/mv_rows3 %t/mv_rows3_ref %t/mm_k1 %t/mm_k1_ref %t/mm_packed %t/mm_packed_ref %t/mm_unpacked %t/mm_unpacked_ref %t/mm_kdiv %t/mm_kdiv_ref %t/mm_const %t/mm_const_ref
+// RUN: %python -m llmc_check gen %t a_mv_odd=1x300xf32 b_mv_odd=300x1000xf32 a_mv_rows3=3x64xf32 b_mv_rows3=64x200xf32 a_mm_k1=20x1xf32 b_mm_k1=1x64xf32 a_mm_packed=37x512xf32 b_mm_packed=512x96xf32 a_mm_unpacked=67x33xf32 b_mm_unpacked=33x45xf32 a_mm_kdiv=40x300xf32 b_mm_kdiv=300x64xf32 a_mm_const=40x24xf32 a_mm_ktile=37x1500xf32 b_mm_ktile=1500x192xf32
 
 // M = 1 (small-M register tile 1x256 under 15-row K tiles; N = 1000 leaves a 232-wide remainder).
 // RUN: llmc run %s --entry mv_odd --input arg0=%t/a_mv_odd.npy --input arg1=%t/b_mv_odd.npy --output-dir %t/mv_odd
@@ -57,7 +57,7 @@ func.func @mm_k1(%a: tensor<20x1xf32>, %b: tensor<1x64xf32>) -> tensor<20x64xf32
   return %0 : tensor<20x64xf32>
 }
 
-// packed B: 96 = 3 strips of 32; 37 rows = 4 register tiles + 5 remainder rows; K tile 256.
+// packed B: 96 = 3 strips of 32; 37 rows = 4 register tiles + 5 remainder rows; all of K = 512 in one K tile (<= 768).
 // RUN: llmc run %s --entry mm_packed --input arg0=%t/a_mm_packed.npy --input arg1=%t/b_mm_packed.npy --output-dir %t/mm_packed
 // RUN: llmc run %s --no-opt --entry mm_packed --input arg0=%t/a_mm_packed.npy --input arg1=%t/b_mm_packed.npy --output-dir %t/mm_packed_ref
 // RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a_mm_packed.npy --arg b=%t/b_mm_packed.npy --actual %t/mm_packed/out0.npy --atol 5e-04 --name mm_packed | FileCheck %s --check-prefix=MM_PACKED
@@ -69,6 +69,23 @@ func.func @mm_k1(%a: tensor<20x1xf32>, %b: tensor<1x64xf32>) -> tensor<20x64xf32
 func.func @mm_packed(%a: tensor<37x512xf32>, %b: tensor<512x96xf32>) -> tensor<37x96xf32> {
   %0 = llm.matmul %a, %b : (tensor<37x512xf32>, tensor<512x96xf32>) -> tensor<37x96xf32>
   return %0 : tensor<37x96xf32>
+}
+
+// K = 1500: K tiles of 750 (the largest divisor of K in [384, 768]); B
+// (1.1 MiB) packed at run time into 6 strips of 32 (split over the threads);
+// N = 192 = one N cache tile of 128 and a partial one of 64; 37 rows = 4
+// register tiles + 5 remainder rows.
+// RUN: llmc run %s --entry mm_ktile --input arg0=%t/a_mm_ktile.npy --input arg1=%t/b_mm_ktile.npy --output-dir %t/mm_ktile
+// RUN: llmc run %s --no-opt --entry mm_ktile --input arg0=%t/a_mm_ktile.npy --input arg1=%t/b_mm_ktile.npy --output-dir %t/mm_ktile_ref
+// RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a_mm_ktile.npy --arg b=%t/b_mm_ktile.npy --actual %t/mm_ktile/out0.npy --atol 1.5e-03 --name mm_ktile | FileCheck %s --check-prefix=MM_KTILE
+// RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a_mm_ktile.npy --arg b=%t/b_mm_ktile.npy --actual %t/mm_ktile_ref/out0.npy --atol 1.5e-03 --name mm_ktile_noopt | FileCheck %s --check-prefix=MM_KTILE_NOOPT
+// RUN: %python -m llmc_check expr "r" --arg r=%t/mm_ktile_ref/out0.npy --actual %t/mm_ktile/out0.npy --atol 1.5e-03 --name mm_ktile_vs_noopt | FileCheck %s --check-prefix=MM_KTILE_VS
+// MM_KTILE: mm_ktile: shape [37, 192] dtype float32 {{.*}} PASS
+// MM_KTILE_NOOPT: mm_ktile_noopt: shape [37, 192] dtype float32 {{.*}} PASS
+// MM_KTILE_VS: mm_ktile_vs_noopt: shape [37, 192] dtype float32 {{.*}} PASS
+func.func @mm_ktile(%a: tensor<37x1500xf32>, %b: tensor<1500x192xf32>) -> tensor<37x192xf32> {
+  %0 = llm.matmul %a, %b : (tensor<37x1500xf32>, tensor<1500x192xf32>) -> tensor<37x192xf32>
+  return %0 : tensor<37x192xf32>
 }
 
 // N = 45 not a multiple of 32: B read in place.
@@ -85,7 +102,7 @@ func.func @mm_unpacked(%a: tensor<67x33xf32>, %b: tensor<33x45xf32>) -> tensor<6
   return %0 : tensor<67x45xf32>
 }
 
-// K = 300: K tile 150 (largest divisor in [128, 256]).
+// K = 300: one K tile (K <= 768); B (75 KiB) read in place.
 // RUN: llmc run %s --entry mm_kdiv --input arg0=%t/a_mm_kdiv.npy --input arg1=%t/b_mm_kdiv.npy --output-dir %t/mm_kdiv
 // RUN: llmc run %s --no-opt --entry mm_kdiv --input arg0=%t/a_mm_kdiv.npy --input arg1=%t/b_mm_kdiv.npy --output-dir %t/mm_kdiv_ref
 // RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a_mm_kdiv.npy --arg b=%t/b_mm_kdiv.npy --actual %t/mm_kdiv/out0.npy --atol 3e-04 --name mm_kdiv | FileCheck %s --check-prefix=MM_KDIV

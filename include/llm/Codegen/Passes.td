@@ -91,7 +91,8 @@ def LLMTileAndVectorizePass
       width reads B from [N / n, K, n] strips (`packMatmulRhs` of the
       target): a constant B is packed at compile time (M >= two register
       tiles), another B of at least 1 MiB by a transpose at run time
-      (M >= four register tiles). The partial last
+      (M >= four register tiles), copied one vector row of a strip at a
+      time under an `scf.forall` over the strips. The partial last
       iteration of each register-tile loop is peeled (e.g. 67x45x33), so the
       main loops hold full tiles of static size, which are vectorized with
       `linalg::vectorize` into `vector.contract`; remainder tiles stay scalar
@@ -104,10 +105,12 @@ def LLMTileAndVectorizePass
       vectorized here (LLVM's loop vectorizer handles their inner loops).
     * 2-D `linalg.transpose`: square tiles of one vector length (peeled),
       vectorized into `vector.transpose` (lowered to shuffles).
-    * `linalg.matmul` marked `llm.vectorize_in_place` (the tile matmuls of
+    * `linalg.matmul` and 2-D `linalg.transpose` marked
+      `llm.vectorize_in_place` (the tile matmuls and the K-tile transpose of
       the flash-attention lowering, already inside their own loop nest):
-      register tiles in place (`scf.for`, peeled, no outer loop), vectorized
-      like the above; the marker is removed (also when `vectorize` is off).
+      register tiles (square transpose tiles) in place (`scf.for`, peeled,
+      no outer loop), vectorized like the above; the marker is removed (also
+      when `vectorize` is off).
     * `linalg.matmul` whose B operand is stored [N, K] (transpose_b, the
       layout of weights) with at least two register tiles of rows: B is first
       transposed into a [K, N] copy so that the register tiles read rows of
@@ -131,8 +134,9 @@ def LLMTileAndVectorizePass
     left untouched (they are lowered to loops later). With
     `parallel=false` every loop is an `scf.for`.
 
-    Errors: an unknown `target` name or a register tile that is not three
-    positive sizes is reported at the function and the pass fails.
+    Errors: an unknown `target` name, a register tile that is not three
+    positive sizes or a cache tile that is not three non-negative sizes is
+    reported at the function and the pass fails.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
@@ -143,6 +147,9 @@ def LLMTileAndVectorizePass
            "Vectorize the full matmul register tiles">,
     ListOption<"registerTile", "register-tile", "int64_t",
                "Override the target's matmul register tile [m, n, k]">,
+    ListOption<"cacheTile", "cache-tile", "int64_t",
+               "Override the target's matmul cache tile [m, n, k] (0: the "
+               "whole dimension)">,
     Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
            "Threads to plan the parallel split for (0: the target's)">,
   ];

@@ -25,10 +25,10 @@
 namespace mlir::llm {
 
 /// Unit attribute on a linalg op that a lowering already placed inside its own
-/// loop nest (the tiles of the flash-attention lowering):
-/// llm-tile-and-vectorize register-tiles and vectorizes it where it is, instead
-/// of giving it an outer parallel loop. Matmul-like ops only; removed by the
-/// pass.
+/// loop nest (the tiles of the flash-attention lowering): llm-tile-and-vectorize
+/// register-tiles and vectorizes it where it is, instead of giving it an
+/// outer parallel loop. Matmuls (register tiles) and 2-D transposes (square
+/// tiles of one vector length); removed by the pass.
 inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
     "llm.vectorize_in_place";
 

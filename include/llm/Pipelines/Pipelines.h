@@ -132,6 +132,10 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "register-tile",
       llvm::cl::desc("Matmul register tile [m, n, k] (default: the "
                      "target's)")};
+  PassOptions::ListOption<int64_t> cacheTile{
+      *this, "cache-tile",
+      llvm::cl::desc("Matmul cache tile [m, n, k], 0 for a whole dimension "
+                     "(default: the target's)")};
 };
 
 /// Builds `llm-lower-to-cpu`: llm -> linalg -> bufferized loops -> LLVM

@@ -260,15 +260,18 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
           Value vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
 
           // s = Q_t K_j^T with K_j^T copied to [D, Tk] first (a small copy
-          // next to the matmul), so that both tile matmuls have the plain
+          // next to the matmul, vectorized in place as square transposes),
+          // so that both tile matmuls have the plain
           // [M, K] x [K, N] layout that llm-tile-and-vectorize vectorizes
           // in place (kVectorizeInPlaceAttr).
           Value ktInit = tensor::EmptyOp::create(
               lb, l, {dh, tk},
               cast<RankedTensorType>(kTile.getType()).getElementType());
-          Value kT = linalg::TransposeOp::create(lb, l, kTile, ktInit,
-                                                 ArrayRef<int64_t>{1, 0})
-                         .getResult()[0];
+          auto kTOp = linalg::TransposeOp::create(lb, l, kTile, ktInit,
+                                                  ArrayRef<int64_t>{1, 0});
+          // Square vector tiles (shuffles) rather than element gathers.
+          kTOp->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
+          Value kT = kTOp.getResult()[0];
           Value sInit = filledF32(lb, l, {tq, tk}, f32Const(lb, l, 0.0));
           auto qk = linalg::MatmulOp::create(lb, l, TypeRange{sInit.getType()},
                                              ValueRange{qTile, kT},

@@ -266,7 +266,11 @@ Value buildSumReduction(OpBuilder &b, Location loc, Value input,
         for (Value v : a.take_front(numInputs))
           promoted.push_back(extToF32(nb, l, v));
         Value t = arith::ExtFOp::create(nb, l, f64, term(nb, l, promoted));
-        return arith::AddFOp::create(nb, l, a.back(), t);
+        // reassoc: LLVM may split the sum over vector lanes; reordering
+        // f64 additions of f32 terms changes the sum only by f64 rounding,
+        // far below the f32 resolution of the result.
+        return arith::AddFOp::create(nb, l, a.back(), t,
+                                     arith::FastMathFlags::reassoc);
       },
       /*promote=*/false);
   return buildElementwise(

@@ -319,7 +319,7 @@ func.func @softmax_axis0_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3x8xf32>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
 // CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWS]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<2x3x8xf32>) outs(%{{.+}} : tensor<2x3xf64>)
 // CHECK: arith.extf %{{.+}} : f32 to f64
-// CHECK-NEXT: arith.addf %{{.+}} : f64
+// CHECK-NEXT: arith.addf %{{.+}} fastmath<reassoc> : f64
 // CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<2x3xf64>) outs(%{{.+}} : tensor<2x3xf32>)
 // CHECK: arith.constant 8.000000e+00 : f64
 // CHECK-NEXT: arith.divf %{{.+}} : f64
@@ -358,7 +358,7 @@ func.func @layer_norm_axis1(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
 // CHECK: %[[XF:.+]] = arith.extf %{{.+}} : f16 to f32
 // CHECK-NEXT: %[[SQ:.+]] = arith.mulf %[[XF]], %[[XF]]
 // CHECK-NEXT: %[[SQD:.+]] = arith.extf %[[SQ]] : f32 to f64
-// CHECK-NEXT: arith.addf %{{.+}}, %[[SQD]] : f64
+// CHECK-NEXT: arith.addf %{{.+}}, %[[SQD]] fastmath<reassoc> : f64
 // CHECK: %[[MS:.+]] = linalg.generic {{.+}} ins(%[[SS]] : tensor<2xf64>) outs(%{{.+}} : tensor<2xf32>)
 // CHECK: arith.constant 8.000000e+00 : f64
 // CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$ROW]], #[[$W]], #{{.+}}], iterator_types = ["parallel", "parallel"]} ins(%{{.+}}, %[[MS]], %{{.+}} : tensor<2x8xf16>, tensor<2xf32>, tensor<8xf16>)
@@ -532,7 +532,7 @@ func.func @broadcast_to(%x: tensor<1x4xf32>) -> tensor<3x2x4xf32> {
 // Sums accumulate in f64 and are rounded once to the result type.
 // CHECK-LABEL: func.func @reduce_sum_keepdims
 // CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.+}} : tensor<2x3x4xf32>) outs(%{{.+}} : tensor<2xf64>)
-// CHECK: arith.addf %{{.+}} : f64
+// CHECK: arith.addf %{{.+}} fastmath<reassoc> : f64
 // CHECK: %[[R:.+]] = linalg.generic {{.+}} ins(%[[S]] : tensor<2xf64>) outs(%{{.+}} : tensor<2xf32>)
 // CHECK: arith.truncf %{{.+}} : f64 to f32
 // CHECK: tensor.expand_shape %[[R]] {{\[\[}}0, 1, 2]] output_shape [2, 1, 1] : tensor<2xf32> into tensor<2x1x1xf32>
