@@ -2788,8 +2788,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
 /// on a node input that nothing defines: found by onnx-import-fuzzer): every
 /// non-empty node input is a graph input, an initializer, a value of an
 /// enclosing graph (`outer`, for the bodies of If/Loop/Scan) or an output of
-/// an earlier node, and no node output redefines a value. Reports the first
-/// violation at its node.
+/// an earlier node, and no node output redefines a value; and every node has
+/// as many inputs and outputs as its ONNX schema allows (the op handlers
+/// index them: onnx-import-fuzzer found a Pow without outputs). Reports the
+/// first violation at its node.
 LogicalResult Importer::checkGraphStructure(const onnx::GraphProto &g,
                                             const llvm::StringSet<> &outer,
                                             bool top) {
@@ -2802,6 +2804,23 @@ LogicalResult Importer::checkGraphStructure(const onnx::GraphProto &g,
     const onnx::NodeProto &node = g.node(i);
     if (top)
       nodeIndex = i;
+    // The schema's input/output counts (optional trailing inputs may be
+    // absent or empty); the op handlers index inputs and outputs freely.
+    mlir::llm::detail::ONNXArity arity;
+    if (mlir::llm::detail::getONNXArity(node.op_type(), opset, node.domain(),
+                                        arity)) {
+      auto inRange = [](int n, int lo, int hi) { return n >= lo && n <= hi; };
+      if (!inRange(node.input_size(), arity.minInputs, arity.maxInputs))
+        return nodeError(node)
+               << "has " << node.input_size() << " inputs; ONNX "
+               << node.op_type() << " takes " << arity.minInputs << " to "
+               << arity.maxInputs;
+      if (!inRange(node.output_size(), arity.minOutputs, arity.maxOutputs))
+        return nodeError(node)
+               << "has " << node.output_size() << " outputs; ONNX "
+               << node.op_type() << " gives " << arity.minOutputs << " to "
+               << arity.maxOutputs;
+    }
     for (const std::string &in : node.input())
       if (!in.empty() && !defined.contains(in))
         return nodeError(node)

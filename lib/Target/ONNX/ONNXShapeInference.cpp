@@ -38,3 +38,21 @@ bool mlir::llm::detail::inferONNXShapes(onnx::ModelProto &model,
   }
   return false;
 }
+
+bool mlir::llm::detail::getONNXArity(const std::string &opType, int opset,
+                                     const std::string &domain,
+                                     ONNXArity &arity) {
+  try {
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(opType, opset, domain);
+    if (!schema)
+      return false;
+    arity.minInputs = schema->min_input();
+    arity.maxInputs = schema->max_input();
+    arity.minOutputs = schema->min_output();
+    arity.maxOutputs = schema->max_output();
+    return true;
+  } catch (...) {
+    return false;
+  }
+}

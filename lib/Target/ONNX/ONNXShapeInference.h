@@ -26,6 +26,15 @@ namespace mlir::llm::detail {
 /// inference throws; `model` may then be partially annotated.
 bool inferONNXShapes(onnx::ModelProto &model, std::string &error);
 
+/// The input and output counts the ONNX schema of `opType` in `domain` at
+/// `opset` allows (onnx::OpSchemaRegistry). Returns false when ONNX has no
+/// such schema (an unknown op, which the importer reports itself).
+struct ONNXArity {
+  int minInputs = 0, maxInputs = 0, minOutputs = 0, maxOutputs = 0;
+};
+bool getONNXArity(const std::string &opType, int opset,
+                  const std::string &domain, ONNXArity &arity);
+
 } // namespace mlir::llm::detail
 
 #endif // LLM_LIB_TARGET_ONNX_ONNXSHAPEINFERENCE_H

@@ -338,6 +338,19 @@ def redefined_value():
     return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])])
 
 
+def wrong_arity():
+    """Pow with one input (onnx-import-fuzzer: the importer indexed a
+    missing input/output)."""
+    nodes = [helper.make_node("Pow", ["x"], ["y"], name="pow")]
+    return model(nodes, [vi("x", F, [3])], [vi("y", F, [3])])
+
+
+def no_output():
+    """Relu with no output."""
+    nodes = [helper.make_node("Relu", ["x"], [], name="relu")]
+    return model(nodes, [vi("x", F, [3])], [vi("x", F, [3])])
+
+
 def matmul_vec():
     """MatMul with 1-D operands (numpy semantics)."""
     nodes = [helper.make_node("MatMul", ["v", "w"], ["y"], name="vec_mat"),
@@ -352,7 +365,8 @@ BUILDERS = {f.__name__: f for f in [
     embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
     bad_output_shape, gemm_runtime_c, training_dropout, gather_float_indices,
-    and_float, runtime_logic, undefined_input, redefined_value]}
+    and_float, runtime_logic, undefined_input, redefined_value, wrong_arity,
+    no_output]}
 
 
 def external(path):
