@@ -579,7 +579,9 @@ private:
   /// Normalizes `axis` into [0, rank); fails with an error on the node.
   FailureOr<int64_t> normAxis(const onnx::NodeProto &node, int64_t axis,
                               int64_t rank) {
-    if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
+    // [-rank, rank - 1]: no axis of a rank-0 tensor (the handlers index the
+    // shape with it; onnx-import-fuzzer found Split of a scalar).
+    if (axis < -rank || axis >= rank) {
       nodeError(node) << "axis " << axis << " is out of range for rank "
                       << rank;
       return failure();

@@ -351,6 +351,13 @@ def no_output():
     return model(nodes, [vi("x", F, [3])], [vi("x", F, [3])])
 
 
+def split_scalar():
+    """Split of a rank-0 tensor: no axis exists (onnx-import-fuzzer: the
+    importer indexed the empty shape)."""
+    nodes = [helper.make_node("Split", ["x"], ["y"], name="split")]
+    return model(nodes, [vi("x", I64, [])], [vi("y", I64, [])])
+
+
 def matmul_vec():
     """MatMul with 1-D operands (numpy semantics)."""
     nodes = [helper.make_node("MatMul", ["v", "w"], ["y"], name="vec_mat"),
@@ -366,7 +373,7 @@ BUILDERS = {f.__name__: f for f in [
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
     bad_output_shape, gemm_runtime_c, training_dropout, gather_float_indices,
     and_float, runtime_logic, undefined_input, redefined_value, wrong_arity,
-    no_output]}
+    no_output, split_scalar]}
 
 
 def external(path):
