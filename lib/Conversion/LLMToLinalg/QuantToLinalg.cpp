@@ -1096,11 +1096,11 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
     return failure();
   // Zero points as table rows (signed nibbles are stored as q + 8).
   int64_t zShift = p.isSigned ? 8 : 0;
-  SmallVector<int32_t> zRows;
+  SmallVector<int8_t> zRows;
   for (int64_t z : p.zeroPoints) {
     if (z + zShift < 0 || z + zShift > 15)
       return failure();
-    zRows.push_back(int32_t(z + zShift));
+    zRows.push_back(int8_t(z + zShift));
   }
   FailureOr<SmallVector<uint8_t>> values = readNibbles(wq, N, K, p.isSigned);
   if (failed(values))
@@ -1116,7 +1116,7 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
         out[0] = char(word & 0xFF);
         out[1] = char(word >> 8);
       }
-  Type i16 = b.getI16Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+  Type i16 = b.getI16Type(), f32 = b.getF32Type();
   Type bf16 = b.getBF16Type();
   Value w = arith::ConstantOp::create(
       b, loc,
@@ -1140,8 +1140,8 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
                                ArrayRef<float>(sv)));
     zeros = arith::ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get(p.paramShape, i32),
-                               ArrayRef<int32_t>(zRows)));
+        DenseElementsAttr::get(RankedTensorType::get(p.paramShape, b.getI8Type()),
+                               ArrayRef<int8_t>(zRows)));
   }
 
   // x as [M * K] and its two bf16 terms.
