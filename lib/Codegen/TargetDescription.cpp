@@ -85,8 +85,9 @@ CPUTargetDescription CPUTargetDescription::getAVX512() {
 CPUTargetDescription CPUTargetDescription::getAVX512BF16() {
   CPUTargetDescription t = getAVX512();
   t.name = "avx512-bf16";
-  // int4 decode matvec 1x4096 @ 4096x4096 (groups of 128), one Zen 5 core:
-  // 0.43 ms (f32 conversion + FMA) -> 0.28 ms (vpermw + vdpbf16ps).
+  // int4 decode matvec 1x4096 @ 4096x4096 (groups of 128), one Zen 5 core,
+  // median ms: 0.53 (f32 conversion + FMA) -> 0.44-0.47 (vpermw +
+  // vdpbf16ps), then bound by memory (bench/quant/results.md).
   t.bf16DotProduct = true;
   return t;
 }
