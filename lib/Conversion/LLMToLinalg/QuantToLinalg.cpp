@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Codegen/TargetDescription.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
 
@@ -1284,9 +1285,336 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
 }
 
 //===----------------------------------------------------------------------===//
+// Weight-only matmul with more rows (prefill): dequantized panels
+//===----------------------------------------------------------------------===//
+
+/// Output channels (N) per block of buildPanelDequantMatmul (one block per
+/// parallel iteration).
+constexpr int64_t kPanelN = 128;
+/// Elements of K per dequantized panel ([kPanelK, kPanelN] f32: 128 KiB).
+constexpr int64_t kPanelK = 256;
+
+/// A static block size for `size` elements: `size` itself when it is at
+/// most `limit`; else the largest multiple of `step` that divides `size`
+/// and is at most `limit`; else the largest divisor of `size` in
+/// [limit / 4, limit]; else 0 (none).
+int64_t getPanelSize(int64_t size, int64_t limit, int64_t step) {
+  if (size <= limit)
+    return size;
+  for (int64_t s = limit / step * step; s >= step; s -= step)
+    if (size % s == 0)
+      return s;
+  for (int64_t s = limit; s >= std::max<int64_t>(limit / 4, 1); --s)
+    if (size % s == 0)
+      return s;
+  return 0;
+}
+
+/// The storage bytes of a constant 8-bit weight (inline dense, or a resource
+/// blob of one element per byte), in storage order. Fails for non-constant
+/// weights.
+FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
+  auto cast = w.getDefiningOp<quant::StorageCastOp>();
+  Attribute attr;
+  if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
+    return failure();
+  SmallVector<uint8_t> values;
+  values.reserve(count);
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(uint8_t(v.getZExtValue()));
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    for (char c : blob->getData())
+      values.push_back(uint8_t(c));
+  } else {
+    return failure();
+  }
+  if (int64_t(values.size()) != count)
+    return failure();
+  return values;
+}
+
+/// The storage of a weight as the panel kernel reads it: `[K, N]` bytes
+/// (rows of N output channels), or for 4-bit weights `[K / 2, N]` bytes
+/// with element `2i` of K in the low nibble of row `i` and element `2i + 1`
+/// in the high nibble (signed nibbles biased to `q + 8`, see readNibbles).
+/// A constant weight is rearranged at compile time (transposed when stored
+/// `[N, K]`); an 8-bit weight stored `[K, N]` is read as it is. Fails
+/// otherwise (runtime weights stored `[N, K]`, runtime 4-bit weights).
+FailureOr<Value> getPanelStorage(OpBuilder &b, Location loc, Value wq,
+                                 int64_t K, int64_t N, bool transposeB,
+                                 const QuantParams &p) {
+  auto at = [&](ArrayRef<uint8_t> v, int64_t k, int64_t n) {
+    return transposeB ? v[n * K + k] : v[k * N + n];
+  };
+  SmallVector<char> out;
+  int64_t rows = K;
+  if (p.storageWidth == 4) {
+    FailureOr<SmallVector<uint8_t>> v = readNibbles(wq, transposeB ? N : K,
+                                                    transposeB ? K : N,
+                                                    p.isSigned);
+    if (failed(v) || K % 2)
+      return failure();
+    rows = K / 2;
+    out.resize(rows * N);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t n = 0; n < N; ++n)
+        out[i * N + n] =
+            char(at(*v, 2 * i, n) | (at(*v, 2 * i + 1, n) << 4));
+  } else if (p.storageWidth == 8) {
+    FailureOr<SmallVector<uint8_t>> v = readBytes(wq, K * N);
+    if (failed(v)) {
+      if (transposeB)
+        return failure();
+      // A runtime [K, N] weight: its storage as it is.
+      return storageCast(b, loc, wq,
+                         RankedTensorType::get({K, N}, p.storageType));
+    }
+    out.resize(K * N);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        out[k * N + n] = char(at(*v, k, n));
+  } else {
+    return failure();
+  }
+  auto t = RankedTensorType::get({rows, N}, b.getI8Type());
+  return arith::ConstantOp::create(
+             b, loc, DenseElementsAttr::getFromRawBuffer(t, ArrayRef<char>(out)))
+      .getResult();
+}
+
+/// `x[..., K] @ dequantize(w)` for an integer weight `w` (8-bit, or 4-bit
+/// constant) and any static number of rows of x (the prefill form; decode
+/// rows take the matvec kernels), without a dequantized copy of the weight:
+///
+///   scf.forall over blocks of nc output channels (nc = kPanelN or a
+///                                                  divisor of N):
+///     C[rows, nc] = 0
+///     scf.for over panels of kc elements of K (kc = kPanelK or a divisor):
+///       panel[kc, nc] = dequantize(w[k0 : k0 + kc, n0 : n0 + nc])
+///       C += x[:, k0 : k0 + kc] @ panel   (llm.vectorize_in_place)
+///     out[:, n0 : n0 + nc] = C
+///
+/// The panel is dequantized with vector ops, one row of nc channels at a
+/// time (ONNX DequantizeLinear: `(q - z) * s`, an exact i32 subtraction and
+/// one f32 rounding, as llm.dequantize), from the storage that
+/// getPanelStorage lays out `[K, N]`; it stays in the L2 cache and feeds
+/// every row of x, so the dequantization costs O(K N) against the matmul's
+/// O(rows K N). llm-tile-and-vectorize turns the panel matmul into the f32
+/// register tiles of any matmul (the panel's rows are the contiguous
+/// `[K, nr]` strips they read). Returns failure (changing nothing) for
+/// dynamic shapes and weights that getPanelStorage does not take.
+FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
+                                         Value wq, bool transposeB,
+                                         const QuantParams &p,
+                                         RankedTensorType resultType) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(wq.getType());
+  if (!xt.getElementType().isF32() || xt.getRank() < 2 ||
+      !xt.hasStaticShape() || wt.getRank() != 2 || !wt.hasStaticShape())
+    return failure();
+  int64_t kDim = transposeB ? 1 : 0, nDim = 1 - kDim;
+  int64_t K = wt.getDimSize(kDim), N = wt.getDimSize(nDim);
+  int64_t rows = xt.getNumElements() / std::max<int64_t>(K, 1);
+  bool packed4 = p.storageWidth == 4;
+  int64_t nc = getPanelSize(N, kPanelN, 16);
+  int64_t kc = getPanelSize(K, kPanelK, packed4 ? 2 : 1);
+  if (xt.getShape().back() != K || K == 0 || N == 0 || rows == 0 ||
+      nc == 0 || kc == 0 ||
+      (packed4 && (kc % 2 || (K / p.paramShape[kDim]) % 2)))
+    return failure();
+  FailureOr<Value> storage = getPanelStorage(b, loc, wq, K, N, transposeB, p);
+  if (failed(storage))
+    return failure();
+  Value w = *storage;
+  // Groups along K (1: per channel or per tensor), parameters along N (1 or
+  // N): scales and zero points laid out [kb, N or 1]. Nibbles biased to
+  // `q + 8` get their zero points raised by 8.
+  int64_t kb = p.paramShape[kDim], nParams = p.paramShape[nDim];
+  int64_t G = K / kb;
+  int64_t zShift = packed4 && p.isSigned ? 8 : 0;
+  SmallVector<float> s(kb * nParams);
+  SmallVector<int32_t> z(kb * nParams);
+  for (int64_t g = 0; g < kb; ++g)
+    for (int64_t n = 0; n < nParams; ++n) {
+      int64_t i = transposeB ? n * kb + g : g * nParams + n;
+      s[g * nParams + n] = float(p.scales[p.isPerTensor() ? 0 : i]);
+      z[g * nParams + n] = int32_t(p.zeroPoints[p.isPerTensor() ? 0 : i] +
+                                   zShift);
+    }
+  auto pt = RankedTensorType::get({kb, nParams}, b.getF32Type());
+  Value scales = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(pt, ArrayRef<float>(s)));
+  Value zeros = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(pt.clone(b.getI32Type()), ArrayRef<int32_t>(z)));
+
+  // x as [rows, K].
+  Value x2 = x;
+  if (xt.getRank() > 2)
+    x2 = tensor::CollapseShapeOp::create(
+        b, loc, x,
+        SmallVector<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank() - 1)),
+            {xt.getRank() - 1}});
+  auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  auto unit = SmallVector<OpFoldResult>(2, ofr(1));
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  auto rowType = VectorType::get({nc}, f32);
+  auto rowI32 = VectorType::get({nc}, i32);
+  auto rowI8 = VectorType::get({nc}, b.getI8Type());
+
+  OpBuilder::InsertionGuard guard(b);
+  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, N}, f32);
+  auto forall = scf::ForallOp::create(
+      b, loc, SmallVector<OpFoldResult>{ofr(N / nc)}, ValueRange{out},
+      std::nullopt);
+  b.setInsertionPointToStart(forall.getBody());
+  Value n0 =
+      arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nc));
+  Value acc =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, nc}, f32);
+  acc = linalg::FillOp::create(b, loc, ValueRange{f32Const(b, loc, 0)},
+                               ValueRange{acc})
+            .getResult(0);
+  Value pad8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
+  Value padF = f32Const(b, loc, 0);
+  Value padI = i32Const(b, loc, 0);
+  auto panels = scf::ForOp::create(
+      b, loc, idx(b, 0), idx(b, K), idx(b, kc), ValueRange{acc},
+      [&](OpBuilder &pb, Location l, Value k0, ValueRange accs) {
+        // The row of scales and zero points of element k of K, over the
+        // block's nc channels (broadcast when they do not vary along N).
+        auto params = [&](OpBuilder &rb, Value k) -> std::pair<Value, Value> {
+          Value g = kb == 1 ? idx(rb, 0)
+                            : arith::DivUIOp::create(rb, l, k, idx(rb, G))
+                                  .getResult();
+          if (nParams == 1) {
+            Value sv = tensor::ExtractOp::create(rb, l, scales,
+                                                 ValueRange{g, idx(rb, 0)});
+            Value zv = tensor::ExtractOp::create(rb, l, zeros,
+                                                 ValueRange{g, idx(rb, 0)});
+            return {vector::BroadcastOp::create(rb, l, rowType, sv),
+                    vector::BroadcastOp::create(rb, l, rowI32, zv)};
+          }
+          return {vector::TransferReadOp::create(rb, l, rowType, scales,
+                                                 ValueRange{g, n0}, padF,
+                                                 ArrayRef<bool>{true}),
+                  vector::TransferReadOp::create(rb, l, rowI32, zeros,
+                                                 ValueRange{g, n0}, padI,
+                                                 ArrayRef<bool>{true})};
+        };
+        // A panel inside one group (or per channel / per tensor): its
+        // parameters once, outside the row loop.
+        std::optional<std::pair<Value, Value>> panelParams;
+        if (kb == 1 || G % kc == 0)
+          panelParams = params(pb, k0);
+        // (q - z) * s on a row of nc channels (q as i32).
+        auto dequant = [&](OpBuilder &rb, Value q, Value k) {
+          auto [sv, zv] = panelParams ? *panelParams : params(rb, k);
+          Value d = arith::SubIOp::create(rb, l, q, zv);
+          return arith::MulFOp::create(
+              rb, l, arith::SIToFPOp::create(rb, l, rowType, d), sv);
+        };
+        Value panel0 =
+            tensor::EmptyOp::create(pb, l, ArrayRef<int64_t>{kc, nc}, f32);
+        int64_t step = packed4 ? 2 : 1;
+        auto fill = scf::ForOp::create(
+            pb, l, idx(pb, 0), idx(pb, kc / step), idx(pb, 1),
+            ValueRange{panel0},
+            [&](OpBuilder &rb, Location, Value r, ValueRange panel) {
+              Value k = arith::AddIOp::create(
+                  rb, l, k0,
+                  packed4 ? arith::MulIOp::create(rb, l, r, idx(rb, 2))
+                                .getResult()
+                          : r);
+              Value wrow = packed4 ? arith::DivUIOp::create(rb, l, k,
+                                                            idx(rb, 2))
+                                         .getResult()
+                                   : k;
+              Value bytes = vector::TransferReadOp::create(
+                  rb, l, rowI8, w, ValueRange{wrow, n0}, pad8,
+                  ArrayRef<bool>{true});
+              Value prow = packed4 ? arith::MulIOp::create(rb, l, r,
+                                                           idx(rb, 2))
+                                         .getResult()
+                                   : r;
+              Value next = panel[0];
+              if (!packed4) {
+                Value q = p.isSigned
+                              ? arith::ExtSIOp::create(rb, l, rowI32, bytes)
+                                    .getResult()
+                              : arith::ExtUIOp::create(rb, l, rowI32, bytes)
+                                    .getResult();
+                next = vector::TransferWriteOp::create(
+                           rb, l, dequant(rb, q, k), next,
+                           ValueRange{prow, idx(rb, 0)}, ArrayRef<bool>{true})
+                           .getResult();
+              } else {
+                // Elements 2i and 2i + 1 (one group: G is even).
+                Value wv = arith::ExtUIOp::create(rb, l, rowI32, bytes);
+                auto splat = [&](int64_t v) -> Value {
+                  return arith::ConstantOp::create(
+                      rb, l,
+                      DenseElementsAttr::get(rowI32,
+                                             rb.getIntegerAttr(i32, v)));
+                };
+                Value lo = arith::AndIOp::create(rb, l, wv, splat(0xF));
+                Value hi = arith::ShRUIOp::create(rb, l, wv, splat(4));
+                next = vector::TransferWriteOp::create(
+                           rb, l, dequant(rb, lo, k), next,
+                           ValueRange{prow, idx(rb, 0)}, ArrayRef<bool>{true})
+                           .getResult();
+                Value prow1 = arith::AddIOp::create(rb, l, prow, idx(rb, 1));
+                next = vector::TransferWriteOp::create(
+                           rb, l, dequant(rb, hi, k), next,
+                           ValueRange{prow1, idx(rb, 0)}, ArrayRef<bool>{true})
+                           .getResult();
+              }
+              scf::YieldOp::create(rb, l, next);
+            });
+        Value xs = tensor::ExtractSliceOp::create(
+            pb, l, x2, SmallVector<OpFoldResult>{pb.getIndexAttr(0), k0},
+            SmallVector<OpFoldResult>{pb.getIndexAttr(rows),
+                                      pb.getIndexAttr(kc)},
+            unit);
+        auto mm = linalg::MatmulOp::create(pb, l, TypeRange{accs[0].getType()},
+                                           ValueRange{xs, fill.getResult(0)},
+                                           ValueRange{accs[0]});
+        mm->setAttr(kVectorizeInPlaceAttr, pb.getUnitAttr());
+        scf::YieldOp::create(pb, l, mm->getResult(0));
+      });
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, panels.getResult(0), forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{ofr(0), n0},
+      SmallVector<OpFoldResult>{ofr(rows), ofr(nc)}, unit);
+  b.setInsertionPointAfter(forall);
+  Value r = forall.getResult(0);
+  if (resultType.getRank() != 2)
+    r = tensor::ExpandShapeOp::create(
+        b, loc, resultType, r,
+        SmallVector<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank() - 1)),
+            {resultType.getRank() - 1}});
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
 // Weight-only matmul
 //===----------------------------------------------------------------------===//
 
+// llm.dequant_matmul %x, %w [N, K], up to kMatvecMaxRows rows of x
+//   -> the matvec kernels (buildDequantMatvecBF16, buildDequantMatvec);
+// llm.dequant_matmul %x, %w, other integer weights
+//   -> dequantized panels (buildPanelDequantMatmul);
+// otherwise (FP8, runtime [N, K] or 4-bit weights, dynamic shapes):
 // llm.dequant_matmul %x, %w -> linalg.generic over (m, n, k), or
 //   (m, n, kb, kg) when the scales are grouped along K (x viewed as
 //   [M, K/G, G], w as [K/G, G, N]): { acc + x * ((ext(w) - z) * s) } with the
@@ -1398,6 +1726,13 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
         rewriter.replaceOp(op, *r);
         return success();
       }
+    }
+    // More rows (prefill), or a weight stored [K, N]: panels.
+    if (FailureOr<Value> r = buildPanelDequantMatmul(
+            rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), tb, *p, type);
+        succeeded(r)) {
+      rewriter.replaceOp(op, *r);
+      return success();
     }
     Value x = adaptor.getLhs();
     if (lt.getRank() > 2) {

@@ -183,9 +183,11 @@ func.func @w4_matvec(%x: tensor<1x64xf32>) -> tensor<1x8xf32> {
 
 // -----
 
-// Near misses of the matvec kernel: a runtime (non-constant) i4 weight
-// cannot be packed at compile time, and five rows of x are more than the
-// kernel's four: both keep the generic contraction.
+// Near misses of the matvec kernel and the panels: a runtime
+// (non-constant) i4 weight cannot be packed at compile time, and a runtime
+// i8 weight stored [N, K] with five rows of x (more than the matvec
+// kernel's four) cannot be rearranged to [K, N] for the panels at compile
+// time: both keep the generic contraction.
 // CHECK-LABEL: func.func @w4_runtime_matvec
 // CHECK:         linalg.generic
 // CHECK-NOT:     vector.transfer_read
@@ -202,6 +204,47 @@ func.func @w8_five_rows(%x: tensor<5x64xf32>, %w: tensor<8x64xi8>) -> tensor<5x8
   %q = quant.scast %w : tensor<8x64xi8> to tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>
   %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<5x64xf32>, tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>) -> tensor<5x8xf32>
   return %y : tensor<5x8xf32>
+}
+
+// -----
+
+// Prefill (9 rows, more than the matvec kernel's 4), constant i4 weight
+// stored [N, K]: dequantized panels. The weight is rearranged at compile
+// time to [K / 2, N] bytes, elements 2i and 2i + 1 of K in the low and high
+// nibble of row i, signed nibbles biased by 8 (column 0: 1, 2, 3, 4 ->
+// 0xA9 = -87, 0xCB = -53; column 15: -8, 7, -1, 0 -> 0xF0 = -16,
+// 0x87 = -121), the zero point raised by 8 (-1 -> 7). Per block of output
+// channels (a parallel loop), per panel of K: one vector row of channels
+// dequantized at a time (low nibbles to row 2i, high nibbles to row 2i + 1)
+// into an f32 [K, N] panel that a plain matmul, vectorized in place,
+// multiplies; no contraction over the i4 weight.
+// CHECK-LABEL: func.func @w4_prefill_panels
+// CHECK-NOT:     linalg.generic
+// CHECK-DAG:     %[[W:.+]] = arith.constant dense<{{\[}}[-87, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -16], [-53, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -120, -121]]> : tensor<2x16xi8>
+// CHECK-DAG:     %[[S:.+]] = arith.constant dense<5.000000e-01> : tensor<1x1xf32>
+// CHECK-DAG:     %[[Z:.+]] = arith.constant dense<7> : tensor<1x1xi32>
+// CHECK:         scf.forall (%{{.+}}) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<9x16xf32>)
+// CHECK:           linalg.fill
+// CHECK:           scf.for
+// CHECK:             %[[P:.+]] = scf.for {{.*}} -> (tensor<4x16xf32>)
+// CHECK:               vector.transfer_read %[[W]]{{.*}} : tensor<2x16xi8>, vector<16xi8>
+// CHECK:               arith.andi
+// CHECK:               arith.shrui
+// CHECK:               arith.subi
+// CHECK:               arith.sitofp
+// CHECK:               arith.mulf
+// CHECK:               vector.transfer_write {{.*}} : vector<16xf32>, tensor<4x16xf32>
+// CHECK:               vector.transfer_write {{.*}} : vector<16xf32>, tensor<4x16xf32>
+// CHECK:             %[[XS:.+]] = tensor.extract_slice %{{.+}}[0, %{{.+}}] [9, 4] [1, 1]
+// CHECK:             linalg.matmul {llm.vectorize_in_place} ins(%[[XS]], %[[P]] : tensor<9x4xf32>, tensor<4x16xf32>)
+// CHECK:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}] [9, 16] [1, 1]
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @w4_prefill_panels(%x: tensor<9x4xf32>) -> tensor<9x16xf32> {
+  %c = arith.constant dense<[[1, 2, 3, 4], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [-8, 7, -1, 0]]> : tensor<16x4xi4>
+  %q = quant.scast %c : tensor<16x4xi4> to tensor<16x4x!quant.uniform<i4:f32, 0.5:-1>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<9x4xf32>, tensor<16x4x!quant.uniform<i4:f32, 0.5:-1>>) -> tensor<9x16xf32>
+  return %y : tensor<9x16xf32>
 }
 
 // -----

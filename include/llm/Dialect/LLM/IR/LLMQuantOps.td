@@ -188,9 +188,13 @@ def LLM_DequantMatmulOp : LLM_Op<"dequant_matmul", [InferTypeOpAdaptor]> {
     (with `transpose_b`, `rhs` is `[N, K]`), i.e. `llm.matmul(lhs,
     llm.dequantize(rhs))`, for weight-only quantization (W8A16, W4A16 as
     GPTQ/AWQ store them). The dequantization `(q - z) * s` (see
-    `llm.dequantize`) happens per element inside the contraction, so no
-    dequantized copy of the weight is ever materialized; accumulation is in
-    f32.
+    `llm.dequantize`) happens inside the matmul's operand load, so no
+    dequantized copy of the whole weight is ever materialized; accumulation
+    is in f32. On the CPU, up to 4 rows of x with a weight stored `[N, K]`
+    (decode) take a vectorized matvec kernel that converts each weight chunk
+    in registers; more rows (prefill) and `[K, N]` weights take dequantized
+    panels: one `[256, 128]` f32 tile of the weight at a time, dequantized
+    into the L2 cache and shared by every row of x (docs/Quantization.md).
 
     `lhs` is f32 of rank >= 2 (leading dimensions are batch rows); `rhs` is
     rank 2 with a uniform quantized element type whose expressed type is
