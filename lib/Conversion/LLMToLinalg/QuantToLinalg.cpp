@@ -605,6 +605,16 @@ struct OrderedReduceMaxLowering : QuantLowering<ReduceMaxOp> {
 // Integer matmul
 //===----------------------------------------------------------------------===//
 
+FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
+                                         Value wq, bool transposeB,
+                                         const QuantParams &p,
+                                         RankedTensorType resultType,
+                                         bool integerAccumulate);
+
+// llm.matmul_integer %a, %b [K, N], 8-bit, static shapes
+//   -> a' = f32(ext(a) - za) (exact), then buildPanelDequantMatmul's exact
+//   integer panels (f32 panel matmuls of at most 256 terms, i32 sums);
+// otherwise:
 // llm.matmul_integer %a, %b -> linalg.generic over (batch..., m, n, k)
 //   { acc + (ext(a) - za) * (ext(b) - zb[n]) } into an i32 zero fill; the
 //   operands' batch dims broadcast through their maps.
@@ -625,6 +635,35 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
       return failure();
     Value a =
         storageCast(rewriter, loc, adaptor.getLhs(), storageTensorType(lt));
+    if (rt.getRank() == 2 && lt.hasStaticShape() && rt.hasStaticShape() &&
+        pa->storageWidth == 8 && pb->storageWidth == 8 && pa->isPerTensor()) {
+      auto ft = RankedTensorType::get(lt.getShape(), rewriter.getF32Type());
+      AffineMap id = rewriter.getMultiDimIdentityMap(lt.getRank());
+      auto shifted = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{ft}, ValueRange{a},
+          ValueRange{tensor::EmptyOp::create(rewriter, loc, lt.getShape(),
+                                             rewriter.getF32Type())},
+          SmallVector<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(lt.getRank(),
+                                           utils::IteratorType::parallel),
+          [&](OpBuilder &bb, Location l, ValueRange args) {
+            Value v = arith::SubIOp::create(
+                bb, l, storageToI32(bb, l, args[0], pa->isSigned),
+                i32Const(bb, l, pa->zeroPoints[0]));
+            linalg::YieldOp::create(
+                bb, l,
+                ValueRange{
+                    arith::SIToFPOp::create(bb, l, bb.getF32Type(), v)});
+          });
+      FailureOr<Value> r = buildPanelDequantMatmul(
+          rewriter, loc, shifted.getResult(0), adaptor.getRhs(),
+          /*transposeB=*/false, *pb, type, /*integerAccumulate=*/true);
+      if (succeeded(r)) {
+        rewriter.replaceOp(op, *r);
+        return success();
+      }
+      rewriter.eraseOp(shifted);
+    }
     Value b =
         storageCast(rewriter, loc, adaptor.getRhs(), storageTensorType(rt));
     int64_t outRank = type.getRank(), nb = outRank - 2;
@@ -1341,8 +1380,8 @@ FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
 /// (rows of N output channels), or for 4-bit weights `[K / 2, N]` bytes
 /// with element `2i` of K in the low nibble of row `i` and element `2i + 1`
 /// in the high nibble (signed nibbles biased to `q + 8`, see readNibbles).
-/// A constant weight is rearranged at compile time (transposed when stored
-/// `[N, K]`); an 8-bit weight stored `[K, N]` is read as it is. Fails
+/// An 8-bit weight stored `[K, N]` is read as it is; other constant weights
+/// are rearranged at compile time (transposed when stored `[N, K]`). Fails
 /// otherwise (runtime weights stored `[N, K]`, runtime 4-bit weights).
 FailureOr<Value> getPanelStorage(OpBuilder &b, Location loc, Value wq,
                                  int64_t K, int64_t N, bool transposeB,
@@ -1365,14 +1404,13 @@ FailureOr<Value> getPanelStorage(OpBuilder &b, Location loc, Value wq,
         out[i * N + n] =
             char(at(*v, 2 * i, n) | (at(*v, 2 * i + 1, n) << 4));
   } else if (p.storageWidth == 8) {
-    FailureOr<SmallVector<uint8_t>> v = readBytes(wq, K * N);
-    if (failed(v)) {
-      if (transposeB)
-        return failure();
-      // A runtime [K, N] weight: its storage as it is.
+    // A [K, N] weight: its storage as it is.
+    if (!transposeB)
       return storageCast(b, loc, wq,
                          RankedTensorType::get({K, N}, p.storageType));
-    }
+    FailureOr<SmallVector<uint8_t>> v = readBytes(wq, K * N);
+    if (failed(v))
+      return failure();
     out.resize(K * N);
     for (int64_t k = 0; k < K; ++k)
       for (int64_t n = 0; n < N; ++n)
@@ -1407,10 +1445,19 @@ FailureOr<Value> getPanelStorage(OpBuilder &b, Location loc, Value wq,
 /// register tiles of any matmul (the panel's rows are the contiguous
 /// `[K, nr]` strips they read). Returns failure (changing nothing) for
 /// dynamic shapes and weights that getPanelStorage does not take.
+///
+/// With `integerAccumulate` (llm.matmul_integer): x holds small integers
+/// (`a - za`, as f32), the panels hold `q - z` (no scale) and the result is
+/// i32: each panel's matmul starts from zero and is added to an i32
+/// accumulator. Exact: every term is below 255 * 255 < 2^16 in magnitude
+/// and a panel sums at most 256 of them (kc <= kPanelK), so every partial
+/// sum is an integer below 2^24, which f32 holds exactly whatever the
+/// summation order.
 FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
                                          Value wq, bool transposeB,
                                          const QuantParams &p,
-                                         RankedTensorType resultType) {
+                                         RankedTensorType resultType,
+                                         bool integerAccumulate) {
   auto xt = cast<RankedTensorType>(x.getType());
   auto wt = cast<RankedTensorType>(wq.getType());
   if (!xt.getElementType().isF32() || xt.getRank() < 2 ||
@@ -1422,6 +1469,8 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   bool packed4 = p.storageWidth == 4;
   int64_t nc = getPanelSize(N, kPanelN, 16);
   int64_t kc = getPanelSize(K, kPanelK, packed4 ? 2 : 1);
+  if (integerAccumulate && (packed4 || p.storageWidth != 8))
+    return failure();
   if (xt.getShape().back() != K || K == 0 || N == 0 || rows == 0 ||
       nc == 0 || kc == 0 ||
       (packed4 && (kc % 2 || (K / p.paramShape[kDim]) % 2)))
@@ -1441,7 +1490,8 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   for (int64_t g = 0; g < kb; ++g)
     for (int64_t n = 0; n < nParams; ++n) {
       int64_t i = transposeB ? n * kb + g : g * nParams + n;
-      s[g * nParams + n] = float(p.scales[p.isPerTensor() ? 0 : i]);
+      s[g * nParams + n] =
+          integerAccumulate ? 1.0f : float(p.scales[p.isPerTensor() ? 0 : i]);
       z[g * nParams + n] = int32_t(p.zeroPoints[p.isPerTensor() ? 0 : i] +
                                    zShift);
     }
@@ -1471,18 +1521,22 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   auto rowI8 = VectorType::get({nc}, b.getI8Type());
 
   OpBuilder::InsertionGuard guard(b);
-  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, N}, f32);
+  Type accElem = integerAccumulate ? i32 : f32;
+  Value out =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, N}, accElem);
   auto forall = scf::ForallOp::create(
       b, loc, SmallVector<OpFoldResult>{ofr(N / nc)}, ValueRange{out},
       std::nullopt);
   b.setInsertionPointToStart(forall.getBody());
   Value n0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nc));
-  Value acc =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, nc}, f32);
-  acc = linalg::FillOp::create(b, loc, ValueRange{f32Const(b, loc, 0)},
-                               ValueRange{acc})
-            .getResult(0);
+  auto zeroFill = [&](OpBuilder &fb, Location l, Type elem) {
+    Value e = tensor::EmptyOp::create(fb, l, ArrayRef<int64_t>{rows, nc}, elem);
+    Value zero = elem.isF32() ? f32Const(fb, l, 0) : i32Const(fb, l, 0);
+    return linalg::FillOp::create(fb, l, ValueRange{zero}, ValueRange{e})
+        .getResult(0);
+  };
+  Value acc = zeroFill(b, loc, accElem);
   Value pad8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
   Value padF = f32Const(b, loc, 0);
   Value padI = i32Const(b, loc, 0);
@@ -1584,11 +1638,35 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
             SmallVector<OpFoldResult>{pb.getIndexAttr(rows),
                                       pb.getIndexAttr(kc)},
             unit);
-        auto mm = linalg::MatmulOp::create(pb, l, TypeRange{accs[0].getType()},
+        Value init = integerAccumulate ? zeroFill(pb, l, f32) : accs[0];
+        auto mm = linalg::MatmulOp::create(pb, l, TypeRange{init.getType()},
                                            ValueRange{xs, fill.getResult(0)},
-                                           ValueRange{accs[0]});
+                                           ValueRange{init});
         mm->setAttr(kVectorizeInPlaceAttr, pb.getUnitAttr());
-        scf::YieldOp::create(pb, l, mm->getResult(0));
+        if (!integerAccumulate) {
+          scf::YieldOp::create(pb, l, mm->getResult(0));
+          return;
+        }
+        // acc (i32) += the panel's exact f32 sums, one row at a time.
+        auto add = scf::ForOp::create(
+            pb, l, idx(pb, 0), idx(pb, rows), idx(pb, 1), ValueRange{accs[0]},
+            [&](OpBuilder &ab, Location, Value m, ValueRange a) {
+              Value c = vector::TransferReadOp::create(
+                  ab, l, rowType, mm->getResult(0), ValueRange{m, idx(ab, 0)},
+                  padF, ArrayRef<bool>{true});
+              Value t = vector::TransferReadOp::create(
+                  ab, l, rowI32, a[0], ValueRange{m, idx(ab, 0)}, padI,
+                  ArrayRef<bool>{true});
+              t = arith::AddIOp::create(
+                  ab, l, t, arith::FPToSIOp::create(ab, l, rowI32, c));
+              scf::YieldOp::create(
+                  ab, l,
+                  vector::TransferWriteOp::create(ab, l, t, a[0],
+                                                  ValueRange{m, idx(ab, 0)},
+                                                  ArrayRef<bool>{true})
+                      .getResult());
+            });
+        scf::YieldOp::create(pb, l, add.getResult(0));
       });
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
@@ -1729,7 +1807,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     }
     // More rows (prefill), or a weight stored [K, N]: panels.
     if (FailureOr<Value> r = buildPanelDequantMatmul(
-            rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), tb, *p, type);
+            rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), tb, *p, type,
+            /*integerAccumulate=*/false);
         succeeded(r)) {
       rewriter.replaceOp(op, *r);
       return success();

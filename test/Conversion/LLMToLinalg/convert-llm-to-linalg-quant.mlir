@@ -70,18 +70,55 @@ func.func @blockwise(%q: tensor<2x64x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1, 0.
 
 // -----
 
-// Integer matmul: one generic with a reduction over k, i32 accumulation.
+// Integer matmul, 8-bit, 2-D B, static shapes: exact f32 panels. A - za
+// once as f32 (small integers, exact); per block of output columns and
+// panel of K (at most 256 terms: every partial sum is an integer below
+// 2^24, exact in f32), B - zb[n] dequantized into an f32 panel without a
+// scale, a plain matmul from zero (vectorized in place), and the panel's
+// sums converted to i32 and added to the i32 accumulator.
 // CHECK-LABEL: func.func @matmul_integer
 // CHECK-SAME:    (%[[A:.+]]: tensor<2x3xi8>, %[[B:.+]]: tensor<3x4xi8>) -> tensor<2x4xi32>
-// CHECK:         %[[F:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<2x4xi32>)
-// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<2x3xi8>, tensor<3x4xi8>) outs(%[[F]] : tensor<2x4xi32>)
+// CHECK:         %[[AF:.+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<2x3xi8>) outs(%{{.+}} : tensor<2x3xf32>)
+// CHECK:           arith.extui %{{.+}} : i8 to i32
+// CHECK:           arith.subi
+// CHECK:           arith.sitofp %{{.+}} : i32 to f32
+// CHECK-DAG:     arith.constant dense<1.000000e+00> : tensor<1x1xf32>
+// CHECK-DAG:     arith.constant dense<-1> : tensor<1x1xi32>
+// CHECK:         scf.forall (%{{.+}}) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<2x4xi32>)
+// CHECK:           linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<2x4xi32>)
+// CHECK:           scf.for
+// CHECK:             %[[P:.+]] = scf.for {{.*}} -> (tensor<3x4xf32>)
+// CHECK:               vector.transfer_read %[[B]]{{.*}} : tensor<3x4xi8>, vector<4xi8>
+// CHECK:               arith.extsi {{.*}} : vector<4xi8> to vector<4xi32>
+// CHECK:               arith.subi
+// CHECK:             %[[AS:.+]] = tensor.extract_slice %[[AF]][0, %{{.+}}] [2, 3] [1, 1]
+// CHECK:             %[[Z:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<2x4xf32>)
+// CHECK:             %[[MM:.+]] = linalg.matmul {llm.vectorize_in_place} ins(%[[AS]], %[[P]] : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[Z]] : tensor<2x4xf32>)
+// CHECK:             scf.for
+// CHECK:               vector.transfer_read %[[MM]]{{.*}} : tensor<2x4xf32>, vector<4xf32>
+// CHECK:               arith.fptosi {{.*}} : vector<4xf32> to vector<4xi32>
+// CHECK:               arith.addi {{.*}} : vector<4xi32>
+// CHECK:           tensor.parallel_insert_slice
+func.func @matmul_integer(%a: tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, %b: tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32> {
+  %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
+}
+
+// -----
+
+// Integer matmul with a batched B: one generic with a reduction over k, i32
+// accumulation.
+// CHECK-LABEL: func.func @matmul_integer_batched
+// CHECK-SAME:    (%[[A:.+]]: tensor<2x2x3xi8>, %[[B:.+]]: tensor<2x3x4xi8>) -> tensor<2x2x4xi32>
+// CHECK:         %[[F:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<2x2x4xi32>)
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<2x2x3xi8>, tensor<2x3x4xi8>) outs(%[[F]] : tensor<2x2x4xi32>)
 // CHECK:           arith.extui %{{.+}} : i8 to i32
 // CHECK:           arith.extsi %{{.+}} : i8 to i32
 // CHECK:           arith.muli
 // CHECK:           arith.addi
-func.func @matmul_integer(%a: tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, %b: tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32> {
-  %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32>
-  return %0 : tensor<2x4xi32>
+func.func @matmul_integer_batched(%a: tensor<2x2x3x!quant.uniform<u8:f32, 1.0:12>>, %b: tensor<2x3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x2x4xi32> {
+  %0 = llm.matmul_integer %a, %b : (tensor<2x2x3x!quant.uniform<u8:f32, 1.0:12>>, tensor<2x3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x2x4xi32>
+  return %0 : tensor<2x2x4xi32>
 }
 
 // -----
