@@ -54,6 +54,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <utility>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -88,7 +89,16 @@ static cl::SubCommand runCommand(
     "  bf16 tensors are read from and written to float32 .npy files.\n"
     "  The time line is the median and minimum wall time of the --repeat "
     "timed runs\n"
-    "  (after --warmup untimed runs).");
+    "  (after --warmup untimed runs). With --evict-cache=MiB, before every "
+    "warm-up and\n"
+    "  timed run (outside the timed region) llmc reads a buffer of that many "
+    "MiB, one\n"
+    "  load per 64-byte line, so the caches hold it instead of the model's "
+    "weights and\n"
+    "  inputs: each call then streams its weights from memory, as a decode "
+    "step of a\n"
+    "  model larger than the last-level cache does (use at least twice the "
+    "L3 size).");
 
 static cl::SubCommand compileCommand(
     "compile",
@@ -194,6 +204,14 @@ static cl::opt<int> warmup(
     "warmup",
     cl::desc("Untimed warm-up runs (default: 1 if --repeat > 1, else 0)"),
     cl::init(-1), cl::sub(runCommand), cl::cat(llmcCategory));
+static cl::opt<long long> evictCacheMiB(
+    "evict-cache",
+    cl::desc("Before each warm-up and timed run, read a buffer of MiB "
+             "mebibytes to evict the caches (0-65536; default 0: off)"),
+    cl::value_desc("MiB"), cl::init(0), cl::sub(runCommand),
+    cl::cat(llmcCategory));
+/// The largest --evict-cache, in MiB (64 GiB: far beyond any cache).
+static constexpr long long kMaxEvictCacheMiB = 65536;
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the generated inputs "
                                        "(default 0)"),
@@ -433,6 +451,51 @@ static void fillRandom(HostTensor &tensor, std::mt19937_64 &gen) {
 // llmc run
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The buffer of `--evict-cache`: reading all of it, one load per 64-byte
+/// line, leaves the caches (up to its size) holding its lines rather than
+/// whatever the timed call touched before.
+class CacheEvictor {
+public:
+  /// The x86 (and most AArch64) cache line, in bytes.
+  static constexpr size_t kLine = 64;
+
+  /// Allocates `mib` MiB (not touched yet); an error if it cannot.
+  static llvm::Expected<CacheEvictor> create(uint64_t mib) {
+    size_t bytes = mib << 20;
+    void *p = bytes ? std::aligned_alloc(kLine, bytes) : nullptr;
+    if (bytes && !p)
+      return llvm::createStringError("--evict-cache: cannot allocate " +
+                                     llvm::Twine(mib) + " MiB (" +
+                                     llvm::Twine(bytes) + " bytes)");
+    return CacheEvictor(static_cast<unsigned char *>(p), bytes);
+  }
+  CacheEvictor(CacheEvictor &&o)
+      : data(std::exchange(o.data, nullptr)), bytes(o.bytes) {}
+  CacheEvictor(const CacheEvictor &) = delete;
+  ~CacheEvictor() { std::free(data); }
+
+  /// Writes every line once, so its pages exist before the first evict().
+  void touch() {
+    for (size_t i = 0; i < bytes; i += kLine)
+      data[i] = static_cast<unsigned char>(i / kLine);
+  }
+  /// Reads one byte of every line into a volatile sink.
+  void evict() {
+    unsigned sum = 0;
+    for (size_t i = 0; i < bytes; i += kLine)
+      sum += data[i];
+    sink = sink + sum;
+  }
+
+private:
+  CacheEvictor(unsigned char *data, size_t bytes) : data(data), bytes(bytes) {}
+  unsigned char *data;
+  size_t bytes;
+  static inline volatile unsigned sink = 0;
+};
+} // namespace
+
 static int runMain() {
   if (repeat == 0)
     return fail("--repeat must be at least 1");
@@ -442,6 +505,14 @@ static int runMain() {
       (numThreads < 1 || numThreads > kMaxThreads))
     return fail("--threads must be in [1, " + llvm::Twine(kMaxThreads) +
                 "], got " + llvm::Twine(numThreads.getValue()));
+  if (evictCacheMiB < 0 || evictCacheMiB > kMaxEvictCacheMiB)
+    return fail("--evict-cache must be in [0, " +
+                llvm::Twine(kMaxEvictCacheMiB) + "] MiB, got " +
+                llvm::Twine(evictCacheMiB.getValue()));
+  // Allocated before compiling, so a size that does not fit fails at once.
+  llvm::Expected<CacheEvictor> evictor = CacheEvictor::create(evictCacheMiB);
+  if (!evictor)
+    return fail(evictor.takeError());
 
   DialectRegistry registry;
   registerRuntimeDialects(registry);
@@ -615,11 +686,15 @@ static int runMain() {
     outViews.push_back(t);
 
   unsigned numWarmup = warmup >= 0 ? warmup : (repeat > 1 ? 1 : 0);
-  for (unsigned i = 0; i < numWarmup; ++i)
+  evictor->touch();
+  for (unsigned i = 0; i < numWarmup; ++i) {
+    evictor->evict();
     if (llvm::Error e = (*model)->invoke(inViews, outViews))
       return fail(std::move(e));
+  }
   std::vector<double> times;
   for (unsigned i = 0; i < repeat; ++i) {
+    evictor->evict();
     auto start = std::chrono::steady_clock::now();
     if (llvm::Error e = (*model)->invoke(inViews, outViews))
       return fail(std::move(e));
@@ -650,7 +725,10 @@ static int runMain() {
   llvm::outs() << llvm::format("time: median %.4f ms, min %.4f ms", median,
                                sorted.front())
                << " (" << repeat << (repeat == 1 ? " run" : " runs")
-               << " after " << numWarmup << " warm-up)\n";
+               << " after " << numWarmup << " warm-up";
+  if (evictCacheMiB > 0)
+    llvm::outs() << ", caches evicted: " << evictCacheMiB << " MiB";
+  llvm::outs() << ")\n";
 
   if (!outputFiles.empty()) {
     // All outputs or none: each goes to a temporary file first, and they
@@ -851,7 +929,7 @@ int main(int argc, char **argv) {
           argc, argv,
           "llmc: compile and run llm-dialect and ONNX models on the CPU\n\n"
           "  llmc run MODEL [--input NAME=FILE.npy]... [--output-dir DIR] "
-          "[--threads N] [--repeat N] [--entry NAME]\n"
+          "[--threads N] [--repeat N] [--evict-cache MiB] [--entry NAME]\n"
           "  llmc compile MODEL -o OUT --emit=mlir|llvm|obj [--entry NAME]\n"
           "  llmc import MODEL.onnx -o OUT.mlir [--dim NAME=VALUE]...\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
