@@ -765,6 +765,33 @@ FailureOr<SmallVector<uint8_t>> readNibbles(Value w, int64_t n, int64_t k,
   return values;
 }
 
+/// The storage bytes of a constant 8-bit weight (inline dense, or a resource
+/// blob of one element per byte), in storage order. Fails for non-constant
+/// weights.
+FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
+  auto cast = w.getDefiningOp<quant::StorageCastOp>();
+  Attribute attr;
+  if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
+    return failure();
+  SmallVector<uint8_t> values;
+  values.reserve(count);
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(uint8_t(v.getZExtValue()));
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    for (char c : blob->getData())
+      values.push_back(uint8_t(c));
+  } else {
+    return failure();
+  }
+  if (int64_t(values.size()) != count)
+    return failure();
+  return values;
+}
+
 /// The 4-bit values of a constant weight (see readNibbles), packed two per
 /// byte in the f32 matvec kernel's internal layout: within each block of 32
 /// elements of a row (`kMatvecChunk`), byte `j` (0..15) holds element `j`
@@ -794,6 +821,26 @@ int64_t getMatvecBlockRows(int64_t N, int64_t M, int64_t budget) {
     if (N % r == 0)
       return r;
   return 1;
+}
+
+/// A row-major `[N, rowSize]` array interleaved by blocks of `R` rows, for a
+/// matvec kernel that walks `R` rows at a time: the result is
+/// `[N / R, R * rowSize]`, with
+///   out[blk][c * R * chunk + r * chunk + j] = in[blk * R + r][c * chunk + j]
+/// so that one block reads its rows' chunk c as one contiguous run, and the
+/// whole block as one sequential stream (R rows read side by side are R
+/// streams a page apart, which the hardware prefetchers follow worse: 15.7
+/// against 24.6 GB/s for 4 rows of 4 KiB on the Zen 4 machine of
+/// bench/quant). `chunk` divides `rowSize`.
+template <typename T>
+SmallVector<T> interleaveRows(ArrayRef<T> in, int64_t N, int64_t rowSize,
+                              int64_t R, int64_t chunk) {
+  SmallVector<T> out(in.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < rowSize; c += chunk)
+      std::memcpy(&out[(n / R) * R * rowSize + c * R + (n % R) * chunk],
+                  &in[n * rowSize + c], chunk * sizeof(T));
+  return out;
 }
 
 /// The start of a matvec kernel: an `scf.forall` over the N / R blocks of
@@ -923,18 +970,32 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   // 8-bit ones (vector<32xf32> accumulators: 2 registers each), divided by
   // the rows of x (R * M accumulators).
   int64_t R = getMatvecBlockRows(N, M, packed4 ? 8 : 4);
+  // A constant weight is interleaved by blocks of R rows (interleaveRows:
+  // [N / R, R * row bytes], chunk by chunk); a runtime 8-bit one is read
+  // [N, K] as it is.
   Value w;
+  bool blocked = true;
+  int64_t chunkBytes = packed4 ? C / 2 : C, rowBytes = packed4 ? K / 2 : K;
+  SmallVector<char> bytes;
   if (packed4) {
-    FailureOr<SmallVector<char>> bytes = packNibbles(wq, N, K, p.isSigned);
-    if (failed(bytes))
+    FailureOr<SmallVector<char>> packed = packNibbles(wq, N, K, p.isSigned);
+    if (failed(packed))
       return failure();
-    auto pt = RankedTensorType::get({N, K / 2}, b.getI8Type());
-    w = arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::getFromRawBuffer(pt, ArrayRef<char>(*bytes)));
+    bytes = std::move(*packed);
+  } else if (FailureOr<SmallVector<uint8_t>> v = readBytes(wq, N * K);
+             succeeded(v)) {
+    bytes.assign(v->begin(), v->end());
   } else {
+    blocked = false;
     w = storageCast(b, loc, wq, RankedTensorType::get({N, K}, p.storageType));
   }
+  if (blocked)
+    w = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::getFromRawBuffer(
+            RankedTensorType::get({N / R, R * rowBytes}, b.getI8Type()),
+            ArrayRef<char>(interleaveRows<char>(bytes, N, rowBytes, R,
+                                                chunkBytes))));
   // x as a [M * K] vector source.
   SmallVector<ReassociationIndices> all{
       llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank()))};
@@ -945,12 +1006,20 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   // are raised by 8.
   double zShift = packed4 && p.isSigned ? 8.0 : 0.0;
   Value scales, zeros;
+  // Per-row parameters are interleaved like the weight: [N / R, kb * R].
+  bool blockedParams = nParams != 1;
   if (!p.isPerTensor()) {
-    auto st = RankedTensorType::get(p.paramShape, b.getF32Type());
+    auto st = blockedParams
+                  ? RankedTensorType::get({N / R, kb * R}, b.getF32Type())
+                  : RankedTensorType::get(p.paramShape, b.getF32Type());
     SmallVector<float> s(p.scales.begin(), p.scales.end());
     SmallVector<float> z;
     for (int64_t v : p.zeroPoints)
       z.push_back(float(v + zShift));
+    if (blockedParams) {
+      s = interleaveRows<float>(s, N, kb, R, 1);
+      z = interleaveRows<float>(z, N, kb, R, 1);
+    }
     scales = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(st, ArrayRef<float>(s)));
     zeros = arith::ConstantOp::create(
@@ -968,6 +1037,18 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   Value n0 = blk.n0, zeroAcc = blk.zeroAcc, pad8 = blk.pad8;
   SmallVector<Value> rows = blk.rows;
   Value padF = f32Const(b, loc, 0.0);
+  Value block = forall.getInductionVar(0);
+  // The weight bytes of row r of the block at byte offset `kb` of the row:
+  // [n0 + r, kb], or in the interleaved layout [block, kb * R + r * chunk].
+  auto weightAt = [&](OpBuilder &wb, Location l, int64_t r,
+                      Value kByte) -> SmallVector<Value> {
+    if (!blocked)
+      return {rows[r], kByte};
+    Value off = arith::MulIOp::create(wb, l, kByte, idx(wb, R));
+    if (r)
+      off = arith::AddIOp::create(wb, l, off, idx(wb, r * chunkBytes));
+    return {block, off};
+  };
 
   // Accumulator of weight row r and x row m: r * M + m; per-lane sums of x
   // row m (for the zero points): R * M + m.
@@ -983,10 +1064,15 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
             z[r] = f32Const(gb, l, double(p.zeroPoints[0]) + zShift);
             continue;
           }
-          Value pn = nParams == 1 ? idx(gb, 0) : rows[r];
           Value pg = kb == 1 ? idx(gb, 0) : g;
-          s[r] = tensor::ExtractOp::create(gb, l, scales, ValueRange{pn, pg});
-          z[r] = tensor::ExtractOp::create(gb, l, zeros, ValueRange{pn, pg});
+          SmallVector<Value> at{idx(gb, 0), pg};
+          if (blockedParams) {
+            // [block, g * R + r]
+            Value off = arith::MulIOp::create(gb, l, pg, idx(gb, R));
+            at = {block, arith::AddIOp::create(gb, l, off, idx(gb, r))};
+          }
+          s[r] = tensor::ExtractOp::create(gb, l, scales, at);
+          z[r] = tensor::ExtractOp::create(gb, l, zeros, at);
         }
         Value gk0 = arith::MulIOp::create(gb, l, g, idx(gb, G));
         auto chunks = scf::ForOp::create(
@@ -1029,7 +1115,7 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                 if (!packed4) {
                   Value wv = vector::TransferReadOp::create(
                       cb, cl, VectorType::get({C}, cb.getI8Type()), w,
-                      ValueRange{rows[r], k}, pad8, ArrayRef<bool>{true});
+                      weightAt(cb, cl, r, k), pad8, ArrayRef<bool>{true});
                   Value wf = toF32(wv);
                   for (int64_t m = 0; m < M; ++m)
                     next[r * M + m] = vector::FMAOp::create(
@@ -1038,7 +1124,7 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                   auto bt = VectorType::get({C / 2}, cb.getI8Type());
                   Value kp = arith::DivUIOp::create(cb, cl, k, idx(cb, 2));
                   Value bv = vector::TransferReadOp::create(
-                      cb, cl, bt, w, ValueRange{rows[r], kp}, pad8,
+                      cb, cl, bt, w, weightAt(cb, cl, r, kp), pad8,
                       ArrayRef<bool>{true});
                   auto it = VectorType::get({C / 2}, cb.getI32Type());
                   Value wv = arith::ExtUIOp::create(cb, cl, it, bv);
@@ -1158,11 +1244,17 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
       }
   Type i16 = b.getI16Type(), f32 = b.getF32Type();
   Type bf16 = b.getBF16Type();
+  // Rows per block: R * M accumulators of one register each (8 at most).
+  // The weight and its per-row parameters are interleaved by blocks of R
+  // rows (interleaveRows), chunk by chunk: one sequential stream per block.
+  int64_t R = getMatvecBlockRows(N, M, 8);
+  constexpr int64_t chunkBytes = kBF16Chunk / 2;
   Value w = arith::ConstantOp::create(
       b, loc,
       DenseElementsAttr::getFromRawBuffer(
-          RankedTensorType::get({N, K / 2}, b.getI8Type()),
-          ArrayRef<char>(bytes)));
+          RankedTensorType::get({N / R, R * K / 2}, b.getI8Type()),
+          ArrayRef<char>(
+              interleaveRows<char>(bytes, N, K / 2, R, chunkBytes))));
   SmallVector<uint16_t> tableBits;
   for (int z = 0; z < 16; ++z)
     for (int j = 0; j < 32; ++j)
@@ -1172,16 +1264,24 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
       DenseElementsAttr::get(RankedTensorType::get({16, 32}, i16),
                              ArrayRef<uint16_t>(tableBits)));
   Value scales, zeros;
+  bool blockedParams = nParams != 1;
   if (!p.isPerTensor()) {
     SmallVector<float> sv(p.scales.begin(), p.scales.end());
+    SmallVector<int8_t> zv(zRows);
+    SmallVector<int64_t> shape(p.paramShape);
+    if (blockedParams) {
+      sv = interleaveRows<float>(sv, N, kb, R, 1);
+      zv = interleaveRows<int8_t>(zv, N, kb, R, 1);
+      shape = {N / R, kb * R};
+    }
     scales = arith::ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get(p.paramShape, f32),
+        DenseElementsAttr::get(RankedTensorType::get(shape, f32),
                                ArrayRef<float>(sv)));
     zeros = arith::ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get(p.paramShape, b.getI8Type()),
-                               ArrayRef<int8_t>(zRows)));
+        DenseElementsAttr::get(RankedTensorType::get(shape, b.getI8Type()),
+                               ArrayRef<int8_t>(zv)));
   }
 
   // x as [M * K] and its two bf16 terms.
@@ -1206,8 +1306,6 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
       });
   Value xh = split.getResult(0), xl = split.getResult(1);
 
-  // Rows per block: R * M accumulators of one register each (8 at most).
-  int64_t R = getMatvecBlockRows(N, M, 8);
   auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(bb, loc, v);
   };
@@ -1247,9 +1345,14 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
           }
         SmallVector<Value> next(totals.begin(), totals.end());
         for (int64_t r = 0; r < R; ++r) {
+          // [block, kp * R + r * chunkBytes]
+          Value off = arith::MulIOp::create(cb, l, kp, idx(cb, R));
+          if (r)
+            off = arith::AddIOp::create(cb, l, off, idx(cb, r * chunkBytes));
           Value bytesV = vector::TransferReadOp::create(
-              cb, l, VectorType::get({64}, cb.getI8Type()), w,
-              ValueRange{rows[r], kp}, pad8, ArrayRef<bool>{true});
+              cb, l, VectorType::get({chunkBytes}, cb.getI8Type()), w,
+              ValueRange{forall.getInductionVar(0), off}, pad8,
+              ArrayRef<bool>{true});
           Value words = vector::BitCastOp::create(cb, l, wordsType, bytesV);
           for (int64_t sg = 0; sg < segs; ++sg) {
             // The segment's group: c / (G / 128) for groups of 128 or more,
@@ -1270,11 +1373,16 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
                   ValueRange{idx(cb, zRows[0]), idx(cb, 0)}, pad16,
                   ArrayRef<bool>{true});
             } else {
-              Value pn = nParams == 1 ? idx(cb, 0) : rows[r];
               Value pg = kb == 1 ? idx(cb, 0) : g;
-              s = tensor::ExtractOp::create(cb, l, scales, ValueRange{pn, pg});
-              Value z =
-                  tensor::ExtractOp::create(cb, l, zeros, ValueRange{pn, pg});
+              SmallVector<Value> at{idx(cb, 0), pg};
+              if (blockedParams) {
+                // [block, g * R + r]
+                Value po = arith::MulIOp::create(cb, l, pg, idx(cb, R));
+                at = {forall.getInductionVar(0),
+                      arith::AddIOp::create(cb, l, po, idx(cb, r))};
+              }
+              s = tensor::ExtractOp::create(cb, l, scales, at);
+              Value z = tensor::ExtractOp::create(cb, l, zeros, at);
               z = arith::IndexCastOp::create(cb, l, cb.getIndexType(), z);
               table = vector::TransferReadOp::create(
                   cb, l, wordsType, tables, ValueRange{z, idx(cb, 0)}, pad16,
@@ -1347,33 +1455,6 @@ int64_t getPanelSize(int64_t size, int64_t limit, int64_t step) {
     if (size % s == 0)
       return s;
   return 0;
-}
-
-/// The storage bytes of a constant 8-bit weight (inline dense, or a resource
-/// blob of one element per byte), in storage order. Fails for non-constant
-/// weights.
-FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
-  auto cast = w.getDefiningOp<quant::StorageCastOp>();
-  Attribute attr;
-  if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
-    return failure();
-  SmallVector<uint8_t> values;
-  values.reserve(count);
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
-    for (const APInt &v : dense.getValues<APInt>())
-      values.push_back(uint8_t(v.getZExtValue()));
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return failure();
-    for (char c : blob->getData())
-      values.push_back(uint8_t(c));
-  } else {
-    return failure();
-  }
-  if (int64_t(values.size()) != count)
-    return failure();
-  return values;
 }
 
 /// The storage of a weight as the panel kernel reads it: `[K, N]` bytes

@@ -15,9 +15,9 @@
 // `vpermw(table, word >> 4p)` (inline asm) and two vdpbf16ps
 // (x86vector.avx512.dot), one per x term; each group of 32 is scaled once.
 // CHECK-LABEL: func.func @w4_matvec_bf16
-// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x0000111122223333444455556666777788889999AAAABBBBCCCCDDDDEEEEFFFF{{(0000111122223333444455556666777788889999AAAABBBBCCCCDDDDEEEEFFFF)}}{{(8888)+}}"> : tensor<2x64xi8>
+// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x0000111122223333444455556666777788889999AAAABBBBCCCCDDDDEEEEFFFF{{(0000111122223333444455556666777788889999AAAABBBBCCCCDDDDEEEEFFFF)}}{{(8888)+}}"> : tensor<1x128xi8>
 // CHECK-DAG:     %[[T:.+]] = arith.constant dense<"0x0000803F00404040{{[0-9A-F]+}}"> : tensor<16x32xi16>
-// CHECK-DAG:     %[[Z:.+]] = arith.constant dense<{{\[}}[9, 8, 8, 6], [8, 8, 8, 8]]> : tensor<2x4xi8>
+// CHECK-DAG:     %[[Z:.+]] = arith.constant dense<{{\[}}[9, 8, 8, 8, 8, 8, 6, 8]]> : tensor<1x8xi8>
 // CHECK:         %[[X:.+]]:2 = linalg.generic
 // CHECK:           %[[HI:.+]] = arith.truncf %[[IN:.+]] : f32 to bf16
 // CHECK:           %[[HF:.+]] = arith.extf %[[HI]] : bf16 to f32
@@ -28,7 +28,7 @@
 // CHECK:           scf.for
 // CHECK:             %[[XH:.+]] = vector.transfer_read %[[X]]#0[%{{.+}}], %{{.+}} {{.*}} : tensor<128xbf16>, vector<32xbf16>
 // CHECK:             %[[XL:.+]] = vector.transfer_read %[[X]]#1[%{{.+}}], %{{.+}} {{.*}} : tensor<128xbf16>, vector<32xbf16>
-// CHECK:             %[[B:.+]] = vector.transfer_read %[[W]]{{.*}} : tensor<2x64xi8>, vector<64xi8>
+// CHECK:             %[[B:.+]] = vector.transfer_read %[[W]]{{.*}} : tensor<1x128xi8>, vector<64xi8>
 // CHECK:             %[[WD:.+]] = vector.bitcast %[[B]] : vector<64xi8> to vector<32xi16>
 // CHECK:             %[[ZI:.+]] = tensor.extract %[[Z]]
 // CHECK:             %[[ZX:.+]] = arith.index_cast %[[ZI]] : i8 to index
@@ -58,7 +58,7 @@ func.func @w4_matvec_bf16(%x: tensor<1x128xf32>) -> tensor<1x2xf32> {
 // x: one scale per chunk and row, both x rows share each converted plane
 // (four dot products per plane).
 // CHECK-LABEL: func.func @u4_two_rows_group128
-// CHECK-DAG:     arith.constant dense<{{\[}}[3], [15]]> : tensor<2x1xi8>
+// CHECK-DAG:     arith.constant dense<{{\[}}[3, 15]]> : tensor<1x2xi8>
 // CHECK:         linalg.generic
 // CHECK-SAME:      outs(%{{.+}}, %{{.+}} : tensor<256xbf16>, tensor<256xbf16>)
 // CHECK:         scf.forall

@@ -189,18 +189,20 @@ func.func @w4a16(%x: tensor<4x64xf32>, %w: tensor<64x16xi4>) -> tensor<4x16xf32>
 // 32-element chunk is one 16-byte load, zero-extended to i32, whose low and
 // high nibbles (and, shift) meet two plain 16-element loads of x: no
 // de-interleaving, no xor; no linalg contraction and no f32 tensor of the
-// weight's size.
+// weight's size. The 8 rows are one block of the kernel, stored interleaved
+// chunk by chunk ([8 / 8, 8 * 32] bytes: row 0's first chunk, then row 1's,
+// ...) so that the block is one sequential stream.
 // CHECK-LABEL: func.func @w4_matvec
 // CHECK-NOT:     linalg.generic
 // CHECK-NOT:     8x64xf32
-// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x898A8B8C808788888888888888888888{{.*}}"> : tensor<8x32xi8>
+// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x898A8B8C808788888888888888888888{{.*}}"> : tensor<1x256xi8>
 // CHECK:         scf.forall (%[[I:.+]]) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<1x8xf32>)
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK:               vector.transfer_read %{{.+}} : tensor<64xf32>, vector<16xf32>
 // CHECK:               vector.transfer_read %{{.+}} : tensor<64xf32>, vector<16xf32>
 // CHECK-NOT:           vector.deinterleave
-// CHECK:               vector.transfer_read %[[W]]{{.*}} : tensor<8x32xi8>, vector<16xi8>
+// CHECK:               vector.transfer_read %[[W]]{{.*}} : tensor<1x256xi8>, vector<16xi8>
 // CHECK-NEXT:          arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
 // CHECK:               arith.andi
 // CHECK:               arith.shrui
