@@ -32,7 +32,8 @@
 # (bench/hw/hwlimits.c, clang-22 -O3 -march=native) and, for M = 1 only,
 # gives each kind's bandwidth bound (weight bytes / read bandwidth); with
 # M > 1 (prefill shapes) it gives GFLOP/s instead. Every process runs pinned
-# (`taskset -c 0`, one thread, as `bench/run --threads 1`).
+# (`taskset -c 0`, one thread, as `bench/run --threads 1`; --threads N: N
+# threads on cores 0 .. N - 1, and the read bandwidth on as many).
 # Prints, and writes to bench/quant/results.md (--out), for each kind and
 # mode: ms per call (median of --repeat calls, best of --trials processes),
 # the weight bytes read per call, GB/s, the speed-up over f32 in the same
@@ -43,7 +44,7 @@
 # Not a test; run it on an idle machine.
 #
 # Usage: /usr/bin/python3 bench/quant/bench.py [--build build] [--m 1]
-#          [--k 4096] [--n 4096] [--repeat 50] [--trials 3] [--evict MiB]
+#          [--k 4096] [--n 4096] [--repeat 50] [--trials 3] [--evict MiB] [--threads 1]
 #          [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
@@ -107,15 +108,22 @@ def model(kind, m, k, n, rng):
     return body, blob(q), dq.astype(np.float64)
 
 
-def read_bandwidth(work, reps=5):
-    """Best single-core read bandwidth (GB/s) of bench/hw/hwlimits.c."""
+def cores(threads):
+    """The taskset core list of `threads` threads: 0 .. threads - 1."""
+    return "0" if threads == 1 else f"0-{threads - 1}"
+
+
+def read_bandwidth(work, threads, reps=5):
+    """Best read bandwidth (GB/s) of bench/hw/hwlimits.c on `threads` cores."""
     exe = os.path.join(work, "hwlimits")
     src = os.path.join(ROOT, "bench", "hw", "hwlimits.c")
     subprocess.run(["clang-22", "-O3", "-march=native", "-fopenmp", src, "-o",
                     exe], check=True)
-    out = subprocess.run(["taskset", "-c", "0", exe, "bw", "1024", str(reps)],
+    out = subprocess.run(["taskset", "-c", cores(threads), exe, "bw", "1024",
+                          str(reps)],
                          capture_output=True, text=True, check=True,
-                         env=dict(os.environ, OMP_NUM_THREADS="1")).stdout
+                         env=dict(os.environ,
+                                  OMP_NUM_THREADS=str(threads))).stdout
     return max(max(float(v) for v in line.split()[1:])
                for line in out.splitlines() if line.startswith("bw "))
 
@@ -130,9 +138,10 @@ def l3_mib():
     return -(-l3 // (1 << 20))
 
 
-def time_call(llmc, path, xfile, outdir, repeat, evict):
+def time_call(llmc, path, xfile, outdir, repeat, evict, threads):
     """Median ms of one `llmc run` process (None if it failed)."""
-    cmd = ["taskset", "-c", "0", llmc, "run", path, "--threads", "1",
+    cmd = ["taskset", "-c", cores(threads), llmc, "run", path, "--threads",
+           str(threads),
            "--input", "arg0=" + xfile, "--output-dir", outdir,
            "--repeat", str(repeat)]
     if evict:
@@ -159,10 +168,14 @@ def main():
     ap.add_argument("--evict", type=int, default=None,
                     help="MiB read before each cold call (default: "
                     "max(1024, 2 x L3))")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads, pinned to cores 0 .. N - 1 (default 1)")
     ap.add_argument("--out", default=os.path.join(HERE, "results.md"))
     args = ap.parse_args()
     if args.m < 1 or args.k % 128 or args.n < 1:
         ap.error("--m and --n must be >= 1 and --k a multiple of 128")
+    if not 1 <= args.threads <= (os.cpu_count() or 1):
+        ap.error(f"--threads must be in [1, {os.cpu_count()}]")
     llmc = os.path.join(args.build, "bin", "llmc")
     l3 = l3_mib()
     evict = args.evict if args.evict is not None else max(1024, 2 * l3)
@@ -170,7 +183,7 @@ def main():
     rng = np.random.default_rng(0)
     results = {}
     with tempfile.TemporaryDirectory() as d:
-        bw = read_bandwidth(d)
+        bw = read_bandwidth(d, args.threads)
         x = rng.standard_normal((args.m, args.k)).astype(np.float32)
         xfile = os.path.join(d, "x.npy")
         np.save(xfile, x)
@@ -189,7 +202,8 @@ def main():
             for trial in range(args.trials):
                 for mode, mib in modes.items():
                     outdir = os.path.join(d, f"{kind}{trial}{mode}")
-                    ms = time_call(llmc, path, xfile, outdir, args.repeat, mib)
+                    ms = time_call(llmc, path, xfile, outdir, args.repeat, mib,
+                                   args.threads)
                     if ms is None:
                         return 1
                     y = np.load(os.path.join(outdir, "out0.npy")).astype(
@@ -206,7 +220,8 @@ def main():
     lines = [
         f"Weight-only {'decode matvec' if decode else 'matmul'} "
         f"{args.m}x{args.k} @ {args.k}x{args.n} (weight "
-        f"stored [N, K]), llmc, 1 thread (`taskset -c 0`), "
+        f"stored [N, K]), llmc, {args.threads} thread"
+        f"{'s' if args.threads > 1 else ''} (`taskset -c {cores(args.threads)}`), "
         f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, "
         f"{platform.node()}: median of {args.repeat} calls, best of "
         f"{args.trials} processes; warm: calls back to back, cold: "
