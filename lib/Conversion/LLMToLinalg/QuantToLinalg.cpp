@@ -64,6 +64,18 @@ Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
 }
 
+/// A matmul result of static `type` with an empty contraction (K = 0): all
+/// zeros (f32 or i32), as the empty sum is. The kernels divide by K and an
+/// empty reduction crashed the CPU tiling, so it is filled directly.
+Value zeroMatmulResult(OpBuilder &b, Location loc, RankedTensorType type) {
+  Value zero =
+      type.getElementType().isF32() ? f32Const(b, loc, 0) : i32Const(b, loc, 0);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
+      .getResult(0);
+}
+
 /// Reinterprets a quantized tensor as its storage type (or back).
 Value storageCast(OpBuilder &b, Location loc, Value v, Type to) {
   if (v.getType() == to)
@@ -633,6 +645,11 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
         getQuantParams(rt.getElementType(), rt.getShape());
     if (failed(pa) || failed(pb))
       return failure();
+    // (A - za) @ (B - zb) with K = 0 -> zeros.
+    if (lt.getShape().back() == 0) {
+      rewriter.replaceOp(op, zeroMatmulResult(rewriter, loc, type));
+      return success();
+    }
     Value a =
         storageCast(rewriter, loc, adaptor.getLhs(), storageTensorType(lt));
     if (rt.getRank() == 2 && lt.hasStaticShape() && rt.hasStaticShape() &&
@@ -1859,6 +1876,11 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     auto lt = cast<RankedTensorType>(adaptor.getLhs().getType());
     auto rt = cast<RankedTensorType>(adaptor.getRhs().getType());
     RankedTensorType type = op.getType();
+    // x @ dequantize(w) with K = 0 -> zeros.
+    if (lt.getShape().back() == 0) {
+      rewriter.replaceOp(op, zeroMatmulResult(rewriter, loc, type));
+      return success();
+    }
     if (isFloat8(rt.getElementType()))
       return lowerFloat8(op, adaptor, rewriter);
     FailureOr<QuantParams> p =
@@ -1903,6 +1925,24 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     }
     Value w =
         storageCast(rewriter, loc, adaptor.getRhs(), storageTensorType(rt));
+    // A 4-bit dense_resource constant (one element per byte, which LLVM
+    // cannot lower as i4 elements) -> the same values as an inline i4 dense
+    // constant (odd K or odd groups, which the panels do not take).
+    DenseResourceElementsAttr resource;
+    if (auto cast = adaptor.getRhs().getDefiningOp<quant::StorageCastOp>();
+        cast && p->storageWidth == 4 &&
+        matchPattern(cast.getInput(), m_Constant(&resource))) {
+      FailureOr<SmallVector<uint8_t>> v =
+          readNibbles(adaptor.getRhs(), rt.getDimSize(0), rt.getDimSize(1),
+                      /*isSigned=*/false);
+      if (succeeded(v)) {
+        SmallVector<APInt> bits;
+        for (uint8_t nibble : *v)
+          bits.push_back(APInt(4, nibble));
+        w = arith::ConstantOp::create(
+            rewriter, loc, DenseElementsAttr::get(storageTensorType(rt), bits));
+      }
+    }
     int64_t kb = p->paramShape[kDim];
     bool split = kb != 1 && kb != K;
     int64_t g = split ? K / kb : K;
