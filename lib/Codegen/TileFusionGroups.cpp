@@ -94,6 +94,9 @@ static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
   int64_t inner = 1;
   for (unsigned d = *dim + 1; d < ranges.size(); ++d)
     inner *= ranges[d];
+  // An empty inner space (a size-0 dimension) has nothing to tile.
+  if (inner <= 0)
+    return failure();
   int64_t rows = std::max<int64_t>(1, kRowBlockBytes / 4 / inner);
   // A group without a matmul smaller than the target's parallel threshold
   // (a decode step's one-row norm) runs as a serial scf.for: the fork/join

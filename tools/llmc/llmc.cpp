@@ -56,6 +56,8 @@
 #include <random>
 #include <utility>
 
+#include <unistd.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -460,14 +462,27 @@ public:
   /// The x86 (and most AArch64) cache line, in bytes.
   static constexpr size_t kLine = 64;
 
-  /// Allocates `mib` MiB (not touched yet); an error if it cannot.
+  /// Allocates `mib` MiB (not touched yet); an error if it cannot, or if
+  /// it is more than the free physical memory (touching it would then push
+  /// other memory out, or wake the OOM killer, instead of failing here).
   static llvm::Expected<CacheEvictor> create(uint64_t mib) {
     size_t bytes = mib << 20;
-    void *p = bytes ? std::aligned_alloc(kLine, bytes) : nullptr;
-    if (bytes && !p)
+    auto error = [&](const llvm::Twine &why) {
       return llvm::createStringError("--evict-cache: cannot allocate " +
                                      llvm::Twine(mib) + " MiB (" +
-                                     llvm::Twine(bytes) + " bytes)");
+                                     llvm::Twine(bytes) + " bytes)" + why);
+    };
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (bytes && pages > 0 && page > 0 &&
+        bytes / static_cast<size_t>(page) > static_cast<size_t>(pages))
+      return error(": more than the " +
+                   llvm::Twine((static_cast<uint64_t>(pages) *
+                                static_cast<uint64_t>(page)) >>
+                               20) +
+                   " MiB of free memory");
+    void *p = bytes ? std::aligned_alloc(kLine, bytes) : nullptr;
+    if (bytes && !p)
+      return error("");
     return CacheEvictor(static_cast<unsigned char *>(p), bytes);
   }
   CacheEvictor(CacheEvictor &&o)

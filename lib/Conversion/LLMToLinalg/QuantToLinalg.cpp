@@ -1457,6 +1457,9 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
 constexpr int64_t kPanelN = 128;
 /// Elements of K per dequantized panel ([kPanelK, kPanelN] f32: 128 KiB).
 constexpr int64_t kPanelK = 256;
+/// The deepest single panel taken when K has no divisor near kPanelK
+/// ([kMaxPanelK, kPanelN] f32: 2 MiB).
+constexpr int64_t kMaxPanelK = 4096;
 
 /// A static block size for `size` elements: `size` itself when it is at
 /// most `limit`; else the largest multiple of `step` that divides `size`
@@ -1567,6 +1570,12 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   bool packed4 = p.storageWidth == 4;
   int64_t nc = getPanelSize(N, kPanelN, 16);
   int64_t kc = getPanelSize(K, kPanelK, packed4 ? 2 : 1);
+  // K without a divisor near kPanelK (a prime K would make one-row panels,
+  // each a matmul of depth 1): one panel of all of K up to kMaxPanelK (the
+  // integer panels must stay at most kPanelK deep to be exact).
+  if (kc > 0 && 4 * kc < kPanelK && !integerAccumulate && K <= kMaxPanelK &&
+      !(packed4 && K % 2))
+    kc = K;
   if (integerAccumulate && (packed4 || p.storageWidth != 8))
     return failure();
   if (xt.getShape().back() != K || K == 0 || N == 0 || rows == 0 ||
