@@ -15,7 +15,9 @@
   * 4-bit dense_resource weights (one element per byte) with an odd K or an
     odd group size, which the packed panels and the matvec kernels do not
     take: the generic contraction could not lower the 4-bit resource ("no
-    known conversion for innermost element type").
+    known conversion for innermost element type");
+  * a prime K (257, 1031) with 9 rows: the dequantized panels take one
+    panel of all of K (no divisor of K near 256).
 
 Each output is compared with the float64 numpy reference of the ONNX
 definitions: |got - exp| <= 1e-5 + 1e-5 |exp| + 1e-6 sum_k |x| |dq(w)|;
@@ -42,7 +44,9 @@ def weight_cases():
             ("k0_u4_tensor_m9_kn", "u4", 16, 0, -1, False, 9, False),
             ("i4_resource_k33_m6", "i4", 48, 33, -1, True, 6, True),
             ("i4_resource_k33_m1", "i4", 16, 33, 0, True, 1, True),
-            ("u4_resource_group3_kn_m9", "u4", 16, 48, 3, False, 9, True)]
+            ("u4_resource_group3_kn_m9", "u4", 16, 48, 3, False, 9, True),
+            ("i8_prime_k257_m9", "i8", 32, 257, 0, True, 9, False),
+            ("u8_prime_k1031_kn_m9", "u8", 32, 1031, -1, False, 9, False)]
 
 
 def int_cases():
