@@ -804,6 +804,60 @@ struct LLMTileAndVectorizePass
       (void)materializeTransposedRhs(rewriter, op,
                                      2 * desc->matmulRegisterTile[0]);
 
+    // Block loops of the quantized lowerings (kFuseConsumersAttr): their
+    // elementwise consumers (bias, activation, the W8A8 rescale and
+    // requantize), one at a time while the loop's result has a single such
+    // user whose other operands are defined before the loop, are fused into
+    // the loop: each block's epilogue runs on the block right after it is
+    // computed.
+    SmallVector<scf::ForallOp> blockLoops;
+    func.walk([&](scf::ForallOp loop) {
+      if (loop->hasAttr(kFuseConsumersAttr))
+        blockLoops.push_back(loop);
+    });
+    for (scf::ForallOp loop : blockLoops) {
+      loop->removeAttr(kFuseConsumersAttr);
+      scf::ForallOp current = loop;
+      for (int fused = 0; fused < 8; ++fused) {
+        if (current->getNumResults() == 0)
+          break;
+        Value result = current->getResults().back();
+        if (!result.hasOneUse())
+          break;
+        auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+        if (!consumer || consumer->getBlock() != current->getBlock() ||
+            consumer.getNumReductionLoops() != 0 ||
+            consumer->getNumResults() != 1)
+          break;
+        // Its other operands must dominate the loop: operand-free ops
+        // between the two (tensor.empty, constants) move above it.
+        bool dominates = true;
+        for (Value v : consumer->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (v == result || !def || def->getBlock() != current->getBlock() ||
+              def->isBeforeInBlock(current))
+            continue;
+          if (def->getNumOperands() == 0 && def->getNumRegions() == 0)
+            rewriter.moveOpBefore(def, current);
+          else
+            dominates = false;
+        }
+        if (!dominates)
+          break;
+        SmallVector<LoopLikeOpInterface> loops{
+            cast<LoopLikeOpInterface>(current.getOperation())};
+        FailureOr<scf::SCFFuseConsumerOfSliceResult> res =
+            scf::tileAndFuseConsumer(rewriter, consumer, loops);
+        if (failed(res))
+          break;
+        auto next = dyn_cast<scf::ForallOp>(loops.front().getOperation());
+        if (!next)
+          break;
+        current = next;
+        ++numConsumersFused;
+      }
+    }
+
     // Fusion groups (llm-fuse): one loop nest each, then inlined. Their
     // matmuls get register tiles like the others.
     SmallVector<FusionGroupOp> groups;

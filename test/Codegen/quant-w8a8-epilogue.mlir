@@ -8,9 +8,11 @@
 // matmul from zero, converted to i32 and added to the i32 accumulator),
 // then the epilogue (the rescale, the bias, the activation and the output
 // requantize) is one elementwise loop nest over the [4, 16] i32 result,
-// parallel with llm-fuse. The i32 result is materialized between the two:
-// the price of the vectorized panels, 4 bytes per output element against
-// K multiply-adds (docs/Quantization.md).
+// parallel with llm-fuse. With N = 16 (one block of output columns) the
+// panels' one-iteration block loop is folded before llm-tile-and-vectorize
+// could fuse the epilogue into it, so the i32 result is materialized; with
+// more blocks the epilogue is fused into the block loop
+// (quant-w8a8-epilogue-blocks.mlir).
 
 // CHECK-LABEL: func.func @w8a8_bias_relu_requant
 // CHECK:         linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<4x16xi32>)

@@ -168,6 +168,8 @@ def LLMTileAndVectorizePass
               "Linalg ops given an scf.forall outer loop">,
     Statistic<"numGroupsTiled", "fusion-groups-tiled",
               "llm.fusion_group regions lowered to one loop nest">,
+    Statistic<"numConsumersFused", "consumers-fused",
+              "Elementwise consumers fused into llm.fuse_consumers loops">,
   ];
 }
 

@@ -32,6 +32,12 @@ namespace mlir::llm {
 inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
     "llm.vectorize_in_place";
 
+/// Marks an `scf.forall` (over blocks of a lowering's result) into which
+/// llm-tile-and-vectorize fuses the elementwise consumers of its result
+/// (upstream `scf::tileAndFuseConsumer`), one block at a time; removed by
+/// the pass.
+inline constexpr llvm::StringLiteral kFuseConsumersAttr = "llm.fuse_consumers";
+
 /// A CPU target. Tile sizes are in elements; a size of 0 leaves that
 /// dimension untiled.
 struct CPUTargetDescription {

@@ -1780,6 +1780,9 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
       b, loc, panels.getResult(0), forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), n0},
       SmallVector<OpFoldResult>{ofr(rows), ofr(nc)}, unit);
+  // Elementwise consumers (bias, activation, the W8A8 rescale and
+  // requantize) are fused into the block loop by llm-tile-and-vectorize.
+  forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
   b.setInsertionPointAfter(forall);
   Value r = forall.getResult(0);
   if (resultType.getRank() != 2)
