@@ -111,6 +111,13 @@ def LLMTileAndVectorizePass
       register tiles (square transpose tiles) in place (`scf.for`, peeled,
       no outer loop), vectorized like the above; the marker is removed (also
       when `vectorize` is off).
+    * `scf.forall` marked `llm.fuse_consumers` (the block loops of the
+      quantized matmul panels, QuantToLinalg.cpp): while its result has a
+      single elementwise `linalg.generic` user in the same block (bias,
+      activation, the W8A8 rescale and requantize), that user is fused into
+      the loop (upstream `scf::tileAndFuseConsumer`), one block at a time;
+      operand-free producers of its other operands (`tensor.empty`,
+      constants) move above the loop. The marker is removed.
     * `linalg.matmul` whose B operand is stored [N, K] (transpose_b, the
       layout of weights) with at least two register tiles of rows: B is first
       transposed into a [K, N] copy so that the register tiles read rows of
