@@ -16,6 +16,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <limits>
 #include <thread>
 
 using namespace mlir;
@@ -36,6 +37,9 @@ int64_t CPUTargetDescription::getNumThreads() const {
 CPUTargetDescription CPUTargetDescription::getGeneric() {
   CPUTargetDescription t;
   t.name = "generic";
+  // The streaming matvec block shapes were measured on AVX-512 only (their
+  // 64-element int8 chunks need 4 of its 32 registers per row of x).
+  t.streamedWeightMinBytes = std::numeric_limits<int64_t>::max();
   t.vectorBits = 128;
   // 4 x 2 accumulators of 4 lanes: 8 of 16 (SSE) or 32 (NEON) registers.
   t.matmulRegisterTile = {4, 8, 1};
@@ -49,6 +53,9 @@ CPUTargetDescription CPUTargetDescription::getGeneric() {
 CPUTargetDescription CPUTargetDescription::getAVX2() {
   CPUTargetDescription t;
   t.name = "avx2";
+  // The streaming matvec block shapes were measured on AVX-512 only (their
+  // 64-element int8 chunks need 4 of its 32 registers per row of x).
+  t.streamedWeightMinBytes = std::numeric_limits<int64_t>::max();
   t.vectorBits = 256;
   // 4 x 2 accumulators of 8 lanes + 2 B vectors + 1 broadcast: 11 of 16 ymm.
   t.matmulRegisterTile = {4, 16, 1};

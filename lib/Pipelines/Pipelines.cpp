@@ -52,6 +52,7 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   toLinalgOpts.target = options.target;
   toLinalgOpts.attentionTile.assign(options.attentionTile.begin(),
                                     options.attentionTile.end());
+  toLinalgOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)

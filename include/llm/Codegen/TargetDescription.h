@@ -124,6 +124,15 @@ struct CPUTargetDescription {
   /// docs/Quantization.md. False: the exact f32 kernel.
   bool bf16DotProduct = false;
 
+  /// Smallest weight (stored bytes) of a weight-only decode matvec
+  /// (`llm.dequant_matmul` with a few rows of x) assumed streamed from DRAM
+  /// on every call, as in a decode step, which reads every layer's weights
+  /// once and a model's weights do not fit in the caches: about the L2 size.
+  /// Such weights take the kernels' streaming block shapes, fewer weight
+  /// rows per block (faster when the weight comes from DRAM, slower when it
+  /// stays cached between calls; bench/quant/results.md). 0: every weight.
+  int64_t streamedWeightMinBytes = 1 << 20;
+
   /// Number of `elementType` lanes in one vector register (at least 1).
   int64_t getVectorLanes(Type elementType) const;
 

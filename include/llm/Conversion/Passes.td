@@ -78,8 +78,12 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     sizes fails the pass with a diagnostic on the module; an unknown `target`
     is reported at the first op that reads it (`llm.attention` with
     `attention=flash`, for its tile, or `llm.dequant_matmul`, whose 4-bit
-    decode matvec uses AVX512-BF16 dot products on targets that have them:
-    see docs/Quantization.md).
+    decode matvec uses AVX512-BF16 dot products on targets that have them,
+    and whose decode matvec kernels take streaming block shapes (fewer
+    weight rows per block) for weights of at least the target's
+    `streamedWeightMinBytes` (or `streamed-weight-min-bytes`): see
+    docs/Quantization.md). A `streamed-weight-min-bytes` below -1 fails the
+    pass with a diagnostic on the module.
   }];
   let options = [
     Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
@@ -93,6 +97,11 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     ListOption<"attentionTile", "attention-tile", "int64_t",
                "Flash-attention tile [query rows, key/value rows] (default: "
                "the target's)">,
+    Option<"streamedWeightMinBytes", "streamed-weight-min-bytes", "int64_t",
+           /*default=*/"-1",
+           "Smallest weight (stored bytes) of a weight-only decode matvec "
+           "assumed read from DRAM on every call, which takes the kernels' "
+           "streaming block shapes (-1: the target's; 0: every weight)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

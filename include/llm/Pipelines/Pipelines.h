@@ -100,6 +100,15 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "attention-tile",
       llvm::cl::desc("Flash-attention tile [query rows, key/value rows] "
                      "(default: the target's)")};
+  /// Overrides the target's streamedWeightMinBytes: the smallest weight
+  /// (stored bytes) of a weight-only decode matvec assumed read from DRAM
+  /// on every call (convert-llm-to-linalg{streamed-weight-min-bytes=...}).
+  PassOptions::Option<int64_t> streamedWeightMinBytes{
+      *this, "streamed-weight-min-bytes",
+      llvm::cl::desc("Smallest weight-only matvec weight (bytes) given the "
+                     "streaming kernel shapes (-1: the target's; 0: every "
+                     "weight)"),
+      llvm::cl::init(-1)};
   /// `llm-plan-memory` after bufferization: the static intermediate buffers
   /// of each function share one arena.
   PassOptions::Option<bool> planMemory{

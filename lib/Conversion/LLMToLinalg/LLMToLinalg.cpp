@@ -1751,6 +1751,7 @@ struct ConvertLLMToLinalgPass
       }
       tile.assign(desc->attentionTile.begin(), desc->attentionTile.end());
       options.bf16DotProduct = desc->bf16DotProduct;
+      options.streamedWeightMinBytes = desc->streamedWeightMinBytes;
     }
     if (!attentionTile.empty())
       tile.assign(attentionTile.begin(), attentionTile.end());
@@ -1762,6 +1763,15 @@ struct ConvertLLMToLinalgPass
     }
     options.attentionQueryTile = tile[0];
     options.attentionKeyTile = tile[1];
+    if (streamedWeightMinBytes < -1) {
+      getOperation()->emitError()
+          << "convert-llm-to-linalg: streamed-weight-min-bytes must be -1 "
+             "(the target's) or a size in bytes, got "
+          << static_cast<int64_t>(streamedWeightMinBytes);
+      return signalPassFailure();
+    }
+    if (streamedWeightMinBytes >= 0)
+      options.streamedWeightMinBytes = streamedWeightMinBytes;
 
     ConversionTarget target(getContext());
     target.addIllegalDialect<LLMDialect>();

@@ -748,6 +748,16 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
 
 /// Elements of K per step of the matvec kernel.
 constexpr int64_t kMatvecChunk = 32;
+/// The matvec kernels' block shapes for a streamed weight (at least
+/// `LLMToLinalgOptions::streamedWeightMinBytes`: read from DRAM on every
+/// call): fewer weight rows per block than the cache-tuned shapes. Measured
+/// on the Zen 5 machine of bench/quant (1x4096 @ 4096x4096, caches evicted
+/// before each call): int8 one row per block with 64-element chunks, int4
+/// (AVX512-BF16 kernel) two rows, against four and eight cache-tuned; see
+/// bench/quant/results.md.
+constexpr int64_t kStreamedMatvecChunk = 64;
+constexpr int64_t kStreamedMatvecRows8 = 1;
+constexpr int64_t kStreamedMatvecRows4 = 2;
 /// Most rows of x the matvec kernel takes (one unpacked weight chunk feeds
 /// all of them; more would spill the R * M accumulators).
 constexpr int64_t kMatvecMaxRows = 4;
@@ -958,14 +968,16 @@ Value finishMatvec(OpBuilder &b, Location loc, scf::ForallOp forall, Value n0,
 /// chunk is reused by the M rows of x, never stored). The zero point and
 /// scale apply once per
 /// group: `sum_k x (q - z) s = s (sum_k x q - z sum_k x)`, with `sum_k x`
-/// (per lane) accumulated once for all rows; signed nibbles are stored as
+/// (per lane) accumulated once for all rows (neither when every stored
+/// zero point is 0: symmetric 8-bit weights); signed nibbles are stored as
 /// `q + 8` and their zero point raised by 8, so the inner loop is
 /// zero-extension, and/shift, conversion and FMA only. One horizontal sum
 /// per row ends the block. Returns failure when the shape or
 /// layout does not fit (the caller then emits the generic contraction).
 FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                                     Value wq, const QuantParams &p,
-                                    RankedTensorType resultType) {
+                                    RankedTensorType resultType,
+                                    bool streamed) {
   auto xt = cast<RankedTensorType>(x.getType());
   auto wt = cast<RankedTensorType>(wq.getType());
   int64_t N = wt.getDimSize(0), K = wt.getDimSize(1);
@@ -979,6 +991,13 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
     return failure();
   int64_t kb = p.paramShape[1], nParams = p.paramShape[0];
   int64_t G = K / kb, C = kMatvecChunk;
+  // A streamed 8-bit weight: one row per block, with chunks of 64 elements
+  // (4 accumulator registers per row of x) for one or two rows of x when
+  // the groups allow.
+  bool streamed8 = streamed && p.storageWidth == 8;
+  if (streamed8 && M <= 2 && K % kStreamedMatvecChunk == 0 &&
+      G % kStreamedMatvecChunk == 0)
+    C = kStreamedMatvecChunk;
   if (K % C != 0 || G % C != 0 || (p.storageWidth != 8 && p.storageWidth != 4))
     return failure();
   bool packed4 = p.storageWidth == 4;
@@ -986,7 +1005,8 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   // accumulator each; the x chunk's loads are shared by more rows), 4 for
   // 8-bit ones (vector<32xf32> accumulators: 2 registers each), divided by
   // the rows of x (R * M accumulators).
-  int64_t R = getMatvecBlockRows(N, M, packed4 ? 8 : 4);
+  int64_t R = getMatvecBlockRows(
+      N, M, packed4 ? 8 : (streamed8 ? kStreamedMatvecRows8 : 4));
   // A constant weight is interleaved by blocks of R rows (interleaveRows:
   // [N / R, R * row bytes], chunk by chunk); a runtime 8-bit one is read
   // [N, K] as it is.
@@ -1022,6 +1042,11 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
   // Signed nibbles are stored as `q + 8` (packNibbles): their zero points
   // are raised by 8.
   double zShift = packed4 && p.isSigned ? 8.0 : 0.0;
+  // Symmetric weights (every stored zero point 0, as int8 weights usually
+  // are): no zero-point term, so no per-lane sums of x either.
+  bool hasZeros = zShift != 0.0 || llvm::any_of(p.zeroPoints, [](int64_t z) {
+                    return z != 0;
+                  });
   Value scales, zeros;
   // Per-row parameters are interleaved like the weight: [N / R, kb * R].
   bool blockedParams = nParams != 1;
@@ -1039,8 +1064,9 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
     }
     scales = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(st, ArrayRef<float>(s)));
-    zeros = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(st, ArrayRef<float>(z)));
+    if (hasZeros)
+      zeros = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(st, ArrayRef<float>(z)));
   }
 
   auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
@@ -1078,7 +1104,8 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
         for (int64_t r = 0; r < R; ++r) {
           if (p.isPerTensor()) {
             s[r] = f32Const(gb, l, p.scales[0]);
-            z[r] = f32Const(gb, l, double(p.zeroPoints[0]) + zShift);
+            if (hasZeros)
+              z[r] = f32Const(gb, l, double(p.zeroPoints[0]) + zShift);
             continue;
           }
           Value pg = kb == 1 ? idx(gb, 0) : g;
@@ -1089,12 +1116,13 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
             at = {block, arith::AddIOp::create(gb, l, off, idx(gb, r))};
           }
           s[r] = tensor::ExtractOp::create(gb, l, scales, at);
-          z[r] = tensor::ExtractOp::create(gb, l, zeros, at);
+          if (hasZeros)
+            z[r] = tensor::ExtractOp::create(gb, l, zeros, at);
         }
         Value gk0 = arith::MulIOp::create(gb, l, g, idx(gb, G));
         auto chunks = scf::ForOp::create(
             gb, l, idx(gb, 0), idx(gb, G), idx(gb, C),
-            SmallVector<Value>(R * M + M, zeroAcc),
+            SmallVector<Value>(R * M + (hasZeros ? M : 0), zeroAcc),
             [&](OpBuilder &cb, Location cl, Value kc, ValueRange sums) {
               Value k = arith::AddIOp::create(cb, cl, gk0, kc);
               // x[k, k + lanes) (and, for packed nibbles, the high half
@@ -1116,6 +1144,8 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                           arith::AddIOp::create(cb, cl, km, idx(cb, lanes))},
                       padF, ArrayRef<bool>{true});
                 // sum_k x per lane, for the zero points.
+                if (!hasZeros)
+                  continue;
                 xsum[m] = arith::AddFOp::create(cb, cl, sums[R * M + m], xe[m]);
                 if (packed4)
                   xsum[m] = arith::AddFOp::create(cb, cl, xsum[m], xo[m]);
@@ -1162,22 +1192,28 @@ FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
                   }
                 }
               }
-              next.append(xsum);
+              if (hasZeros)
+                next.append(xsum);
               scf::YieldOp::create(cb, cl, next);
             });
         SmallVector<Value> next;
         for (int64_t r = 0; r < R; ++r) {
           // total += s * sum(x q) - s * z * sum(x)
           Value sr = vector::BroadcastOp::create(gb, l, accType, s[r]);
-          Value szr = vector::BroadcastOp::create(
-              gb, l, accType,
-              arith::NegFOp::create(gb, l,
-                                    arith::MulFOp::create(gb, l, s[r], z[r])));
+          Value szr;
+          if (hasZeros)
+            szr = vector::BroadcastOp::create(
+                gb, l, accType,
+                arith::NegFOp::create(
+                    gb, l, arith::MulFOp::create(gb, l, s[r], z[r])));
           for (int64_t m = 0; m < M; ++m) {
             Value t = vector::FMAOp::create(
                 gb, l, sr, chunks.getResult(r * M + m), totals[r * M + m]);
-            next.push_back(vector::FMAOp::create(
-                gb, l, szr, chunks.getResult(R * M + m), t));
+            next.push_back(hasZeros ? vector::FMAOp::create(
+                                          gb, l, szr,
+                                          chunks.getResult(R * M + m), t)
+                                          .getResult()
+                                    : t);
           }
         }
         scf::YieldOp::create(gb, l, next);
@@ -1223,7 +1259,8 @@ static uint16_t bf16Bits(int v) {
 /// or the parameters do not fit (the caller then uses the f32 kernel).
 FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
                                         Value wq, const QuantParams &p,
-                                        RankedTensorType resultType) {
+                                        RankedTensorType resultType,
+                                        bool streamed) {
   auto xt = cast<RankedTensorType>(x.getType());
   auto wt = cast<RankedTensorType>(wq.getType());
   int64_t N = wt.getDimSize(0), K = wt.getDimSize(1);
@@ -1264,7 +1301,8 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
   // Rows per block: R * M accumulators of one register each (8 at most).
   // The weight and its per-row parameters are interleaved by blocks of R
   // rows (interleaveRows), chunk by chunk: one sequential stream per block.
-  int64_t R = getMatvecBlockRows(N, M, 8);
+  int64_t R =
+      getMatvecBlockRows(N, M, streamed ? kStreamedMatvecRows4 : 8);
   constexpr int64_t chunkBytes = kBF16Chunk / 2;
   Value w = arith::ConstantOp::create(
       b, loc,
@@ -1809,10 +1847,13 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
 //   storage weight and the parameter tensors as inputs, so the weight is
 //   dequantized in the contraction's operand load, never materialized.
 struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
-  DequantMatmulLowering(MLIRContext *ctx, bool bf16DotProduct)
-      : QuantLowering(ctx), bf16DotProduct(bf16DotProduct) {}
+  DequantMatmulLowering(MLIRContext *ctx, bool bf16DotProduct,
+                        int64_t streamedWeightMinBytes)
+      : QuantLowering(ctx), bf16DotProduct(bf16DotProduct),
+        streamedWeightMinBytes(streamedWeightMinBytes) {}
   /// The 4-bit matvec uses the bf16 dot-product kernel where it fits.
   bool bf16DotProduct;
+  int64_t streamedWeightMinBytes;
 
   // FP8 weight: generic over (m, n, k) { acc + x * (table[bits(w)] * s) }
   // reading the weight's bits (i8), the 256-entry FP8 -> f32 table and the
@@ -1909,12 +1950,16 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     // vectorized matvec kernel.
     if (rows <= kMatvecMaxRows && tb && lt.getElementType().isF32()) {
       FailureOr<Value> r = failure();
+      // The weight's stored bytes: at least streamedWeightMinBytes, it is
+      // assumed read from DRAM on every call (the streaming block shapes).
+      bool streamed =
+          N * K * int64_t(p->storageWidth) / 8 >= streamedWeightMinBytes;
       if (bf16DotProduct && p->storageWidth == 4)
         r = buildDequantMatvecBF16(rewriter, loc, adaptor.getLhs(),
-                                   adaptor.getRhs(), *p, type);
+                                   adaptor.getRhs(), *p, type, streamed);
       if (failed(r))
         r = buildDequantMatvec(rewriter, loc, adaptor.getLhs(),
-                               adaptor.getRhs(), *p, type);
+                               adaptor.getRhs(), *p, type, streamed);
       if (succeeded(r)) {
         rewriter.replaceOp(op, *r);
         return success();
@@ -2051,7 +2096,8 @@ void mlir::llm::populateQuantToLinalgConversionPatterns(
            MatmulIntegerLowering, OrderedMaxLowering, OrderedReduceMaxLowering>(
           patterns.getContext());
   patterns.add<DequantMatmulLowering>(patterns.getContext(),
-                                      options.bf16DotProduct);
+                                      options.bf16DotProduct,
+                                      options.streamedWeightMinBytes);
 }
 
 /// The storage type standing for `t` after quantized types are erased.

@@ -1,6 +1,9 @@
 // RUN: llm-opt %s -convert-llm-to-linalg=target=avx512-bf16 -split-input-file | FileCheck %s
 // RUN: llm-opt %s -convert-llm-to-linalg=target=avx512 -split-input-file | FileCheck %s --check-prefix=F32 --implicit-check-not=x86vector
 // RUN: not llm-opt %s -convert-llm-to-linalg=target=pentium -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: llm-opt %s -convert-llm-to-linalg="target=avx512-bf16 streamed-weight-min-bytes=0" -split-input-file | FileCheck %s --check-prefix=STREAM
+// RUN: not llm-opt %s -convert-llm-to-linalg="streamed-weight-min-bytes=-2" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTREAM
+// BADSTREAM: error: convert-llm-to-linalg: streamed-weight-min-bytes must be -1 (the target's) or a size in bytes, got -2
 
 // The 4-bit decode matvec on AVX512-BF16 targets (llm.dequant_matmul, x[1, K]
 // with a constant weight [N, K], transpose_b): per chunk of 128 elements of a
@@ -73,6 +76,30 @@ func.func @u4_two_rows_group128(%x: tensor<2x128xf32>, %w: tensor<2x128xi4>) -> 
   %q = quant.scast %c : tensor<2x128xi4> to tensor<2x128x!quant.uniform<u4:f32:{0:1,1:128}, {{0.1:3}, {0.2:15}}>>
   %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<2x128xf32>, tensor<2x128x!quant.uniform<u4:f32:{0:1,1:128}, {{0.1:3}, {0.2:15}}>>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// Eight weight rows (512 bytes): one block of 8 rows, cache-tuned (the
+// weight is smaller than the target's streamedWeightMinBytes); taken as
+// streamed from DRAM (streamed-weight-min-bytes=0), blocks of 2 rows: the
+// shape measured faster when every call reads the weight from DRAM
+// (bench/quant/results.md).
+// CHECK-LABEL: func.func @w4_rows8
+// CHECK:         scf.forall (%{{.+}}) in (1) shared_outs(%{{.+}}) -> (tensor<1x8xf32>)
+// CHECK-COUNT-8:   x86vector.avx512.dot
+// STREAM-LABEL: func.func @w4_rows8
+// STREAM:         arith.constant {{.*}} : tensor<4x128xi8>
+// STREAM:         scf.forall (%{{.+}}) in (4) shared_outs(%{{.+}}) -> (tensor<1x8xf32>)
+// STREAM:           vector.reduction <add>
+// STREAM-NEXT:      vector.reduction <add>
+// STREAM-NEXT:      vector.from_elements {{.*}} : vector<2xf32>
+// F32-LABEL: func.func @w4_rows8
+func.func @w4_rows8(%x: tensor<1x128xf32>) -> tensor<1x8xf32> {
+  %c = arith.constant dense<3> : tensor<8x128xi4>
+  %q = quant.scast %c : tensor<8x128xi4> to tensor<8x128x!quant.uniform<i4:f32, 0.5:1>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<1x128xf32>, tensor<8x128x!quant.uniform<i4:f32, 0.5:1>>) -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
 }
 
 // -----

@@ -1,4 +1,5 @@
 // RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s
+// RUN: llm-opt %s -convert-llm-to-linalg="target=avx512 streamed-weight-min-bytes=0" -split-input-file | FileCheck %s --check-prefix=STREAM
 
 // Structure of the quantization ops' lowering: the ONNX formulas in the
 // generic bodies (round half to even, saturation in f32, exact i32
@@ -307,6 +308,45 @@ func.func @w8_two_rows(%x: tensor<2x64xf32>, %w: tensor<8x64xi8>) -> tensor<2x8x
   %q = quant.scast %w : tensor<8x64xi8> to tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>
   %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<2x64xf32>, tensor<8x64x!quant.uniform<i8:f32, 0.1:1>>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// Symmetric weights (every zero point 0, as int8 weights usually are): the
+// kernel's chunk loop carries only the R * M = 4 row accumulators and its
+// body is loads, conversions and FMAs: no per-lane sum of x (the zero-point
+// term) and no addf. With a zero point (@w8_zp_matvec) the chunk loop also
+// carries the per-lane sum of x, and each group ends with its s * z term.
+// CHECK-LABEL: func.func @w8_symmetric_matvec
+// CHECK:         scf.forall
+// CHECK:           scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>) {
+// CHECK:             scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>) {
+// CHECK-NOT:           arith.addf
+// CHECK:               scf.yield
+// CHECK-NOT:         arith.negf
+// CHECK:             scf.yield
+// Taken as streamed from DRAM (streamed-weight-min-bytes=0): one weight row
+// per block and chunks of 64 elements.
+// STREAM-LABEL: func.func @w8_symmetric_matvec
+// STREAM:         scf.forall (%{{.+}}) in (4) shared_outs
+// STREAM:             scf.for {{.*}} -> (vector<64xf32>) {
+// STREAM:               vector.transfer_read {{.*}} : tensor<4x64xi8>, vector<64xi8>
+// CHECK-LABEL: func.func @w8_zp_matvec
+// CHECK:             scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>) {
+// CHECK:               arith.addf {{.*}} : vector<32xf32>
+// CHECK:               scf.yield
+// CHECK:             arith.negf
+func.func @w8_symmetric_matvec(%x: tensor<1x64xf32>) -> tensor<1x4xf32> {
+  %c = arith.constant dense<3> : tensor<4x64xi8>
+  %q = quant.scast %c : tensor<4x64xi8> to tensor<4x64x!quant.uniform<i8:f32:0, {0.1, 0.2, 0.3, 0.4}>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<1x64xf32>, tensor<4x64x!quant.uniform<i8:f32:0, {0.1, 0.2, 0.3, 0.4}>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+func.func @w8_zp_matvec(%x: tensor<1x64xf32>) -> tensor<1x4xf32> {
+  %c = arith.constant dense<3> : tensor<4x64xi8>
+  %q = quant.scast %c : tensor<4x64xi8> to tensor<4x64x!quant.uniform<i8:f32:0, {0.1, 0.2:1, 0.3, 0.4}>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<1x64xf32>, tensor<4x64x!quant.uniform<i8:f32:0, {0.1, 0.2:1, 0.3, 0.4}>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
 }
 
 // -----

@@ -36,6 +36,11 @@ struct LLMToLinalgOptions {
   /// significant bits). Normally the CPU target description's
   /// `bf16DotProduct`; false gives the exact f32 kernel.
   bool bf16DotProduct = false;
+  /// A weight-only decode matvec whose weight has at least this many stored
+  /// bytes is assumed to read it from DRAM on every call, and takes the
+  /// kernels' streaming block shapes. Normally the CPU target description's
+  /// `streamedWeightMinBytes`.
+  int64_t streamedWeightMinBytes = 1 << 20;
 };
 
 /// Checks an llm op for `convert-llm-to-linalg` when it has a dynamic
