@@ -14,7 +14,9 @@ in groups of 64 with zero points, i4 in groups of 32 with zero points
 (inline constant), i4 in groups of 64 from a `dense_resource` blob (one
 element per byte, as a user writes it), u4 in groups of 128 with zero
 points, and an N of 6 (blocks of 2 rows); and a few rows of x (2, 3, 4:
-a short prefill, where each unpacked weight chunk feeds every row). 4-bit
+a short prefill, where each unpacked weight chunk feeds every row; i8
+symmetric with 2 rows and i8 in groups of 32, for the streaming block
+shapes' 64- and 32-element chunks). 4-bit
 constants are packed two per byte by the lowering. Compared with a float64 numpy reference of the
 ONNX definitions (rtol 1e-5, atol 1e-5 + 1e-6 * sum|x| |dq(w)|: f32
 accumulation over K = 256 in a different order than the reference; with
@@ -54,7 +56,9 @@ def cases():
             ("i8_n6", "i8", -128, 127, 6, 0, True, 1),
             ("i4_group32_zp_m3", "i4", -8, 7, N, 32, True, 3),
             ("u4_group64_zp_m2", "u4", 0, 15, N, 64, True, 2),
-            ("i8_group64_zp_m4", "i8", -128, 127, N, 64, True, 4)]:
+            ("i8_group64_zp_m4", "i8", -128, 127, N, 64, True, 4),
+            ("i8_per_channel_m2", "i8", -128, 127, N, 0, False, 2),
+            ("i8_group32_zp", "i8", -128, 127, N, 32, True, 1)]:
         q = rng.integers(lo, hi + 1, (n, K))
         groups = 1 if g <= 0 else K // g
         rows = 1 if g < 0 else n
