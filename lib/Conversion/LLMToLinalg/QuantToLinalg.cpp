@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
@@ -758,6 +759,9 @@ constexpr int64_t kMatvecChunk = 32;
 constexpr int64_t kStreamedMatvecChunk = 64;
 constexpr int64_t kStreamedMatvecRows8 = 1;
 constexpr int64_t kStreamedMatvecRows4 = 2;
+/// ... and the int4 kernel's loop over chunks unrolled by 4 (cold 0.41 ->
+/// 0.39 ms on the same shape, warm unchanged).
+constexpr int64_t kStreamedMatvecUnroll4 = 4;
 /// Most rows of x the matvec kernel takes (one unpacked weight chunk feeds
 /// all of them; more would spill the R * M accumulators).
 constexpr int64_t kMatvecMaxRows = 4;
@@ -1482,8 +1486,16 @@ FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
         }
         scf::YieldOp::create(cb, l, next);
       });
-  return finishMatvec(b, loc, forall, n0, chunks.getResults(), M, R,
-                      resultType);
+  Value result = finishMatvec(b, loc, forall, n0, chunks.getResults(), M, R,
+                              resultType);
+  // A streamed weight: the chunk loop unrolled by 4 when its trip count is a
+  // multiple of 4 (more loads of the weight stream issued ahead of their dot
+  // products; measured faster cold). Done once the loop's results have
+  // their uses; unrolling only copies the body, so a failure leaves the loop
+  // as it is.
+  if (streamed && (K / kBF16Chunk) % kStreamedMatvecUnroll4 == 0)
+    (void)loopUnrollByFactor(chunks, kStreamedMatvecUnroll4);
+  return result;
 }
 
 //===----------------------------------------------------------------------===//

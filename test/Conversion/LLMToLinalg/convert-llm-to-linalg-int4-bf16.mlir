@@ -104,6 +104,31 @@ func.func @w4_rows8(%x: tensor<1x128xf32>) -> tensor<1x8xf32> {
 
 // -----
 
+// K = 1024 (8 chunks of 128), two rows: taken as streamed, the chunk loop is
+// unrolled by 4 (step 4, 4 x 8 dot products per row, 2 rows); cache-tuned,
+// one chunk per step.
+// CHECK-LABEL: func.func @w4_streamed_unrolled
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c1
+// CHECK-COUNT-16:    x86vector.avx512.dot
+// CHECK-NOT:         x86vector.avx512.dot
+// CHECK:             scf.yield
+// STREAM-LABEL: func.func @w4_streamed_unrolled
+// STREAM:         %[[C8:.+]] = arith.constant 8 : index
+// STREAM:         %[[C4:.+]] = arith.constant 4 : index
+// STREAM:         scf.for %{{.+}} = %{{.+}} to %[[C8]] step %[[C4]]
+// STREAM-COUNT-64:  x86vector.avx512.dot
+// STREAM-NOT:       x86vector.avx512.dot
+// STREAM:           scf.yield
+// F32-LABEL: func.func @w4_streamed_unrolled
+func.func @w4_streamed_unrolled(%x: tensor<1x1024xf32>) -> tensor<1x2xf32> {
+  %c = arith.constant dense<3> : tensor<2x1024xi4>
+  %q = quant.scast %c : tensor<2x1024xi4> to tensor<2x1024x!quant.uniform<i4:f32, 0.5:1>>
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<1x1024xf32>, tensor<2x1024x!quant.uniform<i4:f32, 0.5:1>>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// -----
+
 // Near miss: K = 64 is not a multiple of the 128-element chunk: the f32
 // kernel (zero-extension and conversion), on either target.
 // CHECK-LABEL: func.func @w4_k64

@@ -37,7 +37,9 @@ import numpy as np
 
 import llmc_quant_ref as R
 
-K, N = 256, 12
+# K (a multiple of 128) from QUANT_MATVEC_K: 1024 gives the 4-bit kernel a
+# chunk loop of 8 steps, which the streaming shapes unroll by 4.
+K, N = int(os.environ.get("QUANT_MATVEC_K", "256")), 12
 XM = 4  # rows of the multi-row input
 
 
