@@ -187,34 +187,42 @@ def main():
         x = rng.standard_normal((args.m, args.k)).astype(np.float32)
         xfile = os.path.join(d, "x.npy")
         np.save(xfile, x)
-        for kind in ("f32", "int8", "int4"):
+        kinds = ("f32", "int8", "int4")
+        paths, refs = {}, {}
+        for kind in kinds:
             body, data, dq = model(kind, args.m, args.k, args.n, rng)
             text = (f"func.func @main(%x: tensor<{args.m}x{args.k}xf32>) -> "
                     f"tensor<{args.m}x{args.n}xf32> {{\n{body}"
                     f"  return %y : tensor<{args.m}x{args.n}xf32>\n}}\n"
                     "{-#\n  dialect_resources: {\n    builtin: {\n"
                     f"      w: \"{data}\"\n    }}\n  }}\n#-}}\n")
-            path = os.path.join(d, kind + ".mlir")
-            with open(path, "w") as f:
+            paths[kind] = os.path.join(d, kind + ".mlir")
+            with open(paths[kind], "w") as f:
                 f.write(text)
-            ref = x.astype(np.float64) @ dq.T
-            times = {mode: [] for mode in modes}
-            for trial in range(args.trials):
+            refs[kind] = x.astype(np.float64) @ dq.T
+        # Trials outermost, the kinds interleaved within each: the machine's
+        # speed drifts over minutes, and each kind's best process then comes
+        # from the same stretches of time as the others'.
+        times = {kind: {mode: [] for mode in modes} for kind in kinds}
+        for trial in range(args.trials):
+            for kind in kinds:
                 for mode, mib in modes.items():
                     outdir = os.path.join(d, f"{kind}{trial}{mode}")
-                    ms = time_call(llmc, path, xfile, outdir, args.repeat, mib,
-                                   args.threads)
+                    ms = time_call(llmc, paths[kind], xfile, outdir,
+                                   args.repeat, mib, args.threads)
                     if ms is None:
                         return 1
                     y = np.load(os.path.join(outdir, "out0.npy")).astype(
                         np.float64)
+                    ref = refs[kind]
                     err = np.abs(y - ref).max()
                     if err > 1e-4 * max(np.abs(ref).max(), 1):
                         print(f"{kind} {mode}: wrong output "
                               f"(max abs err {err:.3g})")
                         return 1
-                    times[mode].append(ms)
-            results[kind] = {mode: min(t) for mode, t in times.items()}
+                    times[kind][mode].append(ms)
+        for kind in kinds:
+            results[kind] = {mode: min(t) for mode, t in times[kind].items()}
     nbytes = {"f32": 4, "int8": 1, "int4": 0.5}
     decode = args.m == 1
     lines = [
