@@ -60,10 +60,15 @@ int64_t mlir::llm::planArena(MutableArrayRef<PlannedBuffer> buffers,
   SmallVector<unsigned> order;
   for (unsigned i = 0, e = buffers.size(); i < e; ++i)
     order.push_back(i);
-  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+  // A total order (the index breaks the remaining ties), so a plain sort is
+  // deterministic; libstdc++'s stable_sort uses the deprecated
+  // std::get_temporary_buffer.
+  llvm::sort(order, [&](unsigned a, unsigned b) {
     if (buffers[a].size != buffers[b].size)
       return buffers[a].size > buffers[b].size;
-    return buffers[a].first < buffers[b].first;
+    if (buffers[a].first != buffers[b].first)
+      return buffers[a].first < buffers[b].first;
+    return a < b;
   });
   SmallVector<unsigned> placed;
   int64_t arenaSize = 0;
