@@ -36,6 +36,15 @@ bool isContraction(Operation *op) {
   return linalgOp && linalg::isaContractionOpInterface(linalgOp);
 }
 
+/// Operations in the blocks of `op`'s regions (a linalg op has one).
+int64_t getBodySize(Operation *op) {
+  int64_t n = 0;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      n += static_cast<int64_t>(block.getOperations().size());
+  return n;
+}
+
 struct LLMFuseElementwisePass
     : llm::impl::LLMFuseElementwisePassBase<LLMFuseElementwisePass> {
   using Base::Base;
@@ -44,10 +53,17 @@ struct LLMFuseElementwisePass
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
 
-    // Fuse a producer only into its single user: no recomputation.
-    linalg::ControlFusionFn fuseControl = [](OpOperand *fused) {
+    // Fuse a producer only into its single user (no recomputation), and
+    // only while the fused body stays within `max-fused-ops` (each fusion
+    // clones the producer's body: unbounded, a chain costs O(N^2)).
+    int64_t maxOps = maxFusedOps;
+    linalg::ControlFusionFn fuseControl = [maxOps](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse();
+      if (!producer || !producer->hasOneUse())
+        return false;
+      return maxOps <= 0 ||
+             getBodySize(producer) + getBodySize(fused->getOwner()) <=
+                 maxOps;
     };
     // Propagate reshapes by expansion, except through contractions.
     linalg::ControlFusionFn reshapeControl = [](OpOperand *fused) {

@@ -44,3 +44,28 @@ func.func @shared_producer(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8x
   %1 = llm.neg %0 : tensor<4x8xf32>
   return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// max-fused-ops bounds the fused body (each relu is a maximumf and a yield):
+// a chain of six relus with a bound of 6 operations becomes two generics of
+// at most 6 operations (three relus each) instead of one of 12.
+// RUN: llm-opt %s -convert-llm-to-linalg -llm-fuse-elementwise=max-fused-ops=6 -split-input-file | FileCheck %s --check-prefix=BOUND
+// BOUND-LABEL: func.func @relu_chain
+// BOUND-COUNT-2: linalg.generic
+// BOUND-NOT: linalg.generic
+// BOUND: return
+// The default bound (256) fuses the chain into one generic.
+// CHECK-LABEL: func.func @relu_chain
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @relu_chain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = llm.relu %x : tensor<4x8xf32>
+  %1 = llm.relu %0 : tensor<4x8xf32>
+  %2 = llm.relu %1 : tensor<4x8xf32>
+  %3 = llm.relu %2 : tensor<4x8xf32>
+  %4 = llm.relu %3 : tensor<4x8xf32>
+  %5 = llm.relu %4 : tensor<4x8xf32>
+  return %5 : tensor<4x8xf32>
+}
