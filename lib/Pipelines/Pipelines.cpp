@@ -30,7 +30,9 @@ using namespace mlir;
 
 void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                            const LowerToCPUOptions &options) {
-  // llm -> linalg on tensors, one function per entry point.
+  // llm -> linalg on tensors, one function per entry point. A call cycle
+  // would survive inlining and recurse at run time.
+  pm.addPass(llm::createLLMVerifyCallGraphPass());
   pm.addPass(createInlinerPass());
   // A dynamic sequence dimension: bounds checked, then asserted at entry.
   pm.addPass(llm::createLLMGuardDimBoundsPass());
@@ -73,7 +75,9 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   // Every fusion has happened: record the kernels for the compile report.
   pm.addPass(createLLMCountKernelsPass());
 
-  // Bufferization: tensor results become trailing out-params.
+  // Bufferization: tensor results become trailing out-params. CSE merged
+  // equal tensor.empty ops; one per destination keeps the analysis linear.
+  pm.addPass(createLLMCloneEmptyTensorsPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
@@ -112,6 +116,9 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   // Strided copies (e.g. into a KV-cache slot) as vectorizable loops rather
   // than the runtime's element-by-element memrefCopy.
   pm.addNestedPass<func::FuncOp>(createLLMExpandStridedCopiesPass());
+  // A function of many kernels: one function each (equal kernels share
+  // one), so that the rest of the lowering stays linear in the model's size.
+  pm.addPass(createLLMOutlineKernelsPass());
 
   // Vectors to FMA form; the rest of linalg to loops.
   if (options.vectorize)

@@ -56,8 +56,22 @@ def LLMFuseElementwisePass : Pass<"llm-fuse-elementwise"> {
       higher-rank `linalg.generic` that the matmul tiling no longer
       recognizes.
 
+    * a fusion whose fused body would exceed `max-fused-ops` operations is
+      not made (TVM's `FuseOps` bounds its groups by `max_depth` the same
+      way). Upstream fuses one producer-consumer pair at a time and clones
+      the producer's body into every fused op, so fusing a chain of N
+      elementwise ops into one costs O(N^2) cloned operations; with the
+      bound a chain becomes ceil(N / max-fused-ops) kernels at O(N) compile
+      time, each still reading and writing memory once per
+      `max-fused-ops` ops. 0 removes the bound.
+
     Runs on tensors, after `convert-llm-to-linalg`.
   }];
+  let options = [
+    Option<"maxFusedOps", "max-fused-ops", "int64_t", /*default=*/"256",
+           "Largest fused body (operations in the fused linalg op's region) "
+           "a fusion may create; 0: unbounded">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::linalg::LinalgDialect",
@@ -264,6 +278,60 @@ def LLMExpandStridedCopiesPass
 //===----------------------------------------------------------------------===//
 // Compile report
 //===----------------------------------------------------------------------===//
+
+def LLMCloneEmptyTensorsPass : Pass<"llm-clone-empty-tensors"> {
+  let summary = "Give every use of a tensor.empty its own tensor.empty";
+  let description = [{
+    `tensor.empty` has no side effects, so CSE merges every empty tensor of
+    one type and shape into one op whose result then initializes many
+    unrelated destinations (each elementwise generic's `outs`). One-shot
+    bufferization puts all of them into one alias set and checks every
+    pair of its reads and writes for conflicts: a chain of N such ops costs
+    O(N^2) or worse in `eliminate-empty-tensors` and `one-shot-bufferize`
+    (500 ops took 10 s), and the conflicts it finds become copies. This
+    pass clones the `tensor.empty` (with its dynamic sizes, which dominate
+    the clone) right before each use but the first, so each destination is
+    its own allocation candidate, as before CSE. It changes no value: an
+    empty tensor's contents are undefined.
+
+    Run it right before `eliminate-empty-tensors`.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def LLMOutlineKernelsPass
+    : Pass<"llm-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Move each loop nest of a large function into a function of "
+                "its own";
+  let description = [{
+    After bufferization and the lowering of linalg to loops, a model is one
+    function whose body is a sequence of loop nests (one per kernel) over
+    memrefs. Compile time of such a function grows faster than its size:
+    `convert-scf-to-cf` splits its one block at every loop (each split moves
+    the rest of the block: O(N^2) for N loops; 4000 kernels took 36 s), and
+    LLVM's function passes and instruction scheduling are superlinear in a
+    function's size (500 kernels: 14 s). This pass gives every loop nest of
+    a function that has at least `min-kernels` of them a private function
+    `@<function>_kernel<i>` (an op at the function's top level that has
+    regions and no results: `scf.for`, `scf.forall`, `scf.parallel`,
+    `scf.if`, `memref.alloca_scope`, ...), called in its place with the
+    values it uses from outside as arguments (constants without operands
+    are cloned in instead). The functions are marked `passthrough =
+    ["noinline"]` (LLVM's `noinline` after `convert-func-to-llvm`), so LLVM
+    does not put them back together. A loop nest equal to one outlined
+    before up to locations (the same kernel of the next transformer layer,
+    which reads other weights through its arguments) calls the existing
+    function: a 12-layer model compiles about one layer's kernels.
+    Functions with fewer loop nests are
+    left as they are (LLVM sees their kernels side by side, with alias
+    information across them); `min-kernels=0` outlines every loop nest.
+  }];
+  let options = [
+    Option<"minKernels", "min-kernels", "int64_t", /*default=*/"64",
+           "Outline the loop nests of functions with at least this many">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
 
 def LLMCountKernelsPass : Pass<"llm-count-kernels", "::mlir::ModuleOp"> {
   let summary = "Record the kernel count and intermediate bytes in llm.report";
