@@ -404,6 +404,24 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
 // Dynamic sequence length
 //===----------------------------------------------------------------------===//
 
+def LLMVerifyCallGraphPass
+    : Pass<"llm-verify-call-graph", "::mlir::ModuleOp"> {
+  let summary = "Refuse modules whose functions call each other in a cycle";
+  let description = [{
+    llmc compiles a model to straight-line kernels: the inliner flattens
+    every call, and the memory planner sizes each function's arena
+    statically. A call cycle (`func.call @main` from `@main`, or `@a` ->
+    `@b` -> `@a`) has no such form; compiled as is it recurses without
+    bound at run time and overflows the stack. This pass finds every cycle
+    among the module's functions (through any `CallOpInterface` op whose
+    callee is a symbol of the module) and reports each at the call that
+    closes it, naming the cycle:
+    `error: call cycle @main -> @main: recursive calls cannot be compiled`.
+    Calls to external declarations are fine. `llm-lower-to-cpu` runs it
+    first.
+  }];
+}
+
 def LLMGuardDimBoundsPass : Pass<"llm-guard-dim-bounds", "::mlir::ModuleOp"> {
   let summary = "Check the declared sequence bounds and guard them at entry";
   let description = [{
