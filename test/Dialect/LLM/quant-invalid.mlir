@@ -204,3 +204,36 @@ func.func @reduce_max_quantized_axis(%a: tensor<3x2x!quant.uniform<u8:f32:1, {0.
 func.func @negative_scale(%a: tensor<4x!quant.uniform<i8:f32, -0.5>>) {
   return
 }
+
+// -----
+
+// A zero point is a stored value: it must fit the storage type.
+func.func @zero_point_range(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op zero point 300 of '!quant.uniform<i8:f32, 5.000000e-01:300>' is outside the storage range [-128, 127]}}
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:300>>
+  return
+}
+
+// -----
+
+func.func @zero_point_range_unsigned(%x: tensor<4x!quant.uniform<u8:f32, 0.5:-1>>) {
+  // expected-error @+1 {{'llm.dequantize' op zero point -1 of '!quant.uniform<u8:f32, 5.000000e-01:-1>' is outside the storage range [0, 255]}}
+  %0 = llm.dequantize %x : (tensor<4x!quant.uniform<u8:f32, 0.5:-1>>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @zero_point_range_narrow(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op zero point -128 of '!quant.uniform<i8<-127:127>:f32, 5.000000e-01:-128>' is outside the storage range [-127, 127]}}
+  %0 = llm.quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8<-127:127>:f32, 0.5:-128>>
+  return
+}
+
+// -----
+
+func.func @zero_point_range_per_axis(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'llm.quantize' op zero point 8 of '!quant.uniform<i4:f32:0, {1.000000e-01,2.000000e-01:8}>' is outside the storage range [-8, 7]}}
+  %0 = llm.quantize %x : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<i4:f32:0, {0.1:0, 0.2:8}>>
+  return
+}

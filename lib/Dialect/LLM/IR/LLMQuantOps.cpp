@@ -53,9 +53,25 @@ mlir::llm::getQuantParams(Type elementType, ArrayRef<int64_t> shape,
   p.expressedType = qt.getExpressedType();
   int64_t rank = shape.size();
   p.paramShape.assign(rank, 1);
+  // A zero point is a stored value (x = scale * (q - zero_point)), so it lies
+  // in the storage range; upstream's type verifier does not check it.
+  auto checkZeroPoints = [&]() -> LogicalResult {
+    for (int64_t zp : p.zeroPoints) {
+      if (zp >= p.storageMin && zp <= p.storageMax)
+        continue;
+      if (emitError)
+        fail() << "zero point " << zp << " of " << elementType
+               << " is outside the storage range [" << p.storageMin << ", "
+               << p.storageMax << "]";
+      return failure();
+    }
+    return success();
+  };
   if (auto u = dyn_cast<UniformQuantizedType>(qt)) {
     p.scales.push_back(u.getScale());
     p.zeroPoints.push_back(u.getZeroPoint());
+    if (failed(checkZeroPoints()))
+      return failure();
     return p;
   }
   if (auto a = dyn_cast<UniformQuantizedPerAxisType>(qt)) {
@@ -76,6 +92,8 @@ mlir::llm::getQuantParams(Type elementType, ArrayRef<int64_t> shape,
     p.paramShape[dim] = n;
     llvm::append_range(p.scales, a.getScales());
     llvm::append_range(p.zeroPoints, a.getZeroPoints());
+    if (failed(checkZeroPoints()))
+      return failure();
     return p;
   }
   auto s = cast<UniformQuantizedSubChannelType>(qt);
@@ -114,6 +132,8 @@ mlir::llm::getQuantParams(Type elementType, ArrayRef<int64_t> shape,
     p.scales.push_back(v.convertToDouble());
   for (APInt v : s.getZeroPoints().getValues<APInt>())
     p.zeroPoints.push_back(p.isSigned ? v.getSExtValue() : v.getZExtValue());
+  if (failed(checkZeroPoints()))
+    return failure();
   return p;
 }
 

@@ -49,7 +49,8 @@ bool isUniformQuantType(Type elementType);
 /// `emitError`, when given) and fails when the type does not fit the shape:
 /// a per-axis dimension outside the rank or whose size differs from the
 /// number of scales, sub-channel scales of another rank or whose sizes do
-/// not divide the shape.
+/// not divide the shape, or a zero point outside the storage type's range
+/// (e.g. 300 for i8, which `!quant.uniform` itself accepts).
 FailureOr<QuantParams>
 getQuantParams(Type elementType, ArrayRef<int64_t> shape,
                function_ref<InFlightDiagnostic()> emitError = nullptr);
