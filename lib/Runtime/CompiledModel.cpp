@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/CompiledModel.h"
+#include "llm/Runtime/ConstantBytes.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Pipelines/Pipelines.h"
@@ -448,6 +449,7 @@ FailureOr<std::unique_ptr<llvm::Module>> mlir::llm::runtime::translateToLLVMIR(
       if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
+  packConstantsAsBytes(*llvmModule);
   auto transformer =
       makeOptimizingTransformer(std::min(optLevel, 3u), /*sizeLevel=*/0, &tm);
   if (llvm::Error err = transformer(llvmModule.get()))
@@ -527,8 +529,13 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options) {
                                       ? getDefaultSharedLibPaths()
                                       : options.sharedLibPaths;
   SmallVector<StringRef> libRefs(libs.begin(), libs.end());
-  auto transformer = makeOptimizingTransformer(std::min(options.optLevel, 3u),
-                                               /*sizeLevel=*/0, tm->get());
+  auto optimize = makeOptimizingTransformer(std::min(options.optLevel, 3u),
+                                            /*sizeLevel=*/0, tm->get());
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      [&optimize](llvm::Module *m) -> llvm::Error {
+    packConstantsAsBytes(*m);
+    return optimize(m);
+  };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = (*tm)->getOptLevel();
