@@ -43,6 +43,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -644,6 +645,11 @@ private:
   //===--------------------------------------------------------------------===//
 
   FailureOr<ConstTensor> readTensor(const TensorProto &t, Location loc);
+  /// Opens the external data file `path` of tensor `tensor`: a regular file
+  /// whose real path (all symbolic links resolved) lies inside the model's
+  /// real directory.
+  FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+  openExternalData(StringRef path, StringRef tensor, Location loc);
 
   /// Folded constants are capped at this many elements (import-time memory).
   static constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
@@ -815,22 +821,12 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
     }
     SmallString<256> path(externalDataDir);
     llvm::sys::path::append(path, location);
-    if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
-      emitError(loc) << "cannot read external data file '" << path
-                     << "' of tensor '" << t.name()
-                     << "': not a regular file";
-      return failure();
-    }
     auto it = externalFiles.find(path);
     if (it == externalFiles.end()) {
-      auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false);
-      if (!buf) {
-        emitError(loc) << "cannot read external data file '" << path
-                       << "' of tensor '" << t.name()
-                       << "': " << buf.getError().message();
+      FailureOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+          openExternalData(path, t.name(), loc);
+      if (failed(buf))
         return failure();
-      }
       it = externalFiles.try_emplace(path, std::move(*buf)).first;
     }
     llvm::MemoryBuffer &file = *it->second;
@@ -912,6 +908,57 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
     break;
   }
   return c;
+}
+
+FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+Importer::openExternalData(StringRef path, StringRef tensor, Location loc) {
+  namespace fs = llvm::sys::fs;
+  auto cannotRead = [&](const Twine &why) {
+    emitError(loc) << "cannot read external data file '" << path
+                   << "' of tensor '" << tensor << "': " << why;
+    return failure();
+  };
+  // Before opening: a FIFO would block the open, a device never end.
+  fs::file_status st;
+  if (std::error_code ec = fs::status(path, st))
+    return cannotRead(ec.message());
+  if (st.type() != fs::file_type::regular_file)
+    return cannotRead("not a regular file");
+  // The real path of the opened file (the kernel's, /proc/self/fd), so that
+  // a link swapped after a check cannot lead outside.
+  SmallString<256> dir, real;
+  if (std::error_code ec =
+          fs::real_path(externalDataDir.empty() ? "." : externalDataDir, dir))
+    return cannotRead("the model's directory: " + ec.message());
+  int fd;
+  if (std::error_code ec = fs::openFileForRead(path, fd, fs::OF_None, &real))
+    return cannotRead(ec.message());
+  llvm::scope_exit closeFd([&] { fs::closeFile(fd); });
+  if (real.empty() || !llvm::sys::path::is_absolute(real)) {
+    SmallString<256> resolved;
+    if (std::error_code ec = fs::real_path(path, resolved))
+      return cannotRead(ec.message());
+    real = resolved;
+  }
+  SmallString<256> prefix(dir);
+  if (!prefix.ends_with(llvm::sys::path::get_separator()))
+    prefix += llvm::sys::path::get_separator();
+  if (!real.starts_with(prefix)) {
+    emitError(loc) << "external data file '" << path << "' of tensor '"
+                   << tensor << "' resolves to '" << real
+                   << "', outside the model's directory '" << dir << "'";
+    return failure();
+  }
+  // The opened file itself must still be a regular file.
+  if (std::error_code ec = fs::status(fd, st))
+    return cannotRead(ec.message());
+  if (st.type() != fs::file_type::regular_file)
+    return cannotRead("not a regular file");
+  auto buf = llvm::MemoryBuffer::getOpenFile(fd, path, st.getSize(),
+                                             /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return cannotRead(buf.getError().message());
+  return std::move(*buf);
 }
 
 /// Blob names must be bare identifiers in the textual IR.
