@@ -28,6 +28,7 @@
 
 #include "ONNXIntegerMath.h"
 #include "ONNXShapeInference.h"
+#include "ValidateONNX.h"
 
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
@@ -501,10 +502,16 @@ private:
   /// An error about the current node; the message starts with the node's
   /// name, op type and opset.
   InFlightDiagnostic nodeError(const onnx::NodeProto &node) {
+    return nodeDiag(node, DiagnosticSeverity::Error);
+  }
+  InFlightDiagnostic nodeDiag(const onnx::NodeProto &node,
+                              DiagnosticSeverity severity) {
     // The model file first, so that the diagnostic handler prints
     // "model.onnx:0:0: error: ONNX node ...".
-    InFlightDiagnostic diag =
-        emitError(FusedLoc::get(ctx, {fileLoc(), nodeLoc(node)}));
+    Location loc = FusedLoc::get(ctx, {fileLoc(), nodeLoc(node)});
+    InFlightDiagnostic diag = severity == DiagnosticSeverity::Error
+                                  ? emitError(loc)
+                                  : emitWarning(loc);
     diag << "ONNX node '" << nodeName(node) << "' (" << node.op_type()
          << ", opset " << opset << "): ";
     return diag;
@@ -3112,7 +3119,13 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     return nullptr;
   }
 
-  // Initializers are import-time constants.
+  // One value per name among the graph inputs, initializers and outputs.
+  if (failed(llm::detail::checkUniqueNames(g, loc)))
+    return nullptr;
+
+  // Initializers are import-time constants. An initializer named like a
+  // graph input is that input's default value (IR version < 4): the input
+  // is then a constant, not an argument.
   llvm::StringSet<> initNames;
   for (const TensorProto &t : g.initializer()) {
     FailureOr<ConstTensor> c = readTensor(t, loc);
@@ -3192,6 +3205,17 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   }
 
   if (failed(checkGraphStructure(g, llvm::StringSet<>(), /*top=*/true)))
+    return nullptr;
+  // Attribute types against the op schemas, once for all handlers (which
+  // read an attribute of another type as 0); unknown attributes are dropped.
+  LogicalResult attrs = llm::detail::checkAttributes(
+      *mg, opset,
+      [&](const onnx::NodeProto &node, int index, DiagnosticSeverity sev) {
+        nodeIndex = index;
+        return nodeDiag(node, sev);
+      });
+  nodeIndex = 0;
+  if (failed(attrs))
     return nullptr;
   if (options.runShapeInference) {
     std::string error;
