@@ -125,7 +125,11 @@ private:
 llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name,
                                     std::optional<DType> expected = {});
 
-/// Reads the .npy file at `path` (see `parseNpy`).
+/// Reads the .npy file at `path` (see `parseNpy`). Only a regular file (or a
+/// link to one) is read: a directory, device, FIFO or socket is an error,
+/// before anything is read from it. The header is read first and checked
+/// (with the data size it declares) against the file's size; then exactly
+/// the declared data is read into the new tensor.
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
                                    std::optional<DType> expected = {});
 
