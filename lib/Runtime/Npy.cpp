@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/Npy.h"
+#include "llm/Support/OutputFile.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -801,54 +802,8 @@ std::string mlir::llm::runtime::serializeNpy(const HostTensor &tensor) {
 
 llvm::Error mlir::llm::runtime::writeNpy(StringRef path,
                                          const HostTensor &tensor) {
-  std::string pathStr = path.str();
-  return writeFiles(pathStr, [&](size_t, llvm::raw_ostream &os) {
+  return writeFile(path, [&](llvm::raw_ostream &os) {
     os << serializeNpy(tensor);
     return llvm::Error::success();
   });
-}
-
-llvm::Error mlir::llm::runtime::writeFiles(
-    llvm::ArrayRef<std::string> paths,
-    llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &)> write) {
-  namespace fs = llvm::sys::fs;
-  std::vector<fs::TempFile> temps;
-  auto fail = [&](const std::string &path, const llvm::Twine &reason) {
-    for (fs::TempFile &t : temps)
-      llvm::consumeError(t.discard());
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot write '" + path + "': " + reason);
-  };
-  for (auto [i, path] : llvm::enumerate(paths)) {
-    // Renaming over a directory fails; report it before writing anything.
-    if (fs::is_directory(path))
-      return fail(path, "Is a directory");
-    llvm::Expected<fs::TempFile> temp = fs::TempFile::create(
-        path + ".tmp-%%%%%%", fs::all_read | fs::all_write);
-    if (!temp)
-      return fail(path, llvm::toString(temp.takeError()));
-    temps.push_back(std::move(*temp));
-    llvm::raw_fd_ostream os(temps.back().FD, /*shouldClose=*/false);
-    llvm::Error e = write(i, os);
-    os.flush();
-    // Clear the stream's error so that its destructor does not abort.
-    std::error_code ec = os.error();
-    os.clear_error();
-    if (e)
-      return fail(path, llvm::toString(std::move(e)));
-    if (ec)
-      return fail(path, ec.message());
-  }
-  // Every file is complete: rename them into place.
-  for (size_t i = 0; i < temps.size(); ++i) {
-    if (llvm::Error e = temps[i].keep(paths[i])) {
-      std::string reason = llvm::toString(std::move(e));
-      for (size_t j = i + 1; j < temps.size(); ++j)
-        llvm::consumeError(temps[j].discard());
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cannot write '" + paths[i] +
-                                         "': " + reason);
-    }
-  }
-  return llvm::Error::success();
 }

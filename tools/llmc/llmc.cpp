@@ -14,15 +14,20 @@
 //
 // Every error is one diagnostic on stderr (file:line:col for the model, the
 // path for .npy files) and exit code 1; no output file is left half-written
-// (outputs go to a temporary file in the same directory and are renamed).
+// and no file is damaged: outputs are checked against the inputs and each
+// other, and written with llm/Support/OutputFile.h (regular files through a
+// temporary file renamed into place, devices and FIFOs in place, every write
+// checked).
 //
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Npy.h"
+#include "llm/Support/OutputFile.h"
 #include "llm/Support/Report.h"
 #if LLMC_HAVE_ONNX
 #include "llm/Target/ONNX/ImportONNX.h"
+#include "onnx/onnx_pb.h"
 #endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,7 +55,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <climits>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -269,22 +276,116 @@ static int fail(llvm::Error err) {
   return fail(llvm::toString(std::move(err)));
 }
 
-/// True when `a` and `b` name the same file (existing or not).
-static bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
-  bool equivalent = false;
-  if (!llvm::sys::fs::equivalent(a, b, equivalent) && equivalent)
-    return true;
-  llvm::SmallString<256> absA(a), absB(b);
-  if (llvm::sys::fs::make_absolute(absA) || llvm::sys::fs::make_absolute(absB))
-    return false;
-  llvm::sys::path::remove_dots(absA, /*remove_dot_dot=*/true);
-  llvm::sys::path::remove_dots(absB, /*remove_dot_dot=*/true);
-  return absA == absB;
+/// The exit code of a command that returned `rc`, once stdout is flushed: a
+/// write error on stdout (e.g. a full disk) turns success into exit code 1.
+static int finishStdout(int rc) {
+  llvm::Error e = llm::checkStdout();
+  if (!e)
+    return rc;
+  if (rc != 0) {
+    llvm::consumeError(std::move(e));
+    return rc;
+  }
+  return fail(std::move(e));
 }
 
 /// True when MODEL is an ONNX model (by its extension).
 static bool isONNXModel() {
   return llvm::StringRef(modelPath).ends_with_insensitive(".onnx");
+}
+
+/// ONNX models: adds the external data files that MODEL's tensors name
+/// (their `location`, relative to the model's directory) to `inputs`. The
+/// model is parsed for them only when an output lies in or below the
+/// model's directory, the only place external data can be.
+static void addExternalDataFiles(llvm::ArrayRef<llm::NamedFile> outputs,
+                                 SmallVectorImpl<llm::NamedFile> &inputs) {
+#if LLMC_HAVE_ONNX
+  if (!isONNXModel())
+    return;
+  auto realDir = [](llvm::StringRef path) {
+    llvm::SmallString<256> dir = llvm::sys::path::parent_path(path), real;
+    if (dir.empty())
+      dir = ".";
+    if (llvm::sys::fs::real_path(dir, real))
+      return std::string();
+    return (real + llvm::sys::path::get_separator()).str();
+  };
+  std::string modelDir = realDir(modelPath);
+  if (modelDir.empty() ||
+      llvm::none_of(outputs, [&](const llm::NamedFile &out) {
+        std::string dir = realDir(out.path);
+        return out.path != "-" && !dir.empty() &&
+               llvm::StringRef(dir).starts_with(modelDir);
+      }))
+    return;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(modelPath, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  onnx::ModelProto model;
+  if (!file || (*file)->getBufferSize() > INT_MAX ||
+      !model.ParseFromArray((*file)->getBufferStart(),
+                            static_cast<int>((*file)->getBufferSize())))
+    return; // The importer reports it.
+  llvm::StringRef dir = llvm::sys::path::parent_path(modelPath);
+  auto visitTensor = [&](const onnx::TensorProto &t) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL)
+      return;
+    for (const onnx::StringStringEntryProto &kv : t.external_data()) {
+      if (kv.key() != "location")
+        continue;
+      llvm::SmallString<256> path(dir);
+      llvm::sys::path::append(path, kv.value());
+      inputs.push_back({path.str().str(), ("external data file '" + path +
+                                           "' of the model")
+                                              .str()});
+    }
+  };
+  std::function<void(const onnx::GraphProto &)> visitGraph =
+      [&](const onnx::GraphProto &graph) {
+        for (const onnx::TensorProto &t : graph.initializer())
+          visitTensor(t);
+        for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {
+          visitTensor(t.values());
+          visitTensor(t.indices());
+        }
+        for (const onnx::NodeProto &node : graph.node())
+          for (const onnx::AttributeProto &attr : node.attribute()) {
+            if (attr.has_t())
+              visitTensor(attr.t());
+            for (const onnx::TensorProto &t : attr.tensors())
+              visitTensor(t);
+            if (attr.has_g())
+              visitGraph(attr.g());
+            for (const onnx::GraphProto &g : attr.graphs())
+              visitGraph(g);
+          }
+      };
+  visitGraph(model.graph());
+#else
+  (void)outputs;
+  (void)inputs;
+#endif
+}
+
+/// Checks the outputs of a command before it reads or writes anything: none
+/// is empty or a directory, none is the model (or, for ONNX, one of its
+/// external data files), `inputs` or another output
+/// (llm::checkOutputFiles).
+static llvm::Error checkOutputs(llvm::ArrayRef<llm::NamedFile> inputs,
+                                llvm::ArrayRef<llm::NamedFile> outputs) {
+  SmallVector<llm::NamedFile> allInputs;
+  allInputs.push_back({modelPath, "the model file"});
+  llvm::append_range(allInputs, inputs);
+  addExternalDataFiles(outputs, allInputs);
+  if (llvm::Error e = llm::checkOutputFiles(allInputs, outputs))
+    return e;
+  for (const llm::NamedFile &out : outputs)
+    if (llvm::Expected<llm::OutputFile::Kind> kind =
+            llm::OutputFile::classify(out.path);
+        !kind)
+      return kind.takeError();
+  return llvm::Error::success();
 }
 
 /// Imports the ONNX model MODEL; diagnostics go through the context's
@@ -514,6 +615,9 @@ private:
 static int runMain() {
   if (repeat == 0)
     return fail("--repeat must be at least 1");
+  if (outputDir.getNumOccurrences() && outputDir.empty())
+    return fail("--output-dir must not be empty (give a directory, e.g. "
+                "'.')");
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
   if (numThreads.getNumOccurrences() &&
@@ -615,23 +719,26 @@ static int runMain() {
     inputFiles[index] = path.str();
   }
 
-  // Output files must not clobber the model or an input.
+  // Output files must not clobber the model, an input or each other, nor
+  // be directories.
   SmallVector<std::string> outputFiles;
   if (!outputDir.empty()) {
     if (llvm::sys::fs::exists(outputDir) &&
         !llvm::sys::fs::is_directory(outputDir))
       return fail("--output-dir '" + outputDir + "' is not a directory");
+    SmallVector<llm::NamedFile> inFiles, outFiles;
+    for (const std::string &in : inputFiles)
+      if (!in.empty())
+        inFiles.push_back({in, "input file '" + in + "'"});
     for (size_t k = 0; k < sig->results.size(); ++k) {
       llvm::SmallString<256> path(outputDir);
       llvm::sys::path::append(path, names.results[k] + ".npy");
-      if (isSameFile(path, modelPath))
-        return fail("output '" + path + "' would overwrite the model");
-      for (const std::string &in : inputFiles)
-        if (!in.empty() && isSameFile(path, in))
-          return fail("output '" + path + "' would overwrite input file '" +
-                      in + "'");
       outputFiles.push_back(path.str().str());
+      outFiles.push_back(
+          {outputFiles.back(), ("output '" + path + "'").str()});
     }
+    if (llvm::Error e = checkOutputs(inFiles, outFiles))
+      return fail(std::move(e));
     // Create the directory now rather than after compiling and running.
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create output directory '" + outputDir +
@@ -748,7 +855,7 @@ static int runMain() {
   if (!outputFiles.empty()) {
     // All outputs or none: each goes to a temporary file first, and they
     // are renamed into place once every one is written.
-    if (llvm::Error e = writeFiles(
+    if (llvm::Error e = llm::writeFiles(
             outputFiles, [&](size_t k, llvm::raw_ostream &os) {
               os << serializeNpy(results[k]);
               return llvm::Error::success();
@@ -765,13 +872,28 @@ static int runMain() {
 // llmc compile
 //===----------------------------------------------------------------------===//
 
+/// Checks -o (and --report-file when `withReport`) before anything is read
+/// or written: not empty, not a directory, not the model, not each other.
+static llvm::Error checkCompileOutputs(bool withReport) {
+  if (outputPath.empty())
+    return llvm::createStringError(
+        "-o must not be empty (give a file, or '-' for stdout)");
+  if (reportFile.getNumOccurrences() && reportFile.empty())
+    return llvm::createStringError(
+        "--report-file must not be empty (without it the report goes to "
+        "stdout)");
+  SmallVector<llm::NamedFile> outFiles;
+  outFiles.push_back({outputPath, "output '" + outputPath + "'"});
+  if (withReport && !reportFile.empty())
+    outFiles.push_back({reportFile, "--report-file '" + reportFile + "'"});
+  return checkOutputs({}, outFiles);
+}
+
 static int compileMain() {
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
-  if (outputPath != "-" && isSameFile(outputPath, modelPath))
-    return fail("output '" + outputPath +
-                "' is the model file; refusing to "
-                "overwrite it");
+  if (llvm::Error e = checkCompileOutputs(reportKind != ReportKind::None))
+    return fail(std::move(e));
 
   DialectRegistry registry;
   registerRuntimeDialects(registry);
@@ -808,13 +930,15 @@ static int compileMain() {
   lowering.verifyMemoryPlan = verifyMemoryPlan;
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
+  // The report, written with the -o output (all or none).
+  std::optional<std::string> reportText;
   if (reportKind != ReportKind::None) {
     std::map<std::string, int64_t> entries;
     for (auto &[key, value] : llm::getReportValues(*module))
       entries[key] = value;
     if (kernelsUnfused)
       entries["kernels_unfused"] = *kernelsUnfused;
-    std::string text;
+    std::string &text = reportText.emplace();
     llvm::raw_string_ostream os(text);
     if (reportKind == ReportKind::JSON) {
       llvm::json::Object object;
@@ -826,17 +950,6 @@ static int compileMain() {
       os << "compile report for " << modelPath << "\n";
       for (auto &[key, value] : entries)
         os << llvm::formatv("  {0,-24} {1}\n", key, value);
-    }
-    if (reportFile.empty()) {
-      llvm::outs() << text;
-      llvm::outs().flush();
-    } else if (llvm::Error e = llvm::writeToOutput(
-                   reportFile, [&](llvm::raw_ostream &out) {
-                     out << text;
-                     return llvm::Error::success();
-                   })) {
-      return fail("cannot write '" + reportFile +
-                  "': " + llvm::toString(std::move(e)));
     }
   }
 
@@ -867,19 +980,19 @@ static int compileMain() {
     }
   }
 
-  auto writeBytes = [&](llvm::raw_ostream &os) {
-    os << bytes;
-    return llvm::Error::success();
-  };
-  if (outputPath == "-") {
-    if (llvm::Error e = llvm::writeToOutput(outputPath, writeBytes))
-      return fail("cannot write to stdout: " + llvm::toString(std::move(e)));
-    return 0;
+  // -o and the report as a set (the report to stdout without
+  // --report-file). Errors read "cannot write 'PATH': <reason>".
+  SmallVector<std::string> paths = {outputPath};
+  SmallVector<const std::string *> contents = {&bytes};
+  if (reportText) {
+    paths.push_back(reportFile.empty() ? std::string("-") : reportFile);
+    contents.push_back(&*reportText);
   }
-  // Errors read "cannot write 'PATH': <reason>".
-  if (llvm::Error e = writeFiles(
-          std::string(outputPath),
-          [&](size_t, llvm::raw_ostream &os) { return writeBytes(os); }))
+  if (llvm::Error e = llm::writeFiles(
+          paths, [&](size_t k, llvm::raw_ostream &os) {
+            os << *contents[k];
+            return llvm::Error::success();
+          }))
     return fail(std::move(e));
   return 0;
 }
@@ -892,10 +1005,8 @@ static int importMain() {
   if (!isONNXModel())
     return fail("llmc import expects an ONNX model (MODEL.onnx), got '" +
                 modelPath + "'");
-  if (outputPath != "-" && isSameFile(outputPath, modelPath))
-    return fail("output '" + outputPath +
-                "' is the model file; refusing to "
-                "overwrite it");
+  if (llvm::Error e = checkCompileOutputs(/*withReport=*/false))
+    return fail(std::move(e));
 
   DialectRegistry registry;
   registerRuntimeDialects(registry);
@@ -913,18 +1024,10 @@ static int importMain() {
     llvm::raw_string_ostream os(bytes);
     module->print(os);
   }
-  auto writeBytes = [&](llvm::raw_ostream &os) {
-    os << bytes;
-    return llvm::Error::success();
-  };
-  if (outputPath == "-") {
-    if (llvm::Error e = llvm::writeToOutput(outputPath, writeBytes))
-      return fail("cannot write to stdout: " + llvm::toString(std::move(e)));
-    return 0;
-  }
-  if (llvm::Error e = writeFiles(
-          std::string(outputPath),
-          [&](size_t, llvm::raw_ostream &os) { return writeBytes(os); }))
+  if (llvm::Error e = llm::writeFile(outputPath, [&](llvm::raw_ostream &os) {
+        os << bytes;
+        return llvm::Error::success();
+      }))
     return fail(std::move(e));
   return 0;
 }
@@ -952,11 +1055,11 @@ int main(int argc, char **argv) {
           &llvm::errs()))
     return 1;
   if (runCommand)
-    return runMain();
+    return finishStdout(runMain());
   if (compileCommand)
-    return compileMain();
+    return finishStdout(compileMain());
   if (importCommand)
-    return importMain();
+    return finishStdout(importMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
               "MODEL ...' or 'llmc import MODEL.onnx ...' (see llmc --help)");
 }
