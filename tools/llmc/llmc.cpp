@@ -21,8 +21,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Npy.h"
+#include "llm/Runtime/Progress.h"
 #include "llm/Support/OutputFile.h"
 #include "llm/Support/Report.h"
 #if LLMC_HAVE_ONNX
@@ -47,6 +49,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -184,6 +187,25 @@ static cl::opt<unsigned>
     optLevel("opt-level", cl::desc("LLVM optimization level 0-3 (default 3)"),
              cl::init(3), cl::sub(runCommand), cl::sub(compileCommand),
              cl::cat(llmcCategory));
+static cl::opt<bool> quiet(
+    "quiet",
+    cl::desc("No progress line while compiling (it is shown only when "
+             "stderr is a terminal)"),
+    cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
+enum class ProgressMode { Auto, Always, Never };
+static cl::opt<ProgressMode> progressMode(
+    "progress",
+    cl::desc("Show the compile progress line: auto (when stderr is a "
+             "terminal, after 0.5 s), always (at once), never; never with "
+             "--quiet"),
+    cl::init(ProgressMode::Auto),
+    cl::values(clEnumValN(ProgressMode::Auto, "auto", "on a terminal"),
+               clEnumValN(ProgressMode::Always, "always",
+                          "always, at once (for tests)"),
+               clEnumValN(ProgressMode::Never, "never", "never")),
+    cl::Hidden, cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
 
 // Options of `run`.
 static cl::list<std::string>
@@ -221,6 +243,17 @@ static cl::opt<long long> evictCacheMiB(
     cl::cat(llmcCategory));
 /// The largest --evict-cache, in MiB (64 GiB: far beyond any cache).
 static constexpr long long kMaxEvictCacheMiB = 65536;
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("Neither look up nor store the compiled model in the compile "
+             "cache ($LLMC_CACHE_DIR, else $XDG_CACHE_HOME/llmc, else "
+             "~/.cache/llmc)"),
+    cl::init(false), cl::sub(runCommand), cl::cat(llmcCategory));
+static cl::opt<bool> verbose(
+    "verbose",
+    cl::desc("Print how the model was compiled (compile cache hit or miss, "
+             "the entry's path, the compile time) on stderr"),
+    cl::init(false), cl::sub(runCommand), cl::cat(llmcCategory));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the generated inputs "
                                        "(default 0)"),
@@ -267,7 +300,12 @@ static cl::opt<std::string>
 //===----------------------------------------------------------------------===//
 
 /// Prints `llmc: error: <msg>` and returns the exit code 1.
+/// The progress line being shown, if any (cleared before a diagnostic).
+static CompileProgress *activeProgress = nullptr;
+
 static int fail(const llvm::Twine &msg) {
+  if (activeProgress)
+    activeProgress->clear();
   llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
   return 1;
 }
@@ -487,20 +525,13 @@ struct EntryNames {
   SmallVector<std::string> results;
 };
 
-static std::string getLLMName(DictionaryAttr attrs) {
-  if (!attrs)
-    return "";
-  if (auto name = attrs.getAs<StringAttr>("llm.name"))
-    return name.getValue().str();
-  return "";
-}
-
-static EntryNames getEntryNames(ModuleOp module, const EntrySignature &sig) {
+/// The names from the signature's `llm.name`s (so that a model loaded from
+/// the compile cache, without its module, has them too).
+static EntryNames getEntryNames(const EntrySignature &sig) {
   EntryNames names;
-  auto func = module.lookupSymbol<func::FuncOp>(sig.name);
   bool onnx = isONNXModel();
   for (size_t k = 0; k < sig.inputs.size(); ++k) {
-    std::string name = func ? getLLMName(func.getArgAttrDict(k)) : "";
+    std::string name = k < sig.inputNames.size() ? sig.inputNames[k] : "";
     names.inputAliases.push_back(name);
     names.inputs.push_back(onnx && !name.empty() ? name
                                                  : "arg" + std::to_string(k));
@@ -508,7 +539,7 @@ static EntryNames getEntryNames(ModuleOp module, const EntrySignature &sig) {
   llvm::StringSet<> used;
   for (size_t k = 0; k < sig.results.size(); ++k) {
     std::string name =
-        onnx && func ? getLLMName(func.getResultAttrDict(k)) : "";
+        onnx && k < sig.resultNames.size() ? sig.resultNames[k] : "";
     if (name.empty() || name.find('/') != std::string::npos ||
         name.find('\0') != std::string::npos || name == "." || name == ".." ||
         used.contains(name))
@@ -612,6 +643,68 @@ private:
 };
 } // namespace
 
+/// The compile progress line of `llmc run` and `llmc compile` on stderr
+/// (see --progress and --quiet), or null; registered as `activeProgress`
+/// and cleared before every diagnostic of `ctx`.
+static std::unique_ptr<TerminalProgress> createProgress(MLIRContext &ctx) {
+  bool show = !quiet && (progressMode == ProgressMode::Always ||
+                         (progressMode == ProgressMode::Auto &&
+                          llvm::sys::Process::StandardErrIsDisplayed()));
+  if (!show)
+    return nullptr;
+  // --progress=always (tests): every update at once.
+  bool always = progressMode == ProgressMode::Always;
+  auto progress = std::make_unique<TerminalProgress>(
+      llvm::errs(), std::chrono::milliseconds(always ? 0 : 500),
+      std::chrono::milliseconds(always ? 0 : 50));
+  activeProgress = progress.get();
+  // Consulted before the handlers that print (registered earlier).
+  ctx.getDiagEngine().registerHandler([](Diagnostic &) {
+    if (activeProgress)
+      activeProgress->clear();
+    return failure();
+  });
+  return progress;
+}
+
+/// The compile cache key of MODEL with `options`, or nullopt with the
+/// reason in `why` (caching off, a model on stdin, ...; a model that
+/// cannot be read is reported when it is loaded).
+static std::optional<CompileCache::Key>
+getCacheKey(const CompileCache &cache, const CompileOptions &options,
+            std::string &why) {
+  if (!cache.isEnabled()) {
+    why = noCache ? "--no-cache"
+          : !CacheOptions::fromEnvironment().enabled
+              ? "LLMC_CACHE=" + std::string(std::getenv("LLMC_CACHE"))
+              : "no cache directory: set LLMC_CACHE_DIR";
+    return std::nullopt;
+  }
+  if (modelPath == "-") {
+    why = "model read from stdin";
+    return std::nullopt;
+  }
+#if !LLMC_HAVE_ONNX
+  if (isONNXModel()) {
+    why = "no ONNX importer";
+    return std::nullopt;
+  }
+#endif
+  if (!isONNXModel() && !dimSpecs.empty()) {
+    why = "--dim with an MLIR model";
+    return std::nullopt;
+  }
+  llvm::Expected<std::string> digest = digestModelFile(modelPath, dimSpecs);
+  if (!digest) {
+    why = llvm::toString(digest.takeError());
+    return std::nullopt;
+  }
+  std::optional<CompileCache::Key> key = cache.getKey(*digest, options);
+  if (!key)
+    why = "invalid options";
+  return key;
+}
+
 static int runMain() {
   if (repeat == 0)
     return fail("--repeat must be at least 1");
@@ -640,13 +733,55 @@ static int runMain() {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   registerONNXDiagnosticHandler(ctx);
-  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
-  if (!module)
-    return 1;
-  FailureOr<EntrySignature> sig = getEntrySignature(*module, entryName);
-  if (failed(sig))
-    return 1;
-  EntryNames names = getEntryNames(*module, *sig);
+  std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
+
+  CompileOptions options;
+  options.entry = entryName;
+  options.lowering.pipelineOptions = pipelineOptions;
+  options.lowering.noOpt = noOpt;
+  options.lowering.verifyEach = verifyEach;
+  options.lowering.verifyMemoryPlan = verifyMemoryPlan;
+  options.optLevel = optLevel;
+  options.progress = progress.get();
+
+  // The compile cache, keyed by the model's bytes: on a hit nothing is
+  // parsed, imported or lowered.
+  using Clock = std::chrono::steady_clock;
+  Clock::duration compileTime{};
+  auto compileStart = Clock::now();
+  CacheOptions cacheOptions = CacheOptions::fromEnvironment();
+  if (noCache)
+    cacheOptions.enabled = false;
+  CompileCache cache(cacheOptions);
+  CacheEvent cacheEvent;
+  std::string cacheOff;
+  std::optional<CompileCache::Key> cacheKey =
+      getCacheKey(cache, options, cacheOff);
+  std::unique_ptr<CompiledModel> model;
+  if (cacheKey)
+    model = cache.lookup(*cacheKey, options, &cacheEvent);
+
+  OwningOpRef<ModuleOp> module;
+  std::optional<EntrySignature> sig;
+  if (model) {
+    sig = model->getSignature();
+  } else {
+    if (progress)
+      progress->update((isONNXModel() ? "importing " : "parsing ") +
+                           modelPath,
+                       0);
+    module = loadModel(ctx, sourceMgr);
+    if (progress)
+      progress->clear();
+    if (!module)
+      return 1;
+    FailureOr<EntrySignature> entrySig = getEntrySignature(*module, entryName);
+    if (failed(entrySig))
+      return 1;
+    sig = std::move(*entrySig);
+  }
+  compileTime += Clock::now() - compileStart;
+  EntryNames names = getEntryNames(*sig);
   bool namedInputs = isONNXModel() && llvm::any_of(names.inputAliases,
                                                    [](const std::string &n) {
                                                      return !n.empty();
@@ -779,18 +914,41 @@ static int runMain() {
   if (!callSig)
     return fail(callSig.takeError());
 
-  stripNameAttrs(*module);
-  CompileOptions options;
-  options.entry = entryName;
-  options.lowering.pipelineOptions = pipelineOptions;
-  options.lowering.noOpt = noOpt;
-  options.lowering.verifyEach = verifyEach;
-  options.lowering.verifyMemoryPlan = verifyMemoryPlan;
-  options.optLevel = optLevel;
-  FailureOr<std::unique_ptr<CompiledModel>> model =
-      CompiledModel::create(*module, options);
-  if (failed(model))
-    return 1;
+  if (!model) {
+    compileStart = Clock::now();
+    // (The lowering drops the `llm.name`s after the signature, stored with
+    // the entry, has taken them.)
+    CompiledObject object;
+    FailureOr<std::unique_ptr<CompiledModel>> compiled =
+        CompiledModel::create(*module, options, cacheKey ? &object : nullptr);
+    if (failed(compiled))
+      return 1;
+    model = std::move(*compiled);
+    if (cacheKey) {
+      cacheEvent.outcome = CacheOutcome::Miss;
+      cache.store(*cacheKey, object, &cacheEvent);
+    }
+    compileTime += Clock::now() - compileStart;
+  }
+  if (verbose) {
+    llvm::raw_ostream &os = llvm::errs();
+    os << "llmc: compile: ";
+    switch (cacheEvent.outcome) {
+    case CacheOutcome::Hit:
+      os << "cache hit (" << cacheEvent.path << ")";
+      break;
+    case CacheOutcome::Miss:
+      os << "cache miss, " << cacheEvent.detail << " (" << cacheEvent.path
+         << ")";
+      break;
+    case CacheOutcome::Disabled:
+      os << "cache off (" << cacheOff << ")";
+      break;
+    }
+    os << llvm::format(
+        ", %.3f s\n",
+        std::chrono::duration<double>(compileTime).count());
+  }
 
   SmallVector<HostTensor> results;
   for (auto [k, spec] : llvm::enumerate(callSig->results)) {
@@ -811,14 +969,14 @@ static int runMain() {
   evictor->touch();
   for (unsigned i = 0; i < numWarmup; ++i) {
     evictor->evict();
-    if (llvm::Error e = (*model)->invoke(inViews, outViews))
+    if (llvm::Error e = model->invoke(inViews, outViews))
       return fail(std::move(e));
   }
   std::vector<double> times;
   for (unsigned i = 0; i < repeat; ++i) {
     evictor->evict();
     auto start = std::chrono::steady_clock::now();
-    if (llvm::Error e = (*model)->invoke(inViews, outViews))
+    if (llvm::Error e = model->invoke(inViews, outViews))
       return fail(std::move(e));
     auto end = std::chrono::steady_clock::now();
     times.push_back(
@@ -902,6 +1060,10 @@ static int compileMain() {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   registerONNXDiagnosticHandler(ctx);
+  std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
+  if (progress)
+    progress->update((isONNXModel() ? "importing " : "parsing ") + modelPath,
+                     0);
   OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
   if (!module)
     return 1;
@@ -921,6 +1083,9 @@ static int compileMain() {
     OwningOpRef<ModuleOp> unfused = module->clone();
     LoweringOptions unfusedLowering = lowering;
     unfusedLowering.noFusion = true;
+    if (progress)
+      progress->update("lowering without fusion (for --report)",
+                       progress::kLowering);
     if (failed(lowerToLLVMDialect(*unfused, unfusedLowering)))
       return 1;
     for (auto &[key, value] : llm::getReportValues(*unfused))
@@ -928,6 +1093,7 @@ static int compileMain() {
         kernelsUnfused = value;
   }
   lowering.verifyMemoryPlan = verifyMemoryPlan;
+  lowering.progress = progress.get();
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
   // The report, written with the -o output (all or none).
@@ -965,7 +1131,8 @@ static int compileMain() {
     llvm::LLVMContext llvmContext;
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
         translateToLLVMIR(*module, llvmContext, **tm, optLevel,
-                          /*internalizeAllButCInterface=*/true);
+                          /*internalizeAllButCInterface=*/true,
+                          progress.get());
     if (failed(llvmModule))
       return 1;
     if (emitKind == EmitKind::LLVM) {
@@ -974,11 +1141,14 @@ static int compileMain() {
     } else {
       llvm::SmallVector<char, 0> buffer;
       llvm::raw_svector_ostream os(buffer);
-      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os))
+      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os,
+                                         progress.get()))
         return fail(std::move(e));
       bytes.assign(buffer.begin(), buffer.end());
     }
   }
+  if (progress)
+    progress->clear();
 
   // -o and the report as a set (the report to stdout without
   // --report-file). Errors read "cannot write 'PATH': <reason>".
