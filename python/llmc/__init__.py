@@ -151,6 +151,9 @@ class CompiledModel:
     def __init__(self, native):
         self._native = native
         self.entry = native.entry
+        # "hit" (loaded from the compile cache), "miss" (compiled and
+        # stored) or "off" (compiled without the cache).
+        self.cache_status = native.cache_status
         self.inputs = tuple(self._info(i) for i in native.inputs)
         self.outputs = tuple(self._info(o) for o in native.outputs)
 
@@ -253,6 +256,11 @@ def compile(model, target="cpu", **options):
       threads=N         OpenMP threads of the parallel loops (0: default);
       dims={...}        ONNX only: values of symbolic dimensions, by
                         dim_param name or "INPUT:INDEX";
+      cache=True        use the compile cache (a model compiled before with
+                        the same options is loaded, not compiled again;
+                        `CompiledModel.cache_status` says which);
+      cache_dir=PATH    the cache directory (default $LLMC_CACHE_DIR, else
+                        $XDG_CACHE_HOME/llmc, else ~/.cache/llmc);
       any llm-lower-to-cpu option, e.g. vectorize=False, parallel=False,
       target="avx2", register_tile=(4, 16, 1).
     Raises ValueError with the diagnostics when the model does not parse,
@@ -265,19 +273,15 @@ def compile(model, target="cpu", **options):
     if _is_path(model):
         path = os.fspath(model)
         _check_model_file(path)
-        if path.endswith(".onnx"):
-            native = _llmc.CompiledModel.from_onnx(path, dims, target, text)
-        else:
-            if dims:
-                raise ValueError("dims applies only to ONNX models")
-            with open(path, "r", encoding="utf-8") as f:
-                source = f.read()
-            native = _llmc.CompiledModel.from_text(source, path, target, text)
+        if dims and not path.endswith(".onnx"):
+            raise ValueError("dims applies only to ONNX models")
+        # Through the compile cache, keyed by the file's bytes.
+        native = _llmc.CompiledModel.from_file(path, dims, target, text)
     else:
         if dims:
             raise ValueError("dims applies only to ONNX models")
-        native = _llmc.CompiledModel.from_text(model, "<string>", target,
-                                               text)
+        native = _llmc.CompiledModel.from_source(model, "<string>", target,
+                                                 text)
     return CompiledModel(native)
 
 
