@@ -684,6 +684,7 @@ private:
   // Node handlers
   //===--------------------------------------------------------------------===//
 
+  LogicalResult checkSupported(const onnx::NodeProto &node);
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult importConstant(const onnx::NodeProto &node);
   LogicalResult importBinary(const onnx::NodeProto &node);
@@ -2945,11 +2946,41 @@ LogicalResult Importer::importConstant(const onnx::NodeProto &node) {
   return success();
 }
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node) {
-  StringRef op = node.op_type();
+/// The op types of the default domain that importNode handles. Checked for
+/// every node before ONNX shape inference, so that libonnx never runs the
+/// inference of an op the import refuses anyway (onnx-import-fuzzer: a
+/// ConvTranspose input of the wrong rank SEGVs inside libonnx's inference).
+static bool isSupportedOp(StringRef op) {
+  static const llvm::StringSet<> ops = {
+      "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
+      "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
+      "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
+      "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
+      "Not", "Where", "MatMul", "Gemm", "Softmax", "LogSoftmax", "ArgMax",
+      "ArgMin", "LayerNormalization", "ReduceMean", "ReduceMax", "ReduceSum",
+      "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2", "ReduceLogSum",
+      "ReduceLogSumExp", "Transpose", "Reshape", "Squeeze", "Unsqueeze",
+      "Flatten", "Concat", "Split", "Slice", "Gather", "Shape", "Size",
+      "ConstantOfShape", "Range", "Expand", "Cast", "Clip", "Trilu",
+      // ImportONNXQuant.inc
+      "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul"};
+  return ops.contains(op);
+}
+
+/// The error for a node whose op the importer does not handle, if it is one.
+LogicalResult Importer::checkSupported(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nodeError(node) << "ops of domain '" << node.domain()
                            << "' are not supported";
+  if (!isSupportedOp(node.op_type()))
+    return nodeError(node) << "unsupported op " << node.op_type();
+  return success();
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  if (failed(checkSupported(node)))
+    return failure();
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !env.count(node.input(i)))
       return nodeError(node)
@@ -3217,6 +3248,14 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   nodeIndex = 0;
   if (failed(attrs))
     return nullptr;
+  // Every op is one the importer handles before libonnx's shape inference
+  // runs each op's inference function.
+  for (const onnx::NodeProto &node : g.node()) {
+    if (failed(checkSupported(node)))
+      return nullptr;
+    ++nodeIndex;
+  }
+  nodeIndex = 0;
   if (options.runShapeInference) {
     std::string error;
     if (!mlir::llm::detail::inferONNXShapes(model, error))

@@ -145,6 +145,15 @@ def split_num_outputs():
     return model(nodes, [vi("x", F, [4])], [vi("a", F), vi("b", F)], opset=18)
 
 
+def convtranspose_rank():
+    """onnx-import-fuzzer: ConvTranspose with a rank-2 X and a rank-3 W made
+    libonnx's shape inference SEGV; ops the importer does not handle are now
+    refused before shape inference runs."""
+    nodes = [helper.make_node("ConvTranspose", ["X", "W"], ["Y"])]
+    return model(nodes, [vi("X", F, [1, 1]), vi("W", F, [1, 2, 3])],
+                 [vi("Y", F, [1, 2, 5])], opset=11)
+
+
 def relu_attr(name, value, attr_type=None):
     """Relu/Gemm/... helpers for the attribute cases."""
     a = helper.make_attribute(name, value)
@@ -288,7 +297,8 @@ def build(name, out):
         return external_file(name.split(":", 1)[1])
     builders = {f.__name__: f for f in [
         int_fold, int_div_zero, int_mod_zero, int_pow_zero, slice_extreme_steps,
-        range_extreme, reshape_overflow, input_overflow, split_num_outputs]}
+        range_extreme, reshape_overflow, input_overflow, split_num_outputs,
+        convtranspose_rank]}
     if name in builders:
         return builders[name]()
     m = build_attr(name) or build_names(name)
