@@ -38,6 +38,10 @@ llvm_config.with_environment("PYTHONPATH", [
     "/usr/lib/python3/dist-packages",
 ], append_path=True)
 llvm_config.with_environment("LLMC_TOOLS_DIR", config.llmc_tools_dir)
+# The compile cache (llm/Runtime/CompileCache.h) is off: tests neither
+# write to the user's ~/.cache nor see each other's entries. The cache tests
+# turn it on with their own directory (`env LLMC_CACHE=on LLMC_CACHE_DIR=...`).
+llvm_config.with_environment("LLMC_CACHE", "off")
 
 tool_dirs = [config.llmc_tools_dir, config.llvm_tools_dir]
 tools = ["llm-opt", "llmc", "llmc-capi-test", "mlir-opt", "mlir-runner",

@@ -57,6 +57,11 @@ typedef struct LlmcTensor {
 ///                   vectorization or OpenMP (default false)
 ///   threads=N       OpenMP threads of the parallel loops (the pipeline's
 ///                   num-threads; 0: the OpenMP default)
+///   cache=BOOL      use the compile cache (default true; also off when the
+///                   environment has LLMC_CACHE=off)
+///   cache-dir=PATH  the compile cache's directory (default
+///                   $LLMC_CACHE_DIR, else $XDG_CACHE_HOME/llmc, else
+///                   ~/.cache/llmc; docs/llmc.md)
 ///   any other KEY   an option of the `llm-lower-to-cpu` pipeline, e.g.
 ///                   vectorize=false parallel=false target=avx2
 ///                   register-tile=4,16,1 (unknown keys are errors)
@@ -68,9 +73,41 @@ typedef struct LlmcTensor {
 /// appended to its registry. The entry's input/output names are the
 /// `llm.name` argument/result attributes (set by the ONNX importer) when
 /// present, else "argK" / "outK".
+///
+/// Compile cache (llm/Runtime/CompileCache.h): keyed by the module's
+/// bytecode (locations included), the options, the host CPU and the llmc
+/// build. On a hit the module is not lowered; the object code compiled
+/// before is loaded. A cache directory that cannot be written prints a
+/// warning on stderr and is not an error.
 MLIR_CAPI_EXPORTED LlmcCompiledModel llmcCompiledModelCreate(
     MlirModule module, MlirStringRef target, MlirStringRef options,
     MlirStringCallback onError, void *userData);
+
+/// Like llmcCompiledModelCreate for the model in the file at `path`: an ONNX
+/// model when the name ends in `.onnx` (imported with `dims`, as by
+/// llmcImportONNXFile), else MLIR assembly (`dims` must be empty). Keyed by
+/// the file's bytes (for ONNX also the external data files it references
+/// and `dims`): on a cache hit nothing is parsed, imported or lowered. The
+/// module (on a miss) lives in `ctx`, which needs the dialects of
+/// llmcRegisterAllDialects; the model keeps no reference to it.
+MLIR_CAPI_EXPORTED LlmcCompiledModel llmcCompiledModelCreateFromFile(
+    MlirContext ctx, MlirStringRef path, MlirStringRef dims,
+    MlirStringRef target, MlirStringRef options, MlirStringCallback onError,
+    void *userData);
+
+/// Like llmcCompiledModelCreateFromFile for MLIR assembly held in memory
+/// (`source`, not NUL-terminated; `sourceName` names it in diagnostics).
+/// Keyed by the text: the same text as a .mlir file hits the same entry.
+MLIR_CAPI_EXPORTED LlmcCompiledModel llmcCompiledModelCreateFromSource(
+    MlirContext ctx, MlirStringRef source, MlirStringRef sourceName,
+    MlirStringRef target, MlirStringRef options, MlirStringCallback onError,
+    void *userData);
+
+/// How `model` was obtained: "hit" (loaded from the compile cache), "miss"
+/// (compiled, and stored in the cache unless it could not be written) or
+/// "off" (compiled, caching off or not possible). Borrowed from `model`.
+MLIR_CAPI_EXPORTED MlirStringRef
+llmcCompiledModelGetCacheStatus(LlmcCompiledModel model);
 
 /// Destroys `model` (no-op for a null model). The query functions below
 /// require a non-null model.

@@ -12,7 +12,10 @@
 
 #include "llm-c/Runtime.h"
 #include "Diagnostics.h"
+#include "llm-c/ImportONNX.h"
+#include "llm-c/Passes.h"
 
+#include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 
 #include "mlir/CAPI/IR.h"
@@ -21,6 +24,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
@@ -33,6 +38,14 @@ struct CAPICompiledModel {
   std::unique_ptr<CompiledModel> model;
   SmallVector<std::string> inputNames;
   SmallVector<std::string> outputNames;
+  /// "hit", "miss" or "off" (llmcCompiledModelGetCacheStatus).
+  std::string cacheStatus;
+};
+
+/// The parsed `options` of the create functions.
+struct CAPIOptions {
+  CompileOptions compile;
+  CacheOptions cache = CacheOptions::fromEnvironment();
 };
 } // namespace
 
@@ -40,10 +53,27 @@ static CAPICompiledModel *unwrapModel(LlmcCompiledModel model) {
   return static_cast<CAPICompiledModel *>(model.ptr);
 }
 
-/// Parses the `options` string of llmcCompiledModelCreate into `options`;
+/// Parses BOOL (true/false/1/0) of `item`; adds an error to `diags` and
+/// returns false when malformed.
+static bool parseBool(StringRef item, StringRef value, bool &result,
+                      DiagnosticCapture &diags) {
+  if (value == "true" || value == "1") {
+    result = true;
+  } else if (value == "false" || value == "0") {
+    result = false;
+  } else {
+    diags.addError("invalid option '" + item +
+                   "': expected true, false, 1 or 0");
+    return false;
+  }
+  return true;
+}
+
+/// Parses the `options` string of llmcCompiledModelCreate into `all`;
 /// adds an error to `diags` and returns false when malformed.
-static bool parseCompileOptions(StringRef text, CompileOptions &options,
+static bool parseCompileOptions(StringRef text, CAPIOptions &all,
                                 DiagnosticCapture &diags) {
+  CompileOptions &options = all.compile;
   SmallVector<StringRef> items;
   SplitString(text, items);
   SmallVector<std::string> pipelineItems;
@@ -68,15 +98,19 @@ static bool parseCompileOptions(StringRef text, CompileOptions &options,
       }
       options.optLevel = level;
     } else if (key == "no-opt") {
-      if (value == "true" || value == "1") {
-        options.lowering.noOpt = true;
-      } else if (value == "false" || value == "0") {
-        options.lowering.noOpt = false;
-      } else {
-        diags.addError("invalid option '" + item +
-                       "': expected true, false, 1 or 0");
+      if (!parseBool(item, value, options.lowering.noOpt, diags))
+        return false;
+    } else if (key == "cache") {
+      bool cache;
+      if (!parseBool(item, value, cache, diags))
+        return false;
+      all.cache.enabled = all.cache.enabled && cache;
+    } else if (key == "cache-dir") {
+      if (value.empty()) {
+        diags.addError("invalid option '" + item + "': empty directory");
         return false;
       }
+      all.cache.directory = value.str();
     } else if (key == "threads") {
       pipelineItems.push_back(("num-threads=" + value).str());
     } else {
@@ -88,12 +122,64 @@ static bool parseCompileOptions(StringRef text, CompileOptions &options,
   return true;
 }
 
-/// The `llm.name` attribute in `attrs`, or "".
-static std::string getLLMName(DictionaryAttr attrs) {
-  if (attrs)
-    if (auto name = attrs.getAs<StringAttr>("llm.name"))
-      return name.getValue().str();
-  return "";
+/// Compiles (or loads from the cache) the model whose content digest is
+/// `digest` (none: no caching) and that `loadModule` produces (null: it
+/// failed and reported why itself), for `target` with `options`.
+static LlmcCompiledModel
+createModel(MLIRContext *ctx, StringRef target, StringRef options,
+            llvm::function_ref<std::optional<std::string>()> digest,
+            llvm::function_ref<OwningOpRef<ModuleOp>()> loadModule,
+            DiagnosticCapture &diags) {
+  if (target != "cpu") {
+    diags.addError("unknown target '" + target + "'; supported: cpu");
+    return LlmcCompiledModel{nullptr};
+  }
+  CAPIOptions all;
+  if (!parseCompileOptions(options, all, diags))
+    return LlmcCompiledModel{nullptr};
+
+  // The lowering and the JIT need every dialect, extension and LLVM IR
+  // translation, whatever the caller registered.
+  DialectRegistry registry;
+  registerRuntimeDialects(registry);
+  ctx->appendDialectRegistry(registry);
+
+  CompileCache cache(all.cache);
+  std::optional<std::string> modelDigest;
+  if (cache.isEnabled())
+    modelDigest = digest();
+  bool loadFailed = false;
+  CacheEvent event;
+  FailureOr<std::unique_ptr<CompiledModel>> compiled = cache.getOrCompile(
+      modelDigest, all.compile,
+      [&] {
+        OwningOpRef<ModuleOp> module = loadModule();
+        loadFailed = !module;
+        return module;
+      },
+      &event);
+  if (failed(compiled)) {
+    if (!loadFailed && !diags.hadError())
+      diags.addError("compilation failed");
+    return LlmcCompiledModel{nullptr};
+  }
+  auto result = std::make_unique<CAPICompiledModel>();
+  result->model = std::move(*compiled);
+  const EntrySignature &sig = result->model->getSignature();
+  for (size_t k = 0; k < sig.inputs.size(); ++k) {
+    std::string name = k < sig.inputNames.size() ? sig.inputNames[k] : "";
+    result->inputNames.push_back(name.empty() ? "arg" + std::to_string(k)
+                                              : name);
+  }
+  for (size_t k = 0; k < sig.results.size(); ++k) {
+    std::string name = k < sig.resultNames.size() ? sig.resultNames[k] : "";
+    result->outputNames.push_back(name.empty() ? "out" + std::to_string(k)
+                                               : name);
+  }
+  result->cacheStatus = event.outcome == CacheOutcome::Hit    ? "hit"
+                        : event.outcome == CacheOutcome::Miss ? "miss"
+                                                              : "off";
+  return LlmcCompiledModel{result.release()};
 }
 
 LlmcCompiledModel llmcCompiledModelCreate(MlirModule module,
@@ -104,57 +190,90 @@ LlmcCompiledModel llmcCompiledModelCreate(MlirModule module,
   ModuleOp original = unwrap(module);
   MLIRContext *ctx = original.getContext();
   DiagnosticCapture diags(ctx, onError, userData);
-  StringRef targetName = unwrap(target);
-  if (targetName != "cpu") {
-    diags.addError("unknown target '" + targetName + "'; supported: cpu");
+  // Keyed by the module's bytecode; a copy is lowered, so the caller's
+  // module stays as it was.
+  return createModel(
+      ctx, unwrap(target), unwrap(options),
+      [&] { return digestModule(original); },
+      [&] { return OwningOpRef<ModuleOp>(cast<ModuleOp>(original->clone())); },
+      diags);
+}
+
+LlmcCompiledModel
+llmcCompiledModelCreateFromFile(MlirContext ctx, MlirStringRef path,
+                                MlirStringRef dims, MlirStringRef target,
+                                MlirStringRef options,
+                                MlirStringCallback onError, void *userData) {
+  MLIRContext *context = unwrap(ctx);
+  StringRef file = unwrap(path);
+  StringRef dimText = unwrap(dims);
+  bool onnx = file.ends_with_insensitive(".onnx");
+  DiagnosticCapture diags(context, onError, userData);
+  if (!onnx && !dimText.trim().empty()) {
+    diags.addError("dims apply only to ONNX models (.onnx), not '" + file +
+                   "'");
     return LlmcCompiledModel{nullptr};
   }
-  CompileOptions compileOptions;
-  if (!parseCompileOptions(unwrap(options), compileOptions, diags))
-    return LlmcCompiledModel{nullptr};
+  auto digest = [&]() -> std::optional<std::string> {
+    if (onnx && !llmcHasONNXImporter())
+      return std::nullopt;
+    llvm::Expected<std::string> d =
+        digestModelFile(file, {dimText.trim().str()});
+    if (!d) {
+      // Unreadable or malformed: the load reports it.
+      llvm::consumeError(d.takeError());
+      return std::nullopt;
+    }
+    return *d;
+  };
+  auto load = [&]() -> OwningOpRef<ModuleOp> {
+    // These report their errors to onError themselves.
+    if (onnx)
+      return unwrap(llmcImportONNXFile(ctx, path, dims, onError, userData));
+    if (!llvm::sys::fs::is_regular_file(file)) {
+      diags.addError("cannot open model '" + file + "': " +
+                     (llvm::sys::fs::exists(file) ? "not a regular file"
+                                                  : "no such file"));
+      return nullptr;
+    }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+    if (!buffer) {
+      diags.addError("cannot open model '" + file +
+                     "': " + buffer.getError().message());
+      return nullptr;
+    }
+    // Flush what this capture holds first: llmcParseModule passes its own
+    // diagnostics to onError directly.
+    diags.flush();
+    StringRef text = (*buffer)->getBuffer();
+    return unwrap(llmcParseModule(ctx, MlirStringRef{text.data(), text.size()},
+                                  path, onError, userData));
+  };
+  return createModel(context, unwrap(target), unwrap(options), digest, load,
+                     diags);
+}
 
-  // The lowering and the JIT need every dialect, extension and LLVM IR
-  // translation, whatever the caller registered.
-  DialectRegistry registry;
-  registerRuntimeDialects(registry);
-  ctx->appendDialectRegistry(registry);
+LlmcCompiledModel
+llmcCompiledModelCreateFromSource(MlirContext ctx, MlirStringRef source,
+                                  MlirStringRef sourceName,
+                                  MlirStringRef target, MlirStringRef options,
+                                  MlirStringCallback onError, void *userData) {
+  MLIRContext *context = unwrap(ctx);
+  DiagnosticCapture diags(context, onError, userData);
+  return createModel(
+      context, unwrap(target), unwrap(options),
+      [&] { return digestModelText(unwrap(source)); },
+      [&] {
+        diags.flush();
+        return OwningOpRef<ModuleOp>(unwrap(
+            llmcParseModule(ctx, source, sourceName, onError, userData)));
+      },
+      diags);
+}
 
-  // Lower a copy: the caller's module stays as it was.
-  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(original->clone()));
-  if (failed(getEntrySignature(*copy, compileOptions.entry)))
-    return LlmcCompiledModel{nullptr};
-
-  auto result = std::make_unique<CAPICompiledModel>();
-  auto func = copy->lookupSymbol<func::FuncOp>(compileOptions.entry);
-  for (unsigned k = 0, e = func.getNumArguments(); k < e; ++k) {
-    std::string name = getLLMName(func.getArgAttrDict(k));
-    result->inputNames.push_back(name.empty() ? "arg" + std::to_string(k)
-                                              : name);
-  }
-  for (unsigned k = 0, e = func.getNumResults(); k < e; ++k) {
-    std::string name = getLLMName(func.getResultAttrDict(k));
-    result->outputNames.push_back(name.empty() ? "out" + std::to_string(k)
-                                               : name);
-  }
-  // The names would reach the LLVM functions as unknown parameter
-  // attributes.
-  StringAttr nameKey = StringAttr::get(ctx, "llm.name");
-  copy->walk([&](func::FuncOp fn) {
-    for (unsigned k = 0, e = fn.getNumArguments(); k < e; ++k)
-      fn.removeArgAttr(k, nameKey);
-    for (unsigned k = 0, e = fn.getNumResults(); k < e; ++k)
-      fn.removeResultAttr(k, nameKey);
-  });
-
-  FailureOr<std::unique_ptr<CompiledModel>> compiled =
-      CompiledModel::create(*copy, compileOptions);
-  if (failed(compiled)) {
-    if (!diags.hadError())
-      diags.addError("compilation failed");
-    return LlmcCompiledModel{nullptr};
-  }
-  result->model = std::move(*compiled);
-  return LlmcCompiledModel{result.release()};
+MlirStringRef llmcCompiledModelGetCacheStatus(LlmcCompiledModel model) {
+  return wrap(StringRef(unwrapModel(model)->cacheStatus));
 }
 
 void llmcCompiledModelDestroy(LlmcCompiledModel model) {

@@ -16,30 +16,43 @@
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Runtime/Progress.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/SmallVectorMemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <cstdlib>
+#include <new>
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
@@ -55,6 +68,10 @@ using namespace mlir::llm::runtime;
 #endif
 
 static constexpr llvm::StringLiteral kCInterfacePrefix("_mlir_ciface_");
+/// The symbols of a CompiledObject (see the header).
+static constexpr llvm::StringLiteral kPackedEntryName("__llmc_entry");
+static constexpr llvm::StringLiteral kInitName("__llmc_init");
+static constexpr llvm::StringLiteral kFiniName("__llmc_fini");
 
 /// The location for module-level errors: the module's own, except that the
 /// implicit module of a parsed file (at `file:0:0`) reports `file:1:1`.
@@ -199,6 +216,12 @@ mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
     return failure();
   if (*seq)
     sig.seqBound = (*seq)->bound;
+  auto getName = [](DictionaryAttr attrs) {
+    if (attrs)
+      if (auto name = attrs.getAs<StringAttr>("llm.name"))
+        return name.getValue().str();
+    return std::string();
+  };
   for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
     FailureOr<TensorSpec> spec =
         getTensorSpec(arg.getType(), arg.getLoc(), entry,
@@ -206,6 +229,7 @@ mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
     if (failed(spec))
       return failure();
     sig.inputs.push_back(*spec);
+    sig.inputNames.push_back(getName(fn.getArgAttrDict(i)));
   }
   for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
     FailureOr<TensorSpec> spec =
@@ -214,6 +238,7 @@ mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
     if (failed(spec))
       return failure();
     sig.results.push_back(*spec);
+    sig.resultNames.push_back(getName(fn.getResultAttrDict(i)));
   }
   return sig;
 }
@@ -303,7 +328,7 @@ static bool isRuntimeLibrarySymbol(StringRef name, bool usesF64) {
   }();
   if (sets.first.contains(name) || (usesF64 && sets.second.contains(name)))
     return true;
-  for (StringRef prefix : {"omp_", "__kmpc_", "mgpu", "_mlir_"})
+  for (StringRef prefix : {"omp_", "__kmpc_", "mgpu", "_mlir_", "__llmc_"})
     if (name.starts_with(prefix))
       return true;
   return false;
@@ -324,6 +349,103 @@ static bool usesF64(ModuleOp module) {
   return result.wasInterrupted();
 }
 
+/// Sets `pipelineOptions` to the `llm-lower-to-cpu` options of `options`;
+/// on a parse error (or an out-of-range option) returns failure with the
+/// message in `error`.
+static LogicalResult getPipelineOptions(const LoweringOptions &options,
+                                        llm::LowerToCPUOptions &pipelineOptions,
+                                        std::string &error) {
+  std::string optionErrors;
+  llvm::raw_string_ostream errorStream(optionErrors);
+  if (failed(pipelineOptions.parseFromString(options.pipelineOptions,
+                                             errorStream))) {
+    error = ("invalid pipeline options '" + options.pipelineOptions +
+             "': " + StringRef(optionErrors).trim())
+                .str();
+    return failure();
+  }
+  // libomp aborts on absurd thread counts.
+  if (pipelineOptions.numThreads < 0 || pipelineOptions.numThreads > 1024) {
+    error = "invalid pipeline options '" + options.pipelineOptions +
+            "': num-threads must be in [0, 1024] (0: the OpenMP default), "
+            "got " +
+            std::to_string(pipelineOptions.numThreads.getValue());
+    return failure();
+  }
+  if (options.noFusion) {
+    pipelineOptions.fuse = false;
+    pipelineOptions.fuseElementwise = false;
+  }
+  if (options.noOpt) {
+    pipelineOptions.optimizeGraph = false;
+    pipelineOptions.fuseElementwise = false;
+    pipelineOptions.fuse = false;
+    pipelineOptions.vectorize = false;
+    pipelineOptions.parallel = false;
+    pipelineOptions.attention = "materialized";
+    pipelineOptions.planMemory = false;
+    pipelineOptions.optimizeLayout = false;
+  }
+  if (options.verifyMemoryPlan)
+    pipelineOptions.verifyMemoryPlan = true;
+  return success();
+}
+
+llvm::Expected<std::string> mlir::llm::runtime::getEffectivePipelineOptions(
+    const LoweringOptions &options) {
+  std::string error;
+  llm::LowerToCPUOptions pipelineOptions;
+  if (failed(getPipelineOptions(options, pipelineOptions, error)))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pipelineOptions.print(os);
+  return text;
+}
+
+namespace {
+/// Reports the progress of the lowering pipeline: one step per pass of the
+/// top-level pass manager (a nested pass manager is one step), shown with
+/// the name of the pass running, between progress::kLowering and
+/// progress::kTranslation.
+class ProgressInstrumentation : public PassInstrumentation {
+public:
+  ProgressInstrumentation(CompileProgress &progress, Operation *root,
+                          size_t numPasses)
+      : progress(progress), root(root),
+        numPasses(std::max<size_t>(numPasses, 1)) {}
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    // A pass adaptor (no argument) runs nested pass managers: their passes
+    // (on functions, possibly in parallel) are shown as they run.
+    StringRef name = pass->getArgument();
+    if (name.empty())
+      return;
+    progress.update(("lowering: " + name).str(), fraction());
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (op == root)
+      ++done;
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (op == root)
+      ++done;
+  }
+
+private:
+  double fraction() const {
+    return progress::kLowering +
+           (progress::kTranslation - progress::kLowering) *
+               std::min<double>(done, numPasses) / numPasses;
+  }
+
+  CompileProgress &progress;
+  Operation *root;
+  size_t numPasses;
+  size_t done = 0;
+};
+} // namespace
+
 LogicalResult
 mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
                                        const LoweringOptions &options) {
@@ -342,57 +464,42 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
               "calls; rename it";
   }
 
+  std::string optionError;
   LowerToCPUOptions pipelineOptions;
-  std::string optionErrors;
-  llvm::raw_string_ostream errorStream(optionErrors);
-  if (failed(pipelineOptions.parseFromString(options.pipelineOptions,
-                                             errorStream))) {
-    return emitError(getModuleDiagLoc(module))
-           << "invalid pipeline options '" << options.pipelineOptions
-           << "': " << StringRef(optionErrors).trim();
-  }
-  // libomp aborts on absurd thread counts.
-  if (pipelineOptions.numThreads < 0 || pipelineOptions.numThreads > 1024) {
-    return emitError(getModuleDiagLoc(module))
-           << "invalid pipeline options '" << options.pipelineOptions
-           << "': num-threads must be in [0, 1024] (0: the OpenMP default), "
-              "got "
-           << pipelineOptions.numThreads.getValue();
-  }
-  if (options.noFusion) {
-    pipelineOptions.fuse = false;
-    pipelineOptions.fuseElementwise = false;
-  }
-  if (options.noOpt) {
-    pipelineOptions.optimizeGraph = false;
-    pipelineOptions.fuseElementwise = false;
-    pipelineOptions.fuse = false;
-    pipelineOptions.vectorize = false;
-    pipelineOptions.parallel = false;
-    pipelineOptions.attention = "materialized";
-    pipelineOptions.planMemory = false;
-    pipelineOptions.optimizeLayout = false;
-  }
-  if (options.verifyMemoryPlan)
-    pipelineOptions.verifyMemoryPlan = true;
+  if (failed(getPipelineOptions(options, pipelineOptions, optionError)))
+    return emitError(getModuleDiagLoc(module)) << optionError;
 
-  // Public functions get a C interface (the pipeline may add it too).
-  for (auto fn : module.getOps<func::FuncOp>())
+  // Public functions get a C interface (the pipeline may add it too). The
+  // `llm.name` attributes (ONNX names) would reach the LLVM functions as
+  // unknown parameter attributes.
+  StringAttr nameKey = StringAttr::get(ctx, "llm.name");
+  for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isPublic() && !fn.isExternal())
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(ctx));
+    for (unsigned k = 0, e = fn.getNumArguments(); k < e; ++k)
+      fn.removeArgAttr(k, nameKey);
+    for (unsigned k = 0, e = fn.getNumResults(); k < e; ++k)
+      fn.removeResultAttr(k, nameKey);
+  }
 
-  // Remember whether a pass reported an error; some fail silently.
+  // Remember whether a pass reported an error; some fail silently. A
+  // progress line is cleared before a diagnostic is printed.
   bool sawError = false;
   ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error)
       sawError = true;
+    if (options.progress)
+      options.progress->clear();
     return failure(); // Let the outer handler print it.
   });
 
   PassManager pm(ctx, ModuleOp::getOperationName());
   pm.enableVerifier(options.verifyEach);
   buildLLMLowerToCPUPipeline(pm, pipelineOptions);
+  if (options.progress)
+    pm.addInstrumentation(std::make_unique<ProgressInstrumentation>(
+        *options.progress, module.getOperation(), pm.size()));
   if (succeeded(pm.run(module)))
     return success();
   if (!sawError)
@@ -417,14 +524,24 @@ mlir::llm::runtime::createHostTargetMachine(unsigned optLevel) {
   return builder->createTargetMachine();
 }
 
-FailureOr<std::unique_ptr<llvm::Module>> mlir::llm::runtime::translateToLLVMIR(
-    ModuleOp module, llvm::LLVMContext &llvmContext, llvm::TargetMachine &tm,
-    unsigned optLevel, bool internalizeAllButCInterface) {
+/// translateToLLVMIR, with `beforeOptimize` run on the LLVM module after
+/// translation (and internalization) and before the optimization pipeline.
+static FailureOr<std::unique_ptr<llvm::Module>>
+translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
+                     llvm::TargetMachine &tm, unsigned optLevel,
+                     bool internalizeAllButCInterface,
+                     CompileProgress *progress,
+                     llvm::function_ref<void(llvm::Module &)> beforeOptimize) {
+  if (progress)
+    progress->update("translating to LLVM IR", progress::kTranslation);
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule)
+  if (!llvmModule) {
+    if (progress)
+      progress->clear();
     return emitError(getModuleDiagLoc(module))
            << "translation to LLVM IR failed";
+  }
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
   // Target-specific intrinsics that a `target=` description put in (the
@@ -438,29 +555,53 @@ FailureOr<std::unique_ptr<llvm::Module>> mlir::llm::runtime::translateToLLVMIR(
   for (llvm::Function &f : *llvmModule)
     for (auto [prefix, feature] : kIntrinsicFeatures)
       if (f.isDeclaration() && f.getName().starts_with(prefix) &&
-          !llvm::is_contained(llvm::split(features, ','), feature))
+          !llvm::is_contained(llvm::split(features, ','), feature)) {
+        if (progress)
+          progress->clear();
         return emitError(getModuleDiagLoc(module))
                << "the compiled code uses " << f.getName() << ", which needs "
                << feature.drop_front()
                << " that this CPU lacks (compile with target=host, or a "
                   "target without it: avx512, avx2, generic)";
+      }
   if (internalizeAllButCInterface) {
     for (llvm::Function &f : *llvmModule)
       if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   packConstantsAsBytes(*llvmModule);
+  if (beforeOptimize)
+    beforeOptimize(*llvmModule);
+  if (progress)
+    progress->update("LLVM IR optimization (-O" +
+                         std::to_string(std::min(optLevel, 3u)) + ")",
+                     progress::kOptimization);
   auto transformer =
       makeOptimizingTransformer(std::min(optLevel, 3u), /*sizeLevel=*/0, &tm);
-  if (llvm::Error err = transformer(llvmModule.get()))
+  if (llvm::Error err = transformer(llvmModule.get())) {
+    if (progress)
+      progress->clear();
     return emitError(getModuleDiagLoc(module))
            << "LLVM optimization failed: " << llvm::toString(std::move(err));
+  }
   return llvmModule;
+}
+
+FailureOr<std::unique_ptr<llvm::Module>> mlir::llm::runtime::translateToLLVMIR(
+    ModuleOp module, llvm::LLVMContext &llvmContext, llvm::TargetMachine &tm,
+    unsigned optLevel, bool internalizeAllButCInterface,
+    CompileProgress *progress) {
+  return translateAndOptimize(module, llvmContext, tm, optLevel,
+                              internalizeAllButCInterface, progress,
+                              /*beforeOptimize=*/{});
 }
 
 llvm::Error mlir::llm::runtime::emitObjectFile(llvm::Module &llvmModule,
                                                llvm::TargetMachine &tm,
-                                               llvm::raw_pwrite_stream &os) {
+                                               llvm::raw_pwrite_stream &os,
+                                               CompileProgress *progress) {
+  if (progress)
+    progress->update("LLVM codegen", progress::kCodegen);
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr,
                              llvm::CodeGenFileType::ObjectFile))
@@ -474,16 +615,92 @@ llvm::Error mlir::llm::runtime::emitObjectFile(llvm::Module &llvmModule,
 // CompiledModel
 //===----------------------------------------------------------------------===//
 
-CompiledModel::~CompiledModel() = default;
+/// Defines `void __llmc_entry(void **args)` in `m`, calling `ciface` with
+/// `*args[i]` as its argument i (the packed calling convention of
+/// mlir::ExecutionEngine::invokePacked).
+static void addPackedEntry(llvm::Module &m, llvm::Function &ciface) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()},
+                                       /*isVarArg=*/false);
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                    kPackedEntryName, m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  SmallVector<llvm::Value *> args;
+  for (auto [i, arg] : llvm::enumerate(ciface.args())) {
+    llvm::Value *slot = b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), i);
+    llvm::Value *argPtr = b.CreateLoad(b.getPtrTy(), slot);
+    args.push_back(b.CreateLoad(arg.getType(), argPtr));
+  }
+  b.CreateCall(&ciface, args);
+  b.CreateRetVoid();
+}
+
+/// Replaces the global constructor or destructor list `arrayName`
+/// (`llvm.global_ctors` / `llvm.global_dtors`) of `m` by an external
+/// function `fnName` that calls them in order (constructors by ascending,
+/// destructors by descending priority): the JIT loads a plain object and
+/// runs no init sections. Returns whether `m` had any.
+static bool lowerStructors(llvm::Module &m, StringRef arrayName,
+                           StringRef fnName, bool descending) {
+  llvm::GlobalVariable *list = m.getNamedGlobal(arrayName);
+  if (!list)
+    return false;
+  // (priority, position in the list, function).
+  SmallVector<std::tuple<uint64_t, size_t, llvm::Function *>> fns;
+  if (auto *init =
+          dyn_cast_or_null<llvm::ConstantArray>(list->getInitializer())) {
+    for (llvm::Value *element : init->operands()) {
+      auto *entry = dyn_cast<llvm::ConstantStruct>(element);
+      if (!entry || entry->getNumOperands() < 2)
+        continue;
+      auto *priority = dyn_cast<llvm::ConstantInt>(entry->getOperand(0));
+      auto *fn =
+          dyn_cast<llvm::Function>(entry->getOperand(1)->stripPointerCasts());
+      if (fn)
+        fns.emplace_back(priority ? priority->getZExtValue() : 65535,
+                         fns.size(), fn);
+    }
+  }
+  llvm::sort(fns, [&](const auto &a, const auto &b) {
+    if (std::get<0>(a) != std::get<0>(b))
+      return descending ? std::get<0>(a) > std::get<0>(b)
+                        : std::get<0>(a) < std::get<0>(b);
+    return std::get<1>(a) < std::get<1>(b);
+  });
+  list->eraseFromParent();
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), /*isVarArg=*/false);
+  auto *wrapper = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, fnName, m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+  for (auto &[priority, position, fn] : fns)
+    b.CreateCall(fn->getFunctionType(), fn);
+  b.CreateRetVoid();
+  return true;
+}
+
+CompiledModel::~CompiledModel() {
+  if (fini)
+    fini();
+  for (void (*destroy)() : libraryDestroyFns)
+    destroy();
+}
 
 FailureOr<std::unique_ptr<CompiledModel>>
-CompiledModel::create(ModuleOp module, const CompileOptions &options) {
+CompiledModel::create(ModuleOp module, const CompileOptions &options,
+                      CompiledObject *objectOut) {
   FailureOr<EntrySignature> signature =
       getEntrySignature(module, options.entry);
   if (failed(signature))
     return failure();
-  if (failed(lowerToLLVMDialect(module, options.lowering)))
+  LoweringOptions lowering = options.lowering;
+  if (!lowering.progress)
+    lowering.progress = options.progress;
+  if (failed(lowerToLLVMDialect(module, lowering)))
     return failure();
+  CompileProgress *progress = lowering.progress;
 
   // The lowered C interface must take one descriptor pointer per input and
   // result and return nothing (see the file comment of the header).
@@ -525,46 +742,178 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options) {
   // their sections.)
   (*tm)->setCodeModel(llvm::CodeModel::Large);
 
+  // LLVM IR with the packed entry (and the global constructors and
+  // destructors as functions), optimized; then the object. No function is
+  // internalized (as in mlir::ExecutionEngine): a function called once
+  // would be inlined into its caller, and O3 on one huge function is slow.
+  CompiledObject object;
+  object.signature = std::move(*signature);
+  object.callerArena = arenaBytes.has_value();
+  object.arenaBytes = arenaBytes.value_or(0);
+  llvm::SmallVector<char, 0> objectBytes;
+  {
+    llvm::LLVMContext llvmContext;
+    FailureOr<std::unique_ptr<llvm::Module>> llvmModule = translateAndOptimize(
+        module, llvmContext, **tm, options.optLevel,
+        /*internalizeAllButCInterface=*/false, progress, [&](llvm::Module &m) {
+          if (llvm::Function *fn = m.getFunction(cifaceName))
+            addPackedEntry(m, *fn);
+          object.hasInit = lowerStructors(m, "llvm.global_ctors", kInitName,
+                                          /*descending=*/false);
+          object.hasFini = lowerStructors(m, "llvm.global_dtors", kFiniName,
+                                          /*descending=*/true);
+        });
+    if (failed(llvmModule))
+      return failure();
+    llvm::raw_svector_ostream os(objectBytes);
+    if (llvm::Error err = emitObjectFile(**llvmModule, **tm, os, progress)) {
+      if (progress)
+        progress->clear();
+      return emitError(getModuleDiagLoc(module))
+             << "JIT compilation failed: " << llvm::toString(std::move(err));
+    }
+  }
+  object.object = std::make_unique<llvm::SmallVectorMemoryBuffer>(
+      std::move(objectBytes), "llmc-jit-object",
+      /*RequiresNullTerminator=*/false);
+
+  if (progress)
+    progress->update("loading", progress::kLoading);
+  llvm::Expected<std::unique_ptr<CompiledModel>> model = load(object, options);
+  if (progress)
+    progress->clear();
+  if (!model)
+    return emitError(getModuleDiagLoc(module))
+           << "JIT compilation failed: " << llvm::toString(model.takeError());
+  if (objectOut)
+    *objectOut = std::move(object);
+  return std::move(*model);
+}
+
+llvm::Expected<std::unique_ptr<CompiledModel>>
+CompiledModel::load(const CompiledObject &object,
+                    const CompileOptions &options) {
+  auto error = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  if (!object.object)
+    return error("no object code");
+  initializeNativeTarget();
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> jtmb =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  jtmb->setCodeModel(llvm::CodeModel::Large);
+
+  // LLMC_PERF_JIT=1: register the JIT code with perf (jitdump files for
+  // `perf record -k 1` + `perf inject --jit`), to profile compiled models.
+  llvm::JITEventListener *perfListener =
+      std::getenv("LLMC_PERF_JIT")
+          ? llvm::JITEventListener::createPerfJITEventListener()
+          : nullptr;
+  // RuntimeDyld with SectionMemoryManager, as mlir::ExecutionEngine (see
+  // the large code model above); no platform: the object's constructors are
+  // `__llmc_init`, called below.
+  llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(*jtmb))
+          .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+          .setObjectLinkingLayerCreator(
+              [perfListener](llvm::orc::ExecutionSession &session)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                auto layer =
+                    std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                        session, [](const llvm::MemoryBuffer &) {
+                          return std::make_unique<llvm::SectionMemoryManager>();
+                        });
+                if (perfListener)
+                  layer->registerJITEventListener(*perfListener);
+                return layer;
+              })
+          .create();
+  if (!jit)
+    return jit.takeError();
+
+  // Undefined symbols: the shared libraries, then the process (libm, libc).
+  // A library with the ExecutionEngine's init/destroy protocol provides its
+  // symbols through the init function.
+  std::unique_ptr<CompiledModel> model(new CompiledModel());
+  llvm::orc::JITDylib &mainJD = (*jit)->getMainJITDylib();
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
   SmallVector<std::string> libs = options.sharedLibPaths.empty()
                                       ? getDefaultSharedLibPaths()
                                       : options.sharedLibPaths;
-  SmallVector<StringRef> libRefs(libs.begin(), libs.end());
-  auto optimize = makeOptimizingTransformer(std::min(options.optLevel, 3u),
-                                            /*sizeLevel=*/0, tm->get());
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      [&optimize](llvm::Module *m) -> llvm::Error {
-    packConstantsAsBytes(*m);
-    return optimize(m);
-  };
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = (*tm)->getOptLevel();
-  engineOptions.sharedLibPaths = libRefs;
-  engineOptions.enableGDBNotificationListener = false;
-  // LLMC_PERF_JIT=1: register the JIT code with perf (jitdump files for
-  // `perf record -k 1` + `perf inject --jit`), to profile compiled models.
-  engineOptions.enablePerfNotificationListener =
-      std::getenv("LLMC_PERF_JIT") != nullptr;
-  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-      ExecutionEngine::create(module, engineOptions, std::move(*tm));
-  if (!engine)
-    return emitError(getModuleDiagLoc(module))
-           << "JIT compilation failed: " << llvm::toString(engine.takeError());
-  llvm::Expected<void (*)(void **)> packed =
-      (*engine)->lookupPacked(cifaceName);
-  if (!packed)
-    return emitError(getModuleDiagLoc(module))
-           << "JIT compilation failed: " << llvm::toString(packed.takeError());
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(),
+                                      (*jit)->getDataLayout());
+  for (const std::string &path : libs) {
+    std::string message;
+    llvm::sys::DynamicLibrary lib =
+        llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &message);
+    if (!lib.isValid())
+      return error("cannot load '" + path + "': " + message);
+    void *init = lib.getAddressOfSymbol(ExecutionEngine::kLibraryInitFnName);
+    void *destroy =
+        lib.getAddressOfSymbol(ExecutionEngine::kLibraryDestroyFnName);
+    if (!init || !destroy) {
+      mainJD.addGenerator(
+          std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(lib,
+                                                                     prefix));
+      continue;
+    }
+    llvm::StringMap<void *> exported;
+    reinterpret_cast<ExecutionEngine::LibraryInitFn>(init)(exported);
+    model->libraryDestroyFns.push_back(
+        reinterpret_cast<ExecutionEngine::LibraryDestroyFn>(destroy));
+    llvm::orc::SymbolMap symbols;
+    for (auto &entry : exported)
+      symbols[mangle(entry.getKey())] = {
+          llvm::orc::ExecutorAddr::fromPtr(entry.getValue()),
+          llvm::JITSymbolFlags::Exported};
+    if (llvm::Error err =
+            mainJD.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+      return std::move(err);
+  }
+  using llvm::orc::DynamicLibrarySearchGenerator;
+  llvm::Expected<std::unique_ptr<DynamicLibrarySearchGenerator>> process =
+      DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return process.takeError();
+  mainJD.addGenerator(std::move(*process));
 
-  std::unique_ptr<CompiledModel> model(new CompiledModel());
-  model->signature = std::move(*signature);
-  model->engine = std::move(*engine);
-  model->packedEntry = *packed;
-  if (arenaBytes) {
+  // The object is linked (copied into the JIT's memory) by the first lookup.
+  if (llvm::Error err = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBuffer(
+          object.object->getMemBufferRef(), /*RequiresNullTerminator=*/false)))
+    return std::move(err);
+  llvm::Expected<llvm::orc::ExecutorAddr> entry =
+      (*jit)->lookup(kPackedEntryName);
+  if (!entry)
+    return entry.takeError();
+  model->packedEntry = entry->toPtr<void (*)(void **)>();
+  if (object.hasFini) {
+    llvm::Expected<llvm::orc::ExecutorAddr> fini = (*jit)->lookup(kFiniName);
+    if (!fini)
+      return fini.takeError();
+    model->fini = fini->toPtr<void (*)()>();
+  }
+  if (object.hasInit) {
+    llvm::Expected<llvm::orc::ExecutorAddr> init = (*jit)->lookup(kInitName);
+    if (!init)
+      return init.takeError();
+    init->toPtr<void (*)()>()();
+  }
+
+  model->signature = object.signature;
+  model->jit = std::move(*jit);
+  if (object.callerArena) {
     // 64 bytes of slack to align the start (llm-plan-memory's alignment).
     model->callerArena = true;
-    model->arenaBytes = *arenaBytes;
-    model->arenaStorage = std::make_unique<uint8_t[]>(*arenaBytes + 64);
+    model->arenaBytes = object.arenaBytes;
+    model->arenaStorage = std::unique_ptr<uint8_t[]>(
+        new (std::nothrow) uint8_t[object.arenaBytes + 64]());
+    if (!model->arenaStorage)
+      return error("cannot allocate the model's arena of " +
+                   llvm::Twine(object.arenaBytes) + " bytes");
     uintptr_t base = reinterpret_cast<uintptr_t>(model->arenaStorage.get());
     model->arena = reinterpret_cast<uint8_t *>(llvm::alignTo(base, 64));
   }

@@ -11,17 +11,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/Npy.h"
+#include "llm/Support/OutputFile.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -480,36 +482,77 @@ static llvm::Expected<DType> parseDescr(StringRef descr, StringRef name) {
              "' (supported: <f4 <f8 <f2 |b1 |i1 <i4 <i8)");
 }
 
-llvm::Expected<HostTensor>
-mlir::llm::runtime::parseNpy(StringRef bytes, StringRef name,
-                             std::optional<DType> expected) {
-  auto err = [&](const llvm::Twine &msg) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   name + ": " + msg);
-  };
+namespace {
+/// What a .npy header declares: the element types and where the data is.
+struct NpyLayout {
+  std::string descr;
+  llvm::SmallVector<int64_t> shape;
+  /// The element type of the file and of the tensor (BF16 from '<f4').
+  DType fileDType, dtype;
+  int64_t numElements;
+  /// Offset and size of the data in the file.
+  uint64_t dataStart, dataBytes;
+};
+} // namespace
+
+static llvm::Error npyError(StringRef name, const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 name + ": " + msg);
+}
+
+/// The length of the fixed part of a .npy header (magic string, version,
+/// header length) of format version `major`, or 0 for an unknown version.
+static size_t getPreambleSize(unsigned major) {
+  return major == 1 ? 10 : (major == 2 || major == 3) ? 12 : 0;
+}
+
+/// Parses the header of a .npy file of `fileSize` bytes; `prefix` holds the
+/// file's first bytes, at least the whole header when the file has it (the
+/// data start found by `getNpyDataStart`).
+static llvm::Expected<NpyLayout> parseNpyHeader(StringRef prefix,
+                                                uint64_t fileSize,
+                                                StringRef name,
+                                                std::optional<DType> expected);
+
+/// Where the data of a .npy file of `fileSize` bytes starts, from its first
+/// bytes `prefix` (at least 12 when the file has them): checks the magic
+/// string, the version and that the header fits in the file.
+static llvm::Expected<uint64_t> getNpyDataStart(StringRef prefix,
+                                                uint64_t fileSize,
+                                                StringRef name) {
   static constexpr StringRef kMagic("\x93NUMPY", 6);
-  if (!bytes.starts_with(kMagic))
-    return err("not a .npy file (bad magic string)");
-  if (bytes.size() < 10)
-    return err("truncated .npy header");
-  unsigned major = static_cast<unsigned char>(bytes[6]);
-  size_t headerLen, dataStart;
-  if (major == 1) {
-    headerLen = llvm::support::endian::read16le(bytes.data() + 8);
-    dataStart = 10 + headerLen;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12)
-      return err("truncated .npy header");
-    headerLen = llvm::support::endian::read32le(bytes.data() + 8);
-    dataStart = 12 + headerLen;
-  } else {
-    return err("unsupported .npy format version " + llvm::Twine(major));
-  }
-  if (dataStart > bytes.size())
-    return err("truncated .npy header (header length " +
-               llvm::Twine(headerLen) + ", file size " +
-               llvm::Twine(bytes.size()) + ")");
-  StringRef headerText = bytes.slice(dataStart - headerLen, dataStart);
+  if (!prefix.starts_with(kMagic))
+    return npyError(name, "not a .npy file (bad magic string)");
+  if (prefix.size() < 10)
+    return npyError(name, "truncated .npy header");
+  unsigned major = static_cast<unsigned char>(prefix[6]);
+  size_t preamble = getPreambleSize(major);
+  if (!preamble)
+    return npyError(name,
+                    "unsupported .npy format version " + llvm::Twine(major));
+  if (prefix.size() < preamble)
+    return npyError(name, "truncated .npy header");
+  uint64_t headerLen = preamble == 10
+                           ? llvm::support::endian::read16le(prefix.data() + 8)
+                           : llvm::support::endian::read32le(prefix.data() + 8);
+  uint64_t dataStart = preamble + headerLen;
+  if (dataStart > fileSize)
+    return npyError(name, "truncated .npy header (header length " +
+                              llvm::Twine(headerLen) + ", file size " +
+                              llvm::Twine(fileSize) + ")");
+  return dataStart;
+}
+
+static llvm::Expected<NpyLayout> parseNpyHeader(StringRef prefix,
+                                                uint64_t fileSize,
+                                                StringRef name,
+                                                std::optional<DType> expected) {
+  auto err = [&](const llvm::Twine &msg) { return npyError(name, msg); };
+  llvm::Expected<uint64_t> dataStart = getNpyDataStart(prefix, fileSize, name);
+  if (!dataStart)
+    return dataStart.takeError();
+  size_t preamble = getPreambleSize(static_cast<unsigned char>(prefix[6]));
+  StringRef headerText = prefix.slice(preamble, *dataStart);
 
   NpyHeader header;
   if (std::optional<std::string> msg = HeaderParser(headerText).parse(header))
@@ -532,16 +575,16 @@ mlir::llm::runtime::parseNpy(StringRef bytes, StringRef name,
     dtype = *expected;
   }
 
-  // Checked element count and data size.
+  // Checked element count and data size, against the file's size.
   int64_t numElements = 1;
   for (int64_t d : header.shape) {
     if (llvm::MulOverflow(numElements, d, numElements) ||
         numElements > (int64_t(1) << 40))
       return err("shape (" + formatShape(header.shape) + ") is too large");
   }
-  int64_t fileElemSize = getDTypeSize(*fileDType);
-  uint64_t dataBytes = static_cast<uint64_t>(numElements * fileElemSize);
-  uint64_t available = bytes.size() - dataStart;
+  uint64_t dataBytes =
+      static_cast<uint64_t>(numElements * getDTypeSize(*fileDType));
+  uint64_t available = fileSize - *dataStart;
   if (available < dataBytes)
     return err("truncated .npy data: shape " + formatShape(header.shape) +
                " of '" + header.descr + "' needs " + llvm::Twine(dataBytes) +
@@ -549,41 +592,174 @@ mlir::llm::runtime::parseNpy(StringRef bytes, StringRef name,
   if (available > dataBytes)
     return err("corrupt .npy file: " + llvm::Twine(available - dataBytes) +
                " unexpected bytes after the data");
+  return NpyLayout{header.descr, header.shape, *fileDType, dtype,
+                   numElements,  *dataStart,   dataBytes};
+}
 
-  llvm::Expected<HostTensor> allocated = HostTensor::allocate(dtype, header.shape);
+/// Allocates the tensor of `layout` and fills it with the data, which
+/// `read(dst, n)` delivers in order, `n` bytes at a time.
+static llvm::Expected<HostTensor>
+readNpyData(const NpyLayout &layout, StringRef name,
+            llvm::function_ref<llvm::Error(char *, uint64_t)> read) {
+  llvm::Expected<HostTensor> allocated =
+      HostTensor::allocate(layout.dtype, layout.shape);
   if (!allocated)
-    return err(llvm::toString(allocated.takeError()));
+    return npyError(name, llvm::toString(allocated.takeError()));
   HostTensor tensor = std::move(*allocated);
-  const char *src = bytes.data() + dataStart;
-  if (dtype == *fileDType) {
-    if (dataBytes)
-      std::memcpy(tensor.getData(), src, dataBytes);
+  if (layout.dtype == layout.fileDType) {
+    if (layout.dataBytes)
+      if (llvm::Error e =
+              read(static_cast<char *>(tensor.getData()), layout.dataBytes))
+        return std::move(e);
   } else {
-    // BF16 from f32 values.
-    for (int64_t i = 0; i < numElements; ++i) {
-      float v;
-      std::memcpy(&v, src + 4 * i, 4);
-      tensor.setFromDouble(i, v);
+    // BF16 from f32 values, converted a chunk at a time.
+    constexpr int64_t kChunk = 4096;
+    std::vector<float> chunk(kChunk);
+    for (int64_t i = 0; i < layout.numElements; i += kChunk) {
+      int64_t n = std::min(kChunk, layout.numElements - i);
+      if (llvm::Error e = read(reinterpret_cast<char *>(chunk.data()), 4 * n))
+        return std::move(e);
+      for (int64_t j = 0; j < n; ++j)
+        tensor.setFromDouble(i + j, chunk[j]);
     }
   }
-  if (dtype == DType::I1) {
+  if (layout.dtype == DType::I1) {
     // numpy bools are 0/1 bytes; normalize anything else.
     char *p = static_cast<char *>(tensor.getData());
-    for (int64_t i = 0; i < numElements; ++i)
+    for (int64_t i = 0; i < layout.numElements; ++i)
       p[i] = p[i] != 0;
   }
   return tensor;
 }
 
 llvm::Expected<HostTensor>
+mlir::llm::runtime::parseNpy(StringRef bytes, StringRef name,
+                             std::optional<DType> expected) {
+  llvm::Expected<NpyLayout> layout =
+      parseNpyHeader(bytes, bytes.size(), name, expected);
+  if (!layout)
+    return layout.takeError();
+  const char *src = bytes.data() + layout->dataStart;
+  return readNpyData(*layout, name, [&](char *dst, uint64_t n) {
+    std::memcpy(dst, src, n);
+    src += n;
+    return llvm::Error::success();
+  });
+}
+
+/// A name for the type of a file that is not a regular file.
+static StringRef describeFileType(llvm::sys::fs::file_type type) {
+  using llvm::sys::fs::file_type;
+  switch (type) {
+  case file_type::directory_file:
+    return "a directory";
+  case file_type::character_file:
+    return "a character device";
+  case file_type::block_file:
+    return "a block device";
+  case file_type::fifo_file:
+    return "a FIFO";
+  case file_type::socket_file:
+    return "a socket";
+  default:
+    return "not a regular file";
+  }
+}
+
+llvm::Expected<HostTensor>
 mlir::llm::runtime::readNpy(StringRef path, std::optional<DType> expected) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (std::error_code ec = file.getError())
-    return llvm::createStringError(
-        ec, path + ": cannot read file: " + ec.message());
-  return parseNpy((*file)->getBuffer(), path, expected);
+  namespace fs = llvm::sys::fs;
+  auto cannotRead = [&](const llvm::Twine &reason) {
+    return npyError(path, "cannot read file: " + reason);
+  };
+  // Only regular files (through links): a device or FIFO could be endless,
+  // and opening a FIFO would wait for a writer.
+  auto checkRegular = [&](const fs::file_status &status) -> llvm::Error {
+    if (status.type() == fs::file_type::regular_file)
+      return llvm::Error::success();
+    if (status.type() == fs::file_type::directory_file)
+      return cannotRead("Is a directory");
+    return cannotRead(describeFileType(status.type()) +
+                      "; .npy inputs must be regular files");
+  };
+  fs::file_status status;
+  if (std::error_code ec = fs::status(path, status))
+    return cannotRead(ec.message());
+  if (llvm::Error e = checkRegular(status))
+    return std::move(e);
+  llvm::Expected<fs::file_t> file = fs::openNativeFileForRead(path);
+  if (!file)
+    return cannotRead(llvm::toString(file.takeError()));
+  llvm::scope_exit closeFile([&] { fs::closeFile(*file); });
+  // The file opened (it may have been replaced since the check above).
+  if (std::error_code ec = fs::status(*file, status))
+    return cannotRead(ec.message());
+  if (llvm::Error e = checkRegular(status))
+    return std::move(e);
+  uint64_t fileSize = status.getSize();
+
+  // Reads exactly `n` bytes (fewer only when the file ends first).
+  auto readBytes = [&](char *dst, uint64_t n) -> llvm::Expected<uint64_t> {
+    uint64_t done = 0;
+    while (done < n) {
+      size_t want = std::min<uint64_t>(n - done, size_t(1) << 30);
+      llvm::Expected<size_t> got = fs::readNativeFile(
+          *file, llvm::MutableArrayRef<char>(dst + done, want));
+      if (!got)
+        return cannotRead(llvm::toString(got.takeError()));
+      if (*got == 0)
+        break;
+      done += *got;
+    }
+    return done;
+  };
+
+  // The header first: its fixed part, then the rest it declares.
+  std::string prefix(std::min<uint64_t>(fileSize, 10), '\0');
+  llvm::Expected<uint64_t> got = readBytes(prefix.data(), prefix.size());
+  if (!got)
+    return got.takeError();
+  prefix.resize(*got);
+  if (prefix.size() == 10 &&
+      getPreambleSize(static_cast<unsigned char>(prefix[6])) == 12) {
+    prefix.resize(12);
+    got = readBytes(prefix.data() + 10, 2);
+    if (!got)
+      return got.takeError();
+    prefix.resize(10 + *got);
+  }
+  llvm::Expected<uint64_t> dataStart =
+      getNpyDataStart(prefix, fileSize, path);
+  if (!dataStart)
+    return dataStart.takeError();
+  size_t have = prefix.size();
+  prefix.resize(*dataStart);
+  if (*dataStart > have) {
+    got = readBytes(prefix.data() + have, *dataStart - have);
+    if (!got)
+      return got.takeError();
+    prefix.resize(have + *got);
+  }
+  // Header and data size are checked against the file size before the data
+  // is allocated and read.
+  llvm::Expected<NpyLayout> layout =
+      parseNpyHeader(prefix, fileSize, path, expected);
+  if (!layout)
+    return layout.takeError();
+  uint64_t offset = layout->dataStart;
+  return readNpyData(
+      *layout, path, [&](char *dst, uint64_t n) -> llvm::Error {
+        llvm::Expected<uint64_t> read = readBytes(dst, n);
+        if (!read)
+          return read.takeError();
+        if (*read < n)
+          return npyError(path, "truncated .npy data: the file ended at " +
+                                    llvm::Twine(offset + *read) +
+                                    " bytes while it was read (it was " +
+                                    llvm::Twine(fileSize) + ")");
+        offset += n;
+        return llvm::Error::success();
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -626,54 +802,8 @@ std::string mlir::llm::runtime::serializeNpy(const HostTensor &tensor) {
 
 llvm::Error mlir::llm::runtime::writeNpy(StringRef path,
                                          const HostTensor &tensor) {
-  std::string pathStr = path.str();
-  return writeFiles(pathStr, [&](size_t, llvm::raw_ostream &os) {
+  return writeFile(path, [&](llvm::raw_ostream &os) {
     os << serializeNpy(tensor);
     return llvm::Error::success();
   });
-}
-
-llvm::Error mlir::llm::runtime::writeFiles(
-    llvm::ArrayRef<std::string> paths,
-    llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &)> write) {
-  namespace fs = llvm::sys::fs;
-  std::vector<fs::TempFile> temps;
-  auto fail = [&](const std::string &path, const llvm::Twine &reason) {
-    for (fs::TempFile &t : temps)
-      llvm::consumeError(t.discard());
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot write '" + path + "': " + reason);
-  };
-  for (auto [i, path] : llvm::enumerate(paths)) {
-    // Renaming over a directory fails; report it before writing anything.
-    if (fs::is_directory(path))
-      return fail(path, "Is a directory");
-    llvm::Expected<fs::TempFile> temp = fs::TempFile::create(
-        path + ".tmp-%%%%%%", fs::all_read | fs::all_write);
-    if (!temp)
-      return fail(path, llvm::toString(temp.takeError()));
-    temps.push_back(std::move(*temp));
-    llvm::raw_fd_ostream os(temps.back().FD, /*shouldClose=*/false);
-    llvm::Error e = write(i, os);
-    os.flush();
-    // Clear the stream's error so that its destructor does not abort.
-    std::error_code ec = os.error();
-    os.clear_error();
-    if (e)
-      return fail(path, llvm::toString(std::move(e)));
-    if (ec)
-      return fail(path, ec.message());
-  }
-  // Every file is complete: rename them into place.
-  for (size_t i = 0; i < temps.size(); ++i) {
-    if (llvm::Error e = temps[i].keep(paths[i])) {
-      std::string reason = llvm::toString(std::move(e));
-      for (size_t j = i + 1; j < temps.size(); ++j)
-        llvm::consumeError(temps[j].discard());
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cannot write '" + paths[i] +
-                                         "': " + reason);
-    }
-  }
-  return llvm::Error::success();
 }

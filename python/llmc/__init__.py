@@ -19,11 +19,13 @@ pybind11 extension. Errors:
   message holds the diagnostics, `file:line:col: error: ...`), bad options,
   or arguments of the wrong count, name, dtype or shape;
 * FileNotFoundError: a model path that does not exist;
+* IsADirectoryError: a model path that is a directory;
 * RuntimeError: a failure inside the runtime while executing.
 """
 
 import collections
 import os
+import stat
 
 import numpy as np
 
@@ -106,13 +108,34 @@ def _format_dims(dims):
 
 
 def _is_path(model):
+    """A path: an os.PathLike, or a one-line str that names something that
+    exists (a file, a directory, ...) or ends in .mlir/.onnx."""
     if isinstance(model, os.PathLike):
         return True
     if not isinstance(model, str):
         raise TypeError("model must be a path (str or os.PathLike) or MLIR "
                         "text, got %s" % type(model).__name__)
-    return "\n" not in model and os.path.splitext(model)[1] in (".mlir",
-                                                                ".onnx")
+    if "\n" in model or "\0" in model:
+        return False
+    return (os.path.splitext(model)[1] in (".mlir", ".onnx")
+            or os.path.lexists(model))
+
+
+def _check_model_file(path, what="model"):
+    """Raises unless `path` is a regular file (or a link to one): a
+    FileNotFoundError when nothing is there, an IsADirectoryError for a
+    directory, a ValueError for a device, FIFO or socket."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError("cannot open %s %r: no such file"
+                                % (what, path)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError("cannot open %s %r: is a directory, not a "
+                                "file" % (what, path))
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("cannot open %s %r: not a regular file (a device, "
+                         "FIFO or socket)" % (what, path))
 
 
 class CompiledModel:
@@ -128,6 +151,9 @@ class CompiledModel:
     def __init__(self, native):
         self._native = native
         self.entry = native.entry
+        # "hit" (loaded from the compile cache), "miss" (compiled and
+        # stored) or "off" (compiled without the cache).
+        self.cache_status = native.cache_status
         self.inputs = tuple(self._info(i) for i in native.inputs)
         self.outputs = tuple(self._info(o) for o in native.outputs)
 
@@ -218,8 +244,9 @@ def compile(model, target="cpu", **options):
     """Compiles `model` for `target` and returns a CompiledModel.
 
     model: a path (str or os.PathLike) to a .mlir file (llm-dialect MLIR) or
-      an .onnx file (imported first), or MLIR text (any str that is not a
-      single-line name ending in .mlir/.onnx).
+      an .onnx file (imported first), or MLIR text: a str is a path when it
+      is one line that names something that exists, or that ends in
+      .mlir/.onnx; any other str is MLIR text.
     target: "cpu" (the host CPU, JIT-compiled).
     options (keyword arguments; '_' in a name stands for '-'):
       entry="main"      the entry function;
@@ -229,32 +256,32 @@ def compile(model, target="cpu", **options):
       threads=N         OpenMP threads of the parallel loops (0: default);
       dims={...}        ONNX only: values of symbolic dimensions, by
                         dim_param name or "INPUT:INDEX";
+      cache=True        use the compile cache (a model compiled before with
+                        the same options is loaded, not compiled again;
+                        `CompiledModel.cache_status` says which);
+      cache_dir=PATH    the cache directory (default $LLMC_CACHE_DIR, else
+                        $XDG_CACHE_HOME/llmc, else ~/.cache/llmc);
       any llm-lower-to-cpu option, e.g. vectorize=False, parallel=False,
       target="avx2", register_tile=(4, 16, 1).
     Raises ValueError with the diagnostics when the model does not parse,
-    import or compile, or an option is invalid; FileNotFoundError for a
-    missing path.
+    import or compile, or an option is invalid (or the path is a device or
+    FIFO); FileNotFoundError for a missing path; IsADirectoryError for a
+    directory.
     """
     dims = _format_dims(options.pop("dims", None))
     text = " ".join(_format_option(k, v) for k, v in options.items())
     if _is_path(model):
         path = os.fspath(model)
-        if not os.path.isfile(path):
-            raise FileNotFoundError("cannot open model %r: no such file"
-                                    % path)
-        if path.endswith(".onnx"):
-            native = _llmc.CompiledModel.from_onnx(path, dims, target, text)
-        else:
-            if dims:
-                raise ValueError("dims applies only to ONNX models")
-            with open(path, "r", encoding="utf-8") as f:
-                source = f.read()
-            native = _llmc.CompiledModel.from_text(source, path, target, text)
+        _check_model_file(path)
+        if dims and not path.endswith(".onnx"):
+            raise ValueError("dims applies only to ONNX models")
+        # Through the compile cache, keyed by the file's bytes.
+        native = _llmc.CompiledModel.from_file(path, dims, target, text)
     else:
         if dims:
             raise ValueError("dims applies only to ONNX models")
-        native = _llmc.CompiledModel.from_text(model, "<string>", target,
-                                               text)
+        native = _llmc.CompiledModel.from_source(model, "<string>", target,
+                                                 text)
     return CompiledModel(native)
 
 
@@ -264,15 +291,14 @@ def import_onnx(model, dims=None):
     attributes). `model` is a path (str or os.PathLike; external data is
     read next to it) or the serialized ModelProto (bytes, e.g.
     `onnx_model.SerializeToString()`). `dims` gives symbolic dimensions (see
-    compile). Raises FileNotFoundError for a missing file and ValueError with
-    the importer's diagnostics otherwise."""
+    compile). Raises FileNotFoundError for a missing file, IsADirectoryError
+    for a directory and ValueError with the importer's diagnostics (or for a
+    device or FIFO) otherwise."""
     if isinstance(model, (bytes, bytearray, memoryview)):
         return _llmc.import_onnx_buffer(bytes(model), "<bytes>",
                                         _format_dims(dims))
     path = os.fspath(model)
-    if not os.path.isfile(path):
-        raise FileNotFoundError("cannot open ONNX model %r: no such file"
-                                % path)
+    _check_model_file(path, "ONNX model")
     return _llmc.import_onnx(path, _format_dims(dims))
 
 

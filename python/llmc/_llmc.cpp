@@ -137,12 +137,22 @@ public:
     if (llmcCompiledModelIsNull(model))
       throw py::value_error(message(errors, "compilation failed"));
   }
+  /// Takes `created` (null: raises ValueError with `errors`).
+  CompiledModel(LlmcCompiledModel created, const std::string &errors)
+      : model(created) {
+    if (llmcCompiledModelIsNull(model))
+      throw py::value_error(message(errors, "compilation failed"));
+  }
   ~CompiledModel() { llmcCompiledModelDestroy(model); }
   CompiledModel(const CompiledModel &) = delete;
   CompiledModel &operator=(const CompiledModel &) = delete;
 
   std::string entry() const {
     return fromRef(llmcCompiledModelGetEntryName(model));
+  }
+
+  std::string cacheStatus() const {
+    return fromRef(llmcCompiledModelGetCacheStatus(model));
   }
 
   std::vector<TensorInfo> inputs() const {
@@ -295,7 +305,44 @@ PYBIND11_MODULE(_llmc, m) {
           },
           py::arg("path"), py::arg("dims"), py::arg("target"),
           py::arg("options"))
+      .def_static(
+          "from_file",
+          [](const std::string &path, const std::string &dims,
+             const std::string &target, const std::string &options) {
+            Context ctx;
+            std::string errors;
+            LlmcCompiledModel model;
+            {
+              py::gil_scoped_release release;
+              model = llmcCompiledModelCreateFromFile(
+                  ctx.get(), toRef(path), toRef(dims), toRef(target),
+                  toRef(options), appendToString, &errors);
+            }
+            return std::make_unique<CompiledModel>(model, errors);
+          },
+          py::arg("path"), py::arg("dims"), py::arg("target"),
+          py::arg("options"),
+          "Compiles the .mlir or .onnx file at `path` through the compile "
+          "cache.")
+      .def_static(
+          "from_source",
+          [](const std::string &text, const std::string &sourceName,
+             const std::string &target, const std::string &options) {
+            Context ctx;
+            std::string errors;
+            LlmcCompiledModel model;
+            {
+              py::gil_scoped_release release;
+              model = llmcCompiledModelCreateFromSource(
+                  ctx.get(), toRef(text), toRef(sourceName), toRef(target),
+                  toRef(options), appendToString, &errors);
+            }
+            return std::make_unique<CompiledModel>(model, errors);
+          },
+          py::arg("text"), py::arg("source_name"), py::arg("target"),
+          py::arg("options"), "Compiles MLIR text through the compile cache.")
       .def_property_readonly("entry", &CompiledModel::entry)
+      .def_property_readonly("cache_status", &CompiledModel::cacheStatus)
       .def_property_readonly("inputs", &CompiledModel::inputs)
       .def_property_readonly("outputs", &CompiledModel::outputs)
       .def("execute", &CompiledModel::execute, py::arg("inputs"),

@@ -35,6 +35,10 @@
 // CHECK-NEXT: output 0 'y': 2x4 f32
 // CHECK-NEXT: opt: y[0][0]=0.937500 y[1][3]=1.687500 max|diff|=<=1e-5
 //
+// The compile cache: the same module and options hit the second time.
+// CHECK-NEXT: cache: miss, then hit; cache=false: off; errors: ''
+// CHECK-NEXT: cached: y[0][0]=0.937500 y[1][3]=1.687500 max|diff|=<=1e-5
+//
 // CHECK-NEXT: compile(gpu, '') error: error: unknown target 'gpu'; supported: cpu
 // CHECK-NEXT: compile(cpu, 'opt-level=7') error: error: invalid option 'opt-level=7': opt-level must be 0, 1, 2 or 3
 // CHECK-NEXT: compile(cpu, 'vectorize=maybe') error: model.mlir:1:1: error: invalid pipeline options 'vectorize=maybe'
@@ -251,6 +255,41 @@ int main(int argc, char **argv) {
   LlmcCompiledModel reference = llmcCompiledModelCreate(
       module, str("cpu"), str("no-opt=true"), appendToBuffer, &errors);
   EXPECT(!llmcCompiledModelIsNull(reference));
+
+  /* The compile cache (lit turns it off with LLMC_CACHE=off; on here, in the
+     scratch directory): keyed by the module's bytecode and the options. */
+  {
+    char cacheOptions[4200], noCacheOptions[4200];
+    snprintf(cacheOptions, sizeof(cacheOptions),
+             "threads=1 opt-level=2 cache-dir=%s/cache", scratch);
+    snprintf(noCacheOptions, sizeof(noCacheOptions), "%s cache=false",
+             cacheOptions);
+    setenv("LLMC_CACHE", "on", 1);
+    LlmcCompiledModel first = llmcCompiledModelCreate(
+        module, str("cpu"), str(cacheOptions), appendToBuffer, &errors);
+    LlmcCompiledModel second = llmcCompiledModelCreate(
+        module, str("cpu"), str(cacheOptions), appendToBuffer, &errors);
+    LlmcCompiledModel third = llmcCompiledModelCreate(
+        module, str("cpu"), str(noCacheOptions), appendToBuffer, &errors);
+    setenv("LLMC_CACHE", "off", 1);
+    EXPECT(!llmcCompiledModelIsNull(first) &&
+           !llmcCompiledModelIsNull(second) &&
+           !llmcCompiledModelIsNull(third));
+    if (!llmcCompiledModelIsNull(first) && !llmcCompiledModelIsNull(second) &&
+        !llmcCompiledModelIsNull(third)) {
+      MlirStringRef s1 = llmcCompiledModelGetCacheStatus(first);
+      MlirStringRef s2 = llmcCompiledModelGetCacheStatus(second);
+      MlirStringRef s3 = llmcCompiledModelGetCacheStatus(third);
+      printf("cache: %.*s, then %.*s; cache=false: %.*s; errors: '%s'\n",
+             (int)s1.length, s1.data, (int)s2.length, s2.data,
+             (int)s3.length, s3.data, text(&errors));
+      executeAndCheck(second, "cached");
+    }
+    llmcCompiledModelDestroy(first);
+    llmcCompiledModelDestroy(second);
+    llmcCompiledModelDestroy(third);
+    resetBuffer(&errors);
+  }
 
   /* Error paths of compilation. */
   expectCompileError(module, "gpu", "");

@@ -33,7 +33,7 @@
 // Refuses to overwrite the model; bad entry; unknown --emit.
 // RUN: cp %s %t/model.mlir && cp %s %t/orig.mlir
 // RUN: not llmc compile %t/model.mlir -o %t/model.mlir --emit=obj 2>&1 | FileCheck %s --check-prefix=SAME
-// SAME: llmc: error: output '{{.*}}model.mlir' is the model file; refusing to overwrite it
+// SAME: llmc: error: output '{{.*}}model.mlir' would overwrite the model file
 // RUN: cmp %t/model.mlir %t/orig.mlir
 // RUN: not llmc compile %s -o %t/bad.o --emit=obj --entry foo 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: compile.mlir:1:1: error: entry function @foo not found (public functions: @main)

@@ -14,15 +14,22 @@
 //
 // Every error is one diagnostic on stderr (file:line:col for the model, the
 // path for .npy files) and exit code 1; no output file is left half-written
-// (outputs go to a temporary file in the same directory and are renamed).
+// and no file is damaged: outputs are checked against the inputs and each
+// other, and written with llm/Support/OutputFile.h (regular files through a
+// temporary file renamed into place, devices and FIFOs in place, every write
+// checked).
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Npy.h"
+#include "llm/Runtime/Progress.h"
+#include "llm/Support/OutputFile.h"
 #include "llm/Support/Report.h"
 #if LLMC_HAVE_ONNX
 #include "llm/Target/ONNX/ImportONNX.h"
+#include "onnx/onnx_pb.h"
 #endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,6 +49,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,7 +58,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <climits>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -177,6 +187,25 @@ static cl::opt<unsigned>
     optLevel("opt-level", cl::desc("LLVM optimization level 0-3 (default 3)"),
              cl::init(3), cl::sub(runCommand), cl::sub(compileCommand),
              cl::cat(llmcCategory));
+static cl::opt<bool> quiet(
+    "quiet",
+    cl::desc("No progress line while compiling (it is shown only when "
+             "stderr is a terminal)"),
+    cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
+enum class ProgressMode { Auto, Always, Never };
+static cl::opt<ProgressMode> progressMode(
+    "progress",
+    cl::desc("Show the compile progress line: auto (when stderr is a "
+             "terminal, after 0.5 s), always (at once), never; never with "
+             "--quiet"),
+    cl::init(ProgressMode::Auto),
+    cl::values(clEnumValN(ProgressMode::Auto, "auto", "on a terminal"),
+               clEnumValN(ProgressMode::Always, "always",
+                          "always, at once (for tests)"),
+               clEnumValN(ProgressMode::Never, "never", "never")),
+    cl::Hidden, cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
 
 // Options of `run`.
 static cl::list<std::string>
@@ -214,6 +243,17 @@ static cl::opt<long long> evictCacheMiB(
     cl::cat(llmcCategory));
 /// The largest --evict-cache, in MiB (64 GiB: far beyond any cache).
 static constexpr long long kMaxEvictCacheMiB = 65536;
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("Neither look up nor store the compiled model in the compile "
+             "cache ($LLMC_CACHE_DIR, else $XDG_CACHE_HOME/llmc, else "
+             "~/.cache/llmc)"),
+    cl::init(false), cl::sub(runCommand), cl::cat(llmcCategory));
+static cl::opt<bool> verbose(
+    "verbose",
+    cl::desc("Print how the model was compiled (compile cache hit or miss, "
+             "the entry's path, the compile time) on stderr"),
+    cl::init(false), cl::sub(runCommand), cl::cat(llmcCategory));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the generated inputs "
                                        "(default 0)"),
@@ -260,7 +300,12 @@ static cl::opt<std::string>
 //===----------------------------------------------------------------------===//
 
 /// Prints `llmc: error: <msg>` and returns the exit code 1.
+/// The progress line being shown, if any (cleared before a diagnostic).
+static CompileProgress *activeProgress = nullptr;
+
 static int fail(const llvm::Twine &msg) {
+  if (activeProgress)
+    activeProgress->clear();
   llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
   return 1;
 }
@@ -269,22 +314,116 @@ static int fail(llvm::Error err) {
   return fail(llvm::toString(std::move(err)));
 }
 
-/// True when `a` and `b` name the same file (existing or not).
-static bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
-  bool equivalent = false;
-  if (!llvm::sys::fs::equivalent(a, b, equivalent) && equivalent)
-    return true;
-  llvm::SmallString<256> absA(a), absB(b);
-  if (llvm::sys::fs::make_absolute(absA) || llvm::sys::fs::make_absolute(absB))
-    return false;
-  llvm::sys::path::remove_dots(absA, /*remove_dot_dot=*/true);
-  llvm::sys::path::remove_dots(absB, /*remove_dot_dot=*/true);
-  return absA == absB;
+/// The exit code of a command that returned `rc`, once stdout is flushed: a
+/// write error on stdout (e.g. a full disk) turns success into exit code 1.
+static int finishStdout(int rc) {
+  llvm::Error e = llm::checkStdout();
+  if (!e)
+    return rc;
+  if (rc != 0) {
+    llvm::consumeError(std::move(e));
+    return rc;
+  }
+  return fail(std::move(e));
 }
 
 /// True when MODEL is an ONNX model (by its extension).
 static bool isONNXModel() {
   return llvm::StringRef(modelPath).ends_with_insensitive(".onnx");
+}
+
+/// ONNX models: adds the external data files that MODEL's tensors name
+/// (their `location`, relative to the model's directory) to `inputs`. The
+/// model is parsed for them only when an output lies in or below the
+/// model's directory, the only place external data can be.
+static void addExternalDataFiles(llvm::ArrayRef<llm::NamedFile> outputs,
+                                 SmallVectorImpl<llm::NamedFile> &inputs) {
+#if LLMC_HAVE_ONNX
+  if (!isONNXModel())
+    return;
+  auto realDir = [](llvm::StringRef path) {
+    llvm::SmallString<256> dir = llvm::sys::path::parent_path(path), real;
+    if (dir.empty())
+      dir = ".";
+    if (llvm::sys::fs::real_path(dir, real))
+      return std::string();
+    return (real + llvm::sys::path::get_separator()).str();
+  };
+  std::string modelDir = realDir(modelPath);
+  if (modelDir.empty() ||
+      llvm::none_of(outputs, [&](const llm::NamedFile &out) {
+        std::string dir = realDir(out.path);
+        return out.path != "-" && !dir.empty() &&
+               llvm::StringRef(dir).starts_with(modelDir);
+      }))
+    return;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(modelPath, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  onnx::ModelProto model;
+  if (!file || (*file)->getBufferSize() > INT_MAX ||
+      !model.ParseFromArray((*file)->getBufferStart(),
+                            static_cast<int>((*file)->getBufferSize())))
+    return; // The importer reports it.
+  llvm::StringRef dir = llvm::sys::path::parent_path(modelPath);
+  auto visitTensor = [&](const onnx::TensorProto &t) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL)
+      return;
+    for (const onnx::StringStringEntryProto &kv : t.external_data()) {
+      if (kv.key() != "location")
+        continue;
+      llvm::SmallString<256> path(dir);
+      llvm::sys::path::append(path, kv.value());
+      inputs.push_back({path.str().str(), ("external data file '" + path +
+                                           "' of the model")
+                                              .str()});
+    }
+  };
+  std::function<void(const onnx::GraphProto &)> visitGraph =
+      [&](const onnx::GraphProto &graph) {
+        for (const onnx::TensorProto &t : graph.initializer())
+          visitTensor(t);
+        for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {
+          visitTensor(t.values());
+          visitTensor(t.indices());
+        }
+        for (const onnx::NodeProto &node : graph.node())
+          for (const onnx::AttributeProto &attr : node.attribute()) {
+            if (attr.has_t())
+              visitTensor(attr.t());
+            for (const onnx::TensorProto &t : attr.tensors())
+              visitTensor(t);
+            if (attr.has_g())
+              visitGraph(attr.g());
+            for (const onnx::GraphProto &g : attr.graphs())
+              visitGraph(g);
+          }
+      };
+  visitGraph(model.graph());
+#else
+  (void)outputs;
+  (void)inputs;
+#endif
+}
+
+/// Checks the outputs of a command before it reads or writes anything: none
+/// is empty or a directory, none is the model (or, for ONNX, one of its
+/// external data files), `inputs` or another output
+/// (llm::checkOutputFiles).
+static llvm::Error checkOutputs(llvm::ArrayRef<llm::NamedFile> inputs,
+                                llvm::ArrayRef<llm::NamedFile> outputs) {
+  SmallVector<llm::NamedFile> allInputs;
+  allInputs.push_back({modelPath, "the model file"});
+  llvm::append_range(allInputs, inputs);
+  addExternalDataFiles(outputs, allInputs);
+  if (llvm::Error e = llm::checkOutputFiles(allInputs, outputs))
+    return e;
+  for (const llm::NamedFile &out : outputs)
+    if (llvm::Expected<llm::OutputFile::Kind> kind =
+            llm::OutputFile::classify(out.path);
+        !kind)
+      return kind.takeError();
+  return llvm::Error::success();
 }
 
 /// Imports the ONNX model MODEL; diagnostics go through the context's
@@ -386,20 +525,13 @@ struct EntryNames {
   SmallVector<std::string> results;
 };
 
-static std::string getLLMName(DictionaryAttr attrs) {
-  if (!attrs)
-    return "";
-  if (auto name = attrs.getAs<StringAttr>("llm.name"))
-    return name.getValue().str();
-  return "";
-}
-
-static EntryNames getEntryNames(ModuleOp module, const EntrySignature &sig) {
+/// The names from the signature's `llm.name`s (so that a model loaded from
+/// the compile cache, without its module, has them too).
+static EntryNames getEntryNames(const EntrySignature &sig) {
   EntryNames names;
-  auto func = module.lookupSymbol<func::FuncOp>(sig.name);
   bool onnx = isONNXModel();
   for (size_t k = 0; k < sig.inputs.size(); ++k) {
-    std::string name = func ? getLLMName(func.getArgAttrDict(k)) : "";
+    std::string name = k < sig.inputNames.size() ? sig.inputNames[k] : "";
     names.inputAliases.push_back(name);
     names.inputs.push_back(onnx && !name.empty() ? name
                                                  : "arg" + std::to_string(k));
@@ -407,7 +539,7 @@ static EntryNames getEntryNames(ModuleOp module, const EntrySignature &sig) {
   llvm::StringSet<> used;
   for (size_t k = 0; k < sig.results.size(); ++k) {
     std::string name =
-        onnx && func ? getLLMName(func.getResultAttrDict(k)) : "";
+        onnx && k < sig.resultNames.size() ? sig.resultNames[k] : "";
     if (name.empty() || name.find('/') != std::string::npos ||
         name.find('\0') != std::string::npos || name == "." || name == ".." ||
         used.contains(name))
@@ -511,9 +643,74 @@ private:
 };
 } // namespace
 
+/// The compile progress line of `llmc run` and `llmc compile` on stderr
+/// (see --progress and --quiet), or null; registered as `activeProgress`
+/// and cleared before every diagnostic of `ctx`.
+static std::unique_ptr<TerminalProgress> createProgress(MLIRContext &ctx) {
+  bool show = !quiet && (progressMode == ProgressMode::Always ||
+                         (progressMode == ProgressMode::Auto &&
+                          llvm::sys::Process::StandardErrIsDisplayed()));
+  if (!show)
+    return nullptr;
+  // --progress=always (tests): every update at once.
+  bool always = progressMode == ProgressMode::Always;
+  auto progress = std::make_unique<TerminalProgress>(
+      llvm::errs(), std::chrono::milliseconds(always ? 0 : 500),
+      std::chrono::milliseconds(always ? 0 : 50));
+  activeProgress = progress.get();
+  // Consulted before the handlers that print (registered earlier).
+  ctx.getDiagEngine().registerHandler([](Diagnostic &) {
+    if (activeProgress)
+      activeProgress->clear();
+    return failure();
+  });
+  return progress;
+}
+
+/// The compile cache key of MODEL with `options`, or nullopt with the
+/// reason in `why` (caching off, a model on stdin, ...; a model that
+/// cannot be read is reported when it is loaded).
+static std::optional<CompileCache::Key>
+getCacheKey(const CompileCache &cache, const CompileOptions &options,
+            std::string &why) {
+  if (!cache.isEnabled()) {
+    why = noCache ? "--no-cache"
+          : !CacheOptions::fromEnvironment().enabled
+              ? "LLMC_CACHE=" + std::string(std::getenv("LLMC_CACHE"))
+              : "no cache directory: set LLMC_CACHE_DIR";
+    return std::nullopt;
+  }
+  if (modelPath == "-") {
+    why = "model read from stdin";
+    return std::nullopt;
+  }
+#if !LLMC_HAVE_ONNX
+  if (isONNXModel()) {
+    why = "no ONNX importer";
+    return std::nullopt;
+  }
+#endif
+  if (!isONNXModel() && !dimSpecs.empty()) {
+    why = "--dim with an MLIR model";
+    return std::nullopt;
+  }
+  llvm::Expected<std::string> digest = digestModelFile(modelPath, dimSpecs);
+  if (!digest) {
+    why = llvm::toString(digest.takeError());
+    return std::nullopt;
+  }
+  std::optional<CompileCache::Key> key = cache.getKey(*digest, options);
+  if (!key)
+    why = "invalid options";
+  return key;
+}
+
 static int runMain() {
   if (repeat == 0)
     return fail("--repeat must be at least 1");
+  if (outputDir.getNumOccurrences() && outputDir.empty())
+    return fail("--output-dir must not be empty (give a directory, e.g. "
+                "'.')");
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
   if (numThreads.getNumOccurrences() &&
@@ -536,13 +733,55 @@ static int runMain() {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   registerONNXDiagnosticHandler(ctx);
-  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
-  if (!module)
-    return 1;
-  FailureOr<EntrySignature> sig = getEntrySignature(*module, entryName);
-  if (failed(sig))
-    return 1;
-  EntryNames names = getEntryNames(*module, *sig);
+  std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
+
+  CompileOptions options;
+  options.entry = entryName;
+  options.lowering.pipelineOptions = pipelineOptions;
+  options.lowering.noOpt = noOpt;
+  options.lowering.verifyEach = verifyEach;
+  options.lowering.verifyMemoryPlan = verifyMemoryPlan;
+  options.optLevel = optLevel;
+  options.progress = progress.get();
+
+  // The compile cache, keyed by the model's bytes: on a hit nothing is
+  // parsed, imported or lowered.
+  using Clock = std::chrono::steady_clock;
+  Clock::duration compileTime{};
+  auto compileStart = Clock::now();
+  CacheOptions cacheOptions = CacheOptions::fromEnvironment();
+  if (noCache)
+    cacheOptions.enabled = false;
+  CompileCache cache(cacheOptions);
+  CacheEvent cacheEvent;
+  std::string cacheOff;
+  std::optional<CompileCache::Key> cacheKey =
+      getCacheKey(cache, options, cacheOff);
+  std::unique_ptr<CompiledModel> model;
+  if (cacheKey)
+    model = cache.lookup(*cacheKey, options, &cacheEvent);
+
+  OwningOpRef<ModuleOp> module;
+  std::optional<EntrySignature> sig;
+  if (model) {
+    sig = model->getSignature();
+  } else {
+    if (progress)
+      progress->update((isONNXModel() ? "importing " : "parsing ") +
+                           modelPath,
+                       0);
+    module = loadModel(ctx, sourceMgr);
+    if (progress)
+      progress->clear();
+    if (!module)
+      return 1;
+    FailureOr<EntrySignature> entrySig = getEntrySignature(*module, entryName);
+    if (failed(entrySig))
+      return 1;
+    sig = std::move(*entrySig);
+  }
+  compileTime += Clock::now() - compileStart;
+  EntryNames names = getEntryNames(*sig);
   bool namedInputs = isONNXModel() && llvm::any_of(names.inputAliases,
                                                    [](const std::string &n) {
                                                      return !n.empty();
@@ -615,23 +854,26 @@ static int runMain() {
     inputFiles[index] = path.str();
   }
 
-  // Output files must not clobber the model or an input.
+  // Output files must not clobber the model, an input or each other, nor
+  // be directories.
   SmallVector<std::string> outputFiles;
   if (!outputDir.empty()) {
     if (llvm::sys::fs::exists(outputDir) &&
         !llvm::sys::fs::is_directory(outputDir))
       return fail("--output-dir '" + outputDir + "' is not a directory");
+    SmallVector<llm::NamedFile> inFiles, outFiles;
+    for (const std::string &in : inputFiles)
+      if (!in.empty())
+        inFiles.push_back({in, "input file '" + in + "'"});
     for (size_t k = 0; k < sig->results.size(); ++k) {
       llvm::SmallString<256> path(outputDir);
       llvm::sys::path::append(path, names.results[k] + ".npy");
-      if (isSameFile(path, modelPath))
-        return fail("output '" + path + "' would overwrite the model");
-      for (const std::string &in : inputFiles)
-        if (!in.empty() && isSameFile(path, in))
-          return fail("output '" + path + "' would overwrite input file '" +
-                      in + "'");
       outputFiles.push_back(path.str().str());
+      outFiles.push_back(
+          {outputFiles.back(), ("output '" + path + "'").str()});
     }
+    if (llvm::Error e = checkOutputs(inFiles, outFiles))
+      return fail(std::move(e));
     // Create the directory now rather than after compiling and running.
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create output directory '" + outputDir +
@@ -672,18 +914,41 @@ static int runMain() {
   if (!callSig)
     return fail(callSig.takeError());
 
-  stripNameAttrs(*module);
-  CompileOptions options;
-  options.entry = entryName;
-  options.lowering.pipelineOptions = pipelineOptions;
-  options.lowering.noOpt = noOpt;
-  options.lowering.verifyEach = verifyEach;
-  options.lowering.verifyMemoryPlan = verifyMemoryPlan;
-  options.optLevel = optLevel;
-  FailureOr<std::unique_ptr<CompiledModel>> model =
-      CompiledModel::create(*module, options);
-  if (failed(model))
-    return 1;
+  if (!model) {
+    compileStart = Clock::now();
+    // (The lowering drops the `llm.name`s after the signature, stored with
+    // the entry, has taken them.)
+    CompiledObject object;
+    FailureOr<std::unique_ptr<CompiledModel>> compiled =
+        CompiledModel::create(*module, options, cacheKey ? &object : nullptr);
+    if (failed(compiled))
+      return 1;
+    model = std::move(*compiled);
+    if (cacheKey) {
+      cacheEvent.outcome = CacheOutcome::Miss;
+      cache.store(*cacheKey, object, &cacheEvent);
+    }
+    compileTime += Clock::now() - compileStart;
+  }
+  if (verbose) {
+    llvm::raw_ostream &os = llvm::errs();
+    os << "llmc: compile: ";
+    switch (cacheEvent.outcome) {
+    case CacheOutcome::Hit:
+      os << "cache hit (" << cacheEvent.path << ")";
+      break;
+    case CacheOutcome::Miss:
+      os << "cache miss, " << cacheEvent.detail << " (" << cacheEvent.path
+         << ")";
+      break;
+    case CacheOutcome::Disabled:
+      os << "cache off (" << cacheOff << ")";
+      break;
+    }
+    os << llvm::format(
+        ", %.3f s\n",
+        std::chrono::duration<double>(compileTime).count());
+  }
 
   SmallVector<HostTensor> results;
   for (auto [k, spec] : llvm::enumerate(callSig->results)) {
@@ -704,14 +969,14 @@ static int runMain() {
   evictor->touch();
   for (unsigned i = 0; i < numWarmup; ++i) {
     evictor->evict();
-    if (llvm::Error e = (*model)->invoke(inViews, outViews))
+    if (llvm::Error e = model->invoke(inViews, outViews))
       return fail(std::move(e));
   }
   std::vector<double> times;
   for (unsigned i = 0; i < repeat; ++i) {
     evictor->evict();
     auto start = std::chrono::steady_clock::now();
-    if (llvm::Error e = (*model)->invoke(inViews, outViews))
+    if (llvm::Error e = model->invoke(inViews, outViews))
       return fail(std::move(e));
     auto end = std::chrono::steady_clock::now();
     times.push_back(
@@ -748,7 +1013,7 @@ static int runMain() {
   if (!outputFiles.empty()) {
     // All outputs or none: each goes to a temporary file first, and they
     // are renamed into place once every one is written.
-    if (llvm::Error e = writeFiles(
+    if (llvm::Error e = llm::writeFiles(
             outputFiles, [&](size_t k, llvm::raw_ostream &os) {
               os << serializeNpy(results[k]);
               return llvm::Error::success();
@@ -765,13 +1030,28 @@ static int runMain() {
 // llmc compile
 //===----------------------------------------------------------------------===//
 
+/// Checks -o (and --report-file when `withReport`) before anything is read
+/// or written: not empty, not a directory, not the model, not each other.
+static llvm::Error checkCompileOutputs(bool withReport) {
+  if (outputPath.empty())
+    return llvm::createStringError(
+        "-o must not be empty (give a file, or '-' for stdout)");
+  if (reportFile.getNumOccurrences() && reportFile.empty())
+    return llvm::createStringError(
+        "--report-file must not be empty (without it the report goes to "
+        "stdout)");
+  SmallVector<llm::NamedFile> outFiles;
+  outFiles.push_back({outputPath, "output '" + outputPath + "'"});
+  if (withReport && !reportFile.empty())
+    outFiles.push_back({reportFile, "--report-file '" + reportFile + "'"});
+  return checkOutputs({}, outFiles);
+}
+
 static int compileMain() {
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
-  if (outputPath != "-" && isSameFile(outputPath, modelPath))
-    return fail("output '" + outputPath +
-                "' is the model file; refusing to "
-                "overwrite it");
+  if (llvm::Error e = checkCompileOutputs(reportKind != ReportKind::None))
+    return fail(std::move(e));
 
   DialectRegistry registry;
   registerRuntimeDialects(registry);
@@ -780,6 +1060,10 @@ static int compileMain() {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   registerONNXDiagnosticHandler(ctx);
+  std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
+  if (progress)
+    progress->update((isONNXModel() ? "importing " : "parsing ") + modelPath,
+                     0);
   OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
   if (!module)
     return 1;
@@ -799,6 +1083,9 @@ static int compileMain() {
     OwningOpRef<ModuleOp> unfused = module->clone();
     LoweringOptions unfusedLowering = lowering;
     unfusedLowering.noFusion = true;
+    if (progress)
+      progress->update("lowering without fusion (for --report)",
+                       progress::kLowering);
     if (failed(lowerToLLVMDialect(*unfused, unfusedLowering)))
       return 1;
     for (auto &[key, value] : llm::getReportValues(*unfused))
@@ -806,15 +1093,18 @@ static int compileMain() {
         kernelsUnfused = value;
   }
   lowering.verifyMemoryPlan = verifyMemoryPlan;
+  lowering.progress = progress.get();
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
+  // The report, written with the -o output (all or none).
+  std::optional<std::string> reportText;
   if (reportKind != ReportKind::None) {
     std::map<std::string, int64_t> entries;
     for (auto &[key, value] : llm::getReportValues(*module))
       entries[key] = value;
     if (kernelsUnfused)
       entries["kernels_unfused"] = *kernelsUnfused;
-    std::string text;
+    std::string &text = reportText.emplace();
     llvm::raw_string_ostream os(text);
     if (reportKind == ReportKind::JSON) {
       llvm::json::Object object;
@@ -826,17 +1116,6 @@ static int compileMain() {
       os << "compile report for " << modelPath << "\n";
       for (auto &[key, value] : entries)
         os << llvm::formatv("  {0,-24} {1}\n", key, value);
-    }
-    if (reportFile.empty()) {
-      llvm::outs() << text;
-      llvm::outs().flush();
-    } else if (llvm::Error e = llvm::writeToOutput(
-                   reportFile, [&](llvm::raw_ostream &out) {
-                     out << text;
-                     return llvm::Error::success();
-                   })) {
-      return fail("cannot write '" + reportFile +
-                  "': " + llvm::toString(std::move(e)));
     }
   }
 
@@ -852,7 +1131,8 @@ static int compileMain() {
     llvm::LLVMContext llvmContext;
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
         translateToLLVMIR(*module, llvmContext, **tm, optLevel,
-                          /*internalizeAllButCInterface=*/true);
+                          /*internalizeAllButCInterface=*/true,
+                          progress.get());
     if (failed(llvmModule))
       return 1;
     if (emitKind == EmitKind::LLVM) {
@@ -861,25 +1141,28 @@ static int compileMain() {
     } else {
       llvm::SmallVector<char, 0> buffer;
       llvm::raw_svector_ostream os(buffer);
-      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os))
+      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os,
+                                         progress.get()))
         return fail(std::move(e));
       bytes.assign(buffer.begin(), buffer.end());
     }
   }
+  if (progress)
+    progress->clear();
 
-  auto writeBytes = [&](llvm::raw_ostream &os) {
-    os << bytes;
-    return llvm::Error::success();
-  };
-  if (outputPath == "-") {
-    if (llvm::Error e = llvm::writeToOutput(outputPath, writeBytes))
-      return fail("cannot write to stdout: " + llvm::toString(std::move(e)));
-    return 0;
+  // -o and the report as a set (the report to stdout without
+  // --report-file). Errors read "cannot write 'PATH': <reason>".
+  SmallVector<std::string> paths = {outputPath};
+  SmallVector<const std::string *> contents = {&bytes};
+  if (reportText) {
+    paths.push_back(reportFile.empty() ? std::string("-") : reportFile);
+    contents.push_back(&*reportText);
   }
-  // Errors read "cannot write 'PATH': <reason>".
-  if (llvm::Error e = writeFiles(
-          std::string(outputPath),
-          [&](size_t, llvm::raw_ostream &os) { return writeBytes(os); }))
+  if (llvm::Error e = llm::writeFiles(
+          paths, [&](size_t k, llvm::raw_ostream &os) {
+            os << *contents[k];
+            return llvm::Error::success();
+          }))
     return fail(std::move(e));
   return 0;
 }
@@ -892,10 +1175,8 @@ static int importMain() {
   if (!isONNXModel())
     return fail("llmc import expects an ONNX model (MODEL.onnx), got '" +
                 modelPath + "'");
-  if (outputPath != "-" && isSameFile(outputPath, modelPath))
-    return fail("output '" + outputPath +
-                "' is the model file; refusing to "
-                "overwrite it");
+  if (llvm::Error e = checkCompileOutputs(/*withReport=*/false))
+    return fail(std::move(e));
 
   DialectRegistry registry;
   registerRuntimeDialects(registry);
@@ -913,18 +1194,10 @@ static int importMain() {
     llvm::raw_string_ostream os(bytes);
     module->print(os);
   }
-  auto writeBytes = [&](llvm::raw_ostream &os) {
-    os << bytes;
-    return llvm::Error::success();
-  };
-  if (outputPath == "-") {
-    if (llvm::Error e = llvm::writeToOutput(outputPath, writeBytes))
-      return fail("cannot write to stdout: " + llvm::toString(std::move(e)));
-    return 0;
-  }
-  if (llvm::Error e = writeFiles(
-          std::string(outputPath),
-          [&](size_t, llvm::raw_ostream &os) { return writeBytes(os); }))
+  if (llvm::Error e = llm::writeFile(outputPath, [&](llvm::raw_ostream &os) {
+        os << bytes;
+        return llvm::Error::success();
+      }))
     return fail(std::move(e));
   return 0;
 }
@@ -952,11 +1225,11 @@ int main(int argc, char **argv) {
           &llvm::errs()))
     return 1;
   if (runCommand)
-    return runMain();
+    return finishStdout(runMain());
   if (compileCommand)
-    return compileMain();
+    return finishStdout(compileMain());
   if (importCommand)
-    return importMain();
+    return finishStdout(importMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
               "MODEL ...' or 'llmc import MODEL.onnx ...' (see llmc --help)");
 }

@@ -8,7 +8,15 @@
 
 #include "llm/Runtime/Npy.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include "gtest/gtest.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir::llm::runtime;
 
@@ -161,6 +169,79 @@ TEST(Npy, Errors) {
                         f32x2),
                 "a.npy")),
             "a.npy: shape (1000000000x1000000000x1000000000) is too large");
+}
+
+// readNpy reads files, not streams, and the header before the data.
+TEST(Npy, ReadNpyFromFiles) {
+  llvm::SmallString<128> prefix, dir;
+  llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, prefix);
+  llvm::sys::path::append(prefix, "llmc-npy-test");
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory(prefix, dir));
+  auto path = [&](llvm::StringRef name) {
+    llvm::SmallString<128> p(dir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  auto write = [&](const std::string &name, const std::string &bytes) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path(name), ec);
+    ASSERT_FALSE(ec);
+    os << bytes;
+  };
+  std::string f32x6(24, '\0');
+  std::string dict =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  write("good.npy", makeNpy(dict, f32x6));
+  write("good2.npy", makeNpy(dict, f32x6, /*version=*/2));
+  llvm::Expected<HostTensor> good = readNpy(path("good.npy"));
+  ASSERT_TRUE(!!good) << llvm::toString(good.takeError());
+  EXPECT_EQ(good->getNumElements(), 6);
+  llvm::Expected<HostTensor> good2 = readNpy(path("good2.npy"));
+  ASSERT_TRUE(!!good2) << llvm::toString(good2.takeError());
+  EXPECT_EQ(good2->getNumElements(), 6);
+  // bf16 from f32, converted while read.
+  llvm::Expected<HostTensor> bf16 = readNpy(path("good.npy"), DType::BF16);
+  ASSERT_TRUE(!!bf16) << llvm::toString(bf16.takeError());
+  EXPECT_EQ(bf16->getDType(), DType::BF16);
+
+  // A 40 GB shape in a small file: the size is checked before allocating.
+  write("huge.npy",
+        makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                "(100000, 100000), }",
+                f32x6));
+  EXPECT_EQ(errorOf(readNpy(path("huge.npy"))),
+            path("huge.npy") +
+                ": truncated .npy data: shape 100000x100000 of '<f4' needs "
+                "40000000000 bytes, the file has 24");
+  std::string full = makeNpy(dict, f32x6);
+  write("header.npy", full.substr(0, 20));
+  EXPECT_EQ(errorOf(readNpy(path("header.npy"))),
+            path("header.npy") +
+                ": truncated .npy header (header length 118, file size 20)");
+  write("tiny.npy", full.substr(0, 8));
+  EXPECT_EQ(errorOf(readNpy(path("tiny.npy"))),
+            path("tiny.npy") + ": truncated .npy header");
+  write("empty.npy", "");
+  EXPECT_EQ(errorOf(readNpy(path("empty.npy"))),
+            path("empty.npy") + ": not a .npy file (bad magic string)");
+
+  // Not regular files: refused without being opened (a FIFO would block).
+  ASSERT_EQ(::mkfifo(path("fifo.npy").c_str(), 0600), 0);
+  EXPECT_EQ(errorOf(readNpy(path("fifo.npy"))),
+            path("fifo.npy") + ": cannot read file: a FIFO; .npy inputs "
+                               "must be regular files");
+  EXPECT_EQ(errorOf(readNpy(dir)),
+            std::string(dir) + ": cannot read file: Is a directory");
+  EXPECT_EQ(errorOf(readNpy(path("missing.npy"))),
+            path("missing.npy") +
+                ": cannot read file: No such file or directory");
+
+  for (const char *name : {"good.npy", "good2.npy", "huge.npy", "header.npy",
+                           "tiny.npy", "empty.npy"})
+    llvm::sys::fs::remove(path(name));
+  // (llvm::sys::fs::remove removes regular files, links and directories.)
+  ::unlink(path("fifo.npy").c_str());
+  llvm::sys::fs::remove(dir);
 }
 
 } // namespace

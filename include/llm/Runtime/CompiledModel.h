@@ -43,18 +43,23 @@
 
 namespace llvm {
 class LLVMContext;
+class MemoryBuffer;
 class Module;
 class TargetMachine;
 class raw_pwrite_stream;
 class SourceMgr;
+namespace orc {
+class LLJIT;
+} // namespace orc
 } // namespace llvm
 
 namespace mlir {
 class DialectRegistry;
-class ExecutionEngine;
 } // namespace mlir
 
 namespace mlir::llm::runtime {
+
+class CompileProgress;
 
 //===----------------------------------------------------------------------===//
 // Setup
@@ -100,6 +105,10 @@ struct EntrySignature {
   /// dynamic, else 0. Every dynamic dimension of the inputs and results is
   /// the same sequence length at run time.
   int64_t seqBound = 0;
+  /// The `llm.name` attribute of each argument / result (the ONNX graph's
+  /// input and output names), "" where there is none.
+  SmallVector<std::string> inputNames;
+  SmallVector<std::string> resultNames;
 
   /// The signature for concrete input shapes: checks that each shape has the
   /// input's rank and static sizes, and that the dynamic sizes all equal one
@@ -143,11 +152,24 @@ struct LoweringOptions {
   /// `verify-memory-plan`: no two simultaneously live buffers overlap).
   /// Applied after `pipelineOptions`.
   bool verifyMemoryPlan = false;
+  /// Where the lowering reports its progress (the pass running and the
+  /// share of the passes done), or null. Not part of what is compiled.
+  CompileProgress *progress = nullptr;
 };
 
-/// Marks the public functions with `llvm.emit_c_interface` and runs
-/// `llm-lower-to-cpu` on `module`. Errors are emitted as diagnostics (a pass
-/// that fails silently gets a generic error at the module location).
+/// The `llm-lower-to-cpu` options that `options` stand for
+/// (`pipelineOptions` with `noOpt`, `noFusion` and `verifyMemoryPlan`
+/// applied), printed in the pass-option syntax with every option's value:
+/// two LoweringOptions that lower alike print alike. Fails with the parse
+/// error (also an out-of-range `num-threads`).
+llvm::Expected<std::string>
+getEffectivePipelineOptions(const LoweringOptions &options);
+
+/// Marks the public functions with `llvm.emit_c_interface`, drops the
+/// `llm.name` argument and result attributes (the LLVM translation does not
+/// know them) and runs `llm-lower-to-cpu` on `module`. Errors are emitted as
+/// diagnostics (a pass that fails silently gets a generic error at the
+/// module location).
 LogicalResult lowerToLLVMDialect(ModuleOp module,
                                  const LoweringOptions &options);
 
@@ -161,15 +183,19 @@ createHostTargetMachine(unsigned optLevel);
 /// `internalizeAllButCInterface`, every defined function except the
 /// `_mlir_ciface_*` wrappers gets internal linkage, so that the object
 /// exports only the C interface (an MLIR `@main` would otherwise clash with
-/// C's `main`). Emits an error at the module location on failure.
+/// C's `main`). Emits an error at the module location on failure. Reports
+/// the translation and optimization stages to `progress` (if not null).
 FailureOr<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                   llvm::TargetMachine &tm, unsigned optLevel,
-                  bool internalizeAllButCInterface);
+                  bool internalizeAllButCInterface,
+                  CompileProgress *progress = nullptr);
 
-/// Emits `llvmModule` as a relocatable object for `tm` into `os`.
+/// Emits `llvmModule` as a relocatable object for `tm` into `os`; reports
+/// the codegen stage to `progress` (if not null).
 llvm::Error emitObjectFile(llvm::Module &llvmModule, llvm::TargetMachine &tm,
-                           llvm::raw_pwrite_stream &os);
+                           llvm::raw_pwrite_stream &os,
+                           CompileProgress *progress = nullptr);
 
 //===----------------------------------------------------------------------===//
 // CompiledModel
@@ -184,6 +210,31 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Shared libraries for the JIT; empty means `getDefaultSharedLibPaths()`.
   SmallVector<std::string> sharedLibPaths;
+  /// Where the compilation reports its progress (lowering, LLVM IR
+  /// optimization, codegen, loading), or null.
+  CompileProgress *progress = nullptr;
+};
+
+/// The machine code of a compiled entry and what running it needs: what
+/// `CompiledModel::create` produces and `CompiledModel::load` runs, and what
+/// the compile cache (llm/Runtime/CompileCache.h) stores.
+struct CompiledObject {
+  /// The entry's signature, with its names.
+  EntrySignature signature;
+  /// memory-arena=caller: the entry takes a trailing arena of this size.
+  bool callerArena = false;
+  int64_t arenaBytes = 0;
+  /// A relocatable object for the host (large code model) that defines
+  /// `__llmc_entry(void **args)`, the entry with packed arguments (one
+  /// pointer to each descriptor pointer, in the order of the C interface),
+  /// and, when the module had global constructors or destructors,
+  /// `__llmc_init()` / `__llmc_fini()` to run after loading / before
+  /// unloading. Everything else it references comes from the process or the
+  /// JIT's shared libraries.
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  /// Whether the object defines `__llmc_init` / `__llmc_fini`.
+  bool hasInit = false;
+  bool hasFini = false;
 };
 
 /// A non-owning view of a row-major host buffer.
@@ -210,11 +261,23 @@ class CompiledModel {
 public:
   ~CompiledModel();
 
-  /// Checks the entry of `module`, lowers the module (in place) and
-  /// JIT-compiles it. Errors are emitted as diagnostics in `module`'s
-  /// context.
+  /// Checks the entry of `module`, lowers the module (in place),
+  /// compiles it to an object (LLVM IR optimization and codegen at
+  /// `options.optLevel`) and loads that into an ORC JIT. Errors are emitted
+  /// as diagnostics in `module`'s context. With `object`, also returns the
+  /// object and its metadata there (for the compile cache).
   static FailureOr<std::unique_ptr<CompiledModel>>
-  create(ModuleOp module, const CompileOptions &options);
+  create(ModuleOp module, const CompileOptions &options,
+         CompiledObject *object = nullptr);
+
+  /// Loads an object made by `create` (e.g. read back from the compile
+  /// cache) without compiling anything. `object.object` is only read during
+  /// the call. The JIT resolves undefined symbols against the process and
+  /// `options.sharedLibPaths` (default: getDefaultSharedLibPaths()); the
+  /// other options are not used. Fails when the object does not load or does
+  /// not define the entry.
+  static llvm::Expected<std::unique_ptr<CompiledModel>>
+  load(const CompiledObject &object, const CompileOptions &options);
 
   const EntrySignature &getSignature() const { return signature; }
 
@@ -235,8 +298,12 @@ private:
   CompiledModel() = default;
 
   EntrySignature signature;
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*packedEntry)(void **) = nullptr;
+  /// The object's `__llmc_fini` (global destructors), run by the
+  /// destructor; the shared libraries' `__mlir_execution_engine_destroy`.
+  void (*fini)() = nullptr;
+  SmallVector<void (*)()> libraryDestroyFns;
   /// The caller-provided arena (memory-arena=caller), 64-byte aligned
   /// inside `arenaStorage`.
   bool callerArena = false;

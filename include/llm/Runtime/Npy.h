@@ -34,7 +34,6 @@
 #define LLM_RUNTIME_NPY_H
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -125,25 +124,22 @@ private:
 llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name,
                                     std::optional<DType> expected = {});
 
-/// Reads the .npy file at `path` (see `parseNpy`).
+/// Reads the .npy file at `path` (see `parseNpy`). Only a regular file (or a
+/// link to one) is read: a directory, device, FIFO or socket is an error,
+/// before anything is read from it. The header is read first and checked
+/// (with the data size it declares) against the file's size; then exactly
+/// the declared data is read into the new tensor.
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
                                    std::optional<DType> expected = {});
 
 /// Serializes `tensor` as a version 1.0 .npy file (BF16 widened to '<f4').
 std::string serializeNpy(const HostTensor &tensor);
 
-/// Writes `tensor` to `path` atomically: the bytes go to a temporary file in
-/// the same directory that is renamed over `path` once complete.
+/// Writes `tensor` to `path` as `mlir::llm::writeFile` does
+/// (llm/Support/OutputFile.h): a regular file atomically (a temporary file in
+/// the same directory renamed over `path` once complete), a device or FIFO
+/// in place, "-" to stdout; every write is checked.
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
-
-/// Writes the files `paths` as a set: `write(i, os)` writes the bytes of
-/// `paths[i]` to a temporary file in the same directory; only when every
-/// write succeeded are the temporary files renamed over `paths` (on failure
-/// they are removed and no path is touched). Errors read
-/// "cannot write 'PATH': <reason>".
-llvm::Error
-writeFiles(llvm::ArrayRef<std::string> paths,
-           llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &)> write);
 
 } // namespace mlir::llm::runtime
 

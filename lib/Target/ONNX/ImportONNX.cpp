@@ -26,7 +26,9 @@
 
 #include "llm/Target/ONNX/ImportONNX.h"
 
+#include "ONNXIntegerMath.h"
 #include "ONNXShapeInference.h"
+#include "ValidateONNX.h"
 
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
@@ -42,10 +44,11 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -151,17 +154,61 @@ static int toONNXType(Type type) {
   return TensorProto::UNDEFINED;
 }
 
+/// The number of elements of `shape`. Every value's shape is checked when it
+/// is defined (shapeFits: the product of its dimensions, zeros taken
+/// as 1, times its element size fits in int64), so that products and
+/// strides of a value's dimensions cannot overflow; shapes computed from
+/// untrusted data (a Reshape's shape input, ...) go through checkedProduct.
+/// Computed wrapping around, so that even a shape nobody checked is no
+/// undefined behaviour.
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    n = llm::detail::wrapMul(n, d);
   return n;
+}
+
+/// The product of `shape`'s dimensions; nullopt when it overflows int64 or a
+/// dimension is negative.
+static std::optional<int64_t> checkedProduct(ArrayRef<int64_t> shape) {
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d == 0)
+      return 0;
+    std::optional<int64_t> m = llm::detail::checkedMul(n, d);
+    overflow |= !m;
+    n = m.value_or(1);
+  }
+  if (overflow)
+    return std::nullopt;
+  return n;
+}
+
+/// Whether a value of `shape` with `elemSize`-byte elements is one the
+/// importer can compute with: no negative dimension, and the product of the
+/// dimensions (zeros taken as 1, so that every stride and every product of
+/// some of the dimensions fits too) times the element size fits in int64.
+/// Checked for every initializer, graph input and node output.
+static bool shapeFits(ArrayRef<int64_t> shape, int64_t elemSize) {
+  int64_t n = std::max<int64_t>(elemSize, 1);
+  for (int64_t d : shape) {
+    std::optional<int64_t> m =
+        d < 0 ? std::nullopt
+              : llm::detail::checkedMul(n, std::max<int64_t>(d, 1));
+    if (!m)
+      return false;
+    n = *m;
+  }
+  return true;
 }
 
 static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
+    strides[i] = llm::detail::wrapMul(strides[i + 1], shape[i + 1]);
   return strides;
 }
 
@@ -269,12 +316,15 @@ struct ConstTensor {
       std::memcpy(&f, &bits, 4);
       return f;
     }
+    case TensorProto::UINT64:
+      return static_cast<double>(load<uint64_t>(i));
     default:
       return static_cast<double>(getInt(i));
     }
   }
 
-  /// Element `i` as an int64 (floats truncated toward zero).
+  /// Element `i` as an int64 (floats truncated toward zero and saturated,
+  /// NaN as 0; uint64 as its two's complement bits).
   int64_t getInt(int64_t i) const {
     switch (dtype) {
     case TensorProto::BOOL:
@@ -295,10 +345,8 @@ struct ConstTensor {
       return load<int64_t>(i);
     case TensorProto::UINT64:
       return static_cast<int64_t>(load<uint64_t>(i));
-    default: {
-      double d = getDouble(i);
-      return std::isfinite(d) ? static_cast<int64_t>(d) : 0;
-    }
+    default:
+      return llm::detail::doubleToInt64(getDouble(i));
     }
   }
 
@@ -320,8 +368,12 @@ struct ConstTensor {
     }
     case TensorProto::BOOL:
       return store<uint8_t>(i, v != 0);
+    case TensorProto::UINT64:
+      return store<uint64_t>(i, llm::detail::doubleToUInt64(v));
     default:
-      return setInt(i, std::isfinite(v) ? static_cast<int64_t>(v) : 0);
+      // Out-of-range values saturate to int64, then wrap to the type's width
+      // (ONNX leaves them undefined; C++ conversions would be UB).
+      return setInt(i, llm::detail::doubleToInt64(v));
     }
   }
 
@@ -450,10 +502,16 @@ private:
   /// An error about the current node; the message starts with the node's
   /// name, op type and opset.
   InFlightDiagnostic nodeError(const onnx::NodeProto &node) {
+    return nodeDiag(node, DiagnosticSeverity::Error);
+  }
+  InFlightDiagnostic nodeDiag(const onnx::NodeProto &node,
+                              DiagnosticSeverity severity) {
     // The model file first, so that the diagnostic handler prints
     // "model.onnx:0:0: error: ONNX node ...".
-    InFlightDiagnostic diag =
-        emitError(FusedLoc::get(ctx, {fileLoc(), nodeLoc(node)}));
+    Location loc = FusedLoc::get(ctx, {fileLoc(), nodeLoc(node)});
+    InFlightDiagnostic diag = severity == DiagnosticSeverity::Error
+                                  ? emitError(loc)
+                                  : emitWarning(loc);
     diag << "ONNX node '" << nodeName(node) << "' (" << node.op_type()
          << ", opset " << opset << "): ";
     return diag;
@@ -594,6 +652,11 @@ private:
   //===--------------------------------------------------------------------===//
 
   FailureOr<ConstTensor> readTensor(const TensorProto &t, Location loc);
+  /// Opens the external data file `path` of tensor `tensor`: a regular file
+  /// whose real path (all symbolic links resolved) lies inside the model's
+  /// real directory.
+  FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+  openExternalData(StringRef path, StringRef tensor, Location loc);
 
   /// Folded constants are capped at this many elements (import-time memory).
   static constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
@@ -621,6 +684,7 @@ private:
   // Node handlers
   //===--------------------------------------------------------------------===//
 
+  LogicalResult checkSupported(const onnx::NodeProto &node);
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult importConstant(const onnx::NodeProto &node);
   LogicalResult importBinary(const onnx::NodeProto &node);
@@ -718,7 +782,7 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
   // The size must not overflow, and the data must be there before the
   // buffer is allocated: a corrupt file can declare any dims.
   int64_t n = 1, nbytes = 0;
-  bool overflow = false;
+  bool overflow = !shapeFits(c.shape, es);
   for (int64_t d : c.shape)
     overflow |= llvm::MulOverflow(n, d, n);
   overflow |= llvm::MulOverflow(n, es, nbytes);
@@ -765,22 +829,12 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
     }
     SmallString<256> path(externalDataDir);
     llvm::sys::path::append(path, location);
-    if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
-      emitError(loc) << "cannot read external data file '" << path
-                     << "' of tensor '" << t.name()
-                     << "': not a regular file";
-      return failure();
-    }
     auto it = externalFiles.find(path);
     if (it == externalFiles.end()) {
-      auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false);
-      if (!buf) {
-        emitError(loc) << "cannot read external data file '" << path
-                       << "' of tensor '" << t.name()
-                       << "': " << buf.getError().message();
+      FailureOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+          openExternalData(path, t.name(), loc);
+      if (failed(buf))
         return failure();
-      }
       it = externalFiles.try_emplace(path, std::move(*buf)).first;
     }
     llvm::MemoryBuffer &file = *it->second;
@@ -862,6 +916,57 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
     break;
   }
   return c;
+}
+
+FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+Importer::openExternalData(StringRef path, StringRef tensor, Location loc) {
+  namespace fs = llvm::sys::fs;
+  auto cannotRead = [&](const Twine &why) {
+    emitError(loc) << "cannot read external data file '" << path
+                   << "' of tensor '" << tensor << "': " << why;
+    return failure();
+  };
+  // Before opening: a FIFO would block the open, a device never end.
+  fs::file_status st;
+  if (std::error_code ec = fs::status(path, st))
+    return cannotRead(ec.message());
+  if (st.type() != fs::file_type::regular_file)
+    return cannotRead("not a regular file");
+  // The real path of the opened file (the kernel's, /proc/self/fd), so that
+  // a link swapped after a check cannot lead outside.
+  SmallString<256> dir, real;
+  if (std::error_code ec =
+          fs::real_path(externalDataDir.empty() ? "." : externalDataDir, dir))
+    return cannotRead("the model's directory: " + ec.message());
+  int fd;
+  if (std::error_code ec = fs::openFileForRead(path, fd, fs::OF_None, &real))
+    return cannotRead(ec.message());
+  llvm::scope_exit closeFd([&] { fs::closeFile(fd); });
+  if (real.empty() || !llvm::sys::path::is_absolute(real)) {
+    SmallString<256> resolved;
+    if (std::error_code ec = fs::real_path(path, resolved))
+      return cannotRead(ec.message());
+    real = resolved;
+  }
+  SmallString<256> prefix(dir);
+  if (!prefix.ends_with(llvm::sys::path::get_separator()))
+    prefix += llvm::sys::path::get_separator();
+  if (!real.starts_with(prefix)) {
+    emitError(loc) << "external data file '" << path << "' of tensor '"
+                   << tensor << "' resolves to '" << real
+                   << "', outside the model's directory '" << dir << "'";
+    return failure();
+  }
+  // The opened file itself must still be a regular file.
+  if (std::error_code ec = fs::status(fd, st))
+    return cannotRead(ec.message());
+  if (st.type() != fs::file_type::regular_file)
+    return cannotRead("not a regular file");
+  auto buf = llvm::MemoryBuffer::getOpenFile(fd, path, st.getSize(),
+                                             /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return cannotRead(buf.getError().message());
+  return std::move(*buf);
 }
 
 /// Blob names must be bare identifiers in the textual IR.
@@ -1002,6 +1107,8 @@ static double foldBinary(StringRef op, double a, double b) {
     return a * b;
   if (op == "Div")
     return a / b;
+  if (op == "Mod")
+    return std::fmod(a, b); // fmod=1, the only float Mod (checked)
   if (op == "Pow")
     return std::pow(a, b);
   if (op == "Max")
@@ -1009,24 +1116,35 @@ static double foldBinary(StringRef op, double a, double b) {
   return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
 }
 
-static int64_t foldBinaryInt(StringRef op, int64_t a, int64_t b) {
+/// `op` on two integers of ONNX type `dtype` (ONNXIntegerMath.h: wrapping
+/// Add/Sub/Mul/Pow, Div truncating toward zero, Mod with the sign of the
+/// divisor or, with `fmod`, of the dividend). Narrower types are computed in
+/// int64 (getInt sign- or zero-extends them) and wrap when stored; uint64
+/// values are int64 bits, divided and compared as unsigned. nullopt: a
+/// division or remainder by zero (0 to a negative power included).
+static std::optional<int64_t> foldBinaryInt(StringRef op, int64_t a, int64_t b,
+                                            int dtype, bool fmod) {
+  using namespace llm::detail;
+  bool u64 = dtype == TensorProto::UINT64;
+  uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   if (op == "Add")
-    return a + b;
+    return wrapAdd(a, b);
   if (op == "Sub")
-    return a - b;
+    return wrapSub(a, b);
   if (op == "Mul")
-    return a * b;
-  if (op == "Div")
-    return b == 0 ? 0 : a / b;
-  if (op == "Pow") {
-    int64_t r = 1;
-    for (int64_t i = 0; i < b; ++i)
-      r *= a;
-    return r;
+    return wrapMul(a, b);
+  if (op == "Div" || op == "Mod") {
+    if (b == 0)
+      return std::nullopt;
+    if (u64)
+      return static_cast<int64_t>(op == "Div" ? ua / ub : ua % ub);
+    return op == "Div" ? truncDiv(a, b) : onnxMod(a, b, fmod);
   }
+  if (op == "Pow")
+    return intPow(a, b);
   if (op == "Max")
-    return std::max(a, b);
-  return std::min(a, b);
+    return u64 ? static_cast<int64_t>(std::max(ua, ub)) : std::max(a, b);
+  return u64 ? static_cast<int64_t>(std::min(ua, ub)) : std::min(a, b);
 }
 
 /// Elementwise evaluation of two constants with numpy broadcasting; the
@@ -1044,10 +1162,11 @@ static ConstTensor foldElementwise(
   return out;
 }
 
-// Add/Sub/Mul/Div/Pow/Max/Min. Constants fold (numpy semantics; integer
-// division truncates toward zero); otherwise one llm op per pair of operands
-// (Max/Min are variadic), with constant operands converted to the runtime
-// operand's float type.
+// Add/Sub/Mul/Div/Mod/Pow/Max/Min. Constants fold (floats in double;
+// integers as ONNX defines them, foldBinaryInt: wrapping, Div truncating
+// toward zero, a division by zero an error); otherwise one llm op per pair
+// of operands (Max/Min are variadic), with constant operands converted to
+// the runtime operand's float type. Mod has no llm op: constants only.
 LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   SmallVector<Entry *> ins;
@@ -1069,25 +1188,56 @@ LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
     shape = *b;
   }
 
+  // Mod: fmod=0 (the sign of the divisor) is integer-only in ONNX.
+  bool fmod = false;
+  if (op == "Mod") {
+    int64_t f = intAttr(node, "fmod", 0);
+    if (f != 0 && f != 1)
+      return nodeError(node) << "fmod must be 0 or 1, got " << f;
+    fmod = f;
+    for (Entry *e : ins)
+      if (isFloatDType(dtypeOf(*e)) && !fmod)
+        return nodeError(node) << "Mod of " << dtypeName(dtypeOf(*e))
+                               << " tensors needs fmod=1";
+  }
+
   if (allConst(ins)) {
+    if (failed(checkShape(node, shape)))
+      return failure();
     ConstTensor acc = *ins[0]->constant;
     for (Entry *e : ArrayRef(ins).drop_front()) {
       const ConstTensor &b = *e->constant;
       auto outShape = *broadcastShapes(acc.shape, b.shape);
       bool useFloat = isFloatDType(acc.dtype) || isFloatDType(b.dtype);
+      // The first element without a value (an integer division by zero).
+      std::optional<int64_t> undefinedAt;
       acc = foldElementwise(
           acc, b, outShape, acc.dtype,
           [&](ConstTensor &out, int64_t o, int64_t ia, int64_t ib) {
-            if (useFloat)
+            if (useFloat) {
               out.setDouble(o,
                             foldBinary(op, acc.getDouble(ia), b.getDouble(ib)));
-            else
-              out.setInt(o, foldBinaryInt(op, acc.getInt(ia), b.getInt(ib)));
+              return;
+            }
+            std::optional<int64_t> r = foldBinaryInt(
+                op, acc.getInt(ia), b.getInt(ib), acc.dtype, fmod);
+            if (!r && !undefinedAt)
+              undefinedAt = o;
+            out.setInt(o, r.value_or(0));
           });
+      if (undefinedAt)
+        return nodeError(node)
+               << (op == "Div"   ? "integer division by zero"
+                   : op == "Mod" ? "integer Mod by zero"
+                                 : "integer 0 to a negative power")
+               << " in the folded result (element " << *undefinedAt << ")";
     }
     setOutput(node, 0, std::move(acc));
     return success();
   }
+  if (op == "Mod")
+    return nodeError(node) << "Mod on runtime tensors is not supported (no "
+                              "llm op; it is folded on constants)";
 
   // The element type comes from a runtime operand.
   int dtype = TensorProto::UNDEFINED;
@@ -1153,6 +1303,25 @@ static std::optional<double> foldUnary(StringRef op, double x) {
   return std::nullopt;
 }
 
+/// The integer unary ops, exact in int64 (through double, Neg of 2^53 + 1
+/// would round): Neg and Abs wrap (Abs and Neg of INT64_MIN are INT64_MIN),
+/// Abs of an unsigned value is the value. nullopt for the other ops.
+static std::optional<int64_t> foldUnaryInt(StringRef op, int64_t x, int dtype) {
+  bool isUnsigned = dtype == TensorProto::UINT8 ||
+                    dtype == TensorProto::UINT16 ||
+                    dtype == TensorProto::UINT32 ||
+                    dtype == TensorProto::UINT64 || dtype == TensorProto::BOOL;
+  if (op == "Neg")
+    return llm::detail::wrapNeg(x);
+  if (op == "Abs")
+    return isUnsigned ? x : llm::detail::wrapAbs(x);
+  if (op == "Relu")
+    return isUnsigned ? x : std::max<int64_t>(x, 0);
+  if (op == "Floor" || op == "Ceil")
+    return x;
+  return std::nullopt;
+}
+
 // Neg/Sqrt/Reciprocal/Exp/Log/Tanh/Erf/Sigmoid/Relu (+ Floor/Ceil/Abs and
 // Sin/Cos on constants only, e.g. rotary tables computed from static
 // positions): folded on constants, one llm op otherwise.
@@ -1167,8 +1336,11 @@ LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
     for (int64_t i = 0, e = c.numel(); i < e; ++i) {
       if (isFloatDType(c.dtype))
         out.setDouble(i, *foldUnary(op, c.getDouble(i)));
-      else
-        out.setInt(i, static_cast<int64_t>(*foldUnary(op, c.getInt(i))));
+      else if (std::optional<int64_t> r =
+                   foldUnaryInt(op, c.getInt(i), c.dtype))
+        out.setInt(i, *r);
+      else // No integer form in ONNX (Sqrt, Exp, ...): through double.
+        out.setDouble(i, *foldUnary(op, c.getDouble(i)));
     }
     setOutput(node, 0, std::move(out));
     return success();
@@ -1235,12 +1407,18 @@ LogicalResult Importer::importCompare(const onnx::NodeProto &node) {
   if (!outShape)
     return nodeError(node) << "operand shapes " << shapeStr(a.shape) << " and "
                            << shapeStr(b.shape) << " do not broadcast";
+  if (failed(checkShape(node, *outShape)))
+    return failure();
   bool useFloat = isFloatDType(a.dtype) || isFloatDType(b.dtype);
+  // uint64 elements are int64 bits: ordered as unsigned (biased by 2^63).
+  uint64_t bias = a.dtype == TensorProto::UINT64 ? uint64_t(1) << 63 : 0;
   ConstTensor out =
       foldElementwise(a, b, *outShape, TensorProto::BOOL,
                       [&](ConstTensor &o, int64_t i, int64_t ia, int64_t ib) {
                         double x = a.getDouble(ia), y = b.getDouble(ib);
                         int64_t xi = a.getInt(ia), yi = b.getInt(ib);
+                        xi = static_cast<int64_t>(uint64_t(xi) ^ bias);
+                        yi = static_cast<int64_t>(uint64_t(yi) ^ bias);
                         bool r;
                         if (op == "Equal")
                           r = useFloat ? x == y : xi == yi;
@@ -1368,6 +1546,8 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
                                 : std::nullopt;
       if (!outShape)
         return nodeError(node) << "operand shapes do not broadcast";
+      if (failed(checkShape(node, *maskShape)))
+        return failure();
       SmallVector<int64_t> sc = stridesOf(c.shape);
       ConstTensor mask = ConstTensor::zeros(dtype, *maskShape);
       double ninf = -std::numeric_limits<double>::infinity();
@@ -1421,6 +1601,12 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
     s = broadcastShapes(*s, y.shape);
   if (!s)
     return nodeError(node) << "operand shapes do not broadcast";
+  if (x.dtype != y.dtype)
+    return nodeError(node) << "X and Y have different element types ("
+                           << dtypeName(x.dtype) << " vs " << dtypeName(y.dtype)
+                           << ")";
+  if (failed(checkShape(node, *s)))
+    return failure();
   SmallVector<int64_t> sc = stridesOf(c.shape), sx = stridesOf(x.shape),
                        sy = stridesOf(y.shape);
   ConstTensor out = ConstTensor::zeros(x.dtype, *s);
@@ -1463,9 +1649,15 @@ static std::optional<ConstTensor> foldConstMatMul(const ConstTensor &a,
       mlir::llm::broadcastShapes(ArrayRef(sa).drop_back(2), ArrayRef(sb).drop_back(2));
   if (failed(batch))
     return std::nullopt;
-  int64_t nb = product(*batch);
-  if (nb * m * n > (int64_t(1) << 20) || nb * m * n * k > (int64_t(1) << 24))
+  SmallVector<int64_t> dims(*batch);
+  dims.append({m, n});
+  std::optional<int64_t> outElems = checkedProduct(dims);
+  dims.push_back(k);
+  std::optional<int64_t> macs = checkedProduct(dims);
+  if (!outElems || !macs || *outElems > (int64_t(1) << 20) ||
+      *macs > (int64_t(1) << 24))
     return std::nullopt;
+  int64_t nb = product(*batch);
   SmallVector<int64_t> outShape(*batch);
   outShape.push_back(m);
   outShape.push_back(n);
@@ -1895,8 +2087,10 @@ Value Importer::slice(Location loc, Value v, ArrayRef<int64_t> starts,
   SmallVector<int64_t> out;
   bool identity = true;
   for (size_t d = 0; d < shape.size(); ++d) {
-    out.push_back(std::max<int64_t>(
-        0, (limits[d] - starts[d] + strides[d] - 1) / strides[d]));
+    // ceil((limit - start) / stride) for 0 <= start, limit <= dim.
+    out.push_back(limits[d] <= starts[d]
+                      ? 0
+                      : (limits[d] - starts[d] - 1) / strides[d] + 1);
     identity &= starts[d] == 0 && limits[d] == shape[d] && strides[d] == 1;
   }
   if (identity)
@@ -1982,7 +2176,12 @@ LogicalResult Importer::importReshapeLike(const onnx::NodeProto &node) {
       } else if (d < 0) {
         return nodeError(node) << "invalid shape entry " << d;
       } else {
-        known *= d;
+        // An overflow is no valid shape: it only fails the checks below.
+        known = llm::detail::checkedMul(known, d).value_or(-1);
+        if (known < 0)
+          return nodeError(node)
+                 << "cannot reshape " << shapeStr(shape) << " to "
+                 << shapeStr(out) << " (its size overflows int64)";
       }
     }
     if (inferred >= 0) {
@@ -1991,7 +2190,7 @@ LogicalResult Importer::importReshapeLike(const onnx::NodeProto &node) {
                << "cannot infer -1 in shape for " << numel << " elements";
       out[inferred] = numel / known;
     }
-    if (product(out) != numel)
+    if (checkedProduct(out) != numel)
       return nodeError(node)
              << "cannot reshape " << shapeStr(shape) << " to " << shapeStr(out);
   } else if (op == "Flatten") {
@@ -2083,7 +2282,12 @@ LogicalResult Importer::importConcat(const onnx::NodeProto &node) {
       if (d != *axis && s[d] != shape[d])
         return nodeError(node) << "input shapes " << shapeStr(shape) << " and "
                                << shapeStr(s) << " differ off the axis";
-    outShape[*axis] += s[*axis];
+    std::optional<int64_t> sum =
+        llm::detail::checkedAdd(outShape[*axis], s[*axis]);
+    if (!sum)
+      return nodeError(node)
+             << "the concatenated dimension " << *axis << " overflows int64";
+    outShape[*axis] = *sum;
   }
   if (allConst(ins)) {
     // Source tensor and offset for each position along the axis.
@@ -2144,14 +2348,21 @@ LogicalResult Importer::importSplit(const onnx::NodeProto &node) {
                                 "import time";
     sizes = s->constant->toInts();
   } else {
+    // num_outputs (opset 18) must name the outputs there are.
     int64_t n = intAttr(node, "num_outputs", node.output_size());
-    int64_t dim = shape[*axis], chunk = (dim + n - 1) / n;
+    if (n != node.output_size())
+      return nodeError(node) << "num_outputs is " << n << " but the node has "
+                             << node.output_size() << " outputs";
+    int64_t dim = shape[*axis], chunk = dim / n + (dim % n != 0);
     for (int64_t i = 0; i < n; ++i)
       sizes.push_back(std::min(chunk, dim - i * chunk));
   }
+  // The sum of the sizes, nullopt on a negative size or an overflow.
+  std::optional<int64_t> total = 0;
+  for (int64_t s : sizes)
+    total = s < 0 || !total ? std::nullopt : llm::detail::checkedAdd(*total, s);
   if (static_cast<int>(sizes.size()) != node.output_size() ||
-      llvm::any_of(sizes, [](int64_t s) { return s < 0; }) ||
-      std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != shape[*axis])
+      total != shape[*axis])
     return nodeError(node) << "split sizes do not match dimension " << *axis
                            << " of size " << shape[*axis] << " and "
                            << node.output_size() << " outputs";
@@ -2233,14 +2444,17 @@ LogicalResult Importer::importSlice(const onnx::NodeProto &node) {
       s += dim;
     if (e < 0 && e > std::numeric_limits<int64_t>::min() / 2)
       e += dim;
+    // The count ceil(|e - s| / |step|) without overflow: |e - s| <= dim,
+    // and |step| (INT64_MIN included) is taken as uint64.
+    uint64_t mag = step > 0 ? uint64_t(step) : uint64_t(0) - uint64_t(step);
     if (step > 0) {
       s = std::clamp<int64_t>(s, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
-      outShape[*ax] = std::max<int64_t>(0, (e - s + step - 1) / step);
+      outShape[*ax] = e <= s ? 0 : int64_t(uint64_t(e - s - 1) / mag) + 1;
     } else {
       s = std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
-      outShape[*ax] = std::max<int64_t>(0, (s - e - step - 1) / -step);
+      outShape[*ax] = s <= e ? 0 : int64_t(uint64_t(s - e - 1) / mag) + 1;
     }
     b[*ax] = s;
     stride[*ax] = step;
@@ -2261,15 +2475,20 @@ LogicalResult Importer::importSlice(const onnx::NodeProto &node) {
   SmallVector<int64_t> limits(rank), reversed;
   for (int64_t d = 0; d < rank; ++d) {
     if (stride[d] < 0) {
+      // (n - 1) * -stride <= b: no overflow; with n <= 1 the stride is
+      // unused (and may be INT64_MIN, which has no negation).
       int64_t n = outShape[d];
-      int64_t lowest = n == 0 ? 0 : b[d] + (n - 1) * stride[d];
+      int64_t lowest =
+          n <= 1 ? (n == 0 ? 0 : b[d]) : b[d] + (n - 1) * stride[d];
       limits[d] = n == 0 ? 0 : b[d] + 1;
       b[d] = lowest;
-      stride[d] = -stride[d];
+      stride[d] = n <= 1 ? 1 : -stride[d];
       if (n > 1)
         reversed.push_back(d);
       continue;
     }
+    if (outShape[d] <= 1)
+      stride[d] = 1; // unused; a huge stride would only risk overflows
     limits[d] =
         outShape[d] == 0 ? b[d] : b[d] + (outShape[d] - 1) * stride[d] + 1;
   }
@@ -2311,6 +2530,8 @@ LogicalResult Importer::importGather(const onnx::NodeProto &node) {
         i += dim;
     }
     if ((*data)->constant) {
+      if (failed(checkShape(node, outShape)))
+        return failure();
       SmallVector<int64_t> strides = stridesOf(shape);
       int64_t ir = ishape.size(), ax = *axis;
       SmallVector<int64_t> istrides = stridesOf(ishape);
@@ -2431,23 +2652,50 @@ LogicalResult Importer::importRange(const onnx::NodeProto &node) {
   FailureOr<const ConstTensor *> d = requiredConst(node, 2, "delta");
   if (failed(d))
     return failure();
+  for (const ConstTensor *t : {*s, *l, *d})
+    if (t->numel() != 1)
+      return nodeError(node) << "start, limit and delta must be scalars";
   int dtype = (*s)->dtype;
-  double start = (*s)->getDouble(0), limit = (*l)->getDouble(0),
-         delta = (*d)->getDouble(0);
+  if ((*l)->dtype != dtype || (*d)->dtype != dtype)
+    return nodeError(node) << "start, limit and delta differ in type";
+  int64_t n;
+  if (isFloatDType(dtype)) {
+    double start = (*s)->getDouble(0), limit = (*l)->getDouble(0),
+           delta = (*d)->getDouble(0);
+    if (delta == 0)
+      return nodeError(node) << "delta is 0";
+    double count = std::ceil((limit - start) / delta);
+    if (!(count <= static_cast<double>(kMaxFoldedElements)))
+      return nodeError(node)
+             << "Range of " << count << " elements is too large to fold";
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
+    ConstTensor out = ConstTensor::zeros(dtype, {n});
+    for (int64_t i = 0; i < n; ++i)
+      out.setDouble(i, start + i * delta);
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  // Integers: the count max(ceil((limit - start) / delta), 0) exactly, in
+  // uint64 (limit - start overflows int64 for far-apart bounds); every
+  // element start + i * delta then lies between start and limit.
+  int64_t start = (*s)->getInt(0), limit = (*l)->getInt(0),
+          delta = (*d)->getInt(0);
   if (delta == 0)
     return nodeError(node) << "delta is 0";
-  double count = std::ceil((limit - start) / delta);
-  if (!(count <= static_cast<double>(kMaxFoldedElements)))
+  uint64_t count = 0;
+  if (delta > 0 ? limit > start : limit < start) {
+    uint64_t span = delta > 0 ? uint64_t(limit) - uint64_t(start)
+                              : uint64_t(start) - uint64_t(limit);
+    uint64_t mag = delta > 0 ? uint64_t(delta) : uint64_t(0) - uint64_t(delta);
+    count = (span - 1) / mag + 1;
+  }
+  if (count > static_cast<uint64_t>(kMaxFoldedElements))
     return nodeError(node) << "Range of " << count
                            << " elements is too large to fold";
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
+  n = static_cast<int64_t>(count);
   ConstTensor out = ConstTensor::zeros(dtype, {n});
-  for (int64_t i = 0; i < n; ++i) {
-    if (isFloatDType(dtype))
-      out.setDouble(i, start + i * delta);
-    else
-      out.setInt(i, (*s)->getInt(0) + i * (*d)->getInt(0));
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out.setInt(i, llm::detail::wrapAdd(start, llm::detail::wrapMul(i, delta)));
   setOutput(node, 0, std::move(out));
   return success();
 }
@@ -2488,7 +2736,13 @@ LogicalResult Importer::importCast(const onnx::NodeProto &node) {
   FailureOr<Entry *> in = required(node, 0);
   if (failed(in))
     return failure();
-  int to = intAttr(node, "to", TensorProto::UNDEFINED);
+  int64_t toAttr = intAttr(node, "to", TensorProto::UNDEFINED);
+  // (An int64 attribute: a value like 2^32 + 1 must not truncate to FLOAT.)
+  if (toAttr < 0 || toAttr > INT_MAX ||
+      !TensorProto::DataType_IsValid(static_cast<int>(toAttr)))
+    return nodeError(node) << "Cast to data type " << toAttr
+                           << " is not supported";
+  int to = static_cast<int>(toAttr);
   if (elementSize(to) == 0)
     return nodeError(node) << "Cast to " << dtypeName(to)
                            << " is not supported";
@@ -2614,6 +2868,8 @@ LogicalResult Importer::importTrilu(const onnx::NodeProto &node) {
     if (!ke->constant)
       return nodeError(node) << "input 'k' must be a constant known at "
                                 "import time";
+    if (ke->constant->numel() != 1)
+      return nodeError(node) << "input 'k' must be a scalar";
     k = ke->constant->getInt(0);
   }
   bool upper = intAttr(node, "upper", 1);
@@ -2624,6 +2880,8 @@ LogicalResult Importer::importTrilu(const onnx::NodeProto &node) {
   if (!(*in)->constant) {
     // Runtime data: select(mask, x, 0) with the [N, M] mask folded here.
     int64_t n = shape[rank - 2], m = shape[rank - 1];
+    if (failed(checkShape(node, {n, m})))
+      return failure();
     Entry mask;
     mask.constant = ConstTensor::zeros(TensorProto::BOOL, {n, m});
     for (int64_t i = 0; i < n; ++i)
@@ -2688,11 +2946,41 @@ LogicalResult Importer::importConstant(const onnx::NodeProto &node) {
   return success();
 }
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node) {
-  StringRef op = node.op_type();
+/// The op types of the default domain that importNode handles. Checked for
+/// every node before ONNX shape inference, so that libonnx never runs the
+/// inference of an op the import refuses anyway (onnx-import-fuzzer: a
+/// ConvTranspose input of the wrong rank SEGVs inside libonnx's inference).
+static bool isSupportedOp(StringRef op) {
+  static const llvm::StringSet<> ops = {
+      "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
+      "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
+      "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
+      "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
+      "Not", "Where", "MatMul", "Gemm", "Softmax", "LogSoftmax", "ArgMax",
+      "ArgMin", "LayerNormalization", "ReduceMean", "ReduceMax", "ReduceSum",
+      "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2", "ReduceLogSum",
+      "ReduceLogSumExp", "Transpose", "Reshape", "Squeeze", "Unsqueeze",
+      "Flatten", "Concat", "Split", "Slice", "Gather", "Shape", "Size",
+      "ConstantOfShape", "Range", "Expand", "Cast", "Clip", "Trilu",
+      // ImportONNXQuant.inc
+      "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul"};
+  return ops.contains(op);
+}
+
+/// The error for a node whose op the importer does not handle, if it is one.
+LogicalResult Importer::checkSupported(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nodeError(node) << "ops of domain '" << node.domain()
                            << "' are not supported";
+  if (!isSupportedOp(node.op_type()))
+    return nodeError(node) << "unsupported op " << node.op_type();
+  return success();
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  if (failed(checkSupported(node)))
+    return failure();
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !env.count(node.input(i)))
       return nodeError(node)
@@ -2707,7 +2995,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
       return nodeError(node) << "the Dropout mask output is not supported";
     // Dropout is the identity at inference; training mode is random.
     if (Entry *training = op == "Dropout" ? input(node, 2) : nullptr)
-      if (!training->constant || training->constant->getInt(0))
+      if (!training->constant || training->constant->numel() != 1 ||
+          training->constant->getInt(0))
         return nodeError(node) << "training-mode Dropout is not supported";
     FailureOr<Entry *> in = required(node, 0);
     if (failed(in))
@@ -2715,7 +3004,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     env[node.output(0)] = **in;
     return success();
   }
-  if (llvm::is_contained({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"}, op))
+  if (llvm::is_contained(
+          {"Add", "Sub", "Mul", "Div", "Mod", "Pow", "Max", "Min"}, op))
     return importBinary(node);
   if (llvm::is_contained({"Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
                           "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs",
@@ -2860,7 +3150,13 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     return nullptr;
   }
 
-  // Initializers are import-time constants.
+  // One value per name among the graph inputs, initializers and outputs.
+  if (failed(llm::detail::checkUniqueNames(g, loc)))
+    return nullptr;
+
+  // Initializers are import-time constants. An initializer named like a
+  // graph input is that input's default value (IR version < 4): the input
+  // is then a constant, not an argument.
   llvm::StringSet<> initNames;
   for (const TensorProto &t : g.initializer()) {
     FailureOr<ConstTensor> c = readTensor(t, loc);
@@ -2929,12 +3225,37 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
       d->set_dim_value(value);
       shape.push_back(value);
     }
+    if (!shapeFits(shape, elementSize(tt.elem_type()))) {
+      emitError(loc) << "graph input '" << vi.name() << "' of shape "
+                     << shapeStr(shape)
+                     << " is too large: its size in bytes overflows int64";
+      return nullptr;
+    }
     argTypes.push_back(RankedTensorType::get(shape, elemType));
     argNames.push_back(vi.name());
   }
 
   if (failed(checkGraphStructure(g, llvm::StringSet<>(), /*top=*/true)))
     return nullptr;
+  // Attribute types against the op schemas, once for all handlers (which
+  // read an attribute of another type as 0); unknown attributes are dropped.
+  LogicalResult attrs = llm::detail::checkAttributes(
+      *mg, opset,
+      [&](const onnx::NodeProto &node, int index, DiagnosticSeverity sev) {
+        nodeIndex = index;
+        return nodeDiag(node, sev);
+      });
+  nodeIndex = 0;
+  if (failed(attrs))
+    return nullptr;
+  // Every op is one the importer handles before libonnx's shape inference
+  // runs each op's inference function.
+  for (const onnx::NodeProto &node : g.node()) {
+    if (failed(checkSupported(node)))
+      return nullptr;
+    ++nodeIndex;
+  }
+  nodeIndex = 0;
   if (options.runShapeInference) {
     std::string error;
     if (!mlir::llm::detail::inferONNXShapes(model, error))
@@ -2996,6 +3317,11 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
         continue;
       auto inf = inferredShapes.find(out);
       SmallVector<int64_t> ours = shapeOf(it->second);
+      if (!shapeFits(ours, elementSize(dtypeOf(it->second)))) {
+        nodeError(node) << "output '" << out << "' of shape " << shapeStr(ours)
+                        << " is too large: its size in bytes overflows int64";
+        return nullptr;
+      }
       auto decl = declaredShapes.find(out);
       if (decl != declaredShapes.end() && ours != decl->second) {
         nodeError(node) << "output '" << out << "' has shape " << shapeStr(ours)

@@ -9,7 +9,8 @@
 // onnx::shape_inference reports errors by throwing C++ exceptions, while LLVM
 // and MLIR are built with -fno-exceptions. This is the only translation unit
 // of the importer compiled with -fexceptions: it catches everything and turns
-// it into an error string, so no exception ever crosses into LLVM code.
+// it into an error string, so no exception ever crosses into LLVM code. The
+// op schema queries (arity, attributes) are wrapped here as well.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +52,23 @@ bool mlir::llm::detail::getONNXArity(const std::string &opType, int opset,
     arity.maxInputs = schema->max_input();
     arity.minOutputs = schema->min_output();
     arity.maxOutputs = schema->max_output();
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+bool mlir::llm::detail::getONNXAttributes(
+    const std::string &opType, int opset, const std::string &domain,
+    std::vector<ONNXAttributeSchema> &attributes) {
+  try {
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(opType, opset, domain);
+    if (!schema)
+      return false;
+    attributes.clear();
+    for (const auto &[name, a] : schema->attributes())
+      attributes.push_back({name, static_cast<int>(a.type), a.required});
     return true;
   } catch (...) {
     return false;

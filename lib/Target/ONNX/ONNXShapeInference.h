@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Private header of the ONNX importer: a no-throw wrapper around
-// onnx::shape_inference::InferShapes.
+// Private header of the ONNX importer: no-throw wrappers around
+// onnx::shape_inference::InferShapes and the op schema registry.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::llm::detail {
 
@@ -34,6 +35,19 @@ struct ONNXArity {
 };
 bool getONNXArity(const std::string &opType, int opset,
                   const std::string &domain, ONNXArity &arity);
+
+/// An attribute of an ONNX op schema: its name, its type (an
+/// onnx::AttributeProto::AttributeType) and whether the op requires it.
+struct ONNXAttributeSchema {
+  std::string name;
+  int type = 0;
+  bool required = false;
+};
+/// The attributes the ONNX schema of `opType` in `domain` at `opset` declares.
+/// Returns false when ONNX has no such schema.
+bool getONNXAttributes(const std::string &opType, int opset,
+                       const std::string &domain,
+                       std::vector<ONNXAttributeSchema> &attributes);
 
 } // namespace mlir::llm::detail
 

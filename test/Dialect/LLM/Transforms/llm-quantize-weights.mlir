@@ -1,8 +1,8 @@
 // RUN: llm-opt %s -llm-quantize-weights | FileCheck %s
 // RUN: llm-opt %s -llm-quantize-weights="bits=4 group-size=2 symmetric=false" | FileCheck %s --check-prefix=INT4
-// RUN: llm-opt %s -llm-quantize-weights -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: llm-opt %s -llm-quantize-weights -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: llm-opt %s -llm-quantize-weights -llm-fold-quant | FileCheck %s --check-prefix=FUSED
-// RUN: not llm-opt %s -llm-quantize-weights=bits=3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BITS
+// RUN: not llm-opt %s -llm-quantize-weights=bits=3 -o %t.mlir 2>&1 | FileCheck %s --check-prefix=BITS
 
 // int8 per output channel, symmetric: s_n = max|w[:, n]| / 127, no ties:
 // column 0: 127 * [1, -0.25, 0.75, 0] = [127, -31.75, 95.25, 0];
