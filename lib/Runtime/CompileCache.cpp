@@ -52,7 +52,7 @@ using namespace mlir::llm::runtime;
 namespace fs = llvm::sys::fs;
 
 /// The entry file format; a change of layout or metadata bumps it.
-static constexpr uint32_t kFormatVersion = 1;
+static constexpr uint32_t kFormatVersion = 2;
 static constexpr char kMagic[8] = {'L', 'L', 'M', 'C', 'A', 'C', 'H', 'E'};
 static constexpr uint64_t kHeaderSize = 96;
 static constexpr llvm::StringLiteral kEntrySuffix(".llmcc");
@@ -572,6 +572,7 @@ static std::string serializeMetadata(const CompileCache::Key &key,
       {"arena_bytes", object.arenaBytes},
       {"has_init", object.hasInit},
       {"has_fini", object.hasFini},
+      {"index_checks", llvm::json::Array(object.indexChecks)},
   };
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -625,9 +626,10 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
       m ? m->getBoolean("caller_arena") : std::nullopt;
   std::optional<bool> hasInit = m ? m->getBoolean("has_init") : std::nullopt;
   std::optional<bool> hasFini = m ? m->getBoolean("has_fini") : std::nullopt;
+  const llvm::json::Array *checks = m ? m->getArray("index_checks") : nullptr;
   EntrySignature &sig = object.signature;
   if (!key || !entry || !seqBound || !arenaBytes || *arenaBytes < 0 ||
-      !callerArena || !hasInit || !hasFini ||
+      !callerArena || !hasInit || !hasFini || !checks ||
       !specsFromJSON(m->getArray("inputs"), sig.inputs, sig.inputNames) ||
       !specsFromJSON(m->getArray("results"), sig.results, sig.resultNames))
     return makeError("bad metadata");
@@ -638,6 +640,13 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   object.arenaBytes = *arenaBytes;
   object.hasInit = *hasInit;
   object.hasFini = *hasFini;
+  object.indexChecks.clear();
+  for (const llvm::json::Value &check : *checks) {
+    std::optional<llvm::StringRef> text = check.getAsString();
+    if (!text)
+      return makeError("bad metadata");
+    object.indexChecks.push_back(text->str());
+  }
   object.object = llvm::MemoryBuffer::getMemBuffer(
       code, "llmc-cache-object", /*RequiresNullTerminator=*/false);
   return llvm::Error::success();

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/CompiledModel.h"
+#include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Runtime/ConstantBytes.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
@@ -534,6 +535,7 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
                      llvm::function_ref<void(llvm::Module &)> beforeOptimize) {
   if (progress)
     progress->update("translating to LLVM IR", progress::kTranslation);
+  packConstantsAsBytes(module);
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule) {
@@ -569,7 +571,6 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
       if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
-  packConstantsAsBytes(*llvmModule);
   if (beforeOptimize)
     beforeOptimize(*llvmModule);
   if (progress)
@@ -602,6 +603,7 @@ llvm::Error mlir::llm::runtime::emitObjectFile(llvm::Module &llvmModule,
                                                CompileProgress *progress) {
   if (progress)
     progress->update("LLVM codegen", progress::kCodegen);
+  reserveObjectSpace(llvmModule, os);
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr,
                              llvm::CodeGenFileType::ObjectFile))
@@ -750,6 +752,9 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
   object.signature = std::move(*signature);
   object.callerArena = arenaBytes.has_value();
   object.arenaBytes = arenaBytes.value_or(0);
+  if (auto checks = module->getAttrOfType<ArrayAttr>(kIndexChecksAttrName))
+    for (auto check : checks.getAsValueRange<StringAttr>())
+      object.indexChecks.push_back(check.str());
   llvm::SmallVector<char, 0> objectBytes;
   {
     llvm::LLVMContext llvmContext;
@@ -903,6 +908,14 @@ CompiledModel::load(const CompiledObject &object,
     init->toPtr<void (*)()>()();
   }
 
+  if (!object.indexChecks.empty()) {
+    llvm::Expected<llvm::orc::ExecutorAddr> status =
+        (*jit)->lookup(kIndexCheckStatusName);
+    if (!status)
+      return status.takeError();
+    model->indexStatus = status->toPtr<int64_t *>();
+    model->indexChecks = object.indexChecks;
+  }
   model->signature = object.signature;
   model->jit = std::move(*jit);
   if (object.callerArena) {
@@ -995,6 +1008,25 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
     descriptorPtrs.push_back(d.data());
   for (void *&p : descriptorPtrs)
     args.push_back(&p);
+  if (indexStatus)
+    std::fill_n(indexStatus, kIndexCheckStatusSize, 0);
   packedEntry(args.data());
+  if (indexStatus && indexStatus[0] != 0)
+    return getIndexCheckError();
   return llvm::Error::success();
+}
+
+llvm::Error CompiledModel::getIndexCheckError() const {
+  int64_t check = indexStatus[0], index = indexStatus[1],
+          size = indexStatus[2];
+  std::string what = check >= 1 && check <= static_cast<int64_t>(
+                                                indexChecks.size())
+                         ? indexChecks[check - 1]
+                         : "index check #" + std::to_string(check);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      what + ": index " + llvm::Twine(index) + " is out of range [" +
+          llvm::Twine(-size) + ", " + llvm::Twine(size) +
+          ") of a dimension of size " + llvm::Twine(size) +
+          " (the outputs of this call are not valid)");
 }

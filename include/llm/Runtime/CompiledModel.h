@@ -235,6 +235,10 @@ struct CompiledObject {
   /// Whether the object defines `__llmc_init` / `__llmc_fini`.
   bool hasInit = false;
   bool hasFini = false;
+  /// The run-time index checks of the code, in number order (the module's
+  /// `llm.index_checks`, llm/Conversion/LLMToLinalg/LLMToLinalg.h); when
+  /// any, the object defines the status global `__llmc_status`.
+  SmallVector<std::string> indexChecks;
 };
 
 /// A non-owning view of a row-major host buffer.
@@ -291,7 +295,10 @@ public:
   /// mismatching operand, and nothing runs); with a dynamic sequence
   /// dimension, against `getSignature().specialize(input shapes)` (a length
   /// beyond the declared bound is an error naming it). Inputs are not
-  /// modified.
+  /// modified. An index of `llm.embedding` / `llm.gather` outside its
+  /// table is an error after the call, naming the op, its location, the
+  /// index and the size (`llm.embedding at m.mlir:3:8: index 50257 is out
+  /// of range [-50257, 50257) ...`); the outputs are then not valid.
   llvm::Error invoke(ArrayRef<TensorView> inputs, ArrayRef<TensorView> outputs);
 
 private:
@@ -310,6 +317,12 @@ private:
   int64_t arenaBytes = 0;
   std::unique_ptr<uint8_t[]> arenaStorage;
   uint8_t *arena = nullptr;
+  /// The run-time index checks: the status global in the loaded code (null
+  /// when the code has no check) and the checks' descriptions.
+  int64_t *indexStatus = nullptr;
+  SmallVector<std::string> indexChecks;
+  /// The error for the failed check that `indexStatus` records.
+  llvm::Error getIndexCheckError() const;
 };
 
 } // namespace mlir::llm::runtime

@@ -1460,7 +1460,8 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
 // Embedding and data movement
 //===----------------------------------------------------------------------===//
 
-// llm.embedding %table[V, D], %ids -> linalg.generic over ids.shape + [D]
+// llm.embedding %table[V, D], %ids -> the run-time range check of %ids
+// (emitIndexRangeCheck), then linalg.generic over ids.shape + [D]
 //   { id < 0 ? id + V : id, clamped to [0, V-1];
 //     tensor.extract %table[id, linalg.index(last)] }
 struct EmbeddingLowering : LLMLowering<EmbeddingOp> {
@@ -1477,6 +1478,7 @@ struct EmbeddingLowering : LLMLowering<EmbeddingOp> {
     for (int64_t i = 0; i < rank - 1; ++i)
       idExprs.push_back(getAffineDimExpr(i, ctx));
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    emitIndexRangeCheck(rewriter, op, ids, vocab);
     Value init = createEmptyTensor(rewriter, loc, type.getShape(),
                                          type.getElementType());
     Value r = buildGeneric(
@@ -1783,6 +1785,8 @@ struct ConvertLLMToLinalgPass
     populateQuantToLinalgConversionPatterns(patterns, options);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
+      return signalPassFailure();
+    if (failed(finalizeIndexChecks(getOperation())))
       return signalPassFailure();
     eraseQuantizedTypes(getOperation());
   }

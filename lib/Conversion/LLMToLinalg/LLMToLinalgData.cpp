@@ -210,7 +210,8 @@ struct SelectLowering : StaticLowering<SelectOp> {
 // Gather and reverse
 //===----------------------------------------------------------------------===//
 
-// llm.gather %x, %idx {axis} -> linalg.generic over the result shape reading
+// llm.gather %x, %idx {axis} -> the run-time range check of %idx
+// (emitIndexRangeCheck), then linalg.generic over the result shape reading
 //   %idx through the result dims [axis, axis + rank(idx)):
 //   { k = idx < 0 ? idx + N : idx, clamped to [0, N-1];
 //     tensor.extract %x[d_0 .. d_{axis-1}, k, d_{axis+rank(idx)} ..] }
@@ -228,6 +229,7 @@ struct GatherLowering : StaticLowering<GatherOp> {
     SmallVector<AffineExpr> idxExprs;
     for (int64_t i = 0; i < idxRank; ++i)
       idxExprs.push_back(getAffineDimExpr(axis + i, ctx));
+    emitIndexRangeCheck(rewriter, op, indices, size);
     Value r = parallelGeneric(
         rewriter, op.getLoc(), type, ValueRange{indices},
         {AffineMap::get(rank, 0, idxExprs, ctx)},

@@ -79,3 +79,14 @@ func.func @overflowing_argument(%x: tensor<4611686018427387904x4xf32>) -> tensor
   %0 = llm.reduce_max %x {axes = array<i64: 0>} : (tensor<4611686018427387904x4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// The status symbol of the run-time index checks is reserved.
+// expected-error @+1 {{the symbol '@__llmc_status' is reserved for llmc's run-time index checks}}
+func.func private @__llmc_status()
+func.func @taken(%ids: tensor<2xi64>) -> tensor<2x8xf32> {
+  %t = llm.constant dense<1.0> : tensor<16x8xf32>
+  %0 = llm.embedding %t, %ids : (tensor<16x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}

@@ -10,12 +10,15 @@
 #define LLM_CONVERSION_LLMTOLINALG_LLMTOLINALG_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
 
 namespace mlir {
+class OpBuilder;
 class Operation;
+class Value;
 class RewritePatternSet;
 class TypeConverter;
 namespace llm {
@@ -92,6 +95,42 @@ void populateQuantToLinalgConversionPatterns(
 /// this makes trivial. Run after the llm ops are lowered: the bits are
 /// unchanged, only their type.
 void eraseQuantizedTypes(Operation *root);
+
+//===----------------------------------------------------------------------===//
+// Run-time index checks
+//===----------------------------------------------------------------------===//
+
+/// The status that compiled code with index checks writes: a public
+/// `memref.global @__llmc_status : memref<4xi64>`, zero until a check fails;
+/// then [check number (1-based), the offending index, the dimension's
+/// size, 0]. Only the first failure of a call is kept. The runtime
+/// (CompiledModel::invoke) zeroes it before each call and turns a failure
+/// into an error naming the op; objects from `llmc compile --emit=obj`
+/// export it under this name for C callers.
+inline constexpr llvm::StringLiteral kIndexCheckStatusName = "__llmc_status";
+inline constexpr int64_t kIndexCheckStatusSize = 4;
+/// The module attribute listing the checks, in number order: an array of
+/// strings `"<op name> at <file:line:col | 'ONNX node'>"`.
+inline constexpr llvm::StringLiteral kIndexChecksAttrName = "llm.index_checks";
+
+/// Emits, at `b`'s insertion point, the run-time check of `op`'s integer
+/// `indices` (any shape) against a dimension of `size` rows: valid indices
+/// lie in [-size, size) (negative ones count from the end, as in ONNX
+/// Gather). The indices are reduced to their minimum and maximum; when one
+/// is out of range, the status (kIndexCheckStatusName) records the check,
+/// the offending index (the maximum if too large, else the minimum) and
+/// `size`. The op's own lowering still clamps, so no out-of-bounds read
+/// happens before the caller sees the error. Checks are numbered by
+/// `finalizeIndexChecks`.
+void emitIndexRangeCheck(OpBuilder &b, Operation *op, Value indices,
+                         int64_t size);
+
+/// Numbers the checks that `emitIndexRangeCheck` emitted under `root` in
+/// program order, records their descriptions in `root`'s
+/// kIndexChecksAttrName and creates the status global in `root`. Fails
+/// (with an error) when `root` is not a symbol table or the status name is
+/// taken by another symbol.
+LogicalResult finalizeIndexChecks(Operation *root);
 
 } // namespace llm
 } // namespace mlir

@@ -566,16 +566,20 @@ Buffer evalRope(RopeOp op, const Buffer &in, const Buffer &pos) {
   return out;
 }
 
-Buffer evalEmbedding(const Buffer &table, const Buffer &ids,
-                     RankedTensorType type) {
+/// Fails (the op stays, and its run-time index check reports the id) when
+/// an id lies outside [-V, V).
+FailureOr<Buffer> evalEmbedding(const Buffer &table, const Buffer &ids,
+                                RankedTensorType type) {
+  int64_t v = table.shape()[0], d = table.shape()[1];
+  for (int64_t k = 0, n = ids.numElements(); k < n; ++k)
+    if (ids.iAt(k) < -v || ids.iAt(k) >= v)
+      return failure();
   Buffer out(type);
   out.allocate();
-  int64_t v = table.shape()[0], d = table.shape()[1];
   for (int64_t k = 0, n = ids.numElements(); k < n; ++k) {
     int64_t id = ids.iAt(k);
     if (id < 0)
       id += v;
-    id = std::clamp<int64_t>(id, 0, v - 1);
     for (int64_t j = 0; j < d; ++j)
       out.f[k * d + j] = table.fAt(id * d + j);
   }

@@ -113,12 +113,12 @@ func.func @norms() -> (tensor<2x4xf32>, tensor<2x4xf32>) {
 // -----
 
 // rope with constant positions (rotate_half and interleaved; position 0
-// leaves the row unchanged) and embedding (id -1 is the last row, 7 is
-// clamped to the last row).
+// leaves the row unchanged) and embedding (ids -1 and -3 count from the
+// end: the last and the first row).
 // CHECK-LABEL: func @rope_embedding
 //   CHECK-DAG: llm.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [-1.41335249, 1.87911808, -2.82885742, 4.0581913]]> : tensor<2x4xf32>
 //   CHECK-DAG: llm.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [-1.27223253, -1.83886504, 2.87866807, 4.08818674]]> : tensor<2x4xf32>
-//   CHECK-DAG: llm.constant dense<{{\[\[}}[5.000000e+00, 6.000000e+00], [5.000000e+00, 6.000000e+00]], {{\[}}[5.000000e+00, 6.000000e+00], [1.000000e+00, 2.000000e+00]]]> : tensor<2x2x2xf32>
+//   CHECK-DAG: llm.constant dense<{{\[\[}}[5.000000e+00, 6.000000e+00], [5.000000e+00, 6.000000e+00]], {{\[}}[1.000000e+00, 2.000000e+00], [1.000000e+00, 2.000000e+00]]]> : tensor<2x2x2xf32>
 //   CHECK-NOT: llm.rope
 //   CHECK-NOT: llm.embedding
 func.func @rope_embedding() -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2x2xf32>) {
@@ -127,9 +127,25 @@ func.func @rope_embedding() -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2x2xf
   %0 = llm.rope %x, %pos : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
   %1 = llm.rope %x, %pos mode <interleaved> : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
   %t = llm.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
-  %ids = llm.constant dense<[[2, -1], [7, 0]]> : tensor<2x2xi32>
+  %ids = llm.constant dense<[[2, -1], [-3, 0]]> : tensor<2x2xi32>
   %2 = llm.embedding %t, %ids : (tensor<3x2xf32>, tensor<2x2xi32>) -> tensor<2x2x2xf32>
   return %0, %1, %2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2x2xf32>
+}
+
+// -----
+
+// An id outside [-V, V) is a run-time error (the compiled code's index
+// check reports it): the embedding is not folded.
+// CHECK-LABEL: func @embedding_out_of_range
+//       CHECK: llm.embedding
+//       CHECK: llm.embedding
+func.func @embedding_out_of_range() -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %t = llm.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %ids = llm.constant dense<[0, 3]> : tensor<2xi32>
+  %0 = llm.embedding %t, %ids : (tensor<3x2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
+  %neg = llm.constant dense<[-4, 0]> : tensor<2xi32>
+  %1 = llm.embedding %t, %neg : (tensor<3x2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
+  return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
 }
 
 // -----

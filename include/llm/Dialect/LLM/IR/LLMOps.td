@@ -415,8 +415,13 @@ def LLM_EmbeddingOp : LLM_Op<"embedding", [InferTypeOpAdaptor]> {
     `result[i..., :] = table[ids[i...], :]` for a table of shape `[V, D]`
     (f32, f16, bf16) and ids of any shape (i32 or i64). The result has shape
     `ids.shape + [D]`. As in ONNX `Gather`, a negative id counts from the end
-    (`id + V`); ids still outside `[0, V)` are clamped into range so that no
-    out-of-bounds read can happen.
+    (`id + V`). An id outside `[-V, V)` is a run-time error: the compiled
+    code checks the ids before the gather (convert-llm-to-linalg,
+    `emitIndexRangeCheck`) and the runtime reports the op, its location and
+    the id after the call (`llm.embedding at m.mlir:3:8: index 50257 is out
+    of range [-50257, 50257) ...`); the gather itself clamps, so no
+    out-of-bounds read happens meanwhile. `llm-fold-constants` does not
+    fold an op with such a constant id.
 
     Errors: a table that is not rank 2, or that has no rows (`V = 0`).
 
@@ -718,9 +723,11 @@ def LLM_GatherOp : LLM_Op<"gather", [InferTypeOpAdaptor]> {
     `result[a..., i..., b...] = input[a..., wrap(indices[i...]), b...]`
 
     where `wrap(k) = k + input.shape[axis]` for a negative `k` (ONNX counts
-    negative indices from the end). An index still outside
-    `[0, input.shape[axis])` is out of range in ONNX (undefined); llmc clamps
-    it into range so that no out-of-bounds read can happen. `input` may have
+    negative indices from the end). An index outside
+    `[-input.shape[axis], input.shape[axis])` is a run-time error, as in
+    ONNX Runtime: checked as for `llm.embedding` (the error names the op,
+    its location and the index; the gather itself clamps, so no
+    out-of-bounds read happens). `input` may have
     any llm element type; `indices` are i32 or i64. `axis` may be negative.
 
     Errors: `axis` outside `[-r, r)`; a rank-0 input; an empty gathered
