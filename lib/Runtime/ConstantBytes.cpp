@@ -8,78 +8,59 @@
 
 #include "llm/Runtime/ConstantBytes.h"
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/IR/Constants.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 
-using namespace llvm;
+using namespace mlir;
 
-/// Appends the bytes of `c` (a ConstantDataArray of numbers, or a nested
-/// ConstantArray of them: a multi-dimensional memref.global) to `bytes`, in
-/// memory order; false for anything else (pointers, structs, i1, zeros).
-static bool appendRawBytes(Constant *c, std::string &bytes) {
-  if (auto *data = dyn_cast<ConstantDataArray>(c)) {
-    bytes.append(data->getRawDataValues());
-    return true;
+unsigned mlir::llm::runtime::packConstantsAsBytes(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  Type i8 = IntegerType::get(ctx, 8);
+  unsigned count = 0;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    if (!global.getConstant())
+      continue;
+    auto resource =
+        dyn_cast_if_present<DenseResourceElementsAttr>(global.getValueAttr());
+    if (!resource)
+      continue;
+    Type element = resource.getType().getElementType();
+    // i8 arrays are already written in one piece; i1 is not byte-sized.
+    if (element.isInteger(8) || element.isInteger(1) ||
+        !(isa<FloatType>(element) || isa<IntegerType>(element)))
+      continue;
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      continue;
+    int64_t bytes = blob->getData().size();
+    int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+    if (bytes != resource.getType().getNumElements() * elementBytes)
+      continue;
+    // The old element type's alignment unless one is set.
+    if (!global.getAlignment())
+      global.setAlignment(static_cast<uint64_t>(elementBytes));
+    auto bytesType = RankedTensorType::get({bytes}, i8);
+    global.setGlobalTypeAttr(
+        TypeAttr::get(LLVM::LLVMArrayType::get(i8, bytes)));
+    global.setValueAttr(
+        DenseResourceElementsAttr::get(bytesType, resource.getRawHandle()));
+    ++count;
   }
-  auto *array = dyn_cast<ConstantArray>(c);
-  if (!array)
-    return false;
-  for (Use &element : array->operands())
-    if (!appendRawBytes(cast<Constant>(element.get()), bytes))
-      return false;
-  return true;
+  return count;
 }
 
-/// The scalar element type of a (nested) array type.
-static Type *getScalarElementType(Type *type) {
-  while (auto *array = dyn_cast<ArrayType>(type))
-    type = array->getElementType();
-  return type;
-}
-
-unsigned mlir::llm::runtime::packConstantsAsBytes(Module &module,
-                                                  uint64_t minBytes) {
-  const DataLayout &layout = module.getDataLayout();
-  SmallVector<GlobalVariable *> candidates;
-  for (GlobalVariable &g : module.globals()) {
-    if (!g.isConstant() || !g.hasInitializer())
-      continue;
-    Type *type = g.getValueType();
-    if (!type->isArrayTy() || layout.getTypeAllocSize(type) < minBytes)
-      continue;
-    Type *scalar = getScalarElementType(type);
-    // An i8 array is already written in one piece.
-    if (scalar->isIntegerTy(8) || !ConstantDataSequential::isElementTypeCompatible(scalar))
-      continue;
-    candidates.push_back(&g);
-  }
-  unsigned rewritten = 0;
-  std::string bytes;
-  for (GlobalVariable *g : candidates) {
-    bytes.clear();
-    // ConstantDataArray's raw data is in the target's byte order (llmc
-    // compiles for the host).
-    if (!appendRawBytes(g->getInitializer(), bytes) ||
-        bytes.size() != layout.getTypeAllocSize(g->getValueType()))
-      continue;
-    Constant *packedInit = ConstantDataArray::getRaw(
-        bytes, bytes.size(), Type::getInt8Ty(module.getContext()));
-    auto *packed = new GlobalVariable(
-        module, packedInit->getType(), /*isConstant=*/true, g->getLinkage(),
-        packedInit, "", g, g->getThreadLocalMode(), g->getAddressSpace());
-    packed->copyAttributesFrom(g);
-    // The original's alignment, or its element type's ABI alignment when it
-    // had none (the byte array's would be 1).
-    if (!g->getAlign())
-      packed->setAlignment(layout.getABITypeAlign(getScalarElementType(
-          g->getValueType())));
-    packed->takeName(g);
-    g->replaceAllUsesWith(packed);
-    g->eraseFromParent();
-    ++rewritten;
-  }
-  return rewritten;
+void mlir::llm::runtime::reserveObjectSpace(const llvm::Module &module,
+                                            llvm::raw_ostream &os) {
+  const llvm::DataLayout &layout = module.getDataLayout();
+  uint64_t bytes = 1 << 20;
+  for (const llvm::GlobalVariable &g : module.globals())
+    if (g.hasInitializer())
+      bytes += layout.getTypeAllocSize(g.getValueType());
+  os.reserveExtraSpace(bytes);
 }

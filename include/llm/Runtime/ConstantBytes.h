@@ -13,24 +13,35 @@
 
 namespace llvm {
 class Module;
+class raw_ostream;
 } // namespace llvm
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
 
 namespace mlir::llm::runtime {
 
-/// Rewrites every global constant of `module` whose initializer is a (nested)
-/// array of `minBytes` or more bytes of numbers (ConstantDataArray of float,
-/// half, i32, ..., or ConstantArray of them for a multi-dimensional
-/// memref.global; weights from `dense_resource` blobs) into a global of the
-/// same bytes typed `[N x i8]`, with the same name, alignment, linkage and
-/// uses. Zero initializers and other constants are left alone.
+/// Retypes every constant `llvm.mlir.global` of `module` (in the LLVM
+/// dialect) whose value is a `dense_resource` of numbers (f32, f16, bf16,
+/// f64, i16/i32/i64: the weights) as `!llvm.array<N x i8>` over the same
+/// resource blob, N its size in bytes; the blob is shared, not copied.
+/// Returns the number of globals retyped.
 ///
-/// Why: LLVM's AsmPrinter writes an i8 array with one `emitBytes` call but
-/// any other element type one element at a time (an APFloat conversion and
-/// alignment query each): 124M float weights of a GPT-2-small took most of
-/// its 19 s compile. With opaque pointers a global's value type only shapes
-/// its initializer; loads and GEPs carry their own types, so the code is
-/// unchanged. Returns the number of globals rewritten.
-unsigned packConstantsAsBytes(llvm::Module &module, uint64_t minBytes = 4096);
+/// Why: a multi-dimensional global translates to nested LLVM arrays built
+/// row by row, and LLVM's AsmPrinter writes an i8 array with one
+/// `emitBytes` call but any other element type one element at a time (an
+/// APFloat conversion and an alignment query each): GPT-2-small's 124M
+/// weights took most of its 19 s compile that way. With opaque pointers a
+/// global's value type only shapes its initializer (loads and GEPs carry
+/// their own types), so the code is unchanged; the alignment stays that of
+/// the old element type.
+unsigned packConstantsAsBytes(ModuleOp module);
+
+/// Reserves room in `os` (a raw_svector_ostream) for the object file of
+/// `module`: at least the bytes of its global initializers, so that a large
+/// model's object is not copied on every growth of the buffer.
+void reserveObjectSpace(const llvm::Module &module, llvm::raw_ostream &os);
 
 } // namespace mlir::llm::runtime
 
