@@ -2987,10 +2987,8 @@ LogicalResult Importer::importConstant(const onnx::NodeProto &node) {
   return success();
 }
 
-/// The op types of the default domain that importNode handles. Checked for
-/// every node before ONNX shape inference, so that libonnx never runs the
-/// inference of an op the import refuses anyway (onnx-import-fuzzer: a
-/// ConvTranspose input of the wrong rank SEGVs inside libonnx's inference).
+/// The op types of the default domain that importNode handles, checked for
+/// every node before any is imported.
 static bool isSupportedOp(StringRef op) {
   static const llvm::StringSet<> ops = {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
@@ -3289,10 +3287,11 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   nodeIndex = 0;
   if (failed(attrs))
     return nullptr;
-  // Before libonnx's shape inference runs each op's inference function:
-  // every op is one the importer handles, and every tensor attribute
-  // (Constant values) holds the data its type and shape declare (libonnx's
-  // Range inference read a missing int64 value: onnx-import-fuzzer).
+  // Up front, before any node is imported: every op is one the importer
+  // handles, and every tensor attribute (Constant values) holds the data its
+  // type and shape declare. (Both crashed libonnx's shape inference when it
+  // ran before the import, onnx-import-fuzzer: a ConvTranspose of mismatched
+  // ranks, a Range reading an int64 value held in int32_data.)
   for (const onnx::NodeProto &node : g.node()) {
     if (failed(checkSupported(node)))
       return nullptr;
@@ -3307,24 +3306,6 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     ++nodeIndex;
   }
   nodeIndex = 0;
-  if (options.runShapeInference) {
-    std::string error;
-    if (!mlir::llm::detail::inferONNXShapes(model, error))
-      emitWarning(loc) << "ONNX shape inference failed: " << error;
-    auto record = [&](const onnx::ValueInfoProto &vi) {
-      if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
-        return;
-      SmallVector<int64_t> shape;
-      for (const auto &d : vi.type().tensor_type().shape().dim()) {
-        if (!d.has_dim_value())
-          return;
-        shape.push_back(d.dim_value());
-      }
-      inferredShapes[vi.name()] = shape;
-    };
-    for (const onnx::ValueInfoProto &vi : g.value_info())
-      record(vi);
-  }
   // Declared static output shapes are checked as well.
   for (const onnx::ValueInfoProto &vi : g.output()) {
     if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
@@ -3361,18 +3342,53 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   for (const onnx::NodeProto &node : g.node()) {
     if (failed(importNode(node)))
       return nullptr;
-    // Cross-check our static shapes with ONNX shape inference.
     for (const std::string &out : node.output()) {
       auto it = env.find(out);
       if (out.empty() || it == env.end())
         continue;
-      auto inf = inferredShapes.find(out);
       SmallVector<int64_t> ours = shapeOf(it->second);
       if (!shapeFits(ours, elementSize(dtypeOf(it->second)))) {
         nodeError(node) << "output '" << out << "' of shape " << shapeStr(ours)
                         << " is too large: its size in bytes overflows int64";
         return nullptr;
       }
+    }
+    ++nodeIndex;
+  }
+
+  // ONNX shape inference cross-checks the importer's static shapes. It runs
+  // on the graph the importer has accepted, never before: libonnx's
+  // inference functions trust their inputs (onnx-import-fuzzer: an axis of
+  // INT32_MIN SEGVs LayerNormalization's inference; the op handlers check
+  // their axes).
+  if (options.runShapeInference) {
+    std::string error;
+    if (!mlir::llm::detail::inferONNXShapes(model, error))
+      emitWarning(loc) << "ONNX shape inference failed: " << error;
+    auto record = [&](const onnx::ValueInfoProto &vi) {
+      if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+        return;
+      SmallVector<int64_t> shape;
+      for (const auto &d : vi.type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value())
+          return;
+        shape.push_back(d.dim_value());
+      }
+      inferredShapes[vi.name()] = shape;
+    };
+    for (const onnx::ValueInfoProto &vi : g.value_info())
+      record(vi);
+  }
+  // Our static shapes against the declared and the inferred ones, in node
+  // order.
+  nodeIndex = 0;
+  for (const onnx::NodeProto &node : g.node()) {
+    for (const std::string &out : node.output()) {
+      auto it = env.find(out);
+      if (out.empty() || it == env.end())
+        continue;
+      auto inf = inferredShapes.find(out);
+      SmallVector<int64_t> ours = shapeOf(it->second);
       auto decl = declaredShapes.find(out);
       if (decl != declaredShapes.end() && ours != decl->second) {
         nodeError(node) << "output '" << out << "' has shape " << shapeStr(ours)
