@@ -9,7 +9,8 @@
 # ${LLMC_ASAN_BUILD_DIR:-build-asan} (ASan + UBSan + assertions, shared with
 # scripts/test-sanitizers.sh). Seeds: every module of test/**/*.mlir (split
 # at `// -----`) and the ONNX backend node tests' model.onnx files under
-# 64 KiB (/usr/share/libonnx-testdata, Debian libonnx-testdata). The corpus
+# 64 KiB (/usr/share/libonnx-testdata, Debian libonnx-testdata) plus the
+# bad-input models of test/lib/onnx_models/make_bad_model.py. The corpus
 # grows in BUILD/fuzz/corpus/TARGET across runs; crashing inputs are written
 # to BUILD/fuzz/artifacts/TARGET/ and listed at the end. Turn each into a
 # regression test and fix it at its root.
@@ -49,6 +50,27 @@ for path in sys.stdin.read().split("\0"):
 
 seed_onnx() {
   local dir="$1" data=/usr/share/libonnx-testdata/data/node
+  # The bad-input models of the lit tests (attribute types, duplicate names,
+  # integer folding, external-data paths: the names the fuzzer's model
+  # directory provides).
+  /usr/bin/python3 - "$root/test/lib/onnx_models/make_bad_model.py" "$dir" <<'PY'
+import os, subprocess, sys
+script, out = sys.argv[1], sys.argv[2]
+names = ["int_fold", "int_div_zero", "int_mod_zero", "int_pow_zero",
+         "slice_extreme_steps", "range_extreme", "reshape_overflow",
+         "input_overflow", "split_num_outputs", "gemm_alpha_string",
+         "gemm_alpha_int", "softmax_axis_string", "gather_axis_float",
+         "attr_mislabeled", "attr_twice", "attr_missing", "attr_unknown",
+         "dup_input", "dup_initializer", "dup_output", "input_default",
+         "overflow_dims", "huge_dims", "short_raw", "short_float_data",
+         "external_escape", "external_absolute"]
+names += ["external_file:" + l for l in
+          ["w.bin", "in.bin", "out.bin", "outdir/secret.bin", "fifo.bin",
+           "dev.bin", "sub"]]
+for n in names:
+    path = os.path.join(out, "bad_" + n.replace(":", "_").replace("/", "_") + ".onnx")
+    subprocess.run([sys.executable, script, n, path], check=True)
+PY
   [ -d "$data" ] || { echo "fuzz.sh: $data missing (apt-get install libonnx-testdata); seeding from test/ only" >&2; return; }
   # One process for all ~900 copies (a cp per file crawls on a loaded machine).
   find "$data" -name model.onnx -size -64k -print0 | /usr/bin/python3 -c '
@@ -73,6 +95,7 @@ for t in "${targets[@]}"; do
   fi
   dict=()
   if [ "$t" = llm-lower-fuzzer ]; then dict=(-dict="$root/fuzz/llm.dict"); fi
+  if [ "$t" = onnx-import-fuzzer ]; then dict=(-dict="$root/fuzz/onnx.dict"); fi
   log="$build/fuzz/$t.log"
   echo "== $t: ${seconds}s, $(ls "$seeds" | wc -l) seeds, corpus $(ls "$corpus" | wc -l) inputs"
   "$build/bin/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \

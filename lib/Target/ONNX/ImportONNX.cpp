@@ -493,6 +493,12 @@ private:
                         NameLoc::get(StringAttr::get(ctx, node.op_type())));
   }
 
+  /// The location of diagnostics about a node: the model file first, so
+  /// that the diagnostic handler prints "model.onnx:0:0: error: ...".
+  Location nodeFileLoc(const onnx::NodeProto &node) {
+    return FusedLoc::get(ctx, {fileLoc(), nodeLoc(node)});
+  }
+
   std::string nodeName(const onnx::NodeProto &node) {
     if (!node.name().empty())
       return node.name();
@@ -506,9 +512,7 @@ private:
   }
   InFlightDiagnostic nodeDiag(const onnx::NodeProto &node,
                               DiagnosticSeverity severity) {
-    // The model file first, so that the diagnostic handler prints
-    // "model.onnx:0:0: error: ONNX node ...".
-    Location loc = FusedLoc::get(ctx, {fileLoc(), nodeLoc(node)});
+    Location loc = nodeFileLoc(node);
     InFlightDiagnostic diag = severity == DiagnosticSeverity::Error
                                   ? emitError(loc)
                                   : emitWarning(loc);
@@ -652,6 +656,13 @@ private:
   //===--------------------------------------------------------------------===//
 
   FailureOr<ConstTensor> readTensor(const TensorProto &t, Location loc);
+  /// Checks that `t`'s declared type and shape agree with the data it holds
+  /// (raw bytes or typed values; external data is checked when read).
+  /// Errors are reported at `loc`, or at `node` for its attribute
+  /// `attrName`.
+  LogicalResult checkTensorData(const TensorProto &t, Location loc,
+                                const onnx::NodeProto *node = nullptr,
+                                StringRef attrName = {});
   /// Opens the external data file `path` of tensor `tensor`: a regular file
   /// whose real path (all symbolic links resolved) lies inside the model's
   /// real directory.
@@ -763,41 +774,73 @@ private:
 // Tensor data and constants
 //===----------------------------------------------------------------------===//
 
+/// The number of values in the typed field of `t` that holds its data type
+/// (the fields readTensor reads).
+static int64_t typedDataCount(const TensorProto &t) {
+  switch (t.data_type()) {
+  case TensorProto::FLOAT:
+    return t.float_data_size();
+  case TensorProto::DOUBLE:
+    return t.double_data_size();
+  case TensorProto::INT64:
+    return t.int64_data_size();
+  case TensorProto::UINT32:
+  case TensorProto::UINT64:
+    return t.uint64_data_size();
+  default: // float16/bfloat16 bits, bool and the narrow integers
+    return t.int32_data_size();
+  }
+}
+
+LogicalResult Importer::checkTensorData(const TensorProto &t, Location loc,
+                                        const onnx::NodeProto *node,
+                                        StringRef attrName) {
+  // "tensor 'w' has ...", or for a node's attribute "ONNX node 'c'
+  // (Constant, opset 17): tensor 'value' has ..." (value tensors are often
+  // unnamed).
+  auto error = [&]() {
+    InFlightDiagnostic diag = node ? nodeError(*node) : emitError(loc);
+    diag << "tensor '" << (t.name().empty() && node ? attrName.str() : t.name())
+         << "'";
+    return diag;
+  };
+  SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
+  int64_t es = elementSize(t.data_type());
+  if (es == 0)
+    return error() << " has unsupported data type " << dtypeName(t.data_type());
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return error() << " has a negative dimension";
+  // The size must not overflow, and the data must be there before the
+  // buffer is allocated: a corrupt file can declare any dims.
+  int64_t n = 1, nbytes = 0;
+  bool overflow = !shapeFits(shape, es);
+  for (int64_t d : shape)
+    overflow |= llvm::MulOverflow(n, d, n);
+  overflow |= llvm::MulOverflow(n, es, nbytes);
+  if (overflow)
+    return error() << " is too large: its size in bytes overflows int64";
+  if (t.data_location() == TensorProto::EXTERNAL)
+    return success(); // Checked when read (readTensor).
+  if (t.has_raw_data()) {
+    if (static_cast<int64_t>(t.raw_data().size()) != nbytes)
+      return error() << " has " << t.raw_data().size()
+                     << " bytes of raw data, expected " << nbytes;
+    return success();
+  }
+  if (typedDataCount(t) != n)
+    return error() << " has " << typedDataCount(t) << " values, expected " << n;
+  return success();
+}
+
 FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
                                             Location loc) {
+  if (failed(checkTensorData(t, loc)))
+    return failure();
   ConstTensor c;
   c.dtype = t.data_type();
   c.shape.assign(t.dims().begin(), t.dims().end());
   int64_t es = elementSize(c.dtype);
-  if (es == 0) {
-    emitError(loc) << "tensor '" << t.name() << "' has unsupported data type "
-                   << dtypeName(c.dtype);
-    return failure();
-  }
-  for (int64_t d : c.shape)
-    if (d < 0) {
-      emitError(loc) << "tensor '" << t.name() << "' has a negative dimension";
-      return failure();
-    }
-  // The size must not overflow, and the data must be there before the
-  // buffer is allocated: a corrupt file can declare any dims.
-  int64_t n = 1, nbytes = 0;
-  bool overflow = !shapeFits(c.shape, es);
-  for (int64_t d : c.shape)
-    overflow |= llvm::MulOverflow(n, d, n);
-  overflow |= llvm::MulOverflow(n, es, nbytes);
-  if (overflow) {
-    emitError(loc) << "tensor '" << t.name()
-                   << "' is too large: its size in bytes overflows int64";
-    return failure();
-  }
-  if (t.data_location() != TensorProto::EXTERNAL && t.has_raw_data() &&
-      static_cast<int64_t>(t.raw_data().size()) != nbytes) {
-    emitError(loc) << "tensor '" << t.name() << "' has "
-                   << t.raw_data().size() << " bytes of raw data, expected "
-                   << nbytes;
-    return failure();
-  }
+  int64_t n = product(c.shape), nbytes = n * es; // checked: no overflow
   std::shared_ptr<std::vector<char>> bytes;
   auto allocate = [&] {
     bytes = std::make_shared<std::vector<char>>(nbytes);
@@ -864,15 +907,13 @@ FailureOr<ConstTensor> Importer::readTensor(const TensorProto &t,
     return c;
   }
 
-  // Typed data: checked against n first, then allocated (checkCount).
+  // Typed data: its count was checked against n (checkTensorData); the
+  // checks below only guard the reads.
   auto checkCount = [&](int64_t count) -> LogicalResult {
-    if (count == n) {
-      allocate();
-      return success();
-    }
-    emitError(loc) << "tensor '" << t.name() << "' has " << count
-                   << " values, expected " << n;
-    return failure();
+    if (count != n)
+      return failure();
+    allocate();
+    return success();
   };
   switch (c.dtype) {
   case TensorProto::FLOAT:
@@ -2626,7 +2667,7 @@ LogicalResult Importer::importConstantOfShape(const onnx::NodeProto &node) {
     return failure();
   ConstTensor value = ConstTensor::zeros(TensorProto::FLOAT, {1});
   if (const onnx::AttributeProto *a = attr(node, "value")) {
-    FailureOr<ConstTensor> v = readTensor(a->t(), nodeLoc(node));
+    FailureOr<ConstTensor> v = readTensor(a->t(), nodeFileLoc(node));
     if (failed(v))
       return failure();
     if (v->numel() != 1)
@@ -2921,7 +2962,7 @@ LogicalResult Importer::importConstant(const onnx::NodeProto &node) {
   const onnx::AttributeProto &a = node.attribute(0);
   ConstTensor c;
   if (a.name() == "value") {
-    FailureOr<ConstTensor> t = readTensor(a.t(), nodeLoc(node));
+    FailureOr<ConstTensor> t = readTensor(a.t(), nodeFileLoc(node));
     if (failed(t))
       return failure();
     c = std::move(*t);
@@ -2946,10 +2987,8 @@ LogicalResult Importer::importConstant(const onnx::NodeProto &node) {
   return success();
 }
 
-/// The op types of the default domain that importNode handles. Checked for
-/// every node before ONNX shape inference, so that libonnx never runs the
-/// inference of an op the import refuses anyway (onnx-import-fuzzer: a
-/// ConvTranspose input of the wrong rank SEGVs inside libonnx's inference).
+/// The op types of the default domain that importNode handles, checked for
+/// every node before any is imported.
 static bool isSupportedOp(StringRef op) {
   static const llvm::StringSet<> ops = {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
@@ -3248,32 +3287,25 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   nodeIndex = 0;
   if (failed(attrs))
     return nullptr;
-  // Every op is one the importer handles before libonnx's shape inference
-  // runs each op's inference function.
+  // Up front, before any node is imported: every op is one the importer
+  // handles, and every tensor attribute (Constant values) holds the data its
+  // type and shape declare. (Both crashed libonnx's shape inference when it
+  // ran before the import, onnx-import-fuzzer: a ConvTranspose of mismatched
+  // ranks, a Range reading an int64 value held in int32_data.)
   for (const onnx::NodeProto &node : g.node()) {
     if (failed(checkSupported(node)))
       return nullptr;
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.has_t() &&
+          failed(checkTensorData(a.t(), nodeFileLoc(node), &node, a.name())))
+        return nullptr;
+      for (const TensorProto &t : a.tensors())
+        if (failed(checkTensorData(t, nodeFileLoc(node), &node, a.name())))
+          return nullptr;
+    }
     ++nodeIndex;
   }
   nodeIndex = 0;
-  if (options.runShapeInference) {
-    std::string error;
-    if (!mlir::llm::detail::inferONNXShapes(model, error))
-      emitWarning(loc) << "ONNX shape inference failed: " << error;
-    auto record = [&](const onnx::ValueInfoProto &vi) {
-      if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
-        return;
-      SmallVector<int64_t> shape;
-      for (const auto &d : vi.type().tensor_type().shape().dim()) {
-        if (!d.has_dim_value())
-          return;
-        shape.push_back(d.dim_value());
-      }
-      inferredShapes[vi.name()] = shape;
-    };
-    for (const onnx::ValueInfoProto &vi : g.value_info())
-      record(vi);
-  }
   // Declared static output shapes are checked as well.
   for (const onnx::ValueInfoProto &vi : g.output()) {
     if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
@@ -3310,18 +3342,53 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   for (const onnx::NodeProto &node : g.node()) {
     if (failed(importNode(node)))
       return nullptr;
-    // Cross-check our static shapes with ONNX shape inference.
     for (const std::string &out : node.output()) {
       auto it = env.find(out);
       if (out.empty() || it == env.end())
         continue;
-      auto inf = inferredShapes.find(out);
       SmallVector<int64_t> ours = shapeOf(it->second);
       if (!shapeFits(ours, elementSize(dtypeOf(it->second)))) {
         nodeError(node) << "output '" << out << "' of shape " << shapeStr(ours)
                         << " is too large: its size in bytes overflows int64";
         return nullptr;
       }
+    }
+    ++nodeIndex;
+  }
+
+  // ONNX shape inference cross-checks the importer's static shapes. It runs
+  // on the graph the importer has accepted, never before: libonnx's
+  // inference functions trust their inputs (onnx-import-fuzzer: an axis of
+  // INT32_MIN SEGVs LayerNormalization's inference; the op handlers check
+  // their axes).
+  if (options.runShapeInference) {
+    std::string error;
+    if (!mlir::llm::detail::inferONNXShapes(model, error))
+      emitWarning(loc) << "ONNX shape inference failed: " << error;
+    auto record = [&](const onnx::ValueInfoProto &vi) {
+      if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+        return;
+      SmallVector<int64_t> shape;
+      for (const auto &d : vi.type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value())
+          return;
+        shape.push_back(d.dim_value());
+      }
+      inferredShapes[vi.name()] = shape;
+    };
+    for (const onnx::ValueInfoProto &vi : g.value_info())
+      record(vi);
+  }
+  // Our static shapes against the declared and the inferred ones, in node
+  // order.
+  nodeIndex = 0;
+  for (const onnx::NodeProto &node : g.node()) {
+    for (const std::string &out : node.output()) {
+      auto it = env.find(out);
+      if (out.empty() || it == env.end())
+        continue;
+      auto inf = inferredShapes.find(out);
+      SmallVector<int64_t> ours = shapeOf(it->second);
       auto decl = declaredShapes.find(out);
       if (decl != declaredShapes.end() && ours != decl->second) {
         nodeError(node) << "output '" << out << "' has shape " << shapeStr(ours)

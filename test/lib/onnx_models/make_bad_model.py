@@ -154,6 +154,29 @@ def convtranspose_rank():
                  [vi("Y", F, [1, 2, 5])], opset=11)
 
 
+def range_misplaced_value():
+    """onnx-import-fuzzer: an INT64 Constant whose value sits in int32_data
+    (int64_data empty) made libonnx's Range inference read past the empty
+    field (SEGV); tensor attributes are now checked before shape
+    inference."""
+    start = TensorProto(name="", data_type=I64)
+    start.int32_data.append(-1)
+    nodes = [helper.make_node("Constant", [], ["s"], name="start", value=start),
+             const("l", 5), const("d", 2),
+             helper.make_node("Range", ["s", "l", "d"], ["y"], name="range")]
+    return model(nodes, [], [vi("y", I64)], opset=13)
+
+
+def layernorm_axis_min():
+    """onnx-import-fuzzer: LayerNormalization with axis INT32_MIN made
+    libonnx's inference index the shape with a negative axis (SEGV); ONNX
+    shape inference now runs after the import, whose handlers check axes."""
+    node = helper.make_node("LayerNormalization", ["X", "W", "B"],
+                            ["Y", "Mean", "InvStdDev"], axis=INT32_MIN)
+    xs = [vi(n, F, [2, 3, 4, 5]) for n in ["X", "W", "B"]]
+    return model([node], xs, [vi("Y", F), vi("Mean", F), vi("InvStdDev", F)])
+
+
 def relu_attr(name, value, attr_type=None):
     """Relu/Gemm/... helpers for the attribute cases."""
     a = helper.make_attribute(name, value)
@@ -298,7 +321,7 @@ def build(name, out):
     builders = {f.__name__: f for f in [
         int_fold, int_div_zero, int_mod_zero, int_pow_zero, slice_extreme_steps,
         range_extreme, reshape_overflow, input_overflow, split_num_outputs,
-        convtranspose_rank]}
+        convtranspose_rank, range_misplaced_value, layernorm_axis_min]}
     if name in builders:
         return builders[name]()
     m = build_attr(name) or build_names(name)

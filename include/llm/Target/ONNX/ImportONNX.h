@@ -48,7 +48,8 @@ struct ImportOptions {
   /// (e.g. `input_ids:1`) sets dimension INDEX of graph input INPUT, which
   /// also covers dimensions that have neither a name nor a value.
   llvm::StringMap<int64_t> dimValues;
-  /// Run ONNX shape inference before importing (failures become warnings).
+  /// Run ONNX shape inference after importing the nodes, to cross-check the
+  /// importer's static shapes (failures become warnings).
   bool runShapeInference = true;
   /// Name of the generated function.
   std::string funcName = "main";
