@@ -327,14 +327,15 @@ def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None
 
 
 def embedding(table, ids):
-  """llm.embedding: table[ids] with negative ids counted from the end and
-  ids still out of range clamped into [0, V)."""
+  """llm.embedding: table[ids] with negative ids counted from the end; an
+  id outside [-V, V) is a run-time error (ValueError here)."""
   table = np.asarray(table)
   assert table.ndim == 2
   vocab = table.shape[0]
   ids = np.asarray(ids).astype(np.int64)
+  if ((ids < -vocab) | (ids >= vocab)).any():
+    raise ValueError("embedding: id out of range [-%d, %d)" % (vocab, vocab))
   ids = np.where(ids < 0, ids + vocab, ids)
-  ids = np.clip(ids, 0, vocab - 1)
   return table[ids]
 
 
@@ -427,12 +428,14 @@ def select(condition, true_value, false_value):
 
 def gather(x, indices, axis=0):
   """llm.gather: numpy.take along `axis`; negative indices count from the
-  end, indices still out of range are clamped (llmc's choice)."""
+  end; an index outside [-n, n) is a run-time error (ValueError here)."""
   x = np.asarray(x)
   axis = axis % x.ndim
   n = x.shape[axis]
   idx = np.asarray(indices).astype(np.int64)
-  idx = np.clip(np.where(idx < 0, idx + n, idx), 0, n - 1)
+  if ((idx < -n) | (idx >= n)).any():
+    raise ValueError("gather: index out of range [-%d, %d)" % (n, n))
+  idx = np.where(idx < 0, idx + n, idx)
   return np.take(x, idx, axis=axis)
 
 
