@@ -15,6 +15,13 @@
 // VERIFY: verifier.mlir:4:3: error: type of return operand 0 ('tensor<3xf32>') doesn't match function result type ('tensor<4xf32>') in function @main
 // VERIFY-NOT: note
 //
+// A self-recursive entry is refused before it is compiled (it used to
+// compile and overflow the stack at run time).
+// RUN: not llmc run %S/Inputs/recursive.mlir --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=RECURSIVE
+// RUN: not llmc compile %S/Inputs/recursive.mlir -o %t/recursive.o --emit=obj 2>&1 | FileCheck %s --check-prefix=RECURSIVE
+// RUN: not ls %t/recursive.o
+// RECURSIVE: recursive.mlir:3:8: error: call cycle @main -> @main: recursive calls cannot be compiled
+//
 // Entries that cannot be run.
 // RUN: not llmc run %s --entry nope 2>&1 | FileCheck %s --check-prefix=NOENTRY
 // NOENTRY: run-errors.mlir:1:1: error: entry function @nope not found (public functions: @main)
