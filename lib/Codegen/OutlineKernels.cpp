@@ -45,6 +45,23 @@ bool isClonableConstant(Value v) {
          matchPattern(def, m_Constant());
 }
 
+/// A memref the bare-pointer calling convention can pass (static shape,
+/// strides and offset: the callee rebuilds its descriptor from constants),
+/// or a non-memref value.
+bool canPassBarePointer(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return !isa<UnrankedMemRefType>(type);
+  if (!memref.hasStaticShape())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)))
+    return false;
+  return !ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic);
+}
+
 struct LLMOutlineKernelsPass
     : llm::impl::LLMOutlineKernelsPassBase<LLMOutlineKernelsPass> {
   using Base::Base;
@@ -154,6 +171,11 @@ struct LLMOutlineKernelsPass
       // (convert-func-to-llvm carries `passthrough` over to llvm.func).
       target->setAttr("passthrough",
                       ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+      // Static memrefs go by their aligned pointer alone (convert-func-to-
+      // llvm's bare-pointer convention for this function): the call site
+      // needs one value per memref instead of a whole descriptor.
+      if (llvm::all_of(type.getInputs(), canPassBarePointer))
+        target->setAttr("llvm.bareptr", UnitAttr::get(ctx));
       moduleBuilder.insert(target);
       moduleBuilder.setInsertionPointAfter(target);
       outlined[hash].push_back(target);

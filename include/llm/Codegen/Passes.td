@@ -318,7 +318,10 @@ def LLMOutlineKernelsPass
     values it uses from outside as arguments (constants without operands
     are cloned in instead). The functions are marked `passthrough =
     ["noinline"]` (LLVM's `noinline` after `convert-func-to-llvm`), so LLVM
-    does not put them back together. A loop nest equal to one outlined
+    does not put them back together; when all their memref arguments are
+    static (shape, strides and offset), they also get `llvm.bareptr`, so
+    that `convert-func-to-llvm` passes each memref as its aligned pointer
+    rather than a descriptor. A loop nest equal to one outlined
     before up to locations (the same kernel of the next transformer layer,
     which reads other weights through its arguments) calls the existing
     function: a 12-layer model compiles about one layer's kernels.
