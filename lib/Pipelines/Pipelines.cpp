@@ -30,6 +30,12 @@ using namespace mlir;
 
 void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                            const LowerToCPUOptions &options) {
+  buildLLMLowerToCPULoopsPipeline(pm, options);
+  buildLLMLowerToCPULLVMPipeline(pm, options);
+}
+
+void mlir::llm::buildLLMLowerToCPULoopsPipeline(
+    OpPassManager &pm, const LowerToCPUOptions &options) {
   // llm -> linalg on tensors, one function per entry point. A call cycle
   // would survive inlining and recurse at run time.
   pm.addPass(llm::createLLMVerifyCallGraphPass());
@@ -147,6 +153,10 @@ void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(vtsOpts));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+}
+
+void mlir::llm::buildLLMLowerToCPULLVMPipeline(
+    OpPassManager &pm, const LowerToCPUOptions &options) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
   ConvertVectorToLLVMPassOptions vecOpts;

@@ -176,6 +176,19 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
 void buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                 const LowerToCPUOptions &options);
 
+/// The two halves of `llm-lower-to-cpu`, which `buildLLMLowerToCPUPipeline`
+/// adds one after the other: everything down to loops and vectors on
+/// memrefs with the C interface marked (ending with
+/// `expand-strided-metadata`, `lower-affine`), then the upstream
+/// conversions to the LLVM dialect alone (`finalize-memref-to-llvm` ...
+/// `reconcile-unrealized-casts`, `canonicalize`). A driver may run them in
+/// separate pass managers, e.g. to verify after every pass of the first
+/// and once after the second.
+void buildLLMLowerToCPULoopsPipeline(OpPassManager &pm,
+                                     const LowerToCPUOptions &options);
+void buildLLMLowerToCPULLVMPipeline(OpPassManager &pm,
+                                    const LowerToCPUOptions &options);
+
 /// Registers every llmc pipeline with the global pass registry.
 void registerLLMPipelines();
 

@@ -140,9 +140,11 @@ struct LoweringOptions {
   /// lowering for differential checks). Applied after
   /// `pipelineOptions`.
   bool noOpt = false;
-  /// Run the IR verifier after every pass (the pass manager's default, as in
-  /// `mlir-opt --verify-each`): a pass that produces invalid IR is reported
-  /// as an error naming the pass instead of crashing a later one. Off only
+  /// Run the IR verifier after every pass down to loops on memrefs (as in
+  /// `mlir-opt --verify-each`: a pass that produces invalid IR is reported
+  /// as an error naming the pass instead of crashing a later one), and once
+  /// after the upstream conversions to the LLVM dialect
+  /// (buildLLMLowerToCPULLVMPipeline), whose IR is the largest. Off only
   /// saves compile time.
   bool verifyEach = true;
   /// Turns off every fusion (`fuse`, `fuse-elementwise`), e.g. to count the
@@ -155,6 +157,10 @@ struct LoweringOptions {
   /// Where the lowering reports its progress (the pass running and the
   /// share of the passes done), or null. Not part of what is compiled.
   CompileProgress *progress = nullptr;
+  /// Prints MLIR's pass timing report of the lowering (as
+  /// `mlir-opt --mlir-timing`) to stderr when it ends. Not part of what is
+  /// compiled.
+  bool timePasses = false;
 };
 
 /// The `llm-lower-to-cpu` options that `options` stand for
