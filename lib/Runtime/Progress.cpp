@@ -8,6 +8,7 @@
 
 #include "llm/Runtime/Progress.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Process.h"
 
@@ -71,4 +72,57 @@ void TerminalProgress::clear() {
   os.flush();
   shown.clear();
   shownPercent = -1;
+}
+
+//===----------------------------------------------------------------------===//
+// StageTimer
+//===----------------------------------------------------------------------===//
+
+void StageTimer::begin(llvm::StringRef stage) {
+  if (stage == current)
+    return;
+  finish();
+  current = stage.str();
+  since = std::chrono::steady_clock::now();
+}
+
+void StageTimer::finish() {
+  if (current.empty())
+    return;
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - since)
+                       .count();
+  auto it = llvm::find_if(stages, [&](auto &s) { return s.first == current; });
+  if (it == stages.end())
+    stages.push_back({current, seconds});
+  else
+    it->second += seconds;
+  current.clear();
+}
+
+void StageTimer::update(llvm::StringRef stage, double fraction) {
+  llvm::StringRef group = stage.split(':').first;
+  for (llvm::StringRef verb : {"importing", "parsing"})
+    if (group.starts_with((verb + " ").str()))
+      group = verb;
+  begin(group.trim());
+  if (inner)
+    inner->update(stage, fraction);
+}
+
+void StageTimer::clear() {
+  if (inner)
+    inner->clear();
+}
+
+void StageTimer::print(llvm::raw_ostream &os) const {
+  double total = 0;
+  for (auto &[name, seconds] : stages)
+    total += seconds;
+  os << "===- llmc compile stages -===\n";
+  for (auto &[name, seconds] : stages)
+    os << llvm::format("  %8.3f s (%5.1f%%)  ", seconds,
+                       total > 0 ? 100 * seconds / total : 0.0)
+       << name << "\n";
+  os << llvm::format("  %8.3f s (100.0%%)  total\n", total);
 }

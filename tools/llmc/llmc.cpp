@@ -172,8 +172,9 @@ static cl::opt<bool>
           cl::cat(llmcCategory));
 static cl::opt<bool> verifyEach(
     "verify-each",
-    cl::desc("Verify the IR after every pass of the lowering (default on, "
-             "as in mlir-opt; --verify-each=false only saves compile time)"),
+    cl::desc("Verify the IR after every pass of the lowering down to "
+             "loops, and once after the conversion to the LLVM dialect "
+             "(default on; --verify-each=false only saves compile time)"),
     cl::init(true), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
 static cl::opt<bool> verifyMemoryPlan(
@@ -191,6 +192,13 @@ static cl::opt<bool> quiet(
     "quiet",
     cl::desc("No progress line while compiling (it is shown only when "
              "stderr is a terminal)"),
+    cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
+static cl::opt<bool> mlirTiming(
+    "mlir-timing",
+    cl::desc("Print the wall time of each compile stage (import, lowering, "
+             "LLVM translation, optimization, codegen, ...) and MLIR's "
+             "per-pass timing report of the lowering to stderr"),
     cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
 enum class ProgressMode { Auto, Always, Never };
@@ -734,6 +742,11 @@ static int runMain() {
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   registerONNXDiagnosticHandler(ctx);
   std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
+  std::optional<StageTimer> timer;
+  if (mlirTiming)
+    timer.emplace(progress.get());
+  CompileProgress *tracker =
+      timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
 
   CompileOptions options;
   options.entry = entryName;
@@ -742,7 +755,8 @@ static int runMain() {
   options.lowering.verifyEach = verifyEach;
   options.lowering.verifyMemoryPlan = verifyMemoryPlan;
   options.optLevel = optLevel;
-  options.progress = progress.get();
+  options.lowering.timePasses = mlirTiming;
+  options.progress = tracker;
 
   // The compile cache, keyed by the model's bytes: on a hit nothing is
   // parsed, imported or lowered.
@@ -766,13 +780,13 @@ static int runMain() {
   if (model) {
     sig = model->getSignature();
   } else {
-    if (progress)
-      progress->update((isONNXModel() ? "importing " : "parsing ") +
-                           modelPath,
-                       0);
+    if (tracker)
+      tracker->update((isONNXModel() ? "importing " : "parsing ") +
+                          modelPath,
+                      0);
     module = loadModel(ctx, sourceMgr);
-    if (progress)
-      progress->clear();
+    if (tracker)
+      tracker->clear();
     if (!module)
       return 1;
     FailureOr<EntrySignature> entrySig = getEntrySignature(*module, entryName);
@@ -930,6 +944,10 @@ static int runMain() {
     }
     compileTime += Clock::now() - compileStart;
   }
+  if (timer) {
+    timer->finish();
+    timer->print(llvm::errs());
+  }
   if (verbose) {
     llvm::raw_ostream &os = llvm::errs();
     os << "llmc: compile: ";
@@ -1061,9 +1079,14 @@ static int compileMain() {
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   registerONNXDiagnosticHandler(ctx);
   std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
-  if (progress)
-    progress->update((isONNXModel() ? "importing " : "parsing ") + modelPath,
-                     0);
+  std::optional<StageTimer> timer;
+  if (mlirTiming)
+    timer.emplace(progress.get());
+  CompileProgress *tracker =
+      timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
+  if (tracker)
+    tracker->update((isONNXModel() ? "importing " : "parsing ") + modelPath,
+                    0);
   OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
   if (!module)
     return 1;
@@ -1083,9 +1106,9 @@ static int compileMain() {
     OwningOpRef<ModuleOp> unfused = module->clone();
     LoweringOptions unfusedLowering = lowering;
     unfusedLowering.noFusion = true;
-    if (progress)
-      progress->update("lowering without fusion (for --report)",
-                       progress::kLowering);
+    if (tracker)
+      tracker->update("lowering without fusion (for --report)",
+                      progress::kLowering);
     if (failed(lowerToLLVMDialect(*unfused, unfusedLowering)))
       return 1;
     for (auto &[key, value] : llm::getReportValues(*unfused))
@@ -1093,7 +1116,8 @@ static int compileMain() {
         kernelsUnfused = value;
   }
   lowering.verifyMemoryPlan = verifyMemoryPlan;
-  lowering.progress = progress.get();
+  lowering.progress = tracker;
+  lowering.timePasses = mlirTiming;
   if (failed(lowerToLLVMDialect(*module, lowering)))
     return 1;
   // The report, written with the -o output (all or none).
@@ -1119,7 +1143,10 @@ static int compileMain() {
     }
   }
 
+  // The text outputs, or the object (written from its buffer: a large
+  // model's object is not copied).
   std::string bytes;
+  llvm::SmallVector<char, 0> objectBytes;
   if (emitKind == EmitKind::MLIR) {
     llvm::raw_string_ostream os(bytes);
     module->print(os);
@@ -1131,39 +1158,44 @@ static int compileMain() {
     llvm::LLVMContext llvmContext;
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
         translateToLLVMIR(*module, llvmContext, **tm, optLevel,
-                          /*internalizeAllButCInterface=*/true,
-                          progress.get());
+                          /*internalizeAllButCInterface=*/true, tracker);
     if (failed(llvmModule))
       return 1;
     if (emitKind == EmitKind::LLVM) {
       llvm::raw_string_ostream os(bytes);
       (*llvmModule)->print(os, nullptr);
     } else {
-      llvm::SmallVector<char, 0> buffer;
-      llvm::raw_svector_ostream os(buffer);
-      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os,
-                                         progress.get()))
+      llvm::raw_svector_ostream os(objectBytes);
+      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os, tracker))
         return fail(std::move(e));
-      bytes.assign(buffer.begin(), buffer.end());
     }
   }
-  if (progress)
-    progress->clear();
+  if (tracker)
+    tracker->clear();
+  if (timer)
+    timer->begin("writing the outputs");
 
   // -o and the report as a set (the report to stdout without
   // --report-file). Errors read "cannot write 'PATH': <reason>".
   SmallVector<std::string> paths = {outputPath};
-  SmallVector<const std::string *> contents = {&bytes};
+  SmallVector<StringRef> contents = {
+      emitKind == EmitKind::Obj ? StringRef(objectBytes.data(),
+                                            objectBytes.size())
+                                : StringRef(bytes)};
   if (reportText) {
     paths.push_back(reportFile.empty() ? std::string("-") : reportFile);
-    contents.push_back(&*reportText);
+    contents.push_back(*reportText);
   }
   if (llvm::Error e = llm::writeFiles(
           paths, [&](size_t k, llvm::raw_ostream &os) {
-            os << *contents[k];
+            os << contents[k];
             return llvm::Error::success();
           }))
     return fail(std::move(e));
+  if (timer) {
+    timer->finish();
+    timer->print(llvm::errs());
+  }
   return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace mlir::llm::runtime {
 
@@ -83,6 +84,33 @@ private:
   std::string shown;
   int shownPercent = -1;
   unsigned width;
+};
+
+/// Measures the wall time of each compile stage from the progress updates
+/// it sees (forwarding them to `inner`, when given): a stage is the text of
+/// an update up to its first ':' (`lowering: convert-llm-to-linalg` counts
+/// as `lowering`), with `importing PATH` / `parsing PATH` as `importing` /
+/// `parsing`; it lasts until the next stage starts or `finish`. `llmc
+/// --mlir-timing` prints the table.
+class StageTimer : public CompileProgress {
+public:
+  explicit StageTimer(CompileProgress *inner = nullptr) : inner(inner) {}
+
+  void update(llvm::StringRef stage, double fraction) override;
+  void clear() override;
+  /// Starts stage `stage` without a progress update (e.g. writing outputs).
+  void begin(llvm::StringRef stage);
+  /// Ends the current stage.
+  void finish();
+  /// `===- llmc compile stages -===` then one line per stage in the order
+  /// first seen, `  12.345 s ( 40.1%)  lowering`, and the total.
+  void print(llvm::raw_ostream &os) const;
+
+private:
+  CompileProgress *inner;
+  std::vector<std::pair<std::string, double>> stages;
+  std::string current;
+  std::chrono::steady_clock::time_point since;
 };
 
 } // namespace mlir::llm::runtime
