@@ -55,6 +55,21 @@ unsigned mlir::llm::runtime::packConstantsAsBytes(ModuleOp module) {
   return count;
 }
 
+uint64_t mlir::llm::runtime::releaseConstantBlobs(ModuleOp module) {
+  uint64_t freed = 0;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    auto resource =
+        dyn_cast_if_present<DenseResourceElementsAttr>(global.getValueAttr());
+    if (!resource)
+      continue;
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+      freed += blob->getData().size();
+      *blob = AsmResourceBlob();
+    }
+  }
+  return freed;
+}
+
 void mlir::llm::runtime::reserveObjectSpace(const llvm::Module &module,
                                             llvm::raw_ostream &os) {
   const llvm::DataLayout &layout = module.getDataLayout();

@@ -23,6 +23,7 @@
 
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
+#include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/Npy.h"
 #include "llm/Runtime/Progress.h"
 #include "llm/Support/OutputFile.h"
@@ -1161,6 +1162,8 @@ static int compileMain() {
                           /*internalizeAllButCInterface=*/true, tracker);
     if (failed(llvmModule))
       return 1;
+    // The LLVM module holds its own copy of the weights.
+    releaseConstantBlobs(*module);
     if (emitKind == EmitKind::LLVM) {
       llvm::raw_string_ostream os(bytes);
       (*llvmModule)->print(os, nullptr);

@@ -38,6 +38,13 @@ namespace mlir::llm::runtime {
 /// the old element type.
 unsigned packConstantsAsBytes(ModuleOp module);
 
+/// Frees the `dense_resource` blobs of the constant `llvm.mlir.global`s of
+/// `module` (they read as empty afterwards): for a driver that has
+/// translated the module to LLVM IR (which holds its own copy) and will not
+/// use it again, so that the weights are not held twice through LLVM
+/// codegen. Returns the bytes freed.
+uint64_t releaseConstantBlobs(ModuleOp module);
+
 /// Reserves room in `os` (a raw_svector_ostream) for the object file of
 /// `module`: at least the bytes of its global initializers, so that a large
 /// model's object is not copied on every growth of the buffer.
