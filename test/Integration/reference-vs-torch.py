@@ -129,8 +129,22 @@ check("rope_angles", ref.rope_angles(pos, 8), torch.outer(t(pos), inv), tol=1e-6
 
 # Embedding (negative and out-of-range ids), reductions, data movement.
 tab = rng.standard_normal((10, 3))
-ids = np.array([[0, 9, -1, -10, 12, -11]])
-check("embedding", ref.embedding(tab, ids), tab[[[0, 9, 9, 0, 9, 0]]])
+ids = np.array([[0, 9, -1, -10, 3, -9]])
+check("embedding", ref.embedding(tab, ids), tab[[[0, 9, 9, 0, 3, 1]]])
+# An id outside [-V, V) is an error (the compiled code reports it at run
+# time), as torch's embedding raises.
+for bad in ([[12]], [[-11]]):
+  checks += 1
+  try:
+    ref.embedding(tab, np.array(bad))
+    failed.append(f"embedding{bad}: no error")
+  except ValueError:
+    pass
+  try:
+    F.embedding(torch.tensor(bad), t(tab))
+    failed.append(f"torch embedding{bad}: no error")
+  except (IndexError, RuntimeError):
+    pass
 check("reduce_mean_keep", ref.reduce_mean(x, [0, -1], keepdims=True, dtype=F64),
       t(x).mean(dim=(0, 2), keepdim=True))
 check("reduce_max", ref.reduce_max(x, [1], dtype=F64), t(x).amax(dim=1))
