@@ -57,3 +57,126 @@ func.func private @b(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// Recursion through a function value: func.constant counts as a call.
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{call cycle @main -> @main: recursive calls cannot be compiled}}
+  %f = func.constant @main : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = func.call_indirect %f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A tree of calls: 2^depth copies once inlined. Each level calls the next
+// twice; the entry would have more than max-inlined-ops operations.
+// expected-error @+1 {{inlining every call would make @main 6291455 operations, more than max-inlined-ops (4194304)}}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l1(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @l1(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l2(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l2(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l2(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l3(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l3(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l3(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l4(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l4(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l4(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l5(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l5(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l5(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l6(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l6(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l6(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l7(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l7(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l7(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l8(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l8(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l8(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l9(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l9(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l9(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l10(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l10(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l10(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l11(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l11(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l11(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l12(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l12(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l12(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l13(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l13(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l13(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l14(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l14(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l14(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l15(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l15(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l15(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l16(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l16(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l16(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l17(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l17(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l17(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l18(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l18(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l18(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l19(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l19(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l19(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l20(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l20(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l20(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @l21(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @l21(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @l21(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}

@@ -417,9 +417,23 @@ def LLMVerifyCallGraphPass
     callee is a symbol of the module) and reports each at the call that
     closes it, naming the cycle:
     `error: call cycle @main -> @main: recursive calls cannot be compiled`.
-    Calls to external declarations are fine. `llm-lower-to-cpu` runs it
-    first.
+    Any other reference to a function's symbol counts as a call too (a
+    `func.constant` feeding `func.call_indirect`). Calls to external
+    declarations are fine.
+
+    It also refuses a public function that inlining would make larger than
+    `max-inlined-ops` operations (its own plus, for each call, its callee's
+    inlined size): a 6 KB module of 30 functions each calling the next
+    twice inlines to 2^30 copies and exhausted the machine's memory.
+
+    `llm-lower-to-cpu` runs it first.
   }];
+  let options = [
+    Option<"maxInlinedOps", "max-inlined-ops", "int64_t",
+           /*default=*/"4194304",
+           "Largest public function after inlining every call, in "
+           "operations (0: no limit)">,
+  ];
 }
 
 def LLMGuardDimBoundsPass : Pass<"llm-guard-dim-bounds", "::mlir::ModuleOp"> {
