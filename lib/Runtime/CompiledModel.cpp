@@ -1040,6 +1040,9 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
     descriptorPtrs.push_back(d.data());
   for (void *&p : descriptorPtrs)
     args.push_back(&p);
+  std::unique_lock<std::mutex> lock(invokeMutex, std::defer_lock);
+  if (indexStatus || callerArena)
+    lock.lock();
   if (indexStatus)
     std::fill_n(indexStatus, kIndexCheckStatusSize, 0);
   packedEntry(args.data());

@@ -39,6 +39,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace llvm {
@@ -266,7 +267,7 @@ struct TensorView {
 /// rank-1 `memref<?xi8>` of at least `getArenaBytes()` bytes aligned to 64
 /// (`llm-plan-memory`; the size is the module attribute `llm.arena_bytes`).
 /// The CompiledModel allocates it once in `create` and passes it to every
-/// `invoke`, so such a model must not be invoked from two threads at once.
+/// `invoke`; calls of such a model are serialized (see `invoke`).
 class CompiledModel {
 public:
   ~CompiledModel();
@@ -305,6 +306,8 @@ public:
   /// table is an error after the call, naming the op, its location, the
   /// index and the size (`llm.embedding at m.mlir:3:8: index 50257 is out
   /// of range [-50257, 50257) ...`); the outputs are then not valid.
+  /// Thread-safe: calls of a model whose code keeps state between calls
+  /// (index checks, memory-arena=caller) are serialized.
   llvm::Error invoke(ArrayRef<TensorView> inputs, ArrayRef<TensorView> outputs);
 
 private:
@@ -327,6 +330,10 @@ private:
   /// when the code has no check) and the checks' descriptions.
   int64_t *indexStatus = nullptr;
   SmallVector<std::string> indexChecks;
+  /// Serializes the calls of a model with state shared between calls (the
+  /// index-check status, a caller arena): concurrent `invoke`s of it (two
+  /// Python threads) take turns instead of mixing their results.
+  std::mutex invokeMutex;
   /// The error for the failed check that `indexStatus` records.
   llvm::Error getIndexCheckError() const;
 };
