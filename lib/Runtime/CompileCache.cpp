@@ -661,6 +661,16 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
     return nullptr;
   std::string path = getEntryPath(key);
   ev.path = path;
+  // Only a regular file is opened (a FIFO put there would block the open).
+  fs::file_status pathStatus;
+  if (fs::status(path, pathStatus)) {
+    ev.detail = "no entry";
+    return nullptr;
+  }
+  if (!fs::is_regular_file(pathStatus)) {
+    ev.detail = "unreadable entry (not a regular file)";
+    return nullptr;
+  }
   int fd;
   if (fs::openFileForRead(path, fd)) {
     ev.detail = "no entry";

@@ -63,6 +63,39 @@ bool mlir::llm::isSameFile(StringRef a, StringRef b) {
   return getRealPath(a) == getRealPath(b);
 }
 
+llvm::Error mlir::llm::checkInputFile(llvm::StringRef path,
+                                      llvm::StringRef description) {
+  namespace fs = llvm::sys::fs;
+  if (path == "-")
+    return llvm::Error::success();
+  fs::file_status status;
+  if (fs::status(path, status))
+    return llvm::Error::success();
+  const char *kind = nullptr;
+  switch (status.type()) {
+  case fs::file_type::regular_file:
+  case fs::file_type::fifo_file:
+    return llvm::Error::success();
+  case fs::file_type::directory_file:
+    kind = "a directory";
+    break;
+  case fs::file_type::character_file:
+    kind = "a character device";
+    break;
+  case fs::file_type::block_file:
+    kind = "a block device";
+    break;
+  case fs::file_type::socket_file:
+    kind = "a socket";
+    break;
+  default:
+    kind = "not a file";
+    break;
+  }
+  return llvm::createStringError("cannot read " + description.str() +
+                                 ": not a regular file (" + kind + ")");
+}
+
 llvm::Error mlir::llm::checkOutputFiles(llvm::ArrayRef<NamedFile> inputs,
                                         llvm::ArrayRef<NamedFile> outputs) {
   for (auto [i, out] : llvm::enumerate(outputs)) {

@@ -78,6 +78,15 @@
 // RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/c2 llmc run %t/model.mlir --verbose 2>&1 | FileCheck %s --check-prefix=HIT
 // RUN: %python %S/Inputs/cache_tool.py count %t/c2 | FileCheck %s --check-prefix=ONE
 //
+// An entry's path that is not a regular file (a FIFO someone put there) is
+// not opened (that would wait for a writer): the model is compiled and the
+// FIFO replaced by the new entry.
+// RUN: rm -rf %t/c3 && mkdir %t/c3
+// RUN: %python -c "import os, sys; [os.mkfifo(os.path.join(sys.argv[2], n)) for n in os.listdir(sys.argv[1]) if n.endswith('.llmcc')]" %t/c2 %t/c3
+// RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/c3 llmc run %t/model.mlir --verbose 2>&1 | FileCheck %s --check-prefix=FIFO
+// FIFO: llmc: compile: cache miss, unreadable entry (not a regular file); stored ({{.*}}.llmcc)
+// RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/c3 llmc run %t/model.mlir --verbose 2>&1 | FileCheck %s --check-prefix=HIT
+//
 // A cache directory that cannot be created or written (here: a regular
 // file's path) only disables storing, with one warning; the run succeeds.
 // RUN: echo > %t/not-a-dir

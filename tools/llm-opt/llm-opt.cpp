@@ -73,6 +73,9 @@ static mlir::LogicalResult runOpt(int argc, char **argv,
       llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
     llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
                     "interrupt)\n";
+  if (llvm::Error e = mlir::llm::checkInputFile(
+          inputFilename, "input file '" + inputFilename.str() + "'"))
+    return fail(std::move(e));
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
       mlir::openInputFile(inputFilename, &errorMessage);

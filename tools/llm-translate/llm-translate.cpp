@@ -88,12 +88,14 @@ struct OutputArg {
 /// (positional arguments, option values).
 static void scanArguments(llvm::ArrayRef<const char *> args,
                           std::vector<OutputArg> &outputs,
-                          std::vector<std::string> &others) {
+                          std::vector<std::string> &others,
+                          std::vector<std::string> &positionals) {
   bool positionalOnly = false;
   for (size_t i = 1; i < args.size(); ++i) {
     llvm::StringRef arg = args[i];
     if (positionalOnly) {
       others.push_back(arg.str());
+      positionals.push_back(arg.str());
       continue;
     }
     if (arg == "--") {
@@ -118,6 +120,7 @@ static void scanArguments(llvm::ArrayRef<const char *> args,
       continue;
     }
     others.push_back(arg.str());
+    positionals.push_back(arg.str());
   }
 }
 
@@ -143,8 +146,14 @@ int main(int argc, char **argv) {
   };
 
   std::vector<OutputArg> outputs;
-  std::vector<std::string> others;
-  scanArguments(args, outputs, others);
+  std::vector<std::string> others, positionals;
+  scanArguments(args, outputs, others, positionals);
+  // The input (a positional argument) must be readable as a stream: a
+  // device would be read until memory runs out.
+  for (const std::string &input : positionals)
+    if (llvm::Error e = mlir::llm::checkInputFile(
+            input, "input file '" + input + "'"))
+      return fail(std::move(e));
   // Stdout, or -o given more than once (cl rejects it before opening files).
   if (outputs.size() != 1 || outputs[0].path == "-")
     return finish(translate());

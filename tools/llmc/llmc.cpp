@@ -715,6 +715,8 @@ getCacheKey(const CompileCache &cache, const CompileOptions &options,
 }
 
 static int runMain() {
+  if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
+    return fail(std::move(e));
   if (repeat == 0)
     return fail("--repeat must be at least 1");
   if (outputDir.getNumOccurrences() && outputDir.empty())
@@ -1067,6 +1069,8 @@ static llvm::Error checkCompileOutputs(bool withReport) {
 }
 
 static int compileMain() {
+  if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
+    return fail(std::move(e));
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
   if (llvm::Error e = checkCompileOutputs(reportKind != ReportKind::None))
@@ -1207,6 +1211,8 @@ static int compileMain() {
 //===----------------------------------------------------------------------===//
 
 static int importMain() {
+  if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
+    return fail(std::move(e));
   if (!isONNXModel())
     return fail("llmc import expects an ONNX model (MODEL.onnx), got '" +
                 modelPath + "'");

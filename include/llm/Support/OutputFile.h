@@ -65,6 +65,14 @@ struct NamedFile {
 llvm::Error checkOutputFiles(llvm::ArrayRef<NamedFile> inputs,
                              llvm::ArrayRef<NamedFile> outputs);
 
+/// Checks that the input `path` (a model) can be read as a stream of known
+/// length: "-" (stdin), a regular file or a FIFO pass (a missing file is left
+/// for the reader to report); a directory, a character or block device or a
+/// socket is an error "cannot read <description>: not a regular file (a
+/// character device)". A device such as /dev/zero would otherwise be read
+/// until memory runs out.
+llvm::Error checkInputFile(llvm::StringRef path, llvm::StringRef description);
+
 /// An output being written: see the file comment. Destroying an OutputFile
 /// that was not committed removes its temporary file.
 class OutputFile {
