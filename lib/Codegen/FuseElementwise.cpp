@@ -56,14 +56,21 @@ struct LLMFuseElementwisePass
     // Fuse a producer only into its single user (no recomputation), and
     // only while the fused body stays within `max-fused-ops` (each fusion
     // clones the producer's body: unbounded, a chain costs O(N^2)).
-    int64_t maxOps = maxFusedOps;
-    linalg::ControlFusionFn fuseControl = [maxOps](OpOperand *fused) {
+    // Likewise the fused op's operands (a tree of N branches would copy
+    // O(N) operands per fusion).
+    int64_t maxOps = maxFusedOps, maxOperands = maxFusedOperands;
+    linalg::ControlFusionFn fuseControl = [maxOps,
+                                           maxOperands](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
+      Operation *consumer = fused->getOwner();
       if (!producer || !producer->hasOneUse())
         return false;
+      if (maxOperands > 0 &&
+          static_cast<int64_t>(producer->getNumOperands() +
+                               consumer->getNumOperands()) > maxOperands)
+        return false;
       return maxOps <= 0 ||
-             getBodySize(producer) + getBodySize(fused->getOwner()) <=
-                 maxOps;
+             getBodySize(producer) + getBodySize(consumer) <= maxOps;
     };
     // Propagate reshapes by expansion, except through contractions.
     linalg::ControlFusionFn reshapeControl = [](OpOperand *fused) {

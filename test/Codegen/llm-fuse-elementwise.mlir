@@ -69,3 +69,26 @@ func.func @relu_chain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %5 = llm.relu %4 : tensor<4x8xf32>
   return %5 : tensor<4x8xf32>
 }
+
+// -----
+
+// max-fused-operands bounds the fused op's operands: a sum of four
+// products of distinct inputs fuses within 6 operands into more than one
+// generic, and into one by default.
+// RUN: llm-opt %s -convert-llm-to-linalg -llm-fuse-elementwise=max-fused-operands=6 -split-input-file | FileCheck %s --check-prefix=OPERANDS
+// OPERANDS-LABEL: func.func @wide_sum
+// OPERANDS-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @wide_sum
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @wide_sum(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>, %d: tensor<8xf32>, %e: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = llm.mul %a, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %1 = llm.mul %c, %d : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %2 = llm.add %0, %1 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %3 = llm.mul %e, %a : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %4 = llm.add %2, %3 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %5 = llm.mul %4, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %6 = llm.add %5, %c : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %6 : tensor<8xf32>
+}

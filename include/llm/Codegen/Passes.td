@@ -63,7 +63,9 @@ def LLMFuseElementwisePass : Pass<"llm-fuse-elementwise"> {
       elementwise ops into one costs O(N^2) cloned operations; with the
       bound a chain becomes ceil(N / max-fused-ops) kernels at O(N) compile
       time, each still reading and writing memory once per
-      `max-fused-ops` ops. 0 removes the bound.
+      `max-fused-ops` ops. 0 removes the bound. `max-fused-operands`
+      bounds the fused op's operands the same way (a sum over N parallel
+      branches gathers N inputs, each fusion copying them).
 
     Runs on tensors, after `convert-llm-to-linalg`.
   }];
@@ -71,6 +73,10 @@ def LLMFuseElementwisePass : Pass<"llm-fuse-elementwise"> {
     Option<"maxFusedOps", "max-fused-ops", "int64_t", /*default=*/"256",
            "Largest fused body (operations in the fused linalg op's region) "
            "a fusion may create; 0: unbounded">,
+    Option<"maxFusedOperands", "max-fused-operands", "int64_t",
+           /*default=*/"64",
+           "Most operands (inputs and inits) of a fused linalg op a fusion "
+           "may create; 0: unbounded">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
