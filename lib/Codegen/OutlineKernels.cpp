@@ -69,6 +69,9 @@ struct LLMOutlineKernelsPass
   llvm::StringSet<> names;
 
   void runOnOperation() override {
+    // A pass instance may run on several modules.
+    names.clear();
+    outlined.clear();
     ModuleOp module = getOperation();
     for (Operation &op : module.getBody()->getOperations())
       if (auto name = op.getAttrOfType<StringAttr>(
