@@ -647,25 +647,6 @@ mlir::llm::runtime::parseNpy(StringRef bytes, StringRef name,
   });
 }
 
-/// A name for the type of a file that is not a regular file.
-static StringRef describeFileType(llvm::sys::fs::file_type type) {
-  using llvm::sys::fs::file_type;
-  switch (type) {
-  case file_type::directory_file:
-    return "a directory";
-  case file_type::character_file:
-    return "a character device";
-  case file_type::block_file:
-    return "a block device";
-  case file_type::fifo_file:
-    return "a FIFO";
-  case file_type::socket_file:
-    return "a socket";
-  default:
-    return "not a regular file";
-  }
-}
-
 llvm::Expected<HostTensor>
 mlir::llm::runtime::readNpy(StringRef path, std::optional<DType> expected) {
   namespace fs = llvm::sys::fs;
@@ -679,7 +660,7 @@ mlir::llm::runtime::readNpy(StringRef path, std::optional<DType> expected) {
       return llvm::Error::success();
     if (status.type() == fs::file_type::directory_file)
       return cannotRead("Is a directory");
-    return cannotRead(describeFileType(status.type()) +
+    return cannotRead(llm::describeFileType(status.type()) +
                       "; .npy inputs must be regular files");
   };
   fs::file_status status;

@@ -63,6 +63,24 @@ bool mlir::llm::isSameFile(StringRef a, StringRef b) {
   return getRealPath(a) == getRealPath(b);
 }
 
+llvm::StringRef mlir::llm::describeFileType(llvm::sys::fs::file_type type) {
+  using llvm::sys::fs::file_type;
+  switch (type) {
+  case file_type::directory_file:
+    return "a directory";
+  case file_type::character_file:
+    return "a character device";
+  case file_type::block_file:
+    return "a block device";
+  case file_type::fifo_file:
+    return "a FIFO";
+  case file_type::socket_file:
+    return "a socket";
+  default:
+    return "not a regular file";
+  }
+}
+
 llvm::Error mlir::llm::checkInputFile(llvm::StringRef path,
                                       llvm::StringRef description) {
   namespace fs = llvm::sys::fs;
@@ -71,29 +89,12 @@ llvm::Error mlir::llm::checkInputFile(llvm::StringRef path,
   fs::file_status status;
   if (fs::status(path, status))
     return llvm::Error::success();
-  const char *kind = nullptr;
-  switch (status.type()) {
-  case fs::file_type::regular_file:
-  case fs::file_type::fifo_file:
+  if (status.type() == fs::file_type::regular_file ||
+      status.type() == fs::file_type::fifo_file)
     return llvm::Error::success();
-  case fs::file_type::directory_file:
-    kind = "a directory";
-    break;
-  case fs::file_type::character_file:
-    kind = "a character device";
-    break;
-  case fs::file_type::block_file:
-    kind = "a block device";
-    break;
-  case fs::file_type::socket_file:
-    kind = "a socket";
-    break;
-  default:
-    kind = "not a file";
-    break;
-  }
   return llvm::createStringError("cannot read " + description.str() +
-                                 ": not a regular file (" + kind + ")");
+                                 ": not a regular file (" +
+                                 describeFileType(status.type()) + ")");
 }
 
 llvm::Error mlir::llm::checkOutputFiles(llvm::ArrayRef<NamedFile> inputs,

@@ -65,6 +65,11 @@ struct NamedFile {
 llvm::Error checkOutputFiles(llvm::ArrayRef<NamedFile> inputs,
                              llvm::ArrayRef<NamedFile> outputs);
 
+/// A name for the type of a file that is not a regular file: "a directory",
+/// "a character device", "a block device", "a FIFO", "a socket", else "not a
+/// regular file".
+llvm::StringRef describeFileType(llvm::sys::fs::file_type type);
+
 /// Checks that the input `path` (a model) can be read as a stream of known
 /// length: "-" (stdin), a regular file or a FIFO pass (a missing file is left
 /// for the reader to report); a directory, a character or block device or a
