@@ -52,9 +52,18 @@ using namespace mlir::llm::runtime;
 namespace fs = llvm::sys::fs;
 
 /// The entry file format; a change of layout or metadata bumps it.
-static constexpr uint32_t kFormatVersion = 2;
+static constexpr uint32_t kFormatVersion = 3;
 static constexpr char kMagic[8] = {'L', 'L', 'M', 'C', 'A', 'C', 'H', 'E'};
-static constexpr uint64_t kHeaderSize = 96;
+/// The header, little-endian: magic (8 bytes), format version (u32),
+/// header size (u32), metadata size, object offset, object size, weights
+/// offset, weights size (u64 each), the xxh3-128 checksums (16 bytes each)
+/// of the metadata, the object, the weights and the header's first 104
+/// bytes, then zeros.
+static constexpr uint64_t kHeaderSize = 128;
+static constexpr uint64_t kHeaderChecked = 104;
+/// The weights start on a page: mapped with the entry, each keeps the 64-byte
+/// alignment of its offset.
+static constexpr uint64_t kWeightsAlignment = 4096;
 static constexpr llvm::StringLiteral kEntrySuffix(".llmcc");
 static constexpr llvm::StringLiteral kTempPrefix("tmp-");
 static constexpr llvm::StringLiteral kTempSuffix(".part");
@@ -574,15 +583,21 @@ static std::string serializeMetadata(const CompileCache::Key &key,
       {"has_fini", object.hasFini},
       {"index_checks", llvm::json::Array(object.indexChecks)},
   };
+  llvm::json::Array weights;
+  for (const ExternalConstant &weight : object.weights)
+    weights.push_back(llvm::json::Object{{"symbol", weight.symbol},
+                                         {"offset", weight.offset},
+                                         {"size", weight.size}});
+  metadata["weights"] = std::move(weights);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(metadata));
   return text;
 }
 
-/// Parses an entry file's bytes: checks the header, the sizes and both
-/// checksums, and fills `object` (its `object` buffer refers into `bytes`)
-/// and `keyText`. The error says what is wrong.
+/// Parses an entry file's bytes: checks the header, the sizes and the
+/// checksums, and fills `object` (its `object` buffer and its weights refer
+/// into `bytes`) and `keyText`. The error says what is wrong.
 static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
                               std::string &keyText) {
   using llvm::support::endian::read32le;
@@ -595,21 +610,35 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   if (read32le(h + 8) != kFormatVersion || read32le(h + 12) != kHeaderSize)
     return makeError("format version " + llvm::Twine(read32le(h + 8)) +
                      ", expected " + llvm::Twine(kFormatVersion));
-  if (llvm::StringRef(h + 72, 16) != hashBytes(bytes.take_front(72)))
+  if (llvm::StringRef(h + kHeaderChecked, 16) !=
+      hashBytes(bytes.take_front(kHeaderChecked)))
     return makeError("header checksum mismatch");
   uint64_t metadataSize = read64le(h + 16), objectOffset = read64le(h + 24),
-           objectSize = read64le(h + 32);
+           objectSize = read64le(h + 32), weightsOffset = read64le(h + 40),
+           weightsSize = read64le(h + 48);
+  // Header, metadata, object, weights, in this order, the weights (or the
+  // object when there are none) ending the file.
+  uint64_t objectEnd = objectOffset + objectSize;
   if (metadataSize > bytes.size() - kHeaderSize ||
       objectOffset < kHeaderSize + metadataSize ||
-      objectOffset > bytes.size() || objectSize != bytes.size() - objectOffset)
+      objectOffset > bytes.size() || objectSize > bytes.size() - objectOffset ||
+      (weightsSize == 0 ? objectEnd != bytes.size()
+                        : weightsOffset < objectEnd ||
+                              weightsOffset % kWeightsAlignment != 0 ||
+                              weightsOffset > bytes.size() ||
+                              weightsSize != bytes.size() - weightsOffset))
     return makeError("size " + llvm::Twine(bytes.size()) +
                      " does not match the header (truncated?)");
   llvm::StringRef metadata = bytes.substr(kHeaderSize, metadataSize);
   llvm::StringRef code = bytes.substr(objectOffset, objectSize);
-  if (llvm::StringRef(h + 40, 16) != hashBytes(metadata))
+  llvm::StringRef weightBytes =
+      weightsSize ? bytes.substr(weightsOffset, weightsSize) : "";
+  if (llvm::StringRef(h + 56, 16) != hashBytes(metadata))
     return makeError("metadata checksum mismatch");
-  if (llvm::StringRef(h + 56, 16) != hashBytes(code))
+  if (llvm::StringRef(h + 72, 16) != hashBytes(code))
     return makeError("object checksum mismatch");
+  if (llvm::StringRef(h + 88, 16) != hashBytes(weightBytes))
+    return makeError("weights checksum mismatch");
 
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(metadata);
   if (!json)
@@ -627,9 +656,10 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   std::optional<bool> hasInit = m ? m->getBoolean("has_init") : std::nullopt;
   std::optional<bool> hasFini = m ? m->getBoolean("has_fini") : std::nullopt;
   const llvm::json::Array *checks = m ? m->getArray("index_checks") : nullptr;
+  const llvm::json::Array *weights = m ? m->getArray("weights") : nullptr;
   EntrySignature &sig = object.signature;
   if (!key || !entry || !seqBound || !arenaBytes || *arenaBytes < 0 ||
-      !callerArena || !hasInit || !hasFini || !checks ||
+      !callerArena || !hasInit || !hasFini || !checks || !weights ||
       !specsFromJSON(m->getArray("inputs"), sig.inputs, sig.inputNames) ||
       !specsFromJSON(m->getArray("results"), sig.results, sig.resultNames))
     return makeError("bad metadata");
@@ -647,6 +677,24 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
       return makeError("bad metadata");
     object.indexChecks.push_back(text->str());
   }
+  object.weights.clear();
+  for (const llvm::json::Value &value : *weights) {
+    const llvm::json::Object *weight = value.getAsObject();
+    std::optional<llvm::StringRef> symbol =
+        weight ? weight->getString("symbol") : std::nullopt;
+    std::optional<int64_t> offset =
+        weight ? weight->getInteger("offset") : std::nullopt;
+    std::optional<int64_t> size =
+        weight ? weight->getInteger("size") : std::nullopt;
+    if (!symbol || !offset || !size || *offset < 0 || *size < 0 ||
+        static_cast<uint64_t>(*offset) > weightBytes.size() ||
+        static_cast<uint64_t>(*size) > weightBytes.size() - *offset ||
+        *offset % 64 != 0)
+      return makeError("bad metadata (weights)");
+    object.weights.push_back({symbol->str(), static_cast<uint64_t>(*offset),
+                              static_cast<uint64_t>(*size)});
+  }
+  object.weightBytes = weightBytes;
   object.object = llvm::MemoryBuffer::getMemBuffer(
       code, "llmc-cache-object", /*RequiresNullTerminator=*/false);
   return llvm::Error::success();
@@ -689,9 +737,11 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
     ev.detail = "unreadable entry: " + buffer.getError().message();
     return nullptr;
   }
+  // The mapped entry: the loaded model reads its weights there.
+  std::shared_ptr<const llvm::MemoryBuffer> entry = std::move(*buffer);
   CompiledObject object;
   std::string keyText;
-  if (llvm::Error err = parseEntry((*buffer)->getBuffer(), object, keyText)) {
+  if (llvm::Error err = parseEntry(entry->getBuffer(), object, keyText)) {
     // Corrupt or truncated: remove it (a store replaces it anyway).
     ev.detail = "corrupt entry (" + llvm::toString(std::move(err)) +
                 "): removed, recompiling";
@@ -702,6 +752,8 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
     ev.detail = "entry of another key (hash collision): recompiling";
     return nullptr;
   }
+  if (!object.weights.empty())
+    object.weightOwner = entry;
   llvm::Expected<std::unique_ptr<CompiledModel>> model =
       CompiledModel::load(object, options);
   if (!model) {
@@ -737,8 +789,15 @@ void CompileCache::store(const Key &key, const CompiledObject &object,
   }
   std::string metadata = serializeMetadata(key, object);
   llvm::StringRef code = object.object->getBuffer();
+  llvm::StringRef weightBytes =
+      object.weights.empty() ? llvm::StringRef() : object.weightBytes;
   uint64_t objectOffset = llvm::alignTo(kHeaderSize + metadata.size(), 64);
-  uint64_t total = objectOffset + code.size();
+  uint64_t weightsOffset =
+      weightBytes.empty()
+          ? 0
+          : llvm::alignTo(objectOffset + code.size(), kWeightsAlignment);
+  uint64_t total = weightBytes.empty() ? objectOffset + code.size()
+                                       : weightsOffset + weightBytes.size();
   if (total > maxBytes) {
     note("not stored: the entry (" + llvm::Twine(total) +
          " bytes) exceeds the cache size limit (" + llvm::Twine(maxBytes) +
@@ -762,9 +821,13 @@ void CompileCache::store(const Key &key, const CompiledObject &object,
   llvm::support::endian::write64le(header + 16, metadata.size());
   llvm::support::endian::write64le(header + 24, objectOffset);
   llvm::support::endian::write64le(header + 32, code.size());
-  std::memcpy(header + 40, hashBytes(metadata).data(), 16);
-  std::memcpy(header + 56, hashBytes(code).data(), 16);
-  std::memcpy(header + 72, hashBytes(llvm::StringRef(header, 72)).data(), 16);
+  llvm::support::endian::write64le(header + 40, weightsOffset);
+  llvm::support::endian::write64le(header + 48, weightBytes.size());
+  std::memcpy(header + 56, hashBytes(metadata).data(), 16);
+  std::memcpy(header + 72, hashBytes(code).data(), 16);
+  std::memcpy(header + 88, hashBytes(weightBytes).data(), 16);
+  std::memcpy(header + kHeaderChecked,
+              hashBytes(llvm::StringRef(header, kHeaderChecked)).data(), 16);
 
   // A temporary file in the cache directory, renamed over the entry once
   // complete: readers see the old entry, none, or the new one.
@@ -779,6 +842,10 @@ void CompileCache::store(const Key &key, const CompiledObject &object,
     os << metadata;
     os.write_zeros(objectOffset - kHeaderSize - metadata.size());
     os << code;
+    if (!weightBytes.empty()) {
+      os.write_zeros(weightsOffset - objectOffset - code.size());
+      os << weightBytes;
+    }
     os.close();
     if (os.has_error()) {
       std::string message = os.error().message();

@@ -787,6 +787,15 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
   if (auto checks = module->getAttrOfType<ArrayAttr>(kIndexChecksAttrName))
     for (auto check : checks.getAsValueRange<StringAttr>())
       object.indexChecks.push_back(check.str());
+  // The weights stay out of LLVM IR, the object and the JIT's memory: the
+  // JIT defines their symbols at their bytes in this buffer.
+  if (std::unique_ptr<llvm::WritableMemoryBuffer> weights =
+          externalizeConstants(module, object.weights)) {
+    object.weightBytes =
+        llvm::StringRef(weights->getBufferStart(), weights->getBufferSize());
+    object.weightOwner = std::shared_ptr<const llvm::MemoryBuffer>(
+        std::move(weights));
+  }
   llvm::SmallVector<char, 0> objectBytes;
   {
     llvm::LLVMContext llvmContext;
@@ -917,6 +926,28 @@ CompiledModel::load(const CompiledObject &object,
   if (!process)
     return process.takeError();
   mainJD.addGenerator(std::move(*process));
+
+  // The weights: absolute symbols at their bytes, which the model keeps.
+  if (!object.weights.empty()) {
+    llvm::orc::SymbolMap symbols;
+    for (const ExternalConstant &weight : object.weights) {
+      if (weight.offset > object.weightBytes.size() ||
+          weight.size > object.weightBytes.size() - weight.offset)
+        return error("weight '" + weight.symbol + "' (" +
+                     llvm::Twine(weight.size) + " bytes at " +
+                     llvm::Twine(weight.offset) +
+                     ") lies outside the weights' " +
+                     llvm::Twine(object.weightBytes.size()) + " bytes");
+      symbols[mangle(weight.symbol)] = {
+          llvm::orc::ExecutorAddr::fromPtr(object.weightBytes.data() +
+                                           weight.offset),
+          llvm::JITSymbolFlags::Exported};
+    }
+    if (llvm::Error err =
+            mainJD.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+      return std::move(err);
+    model->weightOwner = object.weightOwner;
+  }
 
   // The object is linked (copied into the JIT's memory) by the first lookup.
   if (llvm::Error err = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBuffer(

@@ -772,11 +772,18 @@ static int runMain() {
   CompileCache cache(cacheOptions);
   CacheEvent cacheEvent;
   std::string cacheOff;
+  if (timer && cache.isEnabled())
+    timer->begin("hashing the model (compile cache key)");
   std::optional<CompileCache::Key> cacheKey =
       getCacheKey(cache, options, cacheOff);
   std::unique_ptr<CompiledModel> model;
-  if (cacheKey)
+  if (cacheKey) {
+    if (timer)
+      timer->begin("compile cache lookup (checking and loading the entry)");
     model = cache.lookup(*cacheKey, options, &cacheEvent);
+  }
+  if (timer)
+    timer->finish();
 
   OwningOpRef<ModuleOp> module;
   std::optional<EntrySignature> sig;
@@ -1148,10 +1155,12 @@ static int compileMain() {
     }
   }
 
-  // The text outputs, or the object (written from its buffer: a large
-  // model's object is not copied).
+  // The text outputs, or the LLVM module whose object is emitted while -o
+  // is written.
   std::string bytes;
-  llvm::SmallVector<char, 0> objectBytes;
+  std::unique_ptr<llvm::TargetMachine> targetMachine;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> objectModule;
   if (emitKind == EmitKind::MLIR) {
     llvm::raw_string_ostream os(bytes);
     module->print(os);
@@ -1160,9 +1169,9 @@ static int compileMain() {
         createHostTargetMachine(optLevel);
     if (!tm)
       return fail(tm.takeError());
-    llvm::LLVMContext llvmContext;
+    targetMachine = std::move(*tm);
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-        translateToLLVMIR(*module, llvmContext, **tm, optLevel,
+        translateToLLVMIR(*module, llvmContext, *targetMachine, optLevel,
                           /*internalizeAllButCInterface=*/true, tracker);
     if (failed(llvmModule))
       return 1;
@@ -1172,30 +1181,50 @@ static int compileMain() {
       llvm::raw_string_ostream os(bytes);
       (*llvmModule)->print(os, nullptr);
     } else {
-      llvm::raw_svector_ostream os(objectBytes);
-      if (llvm::Error e = emitObjectFile(**llvmModule, **tm, os, tracker))
-        return fail(std::move(e));
+      objectModule = std::move(*llvmModule);
     }
   }
-  if (tracker)
-    tracker->clear();
-  if (timer)
-    timer->begin("writing the outputs");
+  // Writes -o. The object goes straight into a regular file's temporary
+  // file (the ELF writer seeks back to patch its headers): a large model's
+  // object is neither buffered nor copied. Stdout and devices, which cannot
+  // seek, get it through a buffer.
+  auto writeOutput = [&](llvm::raw_ostream &os) -> llvm::Error {
+    if (!objectModule) {
+      os << bytes;
+      return llvm::Error::success();
+    }
+    if (os.get_kind() == llvm::raw_ostream::OStreamKind::OK_FDStream) {
+      auto &file = static_cast<llvm::raw_fd_ostream &>(os);
+      if (file.supportsSeeking())
+        return emitObjectFile(*objectModule, *targetMachine, file, tracker);
+    }
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream bufferStream(buffer);
+    if (llvm::Error e =
+            emitObjectFile(*objectModule, *targetMachine, bufferStream, tracker))
+      return e;
+    os << StringRef(buffer.data(), buffer.size());
+    return llvm::Error::success();
+  };
 
   // -o and the report as a set (the report to stdout without
   // --report-file). Errors read "cannot write 'PATH': <reason>".
   SmallVector<std::string> paths = {outputPath};
-  SmallVector<StringRef> contents = {
-      emitKind == EmitKind::Obj ? StringRef(objectBytes.data(),
-                                            objectBytes.size())
-                                : StringRef(bytes)};
-  if (reportText) {
+  if (reportText)
     paths.push_back(reportFile.empty() ? std::string("-") : reportFile);
-    contents.push_back(*reportText);
-  }
+  if (timer && !objectModule)
+    timer->begin("writing the outputs");
   if (llvm::Error e = llm::writeFiles(
-          paths, [&](size_t k, llvm::raw_ostream &os) {
-            os << contents[k];
+          paths, [&](size_t k, llvm::raw_ostream &os) -> llvm::Error {
+            if (k == 0) {
+              llvm::Error e = writeOutput(os);
+              if (tracker)
+                tracker->clear();
+              if (timer && objectModule)
+                timer->begin("writing the outputs");
+              return e;
+            }
+            os << *reportText;
             return llvm::Error::success();
           }))
     return fail(std::move(e));

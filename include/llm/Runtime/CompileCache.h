@@ -25,10 +25,13 @@
 //     an older build's code).
 // The key text is stored in the entry and compared on lookup.
 //
-// Entries: one file per key, `DIR/<32 hex digits>.llmcc`: a 64-byte header
-// (magic, format version, sizes, the xxh3-128 checksum of the rest), JSON
-// metadata (the key text, the entry signature with names, the arena size)
-// and the object (CompiledObject). Written to a temporary file in DIR and
+// Entries: one file per key, `DIR/<32 hex digits>.llmcc`: a 128-byte header
+// (magic, format version, sizes, the xxh3-128 checksums of the metadata, the
+// object, the weights and the header), JSON metadata (the key text, the
+// entry signature with names, the arena size, the weights' symbols and
+// offsets), the object (CompiledObject), and from a page boundary the
+// weights (CompiledObject::weights), which a hit maps in place instead of
+// copying them into the JIT. Written to a temporary file in DIR and
 // renamed, so readers never see a partial entry; a truncated or corrupt
 // entry fails its checksum and is removed and recompiled. A hit sets the
 // entry's modification time; once the entries exceed the size limit the

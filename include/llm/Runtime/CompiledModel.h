@@ -31,6 +31,7 @@
 #ifndef LLM_RUNTIME_COMPILEDMODEL_H
 #define LLM_RUNTIME_COMPILEDMODEL_H
 
+#include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -246,6 +247,16 @@ struct CompiledObject {
   /// `llm.index_checks`, llm/Conversion/LLMToLinalg/LLMToLinalg.h); when
   /// any, the object defines the status global `__llmc_status`.
   SmallVector<std::string> indexChecks;
+  /// The constant weights the object references but does not hold
+  /// (externalizeConstants, llm/Runtime/ConstantBytes.h): external symbols
+  /// that `load` defines at `weightBytes.data() + offset`, so that the
+  /// weights are never copied into the JIT's memory.
+  SmallVector<ExternalConstant> weights;
+  /// The weights' bytes (64-byte aligned) and their owner, which the loaded
+  /// model keeps alive: the heap buffer of `create`, or the mapped entry of
+  /// a compile-cache lookup.
+  llvm::StringRef weightBytes;
+  std::shared_ptr<const void> weightOwner;
 };
 
 /// A non-owning view of a row-major host buffer.
@@ -314,6 +325,9 @@ private:
   CompiledModel() = default;
 
   EntrySignature signature;
+  /// The bytes of the weights the code reads (CompiledObject::weights),
+  /// released after the JIT.
+  std::shared_ptr<const void> weightOwner;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*packedEntry)(void **) = nullptr;
   /// The object's `__llmc_fini` (global destructors), run by the

@@ -9,11 +9,16 @@
 #ifndef LLM_RUNTIME_CONSTANTBYTES_H
 #define LLM_RUNTIME_CONSTANTBYTES_H
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstdint>
+#include <memory>
+#include <string>
 
 namespace llvm {
 class Module;
 class raw_ostream;
+class WritableMemoryBuffer;
 } // namespace llvm
 
 namespace mlir {
@@ -44,6 +49,38 @@ unsigned packConstantsAsBytes(ModuleOp module);
 /// use it again, so that the weights are not held twice through LLVM
 /// codegen. Returns the bytes freed.
 uint64_t releaseConstantBlobs(ModuleOp module);
+
+/// A constant that `externalizeConstants` moved out of a module: the
+/// external symbol that names it and where its bytes are.
+struct ExternalConstant {
+  /// The `llvm.mlir.global`'s symbol, now an external declaration.
+  std::string symbol;
+  /// Byte offset of the value in the constants' buffer (a multiple of 64).
+  uint64_t offset = 0;
+  /// Size of the value in bytes.
+  uint64_t size = 0;
+};
+
+/// Moves the values of the constant `llvm.mlir.global`s of `module` (in the
+/// LLVM dialect) whose value is a `dense_resource` of at least `minBytes`
+/// bytes out of the module, for a JIT that defines their symbols at the
+/// address of the bytes instead of copying them through LLVM IR, the object
+/// file and the JIT's memory (GPT-2-small: 650 MB three times). Each such
+/// global becomes an external declaration of the same symbol and type
+/// (`llvm.mlir.global external constant @w() : !llvm.array<...>`); its
+/// bytes are copied to one buffer, each at an offset aligned to 64 bytes
+/// (and to the global's alignment, at most 4096: a global that asks for
+/// more stays in the module), with zeros between them. The buffer itself is
+/// 64-byte aligned, so any placement of it at a 64-byte aligned address (a
+/// page-aligned mapping of it included) keeps every alignment.
+///
+/// Appends the moved constants to `constants` in buffer order and returns
+/// the buffer (null when nothing was moved). The module's resource blobs
+/// are left as they are (other modules may share them).
+std::unique_ptr<llvm::WritableMemoryBuffer>
+externalizeConstants(ModuleOp module,
+                     llvm::SmallVectorImpl<ExternalConstant> &constants,
+                     uint64_t minBytes = 4096);
 
 /// Reserves room in `os` (a raw_svector_ostream) for the object file of
 /// `module`: at least the bytes of its global initializers, so that a large

@@ -4,6 +4,17 @@
   cache_tool.py corrupt DIR      flips one byte in the middle of every entry
   cache_tool.py truncate DIR     cuts every entry to half its size
   cache_tool.py count DIR        prints the number of entries ("N entries")
+  cache_tool.py info DIR         prints each entry's weights region (the
+                                 externalized constant weights: symbols,
+                                 bytes, whether it starts on a page)
+  cache_tool.py corrupt-weights DIR
+                                 flips one byte in the middle of every
+                                 entry's weights region
+  cache_tool.py model OUT.mlir W.npy B.npy
+                                 writes a model x @ w + b with a dense_resource
+                                 weight w [64, 32] f32 (8 KiB: kept out of the
+                                 object) and b [32] f32 (128 bytes: kept in
+                                 it), and saves w and b for the reference
   cache_tool.py evict LLMC MODEL DIR
       checks the size limit and the least-recently-used eviction with
       `LLMC_CACHE_MAX_MB` set from the measured entry sizes (so the check
@@ -11,10 +22,15 @@
 """
 
 import glob
+import json
 import os
 import re
+import struct
 import subprocess
 import sys
+
+# The entry header (lib/Runtime/CompileCache.cpp, format version 3).
+HEADER = struct.Struct("<8sIIQQQQQ")
 
 
 def entries(d):
@@ -79,6 +95,47 @@ def evict(llmc, model, d):
     print("evict OK")
 
 
+def header(path):
+    with open(path, "rb") as f:
+        data = f.read(HEADER.size)
+    (magic, version, header_size, metadata_size, object_offset, object_size,
+     weights_offset, weights_size) = HEADER.unpack(data)
+    assert magic == b"LLMCACHE" and version == 3, (magic, version)
+    with open(path, "rb") as f:
+        f.seek(header_size)
+        metadata = json.loads(f.read(metadata_size))
+    return weights_offset, weights_size, metadata
+
+
+def write_model(out, w_path, b_path):
+    import numpy as np
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((64, 32)).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    np.save(w_path, w)
+    np.save(b_path, b)
+
+    def blob(a):  # dense_resource hex: a 4-byte alignment, then the bytes
+        return "0x04000000" + a.tobytes().hex().upper()
+    with open(out, "w") as f:
+        f.write("""func.func @main(%x: tensor<4x64xf32>) -> tensor<4x32xf32> {
+  %w = llm.constant dense_resource<w> : tensor<64x32xf32>
+  %b = llm.constant dense_resource<b> : tensor<32xf32>
+  %0 = llm.matmul %x, %w : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+  %1 = llm.add %0, %b : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
+  return %1 : tensor<4x32xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "W_BLOB",
+      b: "B_BLOB"
+    }
+  }
+#-}
+""".replace("W_BLOB", blob(w)).replace("B_BLOB", blob(b)))
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "corrupt":
@@ -89,6 +146,22 @@ def main():
     elif cmd == "truncate":
         for path in entries(sys.argv[2]):
             os.truncate(path, os.path.getsize(path) // 2)
+    elif cmd == "info":
+        for path in entries(sys.argv[2]):
+            offset, size, metadata = header(path)
+            weights = metadata["weights"]
+            print("weights: %d symbols, %d bytes, region %d bytes%s" % (
+                len(weights), sum(w["size"] for w in weights), size,
+                ", page-aligned" if offset % 4096 == 0 else ""))
+    elif cmd == "corrupt-weights":
+        for path in entries(sys.argv[2]):
+            offset, size, _ = header(path)
+            assert size > 0, "no weights region in " + path
+            data = bytearray(open(path, "rb").read())
+            data[offset + size // 2] ^= 0x55
+            open(path, "wb").write(data)
+    elif cmd == "model":
+        write_model(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "count":
         print("%d entries" % len(entries(sys.argv[2])))
     elif cmd == "evict":
