@@ -1,4 +1,4 @@
-//===- ImportONNXQuant.inc - ONNX quantization ops -------------*- C++ -*-===//
+//===- ImportQuant.cpp - ONNX quantization ops ----------------------------===//
 //
 // Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
@@ -7,8 +7,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Import of QuantizeLinear, DequantizeLinear (opsets 10-18, per tensor and
-// per axis), MatMulInteger and QLinearMatMul, included by ImportONNX.cpp
-// inside its anonymous namespace (the Importer's members).
+// per axis), MatMulInteger and QLinearMatMul.
 //
 // Runtime int8/uint8 tensors are plain `i8` storage tensors; each quantized
 // op reinterprets them with `quant.scast` as the `!quant.uniform` type its
@@ -20,6 +19,24 @@
 // the quantization ops.
 //
 //===----------------------------------------------------------------------===//
+
+#include "ONNXImporter.h"
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::llm;
+using namespace mlir::llm::onnx_import;
+using onnx::TensorProto;
+
 
 /// Builds the quantized element type for `scale`/`zeroPoint` (constants;
 /// `zeroPoint` may be null = 0) with `storage` (INT8, UINT8 or INT32) applied
@@ -350,3 +367,4 @@ Importer::importQuantNode(const onnx::NodeProto &node) {
     env[node.output(0)].unsignedBits = storage == TensorProto::UINT8;
   return success();
 }
+

@@ -1,0 +1,575 @@
+//===- ImportElementwise.cpp - ONNX elementwise ops -----------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Add, Sub, Mul, Div, Pow, Max, Min, the unary math ops, comparisons,
+// Where: folded on constants with numpy semantics, else `llm` ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ONNXImporter.h"
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::llm;
+using namespace mlir::llm::onnx_import;
+using onnx::TensorProto;
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+Value Importer::createBinary(StringRef opType, Location loc, Type type,
+                             Value lhs, Value rhs) {
+  if (opType == "Add")
+    return AddOp::create(builder, loc, type, lhs, rhs);
+  if (opType == "Sub")
+    return SubOp::create(builder, loc, type, lhs, rhs);
+  if (opType == "Mul")
+    return MulOp::create(builder, loc, type, lhs, rhs);
+  if (opType == "Div")
+    return DivOp::create(builder, loc, type, lhs, rhs);
+  if (opType == "Pow")
+    return PowOp::create(builder, loc, type, lhs, rhs);
+  if (opType == "Max")
+    return MaxOp::create(builder, loc, type, lhs, rhs);
+  assert(opType == "Min" && "unexpected binary op");
+  return MinOp::create(builder, loc, type, lhs, rhs);
+}
+
+static double foldBinary(StringRef op, double a, double b) {
+  if (op == "Add")
+    return a + b;
+  if (op == "Sub")
+    return a - b;
+  if (op == "Mul")
+    return a * b;
+  if (op == "Div")
+    return a / b;
+  if (op == "Mod")
+    return std::fmod(a, b); // fmod=1, the only float Mod (checked)
+  if (op == "Pow")
+    return std::pow(a, b);
+  if (op == "Max")
+    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+  return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+}
+
+/// `op` on two integers of ONNX type `dtype` (ONNXIntegerMath.h: wrapping
+/// Add/Sub/Mul/Pow, Div truncating toward zero, Mod with the sign of the
+/// divisor or, with `fmod`, of the dividend). Narrower types are computed in
+/// int64 (getInt sign- or zero-extends them) and wrap when stored; uint64
+/// values are int64 bits, divided and compared as unsigned. nullopt: a
+/// division or remainder by zero (0 to a negative power included).
+static std::optional<int64_t> foldBinaryInt(StringRef op, int64_t a, int64_t b,
+                                            int dtype, bool fmod) {
+  using namespace llm::detail;
+  bool u64 = dtype == TensorProto::UINT64;
+  uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  if (op == "Add")
+    return wrapAdd(a, b);
+  if (op == "Sub")
+    return wrapSub(a, b);
+  if (op == "Mul")
+    return wrapMul(a, b);
+  if (op == "Div" || op == "Mod") {
+    if (b == 0)
+      return std::nullopt;
+    if (u64)
+      return static_cast<int64_t>(op == "Div" ? ua / ub : ua % ub);
+    return op == "Div" ? truncDiv(a, b) : onnxMod(a, b, fmod);
+  }
+  if (op == "Pow")
+    return intPow(a, b);
+  if (op == "Max")
+    return u64 ? static_cast<int64_t>(std::max(ua, ub)) : std::max(a, b);
+  return u64 ? static_cast<int64_t>(std::min(ua, ub)) : std::min(a, b);
+}
+
+/// Elementwise evaluation of two constants with numpy broadcasting; the
+/// result has `resultType` (Pow keeps the base's type).
+static ConstTensor foldElementwise(
+    const ConstTensor &a, const ConstTensor &b, ArrayRef<int64_t> outShape,
+    int resultType,
+    llvm::function_ref<void(ConstTensor &, int64_t, int64_t, int64_t)> fn) {
+  ConstTensor out = ConstTensor::zeros(resultType, outShape);
+  SmallVector<int64_t> sa = stridesOf(a.shape), sb = stridesOf(b.shape);
+  forEachIndex(outShape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    fn(out, flat, broadcastIndex(idx, a.shape, sa),
+       broadcastIndex(idx, b.shape, sb));
+  });
+  return out;
+}
+
+// Add/Sub/Mul/Div/Mod/Pow/Max/Min. Constants fold (floats in double;
+// integers as ONNX defines them, foldBinaryInt: wrapping, Div truncating
+// toward zero, a division by zero an error); otherwise one llm op per pair
+// of operands (Max/Min are variadic), with constant operands converted to
+// the runtime operand's float type. Mod has no llm op: constants only.
+LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  SmallVector<Entry *> ins;
+  for (int i = 0; i < node.input_size(); ++i)
+    if (Entry *e = input(node, i))
+      ins.push_back(e);
+  if (ins.empty())
+    return nodeError(node) << "expects at least one input";
+  if (ins.size() == 1) {
+    env[node.output(0)] = *ins[0];
+    return success();
+  }
+  SmallVector<int64_t> shape = shapeOf(*ins[0]);
+  for (Entry *e : ArrayRef(ins).drop_front()) {
+    auto b = broadcastShapes(shape, shapeOf(*e));
+    if (!b)
+      return nodeError(node) << "operand shapes " << shapeStr(shape) << " and "
+                             << shapeStr(shapeOf(*e)) << " do not broadcast";
+    shape = *b;
+  }
+
+  // Mod: fmod=0 (the sign of the divisor) is integer-only in ONNX.
+  bool fmod = false;
+  if (op == "Mod") {
+    int64_t f = intAttr(node, "fmod", 0);
+    if (f != 0 && f != 1)
+      return nodeError(node) << "fmod must be 0 or 1, got " << f;
+    fmod = f;
+    for (Entry *e : ins)
+      if (isFloatDType(dtypeOf(*e)) && !fmod)
+        return nodeError(node) << "Mod of " << dtypeName(dtypeOf(*e))
+                               << " tensors needs fmod=1";
+  }
+
+  if (allConst(ins)) {
+    if (failed(checkShape(node, shape)))
+      return failure();
+    ConstTensor acc = *ins[0]->constant;
+    for (Entry *e : ArrayRef(ins).drop_front()) {
+      const ConstTensor &b = *e->constant;
+      auto outShape = *broadcastShapes(acc.shape, b.shape);
+      bool useFloat = isFloatDType(acc.dtype) || isFloatDType(b.dtype);
+      // The first element without a value (an integer division by zero).
+      std::optional<int64_t> undefinedAt;
+      acc = foldElementwise(
+          acc, b, outShape, acc.dtype,
+          [&](ConstTensor &out, int64_t o, int64_t ia, int64_t ib) {
+            if (useFloat) {
+              out.setDouble(o,
+                            foldBinary(op, acc.getDouble(ia), b.getDouble(ib)));
+              return;
+            }
+            std::optional<int64_t> r = foldBinaryInt(
+                op, acc.getInt(ia), b.getInt(ib), acc.dtype, fmod);
+            if (!r && !undefinedAt)
+              undefinedAt = o;
+            out.setInt(o, r.value_or(0));
+          });
+      if (undefinedAt)
+        return nodeError(node)
+               << (op == "Div"   ? "integer division by zero"
+                   : op == "Mod" ? "integer Mod by zero"
+                                 : "integer 0 to a negative power")
+               << " in the folded result (element " << *undefinedAt << ")";
+    }
+    setOutput(node, 0, std::move(acc));
+    return success();
+  }
+  if (op == "Mod")
+    return nodeError(node) << "Mod on runtime tensors is not supported (no "
+                              "llm op; it is folded on constants)";
+
+  // The element type comes from a runtime operand.
+  int dtype = TensorProto::UNDEFINED;
+  for (Entry *e : ins)
+    if (!e->constant) {
+      dtype = dtypeOf(*e);
+      break;
+    }
+  if (dtype != TensorProto::FLOAT && dtype != TensorProto::FLOAT16 &&
+      dtype != TensorProto::BFLOAT16)
+    return nodeError(node) << "elementwise " << op << " on runtime "
+                           << dtypeName(dtype)
+                           << " tensors is not supported (llm elementwise ops "
+                              "take f32, f16 or bf16)";
+  Location loc = nodeLoc(node);
+  FailureOr<Value> acc = materializeAs(node, *ins[0], dtype);
+  if (failed(acc))
+    return failure();
+  Value result = *acc;
+  for (Entry *e : ArrayRef(ins).drop_front()) {
+    FailureOr<Value> rhs = materializeAs(node, *e, dtype);
+    if (failed(rhs))
+      return failure();
+    if (dtypeOf(*e) != dtype && !e->constant)
+      return nodeError(node) << "operands have different element types";
+    auto outShape = *broadcastShapes(shapeOf(result), shapeOf(*rhs));
+    result = createBinary(op, loc, tensorType(outShape, elemTypeOf(result)),
+                          result, *rhs);
+  }
+  setOutput(node, 0, result);
+  return success();
+}
+
+static std::optional<double> foldUnary(StringRef op, double x) {
+  if (op == "Neg")
+    return -x;
+  if (op == "Sqrt")
+    return std::sqrt(x);
+  if (op == "Reciprocal")
+    return 1.0 / x;
+  if (op == "Exp")
+    return std::exp(x);
+  if (op == "Log")
+    return std::log(x);
+  if (op == "Tanh")
+    return std::tanh(x);
+  if (op == "Erf")
+    return std::erf(x);
+  if (op == "Sigmoid")
+    return 1.0 / (1.0 + std::exp(-x));
+  if (op == "Relu")
+    return x > 0 ? x : 0.0;
+  if (op == "Floor")
+    return std::floor(x);
+  if (op == "Ceil")
+    return std::ceil(x);
+  if (op == "Abs")
+    return std::fabs(x);
+  if (op == "Sin")
+    return std::sin(x);
+  if (op == "Cos")
+    return std::cos(x);
+  return std::nullopt;
+}
+
+/// The integer unary ops, exact in int64 (through double, Neg of 2^53 + 1
+/// would round): Neg and Abs wrap (Abs and Neg of INT64_MIN are INT64_MIN),
+/// Abs of an unsigned value is the value. nullopt for the other ops.
+static std::optional<int64_t> foldUnaryInt(StringRef op, int64_t x, int dtype) {
+  bool isUnsigned = dtype == TensorProto::UINT8 ||
+                    dtype == TensorProto::UINT16 ||
+                    dtype == TensorProto::UINT32 ||
+                    dtype == TensorProto::UINT64 || dtype == TensorProto::BOOL;
+  if (op == "Neg")
+    return llm::detail::wrapNeg(x);
+  if (op == "Abs")
+    return isUnsigned ? x : llm::detail::wrapAbs(x);
+  if (op == "Relu")
+    return isUnsigned ? x : std::max<int64_t>(x, 0);
+  if (op == "Floor" || op == "Ceil")
+    return x;
+  return std::nullopt;
+}
+
+// Neg/Sqrt/Reciprocal/Exp/Log/Tanh/Erf/Sigmoid/Relu (+ Floor/Ceil/Abs and
+// Sin/Cos on constants only, e.g. rotary tables computed from static
+// positions): folded on constants, one llm op otherwise.
+LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  if ((*in)->constant) {
+    const ConstTensor &c = *(*in)->constant;
+    ConstTensor out = ConstTensor::zeros(c.dtype, c.shape);
+    for (int64_t i = 0, e = c.numel(); i < e; ++i) {
+      if (isFloatDType(c.dtype))
+        out.setDouble(i, *foldUnary(op, c.getDouble(i)));
+      else if (std::optional<int64_t> r =
+                   foldUnaryInt(op, c.getInt(i), c.dtype))
+        out.setInt(i, *r);
+      else // No integer form in ONNX (Sqrt, Exp, ...): through double.
+        out.setDouble(i, *foldUnary(op, c.getDouble(i)));
+    }
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  Value x = (*in)->value;
+  if (!isa<FloatType>(elemTypeOf(x)))
+    return nodeError(node) << op << " on a runtime " << dtypeName(dtypeOf(**in))
+                           << " tensor is not supported (llm ops take f32, "
+                              "f16 or bf16)";
+  Location loc = nodeLoc(node);
+  Type t = x.getType();
+  Value r;
+  if (op == "Neg")
+    r = NegOp::create(builder, loc, t, x);
+  else if (op == "Sqrt")
+    r = SqrtOp::create(builder, loc, t, x);
+  else if (op == "Reciprocal")
+    r = ReciprocalOp::create(builder, loc, t, x);
+  else if (op == "Exp")
+    r = ExpOp::create(builder, loc, t, x);
+  else if (op == "Log")
+    r = LogOp::create(builder, loc, t, x);
+  else if (op == "Tanh")
+    r = TanhOp::create(builder, loc, t, x);
+  else if (op == "Erf")
+    r = ErfOp::create(builder, loc, t, x);
+  else if (op == "Sigmoid")
+    r = SigmoidOp::create(builder, loc, t, x);
+  else if (op == "Relu")
+    r = ReluOp::create(builder, loc, t, x);
+  else
+    return nodeError(node) << op
+                           << " is only supported on constants (no llm op)";
+  setOutput(node, 0, r);
+  return success();
+}
+
+// Equal/Less/Greater/LessOrEqual/GreaterOrEqual/And/Or/Xor/Not: folded on
+// constants; otherwise llm.compare (constant operands converted to the
+// runtime operand's type) or llm.logical_* on i1 tensors.
+LogicalResult Importer::importCompare(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  SmallVector<Entry *> ins;
+  for (int i = 0; i < node.input_size(); ++i) {
+    FailureOr<Entry *> e = required(node, i);
+    if (failed(e))
+      return failure();
+    ins.push_back(*e);
+  }
+  if (!allConst(ins))
+    return importRuntimeCompare(node, ins);
+  if (op == "Not") {
+    const ConstTensor &c = *ins[0]->constant;
+    ConstTensor out = ConstTensor::zeros(TensorProto::BOOL, c.shape);
+    for (int64_t i = 0, e = c.numel(); i < e; ++i)
+      out.setInt(i, !c.getInt(i));
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  if (ins.size() != 2)
+    return nodeError(node) << "expects 2 inputs";
+  const ConstTensor &a = *ins[0]->constant, &b = *ins[1]->constant;
+  auto outShape = broadcastShapes(a.shape, b.shape);
+  if (!outShape)
+    return nodeError(node) << "operand shapes " << shapeStr(a.shape) << " and "
+                           << shapeStr(b.shape) << " do not broadcast";
+  if (failed(checkShape(node, *outShape)))
+    return failure();
+  bool useFloat = isFloatDType(a.dtype) || isFloatDType(b.dtype);
+  // uint64 elements are int64 bits: ordered as unsigned (biased by 2^63).
+  uint64_t bias = a.dtype == TensorProto::UINT64 ? uint64_t(1) << 63 : 0;
+  ConstTensor out =
+      foldElementwise(a, b, *outShape, TensorProto::BOOL,
+                      [&](ConstTensor &o, int64_t i, int64_t ia, int64_t ib) {
+                        double x = a.getDouble(ia), y = b.getDouble(ib);
+                        int64_t xi = a.getInt(ia), yi = b.getInt(ib);
+                        xi = static_cast<int64_t>(uint64_t(xi) ^ bias);
+                        yi = static_cast<int64_t>(uint64_t(yi) ^ bias);
+                        bool r;
+                        if (op == "Equal")
+                          r = useFloat ? x == y : xi == yi;
+                        else if (op == "Less")
+                          r = useFloat ? x < y : xi < yi;
+                        else if (op == "Greater")
+                          r = useFloat ? x > y : xi > yi;
+                        else if (op == "LessOrEqual")
+                          r = useFloat ? x <= y : xi <= yi;
+                        else if (op == "GreaterOrEqual")
+                          r = useFloat ? x >= y : xi >= yi;
+                        else if (op == "And")
+                          r = xi && yi;
+                        else if (op == "Or")
+                          r = xi || yi;
+                        else
+                          r = (xi != 0) != (yi != 0);
+                        o.setInt(i, r);
+                      });
+  setOutput(node, 0, std::move(out));
+  return success();
+}
+
+// The runtime case of importCompare: And/Or/Xor/Not need bool operands;
+// comparisons take any llm element type (both operands the same).
+LogicalResult Importer::importRuntimeCompare(const onnx::NodeProto &node,
+                                             ArrayRef<Entry *> ins) {
+  StringRef op = node.op_type();
+  Location loc = nodeLoc(node);
+  bool logical = llvm::is_contained({"And", "Or", "Xor", "Not"}, op);
+  if (op == "Not" ? ins.size() != 1 : ins.size() != 2)
+    return nodeError(node) << "expects " << (op == "Not" ? 1 : 2)
+                           << " inputs";
+  // The element type comes from a runtime operand.
+  int dtype = TensorProto::UNDEFINED;
+  for (Entry *e : ins)
+    if (!e->constant) {
+      dtype = dtypeOf(*e);
+      break;
+    }
+  if (logical && dtype != TensorProto::BOOL)
+    return nodeError(node) << op << " on runtime " << dtypeName(dtype)
+                           << " tensors is not supported (ONNX takes bool)";
+  SmallVector<Value> vals;
+  for (Entry *e : ins) {
+    if (!e->constant && dtypeOf(*e) != dtype)
+      return nodeError(node) << "operands have different element types ("
+                             << dtypeName(dtype) << " vs "
+                             << dtypeName(dtypeOf(*e)) << ")";
+    FailureOr<Value> v = materializeAs(node, *e, dtype);
+    if (failed(v))
+      return failure();
+    vals.push_back(*v);
+  }
+  if (op == "Not") {
+    setOutput(node, 0,
+              LogicalNotOp::create(builder, loc, vals[0].getType(), vals[0]));
+    return success();
+  }
+  auto shape = broadcastShapes(shapeOf(vals[0]), shapeOf(vals[1]));
+  if (!shape)
+    return nodeError(node) << "operand shapes " << shapeStr(shapeOf(vals[0]))
+                           << " and " << shapeStr(shapeOf(vals[1]))
+                           << " do not broadcast";
+  RankedTensorType type = tensorType(*shape, builder.getI1Type());
+  Value r;
+  if (op == "And")
+    r = LogicalAndOp::create(builder, loc, type, vals[0], vals[1]);
+  else if (op == "Or")
+    r = LogicalOrOp::create(builder, loc, type, vals[0], vals[1]);
+  else if (op == "Xor")
+    r = LogicalXorOp::create(builder, loc, type, vals[0], vals[1]);
+  else {
+    ComparePredicate p = llvm::StringSwitch<ComparePredicate>(op)
+                             .Case("Equal", ComparePredicate::EQ)
+                             .Case("Less", ComparePredicate::LT)
+                             .Case("LessOrEqual", ComparePredicate::LE)
+                             .Case("Greater", ComparePredicate::GT)
+                             .Default(ComparePredicate::GE);
+    r = CompareOp::create(builder, loc, type, p, vals[0], vals[1]);
+  }
+  setOutput(node, 0, r);
+  return success();
+}
+
+// Where(cond, x, y): folded on constants, otherwise llm.select (constant
+// operands converted to the runtime value's type).
+LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
+  SmallVector<Entry *> ins;
+  for (int i = 0; i < 3; ++i) {
+    FailureOr<Entry *> e = required(node, i);
+    if (failed(e))
+      return failure();
+    ins.push_back(*e);
+  }
+  if (!allConst(ins)) {
+    // Masked attention scores, torch's masked_fill(~mask, -inf): a constant
+    // condition, one runtime float operand s and a constant that is -inf
+    // everywhere -> s + where(c, 0, -inf) (or where(c, -inf, 0)), a constant
+    // additive mask: exact, as s + 0 = s and s + -inf = -inf for finite s
+    // (llm-recompose then reads it as an attention mask).
+    Entry *cond = ins[0];
+    bool runtimeIsX = !ins[1]->constant;
+    Entry *runtime = runtimeIsX ? ins[1] : ins[2];
+    Entry *fill = runtimeIsX ? ins[2] : ins[1];
+    auto allNegInf = [](const ConstTensor &t) {
+      if (!isFloatDType(t.dtype))
+        return false;
+      for (int64_t i = 0, e = product(t.shape); i < e; ++i) {
+        double v = t.getDouble(i);
+        if (!(std::isinf(v) && v < 0))
+          return false;
+      }
+      return true;
+    };
+    int dtype = dtypeOf(*runtime);
+    bool maskedFill = !(!cond->constant || runtime->constant || !fill->constant ||
+        !allNegInf(*fill->constant) ||
+        (dtype != TensorProto::FLOAT && dtype != TensorProto::FLOAT16 &&
+         dtype != TensorProto::BFLOAT16));
+    if (maskedFill) {
+      const ConstTensor &c = *cond->constant, &f = *fill->constant;
+      auto maskShape = broadcastShapes(c.shape, f.shape);
+      auto outShape = maskShape ? broadcastShapes(*maskShape, shapeOf(*runtime))
+                                : std::nullopt;
+      if (!outShape)
+        return nodeError(node) << "operand shapes do not broadcast";
+      if (failed(checkShape(node, *maskShape)))
+        return failure();
+      SmallVector<int64_t> sc = stridesOf(c.shape);
+      ConstTensor mask = ConstTensor::zeros(dtype, *maskShape);
+      double ninf = -std::numeric_limits<double>::infinity();
+      forEachIndex(*maskShape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+        bool take = c.getInt(broadcastIndex(idx, c.shape, sc));
+        mask.setDouble(flat, take == runtimeIsX ? 0.0 : ninf);
+      });
+      Entry maskEntry;
+      maskEntry.constant = std::move(mask);
+      FailureOr<Value> s = materialize(node, *runtime);
+      FailureOr<Value> m = materialize(node, maskEntry);
+      if (failed(s) || failed(m))
+        return failure();
+      setOutput(node, 0,
+                createBinary("Add", nodeLoc(node),
+                             tensorType(*outShape, elemTypeOf(*s)), *s, *m));
+      return success();
+    }
+    // General select on runtime data.
+    if (dtypeOf(*ins[0]) != TensorProto::BOOL)
+      return nodeError(node) << "condition must be bool, got "
+                             << dtypeName(dtypeOf(*ins[0]));
+    dtype = !ins[1]->constant ? dtypeOf(*ins[1])
+            : !ins[2]->constant ? dtypeOf(*ins[2])
+                                : dtypeOf(*ins[1]);
+    SmallVector<Value> vals;
+    for (auto [i, e] : llvm::enumerate(ins)) {
+      if (i > 0 && !e->constant && dtypeOf(*e) != dtype)
+        return nodeError(node) << "X and Y have different element types";
+      FailureOr<Value> v =
+          i == 0 ? materialize(node, *e) : materializeAs(node, *e, dtype);
+      if (failed(v))
+        return failure();
+      vals.push_back(*v);
+    }
+    auto shape = broadcastShapes(shapeOf(vals[0]), shapeOf(vals[1]));
+    if (shape)
+      shape = broadcastShapes(*shape, shapeOf(vals[2]));
+    if (!shape)
+      return nodeError(node) << "operand shapes do not broadcast";
+    setOutput(node, 0,
+              SelectOp::create(builder, nodeLoc(node),
+                               tensorType(*shape, elemTypeOf(vals[1])),
+                               vals[0], vals[1], vals[2]));
+    return success();
+  }
+  const ConstTensor &c = *ins[0]->constant, &x = *ins[1]->constant,
+                    &y = *ins[2]->constant;
+  auto s = broadcastShapes(c.shape, x.shape);
+  if (s)
+    s = broadcastShapes(*s, y.shape);
+  if (!s)
+    return nodeError(node) << "operand shapes do not broadcast";
+  if (x.dtype != y.dtype)
+    return nodeError(node) << "X and Y have different element types ("
+                           << dtypeName(x.dtype) << " vs " << dtypeName(y.dtype)
+                           << ")";
+  if (failed(checkShape(node, *s)))
+    return failure();
+  SmallVector<int64_t> sc = stridesOf(c.shape), sx = stridesOf(x.shape),
+                       sy = stridesOf(y.shape);
+  ConstTensor out = ConstTensor::zeros(x.dtype, *s);
+  int64_t es = out.elemSize();
+  forEachIndex(*s, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    bool take = c.getInt(broadcastIndex(idx, c.shape, sc));
+    const char *src = take ? x.ptr(broadcastIndex(idx, x.shape, sx))
+                           : y.ptr(broadcastIndex(idx, y.shape, sy));
+    std::memcpy(out.bytes->data() + flat * es, src, es);
+  });
+  setOutput(node, 0, std::move(out));
+  return success();
+}
+

@@ -1,0 +1,486 @@
+//===- ImportMath.cpp - ONNX matmul, normalization, reductions ------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// MatMul, Gemm, Softmax, LayerNormalization and the Reduce / ArgMax
+// ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ONNXImporter.h"
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::llm;
+using namespace mlir::llm::onnx_import;
+using onnx::TensorProto;
+
+//===----------------------------------------------------------------------===//
+// Matmul, normalizations, reductions
+//===----------------------------------------------------------------------===//
+
+// MatMul(A, B) -> llm.matmul; 1-D operands are reshaped to [1, K] / [K, 1]
+// and the added dimension is removed from the result (numpy.matmul).
+// MatMul of two constants (numpy matmul semantics: rank-1 operands promoted,
+// batch dimensions broadcast), evaluated in double and rounded to the
+// operands' type, when the result has at most 2^20 elements and the product
+// at most 2^24 multiply-adds (e.g. rotary frequencies inv_freq @ positions
+// computed in the graph); else nullopt and the MatMul stays an op.
+static std::optional<ConstTensor> foldConstMatMul(const ConstTensor &a,
+                                                  const ConstTensor &b) {
+  SmallVector<int64_t> sa(a.shape), sb(b.shape);
+  if (sa.empty() || sb.empty())
+    return std::nullopt;
+  bool vecA = sa.size() == 1, vecB = sb.size() == 1;
+  if (vecA)
+    sa.insert(sa.begin(), 1);
+  if (vecB)
+    sb.push_back(1);
+  int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  if (k != sb[sb.size() - 2])
+    return std::nullopt;
+  auto batch =
+      mlir::llm::broadcastShapes(ArrayRef(sa).drop_back(2), ArrayRef(sb).drop_back(2));
+  if (failed(batch))
+    return std::nullopt;
+  SmallVector<int64_t> dims(*batch);
+  dims.append({m, n});
+  std::optional<int64_t> outElems = checkedProduct(dims);
+  dims.push_back(k);
+  std::optional<int64_t> macs = checkedProduct(dims);
+  if (!outElems || !macs || *outElems > (int64_t(1) << 20) ||
+      *macs > (int64_t(1) << 24))
+    return std::nullopt;
+  int64_t nb = product(*batch);
+  SmallVector<int64_t> outShape(*batch);
+  outShape.push_back(m);
+  outShape.push_back(n);
+  ConstTensor out = ConstTensor::zeros(a.dtype, outShape);
+  // Offset of batch element `bi` in an operand with batch dims `dims`
+  // (right-aligned, size-1 dims broadcast).
+  auto batchOffset = [&](ArrayRef<int64_t> dims, int64_t bi) {
+    int64_t off = 0, stride = 1;
+    int64_t rem = bi;
+    for (int64_t d = batch->size() - 1, j = dims.size() - 1; d >= 0; --d, --j) {
+      int64_t idx = rem % (*batch)[d];
+      rem /= (*batch)[d];
+      if (j >= 0) {
+        if (dims[j] != 1)
+          off += idx * stride;
+        stride *= dims[j];
+      }
+    }
+    return off;
+  };
+  ArrayRef<int64_t> ba = ArrayRef(sa).drop_back(2), bb = ArrayRef(sb).drop_back(2);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t oa = batchOffset(ba, bi) * m * k, ob = batchOffset(bb, bi) * k * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += a.getDouble(oa + i * k + p) * b.getDouble(ob + p * n + j);
+        out.setDouble((bi * m + i) * n + j, acc);
+      }
+  }
+  SmallVector<int64_t> finalShape(*batch);
+  if (!vecA)
+    finalShape.push_back(m);
+  if (!vecB)
+    finalShape.push_back(n);
+  out.shape = finalShape;
+  return out;
+}
+
+LogicalResult Importer::importMatMul(const onnx::NodeProto &node) {
+  FailureOr<Entry *> a = required(node, 0), b = required(node, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  int dtype = dtypeOf(**a);
+  if (!isFloatDType(dtype) || dtype == TensorProto::DOUBLE ||
+      dtype != dtypeOf(**b))
+    return nodeError(node) << "MatMul of " << dtypeName(dtypeOf(**a)) << " and "
+                           << dtypeName(dtypeOf(**b))
+                           << " is not supported (llm.matmul takes f32, f16 "
+                              "or bf16 operands of one type)";
+  if ((*a)->constant && (*b)->constant) {
+    std::optional<ConstTensor> folded =
+        foldConstMatMul(*(*a)->constant, *(*b)->constant);
+    if (folded) {
+      setOutput(node, 0, std::move(*folded));
+      return success();
+    }
+  }
+  FailureOr<Value> lhs = materialize(node, **a), rhs = materialize(node, **b);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  Location loc = nodeLoc(node);
+  SmallVector<int64_t> sa(shapeOf(*lhs)), sb(shapeOf(*rhs));
+  if (sa.empty() || sb.empty())
+    return nodeError(node) << "MatMul operands must have rank >= 1";
+  bool vecA = sa.size() == 1, vecB = sb.size() == 1;
+  if (vecA)
+    sa.insert(sa.begin(), 1);
+  if (vecB)
+    sb.push_back(1);
+  if (sa.back() != sb[sb.size() - 2])
+    return nodeError(node) << "contraction sizes differ: " << shapeStr(sa)
+                           << " x " << shapeStr(sb);
+  auto batch =
+      broadcastShapes(ArrayRef(sa).drop_back(2), ArrayRef(sb).drop_back(2));
+  if (!batch)
+    return nodeError(node) << "batch dimensions of " << shapeStr(sa) << " and "
+                           << shapeStr(sb) << " do not broadcast";
+  SmallVector<int64_t> outShape(*batch);
+  outShape.push_back(sa[sa.size() - 2]);
+  outShape.push_back(sb.back());
+  Value l = reshape(loc, *lhs, sa), r = reshape(loc, *rhs, sb);
+  Value mm =
+      MatmulOp::create(builder, loc, tensorType(outShape, elemTypeOf(l)), l, r);
+  SmallVector<int64_t> finalShape(*batch);
+  if (!vecA)
+    finalShape.push_back(sa[sa.size() - 2]);
+  if (!vecB)
+    finalShape.push_back(sb.back());
+  setOutput(node, 0, reshape(loc, mm, finalShape));
+  return success();
+}
+
+// Gemm(A, B, C) = alpha * op(A) op(B) + beta * C
+//   -> llm.matmul {transpose_a/b} [* alpha] [+ beta * C].
+LogicalResult Importer::importGemm(const onnx::NodeProto &node) {
+  FailureOr<Entry *> a = required(node, 0), b = required(node, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  Entry *c = input(node, 2);
+  int dtype = dtypeOf(**a);
+  if ((dtype != TensorProto::FLOAT && dtype != TensorProto::FLOAT16 &&
+       dtype != TensorProto::BFLOAT16) ||
+      dtypeOf(**b) != dtype)
+    return nodeError(node) << "Gemm of " << dtypeName(dtype)
+                           << " is not supported";
+  float alpha = floatAttr(node, "alpha", 1.0f);
+  float beta = floatAttr(node, "beta", 1.0f);
+  bool transA = intAttr(node, "transA", 0), transB = intAttr(node, "transB", 0);
+  SmallVector<int64_t> sa = shapeOf(**a), sb = shapeOf(**b);
+  if (sa.size() != 2 || sb.size() != 2)
+    return nodeError(node) << "Gemm operands must be 2-D";
+  int64_t m = transA ? sa[1] : sa[0], ka = transA ? sa[0] : sa[1];
+  int64_t kb = transB ? sb[1] : sb[0], n = transB ? sb[0] : sb[1];
+  if (ka != kb)
+    return nodeError(node) << "contraction sizes differ (" << ka << " vs " << kb
+                           << ")";
+  FailureOr<Value> lhs = materialize(node, **a), rhs = materialize(node, **b);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  Location loc = nodeLoc(node);
+  Type elemType = elemTypeOf(*lhs);
+  auto outType = tensorType({m, n}, elemType);
+  Value result =
+      MatmulOp::create(builder, loc, outType, *lhs, *rhs, transA, transB);
+  auto scalar = [&](float v) -> Value {
+    Entry e;
+    e.constant = ConstTensor::zeros(dtype, {});
+    e.constant->setDouble(0, v);
+    e.blobName = "scalar";
+    return *materialize(node, e);
+  };
+  if (alpha != 1.0f)
+    result = MulOp::create(builder, loc, outType, result, scalar(alpha));
+  if (c && beta != 0.0f) {
+    auto bs = broadcastShapes({m, n}, shapeOf(*c));
+    if (!bs || *bs != SmallVector<int64_t>{m, n})
+      return nodeError(node)
+             << "C of shape " << shapeStr(shapeOf(*c))
+             << " does not broadcast to [" << m << "," << n << "]";
+    Value cval;
+    if (c->constant && beta != 1.0f) {
+      // beta * C is folded for a constant C.
+      Entry scaled;
+      const ConstTensor &src = *c->constant;
+      scaled.constant = ConstTensor::zeros(dtype, src.shape);
+      for (int64_t i = 0, e = src.numel(); i < e; ++i)
+        scaled.constant->setDouble(i, beta * src.getDouble(i));
+      scaled.blobName = c->blobName;
+      FailureOr<Value> cv = materialize(node, scaled);
+      if (failed(cv))
+        return failure();
+      cval = *cv;
+    } else {
+      FailureOr<Value> cv = materializeAs(node, *c, dtype);
+      if (failed(cv))
+        return failure();
+      cval = *cv;
+      if (beta != 1.0f)
+        cval = MulOp::create(builder, loc, cval.getType(), cval, scalar(beta));
+    }
+    result = AddOp::create(builder, loc, outType, result, cval);
+  }
+  setOutput(node, 0, result);
+  return success();
+}
+
+// Softmax(axis) -> llm.softmax. Before opset 13 Softmax flattens to 2-D at
+// `axis` (default 1); that is the same computation only for the last axis.
+LogicalResult Importer::importSoftmax(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  FailureOr<Value> x = materialize(node, **in);
+  if (failed(x))
+    return failure();
+  StringRef op = node.op_type();
+  if (!isa<FloatType>(elemTypeOf(*x)))
+    return nodeError(node) << op << " input must be f32, f16 or bf16";
+  int64_t rank = shapeOf(*x).size();
+  FailureOr<int64_t> axis =
+      normAxis(node, intAttr(node, "axis", opset >= 13 ? -1 : 1), rank);
+  if (failed(axis))
+    return failure();
+  if (opset < 13 && *axis != rank - 1)
+    return nodeError(node) << op << " before opset 13 is only supported on "
+                                    "the last axis";
+  if (op == "LogSoftmax")
+    setOutput(node, 0,
+              LogSoftmaxOp::create(builder, nodeLoc(node), x->getType(), *x,
+                                   *axis));
+  else
+    setOutput(node, 0,
+              SoftmaxOp::create(builder, nodeLoc(node), x->getType(), *x,
+                                *axis));
+  return success();
+}
+
+FailureOr<Value> Importer::scalarConstant(const onnx::NodeProto &node,
+                                          double value, int dtype) {
+  Entry e;
+  e.constant = ConstTensor::zeros(dtype, {});
+  e.constant->setDouble(0, value);
+  e.blobName = "scalar";
+  return materialize(node, e);
+}
+
+// LayerNormalization's optional outputs, when used:
+//   Mean = reduce_mean(x) over [axis, rank) (keepdims),
+//   InvStdDev = rsqrt(reduce_mean((x - Mean)^2) + epsilon),
+// both in the input's element type (ONNX's stash_type f32 for f32 inputs).
+LogicalResult Importer::importLayerNormStats(const onnx::NodeProto &node,
+                                             Value x, int64_t axis,
+                                             float eps) {
+  Location loc = nodeLoc(node);
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes, statShape(shape.take_front(axis));
+  for (int64_t d = axis; d < rank; ++d) {
+    axes.push_back(d);
+    statShape.push_back(1);
+  }
+  auto type = tensorType(statShape, elemTypeOf(x));
+  Value mean = ReduceMeanOp::create(builder, loc, type, x, axes, true);
+  Value diff = SubOp::create(builder, loc, x.getType(), x, mean);
+  Value var = ReduceMeanOp::create(
+      builder, loc, type, MulOp::create(builder, loc, x.getType(), diff, diff),
+      axes, true);
+  FailureOr<Value> epsV = scalarConstant(node, eps, toONNXType(elemTypeOf(x)));
+  if (failed(epsV))
+    return failure();
+  Value inv = RsqrtOp::create(builder, loc, type,
+                              AddOp::create(builder, loc, type, var, *epsV));
+  setOutput(node, 1, mean);
+  setOutput(node, 2, inv);
+  return success();
+}
+
+// LayerNormalization(X, Scale, B) {axis, epsilon} -> llm.layer_norm (+ the
+// Mean/InvStdDev outputs from importLayerNormStats when they are used).
+LogicalResult Importer::importLayerNorm(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  FailureOr<Value> x = materialize(node, **in);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(elemTypeOf(*x)))
+    return nodeError(node) << "input must be f32, f16 or bf16";
+  int dtype = dtypeOf(**in);
+  int64_t rank = shapeOf(*x).size();
+  FailureOr<int64_t> axis = normAxis(node, intAttr(node, "axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  Value scale, bias;
+  if (Entry *s = input(node, 1)) {
+    FailureOr<Value> v = materializeAs(node, *s, dtype);
+    if (failed(v))
+      return failure();
+    scale = *v;
+  }
+  if (Entry *b = input(node, 2)) {
+    FailureOr<Value> v = materializeAs(node, *b, dtype);
+    if (failed(v))
+      return failure();
+    bias = *v;
+  }
+  float eps = floatAttr(node, "epsilon", 1e-5f);
+  setOutput(node, 0,
+            LayerNormOp::create(builder, nodeLoc(node), x->getType(), *x, scale,
+                                bias, builder.getI64IntegerAttr(*axis),
+                                builder.getF32FloatAttr(eps)));
+  bool statsUsed = false;
+  for (int i = 1; i < node.output_size(); ++i)
+    statsUsed |= !node.output(i).empty() && used.contains(node.output(i));
+  if (statsUsed)
+    return importLayerNormStats(node, *x, *axis, eps);
+  return success();
+}
+
+// ReduceMean/ReduceMax/ReduceSum -> llm.reduce_*. Axes come from the `axes`
+// attribute (ReduceSum before 13, the others before 18) or the second input;
+// no axes reduce everything unless noop_with_empty_axes is set.
+LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  FailureOr<Value> x = materialize(node, **in);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(elemTypeOf(*x)))
+    return nodeError(node) << op << " on a runtime " << dtypeName(dtypeOf(**in))
+                           << " tensor is not supported (llm reductions take "
+                              "f32, f16 or bf16)";
+  SmallVector<int64_t> shape(shapeOf(*x));
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes;
+  if (auto a = intsAttr(node, "axes")) {
+    axes = *a;
+  } else if (Entry *ax = input(node, 1)) {
+    if (!ax->constant)
+      return nodeError(node) << "input 'axes' must be a constant known at "
+                                "import time";
+    axes = ax->constant->toInts();
+  }
+  bool keepdims = intAttr(node, "keepdims", 1);
+  if (axes.empty()) {
+    if (intAttr(node, "noop_with_empty_axes", 0)) {
+      setOutput(node, 0, *x);
+      return success();
+    }
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  llvm::SmallDenseSet<int64_t> reduced;
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> n = normAxis(node, a, rank);
+    if (failed(n))
+      return failure();
+    a = *n;
+    if (!reduced.insert(a).second)
+      return nodeError(node) << "repeated axis " << a;
+  }
+  llvm::sort(axes);
+  SmallVector<int64_t> outShape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced.contains(i))
+      outShape.push_back(shape[i]);
+    else if (keepdims)
+      outShape.push_back(1);
+  }
+  Location loc = nodeLoc(node);
+  auto type = tensorType(outShape, elemTypeOf(*x));
+  Value r;
+  if (op == "ReduceMean") {
+    r = ReduceMeanOp::create(builder, loc, type, *x, axes, keepdims);
+  } else if (op == "ReduceMax") {
+    r = ReduceMaxOp::create(builder, loc, type, *x, axes, keepdims);
+  } else if (op == "ReduceMin") {
+    r = ReduceMinOp::create(builder, loc, type, *x, axes, keepdims);
+  } else if (op == "ReduceProd") {
+    r = ReduceProdOp::create(builder, loc, type, *x, axes, keepdims);
+  } else if (op == "ReduceSumSquare" || op == "ReduceL2") {
+    // sum(x * x) [-> sqrt]
+    Value sq = MulOp::create(builder, loc, x->getType(), *x, *x);
+    r = ReduceSumOp::create(builder, loc, type, sq, axes, keepdims);
+    if (op == "ReduceL2")
+      r = SqrtOp::create(builder, loc, type, r);
+  } else if (op == "ReduceLogSum") {
+    // log(sum(x))
+    r = ReduceSumOp::create(builder, loc, type, *x, axes, keepdims);
+    r = LogOp::create(builder, loc, type, r);
+  } else if (op == "ReduceLogSumExp") {
+    // m + log(sum(exp(x - m))), m = max(x) over the axes (keepdims), so that
+    // exp cannot overflow.
+    SmallVector<int64_t> keptShape;
+    for (int64_t i = 0; i < rank; ++i)
+      keptShape.push_back(reduced.contains(i) ? 1 : shape[i]);
+    auto keptType = tensorType(keptShape, elemTypeOf(*x));
+    Value m = ReduceMaxOp::create(builder, loc, keptType, *x, axes, true);
+    Value e = ExpOp::create(
+        builder, loc, x->getType(),
+        SubOp::create(builder, loc, x->getType(), *x, m));
+    r = LogOp::create(builder, loc, type,
+                      ReduceSumOp::create(builder, loc, type, e, axes,
+                                          keepdims));
+    r = AddOp::create(builder, loc, type, r, reshape(loc, m, outShape));
+  } else {
+    r = ReduceSumOp::create(builder, loc, type, *x, axes, keepdims);
+  }
+  setOutput(node, 0, r);
+  return success();
+}
+
+// ArgMax/ArgMin(x) {axis, keepdims, select_last_index} -> llm.argmax/argmin
+// (int64 result).
+LogicalResult Importer::importArgReduce(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  FailureOr<Value> x = materialize(node, **in);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(elemTypeOf(*x)))
+    return nodeError(node) << node.op_type() << " on a "
+                           << dtypeName(dtypeOf(**in))
+                           << " tensor is not supported (llm.argmax/argmin "
+                              "take f32, f16 or bf16)";
+  SmallVector<int64_t> shape(shapeOf(*x));
+  int64_t rank = shape.size();
+  if (rank == 0)
+    return nodeError(node) << "input must have rank >= 1";
+  FailureOr<int64_t> axis = normAxis(node, intAttr(node, "axis", 0), rank);
+  if (failed(axis))
+    return failure();
+  if (shape[*axis] == 0)
+    return nodeError(node) << "reduced dimension " << *axis << " is empty";
+  bool keepdims = intAttr(node, "keepdims", 1);
+  bool last = intAttr(node, "select_last_index", 0);
+  SmallVector<int64_t> outShape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i != *axis)
+      outShape.push_back(shape[i]);
+    else if (keepdims)
+      outShape.push_back(1);
+  }
+  auto type = tensorType(outShape, builder.getI64Type());
+  Location loc = nodeLoc(node);
+  Value r;
+  if (node.op_type() == "ArgMax")
+    r = ArgMaxOp::create(builder, loc, type, *x, *axis, keepdims, last);
+  else
+    r = ArgMinOp::create(builder, loc, type, *x, *axis, keepdims, last);
+  setOutput(node, 0, r);
+  return success();
+}
+
