@@ -15,8 +15,12 @@
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -129,6 +133,146 @@ mlir::llm::runtime::externalizeConstants(
         {global.getSymName().str(), m.offset, m.bytes.size()});
   }
   return buffer;
+}
+
+void mlir::llm::runtime::deferConstants(
+    ModuleOp module, llvm::SmallVectorImpl<DeferredConstant> &constants,
+    uint64_t minBytes) {
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    if (!global.getConstant())
+      continue;
+    auto resource =
+        dyn_cast_if_present<DenseResourceElementsAttr>(global.getValueAttr());
+    if (!resource)
+      continue;
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() < minBytes)
+      continue;
+    // The alignment of the old element type unless one is set (as in
+    // packConstantsAsBytes).
+    if (!global.getAlignment()) {
+      Type element = resource.getType().getElementType();
+      global.setAlignment(static_cast<uint64_t>(
+          element.isIntOrFloat()
+              ? std::max(1u, (element.getIntOrFloatBitWidth() + 7) / 8)
+              : 1));
+    }
+    global.removeValueAttr();
+    global.setLinkage(LLVM::Linkage::Internal);
+    global.setExternallyInitialized(true);
+    global.setSection(kDeferredSection);
+    OpBuilder b(global.getContext());
+    Block *init = b.createBlock(&global.getInitializerRegion());
+    b.setInsertionPointToStart(init);
+    Value zero =
+        LLVM::ZeroOp::create(b, global.getLoc(), global.getGlobalType());
+    LLVM::ReturnOp::create(b, global.getLoc(), zero);
+    constants.push_back({global.getSymName().str(), blob->getData()});
+  }
+}
+
+llvm::Error mlir::llm::runtime::appendDeferredConstants(
+    llvm::MemoryBufferRef object, llvm::ArrayRef<DeferredConstant> constants,
+    llvm::raw_pwrite_stream &os) {
+  using ELF = llvm::object::ELF64LE;
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "writing the weights into the object: " +
+                                       message);
+  };
+  if (constants.empty())
+    return llvm::Error::success();
+  llvm::Expected<llvm::object::ELFObjectFile<ELF>> file =
+      llvm::object::ELFObjectFile<ELF>::create(object);
+  if (!file)
+    return error(llvm::toString(file.takeError()));
+  const llvm::object::ELFFile<ELF> &elf = file->getELFFile();
+
+  // The section and the offsets of the constants' symbols in it.
+  std::optional<llvm::object::SectionRef> section;
+  for (const llvm::object::SectionRef &sec : file->sections()) {
+    llvm::Expected<llvm::StringRef> name = sec.getName();
+    if (!name)
+      return error(llvm::toString(name.takeError()));
+    if (*name == kDeferredSection)
+      section = sec;
+  }
+  if (!section)
+    return error("the object has no section '" + kDeferredSection + "'");
+  const typename ELF::Shdr *header = file->getSection(section->getRawDataRefImpl());
+  if (header->sh_type != llvm::ELF::SHT_NOBITS)
+    return error("section '" + kDeferredSection + "' is not SHT_NOBITS");
+  llvm::StringMap<const DeferredConstant *> wanted;
+  for (const DeferredConstant &c : constants)
+    wanted[c.symbol] = &c;
+  std::vector<std::pair<uint64_t, const DeferredConstant *>> placed;
+  for (const llvm::object::ELFSymbolRef &sym : file->symbols()) {
+    llvm::Expected<llvm::StringRef> name = sym.getName();
+    if (!name)
+      return error(llvm::toString(name.takeError()));
+    auto it = wanted.find(*name);
+    if (it == wanted.end())
+      continue;
+    const DeferredConstant &c = *it->second;
+    llvm::Expected<llvm::object::section_iterator> in = sym.getSection();
+    if (!in)
+      return error(llvm::toString(in.takeError()));
+    llvm::Expected<uint64_t> value = sym.getValue();
+    if (!value)
+      return error(llvm::toString(value.takeError()));
+    if (*in != *section || *value > header->sh_size ||
+        c.bytes.size() > header->sh_size - *value)
+      return error("symbol '" + c.symbol + "' is not in section '" +
+                   kDeferredSection + "'");
+    placed.emplace_back(*value, &c);
+    wanted.erase(it);
+  }
+  if (!wanted.empty())
+    return error("symbol '" + wanted.begin()->getKey() +
+                 "' is not in the object");
+  llvm::sort(placed, [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (size_t i = 1; i < placed.size(); ++i)
+    if (placed[i - 1].first + placed[i - 1].second->bytes.size() >
+        placed[i].first)
+      return error("symbols '" + placed[i - 1].second->symbol + "' and '" +
+                   placed[i].second->symbol + "' overlap");
+
+  // Where the section header lies; everything is read before `os` grows
+  // (`object` may be `os`'s own buffer).
+  uint64_t headerOffset =
+      elf.getHeader().e_shoff +
+      static_cast<uint64_t>(section->getIndex()) * elf.getHeader().e_shentsize;
+  uint64_t align = std::max<uint64_t>(header->sh_addralign, 64);
+  uint64_t size = header->sh_size;
+  uint32_t name = header->sh_name + 4; // ".bss.rodata..." -> ".rodata..."
+  uint64_t flags = llvm::ELF::SHF_ALLOC |
+                   (header->sh_flags & llvm::ELF::SHF_X86_64_LARGE);
+  uint64_t start = llvm::alignTo(object.getBufferSize(), align);
+  if (os.tell() != object.getBufferSize())
+    return error("the stream is not at the end of the object");
+
+  os.write_zeros(start - object.getBufferSize());
+  uint64_t at = 0;
+  for (auto &[offset, c] : placed) {
+    os.write_zeros(offset - at);
+    os.write(c->bytes.data(), c->bytes.size());
+    at = offset + c->bytes.size();
+  }
+  os.write_zeros(size - at);
+
+  char field[8];
+  auto patch = [&](uint64_t offset, uint64_t value, unsigned bytes) {
+    if (bytes == 4)
+      llvm::support::endian::write32le(field, static_cast<uint32_t>(value));
+    else
+      llvm::support::endian::write64le(field, value);
+    os.pwrite(field, bytes, headerOffset + offset);
+  };
+  patch(offsetof(ELF::Shdr, sh_name), name, 4);
+  patch(offsetof(ELF::Shdr, sh_type), llvm::ELF::SHT_PROGBITS, 4);
+  patch(offsetof(ELF::Shdr, sh_flags), flags, 8);
+  patch(offsetof(ELF::Shdr, sh_offset), start, 8);
+  return llvm::Error::success();
 }
 
 void mlir::llm::runtime::reserveObjectSpace(const llvm::Module &module,

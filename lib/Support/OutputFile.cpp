@@ -274,6 +274,17 @@ void OutputFile::discard() {
 llvm::Error mlir::llm::writeFiles(
     llvm::ArrayRef<std::string> paths,
     llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &)> write) {
+  return writeFiles(paths,
+                    [&](size_t i, llvm::raw_ostream &os, llvm::StringRef) {
+                      return write(i, os);
+                    });
+}
+
+llvm::Error mlir::llm::writeFiles(
+    llvm::ArrayRef<std::string> paths,
+    llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &,
+                                   llvm::StringRef tempPath)>
+        write) {
   // Every path is examined before anything is written: a directory fails
   // with nothing touched.
   std::vector<OutputFile::Kind> kinds;
@@ -289,7 +300,7 @@ llvm::Error mlir::llm::writeFiles(
   for (auto [i, path] : llvm::enumerate(paths)) {
     if (kinds[i] != OutputFile::Kind::Replace) {
       llvm::raw_string_ostream os(buffered[i]);
-      if (llvm::Error e = write(i, os))
+      if (llvm::Error e = write(i, os, llvm::StringRef()))
         return cannotWrite(path, llvm::toString(std::move(e)));
       continue;
     }
@@ -297,7 +308,7 @@ llvm::Error mlir::llm::writeFiles(
     if (!file)
       return file.takeError();
     files[i] = std::move(*file);
-    if (llvm::Error e = write(i, files[i]->os()))
+    if (llvm::Error e = write(i, files[i]->os(), files[i]->getTempPath()))
       return cannotWrite(path, llvm::toString(std::move(e)));
     if (llvm::Error e = files[i]->checkWritten())
       return e;

@@ -1161,6 +1161,7 @@ static int compileMain() {
   std::unique_ptr<llvm::TargetMachine> targetMachine;
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> objectModule;
+  SmallVector<DeferredConstant> deferred;
   if (emitKind == EmitKind::MLIR) {
     llvm::raw_string_ostream os(bytes);
     module->print(os);
@@ -1170,6 +1171,10 @@ static int compileMain() {
     if (!tm)
       return fail(tm.takeError());
     targetMachine = std::move(*tm);
+    // The weights skip LLVM IR and codegen: zeros there, their bytes
+    // written into the object afterwards.
+    if (emitKind == EmitKind::Obj)
+      deferConstants(*module, deferred);
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
         translateToLLVMIR(*module, llvmContext, *targetMachine, optLevel,
                           /*internalizeAllButCInterface=*/true, tracker);
@@ -1185,24 +1190,57 @@ static int compileMain() {
     }
   }
   // Writes -o. The object goes straight into a regular file's temporary
-  // file (the ELF writer seeks back to patch its headers): a large model's
-  // object is neither buffered nor copied. Stdout and devices, which cannot
-  // seek, get it through a buffer.
-  auto writeOutput = [&](llvm::raw_ostream &os) -> llvm::Error {
+  // file (the ELF writer seeks back to patch its headers), then the deferred
+  // weights over their zeros: a large model's object is neither buffered
+  // nor copied. Stdout and devices, which cannot seek, get it through a
+  // buffer.
+  auto writeOutput = [&](llvm::raw_ostream &os,
+                         StringRef tempPath) -> llvm::Error {
     if (!objectModule) {
       os << bytes;
       return llvm::Error::success();
     }
-    if (os.get_kind() == llvm::raw_ostream::OStreamKind::OK_FDStream) {
+    if (!tempPath.empty() &&
+        os.get_kind() == llvm::raw_ostream::OStreamKind::OK_FDStream) {
       auto &file = static_cast<llvm::raw_fd_ostream &>(os);
-      if (file.supportsSeeking())
-        return emitObjectFile(*objectModule, *targetMachine, file, tracker);
+      if (file.supportsSeeking()) {
+        if (llvm::Error e =
+                emitObjectFile(*objectModule, *targetMachine, file, tracker))
+          return e;
+        if (deferred.empty())
+          return llvm::Error::success();
+        if (tracker)
+          tracker->clear();
+        if (timer)
+          timer->begin("writing the weights into the object");
+        // The object so far, read back (its headers and symbols).
+        file.flush();
+        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> written =
+            llvm::MemoryBuffer::getFile(tempPath, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+        if (!written)
+          return llvm::errorCodeToError(written.getError());
+        return appendDeferredConstants((*written)->getMemBufferRef(),
+                                       deferred, file);
+      }
     }
     llvm::SmallVector<char, 0> buffer;
     llvm::raw_svector_ostream bufferStream(buffer);
     if (llvm::Error e =
             emitObjectFile(*objectModule, *targetMachine, bufferStream, tracker))
       return e;
+    if (!deferred.empty()) {
+      if (tracker)
+        tracker->clear();
+      if (timer)
+        timer->begin("writing the weights into the object");
+      // A copy of the object part: appending may move the buffer.
+      std::string head(buffer.data(), buffer.size());
+      if (llvm::Error e = appendDeferredConstants(
+              llvm::MemoryBufferRef(head, outputPath), deferred,
+              bufferStream))
+        return e;
+    }
     os << StringRef(buffer.data(), buffer.size());
     return llvm::Error::success();
   };
@@ -1215,9 +1253,11 @@ static int compileMain() {
   if (timer && !objectModule)
     timer->begin("writing the outputs");
   if (llvm::Error e = llm::writeFiles(
-          paths, [&](size_t k, llvm::raw_ostream &os) -> llvm::Error {
+          paths,
+          [&](size_t k, llvm::raw_ostream &os,
+              StringRef tempPath) -> llvm::Error {
             if (k == 0) {
-              llvm::Error e = writeOutput(os);
+              llvm::Error e = writeOutput(os, tempPath);
               if (tracker)
                 tracker->clear();
               if (timer && objectModule)

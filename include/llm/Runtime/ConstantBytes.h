@@ -9,7 +9,11 @@
 #ifndef LLM_RUNTIME_CONSTANTBYTES_H
 #define LLM_RUNTIME_CONSTANTBYTES_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <cstdint>
 #include <memory>
@@ -18,6 +22,7 @@
 namespace llvm {
 class Module;
 class raw_ostream;
+class raw_pwrite_stream;
 class WritableMemoryBuffer;
 } // namespace llvm
 
@@ -81,6 +86,52 @@ std::unique_ptr<llvm::WritableMemoryBuffer>
 externalizeConstants(ModuleOp module,
                      llvm::SmallVectorImpl<ExternalConstant> &constants,
                      uint64_t minBytes = 4096);
+
+/// A constant whose bytes `deferConstants` left out of a module: the symbol
+/// of its global and its bytes (owned by the module's resource blob, which
+/// must outlive the patching).
+struct DeferredConstant {
+  std::string symbol;
+  llvm::ArrayRef<char> bytes;
+};
+
+/// For an object file written without copying the weights through LLVM IR
+/// and the MC layer (GPT-2-small: 650 MB, copied twice there, and written
+/// as zeros 16 bytes at a time had they stayed in the module): gives each
+/// constant `llvm.mlir.global` of `module` (in the LLVM dialect) whose
+/// value is a `dense_resource` of at least `minBytes` bytes a zero
+/// initializer (an `llvm.mlir.zero` region) in the section
+/// `kDeferredSection`, which codegen emits as `SHT_NOBITS` (no file
+/// space); marks it `externally_initialized` (LLVM then folds no load of
+/// it and merges it with no other global) and gives it internal linkage (a
+/// local symbol in the symbol table, not an assembler-private one), keeping
+/// its type and alignment. `appendDeferredConstants` then puts the bytes
+/// into the object. Appends the globals to `constants`.
+void deferConstants(ModuleOp module,
+                    llvm::SmallVectorImpl<DeferredConstant> &constants,
+                    uint64_t minBytes = 4096);
+
+/// The section `deferConstants` puts the weights in. Once
+/// `appendDeferredConstants` has given it contents, its name reads from
+/// the fifth character: `.rodata.llmc_weights` (a suffix of the same
+/// string-table entry), which linkers place with `.rodata`.
+inline constexpr llvm::StringLiteral kDeferredSection =
+    ".bss.rodata.llmc_weights";
+
+/// Completes the relocatable 64-bit little-endian ELF object `object` (as
+/// emitted for a module prepared by `deferConstants`, already written to
+/// `os`, which is positioned at its end): appends the section
+/// `kDeferredSection`'s contents (each of `constants` at its symbol's
+/// offset, zeros elsewhere) at the end of the file, aligned to the
+/// section's alignment, and rewrites the section's header through
+/// `os.pwrite`: `SHT_PROGBITS`, read-only (`SHF_ALLOC`, and
+/// `SHF_X86_64_LARGE` if set), the new file offset and the name
+/// `.rodata.llmc_weights`. Fails (naming the symbol) when the object is not
+/// 64-bit little-endian ELF, or a constant's symbol is not in the section.
+llvm::Error
+appendDeferredConstants(llvm::MemoryBufferRef object,
+                        llvm::ArrayRef<DeferredConstant> constants,
+                        llvm::raw_pwrite_stream &os);
 
 /// Reserves room in `os` (a raw_svector_ostream) for the object file of
 /// `module`: at least the bytes of its global initializers, so that a large

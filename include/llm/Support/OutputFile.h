@@ -151,6 +151,15 @@ llvm::Error
 writeFiles(llvm::ArrayRef<std::string> paths,
            llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &)> write);
 
+/// `writeFiles` whose writer also gets the path of the temporary file an
+/// output goes to (empty for an output that is buffered: stdout, devices,
+/// FIFOs), for a writer that reads back what it wrote (after flushing `os`).
+llvm::Error writeFiles(
+    llvm::ArrayRef<std::string> paths,
+    llvm::function_ref<llvm::Error(size_t, llvm::raw_ostream &,
+                                   llvm::StringRef tempPath)>
+        write);
+
 /// `writeFiles` for one file.
 llvm::Error writeFile(llvm::StringRef path,
                       llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write);
