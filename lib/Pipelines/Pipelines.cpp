@@ -30,13 +30,32 @@ using namespace mlir;
 
 void mlir::llm::buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                            const LowerToCPUOptions &options) {
-  buildLLMLowerToCPULoopsPipeline(pm, options);
-  buildLLMLowerToCPULLVMPipeline(pm, options);
+  for (const LowerToCPUStage &stage : getLLMLowerToCPUStages())
+    stage.build(pm, options);
 }
 
 void mlir::llm::buildLLMLowerToCPULoopsPipeline(
     OpPassManager &pm, const LowerToCPUOptions &options) {
-  // llm -> linalg on tensors, one function per entry point. A call cycle
+  for (const LowerToCPUStage &stage : getLLMLowerToCPUStages())
+    if (stage.name != llvm::StringRef("llvm"))
+      stage.build(pm, options);
+}
+
+llvm::ArrayRef<mlir::llm::LowerToCPUStage>
+mlir::llm::getLLMLowerToCPUStages() {
+  static const LowerToCPUStage stages[] = {
+      {"graph", buildLLMLowerToCPUGraphStage},
+      {"linalg", buildLLMLowerToCPULinalgStage},
+      {"bufferization", buildLLMLowerToCPUBufferizationStage},
+      {"loops", buildLLMLowerToCPULoopsStage},
+      {"llvm", buildLLMLowerToCPULLVMPipeline},
+  };
+  return stages;
+}
+
+void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
+                                             const LowerToCPUOptions &options) {
+  // One function per entry point. A call cycle
   // would survive inlining and recurse at run time.
   pm.addPass(llm::createLLMVerifyCallGraphPass());
   pm.addPass(createInlinerPass());
@@ -55,6 +74,11 @@ void mlir::llm::buildLLMLowerToCPULoopsPipeline(
   // Last llm-level pass: the groups hide their ops from llm patterns.
   if (options.fuse)
     pm.addPass(llm::createLLMFusePass());
+}
+
+void mlir::llm::buildLLMLowerToCPULinalgStage(
+    OpPassManager &pm, const LowerToCPUOptions &options) {
+  // llm -> linalg on tensors.
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   toLinalgOpts.attention = options.attention;
   toLinalgOpts.target = options.target;
@@ -80,7 +104,10 @@ void mlir::llm::buildLLMLowerToCPULoopsPipeline(
   pm.addPass(createCSEPass());
   // Every fusion has happened: record the kernels for the compile report.
   pm.addPass(createLLMCountKernelsPass());
+}
 
+void mlir::llm::buildLLMLowerToCPUBufferizationStage(
+    OpPassManager &pm, const LowerToCPUOptions &options) {
   // Bufferization: tensor results become trailing out-params. CSE merged
   // equal tensor.empty ops; one per destination keeps the analysis linear.
   pm.addPass(createLLMCloneEmptyTensorsPass());
@@ -119,7 +146,10 @@ void mlir::llm::buildLLMLowerToCPULoopsPipeline(
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
   pm.addPass(createConvertBufferizationToMemRefPass());
-  // Strided copies (e.g. into a KV-cache slot) as vectorizable loops rather
+}
+
+void mlir::llm::buildLLMLowerToCPULoopsStage(OpPassManager &pm,
+                                             const LowerToCPUOptions &options) {  // Strided copies (e.g. into a KV-cache slot) as vectorizable loops rather
   // than the runtime's element-by-element memrefCopy.
   pm.addNestedPass<func::FuncOp>(createLLMExpandStridedCopiesPass());
   // A function of many kernels: one function each (equal kernels share

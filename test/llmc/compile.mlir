@@ -4,10 +4,10 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: llmc compile %s -o %t/model.ll.mlir --emit=mlir
 // RUN: FileCheck %s --check-prefix=MLIR < %t/model.ll.mlir
-// The IR is verified after every pass by default (--verify-each); turning it
-// off changes nothing but the compile time.
-// RUN: llmc compile %s -o %t/model-noverify.ll.mlir --emit=mlir --verify-each=false
-// RUN: cmp %t/model.ll.mlir %t/model-noverify.ll.mlir
+// The IR is verified after each stage by default and after every pass with
+// --verify-each, which changes nothing but the compile time.
+// RUN: llmc compile %s -o %t/model-verify-each.ll.mlir --emit=mlir --verify-each
+// RUN: cmp %t/model.ll.mlir %t/model-verify-each.ll.mlir
 // MLIR: llvm.func @main(
 // MLIR: llvm.func @_mlir_ciface_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // MLIR-NOT: func.func

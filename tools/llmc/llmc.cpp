@@ -174,9 +174,10 @@ static cl::opt<bool>
 static cl::opt<bool> verifyEach(
     "verify-each",
     cl::desc("Verify the IR after every pass of the lowering down to "
-             "loops, and once after the conversion to the LLVM dialect "
-             "(default on; --verify-each=false only saves compile time)"),
-    cl::init(true), cl::sub(runCommand), cl::sub(compileCommand),
+             "loops, naming the pass that breaks it (default: after each "
+             "stage of the lowering: graph, linalg, bufferization, loops, "
+             "LLVM)"),
+    cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
 static cl::opt<bool> verifyMemoryPlan(
     "verify-memory-plan",

@@ -176,18 +176,44 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
 void buildLLMLowerToCPUPipeline(OpPassManager &pm,
                                 const LowerToCPUOptions &options);
 
-/// The two halves of `llm-lower-to-cpu`, which `buildLLMLowerToCPUPipeline`
-/// adds one after the other: everything down to loops and vectors on
-/// memrefs with the C interface marked (ending with
-/// `expand-strided-metadata`, `lower-affine`), then the upstream
-/// conversions to the LLVM dialect alone (`finalize-memref-to-llvm` ...
-/// `reconcile-unrealized-casts`, `canonicalize`). A driver may run them in
-/// separate pass managers, e.g. to verify after every pass of the first
-/// and once after the second.
-void buildLLMLowerToCPULoopsPipeline(OpPassManager &pm,
-                                     const LowerToCPUOptions &options);
+/// The stages of `llm-lower-to-cpu`, which `buildLLMLowerToCPUPipeline`
+/// adds one after the other; a driver may run them in separate pass
+/// managers, e.g. to verify the IR after each stage (llmc's default) or
+/// after every pass of the first four (`llmc --verify-each`):
+///   graph          llm -> llm: llm-verify-call-graph, inline,
+///                  llm-guard-dim-bounds, [llm-recompose, llm-fold-constants,
+///                  llm-fold-quant], [llm-optimize-layout], [llm-fuse];
+///   linalg         llm -> linalg on tensors: convert-llm-to-linalg,
+///                  [llm-fuse-elementwise], llm-tile-and-vectorize,
+///                  llm-count-kernels;
+///   bufferization  tensors -> memrefs: one-shot bufferization, results to
+///                  out-params, hoisting, stack promotion, [llm-plan-memory],
+///                  deallocation;
+///   loops          kernels outlined (llm-outline-kernels), vectors to FMAs,
+///                  loops, OpenMP, llm-emit-c-interface, ending with
+///                  `expand-strided-metadata`, `lower-affine`;
+///   llvm           the upstream conversions to the LLVM dialect alone
+///                  (`finalize-memref-to-llvm` ... `reconcile-unrealized-
+///                  casts`, `canonicalize`), whose IR is the largest.
+struct LowerToCPUStage {
+  const char *name;
+  void (*build)(OpPassManager &pm, const LowerToCPUOptions &options);
+};
+llvm::ArrayRef<LowerToCPUStage> getLLMLowerToCPUStages();
+void buildLLMLowerToCPUGraphStage(OpPassManager &pm,
+                                  const LowerToCPUOptions &options);
+void buildLLMLowerToCPULinalgStage(OpPassManager &pm,
+                                   const LowerToCPUOptions &options);
+void buildLLMLowerToCPUBufferizationStage(OpPassManager &pm,
+                                          const LowerToCPUOptions &options);
+void buildLLMLowerToCPULoopsStage(OpPassManager &pm,
+                                  const LowerToCPUOptions &options);
 void buildLLMLowerToCPULLVMPipeline(OpPassManager &pm,
                                     const LowerToCPUOptions &options);
+/// The first four stages (everything down to loops and vectors on memrefs
+/// with the C interface marked).
+void buildLLMLowerToCPULoopsPipeline(OpPassManager &pm,
+                                     const LowerToCPUOptions &options);
 
 /// Registers every llmc pipeline with the global pass registry.
 void registerLLMPipelines();
