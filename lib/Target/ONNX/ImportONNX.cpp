@@ -108,7 +108,7 @@ static bool isSupportedOp(StringRef op) {
       "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2", "ReduceLogSum",
       "ReduceLogSumExp", "Transpose", "Reshape", "Squeeze", "Unsqueeze",
       "Flatten", "Concat", "Split", "Slice", "Gather", "Shape", "Size",
-      "ConstantOfShape", "Range", "Expand", "Cast", "Clip", "Trilu",
+      "ConstantOfShape", "Range", "NonZero", "Expand", "Cast", "Clip", "Trilu",
       // ImportQuant.cpp
       "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul"};
   return ops.contains(op);
@@ -211,6 +211,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importCast(node);
   if (op == "Clip")
     return importClip(node);
+  if (op == "NonZero")
+    return importNonZero(node);
   if (op == "Trilu")
     return importTrilu(node);
   return nodeError(node) << "unsupported op " << op;
@@ -283,17 +285,39 @@ LogicalResult Importer::checkGraphStructure(const onnx::GraphProto &g,
 OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   ctx->loadDialect<LLMDialect, func::FuncDialect>();
   Location loc = fileLoc();
-  const onnx::GraphProto &g = model.graph();
 
   // Opset of the default domain.
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx")
       opset = o.version();
-  if (opset < 11 || opset > 18) {
+  if (opset < 7 || opset > 18) {
     emitError(loc) << "unsupported ONNX opset " << opset
-                   << " (supported: 11 to 18)";
+                   << " (supported: 7 to 18)";
     return nullptr;
   }
+  // Opsets 7 to 10 are converted to 11 by libonnx's version converter, once
+  // the graph is known to be well formed (the converter's IR import does
+  // not check it).
+  if (opset < 11) {
+    if (failed(checkGraphStructure(model.graph(), {}, /*top=*/true)))
+      return nullptr;
+    // An op the importer lacks is named as the model has it (the converter
+    // fails obscurely on unknown ops and renames some: Upsample -> Resize).
+    for (int i = 0; i < model.graph().node_size(); ++i) {
+      nodeIndex = i;
+      if (failed(checkSupported(model.graph().node(i))))
+        return nullptr;
+    }
+    nodeIndex = 0;
+    std::string error;
+    if (!llm::detail::convertONNXOpset(model, 11, error)) {
+      emitError(loc) << "cannot convert the model from ONNX opset " << opset
+                     << " to 11 (libonnx's version converter): " << error;
+      return nullptr;
+    }
+    opset = 11;
+  }
+  const onnx::GraphProto &g = model.graph();
 
   // One value per name among the graph inputs, initializers and outputs.
   if (failed(llm::detail::checkUniqueNames(g, loc)))

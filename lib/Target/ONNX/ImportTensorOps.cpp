@@ -568,6 +568,44 @@ LogicalResult Importer::importShape(const onnx::NodeProto &node) {
   return success();
 }
 
+// NonZero(x) = the indices of x's nonzero elements, int64 [rank, count], in
+// row-major order (numpy.nonzero stacked). Its shape depends on the values,
+// so x must be a constant: torch writes `arange` that way below opset 11
+// (NonZero(ConstantOfShape(n)) -> Transpose -> Squeeze).
+LogicalResult Importer::importNonZero(const onnx::NodeProto &node) {
+  FailureOr<Entry *> x = required(node, 0);
+  if (failed(x))
+    return failure();
+  if (!(*x)->constant)
+    return nodeError(node)
+           << "NonZero of a runtime tensor is not supported (its result's "
+              "shape depends on the values; a constant input is folded)";
+  const ConstTensor &t = *(*x)->constant;
+  int64_t rank = t.shape.size();
+  SmallVector<SmallVector<int64_t>> indices;
+  bool tooLarge = false;
+  forEachIndex(t.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    if (tooLarge || t.getDouble(flat) == 0)
+      return;
+    if (static_cast<int64_t>(indices.size()) * std::max<int64_t>(rank, 1) >=
+        kMaxFoldedElements) {
+      tooLarge = true;
+      return;
+    }
+    indices.emplace_back(idx.begin(), idx.end());
+  });
+  if (tooLarge)
+    return nodeError(node) << "too many nonzero elements to fold at import "
+                              "time";
+  int64_t count = indices.size();
+  ConstTensor out = ConstTensor::zeros(TensorProto::INT64, {rank, count});
+  for (int64_t j = 0; j < count; ++j)
+    for (int64_t d = 0; d < rank; ++d)
+      out.setInt(d * count + j, indices[j][d]);
+  setOutput(node, 0, std::move(out));
+  return success();
+}
+
 // ConstantOfShape(shape) {value}: a constant filled with `value`.
 LogicalResult Importer::importConstantOfShape(const onnx::NodeProto &node) {
   FailureOr<const ConstTensor *> s = requiredConst(node, 0, "shape");

@@ -720,6 +720,7 @@ private:
   LogicalResult importShape(const onnx::NodeProto &node);
   LogicalResult importConstantOfShape(const onnx::NodeProto &node);
   LogicalResult importRange(const onnx::NodeProto &node);
+  LogicalResult importNonZero(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);
   LogicalResult importClip(const onnx::NodeProto &node);

@@ -10,7 +10,8 @@
 // and MLIR are built with -fno-exceptions. This is the only translation unit
 // of the importer compiled with -fexceptions: it catches everything and turns
 // it into an error string, so no exception ever crosses into LLVM code. The
-// op schema queries (arity, attributes) are wrapped here as well.
+// op schema queries (arity, attributes) and the version converter are
+// wrapped here as well.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +19,10 @@
 
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onnx/version_converter/convert.h"
 
 #include <exception>
+#include <unordered_set>
 
 bool mlir::llm::detail::inferONNXShapes(onnx::ModelProto &model,
                                         std::string &error) {
@@ -73,4 +76,56 @@ bool mlir::llm::detail::getONNXAttributes(
   } catch (...) {
     return false;
   }
+}
+
+bool mlir::llm::detail::convertONNXOpset(onnx::ModelProto &model, int target,
+                                         std::string &error) {
+  // The converter goes through ONNX's in-memory IR, which copies every
+  // tensor and drops external data. The initializers are set aside and
+  // stand in as graph inputs of the same type and shape (the adapters from
+  // opset 7 to 11 change attributes and add inputs; none reads an
+  // initializer's values), then come back unchanged.
+  onnx::GraphProto *graph = model.mutable_graph();
+  std::vector<onnx::TensorProto> initializers(
+      std::make_move_iterator(graph->mutable_initializer()->begin()),
+      std::make_move_iterator(graph->mutable_initializer()->end()));
+  graph->clear_initializer();
+  std::unordered_set<std::string> inputs;
+  for (const onnx::ValueInfoProto &vi : graph->input())
+    inputs.insert(vi.name());
+  std::unordered_set<std::string> standIns;
+  for (const onnx::TensorProto &t : initializers) {
+    if (inputs.count(t.name()))
+      continue; // Also a graph input (IR version < 4): it stays one.
+    onnx::ValueInfoProto *vi = graph->add_input();
+    vi->set_name(t.name());
+    auto *tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(t.data_type());
+    auto *shape = tt->mutable_shape();
+    for (int64_t d : t.dims())
+      shape->add_dim()->set_dim_value(d);
+    standIns.insert(t.name());
+  }
+  auto restore = [&](onnx::ModelProto &m) {
+    onnx::GraphProto *g = m.mutable_graph();
+    auto *in = g->mutable_input();
+    for (int i = in->size() - 1; i >= 0; --i)
+      if (standIns.count(in->Get(i).name()))
+        in->DeleteSubrange(i, 1);
+    for (onnx::TensorProto &t : initializers)
+      *g->add_initializer() = std::move(t);
+  };
+  try {
+    onnx::ModelProto converted =
+        onnx::version_conversion::ConvertVersion(model, target);
+    restore(converted);
+    model = std::move(converted);
+    return true;
+  } catch (const std::exception &e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown exception";
+  }
+  restore(model);
+  return false;
 }

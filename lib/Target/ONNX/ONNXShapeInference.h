@@ -8,7 +8,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Private header of the ONNX importer: no-throw wrappers around
-// onnx::shape_inference::InferShapes and the op schema registry.
+// onnx::shape_inference::InferShapes, the op schema registry and the
+// version converter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,14 @@ struct ONNXAttributeSchema {
 bool getONNXAttributes(const std::string &opType, int opset,
                        const std::string &domain,
                        std::vector<ONNXAttributeSchema> &attributes);
+
+/// Converts `model` in place to opset `target` of the default domain with
+/// libonnx's version converter (onnx::version_conversion::ConvertVersion:
+/// an adapter per op and version step). Initializers (external data
+/// included) are kept as they are. Returns false and sets `error` to the
+/// converter's message when it throws (e.g. an op it has no adapter for);
+/// `model` is then unchanged.
+bool convertONNXOpset(onnx::ModelProto &model, int target, std::string &error);
 
 } // namespace mlir::llm::detail
 

@@ -214,6 +214,24 @@ def embedding():
 
 
 def unsupported_op():
+    nodes = [helper.make_node("Det", ["x"], ["y"], name="det")]
+    return model(nodes, [vi("x", F, [3, 3])], [vi("y", F, [])])
+
+
+def nonzero_const():
+    """NonZero of a 2-D constant, folded: indices [2, count] in row-major
+    order, added (as f32) to a runtime input."""
+    c = numpy_helper.from_array(np.array([[0, 1, 0], [2, 0, 3]], dtype=np.float32), "c")
+    nodes = [
+        helper.make_node("NonZero", ["c"], ["nz"], name="nz"),
+        helper.make_node("Cast", ["nz"], ["nzf"], name="cast", to=F),
+        helper.make_node("Add", ["x", "nzf"], ["y"], name="add"),
+    ]
+    return model(nodes, [vi("x", F, [2, 3])], [vi("y", F, [2, 3])], [c])
+
+
+def runtime_nonzero():
+    """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
     return model(nodes, [vi("x", F, [4])], [vi("y", I64, [1, None])])
 
@@ -290,8 +308,62 @@ def double_input():
 
 
 def old_opset():
+    """Opset 6: older than the version converter's range (7 to 10)."""
     nodes = [helper.make_node("Relu", ["x"], ["y"])]
-    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])], opset=9)
+    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])], opset=6)
+
+
+def upsample_opset8():
+    """Upsample (opset 7 to 9), which llmc does not import."""
+    nodes = [helper.make_node("Upsample", ["x"], ["y"], name="up",
+                              scales=[1.0, 2.0])]
+    m = model(nodes, [vi("x", F, [2, 4])], [vi("y", F, [2, 8])], opset=8)
+    m.ir_version = 4
+    return m
+
+
+def old_opset_mlp(opset, out):
+    """An MLP written with the opset-7-to-10 forms of its ops, which libonnx's
+    version converter rewrites for opset 11: Slice with starts/ends/axes
+    attributes (up to opset 9), Clip with min/max attributes, Unsqueeze/Squeeze with axes
+    attributes, Dropout with a ratio attribute (opset 7+), Softmax on a 2-D
+    input; the first weight is a Constant node, not an initializer. Writes
+    OUT and OUT.npz (input and numpy's outputs, for run_llm_ir.py)."""
+    w1 = rng.standard_normal((6, 16)).astype(np.float32)
+    b1 = rng.standard_normal(16).astype(np.float32)
+    w2 = rng.standard_normal((16, 5)).astype(np.float32)
+    # Slice takes its bounds as attributes up to opset 9, as inputs from 10.
+    slice_inits = []
+    if opset < 10:
+        slice_node = helper.make_node("Slice", ["x"], ["xs"], name="slice",
+                                      starts=[1], ends=[7], axes=[1])
+    else:
+        slice_node = helper.make_node("Slice", ["x", "starts", "ends", "axes"],
+                                      ["xs"], name="slice")
+        slice_inits = [ints("starts", [1]), ints("ends", [7]), ints("axes", [1])]
+    nodes = [
+        slice_node,
+        helper.make_node("Constant", [], ["w1"], name="w1_const",
+                         value=numpy_helper.from_array(w1, "w1")),
+        helper.make_node("MatMul", ["xs", "w1"], ["h"], name="fc1"),
+        helper.make_node("Add", ["h", "b1"], ["hb"], name="fc1_bias"),
+        helper.make_node("Clip", ["hb"], ["hc"], name="clip", min=-1.5, max=2.0),
+        helper.make_node("Dropout", ["hc"], ["hd"], name="dropout", ratio=0.3),
+        helper.make_node("Unsqueeze", ["hd"], ["hu"], name="unsq", axes=[0]),
+        helper.make_node("Squeeze", ["hu"], ["hq"], name="sq", axes=[0]),
+        helper.make_node("MatMul", ["hq", "w2"], ["logits"], name="fc2"),
+        helper.make_node("Softmax", ["logits"], ["y"], name="softmax", axis=1),
+    ]
+    m = model(nodes, [vi("x", F, [3, 8])], [vi("y", F, [3, 5])],
+              [numpy_helper.from_array(b1, "b1"),
+               numpy_helper.from_array(w2, "w2")] + slice_inits, opset=opset)
+    m.ir_version = 4 if opset < 9 else 5
+    onnx.save_model(m, out)
+    x = rng.standard_normal((3, 8)).astype(np.float32)
+    h = np.clip(x[:, 1:7].astype(np.float64) @ w1 + b1, -1.5, 2.0)
+    logits = h @ w2
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.savez(out + ".npz", in0=x, out0=(e / e.sum(axis=1, keepdims=True)).astype(np.float32))
 
 
 def matmul_bad():
@@ -367,7 +439,7 @@ def matmul_vec():
 
 
 BUILDERS = {f.__name__: f for f in [
-    mlp, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
+    mlp, upsample_opset8, runtime_nonzero, nonzero_const, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
     slice_negative,
     embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
@@ -391,6 +463,9 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     if name == "external":
         external(out)
+        return
+    if name.startswith("old_opset_mlp"):  # old_opset_mlp7 .. old_opset_mlp10
+        old_opset_mlp(int(name[len("old_opset_mlp"):]), out)
         return
     m = BUILDERS[name]()
     onnx.save_model(m, out)

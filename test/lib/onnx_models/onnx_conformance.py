@@ -22,7 +22,7 @@ runner
      llm-lower-to-cpu pipeline, JIT-compiled on the host CPU at LLVM -O0) on
      the test's inputs. The import comes first, so a model the importer
      rejects is never compiled: it is reported as a skip with the importer's
-     diagnostic (located at MODEL.onnx:0:0, e.g. "unsupported op NonZero");
+     diagnostic (located at MODEL.onnx:0:0, e.g. "unsupported op Det");
      any other error is a failure (one process per test: process start-up
      dominates the time on these small models);
   4. compares every output with the expected one as ONNX's backend test

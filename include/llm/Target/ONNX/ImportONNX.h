@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Imports an ONNX model (ModelProto, ONNX 1.12 / opsets 13-17) into a module
+// Imports an ONNX model (ModelProto, ONNX 1.12 / opsets 7-18) into a module
 // holding one `func.func @main` made of `llm` dialect ops.
 //
 // * Graph inputs become function arguments and graph outputs results; their
