@@ -153,7 +153,18 @@ LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
                                << " tensors needs fmod=1";
   }
 
-  if (allConst(ins)) {
+  // Folded, unless floating-point operands would broadcast to a result that
+  // stores much more than they do (worthFolding): then it is computed at
+  // run time on the constants.
+  bool fold = allConst(ins);
+  if (fold && op != "Mod" &&
+      llvm::all_of(ins, [](Entry *e) { return isFloatDType(dtypeOf(*e)); })) {
+    SmallVector<const ConstTensor *> operands;
+    for (Entry *e : ins)
+      operands.push_back(&*e->constant);
+    fold = worthFolding(operands, shape);
+  }
+  if (fold) {
     if (failed(checkShape(node, shape)))
       return failure();
     ConstTensor acc = *ins[0]->constant;
@@ -191,8 +202,9 @@ LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
     return nodeError(node) << "Mod on runtime tensors is not supported (no "
                               "llm op; it is folded on constants)";
 
-  // The element type comes from a runtime operand.
-  int dtype = TensorProto::UNDEFINED;
+  // The element type comes from a runtime operand (the first operand's
+  // when all are constants that were not worth folding).
+  int dtype = allConst(ins) ? dtypeOf(*ins[0]) : TensorProto::UNDEFINED;
   for (Entry *e : ins)
     if (!e->constant) {
       dtype = dtypeOf(*e);
@@ -404,8 +416,9 @@ LogicalResult Importer::importRuntimeCompare(const onnx::NodeProto &node,
   if (op == "Not" ? ins.size() != 1 : ins.size() != 2)
     return nodeError(node) << "expects " << (op == "Not" ? 1 : 2)
                            << " inputs";
-  // The element type comes from a runtime operand.
-  int dtype = TensorProto::UNDEFINED;
+  // The element type comes from a runtime operand (the first operand's
+  // when all are constants that were not worth folding).
+  int dtype = allConst(ins) ? dtypeOf(*ins[0]) : TensorProto::UNDEFINED;
   for (Entry *e : ins)
     if (!e->constant) {
       dtype = dtypeOf(*e);

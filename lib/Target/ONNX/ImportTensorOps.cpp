@@ -703,14 +703,19 @@ LogicalResult Importer::importExpand(const onnx::NodeProto &node) {
   if (!out)
     return nodeError(node) << "cannot expand " << shapeStr(shape) << " to "
                            << shapeStr((*s)->toInts());
-  if ((*in)->constant) {
+  if ((*in)->constant && worthFolding({&*(*in)->constant}, *out)) {
     SmallVector<int64_t> strides = stridesOf(shape);
     setOutput(node, 0, (*in)->constant->remap(*out, [&](ArrayRef<int64_t> idx) {
       return broadcastIndex(idx, shape, strides);
     }));
     return success();
   }
-  Value x = (*in)->value;
+  // A runtime value, or a constant whose broadcast would store much more
+  // than it: llm.broadcast_to.
+  FailureOr<Value> materialized = materialize(node, **in);
+  if (failed(materialized))
+    return failure();
+  Value x = *materialized;
   if (*out == shape) {
     setOutput(node, 0, x);
     return success();

@@ -668,6 +668,32 @@ private:
   /// Folded constants are capped at this many elements (import-time memory).
   static constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
 
+  /// Results of at most this many elements are always folded.
+  static constexpr int64_t kAlwaysFoldElements = 65536;
+
+  /// The size policy of llm-fold-constants, for the ops that have a runtime
+  /// form (Expand, floating-point arithmetic): a result of `shape` computed
+  /// from the constants `operands` is folded when it has at most
+  /// kAlwaysFoldElements elements, when every operand is a splat (the result
+  /// is one too, stored as one value), or when it stores no more elements
+  /// than the operands together. Otherwise the op is emitted on the
+  /// materialized constants: a broadcast of a constant stays a broadcast (a
+  /// 16 KB constant expanded to 4096x4096 would store 64 MB in the module
+  /// and the object).
+  static bool worthFolding(ArrayRef<const ConstTensor *> operands,
+                           ArrayRef<int64_t> shape) {
+    if (product(shape) <= kAlwaysFoldElements)
+      return true;
+    int64_t stored = 0;
+    bool allSplat = true;
+    for (const ConstTensor *c : operands) {
+      bool splat = c->isSplat();
+      allSplat &= splat;
+      stored += splat ? 1 : c->numel();
+    }
+    return allSplat || product(shape) <= stored;
+  }
+
   /// Checks that `shape` (a constant shape input) is non-negative and not
   /// absurdly large.
   LogicalResult checkShape(const onnx::NodeProto &node,

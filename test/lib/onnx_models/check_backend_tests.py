@@ -40,7 +40,10 @@ import run_llm_ir
 
 # The harness cannot compare bfloat16 (numpy has no such type; ONNX stores it
 # as raw uint16 bits).
-SKIP_NUMERICS = ("BFLOAT16",)
+# Imported but not evaluated: bfloat16 data; quant.scast (MatMulInteger),
+# which the numpy reference of the llm ops does not model
+# (onnx-node-conformance.test runs those compiled).
+SKIP_NUMERICS = ("BFLOAT16", "test_matmulinteger")
 
 
 def load_pb(path):

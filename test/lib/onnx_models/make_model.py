@@ -230,6 +230,27 @@ def nonzero_const():
     return model(nodes, [vi("x", F, [2, 3])], [vi("y", F, [2, 3])], [c])
 
 
+def expand_const(n, out):
+    """x [n, n] + Expand(c [n], [n, n]) + (a [n, 1] * b [1, n]): constants
+    that broadcast to n * n elements. Writes OUT and OUT.npz (input and
+    numpy's output, for run_llm_ir.py)."""
+    c = rng.standard_normal(n).astype(np.float32)
+    a = rng.standard_normal((n, 1)).astype(np.float32)
+    b = rng.standard_normal((1, n)).astype(np.float32)
+    nodes = [
+        helper.make_node("Expand", ["c", "shape"], ["ce"], name="expand"),
+        helper.make_node("Add", ["x", "ce"], ["s"], name="add"),
+        helper.make_node("Mul", ["a", "b"], ["ab"], name="outer"),
+        helper.make_node("Add", ["s", "ab"], ["y"], name="add2"),
+    ]
+    m = model(nodes, [vi("x", F, [n, n])], [vi("y", F, [n, n])],
+              [numpy_helper.from_array(c, "c"), ints("shape", [n, n]),
+               numpy_helper.from_array(a, "a"), numpy_helper.from_array(b, "b")])
+    onnx.save_model(m, out)
+    x = rng.standard_normal((n, n)).astype(np.float32)
+    np.savez(out + ".npz", in0=x, out0=(x + c + a * b).astype(np.float32))
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -463,6 +484,9 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     if name == "external":
         external(out)
+        return
+    if name.startswith("expand_const"):  # expand_constN: N x N
+        expand_const(int(name[len("expand_const"):]), out)
         return
     if name.startswith("old_opset_mlp"):  # old_opset_mlp7 .. old_opset_mlp10
         old_opset_mlp(int(name[len("old_opset_mlp"):]), out)
