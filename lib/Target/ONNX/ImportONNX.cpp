@@ -282,6 +282,49 @@ LogicalResult Importer::checkGraphStructure(const onnx::GraphProto &g,
   return success();
 }
 
+/// The checks made before any node is imported (and before the version
+/// converter sees an old-opset model): distinct names of graph inputs,
+/// initializers and outputs; the graph's structure; every attribute against
+/// its op's schema at `opset` (unknown attributes dropped); every op one the
+/// importer handles; every tensor attribute (Constant values) holding the
+/// data its type and shape declare. (The last two crashed libonnx's shape
+/// inference when it ran before the import, onnx-import-fuzzer: a
+/// ConvTranspose of mismatched ranks, a Range reading an int64 value held in
+/// int32_data.)
+LogicalResult Importer::checkModelUpFront(onnx::ModelProto &model,
+                                          Location loc) {
+  const onnx::GraphProto &g = model.graph();
+  if (failed(llm::detail::checkUniqueNames(g, loc)) ||
+      failed(checkGraphStructure(g, llvm::StringSet<>(), /*top=*/true)))
+    return failure();
+  // Attribute types against the op schemas, once for all handlers (which
+  // read an attribute of another type as 0); unknown attributes are dropped.
+  LogicalResult attrs = llm::detail::checkAttributes(
+      *model.mutable_graph(), opset,
+      [&](const onnx::NodeProto &node, int index, DiagnosticSeverity sev) {
+        nodeIndex = index;
+        return nodeDiag(node, sev);
+      });
+  nodeIndex = 0;
+  if (failed(attrs))
+    return failure();
+  for (const onnx::NodeProto &node : g.node()) {
+    if (failed(checkSupported(node)))
+      return failure();
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.has_t() &&
+          failed(checkTensorData(a.t(), nodeFileLoc(node), &node, a.name())))
+        return failure();
+      for (const TensorProto &t : a.tensors())
+        if (failed(checkTensorData(t, nodeFileLoc(node), &node, a.name())))
+          return failure();
+    }
+    ++nodeIndex;
+  }
+  nodeIndex = 0;
+  return success();
+}
+
 OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   ctx->loadDialect<LLMDialect, func::FuncDialect>();
   Location loc = fileLoc();
@@ -296,19 +339,34 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     return nullptr;
   }
   // Opsets 7 to 10 are converted to 11 by libonnx's version converter, once
-  // the graph is known to be well formed (the converter's IR import does
-  // not check it).
+  // the graph passes every check the import makes up front, and those the
+  // converter's IR import needs besides: it does not check the graph
+  // (onnx-import-fuzzer: a SEGV on a graph output that nothing defines).
   if (opset < 11) {
-    if (failed(checkGraphStructure(model.graph(), {}, /*top=*/true)))
+    if (failed(checkModelUpFront(model, loc)))
       return nullptr;
-    // An op the importer lacks is named as the model has it (the converter
-    // fails obscurely on unknown ops and renames some: Upsample -> Resize).
-    for (int i = 0; i < model.graph().node_size(); ++i) {
-      nodeIndex = i;
-      if (failed(checkSupported(model.graph().node(i))))
+    onnx::GraphProto *graph = model.mutable_graph();
+    llvm::StringSet<> defined;
+    for (const onnx::ValueInfoProto &vi : graph->input())
+      defined.insert(vi.name());
+    for (const TensorProto &t : graph->initializer())
+      defined.insert(t.name());
+    for (const onnx::NodeProto &node : graph->node())
+      for (const std::string &out : node.output())
+        defined.insert(out);
+    for (const onnx::ValueInfoProto &vi : graph->output())
+      if (!defined.contains(vi.name())) {
+        emitError(loc) << "graph output '" << vi.name()
+                       << "' is not defined by any node, input or "
+                          "initializer";
         return nullptr;
-    }
-    nodeIndex = 0;
+      }
+    // (No subgraph reaches the converter: the ops with graph attributes,
+    // If, Loop and Scan, are not imported, and checkAttributes dropped
+    // unknown attributes.)
+    // Shapes of intermediate values: not needed, and names the converter
+    // would look up.
+    graph->clear_value_info();
     std::string error;
     if (!llm::detail::convertONNXOpset(model, 11, error)) {
       emitError(loc) << "cannot convert the model from ONNX opset " << opset
@@ -318,9 +376,7 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     opset = 11;
   }
   const onnx::GraphProto &g = model.graph();
-
-  // One value per name among the graph inputs, initializers and outputs.
-  if (failed(llm::detail::checkUniqueNames(g, loc)))
+  if (failed(checkModelUpFront(model, loc)))
     return nullptr;
 
   // Initializers are import-time constants. An initializer named like a
@@ -404,38 +460,6 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     argNames.push_back(vi.name());
   }
 
-  if (failed(checkGraphStructure(g, llvm::StringSet<>(), /*top=*/true)))
-    return nullptr;
-  // Attribute types against the op schemas, once for all handlers (which
-  // read an attribute of another type as 0); unknown attributes are dropped.
-  LogicalResult attrs = llm::detail::checkAttributes(
-      *mg, opset,
-      [&](const onnx::NodeProto &node, int index, DiagnosticSeverity sev) {
-        nodeIndex = index;
-        return nodeDiag(node, sev);
-      });
-  nodeIndex = 0;
-  if (failed(attrs))
-    return nullptr;
-  // Up front, before any node is imported: every op is one the importer
-  // handles, and every tensor attribute (Constant values) holds the data its
-  // type and shape declare. (Both crashed libonnx's shape inference when it
-  // ran before the import, onnx-import-fuzzer: a ConvTranspose of mismatched
-  // ranks, a Range reading an int64 value held in int32_data.)
-  for (const onnx::NodeProto &node : g.node()) {
-    if (failed(checkSupported(node)))
-      return nullptr;
-    for (const onnx::AttributeProto &a : node.attribute()) {
-      if (a.has_t() &&
-          failed(checkTensorData(a.t(), nodeFileLoc(node), &node, a.name())))
-        return nullptr;
-      for (const TensorProto &t : a.tensors())
-        if (failed(checkTensorData(t, nodeFileLoc(node), &node, a.name())))
-          return nullptr;
-    }
-    ++nodeIndex;
-  }
-  nodeIndex = 0;
   // Declared static output shapes are checked as well.
   for (const onnx::ValueInfoProto &vi : g.output()) {
     if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())

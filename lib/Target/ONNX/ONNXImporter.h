@@ -475,6 +475,7 @@ public:
   OwningOpRef<ModuleOp> import(onnx::ModelProto &model);
   LogicalResult checkGraphStructure(const onnx::GraphProto &g,
                                     const llvm::StringSet<> &outer, bool top);
+  LogicalResult checkModelUpFront(onnx::ModelProto &model, Location loc);
 
 private:
   //===--------------------------------------------------------------------===//

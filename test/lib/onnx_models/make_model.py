@@ -343,6 +343,29 @@ def upsample_opset8():
     return m
 
 
+def old_opset_undefined_output():
+    """Opset 7, a graph output nothing defines (SEGV'd libonnx's IR import in
+    the version converter, found by onnx-import-fuzzer)."""
+    nodes = [helper.make_node("Or", ["x", "y"], ["o1"])]
+    B = TensorProto.BOOL
+    m = model(nodes, [vi("x", B, [4]), vi("y", B, [4])], [vi("or", B, [4])],
+              opset=7)
+    m.ir_version = 3
+    return m
+
+
+def old_opset_graph_attribute():
+    """Opset 9, a Relu carrying a graph attribute (the converter would
+    import the subgraph)."""
+    body = helper.make_graph([helper.make_node("Relu", ["a"], ["b"])], "body",
+                             [vi("a", F, [4])], [vi("b", F, [4])])
+    node = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    node.attribute.append(helper.make_attribute("body", body))
+    m = model([node], [vi("x", F, [4])], [vi("y", F, [4])], opset=9)
+    m.ir_version = 5
+    return m
+
+
 def old_opset_mlp(opset, out):
     """An MLP written with the opset-7-to-10 forms of its ops, which libonnx's
     version converter rewrites for opset 11: Slice with starts/ends/axes
@@ -460,7 +483,8 @@ def matmul_vec():
 
 
 BUILDERS = {f.__name__: f for f in [
-    mlp, upsample_opset8, runtime_nonzero, nonzero_const, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
+    mlp, upsample_opset8, runtime_nonzero, nonzero_const,
+    old_opset_undefined_output, old_opset_graph_attribute, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
     slice_negative,
     embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
