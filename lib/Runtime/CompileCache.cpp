@@ -607,9 +607,12 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   const char *h = bytes.data();
   if (std::memcmp(h, kMagic, sizeof(kMagic)))
     return makeError("not a cache entry");
-  if (read32le(h + 8) != kFormatVersion || read32le(h + 12) != kHeaderSize)
+  if (read32le(h + 8) != kFormatVersion)
     return makeError("format version " + llvm::Twine(read32le(h + 8)) +
                      ", expected " + llvm::Twine(kFormatVersion));
+  if (read32le(h + 12) != kHeaderSize)
+    return makeError("header size " + llvm::Twine(read32le(h + 12)) +
+                     ", expected " + llvm::Twine(kHeaderSize));
   if (llvm::StringRef(h + kHeaderChecked, 16) !=
       hashBytes(bytes.take_front(kHeaderChecked)))
     return makeError("header checksum mismatch");
@@ -743,9 +746,9 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
   std::string keyText;
   if (llvm::Error err = parseEntry(entry->getBuffer(), object, keyText)) {
     // Corrupt or truncated: remove it (a store replaces it anyway).
-    ev.detail = "corrupt entry (" + llvm::toString(std::move(err)) +
-                "): removed, recompiling";
-    fs::remove(path);
+    ev.detail = "corrupt entry (" + llvm::toString(std::move(err)) + "): " +
+                (fs::remove(path) ? "cannot remove it, " : "removed, ") +
+                "recompiling";
     return nullptr;
   }
   if (keyText != key.text) {
@@ -758,8 +761,8 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
       CompiledModel::load(object, options);
   if (!model) {
     ev.detail = "entry does not load (" + llvm::toString(model.takeError()) +
-                "): removed, recompiling";
-    fs::remove(path);
+                "): " + (fs::remove(path) ? "cannot remove it, " : "removed, ") +
+                "recompiling";
     return nullptr;
   }
   // Least recently used: a hit makes the entry the newest.

@@ -891,6 +891,10 @@ CompiledModel::load(const CompiledObject &object,
           .create();
   if (!jit)
     return jit.takeError();
+  // Link errors come back from the lookups below; ORC would also print
+  // them ("JIT session error: ...") on stderr.
+  (*jit)->getExecutionSession().setErrorReporter(
+      [](llvm::Error err) { llvm::consumeError(std::move(err)); });
 
   // Undefined symbols: the shared libraries, then the process (libm, libc).
   // A library with the ExecutionEngine's init/destroy protocol provides its

@@ -164,6 +164,11 @@ int main(int argc, char **argv) {
   std::vector<mlir::llm::NamedFile> inputs;
   for (const std::string &other : others)
     inputs.push_back({other, "input file '" + other + "'"});
+  // An ONNX model's external data files are inputs too.
+  for (const std::string &input : positionals)
+    if (llvm::StringRef(input).ends_with_insensitive(".onnx"))
+      for (const std::string &data : mlir::llm::getONNXExternalDataFiles(input))
+        inputs.push_back({data, "external data file '" + data + "' of the model"});
   if (llvm::Error e = mlir::llm::checkOutputFiles(
           inputs, {{outPath, "output '" + outPath + "'"}}))
     return fail(std::move(e));

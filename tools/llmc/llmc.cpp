@@ -367,49 +367,9 @@ static void addExternalDataFiles(llvm::ArrayRef<llm::NamedFile> outputs,
                llvm::StringRef(dir).starts_with(modelDir);
       }))
     return;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(modelPath, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  onnx::ModelProto model;
-  if (!file || (*file)->getBufferSize() > INT_MAX ||
-      !model.ParseFromArray((*file)->getBufferStart(),
-                            static_cast<int>((*file)->getBufferSize())))
-    return; // The importer reports it.
-  llvm::StringRef dir = llvm::sys::path::parent_path(modelPath);
-  auto visitTensor = [&](const onnx::TensorProto &t) {
-    if (t.data_location() != onnx::TensorProto::EXTERNAL)
-      return;
-    for (const onnx::StringStringEntryProto &kv : t.external_data()) {
-      if (kv.key() != "location")
-        continue;
-      llvm::SmallString<256> path(dir);
-      llvm::sys::path::append(path, kv.value());
-      inputs.push_back({path.str().str(), ("external data file '" + path +
-                                           "' of the model")
-                                              .str()});
-    }
-  };
-  std::function<void(const onnx::GraphProto &)> visitGraph =
-      [&](const onnx::GraphProto &graph) {
-        for (const onnx::TensorProto &t : graph.initializer())
-          visitTensor(t);
-        for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {
-          visitTensor(t.values());
-          visitTensor(t.indices());
-        }
-        for (const onnx::NodeProto &node : graph.node())
-          for (const onnx::AttributeProto &attr : node.attribute()) {
-            if (attr.has_t())
-              visitTensor(attr.t());
-            for (const onnx::TensorProto &t : attr.tensors())
-              visitTensor(t);
-            if (attr.has_g())
-              visitGraph(attr.g());
-            for (const onnx::GraphProto &g : attr.graphs())
-              visitGraph(g);
-          }
-      };
-  visitGraph(model.graph());
+  for (const std::string &path : llm::getONNXExternalDataFiles(modelPath))
+    inputs.push_back(
+        {path, ("external data file '" + path + "' of the model")});
 #else
   (void)outputs;
   (void)inputs;

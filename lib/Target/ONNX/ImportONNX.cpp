@@ -329,10 +329,18 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
   ctx->loadDialect<LLMDialect, func::FuncDialect>();
   Location loc = fileLoc();
 
-  // Opset of the default domain.
-  for (const onnx::OperatorSetIdProto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx")
-      opset = o.version();
+  // Opset of the default domain, imported once.
+  for (const onnx::OperatorSetIdProto &o : model.opset_import()) {
+    if (!o.domain().empty() && o.domain() != "ai.onnx")
+      continue;
+    if (opset) {
+      emitError(loc) << "the model imports the default ONNX domain twice "
+                        "(opsets "
+                     << opset << " and " << o.version() << ")";
+      return nullptr;
+    }
+    opset = o.version();
+  }
   if (opset < 7 || opset > 18) {
     emitError(loc) << "unsupported ONNX opset " << opset
                    << " (supported: 7 to 18)";
@@ -354,6 +362,26 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
     for (const onnx::NodeProto &node : graph->node())
       for (const std::string &out : node.output())
         defined.insert(out);
+    // libonnx's IR keeps dimensions of graph inputs and outputs in 32 bits.
+    for (const auto *list : {&graph->input(), &graph->output()})
+      for (const onnx::ValueInfoProto &vi : *list)
+        for (const auto &d : vi.type().tensor_type().shape().dim())
+          if (d.dim_value() > INT32_MAX) {
+            emitError(loc) << "dimension " << d.dim_value() << " of '"
+                           << vi.name()
+                           << "' is too large for libonnx's version "
+                              "converter (at most 2^31 - 1 below opset 11)";
+            return nullptr;
+          }
+    for (const TensorProto &t : graph->initializer())
+      for (int64_t d : t.dims())
+        if (d > INT32_MAX) {
+          emitError(loc) << "dimension " << d << " of initializer '"
+                         << t.name()
+                         << "' is too large for libonnx's version converter "
+                            "(at most 2^31 - 1 below opset 11)";
+          return nullptr;
+        }
     for (const onnx::ValueInfoProto &vi : graph->output())
       if (!defined.contains(vi.name())) {
         emitError(loc) << "graph output '" << vi.name()
@@ -373,6 +401,7 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
                      << " to 11 (libonnx's version converter): " << error;
       return nullptr;
     }
+    declaredOpset = opset;
     opset = 11;
   }
   const onnx::GraphProto &g = model.graph();
@@ -653,4 +682,49 @@ OwningOpRef<ModuleOp> mlir::llm::importONNXModel(StringRef path,
   }
   return importONNXModel((*buf)->getMemBufferRef(),
                          llvm::sys::path::parent_path(path), ctx, options);
+}
+std::vector<std::string> mlir::llm::getONNXExternalDataFiles(StringRef path) {
+  std::vector<std::string> files;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  onnx::ModelProto model;
+  if (!file || (*file)->getBufferSize() > static_cast<size_t>(INT_MAX) ||
+      !model.ParseFromArray((*file)->getBufferStart(),
+                            static_cast<int>((*file)->getBufferSize())))
+    return files;
+  StringRef dir = llvm::sys::path::parent_path(path);
+  auto visitTensor = [&](const TensorProto &t) {
+    if (t.data_location() != TensorProto::EXTERNAL)
+      return;
+    for (const onnx::StringStringEntryProto &kv : t.external_data()) {
+      if (kv.key() != "location")
+        continue;
+      llvm::SmallString<256> p(dir);
+      llvm::sys::path::append(p, kv.value());
+      files.push_back(p.str().str());
+    }
+  };
+  std::function<void(const onnx::GraphProto &)> visitGraph =
+      [&](const onnx::GraphProto &graph) {
+        for (const TensorProto &t : graph.initializer())
+          visitTensor(t);
+        for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {
+          visitTensor(t.values());
+          visitTensor(t.indices());
+        }
+        for (const onnx::NodeProto &node : graph.node())
+          for (const onnx::AttributeProto &attr : node.attribute()) {
+            if (attr.has_t())
+              visitTensor(attr.t());
+            for (const TensorProto &t : attr.tensors())
+              visitTensor(t);
+            if (attr.has_g())
+              visitGraph(attr.g());
+            for (const onnx::GraphProto &g : attr.graphs())
+              visitGraph(g);
+          }
+      };
+  visitGraph(model.graph());
+  return files;
 }

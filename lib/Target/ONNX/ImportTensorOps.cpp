@@ -581,27 +581,21 @@ LogicalResult Importer::importNonZero(const onnx::NodeProto &node) {
            << "NonZero of a runtime tensor is not supported (its result's "
               "shape depends on the values; a constant input is folded)";
   const ConstTensor &t = *(*x)->constant;
-  int64_t rank = t.shape.size();
-  SmallVector<SmallVector<int64_t>> indices;
-  bool tooLarge = false;
-  forEachIndex(t.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
-    if (tooLarge || t.getDouble(flat) == 0)
-      return;
-    if (static_cast<int64_t>(indices.size()) * std::max<int64_t>(rank, 1) >=
-        kMaxFoldedElements) {
-      tooLarge = true;
-      return;
-    }
-    indices.emplace_back(idx.begin(), idx.end());
-  });
-  if (tooLarge)
-    return nodeError(node) << "too many nonzero elements to fold at import "
-                              "time";
-  int64_t count = indices.size();
+  int64_t rank = t.shape.size(), count = 0;
+  for (int64_t i = 0, e = t.numel(); i < e; ++i)
+    count += t.getDouble(i) != 0;
+  if (count > kMaxFoldedElements / std::max<int64_t>(rank, 1))
+    return nodeError(node) << count << " nonzero elements of rank " << rank
+                           << " are too many to fold at import time";
   ConstTensor out = ConstTensor::zeros(TensorProto::INT64, {rank, count});
-  for (int64_t j = 0; j < count; ++j)
+  int64_t j = 0;
+  forEachIndex(t.shape, [&](ArrayRef<int64_t> idx, int64_t flat) {
+    if (t.getDouble(flat) == 0)
+      return;
     for (int64_t d = 0; d < rank; ++d)
-      out.setInt(d * count + j, indices[j][d]);
+      out.setInt(d * count + j, idx[d]);
+    ++j;
+  });
   setOutput(node, 0, std::move(out));
   return success();
 }

@@ -514,7 +514,10 @@ private:
                                   ? emitError(loc)
                                   : emitWarning(loc);
     diag << "ONNX node '" << nodeName(node) << "' (" << node.op_type()
-         << ", opset " << opset << "): ";
+         << ", opset " << (declaredOpset ? declaredOpset : opset);
+    if (declaredOpset)
+      diag << " converted to " << opset;
+    diag << "): ";
     return diag;
   }
 
@@ -774,6 +777,9 @@ private:
   std::string modelName;
   std::string externalDataDir;
   int64_t opset = 0;
+  /// The opset the model declares, when the version converter raised it to
+  /// `opset` (0 otherwise); diagnostics name both.
+  int64_t declaredOpset = 0;
   int nodeIndex = 0;
   llvm::StringMap<Entry> env;
   /// Names consumed by some node or graph output.

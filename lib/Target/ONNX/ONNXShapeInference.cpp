@@ -86,6 +86,19 @@ bool mlir::llm::detail::convertONNXOpset(onnx::ModelProto &model, int target,
   // opset 7 to 11 change attributes and add inputs; none reads an
   // initializer's values), then come back unchanged.
   onnx::GraphProto *graph = model.mutable_graph();
+  // A Constant whose value is external data becomes an initializer of its
+  // output (the converter would drop the data).
+  for (int i = graph->node_size() - 1; i >= 0; --i) {
+    const onnx::NodeProto &node = graph->node(i);
+    if (node.op_type() != "Constant" || node.output_size() != 1 ||
+        node.attribute_size() != 1 || !node.attribute(0).has_t() ||
+        node.attribute(0).t().data_location() != onnx::TensorProto::EXTERNAL)
+      continue;
+    onnx::TensorProto *t = graph->add_initializer();
+    *t = node.attribute(0).t();
+    t->set_name(node.output(0));
+    graph->mutable_node()->DeleteSubrange(i, 1);
+  }
   std::vector<onnx::TensorProto> initializers(
       std::make_move_iterator(graph->mutable_initializer()->begin()),
       std::make_move_iterator(graph->mutable_initializer()->end()));

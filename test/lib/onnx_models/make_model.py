@@ -366,6 +366,24 @@ def old_opset_graph_attribute():
     return m
 
 
+def old_opset_huge_dim():
+    """Opset 9, an input dimension of 2^32 + 5 (libonnx's IR would keep 5)."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    m = model(nodes, [vi("x", F, [2**32 + 5, 1])], [vi("y", F, None)], opset=9)
+    m.ir_version = 5
+    return m
+
+
+def two_default_opsets():
+    """The default domain imported twice, at opsets 13 and 9."""
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                          [vi("x", F, [4])], [vi("y", F, [4])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid("ai.onnx", 9)])
+    m.ir_version = 8
+    return m
+
+
 def old_opset_mlp(opset, out):
     """An MLP written with the opset-7-to-10 forms of its ops, which libonnx's
     version converter rewrites for opset 11: Slice with starts/ends/axes
@@ -484,7 +502,8 @@ def matmul_vec():
 
 BUILDERS = {f.__name__: f for f in [
     mlp, upsample_opset8, runtime_nonzero, nonzero_const,
-    old_opset_undefined_output, old_opset_graph_attribute, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
+    old_opset_undefined_output, old_opset_graph_attribute, old_opset_huge_dim,
+    two_default_opsets, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
     slice_negative,
     embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,

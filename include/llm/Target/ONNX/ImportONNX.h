@@ -28,6 +28,9 @@
 #ifndef LLM_TARGET_ONNX_IMPORTONNX_H
 #define LLM_TARGET_ONNX_IMPORTONNX_H
 
+#include <string>
+#include <vector>
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -73,6 +76,13 @@ OwningOpRef<ModuleOp> importONNXModel(llvm::MemoryBufferRef buffer,
                                       llvm::StringRef externalDataDir,
                                       MLIRContext *ctx,
                                       const ImportOptions &options = {});
+
+/// The external data files that the tensors of the ONNX model in the file
+/// at `path` name (initializers, sparse initializers and tensor attributes,
+/// subgraphs included): each `location` joined to the model's directory, as
+/// the importer opens them. Empty when the model cannot be read or parsed
+/// (the importer reports that). For tools that must not overwrite them.
+std::vector<std::string> getONNXExternalDataFiles(llvm::StringRef path);
 
 /// Registers the `--import-onnx` translation (and its `--onnx-dim` option)
 /// with mlir-translate's registry.
