@@ -78,6 +78,34 @@ uint64_t mlir::llm::runtime::releaseConstantBlobs(ModuleOp module) {
   return freed;
 }
 
+namespace {
+/// A constant `llvm.mlir.global` whose value is a `dense_resource` with a
+/// blob.
+struct ResourceGlobal {
+  LLVM::GlobalOp global;
+  DenseResourceElementsAttr resource;
+  AsmResourceBlob *blob;
+};
+} // namespace
+
+/// The constant globals of `module` whose value is a `dense_resource` blob
+/// of at least `minBytes` bytes, in module order.
+static SmallVector<ResourceGlobal> getResourceGlobals(ModuleOp module,
+                                                      uint64_t minBytes) {
+  SmallVector<ResourceGlobal> globals;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    if (!global.getConstant())
+      continue;
+    auto resource =
+        dyn_cast_if_present<DenseResourceElementsAttr>(global.getValueAttr());
+    AsmResourceBlob *blob =
+        resource ? resource.getRawHandle().getBlob() : nullptr;
+    if (blob && blob->getData().size() >= minBytes)
+      globals.push_back({global, resource, blob});
+  }
+  return globals;
+}
+
 std::unique_ptr<llvm::WritableMemoryBuffer>
 mlir::llm::runtime::externalizeConstants(
     ModuleOp module, llvm::SmallVectorImpl<ExternalConstant> &constants,
@@ -90,16 +118,7 @@ mlir::llm::runtime::externalizeConstants(
   };
   SmallVector<Moved> moved;
   uint64_t total = 0;
-  for (auto global : module.getOps<LLVM::GlobalOp>()) {
-    if (!global.getConstant())
-      continue;
-    auto resource =
-        dyn_cast_if_present<DenseResourceElementsAttr>(global.getValueAttr());
-    if (!resource)
-      continue;
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() < minBytes)
-      continue;
+  for (auto [global, resource, blob] : getResourceGlobals(module, minBytes)) {
     uint64_t align = std::max<uint64_t>(64, global.getAlignment().value_or(1));
     if (align > 4096 || !llvm::isPowerOf2_64(align))
       continue;
@@ -138,16 +157,7 @@ mlir::llm::runtime::externalizeConstants(
 void mlir::llm::runtime::deferConstants(
     ModuleOp module, llvm::SmallVectorImpl<DeferredConstant> &constants,
     uint64_t minBytes) {
-  for (auto global : module.getOps<LLVM::GlobalOp>()) {
-    if (!global.getConstant())
-      continue;
-    auto resource =
-        dyn_cast_if_present<DenseResourceElementsAttr>(global.getValueAttr());
-    if (!resource)
-      continue;
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() < minBytes)
-      continue;
+  for (auto [global, resource, blob] : getResourceGlobals(module, minBytes)) {
     // The alignment of the old element type unless one is set (as in
     // packConstantsAsBytes).
     if (!global.getAlignment()) {
