@@ -117,12 +117,13 @@ mlir::llm::runtime::externalizeConstants(
     uint64_t offset;
   };
   SmallVector<Moved> moved;
-  uint64_t total = 0;
+  uint64_t total = 0, maxAlign = 64;
   for (auto [global, resource, blob] : getResourceGlobals(module, minBytes)) {
     uint64_t align = std::max<uint64_t>(64, global.getAlignment().value_or(1));
     if (align > 4096 || !llvm::isPowerOf2_64(align))
       continue;
     total = llvm::alignTo(total, align);
+    maxAlign = std::max(maxAlign, align);
     moved.push_back({global, blob->getData(), total});
     total += blob->getData().size();
   }
@@ -130,7 +131,7 @@ mlir::llm::runtime::externalizeConstants(
     return nullptr;
   std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
       llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
-          total, "llmc-constants", llvm::Align(64));
+          total, "llmc-constants", llvm::Align(maxAlign));
   if (!buffer)
     return nullptr;
   char *data = buffer->getBufferStart();

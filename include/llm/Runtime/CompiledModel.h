@@ -253,7 +253,8 @@ struct CompiledObject {
   /// that `load` defines at `weightBytes.data() + offset`, so that the
   /// weights are never copied into the JIT's memory.
   SmallVector<ExternalConstant> weights;
-  /// The weights' bytes (64-byte aligned) and their owner, which the loaded
+  /// The weights' bytes (aligned to the largest alignment of the weights, 64
+  /// at least) and their owner, which the loaded
   /// model keeps alive: the heap buffer of `create`, or the mapped entry of
   /// a compile-cache lookup.
   llvm::StringRef weightBytes;

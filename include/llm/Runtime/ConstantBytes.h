@@ -76,8 +76,8 @@ struct ExternalConstant {
 /// bytes are copied to one buffer, each at an offset aligned to 64 bytes
 /// (and to the global's alignment, at most 4096: a global that asks for
 /// more stays in the module), with zeros between them. The buffer itself is
-/// 64-byte aligned, so any placement of it at a 64-byte aligned address (a
-/// page-aligned mapping of it included) keeps every alignment.
+/// aligned to the largest of these alignments, and a copy of it placed on a
+/// page boundary (the compile cache's mapped entry) keeps every alignment.
 ///
 /// Appends the moved constants to `constants` in buffer order and returns
 /// the buffer (null when nothing was moved). The module's resource blobs
