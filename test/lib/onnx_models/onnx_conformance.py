@@ -161,8 +161,8 @@ def is_llm_relevant(name, opset):
         return False, None
     if known_deviation(name):
         return False, known_deviation(name)
-    if 0 < opset < 11:
-        return False, "opset %d (llmc imports opsets 11 to 18)" % opset
+    if 0 < opset < 7:
+        return False, "opset %d (llmc imports opsets 7 to 18)" % opset
     for pattern, reason in OUT_OF_SCOPE:
         if re.search(pattern, name):
             return False, reason
