@@ -479,7 +479,20 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
       return failure();
     ins.push_back(*e);
   }
-  if (!allConst(ins)) {
+  // Folded on constants, unless float X and Y would broadcast to a result
+  // that stores much more than the constants (worthFolding): then a select
+  // at run time.
+  bool fold = allConst(ins);
+  if (fold && isFloatDType(ins[1]->constant->dtype)) {
+    auto s = broadcastShapes(ins[0]->constant->shape, ins[1]->constant->shape);
+    if (s)
+      s = broadcastShapes(*s, ins[2]->constant->shape);
+    if (s)
+      fold = worthFolding({&*ins[0]->constant, &*ins[1]->constant,
+                           &*ins[2]->constant},
+                          *s);
+  }
+  if (!fold) {
     // Masked attention scores, torch's masked_fill(~mask, -inf): a constant
     // condition, one runtime float operand s and a constant that is -inf
     // everywhere -> s + where(c, 0, -inf) (or where(c, -inf, 0)), a constant

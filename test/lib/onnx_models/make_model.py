@@ -231,8 +231,8 @@ def nonzero_const():
 
 
 def expand_const(n, out):
-    """x [n, n] + Expand(c [n], [n, n]) + (a [n, 1] * b [1, n]): constants
-    that broadcast to n * n elements. Writes OUT and OUT.npz (input and
+    """x [n, n] + Expand(c [n], [n, n]) + (a [n, 1] * b [1, n]) +
+    Where(a > 0, b, c): constants that broadcast to n * n elements. Writes OUT and OUT.npz (input and
     numpy's output, for run_llm_ir.py)."""
     c = rng.standard_normal(n).astype(np.float32)
     a = rng.standard_normal((n, 1)).astype(np.float32)
@@ -243,12 +243,21 @@ def expand_const(n, out):
         helper.make_node("Mul", ["a", "b"], ["ab"], name="outer"),
         helper.make_node("Add", ["s", "ab"], ["y"], name="add2"),
     ]
+    # where(a > 0 [n, 1], b [1, n], c [n]): a select of constants to n x n.
+    nodes += [
+        helper.make_node("Greater", ["a", "zero"], ["pos"], name="pos"),
+        helper.make_node("Where", ["pos", "b", "c"], ["w"], name="where"),
+        helper.make_node("Add", ["y0", "w"], ["y"], name="add3"),
+    ]
+    nodes[3].output[0] = "y0"
     m = model(nodes, [vi("x", F, [n, n])], [vi("y", F, [n, n])],
               [numpy_helper.from_array(c, "c"), ints("shape", [n, n]),
-               numpy_helper.from_array(a, "a"), numpy_helper.from_array(b, "b")])
+               numpy_helper.from_array(a, "a"), numpy_helper.from_array(b, "b"),
+               numpy_helper.from_array(np.array(0, dtype=np.float32), "zero")])
     onnx.save_model(m, out)
     x = rng.standard_normal((n, n)).astype(np.float32)
-    np.savez(out + ".npz", in0=x, out0=(x + c + a * b).astype(np.float32))
+    y = x + c + a * b + np.where(a > 0, b, c)
+    np.savez(out + ".npz", in0=x, out0=y.astype(np.float32))
 
 
 def runtime_nonzero():

@@ -94,7 +94,22 @@ def evaluate(text, inputs):
             else:
                 lit = re.match(r"dense<(.*)>", body.strip()).group(1)
                 lit = lit.replace("true", "1").replace("false", "0")
-                if not lit.strip():  # an empty tensor
+                hm = re.fullmatch(r'"0x([0-9A-F]*)"', lit.strip())
+                if hm:
+                    # MLIR's hex form: the raw storage, i1 packed 8 to a
+                    # byte (least significant bit first); one element for
+                    # a splat.
+                    raw = bytes.fromhex(hm.group(1))
+                    n = int(np.prod(rshape))
+                    if relem == "i1":
+                        bits = np.unpackbits(np.frombuffer(raw, np.uint8),
+                                             bitorder="little").astype(np.bool_)
+                        v = bits[:n] if len(bits) >= n else bits[:1]
+                    else:
+                        v = np.frombuffer(raw, dtype=ELEM[relem])
+                    v = (v.reshape(rshape) if v.size == n
+                         else np.broadcast_to(v[:1], rshape))
+                elif not lit.strip():  # an empty tensor
                     v = np.zeros(rshape, dtype=ELEM[relem])
                 else:
                     v = np.broadcast_to(np.array(eval(lit), dtype=ELEM[relem]), rshape)
