@@ -250,17 +250,27 @@ LogicalResult Importer::importSoftmax(const onnx::NodeProto &node) {
       normAxis(node, intAttr(node, "axis", opset >= 13 ? -1 : 1), rank);
   if (failed(axis))
     return failure();
-  if (opset < 13 && *axis != rank - 1)
-    return nodeError(node) << op << " before opset 13 is only supported on "
-                                    "the last axis";
-  if (op == "LogSoftmax")
-    setOutput(node, 0,
-              LogSoftmaxOp::create(builder, nodeLoc(node), x->getType(), *x,
-                                   *axis));
-  else
-    setOutput(node, 0,
-              SoftmaxOp::create(builder, nodeLoc(node), x->getType(), *x,
-                                *axis));
+  // Before opset 13 the input is coerced to 2-D at `axis`: [d0 * ... *
+  // d(axis-1), d(axis) * ... * d(rank-1)], normalized along the second
+  // dimension, reshaped back (the ONNX Softmax-11 definition). On the last
+  // axis that is the softmax over it.
+  Location loc = nodeLoc(node);
+  Value input = *x;
+  int64_t along = *axis;
+  if (opset < 13 && *axis != rank - 1) {
+    ArrayRef<int64_t> shape = shapeOf(*x);
+    int64_t outer = product(shape.take_front(*axis)),
+            inner = product(shape.drop_front(*axis));
+    input = reshape(loc, *x, {outer, inner});
+    along = 1;
+  }
+  Value result =
+      op == "LogSoftmax"
+          ? LogSoftmaxOp::create(builder, loc, input.getType(), input, along)
+                .getResult()
+          : SoftmaxOp::create(builder, loc, input.getType(), input, along)
+                .getResult();
+  setOutput(node, 0, reshape(loc, result, shapeOf(*x)));
   return success();
 }
 
