@@ -35,6 +35,17 @@ func.func @int_logic(%xi: tensor<2x3xi32>, %yi: tensor<3xi32>, %m: tensor<2x3xi1
 }
 
 // Gather on the middle axis with 2-D indices, negative ones wrapped.
+// gather_elements along the middle axis with negative indices, indices
+// shorter than the input on the first axis (numpy.take_along_axis).
+// RUN: %python -m llmc_check gen %t gidx=1x2x4xi64@"np.array([[[0,-1,2,-3],[1,1,-2,0]]])"
+// RUN: llmc run %s --entry gather_elements --input arg0=%t/x.npy --input arg1=%t/gidx.npy --output-dir %t/gather_elements
+// RUN: %python -m llmc_check expr "gather_elements(x, gidx, axis=1)" --arg x=%t/x.npy --arg gidx=%t/gidx.npy --actual %t/gather_elements/out0.npy --dtype exact --name gather_elements | FileCheck %s --check-prefix=GATHER_ELEMENTS
+// GATHER_ELEMENTS: gather_elements: shape [1, 2, 4] dtype float32 {{.*}} PASS
+func.func @gather_elements(%x: tensor<2x3x4xf32>, %idx: tensor<1x2x4xi64>) -> tensor<1x2x4xf32> {
+  %r = llm.gather_elements %x, %idx {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<1x2x4xi64>) -> tensor<1x2x4xf32>
+  return %r : tensor<1x2x4xf32>
+}
+
 // RUN: llmc run %s --entry gather_mid --input arg0=%t/x.npy --input arg1=%t/idx.npy --output-dir %t/gather_mid
 // RUN: %python -m llmc_check expr "gather(x, idx, axis=-1)" --arg x=%t/x.npy --arg idx=%t/idx.npy --actual %t/gather_mid/out0.npy --dtype exact --name gather_mid | FileCheck %s --check-prefix=GATHER_MID
 // GATHER_MID: gather_mid: shape [2, 3, 2, 2] dtype float32 {{.*}} PASS

@@ -439,6 +439,23 @@ def gather(x, indices, axis=0):
   return np.take(x, idx, axis=axis)
 
 
+def gather_elements(x, indices, axis=0):
+  """llm.gather_elements: numpy.take_along_axis; negative indices count from
+  the end; an index outside [-n, n) is a run-time error (ValueError)."""
+  x = np.asarray(x)
+  axis = axis % x.ndim
+  n = x.shape[axis]
+  idx = np.asarray(indices).astype(np.int64)
+  if ((idx < -n) | (idx >= n)).any():
+    raise ValueError("gather_elements: index out of range [-%d, %d)" % (n, n))
+  idx = np.where(idx < 0, idx + n, idx)
+  # Other dimensions of the indices may be shorter than the input's.
+  for d, s in enumerate(idx.shape):
+    if d != axis:
+      x = np.take(x, np.arange(s), axis=d)
+  return np.take_along_axis(x, idx, axis=axis)
+
+
 def reverse(x, dimensions):
   """llm.reverse: numpy.flip over `dimensions`."""
   return np.ascontiguousarray(np.flip(np.asarray(x), axis=tuple(dimensions)))

@@ -259,6 +259,49 @@ struct GatherLowering : StaticLowering<GatherOp> {
   }
 };
 
+// llm.gather_elements %x, %idx {axis} -> the run-time range check of %idx,
+// then linalg.generic over the result (= %idx's) shape:
+//   { k = idx < 0 ? idx + N : idx, clamped to [0, N-1];
+//     tensor.extract %x[d_0 .. d_{axis-1}, k, d_{axis+1} ..] }
+struct GatherElementsLowering : StaticLowering<GatherElementsOp> {
+  using StaticLowering::StaticLowering;
+  LogicalResult lower(GatherElementsOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    RankedTensorType inType = tensorTypeOf(input), type = op.getType();
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    int64_t size = inType.getDimSize(axis);
+    emitIndexRangeCheck(rewriter, op, indices, size);
+    Value r = parallelGeneric(
+        rewriter, op.getLoc(), type, ValueRange{indices},
+        {AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value k = a[0];
+          Type it = k.getType();
+          auto c = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
+          };
+          Value isNeg =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, c(0));
+          k = arith::SelectOp::create(
+              b, l, isNeg, arith::AddIOp::create(b, l, k, c(size)), k);
+          k = arith::MaxSIOp::create(
+              b, l, arith::MinSIOp::create(b, l, k, c(size - 1)), c(0));
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d)
+            coords.push_back(
+                d == axis
+                    ? Value(arith::IndexCastOp::create(b, l, b.getIndexType(), k))
+                    : Value(linalg::IndexOp::create(b, l, d)));
+          return tensor::ExtractOp::create(b, l, input, coords);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 // llm.reverse %x {dimensions} -> linalg.generic
 //   { tensor.extract %x[.., N_d - 1 - d, ..] } (reversed dims only)
 struct ReverseLowering : StaticLowering<ReverseOp> {
@@ -568,7 +611,7 @@ void mlir::llm::populateLLMToLinalgDataPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<CompareLowering, LogicalLowering<LogicalAndOp>,
                LogicalLowering<LogicalOrOp>, LogicalLowering<LogicalXorOp>,
-               LogicalNotLowering, SelectLowering, GatherLowering,
+               LogicalNotLowering, SelectLowering, GatherLowering, GatherElementsLowering,
                ReverseLowering, LogSoftmaxLowering,
                ArgReduceLowering<ArgMaxOp, true>,
                ArgReduceLowering<ArgMinOp, false>,

@@ -107,7 +107,8 @@ static bool isSupportedOp(StringRef op) {
       "ArgMin", "LayerNormalization", "ReduceMean", "ReduceMax", "ReduceSum",
       "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2", "ReduceLogSum",
       "ReduceLogSumExp", "Transpose", "Reshape", "Squeeze", "Unsqueeze",
-      "Flatten", "Concat", "Split", "Slice", "Gather", "Shape", "Size",
+      "Flatten", "Concat", "Split", "Slice", "Gather", "GatherElements", "Shape",
+      "Size",
       "ConstantOfShape", "Range", "NonZero", "Expand", "Cast", "Clip", "Trilu",
       // ImportQuant.cpp
       "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul"};
@@ -211,6 +212,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importCast(node);
   if (op == "Clip")
     return importClip(node);
+  if (op == "GatherElements")
+    return importGatherElements(node);
   if (op == "NonZero")
     return importNonZero(node);
   if (op == "Trilu")

@@ -568,6 +568,70 @@ LogicalResult Importer::importShape(const onnx::NodeProto &node) {
   return success();
 }
 
+// GatherElements(data, indices) {axis} = numpy.take_along_axis (negative
+// indices count from the end): folded on constants, else
+// llm.gather_elements (an index out of range is then a run-time error).
+LogicalResult Importer::importGatherElements(const onnx::NodeProto &node) {
+  FailureOr<Entry *> data = required(node, 0), idx = required(node, 1);
+  if (failed(data) || failed(idx))
+    return failure();
+  SmallVector<int64_t> shape = shapeOf(**data), ishape = shapeOf(**idx);
+  int64_t rank = shape.size();
+  if (rank == 0 || static_cast<int64_t>(ishape.size()) != rank)
+    return nodeError(node) << "indices of shape " << shapeStr(ishape)
+                           << " for data of shape " << shapeStr(shape)
+                           << " (the ranks must be equal and at least 1)";
+  FailureOr<int64_t> axis = normAxis(node, intAttr(node, "axis", 0), rank);
+  if (failed(axis))
+    return failure();
+  int64_t dim = shape[*axis];
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && ishape[d] > shape[d])
+      return nodeError(node) << "indices dimension " << d << " (" << ishape[d]
+                             << ") is larger than the data's (" << shape[d]
+                             << ")";
+  int idtype = dtypeOf(**idx);
+  if (idtype != TensorProto::INT64 && idtype != TensorProto::INT32)
+    return nodeError(node) << "indices must be int32 or int64, got "
+                           << dtypeName(idtype);
+  if (dim == 0 && product(ishape) > 0)
+    return nodeError(node) << "gathered dimension " << *axis << " is empty";
+  if ((*data)->constant && (*idx)->constant) {
+    const ConstTensor &t = *(*data)->constant, &i = *(*idx)->constant;
+    for (int64_t k = 0, e = i.numel(); k < e; ++k)
+      if (i.getInt(k) < -dim || i.getInt(k) >= dim)
+        return nodeError(node) << "index " << i.getInt(k)
+                               << " is out of range for dimension " << *axis
+                               << " of size " << dim;
+    SmallVector<int64_t> strides = stridesOf(shape),
+                         istrides = stridesOf(ishape);
+    setOutput(node, 0, t.remap(ishape, [&](ArrayRef<int64_t> o) {
+      int64_t flat = 0, src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat += o[d] * istrides[d];
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t v = o[d];
+        if (d == *axis) {
+          v = i.getInt(flat);
+          v += v < 0 ? dim : 0;
+        }
+        src += v * strides[d];
+      }
+      return src;
+    }));
+    return success();
+  }
+  FailureOr<Value> x = materialize(node, **data);
+  FailureOr<Value> ids = materialize(node, **idx);
+  if (failed(x) || failed(ids))
+    return failure();
+  setOutput(node, 0,
+            GatherElementsOp::create(builder, nodeLoc(node),
+                                     tensorType(ishape, elemTypeOf(*x)), *x,
+                                     *ids, *axis));
+  return success();
+}
+
 // NonZero(x) = the indices of x's nonzero elements, int64 [rank, count], in
 // row-major order (numpy.nonzero stacked). Its shape depends on the values,
 // so x must be a constant: torch writes `arange` that way below opset 11

@@ -751,6 +751,7 @@ private:
   LogicalResult importConstantOfShape(const onnx::NodeProto &node);
   LogicalResult importRange(const onnx::NodeProto &node);
   LogicalResult importNonZero(const onnx::NodeProto &node);
+  LogicalResult importGatherElements(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);
   LogicalResult importClip(const onnx::NodeProto &node);

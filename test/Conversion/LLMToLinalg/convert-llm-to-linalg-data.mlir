@@ -84,6 +84,25 @@ func.func @gather(%a: tensor<5x4xf32>, %i: tensor<2xi32>) -> tensor<5x2xf32> {
 
 // -----
 
+// The index of gather_elements replaces the coordinate on the axis only.
+// (The first generic is the run-time range check of the indices.)
+// CHECK-LABEL: func.func @gather_elements
+//  CHECK-SAME: (%[[X:.+]]: tensor<3x4xf32>, %[[I:.+]]: tensor<2x4xi64>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%[[I]] : tensor<2x4xi64>)
+// CHECK: ^bb0(%[[K:.+]]: i64
+// CHECK:   arith.cmpi slt, %[[K]]
+// CHECK:   %[[MAX:.+]] = arith.maxsi
+// CHECK:   %[[ROW:.+]] = arith.index_cast %[[MAX]] : i64 to index
+// CHECK:   %[[COL:.+]] = linalg.index 1 : index
+// CHECK:   tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+func.func @gather_elements(%a: tensor<3x4xf32>, %i: tensor<2x4xi64>) -> tensor<2x4xf32> {
+  %0 = llm.gather_elements %a, %i : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reverse
 //  CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
 // CHECK: linalg.generic

@@ -686,6 +686,42 @@ func.func @gather_empty(%a: tensor<0x3xf32>, %i: tensor<4xi64>) {
 
 // -----
 
+func.func @gather_elements_rank(%a: tensor<2x3xf32>, %i: tensor<4xi64>) {
+  // expected-error @+2 {{'llm.gather_elements' indices of rank 1 for an input of rank 2 (the ranks must be equal)}}
+  // expected-error @+1 {{'llm.gather_elements' op failed to infer returned types}}
+  %0 = llm.gather_elements %a, %i : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_axis(%a: tensor<2x3xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+2 {{'llm.gather_elements' axis -3 is out of range for rank 2 (expected [-2, 2))}}
+  // expected-error @+1 {{'llm.gather_elements' op failed to infer returned types}}
+  %0 = llm.gather_elements %a, %i {axis = -3 : i64} : (tensor<2x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_dim(%a: tensor<2x3xf32>, %i: tensor<3x3xi64>) {
+  // expected-error @+2 {{'llm.gather_elements' indices dimension 0 (3) is larger than the input's (2)}}
+  // expected-error @+1 {{'llm.gather_elements' op failed to infer returned types}}
+  %0 = llm.gather_elements %a, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xi64>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_empty(%a: tensor<2x0xf32>, %i: tensor<2x1xi64>) {
+  // expected-error @+2 {{'llm.gather_elements' gathered dimension 1 is empty: no index can be looked up}}
+  // expected-error @+1 {{'llm.gather_elements' op failed to infer returned types}}
+  %0 = llm.gather_elements %a, %i {axis = 1 : i64} : (tensor<2x0xf32>, tensor<2x1xi64>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
 func.func @gather_index_type(%a: tensor<2x3xf32>, %i: tensor<4xf32>) {
   // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
   %0 = llm.gather %a, %i : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>

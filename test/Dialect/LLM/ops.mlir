@@ -154,7 +154,8 @@ func.func @data_movement(%t: tensor<50x16xf32>, %ids: tensor<1x8xi32>, %x: tenso
 
 // CHECK-LABEL: func @runtime_data
 func.func @runtime_data(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi32>,
-                        %m: tensor<2x3xi1>, %n: tensor<3xi1>, %idx: tensor<4xi64>) {
+                        %m: tensor<2x3xi1>, %n: tensor<3xi1>, %idx: tensor<4xi64>,
+                        %gidx: tensor<2x2xi32>) {
   // CHECK: llm.compare lt, %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
   %0 = llm.compare lt, %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
   // CHECK: llm.compare eq, %{{.*}}, %{{.*}} : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi1>
@@ -171,6 +172,8 @@ func.func @runtime_data(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi
   %6 = llm.select %m, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // CHECK: llm.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<2x4xf32>
   %7 = llm.gather %a, %idx {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<2x4xf32>
+  // CHECK: llm.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+  %ge = llm.gather_elements %a, %gidx {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
   // CHECK: llm.reverse %{{.*}} {dimensions = array<i64: 1>} : tensor<2x3xf32>
   %8 = llm.reverse %a {dimensions = array<i64: 1>} : tensor<2x3xf32>
   // CHECK: llm.log_softmax %{{.*}} {axis = 0 : i64} : tensor<2x3xf32>

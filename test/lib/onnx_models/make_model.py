@@ -260,6 +260,28 @@ def expand_const(n, out):
     np.savez(out + ".npz", in0=x, out0=y.astype(np.float32))
 
 
+def gather_elements(out):
+    """GatherElements: of runtime data (x [3, 4], constant indices [2, 4] with
+    negative ones, axis 0) and of constants (folded, axis -1), added. Writes
+    OUT and OUT.npz (input and numpy's output, for run_llm_ir.py)."""
+    idx = np.array([[0, -1, 2, 1], [-3, 0, 1, 2]], dtype=np.int64)
+    c = rng.standard_normal((2, 5)).astype(np.float32)
+    cidx = np.array([[4, 0, -1, 2], [1, 1, 3, -5]], dtype=np.int64)
+    nodes = [
+        helper.make_node("GatherElements", ["x", "idx"], ["g"], name="ge", axis=0),
+        helper.make_node("GatherElements", ["c", "cidx"], ["gc"], name="gec", axis=-1),
+        helper.make_node("Add", ["g", "gc"], ["y"], name="add"),
+    ]
+    m = model(nodes, [vi("x", F, [3, 4])], [vi("y", F, [2, 4])],
+              [numpy_helper.from_array(idx, "idx"), numpy_helper.from_array(c, "c"),
+               numpy_helper.from_array(cidx, "cidx")])
+    onnx.save_model(m, out)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    g = np.take_along_axis(x, np.where(idx < 0, idx + 3, idx), axis=0)
+    gc = np.take_along_axis(c, np.where(cidx < 0, cidx + 5, cidx), axis=1)
+    np.savez(out + ".npz", in0=x, out0=(g + gc).astype(np.float32))
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -536,6 +558,9 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     if name == "external":
         external(out)
+        return
+    if name == "gather_elements":
+        gather_elements(out)
         return
     if name.startswith("expand_const"):  # expand_constN: N x N
         expand_const(int(name[len("expand_const"):]), out)

@@ -131,6 +131,8 @@ def evaluate(text, inputs):
             r = ref.compare(body.strip().split(",")[0].strip(), x[0], x[1])
         elif op == "gather":
             r = ref.gather(x[0], x[1], attrs.get("axis", 0))
+        elif op == "gather_elements":
+            r = ref.gather_elements(x[0], x[1], attrs.get("axis", 0))
         elif op == "reverse":
             r = ref.reverse(x[0], attrs["dimensions"])
         elif op == "log_softmax":

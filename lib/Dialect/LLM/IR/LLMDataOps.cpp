@@ -131,6 +131,42 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// GatherElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return emitOptionalError(loc,
+                             "'llm.gather_elements' input must have rank >= 1");
+  if (indices.getRank() != rank)
+    return emitOptionalError(loc, "'llm.gather_elements' indices of rank ",
+                             indices.getRank(), " for an input of rank ", rank,
+                             " (the ranks must be equal)");
+  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), rank);
+  if (failed(axis))
+    return emitOptionalError(loc, "'llm.gather_elements' axis ",
+                             adaptor.getAxis(), " is out of range for rank ",
+                             rank, " (expected [", -rank, ", ", rank, "))");
+  if (type.getDimSize(*axis) == 0)
+    return emitOptionalError(loc, "'llm.gather_elements' gathered dimension ",
+                             *axis, " is empty: no index can be looked up");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && indices.getDimSize(d) > type.getDimSize(d))
+      return emitOptionalError(
+          loc, "'llm.gather_elements' indices dimension ", d, " (",
+          indices.getDimSize(d), ") is larger than the input's (",
+          type.getDimSize(d), ")");
+  inferred.push_back(
+      RankedTensorType::get(indices.getShape(), type.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ReverseOp
 //===----------------------------------------------------------------------===//
 

@@ -745,6 +745,37 @@ def LLM_GatherOp : LLM_Op<"gather", [InferTypeOpAdaptor]> {
       "$input `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def LLM_GatherElementsOp : LLM_Op<"gather_elements", [InferTypeOpAdaptor]> {
+  let summary = "gather single elements along an axis by runtime indices";
+  let description = [{
+    ONNX `GatherElements` / `numpy.take_along_axis(input, indices, axis)` /
+    `torch.gather`: `input` and `indices` have the same rank `r`; the result
+    has the shape of `indices` and
+
+    `result[i...] = input[i_0, .., i_(axis-1), wrap(indices[i...]), i_(axis+1), ..]`
+
+    for every index tuple `i` of the result, `wrap(k) = k + input.shape[axis]` for
+    a negative `k`. An index outside `[-input.shape[axis],
+    input.shape[axis])` is a run-time error, checked as for `llm.gather`.
+    `input` may have any llm element type; `indices` are i32 or i64; `axis`
+    may be negative.
+
+    Errors: ranks that differ; a rank-0 input; `axis` outside `[-r, r)`; an
+    empty gathered dimension; a dimension `d != axis` of `indices` larger
+    than that of `input`.
+
+    ```mlir
+    %g = llm.gather_elements %x, %idx {axis = 1 : i64}
+        : (tensor<3x5xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input, LLM_IndexTensor:$indices,
+      DefaultValuedAttr<LLM_AxisAttr, "0">:$axis);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 def LLM_ReverseOp : LLM_Op<"reverse", [SameOperandsAndResultType]> {
   let summary = "reverse the order of elements along dimensions";
   let description = [{
