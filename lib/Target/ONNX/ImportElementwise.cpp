@@ -120,7 +120,10 @@ static ConstTensor foldElementwise(
 // of operands (Max/Min are variadic), with constant operands converted to
 // the runtime operand's float type. Mod has no llm op: constants only.
 LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
-  StringRef op = node.op_type();
+  // Sum and Mean are variadic Adds (Mean then divides: importMean).
+  StringRef op = node.op_type() == "Sum" || node.op_type() == "Mean"
+                     ? StringRef("Add")
+                     : StringRef(node.op_type());
   SmallVector<Entry *> ins;
   for (int i = 0; i < node.input_size(); ++i)
     if (Entry *e = input(node, i))
@@ -599,3 +602,90 @@ LogicalResult Importer::importWhere(const onnx::NodeProto &node) {
   return success();
 }
 
+
+// Mean(x_1, ..., x_n) = Sum(x_1, ..., x_n) / n, with broadcasting: folded on
+// constants, else llm.add ... then llm.div by the constant n.
+LogicalResult Importer::importMean(const onnx::NodeProto &node) {
+  int n = 0;
+  for (int i = 0; i < node.input_size(); ++i)
+    n += input(node, i) != nullptr;
+  if (failed(importBinary(node)))
+    return failure();
+  Entry &sum = env[node.output(0)];
+  if (sum.constant) {
+    ConstTensor &c = *sum.constant;
+    ConstTensor out = ConstTensor::zeros(c.dtype, c.shape);
+    for (int64_t i = 0, e = c.numel(); i < e; ++i)
+      out.setDouble(i, c.getDouble(i) / n);
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  FailureOr<Value> count = scalarConstant(node, n, dtypeOf(sum));
+  if (failed(count))
+    return failure();
+  Value s = sum.value;
+  setOutput(node, 0,
+            DivOp::create(builder, nodeLoc(node), s.getType(), s, *count));
+  return success();
+}
+
+// LeakyRelu {alpha = 0.01}: x < 0 ? alpha * x : x; HardSigmoid {alpha = 0.2,
+// beta = 0.5}: max(0, min(1, alpha * x + beta)); HardSwish: x *
+// HardSigmoid(x) with alpha = 1/6, beta = 0.5 (the ONNX definitions).
+// Folded on constants, else llm.compare/select/mul/add/min/max with scalar
+// constants.
+LogicalResult Importer::importActivation(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  bool leaky = op == "LeakyRelu", swish = op == "HardSwish";
+  double alpha = leaky ? floatAttr(node, "alpha", 0.01f)
+                 : swish ? 1.0 / 6
+                         : floatAttr(node, "alpha", 0.2f);
+  double beta = swish ? 0.5 : floatAttr(node, "beta", 0.5f);
+  auto fold = [&](double x) {
+    if (leaky)
+      return x < 0 ? alpha * x : x;
+    double h = std::max(0.0, std::min(1.0, alpha * x + beta));
+    return swish ? x * h : h;
+  };
+  int dtype = dtypeOf(**in);
+  if (!isFloatDType(dtype))
+    return nodeError(node) << op << " takes a float tensor, got "
+                           << dtypeName(dtype);
+  if ((*in)->constant) {
+    const ConstTensor &c = *(*in)->constant;
+    ConstTensor out = ConstTensor::zeros(c.dtype, c.shape);
+    for (int64_t i = 0, e = c.numel(); i < e; ++i)
+      out.setDouble(i, fold(c.getDouble(i)));
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  Value x = (*in)->value;
+  Location loc = nodeLoc(node);
+  Type t = x.getType();
+  auto scalar = [&](double v) { return scalarConstant(node, v, dtype); };
+  FailureOr<Value> a = scalar(alpha);
+  if (failed(a))
+    return failure();
+  Value ax = MulOp::create(builder, loc, t, x, *a);
+  if (leaky) {
+    FailureOr<Value> zero = scalar(0);
+    if (failed(zero))
+      return failure();
+    Value neg = CompareOp::create(
+        builder, loc, tensorType(shapeOf(x), builder.getI1Type()),
+        ComparePredicate::LT, x, *zero);
+    setOutput(node, 0, SelectOp::create(builder, loc, t, neg, ax, x));
+    return success();
+  }
+  FailureOr<Value> b = scalar(beta), one = scalar(1), zero = scalar(0);
+  if (failed(b) || failed(one) || failed(zero))
+    return failure();
+  Value h = AddOp::create(builder, loc, t, ax, *b);
+  h = MinOp::create(builder, loc, t, h, *one);
+  h = MaxOp::create(builder, loc, t, h, *zero);
+  setOutput(node, 0, swish ? MulOp::create(builder, loc, t, x, h) : h);
+  return success();
+}

@@ -752,6 +752,8 @@ private:
   LogicalResult importRange(const onnx::NodeProto &node);
   LogicalResult importNonZero(const onnx::NodeProto &node);
   LogicalResult importGatherElements(const onnx::NodeProto &node);
+  LogicalResult importMean(const onnx::NodeProto &node);
+  LogicalResult importActivation(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);
   LogicalResult importClip(const onnx::NodeProto &node);

@@ -282,6 +282,35 @@ def gather_elements(out):
     np.savez(out + ".npz", in0=x, out0=(g + gc).astype(np.float32))
 
 
+def activations(out):
+    """LeakyRelu (alpha 0.3), HardSigmoid (alpha 0.4, beta 0.6), HardSwish,
+    Sum (three inputs, broadcast), Mean (two inputs) of a runtime x [3, 4],
+    plus LeakyRelu of a constant (folded), added. Writes OUT and OUT.npz."""
+    c1 = rng.standard_normal(4).astype(np.float32)
+    c2 = rng.standard_normal((3, 1)).astype(np.float32)
+    nodes = [
+        helper.make_node("LeakyRelu", ["x"], ["a"], name="leaky", alpha=0.3),
+        helper.make_node("HardSigmoid", ["x"], ["b"], name="hsig", alpha=0.4, beta=0.6),
+        helper.make_node("HardSwish", ["x"], ["c"], name="hswish"),
+        helper.make_node("Sum", ["x", "c1", "c2"], ["d"], name="sum"),
+        helper.make_node("Mean", ["x", "c1"], ["e"], name="mean"),
+        helper.make_node("LeakyRelu", ["c2"], ["f"], name="leaky_const"),
+        helper.make_node("Sum", ["a", "b", "c", "d", "e", "f"], ["y"], name="total"),
+    ]
+    m = model(nodes, [vi("x", F, [3, 4])], [vi("y", F, [3, 4])],
+              [numpy_helper.from_array(c1, "c1"), numpy_helper.from_array(c2, "c2")])
+    onnx.save_model(m, out)
+    x = rng.standard_normal((3, 4)).astype(np.float32) * 4
+    x64 = x.astype(np.float64)
+    a = np.where(x64 < 0, 0.3 * x64, x64)
+    b = np.clip(0.4 * x64 + 0.6, 0, 1)
+    c = x64 * np.clip(x64 / 6 + 0.5, 0, 1)
+    d = x64 + c1 + c2
+    e = (x64 + c1) / 2
+    f = np.where(c2 < 0, 0.01 * c2, c2)
+    np.savez(out + ".npz", in0=x, out0=(a + b + c + d + e + f).astype(np.float32))
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -558,6 +587,9 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     if name == "external":
         external(out)
+        return
+    if name == "activations":
+        activations(out)
         return
     if name == "gather_elements":
         gather_elements(out)
