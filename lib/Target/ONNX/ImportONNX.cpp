@@ -100,7 +100,7 @@ LogicalResult Importer::importConstant(const onnx::NodeProto &node) {
 static bool isSupportedOp(StringRef op) {
   static const llvm::StringSet<> ops = {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
-      "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish",
+      "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
       "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
       "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
       "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
@@ -158,6 +158,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importBinary(node);
   if (op == "Mean")
     return importMean(node);
+  if (op == "OneHot")
+    return importOneHot(node);
   if (llvm::is_contained({"LeakyRelu", "HardSigmoid", "HardSwish"}, op))
     return importActivation(node);
   if (llvm::is_contained({"Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",

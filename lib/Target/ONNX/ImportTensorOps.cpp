@@ -632,6 +632,105 @@ LogicalResult Importer::importGatherElements(const onnx::NodeProto &node) {
   return success();
 }
 
+// OneHot(indices, depth, values = [off, on]) {axis = -1}: a new dimension of
+// size depth at `axis`, `on` where it equals the index (negative indices
+// count from the end; float indices are truncated), `off` elsewhere. Folded
+// on constants; else, with K = [0, depth) along that axis,
+//   select((idx == K) or (idx == K - depth), on, off)
+// (llm.compare, llm.logical_or, llm.select: no integer arithmetic at run
+// time). depth must be a constant; values may be a runtime tensor.
+LogicalResult Importer::importOneHot(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0), vals = required(node, 2);
+  FailureOr<const ConstTensor *> d = requiredConst(node, 1, "depth");
+  if (failed(in) || failed(vals) || failed(d))
+    return failure();
+  if ((*d)->numel() != 1)
+    return nodeError(node) << "depth must have one element, got "
+                           << shapeStr((*d)->shape);
+  int64_t depth = (*d)->getInt(0);
+  if (depth < 1 || depth > kMaxFoldedElements)
+    return nodeError(node) << "depth " << depth << " is out of range";
+  SmallVector<int64_t> vshape = shapeOf(**vals);
+  if (vshape.size() != 1 || vshape[0] != 2)
+    return nodeError(node) << "values must have shape [2] ([off, on]), got "
+                           << shapeStr(vshape);
+  SmallVector<int64_t> ishape = shapeOf(**in);
+  int64_t rank = ishape.size() + 1;
+  FailureOr<int64_t> axis = normAxis(node, intAttr(node, "axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> outShape(ishape);
+  outShape.insert(outShape.begin() + *axis, depth);
+  if (failed(checkShape(node, outShape)))
+    return failure();
+  int vtype = dtypeOf(**vals);
+
+  if ((*in)->constant && (*vals)->constant) {
+    const ConstTensor &idx = *(*in)->constant, &v = *(*vals)->constant;
+    ConstTensor out = ConstTensor::zeros(vtype, outShape);
+    int64_t es = out.elemSize();
+    forEachIndex(outShape, [&](ArrayRef<int64_t> o, int64_t flat) {
+      SmallVector<int64_t> io(o);
+      int64_t k = io[*axis];
+      io.erase(io.begin() + *axis);
+      int64_t f = 0;
+      SmallVector<int64_t> strides = stridesOf(ishape);
+      for (size_t q = 0; q < io.size(); ++q)
+        f += io[q] * strides[q];
+      int64_t i = idx.getInt(f);
+      bool hot = i == k || i == k - depth;
+      std::memcpy(out.bytes->data() + flat * es, v.ptr(hot ? 1 : 0), es);
+    });
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+
+  Location loc = nodeLoc(node);
+  FailureOr<Value> x = materialize(node, **in);
+  if (failed(x))
+    return failure();
+  Value idx = *x;
+  Type it = elemTypeOf(idx);
+  if (isa<FloatType>(it)) {
+    it = builder.getI64Type();
+    idx = CastOp::create(builder, loc, tensorType(ishape, it), idx);
+  }
+  SmallVector<int64_t> unsq(ishape);
+  unsq.insert(unsq.begin() + *axis, 1);
+  idx = reshape(loc, idx, unsq);
+  // K and K - depth along `axis`, in the indices' integer type.
+  SmallVector<int64_t> kshape(rank, 1);
+  kshape[*axis] = depth;
+  int itype = toONNXType(it);
+  Entry k, kneg;
+  k.constant = ConstTensor::zeros(itype, kshape);
+  kneg.constant = ConstTensor::zeros(itype, kshape);
+  for (int64_t j = 0; j < depth; ++j) {
+    k.constant->setInt(j, j);
+    kneg.constant->setInt(j, j - depth);
+  }
+  FailureOr<Value> kv = materialize(node, k), knv = materialize(node, kneg);
+  if (failed(kv) || failed(knv))
+    return failure();
+  auto maskType = tensorType(outShape, builder.getI1Type());
+  Value hot = LogicalOrOp::create(
+      builder, loc, maskType,
+      CompareOp::create(builder, loc, maskType, ComparePredicate::EQ, idx, *kv),
+      CompareOp::create(builder, loc, maskType, ComparePredicate::EQ, idx,
+                        *knv));
+  // off and on, rank 0.
+  FailureOr<Value> v = materialize(node, **vals);
+  if (failed(v))
+    return failure();
+  Type vt = elemTypeOf(*v);
+  Value off = reshape(loc, slice(loc, *v, {0}, {1}, {1}), {});
+  Value on = reshape(loc, slice(loc, *v, {1}, {2}, {1}), {});
+  setOutput(node, 0,
+            SelectOp::create(builder, loc, tensorType(outShape, vt), hot, on,
+                             off));
+  return success();
+}
+
 // NonZero(x) = the indices of x's nonzero elements, int64 [rank, count], in
 // row-major order (numpy.nonzero stacked). Its shape depends on the values,
 // so x must be a constant: torch writes `arange` that way below opset 11

@@ -753,6 +753,7 @@ private:
   LogicalResult importNonZero(const onnx::NodeProto &node);
   LogicalResult importGatherElements(const onnx::NodeProto &node);
   LogicalResult importMean(const onnx::NodeProto &node);
+  LogicalResult importOneHot(const onnx::NodeProto &node);
   LogicalResult importActivation(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);

@@ -311,6 +311,34 @@ def activations(out):
     np.savez(out + ".npz", in0=x, out0=(a + b + c + d + e + f).astype(np.float32))
 
 
+def one_hot(out):
+    """OneHot of runtime int64 ids [2, 3] (negative and out-of-range ones)
+    at axis 1, depth 5, values [-1, 3]; plus OneHot of constant float
+    indices (folded, truncated toward zero) at the last axis, added. Writes
+    OUT and OUT.npz."""
+    cidx = np.array([[0.0, 4.7, -1.2], [2.0, 9.0, -5.0]], dtype=np.float32)
+    nodes = [
+        helper.make_node("OneHot", ["ids", "depth", "values"], ["h"], name="oh", axis=1),
+        helper.make_node("OneHot", ["cidx", "depth", "values"], ["hc"], name="ohc"),
+        helper.make_node("Transpose", ["hc"], ["hct"], name="t", perm=[0, 2, 1]),
+        helper.make_node("Add", ["h", "hct"], ["y"], name="add"),
+    ]
+    m = model(nodes, [vi("ids", I64, [2, 3])], [vi("y", F, [2, 5, 3])],
+              [ints("depth", 5),
+               numpy_helper.from_array(np.array([-1, 3], dtype=np.float32), "values"),
+               numpy_helper.from_array(cidx, "cidx")])
+    onnx.save_model(m, out)
+    ids = np.array([[0, -1, 7], [4, -5, 2]], dtype=np.int64)
+
+    def onehot(i, axis):
+        i = np.trunc(i).astype(np.int64)
+        i = np.where(i < 0, i + 5, i)
+        h = (i[..., None] == np.arange(5)).astype(np.float32) * 4 - 1
+        return np.moveaxis(h, -1, axis)
+    y = onehot(ids, 1) + np.transpose(onehot(cidx, -1), (0, 2, 1))
+    np.savez(out + ".npz", in0=ids, out0=y.astype(np.float32))
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -587,6 +615,9 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     if name == "external":
         external(out)
+        return
+    if name == "one_hot":
+        one_hot(out)
         return
     if name == "activations":
         activations(out)
