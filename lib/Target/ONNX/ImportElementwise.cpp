@@ -629,7 +629,8 @@ LogicalResult Importer::importMean(const onnx::NodeProto &node) {
   return success();
 }
 
-// LeakyRelu {alpha = 0.01}: x < 0 ? alpha * x : x; HardSigmoid {alpha = 0.2,
+// LeakyRelu {alpha = 0.01}: x < 0 ? alpha * x : x; ThresholdedRelu {alpha =
+// 1}: x > alpha ? x : 0; HardSigmoid {alpha = 0.2,
 // beta = 0.5}: max(0, min(1, alpha * x + beta)); HardSwish: x *
 // HardSigmoid(x) with alpha = 1/6, beta = 0.5 (the ONNX definitions).
 // Folded on constants, else llm.compare/select/mul/add/min/max with scalar
@@ -639,14 +640,18 @@ LogicalResult Importer::importActivation(const onnx::NodeProto &node) {
   FailureOr<Entry *> in = required(node, 0);
   if (failed(in))
     return failure();
-  bool leaky = op == "LeakyRelu", swish = op == "HardSwish";
+  bool leaky = op == "LeakyRelu", swish = op == "HardSwish",
+       thresholded = op == "ThresholdedRelu";
   double alpha = leaky ? floatAttr(node, "alpha", 0.01f)
                  : swish ? 1.0 / 6
-                         : floatAttr(node, "alpha", 0.2f);
+                 : thresholded ? floatAttr(node, "alpha", 1.0f)
+                               : floatAttr(node, "alpha", 0.2f);
   double beta = swish ? 0.5 : floatAttr(node, "beta", 0.5f);
   auto fold = [&](double x) {
     if (leaky)
       return x < 0 ? alpha * x : x;
+    if (thresholded)
+      return x > alpha ? x : 0.0;
     double h = std::max(0.0, std::min(1.0, alpha * x + beta));
     return swish ? x * h : h;
   };
@@ -669,6 +674,16 @@ LogicalResult Importer::importActivation(const onnx::NodeProto &node) {
   FailureOr<Value> a = scalar(alpha);
   if (failed(a))
     return failure();
+  if (thresholded) {
+    FailureOr<Value> zero = scalar(0);
+    if (failed(zero))
+      return failure();
+    Value above = CompareOp::create(
+        builder, loc, tensorType(shapeOf(x), builder.getI1Type()),
+        ComparePredicate::GT, x, *a);
+    setOutput(node, 0, SelectOp::create(builder, loc, t, above, x, *zero));
+    return success();
+  }
   Value ax = MulOp::create(builder, loc, t, x, *a);
   if (leaky) {
     FailureOr<Value> zero = scalar(0);
@@ -687,5 +702,47 @@ LogicalResult Importer::importActivation(const onnx::NodeProto &node) {
   h = MinOp::create(builder, loc, t, h, *one);
   h = MaxOp::create(builder, loc, t, h, *zero);
   setOutput(node, 0, swish ? MulOp::create(builder, loc, t, x, h) : h);
+  return success();
+}
+
+// PRelu(x, slope) = x < 0 ? slope * x : x, slope broadcast to x (folded on
+// constants, else llm.compare/mul/select).
+LogicalResult Importer::importPRelu(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0), sl = required(node, 1);
+  if (failed(in) || failed(sl))
+    return failure();
+  SmallVector<int64_t> shape = shapeOf(**in);
+  auto out = broadcastShapes(shape, shapeOf(**sl));
+  if (!out || *out != shape)
+    return nodeError(node) << "slope of shape " << shapeStr(shapeOf(**sl))
+                           << " does not broadcast to x of shape "
+                           << shapeStr(shape);
+  int dtype = dtypeOf(**in);
+  if (!isFloatDType(dtype))
+    return nodeError(node) << "PRelu takes a float tensor, got "
+                           << dtypeName(dtype);
+  if ((*in)->constant && (*sl)->constant) {
+    const ConstTensor &x = *(*in)->constant, &s = *(*sl)->constant;
+    ConstTensor r = foldElementwise(
+        x, s, shape, x.dtype,
+        [&](ConstTensor &o, int64_t k, int64_t ia, int64_t ib) {
+          double v = x.getDouble(ia);
+          o.setDouble(k, v < 0 ? s.getDouble(ib) * v : v);
+        });
+    setOutput(node, 0, std::move(r));
+    return success();
+  }
+  Location loc = nodeLoc(node);
+  FailureOr<Value> x = materialize(node, **in);
+  FailureOr<Value> s = materializeAs(node, **sl, dtype);
+  FailureOr<Value> zero = scalarConstant(node, 0, dtype);
+  if (failed(x) || failed(s) || failed(zero))
+    return failure();
+  Type t = x->getType();
+  Value neg = CompareOp::create(builder, loc,
+                                tensorType(shape, builder.getI1Type()),
+                                ComparePredicate::LT, *x, *zero);
+  Value scaled = MulOp::create(builder, loc, t, *x, *s);
+  setOutput(node, 0, SelectOp::create(builder, loc, t, neg, scaled, *x));
   return success();
 }

@@ -425,6 +425,11 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
     r = ReduceSumOp::create(builder, loc, type, sq, axes, keepdims);
     if (op == "ReduceL2")
       r = SqrtOp::create(builder, loc, type, r);
+  } else if (op == "ReduceL1") {
+    // sum(|x|), |x| = max(x, -x)
+    Value abs = MaxOp::create(builder, loc, x->getType(), *x,
+                              NegOp::create(builder, loc, x->getType(), *x));
+    r = ReduceSumOp::create(builder, loc, type, abs, axes, keepdims);
   } else if (op == "ReduceLogSum") {
     // log(sum(x))
     r = ReduceSumOp::create(builder, loc, type, *x, axes, keepdims);

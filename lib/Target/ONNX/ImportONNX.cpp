@@ -101,12 +101,14 @@ static bool isSupportedOp(StringRef op) {
   static const llvm::StringSet<> ops = {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
       "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
+      "ThresholdedRelu", "PRelu", "CastLike",
       "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
       "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
       "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
       "Not", "Where", "MatMul", "Gemm", "Softmax", "LogSoftmax", "ArgMax",
       "ArgMin", "LayerNormalization", "ReduceMean", "ReduceMax", "ReduceSum",
-      "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2", "ReduceLogSum",
+      "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2",
+      "ReduceLogSum",
       "ReduceLogSumExp", "Transpose", "Reshape", "Squeeze", "Unsqueeze",
       "Flatten", "Concat", "Split", "Slice", "Gather", "GatherElements", "Shape",
       "Size",
@@ -160,8 +162,12 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importMean(node);
   if (op == "OneHot")
     return importOneHot(node);
-  if (llvm::is_contained({"LeakyRelu", "HardSigmoid", "HardSwish"}, op))
+  if (llvm::is_contained({"LeakyRelu", "HardSigmoid", "HardSwish",
+                          "ThresholdedRelu"},
+                         op))
     return importActivation(node);
+  if (op == "PRelu")
+    return importPRelu(node);
   if (llvm::is_contained({"Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
                           "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs",
                           "Sin", "Cos"},
@@ -184,7 +190,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   if (op == "LayerNormalization")
     return importLayerNorm(node);
   if (llvm::is_contained({"ReduceMean", "ReduceMax", "ReduceSum", "ReduceMin",
-                          "ReduceProd", "ReduceSumSquare", "ReduceL2",
+                          "ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2",
                           "ReduceLogSum", "ReduceLogSumExp"},
                          op))
     return importReduce(node);
@@ -215,7 +221,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importRange(node);
   if (op == "Expand")
     return importExpand(node);
-  if (op == "Cast")
+  if (op == "Cast" || op == "CastLike")
     return importCast(node);
   if (op == "Clip")
     return importClip(node);

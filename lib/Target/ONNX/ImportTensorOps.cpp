@@ -888,7 +888,12 @@ LogicalResult Importer::importCast(const onnx::NodeProto &node) {
   FailureOr<Entry *> in = required(node, 0);
   if (failed(in))
     return failure();
-  int64_t toAttr = intAttr(node, "to", TensorProto::UNDEFINED);
+  // CastLike(x, like): to `like`'s element type.
+  Entry *like = node.op_type() == "CastLike" ? input(node, 1) : nullptr;
+  if (node.op_type() == "CastLike" && !like)
+    return nodeError(node) << "missing input 1 (target_type)";
+  int64_t toAttr =
+      like ? dtypeOf(*like) : intAttr(node, "to", TensorProto::UNDEFINED);
   // (An int64 attribute: a value like 2^32 + 1 must not truncate to FLOAT.)
   if (toAttr < 0 || toAttr > INT_MAX ||
       !TensorProto::DataType_IsValid(static_cast<int>(toAttr)))

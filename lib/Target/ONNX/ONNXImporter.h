@@ -755,6 +755,7 @@ private:
   LogicalResult importMean(const onnx::NodeProto &node);
   LogicalResult importOneHot(const onnx::NodeProto &node);
   LogicalResult importActivation(const onnx::NodeProto &node);
+  LogicalResult importPRelu(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);
   LogicalResult importClip(const onnx::NodeProto &node);

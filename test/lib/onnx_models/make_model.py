@@ -284,8 +284,10 @@ def gather_elements(out):
 
 def activations(out):
     """LeakyRelu (alpha 0.3), HardSigmoid (alpha 0.4, beta 0.6), HardSwish,
-    Sum (three inputs, broadcast), Mean (two inputs) of a runtime x [3, 4],
-    plus LeakyRelu of a constant (folded), added. Writes OUT and OUT.npz."""
+    Sum (three inputs, broadcast), Mean (two inputs), ThresholdedRelu (alpha
+    0.5), PRelu (slope [4]), ReduceL1 (axis 1) + CastLike of a runtime x
+    [3, 4], plus LeakyRelu of a constant (folded), added. Writes OUT and
+    OUT.npz."""
     c1 = rng.standard_normal(4).astype(np.float32)
     c2 = rng.standard_normal((3, 1)).astype(np.float32)
     nodes = [
@@ -295,7 +297,12 @@ def activations(out):
         helper.make_node("Sum", ["x", "c1", "c2"], ["d"], name="sum"),
         helper.make_node("Mean", ["x", "c1"], ["e"], name="mean"),
         helper.make_node("LeakyRelu", ["c2"], ["f"], name="leaky_const"),
-        helper.make_node("Sum", ["a", "b", "c", "d", "e", "f"], ["y"], name="total"),
+        helper.make_node("ThresholdedRelu", ["x"], ["g"], name="thresholded", alpha=0.5),
+        helper.make_node("PRelu", ["x", "c1"], ["p"], name="prelu"),
+        helper.make_node("ReduceL1", ["x"], ["l1"], name="l1", axes=[1], keepdims=1),
+        helper.make_node("CastLike", ["l1", "x"], ["l1c"], name="castlike"),
+        helper.make_node("Sum", ["a", "b", "c", "d", "e", "f", "g", "p", "l1c"],
+                         ["y"], name="total"),
     ]
     m = model(nodes, [vi("x", F, [3, 4])], [vi("y", F, [3, 4])],
               [numpy_helper.from_array(c1, "c1"), numpy_helper.from_array(c2, "c2")])
@@ -308,7 +315,11 @@ def activations(out):
     d = x64 + c1 + c2
     e = (x64 + c1) / 2
     f = np.where(c2 < 0, 0.01 * c2, c2)
-    np.savez(out + ".npz", in0=x, out0=(a + b + c + d + e + f).astype(np.float32))
+    g = np.where(x64 > 0.5, x64, 0)
+    p = np.where(x64 < 0, c1 * x64, x64)
+    l1 = np.abs(x64).sum(axis=1, keepdims=True)
+    y = a + b + c + d + e + f + g + p + l1
+    np.savez(out + ".npz", in0=x, out0=y.astype(np.float32))
 
 
 def one_hot(out):
