@@ -746,3 +746,105 @@ LogicalResult Importer::importPRelu(const onnx::NodeProto &node) {
   setOutput(node, 0, SelectOp::create(builder, loc, t, neg, scaled, *x));
   return success();
 }
+
+// IsInf(x) {detect_negative = 1, detect_positive = 1}: x == +inf / x == -inf
+// (i1), folded on constants, else llm.compare (and llm.logical_or).
+LogicalResult Importer::importIsInf(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  bool neg = intAttr(node, "detect_negative", 1) != 0,
+       pos = intAttr(node, "detect_positive", 1) != 0;
+  int dtype = dtypeOf(**in);
+  if (!isFloatDType(dtype))
+    return nodeError(node) << "IsInf takes a float tensor, got "
+                           << dtypeName(dtype);
+  SmallVector<int64_t> shape = shapeOf(**in);
+  if ((*in)->constant) {
+    const ConstTensor &c = *(*in)->constant;
+    ConstTensor out = ConstTensor::zeros(TensorProto::BOOL, shape);
+    for (int64_t i = 0, e = c.numel(); i < e; ++i) {
+      double v = c.getDouble(i);
+      out.setInt(i, std::isinf(v) && ((v > 0 && pos) || (v < 0 && neg)));
+    }
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  Location loc = nodeLoc(node);
+  Value x = (*in)->value;
+  auto maskType = tensorType(shape, builder.getI1Type());
+  double inf = std::numeric_limits<double>::infinity();
+  auto equals = [&](double v) -> FailureOr<Value> {
+    FailureOr<Value> c = scalarConstant(node, v, dtype);
+    if (failed(c))
+      return failure();
+    return Value(CompareOp::create(builder, loc, maskType, ComparePredicate::EQ,
+                                   x, *c));
+  };
+  Value r;
+  if (pos || neg) {
+    FailureOr<Value> a = equals(pos ? inf : -inf);
+    if (failed(a))
+      return failure();
+    r = *a;
+    if (pos && neg) {
+      FailureOr<Value> b = equals(-inf);
+      if (failed(b))
+        return failure();
+      r = LogicalOrOp::create(builder, loc, maskType, r, *b);
+    }
+  } else {
+    Entry none;
+    none.constant = ConstTensor::zeros(TensorProto::BOOL, shape);
+    FailureOr<Value> z = materialize(node, none);
+    if (failed(z))
+      return failure();
+    r = *z;
+  }
+  setOutput(node, 0, r);
+  return success();
+}
+
+// Shrink(x) {bias = 0, lambd = 0.5}: x < -lambd ? x + bias : x > lambd ?
+// x - bias : 0, folded on constants, else llm.compare/select/add/sub.
+LogicalResult Importer::importShrink(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  double bias = floatAttr(node, "bias", 0.0f),
+         lambd = floatAttr(node, "lambd", 0.5f);
+  int dtype = dtypeOf(**in);
+  if (!isFloatDType(dtype))
+    return nodeError(node) << "Shrink of a " << dtypeName(dtype)
+                           << " tensor is not supported (float only)";
+  if ((*in)->constant) {
+    const ConstTensor &c = *(*in)->constant;
+    ConstTensor out = ConstTensor::zeros(c.dtype, c.shape);
+    for (int64_t i = 0, e = c.numel(); i < e; ++i) {
+      double v = c.getDouble(i);
+      out.setDouble(i, v < -lambd ? v + bias : v > lambd ? v - bias : 0.0);
+    }
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  Location loc = nodeLoc(node);
+  Value x = (*in)->value;
+  Type t = x.getType();
+  auto maskType = tensorType(shapeOf(x), builder.getI1Type());
+  FailureOr<Value> lo = scalarConstant(node, -lambd, dtype),
+                   hi = scalarConstant(node, lambd, dtype),
+                   b = scalarConstant(node, bias, dtype),
+                   zero = scalarConstant(node, 0, dtype);
+  if (failed(lo) || failed(hi) || failed(b) || failed(zero))
+    return failure();
+  Value below = CompareOp::create(builder, loc, maskType, ComparePredicate::LT,
+                                  x, *lo);
+  Value above = CompareOp::create(builder, loc, maskType, ComparePredicate::GT,
+                                  x, *hi);
+  Value upper = SelectOp::create(builder, loc, t, above,
+                                 SubOp::create(builder, loc, t, x, *b), *zero);
+  setOutput(node, 0,
+            SelectOp::create(builder, loc, t, below,
+                             AddOp::create(builder, loc, t, x, *b), upper));
+  return success();
+}

@@ -101,7 +101,7 @@ static bool isSupportedOp(StringRef op) {
   static const llvm::StringSet<> ops = {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
       "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
-      "ThresholdedRelu", "PRelu", "CastLike",
+      "ThresholdedRelu", "PRelu", "CastLike", "IsInf", "Shrink", "Tile",
       "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
       "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
       "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
@@ -168,6 +168,12 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importActivation(node);
   if (op == "PRelu")
     return importPRelu(node);
+  if (op == "IsInf")
+    return importIsInf(node);
+  if (op == "Shrink")
+    return importShrink(node);
+  if (op == "Tile")
+    return importTile(node);
   if (llvm::is_contained({"Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
                           "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs",
                           "Sin", "Cos"},

@@ -731,6 +731,55 @@ LogicalResult Importer::importOneHot(const onnx::NodeProto &node) {
   return success();
 }
 
+// Tile(x, repeats) = x repeated repeats[d] times along each dimension d
+// (numpy.tile): folded on constants, else one llm.concat of copies per
+// repeated dimension. repeats must be a constant.
+LogicalResult Importer::importTile(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  FailureOr<const ConstTensor *> r = requiredConst(node, 1, "repeats");
+  if (failed(in) || failed(r))
+    return failure();
+  SmallVector<int64_t> shape = shapeOf(**in), repeats = (*r)->toInts();
+  if (repeats.size() != shape.size())
+    return nodeError(node) << repeats.size() << " repeats for a tensor of rank "
+                           << shape.size();
+  SmallVector<int64_t> outShape;
+  for (auto [d, n] : llvm::zip(shape, repeats)) {
+    if (n < 0)
+      return nodeError(node) << "negative repeat " << n;
+    outShape.push_back(d * n);
+  }
+  if (failed(checkShape(node, outShape)))
+    return failure();
+  if ((*in)->constant) {
+    SmallVector<int64_t> strides = stridesOf(shape);
+    setOutput(node, 0,
+              (*in)->constant->remap(outShape, [&](ArrayRef<int64_t> o) {
+                int64_t f = 0;
+                for (size_t d = 0; d < o.size(); ++d)
+                  f += (o[d] % shape[d]) * strides[d];
+                return f;
+              }));
+    return success();
+  }
+  if (llvm::is_contained(repeats, 0))
+    return nodeError(node) << "Tile to an empty runtime tensor is not "
+                              "supported";
+  Location loc = nodeLoc(node);
+  Value x = (*in)->value;
+  SmallVector<int64_t> cur(shape);
+  for (auto [d, n] : llvm::enumerate(repeats)) {
+    if (n == 1)
+      continue;
+    cur[d] *= n;
+    SmallVector<Value> copies(n, x);
+    x = ConcatOp::create(builder, loc, tensorType(cur, elemTypeOf(x)), copies,
+                         static_cast<int64_t>(d));
+  }
+  setOutput(node, 0, x);
+  return success();
+}
+
 // NonZero(x) = the indices of x's nonzero elements, int64 [rank, count], in
 // row-major order (numpy.nonzero stacked). Its shape depends on the values,
 // so x must be a constant: torch writes `arange` that way below opset 11

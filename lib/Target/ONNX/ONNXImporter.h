@@ -756,6 +756,9 @@ private:
   LogicalResult importOneHot(const onnx::NodeProto &node);
   LogicalResult importActivation(const onnx::NodeProto &node);
   LogicalResult importPRelu(const onnx::NodeProto &node);
+  LogicalResult importIsInf(const onnx::NodeProto &node);
+  LogicalResult importShrink(const onnx::NodeProto &node);
+  LogicalResult importTile(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);
   LogicalResult importClip(const onnx::NodeProto &node);

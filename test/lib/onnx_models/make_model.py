@@ -350,6 +350,35 @@ def one_hot(out):
     np.savez(out + ".npz", in0=ids, out0=y.astype(np.float32))
 
 
+def misc_ops(out):
+    """Tile (repeats [2, 1, 3]) of Shrink (bias 0.25, lambd 0.75) of a
+    runtime x [2, 3, 1] with infinities, IsInf of x (both signs, and the
+    positive ones only), and Tile of a constant (folded). Writes OUT and
+    OUT.npz."""
+    c = np.array([[1.0, 2.0, 3.0]], dtype=np.float32)
+    nodes = [
+        helper.make_node("Shrink", ["x"], ["s"], name="shrink", bias=0.25, lambd=0.75),
+        helper.make_node("Tile", ["s", "reps"], ["y"], name="tile"),
+        helper.make_node("IsInf", ["x"], ["inf"], name="isinf"),
+        helper.make_node("IsInf", ["x"], ["posinf"], name="isposinf", detect_negative=0),
+        helper.make_node("Tile", ["c", "creps"], ["ct"], name="tile_const"),
+        helper.make_node("Unsqueeze", ["ct", "zero"], ["ctu"], name="unsq"),
+        helper.make_node("Add", ["y", "ctu"], ["y2"], name="add"),
+    ]
+    m = model(nodes, [vi("x", F, [2, 3, 1])],
+              [vi("y2", F, [4, 3, 3]), vi("inf", TensorProto.BOOL, [2, 3, 1]),
+               vi("posinf", TensorProto.BOOL, [2, 3, 1])],
+              [ints("reps", [2, 1, 3]), numpy_helper.from_array(c, "c"),
+               ints("creps", [3, 1]), ints("zero", [0])])
+    onnx.save_model(m, out)
+    x = np.array([[[0.5], [-2.0], [np.inf]], [[1.0], [-np.inf], [-0.7]]], dtype=np.float32)
+    x64 = x.astype(np.float64)
+    s = np.where(x64 < -0.75, x64 + 0.25, np.where(x64 > 0.75, x64 - 0.25, 0))
+    y = np.tile(s, (2, 1, 3)) + np.tile(c, (3, 1))[None]
+    np.savez(out + ".npz", in0=x, out0=y.astype(np.float32), out1=np.isinf(x),
+             out2=np.isposinf(x))
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -626,6 +655,9 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     if name == "external":
         external(out)
+        return
+    if name == "misc_ops":
+        misc_ops(out)
         return
     if name == "one_hot":
         one_hot(out)

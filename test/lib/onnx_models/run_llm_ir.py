@@ -94,12 +94,16 @@ def evaluate(text, inputs):
             else:
                 lit = re.match(r"dense<(.*)>", body.strip()).group(1)
                 lit = lit.replace("true", "1").replace("false", "0")
-                hm = re.fullmatch(r'"0x([0-9A-F]*)"', lit.strip())
+                # "0x..." (quoted: the raw storage) or 0x... (a float
+                # given by its bits, e.g. inf).
+                hm = re.fullmatch(r'"?0x([0-9A-F]*)"?', lit.strip())
                 if hm:
                     # MLIR's hex form: the raw storage, i1 packed 8 to a
                     # byte (least significant bit first); one element for
                     # a splat.
                     raw = bytes.fromhex(hm.group(1))
+                    if not lit.strip().startswith('"'):
+                        raw = raw[::-1]  # the bits, most significant first
                     n = int(np.prod(rshape))
                     if relem == "i1":
                         bits = np.unpackbits(np.frombuffer(raw, np.uint8),
