@@ -848,3 +848,126 @@ LogicalResult Importer::importShrink(const onnx::NodeProto &node) {
                              AddOp::create(builder, loc, t, x, *b), upper));
   return success();
 }
+
+// Elementwise functions without an llm op of their own, written with llm
+// ops (the ONNX definitions; folded on constants):
+//   Sinh = (e^x - e^-x) / 2, Cosh = (e^x + e^-x) / 2,
+//   Asinh = sign(x) log(|x| + sqrt(x^2 + 1)) (odd: no cancellation for x < 0),
+//   Acosh = log(x + sqrt(x^2 - 1)), Atanh = log((1 + x) / (1 - x)) / 2,
+//   Sign = x > 0 ? 1 : x < 0 ? -1 : 0, IsNaN = x != x (unordered),
+//   Elu {alpha = 1} = x < 0 ? alpha (e^x - 1) : x,
+//   Celu {alpha = 1} = max(0, x) + min(0, alpha (e^(x / alpha) - 1)).
+LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  int dtype = dtypeOf(**in);
+  if (!isFloatDType(dtype))
+    return nodeError(node) << op << " of a " << dtypeName(dtype)
+                           << " tensor is not supported (float only)";
+  double alpha = floatAttr(node, "alpha", 1.0f);
+  auto fold = [&](double x) -> double {
+    if (op == "Sinh")
+      return std::sinh(x);
+    if (op == "Cosh")
+      return std::cosh(x);
+    if (op == "Asinh")
+      return std::asinh(x);
+    if (op == "Acosh")
+      return std::acosh(x);
+    if (op == "Atanh")
+      return std::atanh(x);
+    if (op == "Sign")
+      return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+    if (op == "IsNaN")
+      return std::isnan(x);
+    if (op == "Elu")
+      return x < 0 ? alpha * std::expm1(x) : x;
+    return std::max(0.0, x) + std::min(0.0, alpha * std::expm1(x / alpha));
+  };
+  bool isNaN = op == "IsNaN";
+  SmallVector<int64_t> shape = shapeOf(**in);
+  if ((*in)->constant) {
+    const ConstTensor &c = *(*in)->constant;
+    ConstTensor out =
+        ConstTensor::zeros(isNaN ? TensorProto::BOOL : c.dtype, c.shape);
+    for (int64_t i = 0, e = c.numel(); i < e; ++i)
+      out.setDouble(i, fold(c.getDouble(i)));
+    setOutput(node, 0, std::move(out));
+    return success();
+  }
+  Location loc = nodeLoc(node);
+  Value x = (*in)->value;
+  Type t = x.getType();
+  auto maskType = tensorType(shape, builder.getI1Type());
+  if (isNaN) {
+    setOutput(node, 0,
+              CompareOp::create(builder, loc, maskType, ComparePredicate::NE,
+                                x, x));
+    return success();
+  }
+  auto c = [&](double v) -> Value {
+    FailureOr<Value> r = scalarConstant(node, v, dtype);
+    return succeeded(r) ? *r : Value();
+  };
+  Value one = c(1), zero = c(0), half = c(0.5), a = c(alpha);
+  if (!one || !zero || !half || !a)
+    return failure();
+  auto exp = [&](Value v) -> Value {
+    return ExpOp::create(builder, loc, t, v);
+  };
+  auto neg = [&](Value v) -> Value {
+    return NegOp::create(builder, loc, t, v);
+  };
+  auto mul = [&](Value l, Value r) -> Value {
+    return MulOp::create(builder, loc, t, l, r);
+  };
+  auto add = [&](Value l, Value r) -> Value {
+    return AddOp::create(builder, loc, t, l, r);
+  };
+  auto sub = [&](Value l, Value r) -> Value {
+    return SubOp::create(builder, loc, t, l, r);
+  };
+  auto cmp = [&](ComparePredicate p, Value l, Value r) -> Value {
+    return CompareOp::create(builder, loc, maskType, p, l, r);
+  };
+  auto select = [&](Value m, Value l, Value r) -> Value {
+    return SelectOp::create(builder, loc, t, m, l, r);
+  };
+  Value r;
+  if (op == "Sinh" || op == "Cosh") {
+    Value e = exp(x), en = exp(neg(x));
+    r = mul(op == "Sinh" ? sub(e, en) : add(e, en), half);
+  } else if (op == "Asinh") {
+    Value ax = MaxOp::create(builder, loc, t, x, neg(x));
+    Value mag = LogOp::create(
+        builder, loc, t,
+        add(ax, SqrtOp::create(builder, loc, t, add(mul(x, x), one))));
+    r = select(cmp(ComparePredicate::LT, x, zero), neg(mag), mag);
+  } else if (op == "Acosh") {
+    r = LogOp::create(
+        builder, loc, t,
+        add(x, SqrtOp::create(builder, loc, t, sub(mul(x, x), one))));
+  } else if (op == "Atanh") {
+    r = mul(LogOp::create(builder, loc, t,
+                          DivOp::create(builder, loc, t, add(one, x),
+                                        sub(one, x))),
+            half);
+  } else if (op == "Sign") {
+    Value minusOne = c(-1);
+    if (!minusOne)
+      return failure();
+    r = select(cmp(ComparePredicate::GT, x, zero), one,
+               select(cmp(ComparePredicate::LT, x, zero), minusOne, zero));
+  } else if (op == "Elu") {
+    r = select(cmp(ComparePredicate::LT, x, zero), mul(a, sub(exp(x), one)),
+               x);
+  } else { // Celu
+    Value e = mul(a, sub(exp(DivOp::create(builder, loc, t, x, a)), one));
+    r = add(MaxOp::create(builder, loc, t, x, zero),
+            MinOp::create(builder, loc, t, e, zero));
+  }
+  setOutput(node, 0, r);
+  return success();
+}

@@ -102,6 +102,8 @@ static bool isSupportedOp(StringRef op) {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
       "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
       "ThresholdedRelu", "PRelu", "CastLike", "IsInf", "Shrink", "Tile",
+      "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "IsNaN", "Elu",
+      "Celu",
       "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
       "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
       "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
@@ -170,6 +172,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importPRelu(node);
   if (op == "IsInf")
     return importIsInf(node);
+  if (llvm::is_contained({"Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign",
+                          "IsNaN", "Elu", "Celu"},
+                         op))
+    return importMathExpr(node);
   if (op == "Shrink")
     return importShrink(node);
   if (op == "Tile")

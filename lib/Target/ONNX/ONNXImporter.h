@@ -758,6 +758,7 @@ private:
   LogicalResult importPRelu(const onnx::NodeProto &node);
   LogicalResult importIsInf(const onnx::NodeProto &node);
   LogicalResult importShrink(const onnx::NodeProto &node);
+  LogicalResult importMathExpr(const onnx::NodeProto &node);
   LogicalResult importTile(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);

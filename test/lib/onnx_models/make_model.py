@@ -379,6 +379,43 @@ def misc_ops(out):
              out2=np.isposinf(x))
 
 
+def math_exprs(out):
+    """Sinh, Cosh, Asinh, Atanh, Sign, Elu (alpha 0.7), Celu (alpha 1.3) of
+    a runtime x [2, 4] in (-1, 1) (zeros included), Acosh of 1 + x^2 + 0.5,
+    summed; IsNaN of a runtime z with NaNs; Sign of a constant (folded).
+    Writes OUT and OUT.npz."""
+    k = np.array([-2.0, 0.0, 3.0], dtype=np.float32)
+    nodes = [
+        helper.make_node("Sinh", ["x"], ["a"]),
+        helper.make_node("Cosh", ["x"], ["b"]),
+        helper.make_node("Asinh", ["x"], ["c"]),
+        helper.make_node("Atanh", ["x"], ["d"]),
+        helper.make_node("Sign", ["x"], ["e"]),
+        helper.make_node("Elu", ["x"], ["f"], alpha=0.7),
+        helper.make_node("Celu", ["x"], ["g"], alpha=1.3),
+        helper.make_node("Mul", ["x", "x"], ["xx"]),
+        helper.make_node("Add", ["xx", "onehalf"], ["xx1"]),
+        helper.make_node("Acosh", ["xx1"], ["h"]),
+        helper.make_node("Sign", ["k"], ["ks"]),
+        helper.make_node("ReduceSum", ["ks"], ["kss"], keepdims=0),
+        helper.make_node("Sum", ["a", "b", "c", "d", "e", "f", "g", "h", "kss"], ["y"]),
+        helper.make_node("IsNaN", ["z"], ["nan"]),
+    ]
+    m = model(nodes, [vi("x", F, [2, 4]), vi("z", F, [3])],
+              [vi("y", F, [2, 4]), vi("nan", TensorProto.BOOL, [3])],
+              [numpy_helper.from_array(np.array(1.5, dtype=np.float32), "onehalf"),
+               numpy_helper.from_array(k, "k")])
+    onnx.save_model(m, out)
+    x = np.array([[-0.9, -0.3, 0.0, 0.2], [0.5, -0.6, 0.85, 0.0]], dtype=np.float32)
+    z = np.array([1.0, np.nan, -np.inf], dtype=np.float32)
+    x64 = x.astype(np.float64)
+    y = (np.sinh(x64) + np.cosh(x64) + np.arcsinh(x64) + np.arctanh(x64) +
+         np.sign(x64) + np.where(x64 < 0, 0.7 * np.expm1(x64), x64) +
+         np.maximum(0, x64) + np.minimum(0, 1.3 * np.expm1(x64 / 1.3)) +
+         np.arccosh(x64 * x64 + 1.5) + np.sign(k).sum())
+    np.savez(out + ".npz", in0=x, in1=z, out0=y.astype(np.float32), out1=np.isnan(z))
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -655,6 +692,9 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     if name == "external":
         external(out)
+        return
+    if name == "math_exprs":
+        math_exprs(out)
         return
     if name == "misc_ops":
         misc_ops(out)
