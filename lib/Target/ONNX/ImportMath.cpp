@@ -499,3 +499,62 @@ LogicalResult Importer::importArgReduce(const onnx::NodeProto &node) {
   return success();
 }
 
+
+// Hardmax(x) {axis}: 1 at the first maximum along `axis`, 0 elsewhere (from
+// opset 13; before, x is coerced to 2-D at `axis` as for Softmax):
+//   select(argmax(x, axis, keepdims) == K, 1, 0), K = [0, n) along `axis`.
+// (llm.argmax picks the first maximum, as Hardmax does.)
+LogicalResult Importer::importHardmax(const onnx::NodeProto &node) {
+  FailureOr<Entry *> in = required(node, 0);
+  if (failed(in))
+    return failure();
+  FailureOr<Value> x = materialize(node, **in);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(elemTypeOf(*x)))
+    return nodeError(node) << "Hardmax input must be f32, f16 or bf16";
+  SmallVector<int64_t> shape(shapeOf(*x));
+  int64_t rank = shape.size();
+  FailureOr<int64_t> axis =
+      normAxis(node, intAttr(node, "axis", opset >= 13 ? -1 : 1), rank);
+  if (failed(axis))
+    return failure();
+  Location loc = nodeLoc(node);
+  Value v = *x;
+  int64_t along = *axis;
+  if (opset < 13 && *axis != rank - 1) {
+    v = reshape(loc, v,
+                {product(ArrayRef(shape).take_front(*axis)),
+                 product(ArrayRef(shape).drop_front(*axis))});
+    along = 1;
+  }
+  SmallVector<int64_t> vshape(shapeOf(v));
+  int64_t n = vshape[along];
+  if (n == 0) {
+    setOutput(node, 0, *x);
+    return success();
+  }
+  SmallVector<int64_t> kept(vshape);
+  kept[along] = 1;
+  Value idx = ArgMaxOp::create(builder, loc,
+                               tensorType(kept, builder.getI64Type()), v,
+                               along, /*keepdims=*/true, /*last=*/false);
+  SmallVector<int64_t> kshape(vshape.size(), 1);
+  kshape[along] = n;
+  Entry k;
+  k.constant = ConstTensor::zeros(TensorProto::INT64, kshape);
+  for (int64_t j = 0; j < n; ++j)
+    k.constant->setInt(j, j);
+  int dtype = dtypeOf(**in);
+  FailureOr<Value> kv = materialize(node, k);
+  FailureOr<Value> one = scalarConstant(node, 1, dtype),
+                   zero = scalarConstant(node, 0, dtype);
+  if (failed(kv) || failed(one) || failed(zero))
+    return failure();
+  Value hot = CompareOp::create(builder, loc,
+                                tensorType(vshape, builder.getI1Type()),
+                                ComparePredicate::EQ, idx, *kv);
+  Value r = SelectOp::create(builder, loc, v.getType(), hot, *one, *zero);
+  setOutput(node, 0, reshape(loc, r, shape));
+  return success();
+}

@@ -103,7 +103,7 @@ static bool isSupportedOp(StringRef op) {
       "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
       "ThresholdedRelu", "PRelu", "CastLike", "IsInf", "Shrink", "Tile",
       "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "IsNaN", "Elu",
-      "Celu",
+      "Celu", "Hardmax",
       "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
       "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
       "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
@@ -172,6 +172,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importPRelu(node);
   if (op == "IsInf")
     return importIsInf(node);
+  if (op == "Hardmax")
+    return importHardmax(node);
   if (llvm::is_contained({"Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign",
                           "IsNaN", "Elu", "Celu"},
                          op))

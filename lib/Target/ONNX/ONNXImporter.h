@@ -759,6 +759,7 @@ private:
   LogicalResult importIsInf(const onnx::NodeProto &node);
   LogicalResult importShrink(const onnx::NodeProto &node);
   LogicalResult importMathExpr(const onnx::NodeProto &node);
+  LogicalResult importHardmax(const onnx::NodeProto &node);
   LogicalResult importTile(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);

@@ -382,7 +382,8 @@ def misc_ops(out):
 def math_exprs(out):
     """Sinh, Cosh, Asinh, Atanh, Sign, Elu (alpha 0.7), Celu (alpha 1.3) of
     a runtime x [2, 4] in (-1, 1) (zeros included), Acosh of 1 + x^2 + 0.5,
-    summed; IsNaN of a runtime z with NaNs; Sign of a constant (folded).
+    summed; IsNaN of a runtime z with NaNs; Sign of a constant (folded);
+    Hardmax of a runtime t [2, 3, 2] along axis 1, with ties.
     Writes OUT and OUT.npz."""
     k = np.array([-2.0, 0.0, 3.0], dtype=np.float32)
     nodes = [
@@ -400,9 +401,11 @@ def math_exprs(out):
         helper.make_node("ReduceSum", ["ks"], ["kss"], keepdims=0),
         helper.make_node("Sum", ["a", "b", "c", "d", "e", "f", "g", "h", "kss"], ["y"]),
         helper.make_node("IsNaN", ["z"], ["nan"]),
+        helper.make_node("Hardmax", ["t"], ["hm"], axis=1),
     ]
-    m = model(nodes, [vi("x", F, [2, 4]), vi("z", F, [3])],
-              [vi("y", F, [2, 4]), vi("nan", TensorProto.BOOL, [3])],
+    m = model(nodes, [vi("x", F, [2, 4]), vi("z", F, [3]), vi("t", F, [2, 3, 2])],
+              [vi("y", F, [2, 4]), vi("nan", TensorProto.BOOL, [3]),
+               vi("hm", F, [2, 3, 2])],
               [numpy_helper.from_array(np.array(1.5, dtype=np.float32), "onehalf"),
                numpy_helper.from_array(k, "k")])
     onnx.save_model(m, out)
@@ -413,7 +416,11 @@ def math_exprs(out):
          np.sign(x64) + np.where(x64 < 0, 0.7 * np.expm1(x64), x64) +
          np.maximum(0, x64) + np.minimum(0, 1.3 * np.expm1(x64 / 1.3)) +
          np.arccosh(x64 * x64 + 1.5) + np.sign(k).sum())
-    np.savez(out + ".npz", in0=x, in1=z, out0=y.astype(np.float32), out1=np.isnan(z))
+    # Hardmax along axis 1, ties (the first maximum wins) included.
+    t = np.array([[[1, 5], [3, 5], [3, 0]], [[-1, 2], [-1, 7], [-2, 7]]], dtype=np.float32)
+    hm = (np.arange(3)[None, :, None] == t.argmax(axis=1)[:, None, :]).astype(np.float32)
+    np.savez(out + ".npz", in0=x, in1=z, in2=t, out0=y.astype(np.float32),
+             out1=np.isnan(z), out2=hm)
 
 
 def runtime_nonzero():
