@@ -166,6 +166,12 @@ reciprocal = _unary(lambda x: 1.0 / x, "reciprocal")
 sigmoid = _unary(_sigmoid, "sigmoid")
 relu = _unary(lambda x: np.maximum(x, 0.0), "relu")
 silu = _unary(lambda x: x * _sigmoid(x), "silu")
+abs = _unary(np.abs, "abs")
+floor = _unary(np.floor, "floor")
+ceil = _unary(np.ceil, "ceil")
+round = _unary(np.round, "round")  # halves to even
+sin = _unary(np.sin, "sin")
+cos = _unary(np.cos, "cos")
 
 
 def gelu(x, approximate="none", dtype=None):

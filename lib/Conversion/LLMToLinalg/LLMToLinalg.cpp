@@ -498,6 +498,7 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
   };
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, NegOp, ExpOp,
           LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReciprocalOp, SigmoidOp,
+          AbsOp, FloorOp, CeilOp, RoundOp, SinOp, CosOp,
           ReluOp, SiluOp, GeluOp, CastOp, SoftmaxOp, EmbeddingOp, TransposeOp,
           BroadcastToOp>(op))
     return success();
@@ -701,6 +702,24 @@ Value unaryScalar(ErfOp, OpBuilder &b, Location l, Value x) {
 }
 Value unaryScalar(SqrtOp, OpBuilder &b, Location l, Value x) {
   return math::SqrtOp::create(b, l, x);
+}
+Value unaryScalar(AbsOp, OpBuilder &b, Location l, Value x) {
+  return math::AbsFOp::create(b, l, x);
+}
+Value unaryScalar(FloorOp, OpBuilder &b, Location l, Value x) {
+  return math::FloorOp::create(b, l, x);
+}
+Value unaryScalar(CeilOp, OpBuilder &b, Location l, Value x) {
+  return math::CeilOp::create(b, l, x);
+}
+Value unaryScalar(RoundOp, OpBuilder &b, Location l, Value x) {
+  return math::RoundEvenOp::create(b, l, x);
+}
+Value unaryScalar(SinOp, OpBuilder &b, Location l, Value x) {
+  return math::SinOp::create(b, l, x);
+}
+Value unaryScalar(CosOp, OpBuilder &b, Location l, Value x) {
+  return math::CosOp::create(b, l, x);
 }
 Value unaryScalar(RsqrtOp, OpBuilder &b, Location l, Value x) {
   return math::RsqrtOp::create(b, l, x);
@@ -1636,7 +1655,10 @@ void mlir::llm::populateLLMToLinalgConversionPatterns(
            UnaryLowering<TanhOp>, UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>,
            UnaryLowering<RsqrtOp>, UnaryLowering<ReciprocalOp>,
            UnaryLowering<SigmoidOp>, UnaryLowering<ReluOp>,
-           UnaryLowering<SiluOp>, UnaryLowering<GeluOp>>(ctx);
+           UnaryLowering<SiluOp>, UnaryLowering<GeluOp>, UnaryLowering<AbsOp>,
+           UnaryLowering<FloorOp>, UnaryLowering<CeilOp>,
+           UnaryLowering<RoundOp>, UnaryLowering<SinOp>,
+           UnaryLowering<CosOp>>(ctx);
   patterns.add<ReduceLowering<ReduceSumOp, ReduceKind::Sum>,
                ReduceLowering<ReduceMeanOp, ReduceKind::Mean>,
                ReduceLowering<ReduceMaxOp, ReduceKind::Max>>(ctx);

@@ -267,6 +267,8 @@ static std::optional<double> foldUnary(StringRef op, double x) {
     return std::sin(x);
   if (op == "Cos")
     return std::cos(x);
+  if (op == "Round") // halves to even
+    return std::nearbyint(x);
   return std::nullopt;
 }
 
@@ -338,6 +340,18 @@ LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
     r = SigmoidOp::create(builder, loc, t, x);
   else if (op == "Relu")
     r = ReluOp::create(builder, loc, t, x);
+  else if (op == "Abs")
+    r = AbsOp::create(builder, loc, t, x);
+  else if (op == "Floor")
+    r = FloorOp::create(builder, loc, t, x);
+  else if (op == "Ceil")
+    r = CeilOp::create(builder, loc, t, x);
+  else if (op == "Round")
+    r = RoundOp::create(builder, loc, t, x);
+  else if (op == "Sin")
+    r = SinOp::create(builder, loc, t, x);
+  else if (op == "Cos")
+    r = CosOp::create(builder, loc, t, x);
   else
     return nodeError(node) << op
                            << " is only supported on constants (no llm op)";

@@ -100,7 +100,7 @@ LogicalResult Importer::importConstant(const onnx::NodeProto &node) {
 static bool isSupportedOp(StringRef op) {
   static const llvm::StringSet<> ops = {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
-      "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
+      "Round", "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
       "ThresholdedRelu", "PRelu", "CastLike", "IsInf", "Shrink", "Tile",
       "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "IsNaN", "Elu",
       "Celu", "Hardmax",
@@ -184,7 +184,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importTile(node);
   if (llvm::is_contained({"Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
                           "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs",
-                          "Sin", "Cos"},
+                          "Sin", "Cos", "Round"},
                          op))
     return importUnary(node);
   if (llvm::is_contained({"Equal", "Less", "Greater", "LessOrEqual",

@@ -58,6 +58,18 @@ func.func @unary(%x: tensor<2x3xf16>) {
   %9 = llm.relu %x : tensor<2x3xf16>
   // CHECK: llm.silu
   %10 = llm.silu %x : tensor<2x3xf16>
+  // CHECK: llm.abs
+  %abs = llm.abs %x : tensor<2x3xf16>
+  // CHECK: llm.floor
+  %floor = llm.floor %x : tensor<2x3xf16>
+  // CHECK: llm.ceil
+  %ceil = llm.ceil %x : tensor<2x3xf16>
+  // CHECK: llm.round
+  %round = llm.round %x : tensor<2x3xf16>
+  // CHECK: llm.sin
+  %sin = llm.sin %x : tensor<2x3xf16>
+  // CHECK: llm.cos
+  %cos = llm.cos %x : tensor<2x3xf16>
   // CHECK: llm.gelu %{{.*}} : tensor<2x3xf16>
   %11 = llm.gelu %x : tensor<2x3xf16>
   // CHECK: llm.gelu %{{.*}} approximate <tanh> : tensor<2x3xf16>

@@ -249,6 +249,13 @@ std::optional<std::function<double(double)>> unaryFn(Operation *op) {
       .Case([](LogOp) { return Fn([](double x) { return std::log(x); }); })
       .Case([](TanhOp) { return Fn([](double x) { return std::tanh(x); }); })
       .Case([](ErfOp) { return Fn([](double x) { return std::erf(x); }); })
+      .Case([](AbsOp) { return Fn([](double x) { return std::fabs(x); }); })
+      .Case([](FloorOp) { return Fn([](double x) { return std::floor(x); }); })
+      .Case([](CeilOp) { return Fn([](double x) { return std::ceil(x); }); })
+      // Halves to even: nearbyint in the default rounding mode.
+      .Case([](RoundOp) { return Fn([](double x) { return std::nearbyint(x); }); })
+      .Case([](SinOp) { return Fn([](double x) { return std::sin(x); }); })
+      .Case([](CosOp) { return Fn([](double x) { return std::cos(x); }); })
       .Case([](SqrtOp) { return Fn([](double x) { return std::sqrt(x); }); })
       .Case([](RsqrtOp) {
         return Fn([](double x) { return 1.0 / std::sqrt(x); });

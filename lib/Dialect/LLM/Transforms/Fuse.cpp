@@ -52,9 +52,9 @@ std::optional<int64_t> mlir::llm::getRecomputeCost(Operation *op) {
   if (isa<QuantizeOp, DequantizeOp, RequantizeOp>(op))
     return 4;
   if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ReluOp, ReciprocalOp,
-          SqrtOp, RsqrtOp>(op))
+          SqrtOp, RsqrtOp, AbsOp, FloorOp, CeilOp, RoundOp>(op))
     return 1;
-  if (isa<ExpOp, LogOp, TanhOp, ErfOp, SigmoidOp, PowOp>(op))
+  if (isa<ExpOp, LogOp, TanhOp, ErfOp, SigmoidOp, PowOp, SinOp, CosOp>(op))
     return 4;
   if (isa<SiluOp>(op))
     return 5;

@@ -209,7 +209,8 @@ struct AbsorbTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
 /// the operand's shape.
 static bool isElementwiseUnary(Operation *op) {
   return isa<NegOp, ExpOp, LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp,
-             ReciprocalOp, SigmoidOp, ReluOp, SiluOp, GeluOp, CastOp>(op);
+             ReciprocalOp, SigmoidOp, ReluOp, SiluOp, GeluOp, CastOp, AbsOp,
+             FloorOp, CeilOp, RoundOp, SinOp, CosOp>(op);
 }
 
 /// unary(transpose(x, p)) -> transpose(unary(x), p), when the transpose has

@@ -157,6 +157,13 @@ def LLM_ReciprocalOp : LLM_UnaryOp<"reciprocal", "1 / x"> {
 }
 def LLM_SigmoidOp : LLM_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
 def LLM_ReluOp : LLM_UnaryOp<"relu", "max(x, 0)">;
+def LLM_AbsOp : LLM_UnaryOp<"abs", "|x|">;
+def LLM_FloorOp : LLM_UnaryOp<"floor", "floor(x), the largest integer <= x">;
+def LLM_CeilOp : LLM_UnaryOp<"ceil", "ceil(x), the smallest integer >= x">;
+def LLM_RoundOp : LLM_UnaryOp<"round",
+    "x rounded to the nearest integer, halves to even (ONNX Round, numpy.round)">;
+def LLM_SinOp : LLM_UnaryOp<"sin", "sin(x), x in radians">;
+def LLM_CosOp : LLM_UnaryOp<"cos", "cos(x), x in radians">;
 def LLM_SiluOp : LLM_UnaryOp<"silu",
     "x * sigmoid(x) (SiLU/Swish, Elfwing et al. 2017, arXiv:1702.03118)">;
 
