@@ -432,16 +432,21 @@ def select(condition, true_value, false_value):
   return np.where(np.asarray(condition, dtype=bool), true_value, false_value)
 
 
+def _wrap_indices(indices, n, op):
+  """Indices of a dimension of size n, negative ones counted from the end;
+  one outside [-n, n) is a run-time error (ValueError naming `op`)."""
+  idx = np.asarray(indices).astype(np.int64)
+  if ((idx < -n) | (idx >= n)).any():
+    raise ValueError("%s: index out of range [-%d, %d)" % (op, n, n))
+  return np.where(idx < 0, idx + n, idx)
+
+
 def gather(x, indices, axis=0):
   """llm.gather: numpy.take along `axis`; negative indices count from the
   end; an index outside [-n, n) is a run-time error (ValueError here)."""
   x = np.asarray(x)
   axis = axis % x.ndim
-  n = x.shape[axis]
-  idx = np.asarray(indices).astype(np.int64)
-  if ((idx < -n) | (idx >= n)).any():
-    raise ValueError("gather: index out of range [-%d, %d)" % (n, n))
-  idx = np.where(idx < 0, idx + n, idx)
+  idx = _wrap_indices(indices, x.shape[axis], "gather")
   return np.take(x, idx, axis=axis)
 
 
@@ -450,11 +455,7 @@ def gather_elements(x, indices, axis=0):
   the end; an index outside [-n, n) is a run-time error (ValueError)."""
   x = np.asarray(x)
   axis = axis % x.ndim
-  n = x.shape[axis]
-  idx = np.asarray(indices).astype(np.int64)
-  if ((idx < -n) | (idx >= n)).any():
-    raise ValueError("gather_elements: index out of range [-%d, %d)" % (n, n))
-  idx = np.where(idx < 0, idx + n, idx)
+  idx = _wrap_indices(indices, x.shape[axis], "gather_elements")
   # Other dimensions of the indices may be shorter than the input's.
   for d, s in enumerate(idx.shape):
     if d != axis:

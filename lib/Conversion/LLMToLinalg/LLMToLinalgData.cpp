@@ -210,6 +210,23 @@ struct SelectLowering : StaticLowering<SelectOp> {
 // Gather and reverse
 //===----------------------------------------------------------------------===//
 
+/// An index `k` of a dimension of `size` as the gather ops read it: a
+/// negative one counts from the end (k + size), then clamped to
+/// [0, size - 1] (the run-time check reports the out-of-range ones; the
+/// clamp keeps the read in bounds meanwhile).
+static Value wrapAndClampIndex(OpBuilder &b, Location l, Value k,
+                               int64_t size) {
+  Type it = k.getType();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
+  };
+  Value isNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, c(0));
+  k = arith::SelectOp::create(b, l, isNeg,
+                              arith::AddIOp::create(b, l, k, c(size)), k);
+  return arith::MaxSIOp::create(
+      b, l, arith::MinSIOp::create(b, l, k, c(size - 1)), c(0));
+}
+
 // llm.gather %x, %idx {axis} -> the run-time range check of %idx
 // (emitIndexRangeCheck), then linalg.generic over the result shape reading
 //   %idx through the result dims [axis, axis + rank(idx)):
@@ -234,17 +251,7 @@ struct GatherLowering : StaticLowering<GatherOp> {
         rewriter, op.getLoc(), type, ValueRange{indices},
         {AffineMap::get(rank, 0, idxExprs, ctx)},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value k = a[0];
-          Type it = k.getType();
-          auto c = [&](int64_t v) -> Value {
-            return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
-          };
-          Value isNeg =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, c(0));
-          k = arith::SelectOp::create(
-              b, l, isNeg, arith::AddIOp::create(b, l, k, c(size)), k);
-          k = arith::MaxSIOp::create(
-              b, l, arith::MinSIOp::create(b, l, k, c(size - 1)), c(0));
+          Value k = wrapAndClampIndex(b, l, a[0], size);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)
             coords.push_back(linalg::IndexOp::create(b, l, d));
@@ -278,17 +285,7 @@ struct GatherElementsLowering : StaticLowering<GatherElementsOp> {
         rewriter, op.getLoc(), type, ValueRange{indices},
         {AffineMap::getMultiDimIdentityMap(rank, ctx)},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value k = a[0];
-          Type it = k.getType();
-          auto c = [&](int64_t v) -> Value {
-            return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
-          };
-          Value isNeg =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, c(0));
-          k = arith::SelectOp::create(
-              b, l, isNeg, arith::AddIOp::create(b, l, k, c(size)), k);
-          k = arith::MaxSIOp::create(
-              b, l, arith::MinSIOp::create(b, l, k, c(size - 1)), c(0));
+          Value k = wrapAndClampIndex(b, l, a[0], size);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < rank; ++d)
             coords.push_back(
