@@ -19,6 +19,7 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
@@ -63,7 +64,9 @@ unsigned mlir::llm::runtime::packConstantsAsBytes(ModuleOp module) {
   return count;
 }
 
-uint64_t mlir::llm::runtime::releaseConstantBlobs(ModuleOp module) {
+uint64_t mlir::llm::runtime::releaseConstantBlobs(
+    ModuleOp module, llvm::ArrayRef<const char *> keep) {
+  llvm::SmallPtrSet<const char *, 16> kept(keep.begin(), keep.end());
   uint64_t freed = 0;
   for (auto global : module.getOps<LLVM::GlobalOp>()) {
     auto resource =
@@ -71,6 +74,8 @@ uint64_t mlir::llm::runtime::releaseConstantBlobs(ModuleOp module) {
     if (!resource)
       continue;
     if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+      if (kept.contains(blob->getData().data()))
+        continue;
       freed += blob->getData().size();
       *blob = AsmResourceBlob();
     }

@@ -1141,8 +1141,12 @@ static int compileMain() {
                           /*internalizeAllButCInterface=*/true, tracker);
     if (failed(llvmModule))
       return 1;
-    // The LLVM module holds its own copy of the weights.
-    releaseConstantBlobs(*module);
+    // The LLVM module holds its own copy of the weights (but for the
+    // deferred ones, still to be written).
+    SmallVector<const char *> keep;
+    for (const DeferredConstant &c : deferred)
+      keep.push_back(c.bytes.data());
+    releaseConstantBlobs(*module, keep);
     if (emitKind == EmitKind::LLVM) {
       llvm::raw_string_ostream os(bytes);
       (*llvmModule)->print(os, nullptr);

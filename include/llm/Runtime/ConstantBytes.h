@@ -52,8 +52,11 @@ unsigned packConstantsAsBytes(ModuleOp module);
 /// `module` (they read as empty afterwards): for a driver that has
 /// translated the module to LLVM IR (which holds its own copy) and will not
 /// use it again, so that the weights are not held twice through LLVM
-/// codegen. Returns the bytes freed.
-uint64_t releaseConstantBlobs(ModuleOp module);
+/// codegen. Blobs whose data starts at one of `keep` stay (the bytes of
+/// constants `deferConstants` moved out, which another global may share).
+/// Returns the bytes freed.
+uint64_t releaseConstantBlobs(ModuleOp module,
+                              llvm::ArrayRef<const char *> keep = {});
 
 /// A constant that `externalizeConstants` moved out of a module: the
 /// external symbol that names it and where its bytes are.
