@@ -627,11 +627,8 @@ LogicalResult Importer::importMean(const onnx::NodeProto &node) {
     return failure();
   Entry &sum = env[node.output(0)];
   if (sum.constant) {
-    ConstTensor &c = *sum.constant;
-    ConstTensor out = ConstTensor::zeros(c.dtype, c.shape);
-    for (int64_t i = 0, e = c.numel(); i < e; ++i)
-      out.setDouble(i, c.getDouble(i) / n);
-    setOutput(node, 0, std::move(out));
+    const ConstTensor &c = *sum.constant;
+    setOutput(node, 0, c.map(c.dtype, [&](double v) { return v / n; }));
     return success();
   }
   FailureOr<Value> count = scalarConstant(node, n, dtypeOf(sum));
@@ -675,10 +672,7 @@ LogicalResult Importer::importActivation(const onnx::NodeProto &node) {
                            << dtypeName(dtype);
   if ((*in)->constant) {
     const ConstTensor &c = *(*in)->constant;
-    ConstTensor out = ConstTensor::zeros(c.dtype, c.shape);
-    for (int64_t i = 0, e = c.numel(); i < e; ++i)
-      out.setDouble(i, fold(c.getDouble(i)));
-    setOutput(node, 0, std::move(out));
+    setOutput(node, 0, c.map(c.dtype, fold));
     return success();
   }
   Value x = (*in)->value;
@@ -775,13 +769,9 @@ LogicalResult Importer::importIsInf(const onnx::NodeProto &node) {
                            << dtypeName(dtype);
   SmallVector<int64_t> shape = shapeOf(**in);
   if ((*in)->constant) {
-    const ConstTensor &c = *(*in)->constant;
-    ConstTensor out = ConstTensor::zeros(TensorProto::BOOL, shape);
-    for (int64_t i = 0, e = c.numel(); i < e; ++i) {
-      double v = c.getDouble(i);
-      out.setInt(i, std::isinf(v) && ((v > 0 && pos) || (v < 0 && neg)));
-    }
-    setOutput(node, 0, std::move(out));
+    setOutput(node, 0, (*in)->constant->map(TensorProto::BOOL, [&](double v) {
+      return std::isinf(v) && ((v > 0 && pos) || (v < 0 && neg));
+    }));
     return success();
   }
   Location loc = nodeLoc(node);
@@ -833,12 +823,9 @@ LogicalResult Importer::importShrink(const onnx::NodeProto &node) {
                            << " tensor is not supported (float only)";
   if ((*in)->constant) {
     const ConstTensor &c = *(*in)->constant;
-    ConstTensor out = ConstTensor::zeros(c.dtype, c.shape);
-    for (int64_t i = 0, e = c.numel(); i < e; ++i) {
-      double v = c.getDouble(i);
-      out.setDouble(i, v < -lambd ? v + bias : v > lambd ? v - bias : 0.0);
-    }
-    setOutput(node, 0, std::move(out));
+    setOutput(node, 0, c.map(c.dtype, [&](double v) {
+      return v < -lambd ? v + bias : v > lambd ? v - bias : 0.0;
+    }));
     return success();
   }
   Location loc = nodeLoc(node);
@@ -904,11 +891,7 @@ LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
   SmallVector<int64_t> shape = shapeOf(**in);
   if ((*in)->constant) {
     const ConstTensor &c = *(*in)->constant;
-    ConstTensor out =
-        ConstTensor::zeros(isNaN ? TensorProto::BOOL : c.dtype, c.shape);
-    for (int64_t i = 0, e = c.numel(); i < e; ++i)
-      out.setDouble(i, fold(c.getDouble(i)));
-    setOutput(node, 0, std::move(out));
+    setOutput(node, 0, c.map(isNaN ? TensorProto::BOOL : c.dtype, fold));
     return success();
   }
   Location loc = nodeLoc(node);

@@ -250,20 +250,9 @@ LogicalResult Importer::importSoftmax(const onnx::NodeProto &node) {
       normAxis(node, intAttr(node, "axis", opset >= 13 ? -1 : 1), rank);
   if (failed(axis))
     return failure();
-  // Before opset 13 the input is coerced to 2-D at `axis`: [d0 * ... *
-  // d(axis-1), d(axis) * ... * d(rank-1)], normalized along the second
-  // dimension, reshaped back (the ONNX Softmax-11 definition). On the last
-  // axis that is the softmax over it.
+  // Before opset 13 on the 2-D coercion of the input, reshaped back.
   Location loc = nodeLoc(node);
-  Value input = *x;
-  int64_t along = *axis;
-  if (opset < 13 && *axis != rank - 1) {
-    ArrayRef<int64_t> shape = shapeOf(*x);
-    int64_t outer = product(shape.take_front(*axis)),
-            inner = product(shape.drop_front(*axis));
-    input = reshape(loc, *x, {outer, inner});
-    along = 1;
-  }
+  auto [input, along] = coerceTo2D(loc, *x, *axis);
   Value result =
       op == "LogSoftmax"
           ? LogSoftmaxOp::create(builder, loc, input.getType(), input, along)
@@ -520,14 +509,7 @@ LogicalResult Importer::importHardmax(const onnx::NodeProto &node) {
   if (failed(axis))
     return failure();
   Location loc = nodeLoc(node);
-  Value v = *x;
-  int64_t along = *axis;
-  if (opset < 13 && *axis != rank - 1) {
-    v = reshape(loc, v,
-                {product(ArrayRef(shape).take_front(*axis)),
-                 product(ArrayRef(shape).drop_front(*axis))});
-    along = 1;
-  }
+  auto [v, along] = coerceTo2D(loc, *x, *axis);
   SmallVector<int64_t> vshape(shapeOf(v));
   int64_t n = vshape[along];
   if (n == 0) {
@@ -539,14 +521,9 @@ LogicalResult Importer::importHardmax(const onnx::NodeProto &node) {
   Value idx = ArgMaxOp::create(builder, loc,
                                tensorType(kept, builder.getI64Type()), v,
                                along, /*keepdims=*/true, /*last=*/false);
-  SmallVector<int64_t> kshape(vshape.size(), 1);
-  kshape[along] = n;
-  Entry k;
-  k.constant = ConstTensor::zeros(TensorProto::INT64, kshape);
-  for (int64_t j = 0; j < n; ++j)
-    k.constant->setInt(j, j);
   int dtype = dtypeOf(**in);
-  FailureOr<Value> kv = materialize(node, k);
+  FailureOr<Value> kv =
+      positionsAlong(node, vshape.size(), along, n, TensorProto::INT64);
   FailureOr<Value> one = scalarConstant(node, 1, dtype),
                    zero = scalarConstant(node, 0, dtype);
   if (failed(kv) || failed(one) || failed(zero))
@@ -557,4 +534,28 @@ LogicalResult Importer::importHardmax(const onnx::NodeProto &node) {
   Value r = SelectOp::create(builder, loc, v.getType(), hot, *one, *zero);
   setOutput(node, 0, reshape(loc, r, shape));
   return success();
+}
+
+std::pair<Value, int64_t> Importer::coerceTo2D(Location loc, Value x,
+                                               int64_t axis) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  if (opset >= 13 || axis == static_cast<int64_t>(shape.size()) - 1)
+    return {x, axis};
+  return {reshape(loc, x,
+                  {product(shape.take_front(axis)),
+                   product(shape.drop_front(axis))}),
+          1};
+}
+
+FailureOr<Value> Importer::positionsAlong(const onnx::NodeProto &node,
+                                          int64_t rank, int64_t axis,
+                                          int64_t n, int dtype,
+                                          int64_t offset) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = n;
+  Entry k;
+  k.constant = ConstTensor::zeros(dtype, shape);
+  for (int64_t j = 0; j < n; ++j)
+    k.constant->setInt(j, offset + j);
+  return materialize(node, k);
 }

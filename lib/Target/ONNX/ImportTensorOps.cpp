@@ -699,17 +699,9 @@ LogicalResult Importer::importOneHot(const onnx::NodeProto &node) {
   unsq.insert(unsq.begin() + *axis, 1);
   idx = reshape(loc, idx, unsq);
   // K and K - depth along `axis`, in the indices' integer type.
-  SmallVector<int64_t> kshape(rank, 1);
-  kshape[*axis] = depth;
   int itype = toONNXType(it);
-  Entry k, kneg;
-  k.constant = ConstTensor::zeros(itype, kshape);
-  kneg.constant = ConstTensor::zeros(itype, kshape);
-  for (int64_t j = 0; j < depth; ++j) {
-    k.constant->setInt(j, j);
-    kneg.constant->setInt(j, j - depth);
-  }
-  FailureOr<Value> kv = materialize(node, k), knv = materialize(node, kneg);
+  FailureOr<Value> kv = positionsAlong(node, rank, *axis, depth, itype),
+                   knv = positionsAlong(node, rank, *axis, depth, itype, -depth);
   if (failed(kv) || failed(knv))
     return failure();
   auto maskType = tensorType(outShape, builder.getI1Type());

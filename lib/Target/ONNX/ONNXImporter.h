@@ -422,6 +422,16 @@ struct ConstTensor {
     return out;
   }
 
+  /// A tensor of this shape and type `to` whose element `i` is
+  /// `fn(getDouble(i))` (the folds of elementwise float functions; a bool
+  /// result is nonzero).
+  ConstTensor map(int to, llvm::function_ref<double(double)> fn) const {
+    ConstTensor out = zeros(to, shape);
+    for (int64_t i = 0, e = numel(); i < e; ++i)
+      out.setDouble(i, fn(getDouble(i)));
+    return out;
+  }
+
   /// This tensor converted to `to` (ONNX Cast semantics).
   ConstTensor castTo(int to) const {
     if (to == dtype)
@@ -760,6 +770,18 @@ private:
   LogicalResult importShrink(const onnx::NodeProto &node);
   LogicalResult importMathExpr(const onnx::NodeProto &node);
   LogicalResult importHardmax(const onnx::NodeProto &node);
+  /// Softmax, LogSoftmax and Hardmax before opset 13 coerce their input to
+  /// 2-D at `axis` ([d0 * ... * d(axis-1), d(axis) * ... * d(rank-1)]) and
+  /// compute along the second dimension (the ONNX Softmax-11 definition).
+  /// Returns the value to compute on and the axis to compute along: `x` and
+  /// `axis` themselves from opset 13 on, or when `axis` is the last one.
+  std::pair<Value, int64_t> coerceTo2D(Location loc, Value x, int64_t axis);
+  /// The constant `offset`, `offset + 1`, ..., `offset + n - 1` of ONNX
+  /// type `dtype` along `axis` of a rank-`rank` shape that is 1 elsewhere
+  /// (the positions one-hot comparisons test against), materialized.
+  FailureOr<Value> positionsAlong(const onnx::NodeProto &node, int64_t rank,
+                                  int64_t axis, int64_t n, int dtype,
+                                  int64_t offset = 0);
   LogicalResult importTile(const onnx::NodeProto &node);
   LogicalResult importExpand(const onnx::NodeProto &node);
   LogicalResult importCast(const onnx::NodeProto &node);
