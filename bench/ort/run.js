@@ -13,7 +13,7 @@
 // Usage: node run.js WORKDIR THREADS WARMUP REPEAT [OUTDIR]
 //
 // Reads WORKDIR/meta.json, WORKDIR/model.onnx and WORKDIR/in/<input>.npy
-// (little-endian <f4 or <i8, C order), creates a session with
+// (little-endian <f4, <i8 or <i4, or |b1 bool; C order), creates a session with
 // intraOpNumThreads = THREADS, interOpNumThreads = 1, sequential execution
 // and all graph optimizations, runs WARMUP untimed calls and REPEAT calls
 // timed with process.hrtime (inputs prepared beforehand), writes the outputs
@@ -31,6 +31,7 @@ const DTYPES = {
   '<f4': ['float32', Float32Array],
   '<i8': ['int64', BigInt64Array],
   '<i4': ['int32', Int32Array],
+  '|b1': ['bool', Uint8Array],
 };
 
 function readNpy(file) {
@@ -55,7 +56,7 @@ function readNpy(file) {
 }
 
 function writeNpy(file, tensor) {
-  const descr = { float32: '<f4', int64: '<i8', int32: '<i4' }[tensor.type];
+  const descr = { float32: '<f4', int64: '<i8', int32: '<i4', bool: '|b1' }[tensor.type];
   let header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
     tensor.dims.join(', ') + (tensor.dims.length === 1 ? ',' : '') + '), }';
   const total = 10 + header.length + 1;
