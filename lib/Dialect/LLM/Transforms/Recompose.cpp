@@ -877,6 +877,44 @@ struct RecomposeRope final : OpRewritePattern<AddOp> {
 // Attention
 //===----------------------------------------------------------------------===//
 
+/// The smallest additive mask value read as "excluded": torch's own causal
+/// masks use -inf, `torch.finfo(dtype).min` or -1e4 (GPT-2). Softmax gives
+/// such a position weight exp(<= -1e4 + gap) = 0 in f32 (exp underflows
+/// below -104) unless a masked logit exceeds the row's largest kept logit by
+/// more than ~9896, so dropping the position is exact for real scores.
+constexpr double kExcludedMaskValue = -1e4;
+
+/// True when `v` is a splat floating-point constant read as "excluded"
+/// (see kExcludedMaskValue; -inf included).
+bool isExcludedSplat(Value v) {
+  std::optional<double> c = getSplatFloat(v);
+  return c && *c <= kExcludedMaskValue;
+}
+
+/// A mask given as a condition: positions where `condition` (i1) is true
+/// are kept, or excluded when `negated`.
+struct BoolMask {
+  Value condition;
+  bool negated = false;
+};
+
+/// Matches the masks written with `where`:
+///   select(c, 0, m) -> c       select(c, m, 0) -> not c
+/// (`m` an excluded splat, see isExcludedSplat). A float mask of 0 and
+/// `m` is the same as the condition it was made of.
+std::optional<BoolMask> matchSelectMask(Value v) {
+  auto sel = defOp<SelectOp>(v);
+  if (!sel)
+    return std::nullopt;
+  if (isSplatExactly(sel.getTrueValue(), 0.0) &&
+      isExcludedSplat(sel.getFalseValue()))
+    return BoolMask{sel.getCondition(), false};
+  if (isExcludedSplat(sel.getTrueValue()) &&
+      isSplatExactly(sel.getFalseValue(), 0.0))
+    return BoolMask{sel.getCondition(), true};
+  return std::nullopt;
+}
+
 /// Matches `k^T` as a rank-4 transpose `transpose(x, p)` and returns `x` and
 /// the permutation that gives `k` from `x` (`p` with its last two entries
 /// swapped; GPT-2 exports `transpose(k', [0, 2, 3, 1])` of the `[B, S, H, D]`
@@ -890,6 +928,38 @@ Value matchKeyTranspose(Value v, Chain &chain, SmallVectorImpl<int64_t> &perm) {
   std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
   chain.add(t);
   return t.getInput();
+}
+
+/// Matches `x / c`, `x * c` or `c * x` (`c` a splat constant, not zero for a
+/// division, that leaves the type of `x` unchanged): adds the op to `chain`,
+/// calls `multiply` with the factor (`1 / c` or `c`) and returns `x`.
+/// Returns `v` itself otherwise.
+template <typename Fn>
+Value peelOperandScale(Value v, Chain &chain, Fn multiply) {
+  if (!v.hasOneUse())
+    return v;
+  if (auto div = defOp<DivOp>(v)) {
+    std::optional<double> c = getSplatFloat(div.getRhs());
+    if (!c || *c == 0 || div.getLhs().getType() != div.getType())
+      return v;
+    chain.add(div);
+    multiply(1.0 / *c);
+    return div.getLhs();
+  }
+  auto mul = defOp<MulOp>(v);
+  if (!mul)
+    return v;
+  Value x = v;
+  (void)eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value a, Value c) {
+    std::optional<double> cv = getSplatFloat(c);
+    if (!cv || a.getType() != mul.getType())
+      return false;
+    chain.add(mul);
+    multiply(*cv);
+    x = a;
+    return true;
+  });
+  return x;
 }
 
 /// Matches the scaled scores `q @ k^T` (`matmul(q, transpose(k, [0, 1, 3,
@@ -923,30 +993,14 @@ bool matchScaledScores(Value s, Chain &chain, std::optional<double> &scale,
   if (!qk || qk.getTransposeA())
     return false;
   chain.add(qk);
-  q = qk.getLhs();
-  // A scale applied to q instead (torch.nn.MultiheadAttention: q / sqrt(d)).
-  if (!scale) {
-    if (auto div = defOp<DivOp>(q)) {
-      std::optional<double> c = getSplatFloat(div.getRhs());
-      if (c && *c != 0 && div.getLhs().getType() == div.getType()) {
-        scale = 1.0 / *c;
-        chain.add(div);
-        q = div.getLhs();
-      }
-    } else if (auto mul = defOp<MulOp>(q)) {
-      (void)eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value a, Value c) {
-        std::optional<double> cv = getSplatFloat(c);
-        if (!cv || a.getType() != mul.getType())
-          return false;
-        scale = *cv;
-        chain.add(mul);
-        q = a;
-        return true;
-      });
-    }
-  }
-  k = qk.getTransposeB() ? qk.getRhs()
-                         : matchKeyTranspose(qk.getRhs(), chain, kPerm);
+  // Scales applied to the operands instead: q / sqrt(d) (torch 1.x
+  // nn.MultiheadAttention), or q * sqrt(c) and k^T * sqrt(c) (torch >= 2.0's
+  // ONNX export of F.scaled_dot_product_attention); each factor multiplies
+  // the scale.
+  auto multiply = [&](double c) { scale = scale.value_or(1.0) * c; };
+  q = peelOperandScale(qk.getLhs(), chain, multiply);
+  Value kt = peelOperandScale(qk.getRhs(), chain, multiply);
+  k = qk.getTransposeB() ? kt : matchKeyTranspose(kt, chain, kPerm);
   return static_cast<bool>(k);
 }
 
@@ -1024,9 +1078,11 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
     if ((rank != 4 && rank != 3) ||
         (softmax.getAxis() != -1 && softmax.getAxis() != rank - 1))
       return rewriter.notifyMatchFailure(op, "softmax not over the last axis");
-    // Scores, with an optional mask on either side of the addition.
+    // Scores, with an optional mask: added on either side, or applied with
+    // select (where) and an excluded value.
     Value s = softmax.getInput();
     Value mask, q, k;
+    std::optional<BoolMask> boolMask;
     SmallVector<int64_t, 4> kPerm;
     std::optional<double> scale;
     if (auto add = defOp<AddOp>(s)) {
@@ -1041,6 +1097,24 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
           }))
         return rewriter.notifyMatchFailure(op, "not scores + mask");
       chain.add(add);
+      // scores + select(c, 0, m) -> mask c; scores + select(c, m, 0) ->
+      // mask not(c)   (m excluded; the select may have other users)
+      boolMask = matchSelectMask(mask);
+    } else if (auto sel = defOp<SelectOp>(s)) {
+      // select(c, scores, m) -> mask c; select(c, m, scores) -> mask not(c)
+      //   (m excluded, the select keeping the type of the scores)
+      Value scores;
+      if (isExcludedSplat(sel.getFalseValue()))
+        boolMask = BoolMask{sel.getCondition(), false}, scores =
+                                                           sel.getTrueValue();
+      else if (isExcludedSplat(sel.getTrueValue()))
+        boolMask = BoolMask{sel.getCondition(), true}, scores =
+                                                          sel.getFalseValue();
+      if (!scores || scores.getType() != sel.getType())
+        return rewriter.notifyMatchFailure(op, "not a masking select");
+      chain.add(sel);
+      if (!matchScaledScores(scores, chain, scale, q, k, kPerm))
+        return rewriter.notifyMatchFailure(op, "no scaled q @ k^T");
     } else if (!matchScaledScores(s, chain, scale, q, k, kPerm)) {
       return rewriter.notifyMatchFailure(op, "no scaled q @ k^T");
     }
@@ -1081,12 +1155,18 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
                        qType.getDimSize(hd) % kType.getDimSize(hd) != 0)) ||
         kType.getDimSize(rank - 2) != vType.getDimSize(rank - 2))
       return rewriter.notifyMatchFailure(op, "q, k, v shapes disagree");
-    if (mask && cast<RankedTensorType>(mask.getType()).getElementType() !=
-                    qType.getElementType())
+    if (mask && !boolMask &&
+        cast<RankedTensorType>(mask.getType()).getElementType() !=
+            qType.getElementType())
       return rewriter.notifyMatchFailure(op, "mask of another element type");
     if (!chain.isClosed(op))
       return rewriter.notifyMatchFailure(op, "escaping intermediate value");
     Location loc = op.getLoc();
+    if (boolMask) {
+      mask = boolMask->condition;
+      if (boolMask->negated)
+        mask = LogicalNotOp::create(rewriter, loc, mask.getType(), mask);
+    }
     if (!kPerm.empty() &&
         !llvm::equal(kPerm, llvm::seq<int64_t>(0, rank)))
       k = TransposeOp::create(rewriter, loc, kType, k,
@@ -1118,20 +1198,14 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// The smallest additive mask value read as "excluded": torch's own causal
-/// masks use -inf, `torch.finfo(dtype).min` or -1e4 (GPT-2). Softmax gives
-/// such a position weight exp(<= -1e4 + gap) = 0 in f32 (exp underflows
-/// below -104) unless a masked logit exceeds the row's largest kept logit by
-/// more than ~9896, so dropping the position is exact for real scores.
-constexpr double kExcludedMaskValue = -1e4;
-
 /// attention(q, k, v, mask = C) -> attention(q, k, v) {causal}
-///   when the constant C is causal: over its last two dims [Sq, Skv] (other
-///   dims 1), kept (i1 true / float 0) exactly where j <= i + (Skv - Sq) and
+///   when the constant C is causal: over its last two dims [Sq, Skv] (the
+///   same pattern at every index of its other dims), kept (i1 true / float 0) exactly where j <= i + (Skv - Sq) and
 ///   excluded (i1 false / float -inf or <= -1e4, see kExcludedMaskValue)
 ///   elsewhere;
 /// attention(q, k, v, mask = C) -> attention(q, k, v)
 ///   when C keeps every position (float all 0, i1 all true).
+/// `C` may also be `logical_not` of a constant i1 tensor (read inverted).
 /// Masks that are not constants, vary over batch or heads, or have any other
 /// pattern stay.
 struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
@@ -1147,33 +1221,45 @@ struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
     if (!mt.hasStaticShape() || !qt.hasStaticShape() || !kt.hasStaticShape() ||
         mt.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "not a static mask of rank >= 2");
-    int64_t sq = qt.getDimSize(2), skv = kt.getDimSize(2);
+    int64_t seqDim = op.getLayout() == AttentionLayout::BSHD ? 1 : 2;
+    int64_t sq = qt.getDimSize(seqDim), skv = kt.getDimSize(seqDim);
     int64_t rank = mt.getRank();
     if (mt.getDimSize(rank - 2) != sq || mt.getDimSize(rank - 1) != skv)
       return rewriter.notifyMatchFailure(op, "mask broadcasts over rows/cols");
-    for (int64_t d = 0; d + 2 < rank; ++d)
-      if (mt.getDimSize(d) != 1)
-        return rewriter.notifyMatchFailure(op, "mask varies over batch/heads");
+    // logical_not(C) of a constant i1 C reads as C inverted.
+    bool inverted = false;
+    if (auto notOp = mask.getDefiningOp<LogicalNotOp>()) {
+      mask = notOp.getInput();
+      inverted = true;
+    }
     std::optional<std::vector<double>> values = readConstantValues(mask);
     if (!values)
       return rewriter.notifyMatchFailure(op, "mask is not a constant");
     bool isBool = mt.getElementType().isInteger(1);
     bool allKept = true, causal = true;
-    for (int64_t i = 0; i < sq; ++i) {
-      for (int64_t j = 0; j < skv; ++j) {
-        double m = (*values)[i * skv + j];
-        bool kept = isBool ? m != 0.0 : m == 0.0;
-        bool excluded = isBool ? m == 0.0 : m <= kExcludedMaskValue;
-        allKept &= kept;
-        bool allowed = j <= i + (skv - sq);
-        causal &= allowed ? kept : excluded;
+    // Every [Sq, Skv] matrix of the mask (one per batch and head index it
+    // has) must be the same pattern.
+    int64_t matrices = mt.getNumElements() / (sq * skv);
+    for (int64_t b = 0; b < matrices; ++b) {
+      for (int64_t i = 0; i < sq; ++i) {
+        for (int64_t j = 0; j < skv; ++j) {
+          double m = (*values)[(b * sq + i) * skv + j];
+          if (inverted)
+            m = m == 0.0 ? 1.0 : 0.0;
+          bool kept = isBool ? m != 0.0 : m == 0.0;
+          bool excluded = isBool ? m == 0.0 : m <= kExcludedMaskValue;
+          allKept &= kept;
+          bool allowed = j <= i + (skv - sq);
+          causal &= allowed ? kept : excluded;
+        }
       }
     }
     if (!allKept && !causal)
       return rewriter.notifyMatchFailure(op, "mask is not causal");
     auto newOp = AttentionOp::create(
         rewriter, op.getLoc(), op.getType(), op.getQuery(), op.getKey(),
-        op.getValue(), Value(), op.getCausal() || !allKept, op.getScaleAttr());
+        op.getValue(), Value(), op.getCausal() || !allKept, op.getScaleAttr(),
+        op.getLayout());
     rewriter.replaceOp(op, newOp.getResult());
     return success();
   }

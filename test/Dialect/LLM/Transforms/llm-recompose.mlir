@@ -1005,3 +1005,109 @@ func.func @attention_rank3_scaled_query(%q: tensor<2x8x16xf32>, %k: tensor<2x8x1
   %o = llm.matmul %p, %v : (tensor<2x8x8xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return %o : tensor<2x8x16xf32>
 }
+
+// -----
+
+// Hugging Face GPT-2: torch.where(causal_mask, w, finfo.min) on the scores
+//   select(c, q @ k^T / 4, -3.4e38) -> attention(q, k, v, mask = c)
+//   -> attention {causal}   (c a constant lower-triangular i1 mask)
+// CHECK-LABEL: func.func @attention_select_mask
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {causal, scale = 2.500000e-01 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_select_mask(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x3x16xf32>, %v: tensor<1x2x3x16xf32>) -> tensor<1x2x3x16xf32> {
+  %c = llm.constant dense<4.0> : tensor<f32>
+  %min = llm.constant dense<-3.40282347E+38> : tensor<f32>
+  %keep = llm.constant dense<[[[[true, false, false], [true, true, false], [true, true, true]]]]> : tensor<1x1x3x3xi1>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x3x16xf32>) -> tensor<1x2x16x3xf32>
+  %s = llm.matmul %q, %kt : (tensor<1x2x3x16xf32>, tensor<1x2x16x3xf32>) -> tensor<1x2x3x3xf32>
+  %ss = llm.div %s, %c : (tensor<1x2x3x3xf32>, tensor<f32>) -> tensor<1x2x3x3xf32>
+  %sm = llm.select %keep, %ss, %min : (tensor<1x1x3x3xi1>, tensor<1x2x3x3xf32>, tensor<f32>) -> tensor<1x2x3x3xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x3x3xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x16xf32>) -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
+// masked_fill(pad, -inf) of a run-time mask: select(pad, -inf, s)
+//   -> attention(q, k, v, mask = logical_not(pad))
+// CHECK-LABEL: func.func @attention_select_runtime_mask
+// CHECK-SAME: %[[PAD:[a-z0-9]+]]: tensor<1x1x1x5xi1>
+// CHECK-NEXT: %[[KEEP:.*]] = llm.logical_not %[[PAD]]
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 mask %[[KEEP]] {scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_select_runtime_mask(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>, %pad: tensor<1x1x1x5xi1>) -> tensor<1x2x3x16xf32> {
+  %inf = llm.constant dense<0xFF800000> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x3x16xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x5xf32>
+  %sm = llm.select %pad, %inf, %s : (tensor<1x1x1x5xi1>, tensor<f32>, tensor<1x2x3x5xf32>) -> tensor<1x2x3x5xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x3x5xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
+// torch >= 2 exports F.scaled_dot_product_attention with the scale split
+// over q and k^T, and a bool mask as an additive where(mask, 0, -inf):
+//   (q * 0.5) @ (k^T * 0.5) + select(m, 0, -inf)
+//   -> attention(q, k, v, mask = m) {scale = 0.25}
+// CHECK-LABEL: func.func @attention_sdpa_export
+// CHECK-SAME: %[[M:[a-z0-9]+]]: tensor<1x1x3x3xi1>
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 mask %[[M]] {scale = 2.500000e-01 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_sdpa_export(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x3x16xf32>, %v: tensor<1x2x3x16xf32>, %m: tensor<1x1x3x3xi1>) -> tensor<1x2x3x16xf32> {
+  %h = llm.constant dense<0.5> : tensor<f32>
+  %zero = llm.constant dense<0.0> : tensor<f32>
+  %inf = llm.constant dense<0xFF800000> : tensor<f32>
+  %qs = llm.mul %q, %h : (tensor<1x2x3x16xf32>, tensor<f32>) -> tensor<1x2x3x16xf32>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x3x16xf32>) -> tensor<1x2x16x3xf32>
+  %ks = llm.mul %kt, %h : (tensor<1x2x16x3xf32>, tensor<f32>) -> tensor<1x2x16x3xf32>
+  %s = llm.matmul %qs, %ks : (tensor<1x2x3x16xf32>, tensor<1x2x16x3xf32>) -> tensor<1x2x3x3xf32>
+  %add = llm.select %m, %zero, %inf : (tensor<1x1x3x3xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x3x3xf32>
+  %sm = llm.add %s, %add : (tensor<1x2x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x3x3xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x16xf32>) -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
+// Near miss: select(c, s, -1) does not exclude (-1 is a real score), so the
+// select stays and no attention is formed.
+// CHECK-LABEL: func.func @attention_select_not_excluded
+// CHECK-NOT: llm.attention
+// CHECK: llm.select
+// CHECK: llm.softmax
+func.func @attention_select_not_excluded(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x3x16xf32>, %v: tensor<1x2x3x16xf32>, %c: tensor<1x1x3x3xi1>) -> tensor<1x2x3x16xf32> {
+  %m1 = llm.constant dense<-1.0> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x3x16xf32>, tensor<1x2x3x16xf32>) -> tensor<1x2x3x3xf32>
+  %sm = llm.select %c, %s, %m1 : (tensor<1x1x3x3xi1>, tensor<1x2x3x3xf32>, tensor<f32>) -> tensor<1x2x3x3xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x3x3xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x16xf32>) -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
+// Hugging Face LLaMA's causal mask expanded to the batch ([B, 1, S, S], the
+// same matrix for every batch index) -> attention {causal}.
+// CHECK-LABEL: func.func @causal_from_batched_mask
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f32} : (tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>) -> tensor<2x2x2x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @causal_from_batched_mask(%q: tensor<2x2x2x8xf32>, %k: tensor<2x2x2x8xf32>, %v: tensor<2x2x2x8xf32>) -> tensor<2x2x2x8xf32> {
+  %m = llm.constant dense<[[[[0.0, -3.40282347E+38], [0.0, 0.0]]], [[[0.0, -3.40282347E+38], [0.0, 0.0]]]]> : tensor<2x1x2x2xf32>
+  %r = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x1x2x2xf32>) -> tensor<2x2x2x8xf32>
+  return %r : tensor<2x2x2x8xf32>
+}
+
+// -----
+
+// Near miss: a [B, 1, S, S] mask that differs between batch indices (padding
+// in batch 1) is not causal and stays.
+// CHECK-LABEL: func.func @batched_mask_not_causal
+// CHECK: llm.attention %arg0, %arg1, %arg2 mask
+func.func @batched_mask_not_causal(%q: tensor<2x2x2x8xf32>, %k: tensor<2x2x2x8xf32>, %v: tensor<2x2x2x8xf32>) -> tensor<2x2x2x8xf32> {
+  %m = llm.constant dense<[[[[0.0, -3.40282347E+38], [0.0, 0.0]]], [[[0.0, -3.40282347E+38], [-3.40282347E+38, 0.0]]]]> : tensor<2x1x2x2xf32>
+  %r = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x1x2x2xf32>) -> tensor<2x2x2x8xf32>
+  return %r : tensor<2x2x2x8xf32>
+}
