@@ -351,6 +351,7 @@ void mlir::llm::populateOptimizeLayoutPatterns(
   TransposeOp::getCanonicalizationPatterns(patterns, ctx);
   // The head split transposes sunk through llm.rope meet the attention here.
   AttentionOp::getCanonicalizationPatterns(patterns, ctx);
+  populateLayoutPropagationPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

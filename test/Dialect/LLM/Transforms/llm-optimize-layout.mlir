@@ -181,3 +181,100 @@ func.func @rope_head_dim_moved(%x: tensor<2x8x6xf32>, %p: tensor<2x6xi64>) -> te
   %r = llm.rope %t, %p : (tensor<2x6x8xf32>, tensor<2x6xi64>) -> tensor<2x6x8xf32>
   return %r : tensor<2x6x8xf32>
 }
+
+// -----
+
+// torch.nn.MultiheadAttention (batch_first) as recomposed: the input is
+// transposed to [S, B, E], projected, split into [S, B*H, D] heads and
+// transposed to [B*H, S, D]; the attention runs over [1, B*H, S, D]; then
+// everything is undone. The transposes sink through the projection (a
+// matmul by a 2-D weight), its bias and the q/k/v slices, the chains of
+// transposes and reshapes shorten, the attention is split back to
+// [B, H, S, D] and absorbs the head split (bshd): no transpose is left.
+// CHECK: module attributes {llm.report = {runtime_transposes = 0 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @mha_batch_first
+// CHECK-NOT: llm.transpose
+// CHECK: llm.matmul %arg0, %{{.*}} : (tensor<2x7x48xf32>, tensor<48x144xf32>) -> tensor<2x7x144xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: llm.attention %{{.*}}, %{{.*}}, %{{.*}} {layout = #llm.attention_layout<bshd>, scale = 2.500000e-01 : f32} : (tensor<2x7x3x16xf32>, tensor<2x7x3x16xf32>, tensor<2x7x3x16xf32>) -> tensor<2x7x3x16xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: return
+func.func @mha_batch_first(%x: tensor<2x7x48xf32>) -> tensor<2x7x48xf32> {
+  %w = llm.constant dense<0.5> : tensor<48x144xf32>
+  %b = llm.constant dense<0.25> : tensor<144xf32>
+  %wo = llm.constant dense<0.125> : tensor<48x48xf32>
+  %bo = llm.constant dense<1.0> : tensor<48xf32>
+  %0 = llm.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<2x7x48xf32>) -> tensor<7x2x48xf32>
+  %1 = llm.matmul %0, %w : (tensor<7x2x48xf32>, tensor<48x144xf32>) -> tensor<7x2x144xf32>
+  %2 = llm.add %b, %1 : (tensor<144xf32>, tensor<7x2x144xf32>) -> tensor<7x2x144xf32>
+  %q = llm.slice %2 {limits = array<i64: 7, 2, 48>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<7x2x144xf32>) -> tensor<7x2x48xf32>
+  %k = llm.slice %2 {limits = array<i64: 7, 2, 96>, starts = array<i64: 0, 0, 48>, strides = array<i64: 1, 1, 1>} : (tensor<7x2x144xf32>) -> tensor<7x2x48xf32>
+  %v = llm.slice %2 {limits = array<i64: 7, 2, 144>, starts = array<i64: 0, 0, 96>, strides = array<i64: 1, 1, 1>} : (tensor<7x2x144xf32>) -> tensor<7x2x48xf32>
+  %q1 = llm.reshape %q : (tensor<7x2x48xf32>) -> tensor<7x6x16xf32>
+  %q2 = llm.transpose %q1 {permutation = array<i64: 1, 0, 2>} : (tensor<7x6x16xf32>) -> tensor<6x7x16xf32>
+  %q3 = llm.reshape %q2 : (tensor<6x7x16xf32>) -> tensor<1x6x7x16xf32>
+  %k1 = llm.reshape %k : (tensor<7x2x48xf32>) -> tensor<7x6x16xf32>
+  %k2 = llm.transpose %k1 {permutation = array<i64: 1, 0, 2>} : (tensor<7x6x16xf32>) -> tensor<6x7x16xf32>
+  %k3 = llm.reshape %k2 : (tensor<6x7x16xf32>) -> tensor<1x6x7x16xf32>
+  %v1 = llm.reshape %v : (tensor<7x2x48xf32>) -> tensor<7x6x16xf32>
+  %v2 = llm.transpose %v1 {permutation = array<i64: 1, 0, 2>} : (tensor<7x6x16xf32>) -> tensor<6x7x16xf32>
+  %v3 = llm.reshape %v2 : (tensor<6x7x16xf32>) -> tensor<1x6x7x16xf32>
+  %a = llm.attention %q3, %k3, %v3 {scale = 0.25 : f32} : (tensor<1x6x7x16xf32>, tensor<1x6x7x16xf32>, tensor<1x6x7x16xf32>) -> tensor<1x6x7x16xf32>
+  %a1 = llm.reshape %a : (tensor<1x6x7x16xf32>) -> tensor<6x7x16xf32>
+  %a2 = llm.transpose %a1 {permutation = array<i64: 1, 0, 2>} : (tensor<6x7x16xf32>) -> tensor<7x6x16xf32>
+  %a3 = llm.reshape %a2 : (tensor<7x6x16xf32>) -> tensor<14x48xf32>
+  %o = llm.matmul %a3, %wo : (tensor<14x48xf32>, tensor<48x48xf32>) -> tensor<14x48xf32>
+  %o1 = llm.add %o, %bo : (tensor<14x48xf32>, tensor<48xf32>) -> tensor<14x48xf32>
+  %o2 = llm.reshape %o1 : (tensor<14x48xf32>) -> tensor<7x2x48xf32>
+  %o3 = llm.transpose %o2 {permutation = array<i64: 1, 0, 2>} : (tensor<7x2x48xf32>) -> tensor<2x7x48xf32>
+  %r = llm.add %x, %o3 : (tensor<2x7x48xf32>, tensor<2x7x48xf32>) -> tensor<2x7x48xf32>
+  return %r : tensor<2x7x48xf32>
+}
+
+// -----
+
+// Hugging Face Conv1D: reshape to [B*S, K] -> addmm -> reshape back. The
+// reshapes sink through the matmul and the bias and cancel: a 3-D matmul.
+// CHECK-LABEL: func.func @conv1d_flatten
+// CHECK-NEXT: llm.constant
+// CHECK-NEXT: llm.constant
+// CHECK-NEXT: %[[M:.*]] = llm.matmul %arg0, %{{.*}} : (tensor<2x7x48xf32>, tensor<48x96xf32>) -> tensor<2x7x96xf32>
+// CHECK-NEXT: %[[A:.*]] = llm.add %[[M]], %{{.*}} : (tensor<2x7x96xf32>, tensor<96xf32>) -> tensor<2x7x96xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @conv1d_flatten(%x: tensor<2x7x48xf32>) -> tensor<2x7x96xf32> {
+  %w = llm.constant dense<0.5> : tensor<48x96xf32>
+  %b = llm.constant dense<0.25> : tensor<96xf32>
+  %0 = llm.reshape %x : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+  %1 = llm.matmul %0, %w : (tensor<14x48xf32>, tensor<48x96xf32>) -> tensor<14x96xf32>
+  %2 = llm.add %1, %b : (tensor<14x96xf32>, tensor<96xf32>) -> tensor<14x96xf32>
+  %3 = llm.reshape %2 : (tensor<14x96xf32>) -> tensor<2x7x96xf32>
+  return %3 : tensor<2x7x96xf32>
+}
+
+// -----
+
+// Near misses: a transpose that moves the last (reduction) dimension does not
+// commute with the matmul; a constant that varies along both permuted
+// dimensions would have to be transposed itself; a chain of reshapes whose sizes do not
+// factor (6 -> 4) stays as written. One runtime transpose is counted for
+// each of the first two.
+// CHECK: module attributes {llm.report = {runtime_transposes = 2 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @no_sinking
+// CHECK: llm.transpose %arg0 {permutation = array<i64: 0, 2, 1>}
+// CHECK: llm.matmul
+// CHECK: llm.transpose %arg1 {permutation = array<i64: 1, 0, 2>}
+// CHECK: llm.add
+// CHECK: llm.reshape %arg2 : (tensor<2x6xf32>) -> tensor<3x4xf32>
+// CHECK: llm.reshape %{{.*}} : (tensor<3x4xf32>) -> tensor<12xf32>
+func.func @no_sinking(%x: tensor<2x4x8xf32>, %y: tensor<2x3x5xf32>, %z: tensor<2x6xf32>) -> (tensor<2x8x3xf32>, tensor<3x2x5xf32>, tensor<12xf32>) {
+  %w = llm.constant dense<0.5> : tensor<4x3xf32>
+  %c = llm.constant dense<[[[1.0], [2.0]], [[3.0], [4.0]], [[5.0], [6.0]]]> : tensor<3x2x1xf32>
+  %0 = llm.transpose %x {permutation = array<i64: 0, 2, 1>} : (tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
+  %1 = llm.matmul %0, %w : (tensor<2x8x4xf32>, tensor<4x3xf32>) -> tensor<2x8x3xf32>
+  %2 = llm.transpose %y {permutation = array<i64: 1, 0, 2>} : (tensor<2x3x5xf32>) -> tensor<3x2x5xf32>
+  %3 = llm.add %2, %c : (tensor<3x2x5xf32>, tensor<3x2x1xf32>) -> tensor<3x2x5xf32>
+  %4 = llm.reshape %z : (tensor<2x6xf32>) -> tensor<3x4xf32>
+  %5 = llm.neg %4 : tensor<3x4xf32>
+  %6 = llm.reshape %5 : (tensor<3x4xf32>) -> tensor<12xf32>
+  return %1, %3, %6 : tensor<2x8x3xf32>, tensor<3x2x5xf32>, tensor<12xf32>
+}

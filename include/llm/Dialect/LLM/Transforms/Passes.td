@@ -102,9 +102,21 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       S, D]) : [B, Hkv*G, S, D]`, on both `k` and `v`) are replaced by `x`
       (`Hq = G * Hkv`). Rank-3 `[B*H, S, D]` operands
       (`torch.nn.MultiheadAttention`) are reshaped to `[1, B*H, S, D]`
-      around the `llm.attention`;
-    * `llm.attention` with a constant mask that is causal over its last two
-      dims (other dims 1): kept (`i1` true, float 0) exactly where
+      around the `llm.attention` (`llm-optimize-layout` splits them back
+      into `[B, H, S, D]`). Scales on both `q` and `k^T` multiply (torch
+      >= 2 exports `F.scaled_dot_product_attention` as `(q * sqrt(c)) @
+      (k^T * sqrt(c))`). Masks written with `where`: `select(m, s, e)` ->
+      mask `m`, `select(m, e, s)` -> mask `logical_not(m)` on the scores
+      `s` (Hugging Face GPT-2's `torch.where(causal_mask, w,
+      finfo.min)`, `masked_fill(pad, -inf)`), and an added `select(m, 0, e)`
+      / `select(m, e, 0)` (`F.scaled_dot_product_attention`'s bool mask,
+      `nn.MultiheadAttention`'s `key_padding_mask`) -> the `i1` mask `m` /
+      `logical_not(m)`, where `e` is a splat excluded value (`-inf` or
+      `<= -1e4`, as for causal masks below);
+    * `llm.attention` with a constant mask (or `logical_not` of one) that
+      is causal over its last two dims (the same pattern at every index of
+      the other dims, e.g. Hugging Face LLaMA's mask expanded to the
+      batch): kept (`i1` true, float 0) exactly where
       `j <= i + (Skv - Sq)`, excluded (`i1` false, float `-inf` or any value
       `<= -1e4`) elsewhere -> `{causal}` without the mask; a mask that keeps
       everything is dropped. Float `-1e4` (GPT-2's buffer) counts as
@@ -160,7 +172,12 @@ def LLMFusePass : Pass<"llm-fuse"> {
        are concatenated too (`add(matmul(x, Wq|Wk|Wv), bq|bk|bv)` then the
        slices). The new ops sit where the first matmul was. Each output
        element is the same dot product as before (same `K` order), so the
-       results are bitwise equal.
+       results are bitwise equal. Then the query and key ropes of such a
+       projection merge: `rope(reshape(slice(x, [.., a:b])) : [.., Hq, D])`
+       and `rope(reshape(slice(x, [.., b:c])) : [.., Hk, D])` with the same
+       positions (not varying over the heads), mode and theta become one
+       `rope(reshape(slice(x, [.., a:c])) : [.., Hq + Hk, D])` and two head
+       slices of it: one kernel instead of two (a LLaMA layer: 9 -> 8).
     2. Fusion groups (`groups`). Anchors are `llm.matmul`,
        `llm.matmul_integer`, `llm.layer_norm`, `llm.rms_norm` and
        `llm.softmax`. Each anchor takes, in order:
@@ -372,6 +389,24 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
       into layout `bshd`. A LLaMA block's [B, S, H, D] -> [B, H, S, D]
       head splits, RoPE'd q and k included, and the head merge after the
       attention all go.
+    * Layout propagation (llm/Dialect/LLM/Transforms/Transforms.h,
+      `populateLayoutPropagationPatterns`), for the chains exporters write
+      around row-wise ops: a transpose keeping the last dimension sinks
+      through a matmul by a 2-D `rhs` (`matmul(transpose(x, p), w) ->
+      transpose(matmul(x, w), p)`), through a binary op with a constant
+      whose non-unit dimensions keep their order under `p^-1` (a bias, a
+      splat: re-typed, not moved) and through slices; a reshape that keeps
+      the last dimension sinks through such a matmul and through binary ops
+      with constants along the dimensions it keeps (Hugging Face Conv1D's
+      `[B*S, K]` flattening around `addmm` disappears); a chain of
+      transposes and reshapes is rewritten as at most reshape -> transpose
+      -> reshape when that takes fewer ops (its dims factored into common
+      "atoms"); and an `llm.attention` over `[1, B*H, S, D]` reshapes of
+      `[B, H, S, D]` tensors is split back into `[B, H, S, D]` (the mask
+      reshaped alike), where it absorbs the head split.
+      `torch.nn.MultiheadAttention` / `nn.TransformerEncoderLayer`
+      (`batch_first`), whose [S, B*H, D] head layout needed six runtime
+      transposes per layer, keeps none. Static shapes only.
 
     Remaining runtime transposes (non-constant `llm.transpose` ops, and
     `transpose_b` matmuls whose `rhs` is computed, which

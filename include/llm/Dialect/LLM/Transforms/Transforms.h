@@ -97,6 +97,14 @@ void populateQuantFoldingPatterns(RewritePatternSet &patterns,
 /// absorbed into `transpose_b`, transposes sunk through elementwise ops and
 /// composed. `weightsChanged` counts the weights rewritten; it must outlive
 /// the pattern set.
+/// Adds the layout-propagation patterns of llm-optimize-layout: transposes
+/// and reshapes move past row-wise ops (matmuls by a 2-D weight, binary ops
+/// with constants along the rows, slices) toward their uses, chains of
+/// transposes and reshapes become at most reshape -> transpose -> reshape,
+/// and an attention over merged [1, B*H, S, D] operands is split back into
+/// [B, H, S, D] so that it can absorb head transposes. Static shapes only.
+void populateLayoutPropagationPatterns(RewritePatternSet &patterns);
+
 void populateOptimizeLayoutPatterns(RewritePatternSet &patterns,
                                     CPUTargetDescription::WeightLayout layout,
                                     int64_t &weightsChanged);
