@@ -23,6 +23,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/MapVector.h"
@@ -302,11 +303,153 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
   int64_t *numFused;
 };
 
+/// Positions operands that hold the same values: the same value, reshapes
+/// of one value to one type, or equal constants.
+static bool samePositions(Value a, Value b) {
+  if (a == b)
+    return true;
+  if (a.getType() != b.getType())
+    return false;
+  auto ra = a.getDefiningOp<ReshapeOp>(), rb = b.getDefiningOp<ReshapeOp>();
+  if (ra && rb)
+    return samePositions(ra.getInput(), rb.getInput());
+  Attribute ca, cb;
+  return matchPattern(a, m_Constant(&ca)) && matchPattern(b, m_Constant(&cb)) &&
+         ca == cb;
+}
+
+/// The rope of a head split of the last-dimension range [lo, hi) of `x`:
+/// `rope(reshape(slice(x)) : [..., H, D])`, the slice (unit strides, all of
+/// every other dimension) and the reshape (splitting only the last
+/// dimension) used only here.
+struct SlicedRope {
+  RopeOp rope;
+  SliceOp slice;
+  int64_t lo = 0, hi = 0, heads = 0, headDim = 0;
+};
+
+static std::optional<SlicedRope> matchSlicedRope(RopeOp rope) {
+  auto reshape = rope.getInput().getDefiningOp<ReshapeOp>();
+  if (!reshape || !reshape->hasOneUse())
+    return std::nullopt;
+  auto slice = reshape.getInput().getDefiningOp<SliceOp>();
+  if (!slice || !slice->hasOneUse())
+    return std::nullopt;
+  auto xt = cast<RankedTensorType>(slice.getInput().getType());
+  auto st = cast<RankedTensorType>(slice.getType());
+  auto rt = cast<RankedTensorType>(reshape.getType());
+  int64_t rank = xt.getRank();
+  if (!xt.hasStaticShape() || !rt.hasStaticShape() || rank < 1 ||
+      rt.getRank() != rank + 1 ||
+      rt.getShape().take_front(rank - 1) != st.getShape().take_front(rank - 1))
+    return std::nullopt;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice.getStrides()[d] != 1)
+      return std::nullopt;
+    if (d + 1 < rank && (slice.getStarts()[d] != 0 ||
+                         slice.getLimits()[d] != xt.getDimSize(d)))
+      return std::nullopt;
+  }
+  // The positions must not vary over the heads (so that they also cover
+  // the other rope's heads).
+  // (They broadcast to [..., S, H] right-aligned: the last dimension is
+  // the heads'.)
+  auto pt = cast<RankedTensorType>(rope.getPositions().getType());
+  if (pt.getRank() >= 1 && pt.getShape().back() != 1)
+    return std::nullopt;
+  SlicedRope r;
+  r.rope = rope;
+  r.slice = slice;
+  r.lo = slice.getStarts()[rank - 1];
+  r.hi = slice.getLimits()[rank - 1];
+  r.heads = rt.getDimSize(rank - 1);
+  r.headDim = rt.getDimSize(rank);
+  return r;
+}
+
+/// rope(reshape(slice(x, [.., a:b])) : [.., Hq, D], pos)      (queries)
+/// rope(reshape(slice(x, [.., b:c])) : [.., Hk, D], pos)      (keys)
+///   -> r = rope(reshape(slice(x, [.., a:c])) : [.., Hq + Hk, D], pos)
+///      queries = slice(r, heads [0, Hq)), keys = slice(r, heads [Hq, ..))
+/// when both ropes have the same mode, theta and positions (not varying over
+/// the heads): the query and key projections of a horizontally fused matmul
+/// are rotated by one kernel instead of two.
+struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<SlicedRope> a = matchSlicedRope(op);
+    if (!a)
+      return failure();
+    Value x = a->slice.getInput();
+    for (Operation *user : x.getUsers()) {
+      auto slice = dyn_cast<SliceOp>(user);
+      if (!slice || slice == a->slice || !slice->hasOneUse())
+        continue;
+      auto reshape = dyn_cast<ReshapeOp>(*slice->getUsers().begin());
+      if (!reshape || !reshape->hasOneUse())
+        continue;
+      auto rope = dyn_cast<RopeOp>(*reshape->getUsers().begin());
+      if (!rope)
+        continue;
+      std::optional<SlicedRope> b = matchSlicedRope(rope);
+      if (!b || b->lo != a->hi || b->headDim != a->headDim ||
+          rope.getMode() != op.getMode() || rope.getTheta() != op.getTheta() ||
+          rope.getType().getElementType() != op.getType().getElementType() ||
+          !samePositions(rope.getPositions(), op.getPositions()))
+        continue;
+      // Build at the first of the two ropes, with its positions.
+      RopeOp first = op->isBeforeInBlock(rope) ? op : rope;
+      if (op->getBlock() != rope->getBlock())
+        continue;
+      rewriter.setInsertionPoint(first);
+      Location loc = op.getLoc();
+      auto xt = cast<RankedTensorType>(x.getType());
+      int64_t rank = xt.getRank();
+      SmallVector<int64_t> starts(rank, 0), limits(xt.getShape()),
+          strides(rank, 1);
+      starts.back() = a->lo;
+      limits.back() = b->hi;
+      SmallVector<int64_t> sliceShape(xt.getShape());
+      sliceShape.back() = b->hi - a->lo;
+      auto merged = SliceOp::create(
+          rewriter, loc, RankedTensorType::get(sliceShape, xt.getElementType()),
+          x, rewriter.getDenseI64ArrayAttr(starts),
+          rewriter.getDenseI64ArrayAttr(limits),
+          rewriter.getDenseI64ArrayAttr(strides));
+      SmallVector<int64_t> headsShape(xt.getShape().drop_back());
+      headsShape.push_back(a->heads + b->heads);
+      headsShape.push_back(a->headDim);
+      auto headsType = RankedTensorType::get(headsShape, xt.getElementType());
+      Value split = ReshapeOp::create(rewriter, loc, headsType, merged);
+      Value rotated =
+          RopeOp::create(rewriter, loc, headsType, split,
+                         first.getPositions(), op.getModeAttr(),
+                         op.getThetaAttr());
+      auto headSlice = [&](RopeOp old, int64_t lo, int64_t hi) {
+        SmallVector<int64_t> s(rank + 1, 0), l(headsShape), st(rank + 1, 1);
+        s[rank - 1] = lo;
+        l[rank - 1] = hi;
+        Value v = SliceOp::create(rewriter, loc, old.getType(), rotated,
+                                  rewriter.getDenseI64ArrayAttr(s),
+                                  rewriter.getDenseI64ArrayAttr(l),
+                                  rewriter.getDenseI64ArrayAttr(st));
+        rewriter.replaceOp(old, v);
+      };
+      headSlice(op, 0, a->heads);
+      headSlice(rope, a->heads, a->heads + b->heads);
+      return success();
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 void mlir::llm::populateHorizontalMatmulFusionPatterns(
     RewritePatternSet &patterns, int64_t *numFused) {
   patterns.add<FuseSiblingMatmuls>(patterns.getContext(), numFused);
+  patterns.add<MergeAdjacentRopes>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -275,3 +275,48 @@ func.func @mixed_layouts(%x: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf3
   %b = llm.matmul %x, %wb {transpose_b} : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
   return %a, %b : tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// Horizontal: the query and key ropes of a fused projection (adjacent slices
+// [0, 16) and [16, 24) of one tensor, the same positions, mode and theta)
+// become one rope over [0, 24) split into 3 heads, then head slices.
+// HONLY-LABEL: func.func @merge_ropes
+// HONLY: %[[S:.*]] = llm.slice %arg0 {limits = array<i64: 1, 5, 24>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x5x32xf32>) -> tensor<1x5x24xf32>
+// HONLY-NEXT: %[[H:.*]] = llm.reshape %[[S]] : (tensor<1x5x24xf32>) -> tensor<1x5x3x8xf32>
+// HONLY-NEXT: %[[R:.*]] = llm.rope %[[H]], %arg1 {theta = 5.000000e+05 : f32} : (tensor<1x5x3x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x3x8xf32>
+// HONLY-NEXT: %[[Q:.*]] = llm.slice %[[R]] {limits = array<i64: 1, 5, 2, 8>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}
+// HONLY-NEXT: %[[K:.*]] = llm.slice %[[R]] {limits = array<i64: 1, 5, 3, 8>, starts = array<i64: 0, 0, 2, 0>, strides = array<i64: 1, 1, 1, 1>}
+// HONLY-NOT: llm.rope
+// HONLY: return %[[Q]], %[[K]]
+func.func @merge_ropes(%x: tensor<1x5x32xf32>, %pos: tensor<1x5x1xi64>) -> (tensor<1x5x2x8xf32>, tensor<1x5x1x8xf32>) {
+  %q = llm.slice %x {limits = array<i64: 1, 5, 16>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x5x32xf32>) -> tensor<1x5x16xf32>
+  %k = llm.slice %x {limits = array<i64: 1, 5, 24>, starts = array<i64: 0, 0, 16>, strides = array<i64: 1, 1, 1>} : (tensor<1x5x32xf32>) -> tensor<1x5x8xf32>
+  %qh = llm.reshape %q : (tensor<1x5x16xf32>) -> tensor<1x5x2x8xf32>
+  %kh = llm.reshape %k : (tensor<1x5x8xf32>) -> tensor<1x5x1x8xf32>
+  %qr = llm.rope %qh, %pos {theta = 500000.0 : f32} : (tensor<1x5x2x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x2x8xf32>
+  %kr = llm.rope %kh, %pos {theta = 500000.0 : f32} : (tensor<1x5x1x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x1x8xf32>
+  return %qr, %kr : tensor<1x5x2x8xf32>, tensor<1x5x1x8xf32>
+}
+
+// -----
+
+// Near misses: ropes with different theta, or over slices that are not
+// adjacent, stay two ropes.
+// HONLY-LABEL: func.func @ropes_not_merged
+// HONLY-COUNT-4: llm.rope
+func.func @ropes_not_merged(%x: tensor<1x5x32xf32>, %pos: tensor<1x5x1xi64>) -> (tensor<1x5x2x8xf32>, tensor<1x5x1x8xf32>, tensor<1x5x1x8xf32>, tensor<1x5x1x8xf32>) {
+  %q = llm.slice %x {limits = array<i64: 1, 5, 16>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x5x32xf32>) -> tensor<1x5x16xf32>
+  %k = llm.slice %x {limits = array<i64: 1, 5, 24>, starts = array<i64: 0, 0, 16>, strides = array<i64: 1, 1, 1>} : (tensor<1x5x32xf32>) -> tensor<1x5x8xf32>
+  %qh = llm.reshape %q : (tensor<1x5x16xf32>) -> tensor<1x5x2x8xf32>
+  %kh = llm.reshape %k : (tensor<1x5x8xf32>) -> tensor<1x5x1x8xf32>
+  %qr = llm.rope %qh, %pos {theta = 10000.0 : f32} : (tensor<1x5x2x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x2x8xf32>
+  %kr = llm.rope %kh, %pos {theta = 500000.0 : f32} : (tensor<1x5x1x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x1x8xf32>
+  %a = llm.slice %x {limits = array<i64: 1, 5, 8>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x5x32xf32>) -> tensor<1x5x8xf32>
+  %b = llm.slice %x {limits = array<i64: 1, 5, 32>, starts = array<i64: 0, 0, 24>, strides = array<i64: 1, 1, 1>} : (tensor<1x5x32xf32>) -> tensor<1x5x8xf32>
+  %ah = llm.reshape %a : (tensor<1x5x8xf32>) -> tensor<1x5x1x8xf32>
+  %bh = llm.reshape %b : (tensor<1x5x8xf32>) -> tensor<1x5x1x8xf32>
+  %ar = llm.rope %ah, %pos : (tensor<1x5x1x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x1x8xf32>
+  %br = llm.rope %bh, %pos : (tensor<1x5x1x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x1x8xf32>
+  return %qr, %kr, %ar, %br : tensor<1x5x2x8xf32>, tensor<1x5x1x8xf32>, tensor<1x5x1x8xf32>, tensor<1x5x1x8xf32>
+}
