@@ -116,7 +116,8 @@ static bool isSupportedOp(StringRef op) {
       "Size",
       "ConstantOfShape", "Range", "NonZero", "Expand", "Cast", "Clip", "Trilu",
       // ImportQuant.cpp
-      "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul"};
+      "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul",
+      "If"};
   return ops.contains(op);
 }
 
@@ -245,7 +246,55 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importNonZero(node);
   if (op == "Trilu")
     return importTrilu(node);
+  if (op == "If")
+    return importIf(node);
   return nodeError(node) << "unsupported op " << op;
+}
+
+/// If whose condition is known at import time (a constant, e.g. a shape
+/// comparison once `--dim` fixes the symbolic dimensions, as torch.onnx
+/// exports `squeeze` of a dynamic axis): the nodes of the branch taken are
+/// imported in place (they may read the outer graph's values) and the If's
+/// outputs are the branch's outputs. A condition computed at run time is an
+/// error, as is a branch with initializers of its own or whose output count
+/// differs from the node's.
+LogicalResult Importer::importIf(const onnx::NodeProto &node) {
+  FailureOr<Entry *> cond = required(node, 0);
+  if (failed(cond))
+    return failure();
+  if (!(*cond)->constant || (*cond)->constant->numel() != 1)
+    return nodeError(node)
+           << "the condition of If is computed at run time (only an If "
+              "whose condition is known at import time is supported; fix "
+              "symbolic dimensions with --dim)";
+  bool taken = (*cond)->constant->getInt(0) != 0;
+  StringRef name = taken ? "then_branch" : "else_branch";
+  const onnx::GraphProto *branch = nullptr;
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name && a.has_g())
+      branch = &a.g();
+  if (!branch)
+    return nodeError(node) << "has no " << name << " graph";
+  if (branch->initializer_size() || branch->sparse_initializer_size())
+    return nodeError(node) << "the If " << name
+                           << " has initializers of its own (not supported)";
+  if (branch->output_size() != node.output_size())
+    return nodeError(node) << "the If " << name << " has "
+                           << branch->output_size() << " outputs for the "
+                           << node.output_size() << " of the node";
+  for (const onnx::NodeProto &inner : branch->node())
+    if (failed(importNode(inner)))
+      return failure();
+  for (int i = 0; i < node.output_size(); ++i) {
+    auto it = env.find(branch->output(i).name());
+    if (it == env.end())
+      return nodeError(node) << "the If " << name << " output '"
+                             << branch->output(i).name()
+                             << "' is not defined in the branch";
+    if (!node.output(i).empty())
+      env[node.output(i)] = it->second;
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -734,6 +734,7 @@ private:
   LogicalResult checkSupported(const onnx::NodeProto &node);
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult importConstant(const onnx::NodeProto &node);
+  LogicalResult importIf(const onnx::NodeProto &node);
   LogicalResult importBinary(const onnx::NodeProto &node);
   LogicalResult importUnary(const onnx::NodeProto &node);
   LogicalResult importCompare(const onnx::NodeProto &node);

@@ -423,6 +423,68 @@ def math_exprs(out):
              out1=np.isnan(z), out2=hm)
 
 
+def if_const(out):
+    """If nodes whose conditions are known at import: one from a shape
+    comparison (`Shape(x)[1] == 3`, as torch exports squeeze of a dynamic
+    axis) taking its then branch (Relu of x, reading the outer x, and a
+    nested If on a constant false taking its else branch: x * 2), one on a
+    constant false taking its else branch (Neg). Writes OUT and OUT.npz."""
+    inner = helper.make_node(
+        "If", ["false"], ["t2"], name="inner",
+        then_branch=helper.make_graph(
+            [helper.make_node("Neg", ["x"], ["n0"], name="n0")], "t_then", [],
+            [vi("n0", F, [2, 3])]),
+        else_branch=helper.make_graph(
+            [helper.make_node("Mul", ["x", "two"], ["m0"], name="m0")],
+            "t_else", [], [vi("m0", F, [2, 3])]))
+    then_g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"), inner,
+         helper.make_node("Add", ["r", "t2"], ["t_out"], name="t_add")],
+        "then", [], [vi("t_out", F, [2, 3])])
+    else_g = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["e_out"], name="sig")],
+        "else", [], [vi("e_out", F, [2, 3])])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "one"], ["d1"], name="dim1", axis=0),
+        helper.make_node("Equal", ["d1", "three"], ["c"], name="is3"),
+        helper.make_node("If", ["c"], ["y0"], name="if_shape",
+                         then_branch=then_g, else_branch=else_g),
+        helper.make_node("If", ["false"], ["y1"], name="if_false",
+                         then_branch=helper.make_graph(
+                             [helper.make_node("Relu", ["y0"], ["a"], name="a")],
+                             "t", [], [vi("a", F, [2, 3])]),
+                         else_branch=helper.make_graph(
+                             [helper.make_node("Neg", ["y0"], ["b"], name="b")],
+                             "e", [], [vi("b", F, [2, 3])])),
+    ]
+    m = model(nodes, [vi("x", F, [2, 3])], [vi("y1", F, [2, 3])],
+              [ints("one", 1), ints("three", 3),
+               numpy_helper.from_array(np.array(False), "false"),
+               numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+    onnx.save_model(m, out)
+    x = np.array([[-1.5, 0.5, 2.0], [3.0, -0.25, 0.0]], dtype=np.float32)
+    y = -(np.maximum(x, 0) + x * 2)
+    np.savez(out + ".npz", in0=x, out0=y.astype(np.float32))
+
+
+def if_runtime():
+    """If on a condition computed from a graph input at run time."""
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+        helper.make_node("Less", ["s", "zero"], ["c"], name="neg_sum"),
+        helper.make_node("If", ["c"], ["y"], name="branch",
+                         then_branch=helper.make_graph(
+                             [helper.make_node("Neg", ["x"], ["a"], name="a")],
+                             "t", [], [vi("a", F, [4])]),
+                         else_branch=helper.make_graph(
+                             [helper.make_node("Relu", ["x"], ["b"], name="b")],
+                             "e", [], [vi("b", F, [4])])),
+    ]
+    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])],
+                 [numpy_helper.from_array(np.array(0, np.float32), "zero")])
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -673,7 +735,7 @@ def matmul_vec():
 
 
 BUILDERS = {f.__name__: f for f in [
-    mlp, upsample_opset8, runtime_nonzero, nonzero_const,
+    mlp, upsample_opset8, runtime_nonzero, nonzero_const, if_runtime,
     old_opset_undefined_output, old_opset_graph_attribute, old_opset_huge_dim,
     two_default_opsets, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
     slice_negative,
@@ -708,6 +770,9 @@ def main():
         return
     if name == "one_hot":
         one_hot(out)
+        return
+    if name == "if_const":
+        if_const(out)
         return
     if name == "activations":
         activations(out)
