@@ -13,8 +13,8 @@ and in ONNX Runtime (issue 20).
 For each family (default: all of export_corpus.FAMILIES) the model is
 exported by torch.onnx.export at --opset (default 14), static shapes, no
 constant folding, with 1 layer and with --layers (default 2), at the
-generator's own sizes (d 48, 3 heads of 16, batch 2, seq 7, vocab 96: the
-generator has no size parameter, and this script does not change it). Then:
+generator's default sizes (d 48, 3 heads of 16, batch 2, seq 7, vocab 96)
+or those of --size D,HEADS,BATCH,SEQ (export_corpus.set_size). Then:
 
   1. structure: `llmc compile MODEL -o MODEL.o --emit=obj --report=json
      --quiet` (pinned to core 0) for both; kernels per layer is
@@ -100,6 +100,23 @@ def log(*a):
 # ===---------------------------------------------------------------------=== #
 
 
+# Model sizes (d, heads, batch, seq) for export_corpus.set_size, or None for
+# the generator's defaults.
+SIZE = None
+
+
+def size_text():
+    if not SIZE:
+        return ("at the generator's default sizes: d 48, 3 heads of 16 (hf_llama 6 "
+                "query / 2 KV heads of 8), MLP 2-4x d, batch 2, seq 7, vocab 96: "
+                "overhead-dominated calls of ~0.1 ms, which measure per-call and "
+                "per-kernel overhead more than arithmetic throughput.")
+    d, h, b, t = SIZE
+    return ("at d %d, %d heads of %d (hf_llama %d query / %d KV heads), MLP 2-4x d, "
+            "batch %d, seq %d, vocab %d (export_corpus.set_size)." % (
+                d, h, d // h, 2 * h, max(1, h // 2), b, t, 2 * d))
+
+
 def export_family(family, layers, opset, wdir):
     """Exports `family` with `layers` layers into wdir in bench/run's layout
     (model.onnx, in/<input>.npy, ref/<output>.npy, meta.json); returns the
@@ -111,6 +128,8 @@ def export_family(family, layers, opset, wdir):
     os.makedirs(os.path.join(wdir, "in"))
     os.makedirs(os.path.join(wdir, "ref"))
     path = os.path.join(wdir, "model.onnx")
+    if SIZE:
+        export_corpus.set_size(*SIZE)
     export_corpus.export(family, path, opset, False, False, layers)
     model = onnx.load(path, load_external_data=False)
     init = {i.name for i in model.graph.initializer}
@@ -264,11 +283,7 @@ def render(res):
     lines.append(
         "Models: `test/lib/onnx_models/export_corpus.py` families, torch.onnx.export "
         "(torch 1.13) at opset %d, static shapes, no constant folding, %d layers "
-        "(and 1 layer for the kernel count), at the generator's sizes: d 48, 3 heads "
-        "of 16 (hf_llama 6 query / 2 KV heads of 8), MLP 2-4x d, batch 2, seq 7, "
-        "vocab 96. The generator has no size parameter, so there is no larger-size "
-        "run: these are overhead-dominated calls of ~0.1 ms, which measure per-call "
-        "and per-kernel overhead more than arithmetic throughput." % (s["opset"], L))
+        "(and 1 layer for the kernel count), %s" % (s["opset"], L, size_text()))
     lines.append("")
     lines.append(
         "Method: `llmc compile --emit=obj --report=json` (core 0) gives kernels and "
@@ -388,6 +403,9 @@ def parse_args():
                    help="untimed calls per trial (default 20)")
     p.add_argument("--layers", type=int, default=2, help="layers (default 2; >= 2)")
     p.add_argument("--opset", type=int, default=14, help="opset (default 14)")
+    p.add_argument("--size", metavar="D,HEADS,BATCH,SEQ",
+                   help="model sizes (export_corpus.set_size; default the "
+                        "generator's 48,3,2,7)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"),
                    help="llmc build directory (default build/; never built here)")
     p.add_argument("--work", default=os.path.join(BENCH, "results", "tmp", "corpus"),
@@ -408,6 +426,15 @@ def parse_args():
         p.error("--threads: each in [1, %d]" % os.cpu_count())
     if a.layers < 2 or a.trials < 1 or a.repeat < 1 or a.warmup < 0:
         p.error("--layers >= 2, --trials >= 1, --repeat >= 1, --warmup >= 0")
+    if a.size:
+        global SIZE
+        try:
+            SIZE = tuple(int(v) for v in a.size.split(","))
+            if len(SIZE) != 4:
+                raise ValueError("four sizes")
+            export_corpus.set_size(*SIZE)
+        except ValueError as e:
+            p.error("--size D,HEADS,BATCH,SEQ: %s" % e)
     return a
 
 
