@@ -237,8 +237,8 @@ int64_t commonTrailingDims(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
 }
 
 /// matmul(reshape(x), w) -> reshape(matmul(x, w))
-///   when `w` is 2-D, there is no transpose_a, the reshape keeps the last
-///   (reduction) dimension and has no other user: only the rows are
+///   when `w` is 2-D, `x` has rank >= 2, there is no transpose_a, the
+///   reshape keeps the last (reduction) dimension and has no other user: only the rows are
 ///   regrouped, and a matmul by one matrix maps each row on its own.
 struct SinkReshapeThroughMatmul final : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -249,8 +249,9 @@ struct SinkReshapeThroughMatmul final : OpRewritePattern<MatmulOp> {
         cast<RankedTensorType>(op.getRhs().getType()).getRank() != 2 ||
         !isStatic(r.getInput()) || !isStatic(op.getResult()))
       return failure();
+    // (The matmul needs rank >= 2: a reshape of a vector stays.)
     ArrayRef<int64_t> in = shapeOf(r.getInput());
-    if (in.empty() || in.back() != shapeOf(r.getResult()).back())
+    if (in.size() < 2 || in.back() != shapeOf(r.getResult()).back())
       return failure();
     SmallVector<int64_t> shape(in);
     shape.back() = shapeOf(op.getResult()).back();
@@ -483,7 +484,10 @@ struct SimplifyTransposeReshapeChain final : RewritePattern {
       chain.push_back(def);
       input = def->getOperand(0);
     }
-    if (chain.size() < 2 || !isStatic(input))
+    // (Zero-size tensors have no elements to move: left alone, and their
+    // sizes would not factor.)
+    if (chain.size() < 2 || !isStatic(input) ||
+        llvm::is_contained(shapeOf(input), 0))
       return failure();
     AtomChain atoms(shapeOf(input));
     for (Operation *o : llvm::reverse(chain)) {

@@ -1205,7 +1205,9 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
 ///   elsewhere;
 /// attention(q, k, v, mask = C) -> attention(q, k, v)
 ///   when C keeps every position (float all 0, i1 all true).
-/// `C` may also be `logical_not` of a constant i1 tensor (read inverted).
+/// `C` may also be `logical_not` of a constant i1 tensor (read inverted). A
+/// float C needs Sq <= Skv (else its first rows exclude everything, which a
+/// finite excluded value does not make 0 as {causal} does).
 /// Masks that are not constants, vary over batch or heads, or have any other
 /// pattern stay.
 struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
@@ -1226,6 +1228,12 @@ struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
     int64_t rank = mt.getRank();
     if (mt.getDimSize(rank - 2) != sq || mt.getDimSize(rank - 1) != skv)
       return rewriter.notifyMatchFailure(op, "mask broadcasts over rows/cols");
+    if (sq == 0 || skv == 0)
+      return rewriter.notifyMatchFailure(op, "no scores");
+    // With Sq > Skv the first rows exclude every position: {causal} gives
+    // them 0, a finite additive mask (-1e4) a softmax of the scores.
+    if (sq > skv && !mt.getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "float mask with Sq > Skv");
     // logical_not(C) of a constant i1 C reads as C inverted.
     bool inverted = false;
     if (auto notOp = mask.getDefiningOp<LogicalNotOp>()) {

@@ -278,3 +278,22 @@ func.func @no_sinking(%x: tensor<2x4x8xf32>, %y: tensor<2x3x5xf32>, %z: tensor<2
   %6 = llm.reshape %5 : (tensor<3x4xf32>) -> tensor<12xf32>
   return %1, %3, %6 : tensor<2x8x3xf32>, tensor<3x2x5xf32>, tensor<12xf32>
 }
+
+// -----
+
+// Near misses (hostile-input review): a chain over a zero-size tensor stays
+// (no sizes to factor), and the reshape of a vector stays in front of its
+// matmul (a matmul needs rank >= 2).
+// CHECK-LABEL: func.func @zero_size_and_vector
+// CHECK: llm.reshape %arg0 : (tensor<0x4xf32>) -> tensor<4x0xf32>
+// CHECK: llm.transpose
+// CHECK: %[[R:.*]] = llm.reshape %arg1 : (tensor<6xf32>) -> tensor<1x6xf32>
+// CHECK: llm.matmul %[[R]], %{{.*}} : (tensor<1x6xf32>, tensor<6x4xf32>) -> tensor<1x4xf32>
+func.func @zero_size_and_vector(%x: tensor<0x4xf32>, %v: tensor<6xf32>) -> (tensor<0x4xf32>, tensor<1x4xf32>) {
+  %0 = llm.reshape %x : (tensor<0x4xf32>) -> tensor<4x0xf32>
+  %1 = llm.transpose %0 {permutation = array<i64: 1, 0>} : (tensor<4x0xf32>) -> tensor<0x4xf32>
+  %w = llm.constant dense<0.5> : tensor<6x4xf32>
+  %2 = llm.reshape %v : (tensor<6xf32>) -> tensor<1x6xf32>
+  %3 = llm.matmul %2, %w : (tensor<1x6xf32>, tensor<6x4xf32>) -> tensor<1x4xf32>
+  return %1, %3 : tensor<0x4xf32>, tensor<1x4xf32>
+}

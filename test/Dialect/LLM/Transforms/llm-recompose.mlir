@@ -1111,3 +1111,24 @@ func.func @batched_mask_not_causal(%q: tensor<2x2x2x8xf32>, %k: tensor<2x2x2x8xf
   %r = llm.attention %q, %k, %v mask %m {scale = 0.5 : f32} : (tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x1x2x2xf32>) -> tensor<2x2x2x8xf32>
   return %r : tensor<2x2x2x8xf32>
 }
+
+// -----
+
+// Near misses (hostile-input review): with Sq > Skv the first rows of a
+// "causal" float mask exclude every key; a finite mask (-1e4) leaves them a
+// softmax of the scores where {causal} would give 0, so the mask stays; so
+// does a mask over zero keys.
+// CHECK-LABEL: func.func @causal_sq_gt_skv_float
+// CHECK: llm.attention %arg0, %arg1, %arg2 mask
+// CHECK-LABEL: func.func @causal_zero_keys
+// CHECK: llm.attention %arg0, %arg1, %arg2 mask
+func.func @causal_sq_gt_skv_float(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x2x8xf32>, %v: tensor<1x1x2x8xf32>) -> tensor<1x1x4x8xf32> {
+  %m = llm.constant dense<[[-1.0e4, -1.0e4], [-1.0e4, -1.0e4], [0.0, -1.0e4], [0.0, 0.0]]> : tensor<4x2xf32>
+  %a = llm.attention %q, %k, %v mask %m : (tensor<1x1x4x8xf32>, tensor<1x1x2x8xf32>, tensor<1x1x2x8xf32>, tensor<4x2xf32>) -> tensor<1x1x4x8xf32>
+  return %a : tensor<1x1x4x8xf32>
+}
+func.func @causal_zero_keys(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x0x8xf32>, %v: tensor<1x1x0x8xf32>) -> tensor<1x1x4x8xf32> {
+  %m = llm.constant dense<0.0> : tensor<4x0xf32>
+  %a = llm.attention %q, %k, %v mask %m : (tensor<1x1x4x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>, tensor<4x0xf32>) -> tensor<1x1x4x8xf32>
+  return %a : tensor<1x1x4x8xf32>
+}
