@@ -854,8 +854,9 @@ LogicalResult Importer::importShrink(const onnx::NodeProto &node) {
 // ops (the ONNX definitions; folded on constants):
 //   Sinh = (e^x - e^-x) / 2, Cosh = (e^x + e^-x) / 2,
 //   Asinh = sign(x) log(|x| + sqrt(x^2 + 1)) (odd: no cancellation for x < 0),
-//   Acosh = log(x + sqrt(x^2 - 1)), Atanh = log((1 + x) / (1 - x)) / 2,
-//   Sign = x > 0 ? 1 : x < 0 ? -1 : 0, IsNaN = x != x (unordered),
+//   Acosh = log(x + sqrt(x^2 - 1)) (both log(|x|) + log(2) for large |x|,
+//   where x^2 would overflow), Atanh = log((1 + x) / (1 - x)) / 2,
+//   Sign = x > 0 ? 1 : x < 0 ? -1 : 0 (NaN for NaN), IsNaN = x != x,
 //   Elu {alpha = 1} = x < 0 ? alpha (e^x - 1) : x,
 //   Celu {alpha = 1} = max(0, x) + min(0, alpha (e^(x / alpha) - 1)).
 LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
@@ -880,7 +881,7 @@ LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
     if (op == "Atanh")
       return std::atanh(x);
     if (op == "Sign")
-      return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+      return std::isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
     if (op == "IsNaN")
       return std::isnan(x);
     if (op == "Elu")
@@ -936,16 +937,27 @@ LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
   if (op == "Sinh" || op == "Cosh") {
     Value e = exp(x), en = exp(neg(x));
     r = mul(op == "Sinh" ? sub(e, en) : add(e, en), half);
-  } else if (op == "Asinh") {
-    Value ax = MaxOp::create(builder, loc, t, x, neg(x));
-    Value mag = LogOp::create(
+  } else if (op == "Asinh" || op == "Acosh") {
+    // Beyond `large`, x^2 would overflow (f16 past 256): there
+    // log(x + sqrt(x^2 +- 1)) = log(x) + log(2) + O(1 / x^2), with the
+    // O(1 / x^2) term below the type's precision (f32: 2.5e-9 at 1e4; f16
+    // and bf16: 6e-5 at 64).
+    Value large = c(dtype == TensorProto::FLOAT ? 1e4 : 64.0),
+          ln2 = c(std::log(2.0));
+    if (!large || !ln2)
+      return failure();
+    bool asinh = op == "Asinh";
+    Value ax = asinh ? MaxOp::create(builder, loc, t, x, neg(x)) : x;
+    Value direct = LogOp::create(
         builder, loc, t,
-        add(ax, SqrtOp::create(builder, loc, t, add(mul(x, x), one))));
-    r = select(cmp(ComparePredicate::LT, x, zero), neg(mag), mag);
-  } else if (op == "Acosh") {
-    r = LogOp::create(
-        builder, loc, t,
-        add(x, SqrtOp::create(builder, loc, t, sub(mul(x, x), one))));
+        add(ax, SqrtOp::create(builder, loc, t,
+                               asinh ? add(mul(x, x), one)
+                                     : sub(mul(x, x), one))));
+    Value asymptotic = add(LogOp::create(builder, loc, t, ax), ln2);
+    Value mag = select(cmp(ComparePredicate::GT, ax, large), asymptotic,
+                       direct);
+    r = asinh ? select(cmp(ComparePredicate::LT, x, zero), neg(mag), mag)
+              : mag;
   } else if (op == "Atanh") {
     r = mul(LogOp::create(builder, loc, t,
                           DivOp::create(builder, loc, t, add(one, x),
@@ -955,8 +967,11 @@ LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
     Value minusOne = c(-1);
     if (!minusOne)
       return failure();
-    r = select(cmp(ComparePredicate::GT, x, zero), one,
-               select(cmp(ComparePredicate::LT, x, zero), minusOne, zero));
+    // Sign(NaN) is NaN.
+    r = select(cmp(ComparePredicate::NE, x, x), x,
+               select(cmp(ComparePredicate::GT, x, zero), one,
+                      select(cmp(ComparePredicate::LT, x, zero), minusOne,
+                             zero)));
   } else if (op == "Elu") {
     r = select(cmp(ComparePredicate::LT, x, zero), mul(a, sub(exp(x), one)),
                x);
