@@ -481,7 +481,11 @@ LogicalResult Importer::importGather(const onnx::NodeProto &node) {
       if (i < 0)
         i += dim;
     }
-    if ((*data)->constant) {
+    // Folded when the result stores no more than the constants (the size
+    // policy of llm-fold-constants, worthFolding); else gathered at run time
+    // from the constant table.
+    if ((*data)->constant &&
+        worthFolding({&*(*data)->constant, &*(*idx)->constant}, outShape)) {
       if (failed(checkShape(node, outShape)))
         return failure();
       SmallVector<int64_t> strides = stridesOf(shape);
@@ -500,28 +504,32 @@ LogicalResult Importer::importGather(const onnx::NodeProto &node) {
           }));
       return success();
     }
-    Location loc = nodeLoc(node);
-    Value x = (*data)->value;
-    SmallVector<Value> parts;
-    for (int64_t i : indices) {
-      SmallVector<int64_t> starts(rank, 0), limits(shape), strides(rank, 1);
-      starts[*axis] = i;
-      limits[*axis] = i + 1;
-      parts.push_back(slice(loc, x, starts, limits, strides));
+    // A few constant indices of a runtime tensor: one slice each (views the
+    // fusion passes see through); more: the runtime gather below.
+    if (!(*data)->constant && indices.size() <= kMaxSlicedGatherIndices) {
+      Location loc = nodeLoc(node);
+      Value x = (*data)->value;
+      SmallVector<Value> parts;
+      for (int64_t i : indices) {
+        SmallVector<int64_t> starts(rank, 0), limits(shape), strides(rank, 1);
+        starts[*axis] = i;
+        limits[*axis] = i + 1;
+        parts.push_back(slice(loc, x, starts, limits, strides));
+      }
+      Value r;
+      if (parts.empty())
+        return nodeError(node) << "empty indices are not supported";
+      if (parts.size() == 1) {
+        r = parts[0];
+      } else {
+        SmallVector<int64_t> catShape(shape);
+        catShape[*axis] = parts.size();
+        r = ConcatOp::create(builder, loc, tensorType(catShape, elemTypeOf(x)),
+                             parts, *axis);
+      }
+      setOutput(node, 0, reshape(loc, r, outShape));
+      return success();
     }
-    Value r;
-    if (parts.empty())
-      return nodeError(node) << "empty indices are not supported";
-    if (parts.size() == 1) {
-      r = parts[0];
-    } else {
-      SmallVector<int64_t> catShape(shape);
-      catShape[*axis] = parts.size();
-      r = ConcatOp::create(builder, loc, tensorType(catShape, elemTypeOf(x)),
-                           parts, *axis);
-    }
-    setOutput(node, 0, reshape(loc, r, outShape));
-    return success();
   }
 
   int idt = dtypeOf(**idx), ddt = dtypeOf(**data);
@@ -530,21 +538,23 @@ LogicalResult Importer::importGather(const onnx::NodeProto &node) {
                            << dtypeName(idt);
   if (dim == 0)
     return nodeError(node) << "Gather from an empty dimension " << *axis;
+  if (failed(checkShape(node, outShape)))
+    return failure();
   FailureOr<Value> table = materialize(node, **data);
-  if (failed(table))
+  FailureOr<Value> ids = materialize(node, **idx);
+  if (failed(table) || failed(ids))
     return failure();
   auto type = tensorType(outShape, elemTypeOf(*table));
   if (*axis == 0 && rank == 2 && isa<FloatType>(elemTypeOf(*table)) &&
       ddt != TensorProto::DOUBLE) {
     // The token-embedding lookup.
     setOutput(node, 0,
-              EmbeddingOp::create(builder, nodeLoc(node), type, *table,
-                                  (*idx)->value));
+              EmbeddingOp::create(builder, nodeLoc(node), type, *table, *ids));
     return success();
   }
   setOutput(node, 0,
-            GatherOp::create(builder, nodeLoc(node), type, *table,
-                             (*idx)->value, *axis));
+            GatherOp::create(builder, nodeLoc(node), type, *table, *ids,
+                             *axis));
   return success();
 }
 

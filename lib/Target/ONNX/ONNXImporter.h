@@ -684,6 +684,9 @@ private:
 
   /// Results of at most this many elements are always folded.
   static constexpr int64_t kAlwaysFoldElements = 65536;
+  /// Gather of a runtime tensor with at most this many constant indices
+  /// becomes one slice per index; with more, a runtime gather.
+  static constexpr size_t kMaxSlicedGatherIndices = 16;
 
   /// The size policy of llm-fold-constants, for the ops that have a runtime
   /// form (Expand, floating-point arithmetic): a result of `shape` computed

@@ -260,6 +260,30 @@ def expand_const(n, out):
     np.savez(out + ".npz", in0=x, out0=y.astype(np.float32))
 
 
+def gather_const(n, out):
+    """x [n, n] + Gather(T [8, n], idx [n]) (a constant table and constant
+    indices whose result, n x n, stores far more than they do) +
+    Gather(x, idx2 [n], axis 1) (a runtime tensor with n constant indices).
+    Writes OUT and OUT.npz."""
+    t = rng.standard_normal((8, n)).astype(np.float32)
+    idx = (np.arange(n) * 5 % 8).astype(np.int64)
+    idx2 = ((np.arange(n) * 7 + 3) % n).astype(np.int64)
+    idx2[::5] -= n  # negative indices count from the end
+    nodes = [
+        helper.make_node("Gather", ["t", "idx"], ["g"], name="gather_const"),
+        helper.make_node("Add", ["x", "g"], ["s"], name="add"),
+        helper.make_node("Gather", ["x", "idx2"], ["g2"], name="gather_x", axis=1),
+        helper.make_node("Add", ["s", "g2"], ["y"], name="add2"),
+    ]
+    m = model(nodes, [vi("x", F, [n, n])], [vi("y", F, [n, n])],
+              [numpy_helper.from_array(t, "t"), numpy_helper.from_array(idx, "idx"),
+               numpy_helper.from_array(idx2, "idx2")])
+    onnx.save_model(m, out)
+    x = rng.standard_normal((n, n)).astype(np.float32)
+    y = x + t[idx] + x[:, idx2]
+    np.savez(out + ".npz", in0=x, out0=y.astype(np.float32))
+
+
 def gather_elements(out):
     """GatherElements: of runtime data (x [3, 4], constant indices [2, 4] with
     negative ones, axis 0) and of constants (folded, axis -1), added. Writes
@@ -421,6 +445,29 @@ def math_exprs(out):
     hm = (np.arange(3)[None, :, None] == t.argmax(axis=1)[:, None, :]).astype(np.float32)
     np.savez(out + ".npz", in0=x, in1=z, in2=t, out0=y.astype(np.float32),
              out1=np.isnan(z), out2=hm)
+
+
+def math_extremes(out):
+    """Asinh of w [6] (|w| up to 1e20, where w^2 overflows f32), Acosh of
+    |w| + 1, Sign of z with NaN and infinities. Writes OUT and OUT.npz."""
+    nodes = [
+        helper.make_node("Asinh", ["w"], ["asw"]),
+        helper.make_node("Abs", ["w"], ["aw"]),
+        helper.make_node("Add", ["aw", "one"], ["aw1"]),
+        helper.make_node("Acosh", ["aw1"], ["acw"]),
+        helper.make_node("Sign", ["z"], ["sz"]),
+    ]
+    m = model(nodes, [vi("w", F, [6]), vi("z", F, [4])],
+              [vi("asw", F, [6]), vi("acw", F, [6]), vi("sz", F, [4])],
+              [numpy_helper.from_array(np.array(1.0, np.float32), "one")])
+    onnx.save_model(m, out)
+    w = np.array([-1e20, 1e20, 2e4, -9999.0, -3.0, 0.5], dtype=np.float32)
+    z = np.array([1.0, np.nan, -np.inf, 0.0], dtype=np.float32)
+    w64 = w.astype(np.float64)
+    np.savez(out + ".npz", in0=w, in1=z,
+             out0=np.arcsinh(w64).astype(np.float32),
+             out1=np.arccosh(np.abs(w64) + 1).astype(np.float32),
+             out2=np.sign(z))
 
 
 def if_const(out):
@@ -771,6 +818,9 @@ def main():
     if name == "one_hot":
         one_hot(out)
         return
+    if name == "math_extremes":
+        math_extremes(out)
+        return
     if name == "if_const":
         if_const(out)
         return
@@ -779,6 +829,9 @@ def main():
         return
     if name == "gather_elements":
         gather_elements(out)
+        return
+    if name.startswith("gather_const"):  # gather_constN: N x N
+        gather_const(int(name[len("gather_const"):]), out)
         return
     if name.startswith("expand_const"):  # expand_constN: N x N
         expand_const(int(name[len("expand_const"):]), out)
