@@ -89,10 +89,11 @@ def expand(variants):
     out = []
     for v in variants:
         if v == "all":
-            for fam in export_corpus.FAMILIES:
-                for opset in range(13, 18):
-                    for fold in ("", ":fold"):
-                        for dyn in ("", ":dyn"):
+            # Families interleaved, so that a partial run covers them all.
+            for opset in range(13, 18):
+                for fold in ("", ":fold"):
+                    for dyn in ("", ":dyn"):
+                        for fam in export_corpus.FAMILIES:
                             out.append("%s:%d%s%s" % (fam, opset, fold, dyn))
         else:
             out.append(v)
@@ -210,10 +211,10 @@ def check(args):
 
 def check_in_subprocess(bindir, workdir, variants, jobs):
     """Runs `check` for each variant in its own process (`--one`), `jobs` at
-    a time; a process that dies is a failure of its variant. Results in
-    the order of `variants`."""
+    a time; a process that dies is a failure of its variant. Yields
+    (variant, ok, message) in the order of `variants` as they finish."""
     pending = list(enumerate(variants))
-    running, results = [], [None] * len(variants)
+    running = []
     while pending or running:
         while pending and len(running) < jobs:
             i, v = pending.pop(0)
@@ -230,8 +231,7 @@ def check_in_subprocess(bindir, workdir, variants, jobs):
         except (ValueError, IndexError):
             ok, msg = False, "checker process exited with %d: %s" % (
                 proc.returncode, err.strip()[-300:])
-        results[i] = (v, ok, msg)
-    return results
+        yield v, ok, msg
 
 
 def main():
@@ -262,6 +262,7 @@ def main():
         else:
             print("%s: FAIL: %s" % (variant, msg))
             failed += 1
+        sys.stdout.flush()
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 1 if failed else 0
 
