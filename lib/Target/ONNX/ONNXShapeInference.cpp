@@ -17,10 +17,16 @@
 
 #include "ONNXShapeInference.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
+
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 #include <exception>
 #include <unordered_set>
 
@@ -55,6 +61,15 @@ bool mlir::llm::detail::getONNXArity(const std::string &opType, int opset,
     arity.maxInputs = schema->max_input();
     arity.minOutputs = schema->min_output();
     arity.maxOutputs = schema->max_output();
+    // Opset 18 (newer than Debian's ONNX 1.12 schemas) gave the reductions
+    // that had an `axes` attribute an optional `axes` input instead.
+    static const char *const kAxesInputSince18[] = {
+        "ReduceL1",        "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp",
+        "ReduceMax",       "ReduceMean", "ReduceMin",   "ReduceProd",
+        "ReduceSumSquare"};
+    if (opset >= 18 && (domain.empty() || domain == "ai.onnx") &&
+        llvm::is_contained(kAxesInputSince18, opType))
+      arity.maxInputs = std::max(arity.maxInputs, 2);
     return true;
   } catch (...) {
     return false;

@@ -112,6 +112,15 @@ static const struct {
   AttributeProto::AttributeType type;
 } kNewerAttributes[] = {
     {"Split", 18, "num_outputs", AttributeProto::INT},
+    {"ReduceL1", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceL2", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceLogSum", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceLogSumExp", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceMax", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceMean", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceMin", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceProd", 18, "noop_with_empty_axes", AttributeProto::INT},
+    {"ReduceSumSquare", 18, "noop_with_empty_axes", AttributeProto::INT},
 };
 
 /// Checks the attributes of one node; removes the unknown ones.
