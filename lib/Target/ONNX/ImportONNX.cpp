@@ -387,19 +387,33 @@ LogicalResult Importer::checkModelUpFront(onnx::ModelProto &model,
   nodeIndex = 0;
   if (failed(attrs))
     return failure();
-  for (const onnx::NodeProto &node : g.node()) {
-    if (failed(checkSupported(node)))
-      return failure();
-    for (const onnx::AttributeProto &a : node.attribute()) {
-      if (a.has_t() &&
-          failed(checkTensorData(a.t(), nodeFileLoc(node), &node, a.name())))
+  // The nodes of subgraphs (If branches) too, located at their top-level
+  // node.
+  std::function<LogicalResult(const onnx::GraphProto &)> checkNodes =
+      [&](const onnx::GraphProto &graph) -> LogicalResult {
+    for (const onnx::NodeProto &node : graph.node()) {
+      if (failed(checkSupported(node)))
         return failure();
-      for (const TensorProto &t : a.tensors())
-        if (failed(checkTensorData(t, nodeFileLoc(node), &node, a.name())))
+      for (const onnx::AttributeProto &a : node.attribute()) {
+        if (a.has_t() && failed(checkTensorData(a.t(), nodeFileLoc(node),
+                                                &node, a.name())))
           return failure();
+        for (const TensorProto &t : a.tensors())
+          if (failed(checkTensorData(t, nodeFileLoc(node), &node, a.name())))
+            return failure();
+        if (a.has_g() && failed(checkNodes(a.g())))
+          return failure();
+        for (const onnx::GraphProto &sub : a.graphs())
+          if (failed(checkNodes(sub)))
+            return failure();
+      }
+      if (&graph == &g)
+        ++nodeIndex;
     }
-    ++nodeIndex;
-  }
+    return success();
+  };
+  if (failed(checkNodes(g)))
+    return failure();
   nodeIndex = 0;
   return success();
 }

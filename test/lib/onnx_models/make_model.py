@@ -553,6 +553,25 @@ def if_runtime():
                  [numpy_helper.from_array(np.array(0, np.float32), "zero")])
 
 
+def if_bad_const():
+    """An If whose taken branch holds a Constant declaring 100 values and
+    holding 1: refused up front, naming the Constant node."""
+    bad = TensorProto()
+    bad.data_type = F
+    bad.dims.extend([100])
+    bad.float_data.extend([1.0])
+    branch = helper.make_graph(
+        [helper.make_node("Constant", [], ["k"], name="bad_k", value=bad),
+         helper.make_node("Add", ["x", "k"], ["r"], name="r")],
+        "then", [], [vi("r", F, [4])])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["n"], name="n")],
+                              "else", [], [vi("n", F, [4])])
+    nodes = [helper.make_node("If", ["yes"], ["y"], name="branch",
+                              then_branch=branch, else_branch=other)]
+    return model(nodes, [vi("x", F, [4])], [vi("y", F, [4])],
+                 [numpy_helper.from_array(np.array(True), "yes")])
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -803,7 +822,7 @@ def matmul_vec():
 
 
 BUILDERS = {f.__name__: f for f in [
-    mlp, upsample_opset8, runtime_nonzero, nonzero_const, if_runtime,
+    mlp, upsample_opset8, runtime_nonzero, nonzero_const, if_runtime, if_bad_const,
     old_opset_undefined_output, old_opset_graph_attribute, old_opset_huge_dim,
     two_default_opsets, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
     slice_negative,
