@@ -346,8 +346,8 @@ static std::optional<SlicedRope> matchSlicedRope(RopeOp rope) {
   for (int64_t d = 0; d < rank; ++d) {
     if (slice.getStrides()[d] != 1)
       return std::nullopt;
-    if (d + 1 < rank && (slice.getStarts()[d] != 0 ||
-                         slice.getLimits()[d] != xt.getDimSize(d)))
+    if (d + 1 < rank &&
+        (slice.getStarts()[d] != 0 || slice.getLimits()[d] != xt.getDimSize(d)))
       return std::nullopt;
   }
   // The positions must not vary over the heads (so that they also cover
@@ -423,9 +423,8 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
       auto headsType = RankedTensorType::get(headsShape, xt.getElementType());
       Value split = ReshapeOp::create(rewriter, loc, headsType, merged);
       Value rotated =
-          RopeOp::create(rewriter, loc, headsType, split,
-                         first.getPositions(), op.getModeAttr(),
-                         op.getThetaAttr());
+          RopeOp::create(rewriter, loc, headsType, split, first.getPositions(),
+                         op.getModeAttr(), op.getThetaAttr());
       auto headSlice = [&](RopeOp old, int64_t lo, int64_t hi) {
         SmallVector<int64_t> s(rank + 1, 0), l(headsShape), st(rank + 1, 1);
         s[rank - 1] = lo;

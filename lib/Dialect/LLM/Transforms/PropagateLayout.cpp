@@ -1,4 +1,4 @@
-//===- PropagateLayout.cpp - sink transposes and reshapes toward their uses ===//
+//===- PropagateLayout.cpp - sink transposes and reshapes to their uses --===//
 //
 // Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
@@ -85,10 +85,9 @@ struct SinkTransposeThroughMatmul final : OpRewritePattern<MatmulOp> {
       return failure();
     SmallVector<int64_t> shape(shapeOf(t.getInput()));
     shape.back() = shapeOf(op.getResult()).back();
-    auto mm = MatmulOp::create(rewriter, op.getLoc(),
-                               withShape(op.getType(), shape), t.getInput(),
-                               op.getRhs(), op.getTransposeAAttr(),
-                               op.getTransposeBAttr());
+    auto mm = MatmulOp::create(
+        rewriter, op.getLoc(), withShape(op.getType(), shape), t.getInput(),
+        op.getRhs(), op.getTransposeAAttr(), op.getTransposeBAttr());
     rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), mm.getResult(),
                                              t.getPermutationAttr());
     return success();
@@ -191,9 +190,8 @@ struct SinkTransposeThroughSlices final : OpRewritePattern<TransposeOp> {
         !llvm::all_of(op->getUsers(),
                       [](Operation *u) { return isa<SliceOp>(u); }))
       return failure();
-    if (llvm::any_of(op->getUsers(), [](Operation *u) {
-          return !isStatic(u->getResult(0));
-        }))
+    if (llvm::any_of(op->getUsers(),
+                     [](Operation *u) { return !isStatic(u->getResult(0)); }))
       return failure();
     ArrayRef<int64_t> p = op.getPermutation();
     SmallVector<int64_t> inv = invert(p);
@@ -208,14 +206,12 @@ struct SinkTransposeThroughSlices final : OpRewritePattern<TransposeOp> {
       }
       rewriter.setInsertionPoint(slice);
       auto s = SliceOp::create(rewriter, slice.getLoc(),
-                               withShape(slice.getType(), shape),
-                               op.getInput(),
+                               withShape(slice.getType(), shape), op.getInput(),
                                rewriter.getDenseI64ArrayAttr(starts),
                                rewriter.getDenseI64ArrayAttr(limits),
                                rewriter.getDenseI64ArrayAttr(strides));
-      rewriter.replaceOpWithNewOp<TransposeOp>(slice, slice.getType(),
-                                               s.getResult(),
-                                               op.getPermutationAttr());
+      rewriter.replaceOpWithNewOp<TransposeOp>(
+          slice, slice.getType(), s.getResult(), op.getPermutationAttr());
     }
     return success();
   }
@@ -238,8 +234,9 @@ int64_t commonTrailingDims(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
 
 /// matmul(reshape(x), w) -> reshape(matmul(x, w))
 ///   when `w` is 2-D, `x` has rank >= 2, there is no transpose_a, the
-///   reshape keeps the last (reduction) dimension and has no other user: only the rows are
-///   regrouped, and a matmul by one matrix maps each row on its own.
+///   reshape keeps the last (reduction) dimension and has no other user:
+///   only the rows are regrouped, and a matmul by one matrix maps each row
+///   on its own.
 struct SinkReshapeThroughMatmul final : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
@@ -255,10 +252,9 @@ struct SinkReshapeThroughMatmul final : OpRewritePattern<MatmulOp> {
       return failure();
     SmallVector<int64_t> shape(in);
     shape.back() = shapeOf(op.getResult()).back();
-    auto mm = MatmulOp::create(rewriter, op.getLoc(),
-                               withShape(op.getType(), shape), r.getInput(),
-                               op.getRhs(), op.getTransposeAAttr(),
-                               op.getTransposeBAttr());
+    auto mm = MatmulOp::create(
+        rewriter, op.getLoc(), withShape(op.getType(), shape), r.getInput(),
+        op.getRhs(), op.getTransposeAAttr(), op.getTransposeBAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), mm.getResult());
     return success();
   }
@@ -296,8 +292,8 @@ struct SinkReshapeThroughBinaryWithConstant final : OpRewritePattern<BinOp> {
       Location loc = op.getLoc();
       Value cp = c;
       if (crank > static_cast<int64_t>(in.size()))
-        cp = reshapeConstant(rewriter, loc, c,
-                             cs.drop_front(crank - in.size()));
+        cp =
+            reshapeConstant(rewriter, loc, c, cs.drop_front(crank - in.size()));
       if (!cp)
         continue;
       auto type = withShape(op.getType(), in);
@@ -553,18 +549,17 @@ struct SplitMergedAttentionHeads final : OpRewritePattern<AttentionOp> {
         return failure();
       if (padded[1] == b * h) {
         mask = ReshapeOp::create(
-            rewriter, loc, withShape(mask.getType(), {b, h, padded[2],
-                                                      padded[3]}),
-            mask);
+            rewriter, loc,
+            withShape(mask.getType(), {b, h, padded[2], padded[3]}), mask);
       } else if (padded[1] != 1) {
         return failure();
       }
     }
     ArrayRef<int64_t> rs = shapeOf(op.getResult());
     auto attention = AttentionOp::create(
-        rewriter, loc, withShape(op.getType(), {b, h, rs[2], rs[3]}),
-        inputs[0], inputs[1], inputs[2], mask, op.getCausal(),
-        op.getScaleAttr(), op.getLayout());
+        rewriter, loc, withShape(op.getType(), {b, h, rs[2], rs[3]}), inputs[0],
+        inputs[1], inputs[2], mask, op.getCausal(), op.getScaleAttr(),
+        op.getLayout());
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
                                            attention.getResult());
     return success();

@@ -1200,9 +1200,9 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
 
 /// attention(q, k, v, mask = C) -> attention(q, k, v) {causal}
 ///   when the constant C is causal: over its last two dims [Sq, Skv] (the
-///   same pattern at every index of its other dims), kept (i1 true / float 0) exactly where j <= i + (Skv - Sq) and
-///   excluded (i1 false / float -inf or <= -1e4, see kExcludedMaskValue)
-///   elsewhere;
+///   same pattern at every index of its other dims), kept (i1 true / float
+///   0) exactly where j <= i + (Skv - Sq) and excluded (i1 false / float
+///   -inf or <= -1e4, see kExcludedMaskValue) elsewhere;
 /// attention(q, k, v, mask = C) -> attention(q, k, v)
 ///   when C keeps every position (float all 0, i1 all true).
 /// `C` may also be `logical_not` of a constant i1 tensor (read inverted). A
