@@ -34,6 +34,7 @@ below opset 14: nn.Transformer.generate_square_subsequent_mask), then
 `N passed, N failed, N skipped`; exits 1 on any failure.
 
 Usage: check_corpus.py BIN_DIR WORKDIR VARIANT... [--jobs N]
+                       [--size D,HEADS,BATCH,SEQ]
        (VARIANT `all` expands to every family x opsets 13-17 x fold x dyn)
 """
 
@@ -209,7 +210,7 @@ def check(args):
         " ".join(notes), per_layer, worst)
 
 
-def check_in_subprocess(bindir, workdir, variants, jobs):
+def check_in_subprocess(bindir, workdir, variants, jobs, size=None):
     """Runs `check` for each variant in its own process (`--one`), `jobs` at
     a time; a process that dies is a failure of its variant. Yields
     (variant, ok, message) in the order of `variants` as they finish."""
@@ -220,7 +221,8 @@ def check_in_subprocess(bindir, workdir, variants, jobs):
             i, v = pending.pop(0)
             proc = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), bindir, workdir,
-                 v, "--one"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                 v, "--one"] + (["--size", size] if size else []),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 universal_newlines=True,
                 env=dict(os.environ, OMP_NUM_THREADS="1"))
             running.append((i, v, proc))
@@ -242,15 +244,19 @@ def main():
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--one", action="store_true",
                    help="check one variant, print [ok, message] as JSON")
+    p.add_argument("--size", metavar="D,HEADS,BATCH,SEQ",
+                   help="model sizes (export_corpus.set_size)")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
+    if a.size:
+        export_corpus.set_size(*[int(v) for v in a.size.split(",")])
     if a.one:
         _, ok, msg = check((a.bindir, a.workdir, a.variants[0]))
         print(json.dumps([ok, msg]))
         return 0
     variants = expand(a.variants)
     results = check_in_subprocess(a.bindir, a.workdir, variants,
-                                  max(1, a.jobs))
+                                  max(1, a.jobs), a.size)
     passed = failed = skipped = 0
     for variant, ok, msg in results:
         if ok is None:

@@ -209,8 +209,9 @@ class LlamaRMSNorm(nn.Module):
 
 
 class LlamaRotaryEmbedding(nn.Module):
-    def __init__(self, dim, max_pos=MAX_POS, base=10000):
+    def __init__(self, dim, max_pos=None, base=10000):
         super().__init__()
+        max_pos = max_pos or MAX_POS
         inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))
         t = torch.arange(max_pos, dtype=inv_freq.dtype)
         freqs = torch.einsum("i,j->ij", t, inv_freq)
@@ -592,11 +593,14 @@ def export(family, path, opset=14, fold=False, dynamic=False, layers=1):
     m.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # Exported as users do, outside no_grad: under no_grad, torch 1.13
+        # routes nn.MultiheadAttention / nn.TransformerEncoderLayer with an
+        # even head count through fused kernels that it cannot export.
+        torch.onnx.export(m, args, path, opset_version=opset,
+                          input_names=in_names, output_names=out_names,
+                          do_constant_folding=fold,
+                          dynamic_axes=dyn if dynamic else None)
         with torch.no_grad():
-            torch.onnx.export(m, args, path, opset_version=opset,
-                              input_names=in_names, output_names=out_names,
-                              do_constant_folding=fold,
-                              dynamic_axes=dyn if dynamic else None)
             outs = m(*args)
     outs = outs if isinstance(outs, tuple) else (outs,)
     arrays = {"in%d" % i: t.numpy() for i, t in enumerate(args)}

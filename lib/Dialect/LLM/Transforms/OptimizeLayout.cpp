@@ -337,7 +337,7 @@ struct SinkTransposeThroughRope : OpRewritePattern<RopeOp> {
 
 void mlir::llm::populateOptimizeLayoutPatterns(
     RewritePatternSet &patterns, CPUTargetDescription::WeightLayout layout,
-    int64_t &weightsChanged) {
+    int64_t &weightsChanged, bool unitsInTranspose) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FoldTransposeOfConstant, AbsorbTransposeIntoMatmul,
                SinkTransposeThroughUnary, SinkTransposeThroughBinary<AddOp>,
@@ -351,7 +351,7 @@ void mlir::llm::populateOptimizeLayoutPatterns(
   TransposeOp::getCanonicalizationPatterns(patterns, ctx);
   // The head split transposes sunk through llm.rope meet the attention here.
   AttentionOp::getCanonicalizationPatterns(patterns, ctx);
-  populateLayoutPropagationPatterns(patterns);
+  populateLayoutPropagationPatterns(patterns, unitsInTranspose);
 }
 
 //===----------------------------------------------------------------------===//
@@ -407,13 +407,18 @@ struct LLMOptimizeLayoutPass
                            << CPUTargetDescription::getKnownNames() << ")";
       return signalPassFailure();
     }
+    // Two rounds: the second lets transpose/reshape chains end in their
+    // transpose (populateLayoutPropagationPatterns), once the first has
+    // moved every transpose it can.
     int64_t weightsChanged = 0;
-    RewritePatternSet patterns(&getContext());
-    populateOptimizeLayoutPatterns(patterns, desc->matmulWeightLayout,
-                                   weightsChanged);
-    if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
-      module.emitError() << "llm-optimize-layout: patterns did not converge";
-      return signalPassFailure();
+    for (bool unitsInTranspose : {false, true}) {
+      RewritePatternSet patterns(&getContext());
+      populateOptimizeLayoutPatterns(patterns, desc->matmulWeightLayout,
+                                     weightsChanged, unitsInTranspose);
+      if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
+        module.emitError() << "llm-optimize-layout: patterns did not converge";
+        return signalPassFailure();
+      }
     }
 
     int64_t runtime = 0;

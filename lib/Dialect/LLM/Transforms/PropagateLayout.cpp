@@ -383,7 +383,8 @@ public:
   /// `input` to `resultType`; returns the number of ops it would take when
   /// `rewriter` is null.
   int64_t emit(PatternRewriter *rewriter, Location loc, Value input,
-               RankedTensorType resultType, Value *result) const {
+               RankedTensorType resultType, bool unitsInTranspose,
+               Value *result) const {
     SmallVector<int64_t> order;
     for (auto &g : dims)
       llvm::append_range(order, g);
@@ -421,8 +422,30 @@ public:
       }
     }
     auto inType = cast<RankedTensorType>(input.getType());
-    bool firstReshape = inType.getShape() != ArrayRef<int64_t>(midShape);
     bool needTranspose = !llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+    // When the result is the permuted runs with unit dimensions added, the
+    // transpose can produce it directly: the units go first in the reshaped
+    // input (e.g. [1, S, H*D] -> [1, S, H, D] -> transpose [0, 2, 1, 3] ->
+    // [1, H, S, D], the head split llm.attention absorbs).
+    SmallVector<int64_t> resultRuns;
+    for (int64_t d : resultType.getShape())
+      if (d != 1)
+        resultRuns.push_back(d);
+    int64_t units = resultType.getRank() - static_cast<int64_t>(perm.size());
+    if (unitsInTranspose && needTranspose && units > 0 &&
+        resultRuns == permShape) {
+      SmallVector<int64_t> unitPerm;
+      int64_t nextUnit = 0, nextRun = 0;
+      for (int64_t d : resultType.getShape())
+        unitPerm.push_back(d == 1 ? nextUnit++ : units + perm[nextRun++]);
+      SmallVector<int64_t> unitMid(units, 1);
+      llvm::append_range(unitMid, midShape);
+      midShape = std::move(unitMid);
+      perm = std::move(unitPerm);
+      permShape.assign(resultType.getShape().begin(),
+                       resultType.getShape().end());
+    }
+    bool firstReshape = inType.getShape() != ArrayRef<int64_t>(midShape);
     bool lastReshape = resultType.getShape() !=
                        ArrayRef<int64_t>(needTranspose ? permShape : midShape);
     if (!needTranspose)
@@ -463,9 +486,15 @@ private:
 ///   -> reshape(transpose(reshape(x, [B, S, H, D]), [0, 2, 1, 3]),
 ///              [1, B*H, S, D])
 /// and chains that amount to a reshape become one.
+///
+/// With `unitsInTranspose`, a result that is the permuted dims plus unit
+/// dims comes straight out of the transpose (no last reshape): applied only
+/// once propagation has settled, since a partial chain put in that form
+/// early stops the transposes still to come from merging with it.
 struct SimplifyTransposeReshapeChain final : RewritePattern {
-  SimplifyTransposeReshapeChain(MLIRContext *ctx)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  SimplifyTransposeReshapeChain(MLIRContext *ctx, bool unitsInTranspose)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx),
+        unitsInTranspose(unitsInTranspose) {}
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
     if (!isa<TransposeOp, ReshapeOp>(op) || !isStatic(op->getResult(0)))
@@ -494,14 +523,18 @@ struct SimplifyTransposeReshapeChain final : RewritePattern {
       }
     }
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    if (atoms.emit(nullptr, op->getLoc(), input, resultType, nullptr) >=
-        static_cast<int64_t>(chain.size()))
+    if (atoms.emit(nullptr, op->getLoc(), input, resultType,
+                   unitsInTranspose,
+                   nullptr) >= static_cast<int64_t>(chain.size()))
       return failure();
     Value result;
-    atoms.emit(&rewriter, op->getLoc(), input, resultType, &result);
+    atoms.emit(&rewriter, op->getLoc(), input, resultType, unitsInTranspose,
+               &result);
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  bool unitsInTranspose;
 };
 
 //===----------------------------------------------------------------------===//
@@ -568,8 +601,10 @@ struct SplitMergedAttentionHeads final : OpRewritePattern<AttentionOp> {
 
 } // namespace
 
-void mlir::llm::populateLayoutPropagationPatterns(RewritePatternSet &patterns) {
+void mlir::llm::populateLayoutPropagationPatterns(RewritePatternSet &patterns,
+                                                  bool unitsInTranspose) {
   MLIRContext *ctx = patterns.getContext();
+  patterns.add<SimplifyTransposeReshapeChain>(ctx, unitsInTranspose);
   patterns.add<SinkTransposeThroughMatmul, SinkTransposeThroughSlices,
                SinkTransposeThroughBinaryWithConstant<AddOp>,
                SinkTransposeThroughBinaryWithConstant<SubOp>,
@@ -580,5 +615,5 @@ void mlir::llm::populateLayoutPropagationPatterns(RewritePatternSet &patterns) {
                SinkReshapeThroughBinaryWithConstant<SubOp>,
                SinkReshapeThroughBinaryWithConstant<MulOp>,
                SinkReshapeThroughBinaryWithConstant<DivOp>,
-               SimplifyTransposeReshapeChain, SplitMergedAttentionHeads>(ctx);
+               SplitMergedAttentionHeads>(ctx);
 }

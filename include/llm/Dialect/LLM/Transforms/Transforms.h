@@ -103,11 +103,19 @@ void populateQuantFoldingPatterns(RewritePatternSet &patterns,
 /// transposes and reshapes become at most reshape -> transpose -> reshape,
 /// and an attention over merged [1, B*H, S, D] operands is split back into
 /// [B, H, S, D] so that it can absorb head transposes. Static shapes only.
-void populateLayoutPropagationPatterns(RewritePatternSet &patterns);
+/// With `unitsInTranspose`, a chain whose result is the permuted dims plus
+/// unit dims ends in the transpose (`[1, S, H*D] -> [1, H, S, D]` becomes
+/// reshape + transpose [0, 2, 1, 3], a head split llm.attention absorbs);
+/// llm-optimize-layout adds it in a second round, once the transposes have
+/// moved (in the first, it would stop a chain short of the transposes still
+/// to come).
+void populateLayoutPropagationPatterns(RewritePatternSet &patterns,
+                                       bool unitsInTranspose = false);
 
 void populateOptimizeLayoutPatterns(RewritePatternSet &patterns,
                                     CPUTargetDescription::WeightLayout layout,
-                                    int64_t &weightsChanged);
+                                    int64_t &weightsChanged,
+                                    bool unitsInTranspose = false);
 
 } // namespace mlir::llm
 
