@@ -11,7 +11,7 @@ Usage (run as `python -m llmc_check ...`, with test/lib on PYTHONPATH):
 
   gen DIR [--seed N] NAME=SPEC...
       Writes DIR/NAME.npy for each SPEC `SHAPExTYPE[:LO:HI]` or
-      `SHAPExTYPE@EXPR`: TYPE is f32, f16, bf16 (stored as f32 holding bf16
+      `SHAPExTYPE@EXPR`: TYPE is f32, f64, f16, bf16 (stored as f32 holding bf16
       values), i1, i8, i32, i64; SHAPE is `2x3` (or empty, `xf32`, for a
       scalar). Floats are standard normal, or uniform in [LO, HI); integers
       uniform in [LO, HI] (default [0, 9]); i1 true with probability 1/2.
@@ -33,6 +33,7 @@ Comparison: element (a, e) passes when `|a - e| <= atol + rtol * |e|`, NaNs
 must be at the same places, infinities must match exactly, and the shape and
 dtype must equal the expected ones. Default tolerances by --dtype:
 
+  f64   rtol 1e-12, atol 1e-15 (f64 arithmetic, one or two roundings)
   f32   rtol 1e-5, atol 1e-6   (1e-6 absolute floor: values near 0 that come
                                 out of cancellation carry f32 rounding error
                                 of the operands' magnitude, ~1e-7..1e-6)
@@ -63,6 +64,7 @@ import llmc_ref
 
 TOLERANCES = {
     "f32": (1e-5, 1e-6),
+    "f64": (1e-12, 1e-15),
     "f16": (2e-3, 1e-3),
     "bf16": (1.6e-2, 1e-2),
     "exact": (0.0, 0.0),
@@ -70,7 +72,7 @@ TOLERANCES = {
 }
 
 NP_TYPES = {
-    "f32": np.float32, "f16": np.float16, "bf16": np.float32, "i1": np.bool_,
+    "f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.float32, "i1": np.bool_,
     "i8": np.int8, "i32": np.int32, "i64": np.int64,
 }
 
@@ -300,7 +302,7 @@ def main(argv=None):
     if name == "expr":
       c.add_argument("expr")
       c.add_argument("--arg", action="append", default=[], metavar="NAME=PATH")
-      c.add_argument("--dtype", choices=["f32", "f16", "bf16", "exact"], default="f32")
+      c.add_argument("--dtype", choices=["f32", "f64", "f16", "bf16", "exact"], default="f32")
     else:
       c.add_argument("model")
       c.add_argument("--input", action="append", default=[], metavar="NAME=PATH")

@@ -92,9 +92,10 @@ def round_to(x, dtype="f32"):
 
 
 def dtype_of(x):
-  """The llm element type name of a float array ("f16" or "f32"; bf16 arrays
-  are float32 and must be named explicitly)."""
-  return "f16" if np.asarray(x).dtype == np.float16 else "f32"
+  """The llm element type name of a float array ("f16", "f32" or "f64"; bf16
+  arrays are float32 and must be named explicitly)."""
+  d = np.asarray(x).dtype
+  return "f16" if d == np.float16 else "f64" if d == np.float64 else "f32"
 
 
 def _f64(x):
@@ -111,8 +112,52 @@ def constant(value, dtype="f32"):
   return round_to(value, dtype)
 
 
+def _is_int(x):
+  return np.asarray(x).dtype.kind in "iu"
+
+
+def _int_elementwise(fn, a, b):
+  """`fn` on Python ints (exact), wrapped to the operands' integer type."""
+  a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+  bits = a.dtype.itemsize * 8
+  half = 1 << (bits - 1)
+  out = [((fn(int(x), int(y)) + half) % (2 * half)) - half
+         for x, y in zip(a.ravel(), b.ravel())]
+  return np.array(out, dtype=a.dtype).reshape(a.shape)
+
+
+def _trunc_div(x, y):
+  """Integer llm.div: truncated toward zero; x / 0 = 0 (as numpy)."""
+  if y == 0:
+    return 0
+  # (builtins.abs: this module's `abs` is llm.abs.)
+  q = builtins.abs(x) // builtins.abs(y)
+  return -q if (x < 0) != (y < 0) else q
+
+
+def _int_div(a, b):
+  return _int_elementwise(_trunc_div, a, b)
+
+
+def _int_rem(a, b):
+  """Integer llm.rem: x - y * trunc(x / y), the sign of x; x rem 0 = 0."""
+  return _int_elementwise(
+      lambda x, y: 0 if y == 0 else x - y * _trunc_div(x, y), a, b)
+
+
+_INT_BINARY = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+    "_div": _int_div, "_rem": _int_rem, "maximum": np.maximum,
+    "minimum": np.minimum,
+}
+
+
 def _binary(fn):
   def op(lhs, rhs, dtype=None):
+    if _is_int(lhs):
+      # Integers: in their own type, wrapping (numpy's integer arithmetic).
+      with np.errstate(all="ignore"):
+        return _INT_BINARY[fn.__name__](np.asarray(lhs), np.asarray(rhs))
     dtype = dtype or dtype_of(lhs)
     return round_to(fn(_f64(lhs), _f64(rhs)), dtype)
   op.__doc__ = f"llm binary op with numpy broadcasting ({fn.__name__})."
@@ -129,10 +174,16 @@ def _div(a, b):
     return a / b
 
 
+def _rem(a, b):
+  with np.errstate(all="ignore"):
+    return np.fmod(a, b)
+
+
 add = _binary(np.add)
 sub = _binary(np.subtract)
 mul = _binary(np.multiply)
 div = _binary(_div)
+rem = _binary(_rem)
 pow = _binary(_pow)  # noqa: A001 (mirrors the op name llm.pow)
 # np.maximum/np.minimum propagate NaN like arith.maximumf/minimumf.
 max = _binary(np.maximum)  # noqa: A001
@@ -143,6 +194,10 @@ _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 def _unary(fn, name):
   def op(x, dtype=None):
+    if _is_int(x) and name in ("neg", "abs"):
+      # Two's complement: neg/abs of INT_MIN is INT_MIN.
+      with np.errstate(all="ignore"):
+        return fn(np.asarray(x))
     dtype = dtype or dtype_of(x)
     with np.errstate(all="ignore"):
       return round_to(fn(_f64(x)), dtype)
@@ -505,12 +560,15 @@ _INT_RANGES = {
 
 
 def cast(x, to):
-  """llm.cast to `to` in {"f32", "f16", "bf16", "i1", "i8", "i32", "i64"}:
+  """llm.cast to `to` in {"f32", "f16", "bf16", "f64", "i1", "i8", "i32",
+  "i64"}:
   float->float rounds to nearest even; float->int truncates toward zero and
   saturates (llmc's choice); int->float rounds to nearest; ->i1 is x != 0."""
   x = np.asarray(x)
   if to == "i1":
     return x != 0
+  if to == "f64":
+    return x.astype(np.float64)
   if to in ("f32", "f16", "bf16"):
     if x.dtype == np.bool_:
       x = x.astype(np.float64)

@@ -382,6 +382,11 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
       return arith::TruncFOp::create(b, loc, to, extToF32(b, loc, x));
     if (fromF.getWidth() < toF.getWidth())
       return arith::ExtFOp::create(b, loc, to, x);
+    // f64 -> f16/bf16 through f32 (LLVM's direct f64 -> f16 needs a libgcc
+    // helper the JIT does not link): a double rounding, which differs from
+    // the direct one only on ties the first rounding creates.
+    if (fromF.isF64() && isLowPrecisionFloat(to))
+      x = arith::TruncFOp::create(b, loc, b.getF32Type(), x);
     return arith::TruncFOp::create(b, loc, to, x);
   }
   if (fromF && toI) {
@@ -389,33 +394,32 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
     }
-    // Saturate in f32 first: the bounds are the widest f32 values inside the
-    // integer range (2^31-1 is not an f32; rounding toward zero gives
-    // 2147483520), so fptosi never sees an out-of-range value; inputs at or
-    // above 2^(w-1) are then mapped to the integer maximum.
+    // Saturate in f32 (f64 for an f64 input) first: the bounds are the
+    // widest values of that type inside the integer range (2^31-1 is not an
+    // f32; rounding toward zero gives 2147483520), so fptosi never sees an
+    // out-of-range value; inputs at or above 2^(w-1) are then mapped to the
+    // integer maximum.
     Value xf = extToF32(b, loc, x);
+    auto ct = cast<FloatType>(xf.getType());
     unsigned w = toI.getWidth();
-    APFloat hi(APFloat::IEEEsingle()), lo(APFloat::IEEEsingle());
+    APFloat hi(ct.getFloatSemantics()), lo(ct.getFloatSemantics());
     (void)hi.convertFromAPInt(APInt::getSignedMaxValue(w), /*isSigned=*/true,
                               APFloat::rmTowardZero);
     (void)lo.convertFromAPInt(APInt::getSignedMinValue(w), /*isSigned=*/true,
                               APFloat::rmTowardZero);
-    Value hiC =
-        arith::ConstantOp::create(b, loc, b.getFloatAttr(b.getF32Type(), hi));
-    Value loC =
-        arith::ConstantOp::create(b, loc, b.getFloatAttr(b.getF32Type(), lo));
+    Value hiC = arith::ConstantOp::create(b, loc, b.getFloatAttr(ct, hi));
+    Value loC = arith::ConstantOp::create(b, loc, b.getFloatAttr(ct, lo));
     Value clamped = arith::MinimumFOp::create(
         b, loc, arith::MaximumFOp::create(b, loc, xf, loC), hiC);
     Value isNan =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, xf, xf);
     Value asInt = arith::FPToSIOp::create(b, loc, to, clamped);
-    // Values >= 2^(w-1) (exact in f32) saturate to the integer maximum, which
-    // the f32 clamp above cannot represent.
-    APFloat pow2(APFloat::IEEEsingle());
+    // Values >= 2^(w-1) (exact in f32 and f64) saturate to the integer
+    // maximum, which the clamp above cannot represent.
+    APFloat pow2(ct.getFloatSemantics());
     (void)pow2.convertFromAPInt(APInt::getOneBitSet(w + 1, w - 1),
                                 /*isSigned=*/false, APFloat::rmTowardZero);
-    Value pow2C =
-        arith::ConstantOp::create(b, loc, b.getFloatAttr(b.getF32Type(), pow2));
+    Value pow2C = arith::ConstantOp::create(b, loc, b.getFloatAttr(ct, pow2));
     Value isBig =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, xf, pow2C);
     Value maxC = arith::ConstantOp::create(
@@ -496,7 +500,7 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
   auto shapeOf = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
-  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, NegOp, ExpOp,
+  if (isa<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, NegOp, ExpOp,
           LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReciprocalOp, SigmoidOp,
           AbsOp, FloorOp, CeilOp, RoundOp, SinOp, CosOp,
           ReluOp, SiluOp, GeluOp, CastOp, SoftmaxOp, EmbeddingOp, TransposeOp,
@@ -637,17 +641,69 @@ struct ConstantLowering : LLMLowering<ConstantOp> {
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
+// Integer operands (signless, signed arithmetic) take the arith integer ops;
+// f16/bf16 arrive promoted to f32, f32 and f64 as they are.
+bool isInt(Value v) { return isa<IntegerType>(v.getType()); }
+
+Value intConst(OpBuilder &b, Location l, Type t, int64_t v) {
+  return arith::ConstantOp::create(b, l, b.getIntegerAttr(t, v));
+}
+
+/// `y` where a division by it is defined and cannot trap, else 1: for
+/// y == 0 (numpy gives 0) and y == -1 (INT_MIN / -1 overflows; x / -1 is
+/// computed as -x by the callers).
+Value safeDivisor(OpBuilder &b, Location l, Value y) {
+  Type t = y.getType();
+  Value isZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y,
+                                       intConst(b, l, t, 0));
+  Value isMinusOne = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y,
+                                           intConst(b, l, t, -1));
+  Value special = arith::OrIOp::create(b, l, isZero, isMinusOne);
+  return arith::SelectOp::create(b, l, special, intConst(b, l, t, 1), y);
+}
+
 Value binaryScalar(AddOp, OpBuilder &b, Location l, Value x, Value y) {
+  if (isInt(x))
+    return arith::AddIOp::create(b, l, x, y);
   return arith::AddFOp::create(b, l, x, y);
 }
 Value binaryScalar(SubOp, OpBuilder &b, Location l, Value x, Value y) {
+  if (isInt(x))
+    return arith::SubIOp::create(b, l, x, y);
   return arith::SubFOp::create(b, l, x, y);
 }
 Value binaryScalar(MulOp, OpBuilder &b, Location l, Value x, Value y) {
+  if (isInt(x))
+    return arith::MulIOp::create(b, l, x, y);
   return arith::MulFOp::create(b, l, x, y);
 }
+// Integers: y == 0 -> 0, y == -1 -> 0 - x (wraps for INT_MIN), else divsi.
 Value binaryScalar(DivOp, OpBuilder &b, Location l, Value x, Value y) {
-  return arith::DivFOp::create(b, l, x, y);
+  if (!isInt(x))
+    return arith::DivFOp::create(b, l, x, y);
+  Type t = x.getType();
+  Value zero = intConst(b, l, t, 0);
+  Value q = arith::DivSIOp::create(b, l, x, safeDivisor(b, l, y));
+  Value neg = arith::SubIOp::create(b, l, zero, x);
+  Value isZero =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, zero);
+  Value isMinusOne = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y,
+                                           intConst(b, l, t, -1));
+  return arith::SelectOp::create(
+      b, l, isZero, zero, arith::SelectOp::create(b, l, isMinusOne, neg, q));
+}
+// Floats: fmod. Integers: y == 0 or y == -1 -> 0, else remsi.
+Value binaryScalar(RemOp, OpBuilder &b, Location l, Value x, Value y) {
+  if (!isInt(x))
+    return arith::RemFOp::create(b, l, x, y);
+  Type t = x.getType();
+  Value one = intConst(b, l, t, 1);
+  Value safe = safeDivisor(b, l, y);
+  Value r = arith::RemSIOp::create(b, l, x, safe);
+  Value special = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, safe,
+                                        one);
+  // safe == 1 also for y == 1, whose remainder is 0 as well.
+  return arith::SelectOp::create(b, l, special, intConst(b, l, t, 0), r);
 }
 Value binaryScalar(PowOp, OpBuilder &b, Location l, Value x, Value y) {
   return math::PowFOp::create(b, l, x, y);
@@ -656,6 +712,8 @@ Value binaryScalar(MaxOp, OpBuilder &b, Location l, Value x, Value y) {
   return arith::MaximumFOp::create(b, l, x, y);
 }
 Value binaryScalar(MinOp, OpBuilder &b, Location l, Value x, Value y) {
+  if (isInt(x))
+    return arith::MinSIOp::create(b, l, x, y);
   return arith::MinimumFOp::create(b, l, x, y);
 }
 
@@ -686,6 +744,8 @@ Value sigmoidScalar(OpBuilder &b, Location l, Value x) {
 }
 
 Value unaryScalar(NegOp, OpBuilder &b, Location l, Value x) {
+  if (isInt(x)) // 0 - x, wrapping
+    return arith::SubIOp::create(b, l, intConst(b, l, x.getType(), 0), x);
   return arith::NegFOp::create(b, l, x);
 }
 Value unaryScalar(ExpOp, OpBuilder &b, Location l, Value x) {
@@ -704,6 +764,8 @@ Value unaryScalar(SqrtOp, OpBuilder &b, Location l, Value x) {
   return math::SqrtOp::create(b, l, x);
 }
 Value unaryScalar(AbsOp, OpBuilder &b, Location l, Value x) {
+  if (isInt(x)) // |INT_MIN| = INT_MIN (llvm.abs without poison)
+    return math::AbsIOp::create(b, l, x);
   return math::AbsFOp::create(b, l, x);
 }
 Value unaryScalar(FloorOp, OpBuilder &b, Location l, Value x) {
@@ -1648,7 +1710,8 @@ void mlir::llm::populateLLMToLinalgConversionPatterns(
            ConcatLowering, SliceLowering, BroadcastToLowering>(ctx);
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
-           BinaryLowering<DivOp>, BinaryLowering<PowOp>, BinaryLowering<MaxOp>,
+           BinaryLowering<DivOp>, BinaryLowering<RemOp>,
+           BinaryLowering<PowOp>, BinaryLowering<MaxOp>,
            BinaryLowering<MinOp>>(ctx);
   patterns
       .add<UnaryLowering<NegOp>, UnaryLowering<ExpOp>, UnaryLowering<LogOp>,

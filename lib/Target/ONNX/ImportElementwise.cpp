@@ -201,10 +201,6 @@ LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
     setOutput(node, 0, std::move(acc));
     return success();
   }
-  if (op == "Mod")
-    return nodeError(node) << "Mod on runtime tensors is not supported (no "
-                              "llm op; it is folded on constants)";
-
   // The element type comes from a runtime operand (the first operand's
   // when all are constants that were not worth folding).
   int dtype = allConst(ins) ? dtypeOf(*ins[0]) : TensorProto::UNDEFINED;
@@ -213,12 +209,21 @@ LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
       dtype = dtypeOf(*e);
       break;
     }
-  if (dtype != TensorProto::FLOAT && dtype != TensorProto::FLOAT16 &&
-      dtype != TensorProto::BFLOAT16)
+  // llm.pow takes f32/f16/bf16; the other ops also f64 and i8/i32/i64.
+  bool isLowFloat = dtype == TensorProto::FLOAT ||
+                    dtype == TensorProto::FLOAT16 ||
+                    dtype == TensorProto::BFLOAT16;
+  bool isArith = isLowFloat || dtype == TensorProto::DOUBLE ||
+                 dtype == TensorProto::INT8 || dtype == TensorProto::INT32 ||
+                 dtype == TensorProto::INT64;
+  if (op == "Pow" ? !isLowFloat : !isArith)
     return nodeError(node) << "elementwise " << op << " on runtime "
                            << dtypeName(dtype)
-                           << " tensors is not supported (llm elementwise ops "
-                              "take f32, f16 or bf16)";
+                           << " tensors is not supported ("
+                           << (op == "Pow" ? "llm.pow takes f32, f16 or bf16"
+                                           : "llm arithmetic takes f32, f16, "
+                                             "bf16, f64, i8, i32 or i64")
+                           << ")";
   Location loc = nodeLoc(node);
   FailureOr<Value> acc = materializeAs(node, *ins[0], dtype);
   if (failed(acc))
@@ -228,14 +233,54 @@ LogicalResult Importer::importBinary(const onnx::NodeProto &node) {
     FailureOr<Value> rhs = materializeAs(node, *e, dtype);
     if (failed(rhs))
       return failure();
-    if (dtypeOf(*e) != dtype && !e->constant)
+    // Pow(float x, integer y): y converted to x's type (ONNX Pow takes
+    // mixed types; the result has the base's type).
+    if (op == "Pow" && !e->constant && isa<IntegerType>(elemTypeOf(*rhs)) &&
+        !elemTypeOf(*rhs).isInteger(1))
+      rhs = Value(CastOp::create(
+          builder, loc, tensorType(shapeOf(*rhs), elemTypeOf(result)), *rhs));
+    else if (dtypeOf(*e) != dtype && !e->constant)
       return nodeError(node) << "operands have different element types";
     auto outShape = *broadcastShapes(shapeOf(result), shapeOf(*rhs));
-    result = createBinary(op, loc, tensorType(outShape, elemTypeOf(result)),
-                          result, *rhs);
+    Type type = tensorType(outShape, elemTypeOf(result));
+    if (op == "Mod")
+      result = createMod(loc, type, result, *rhs, fmod);
+    else
+      result = createBinary(op, loc, type, result, *rhs);
   }
   setOutput(node, 0, result);
   return success();
+}
+
+// Mod(a, b, fmod=1) -> llm.rem (the sign of a, C fmod).
+// Mod(a, b, fmod=0) (integers: the sign of b, Python's %) ->
+//   r = rem(a, b); select(r != 0 and (r < 0) != (b < 0), r + b, r).
+Value Importer::createMod(Location loc, Type type, Value a, Value b,
+                          bool fmod) {
+  Value r = RemOp::create(builder, loc, type, a, b);
+  if (fmod)
+    return r;
+  auto shapedType = cast<RankedTensorType>(type);
+  Type i1 = builder.getI1Type();
+  auto boolType = [&](Value v) {
+    return tensorType(shapeOf(v), i1);
+  };
+  Value zero = ConstantOp::create(
+      builder, loc,
+      cast<DenseElementsAttr>(
+          builder.getZeroAttr(tensorType({}, shapedType.getElementType()))));
+  auto cmp = [&](ComparePredicate p, Value x) {
+    return CompareOp::create(builder, loc, boolType(x), p, x, zero);
+  };
+  Value nonZero = cmp(ComparePredicate::NE, r);
+  Value signsDiffer = LogicalXorOp::create(
+      builder, loc, tensorType(shapedType.getShape(), i1),
+      cmp(ComparePredicate::LT, r), cmp(ComparePredicate::LT, b));
+  Value fix = LogicalAndOp::create(builder, loc,
+                                   tensorType(shapedType.getShape(), i1),
+                                   nonZero, signsDiffer);
+  Value shifted = AddOp::create(builder, loc, type, r, b);
+  return SelectOp::create(builder, loc, type, fix, shifted, r);
 }
 
 static std::optional<double> foldUnary(StringRef op, double x) {
@@ -315,10 +360,18 @@ LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
     return success();
   }
   Value x = (*in)->value;
-  if (!isa<FloatType>(elemTypeOf(x)))
+  // Neg and Abs also take i8/i32/i64 (and f64: checkRuntimeF64 lets only
+  // those two through).
+  bool arith = op == "Neg" || op == "Abs";
+  if (!isa<FloatType>(elemTypeOf(x)) &&
+      !(arith && isa<IntegerType>(elemTypeOf(x)) &&
+        !elemTypeOf(x).isInteger(1)))
     return nodeError(node) << op << " on a runtime " << dtypeName(dtypeOf(**in))
                            << " tensor is not supported (llm ops take f32, "
-                              "f16 or bf16)";
+                              "f16 or bf16"
+                           << (arith ? "; llm.neg/abs also f64, i8, i32, i64"
+                                     : "")
+                           << ")";
   Location loc = nodeLoc(node);
   Type t = x.getType();
   Value r;
@@ -858,7 +911,10 @@ LogicalResult Importer::importShrink(const onnx::NodeProto &node) {
 //   where x^2 would overflow), Atanh = log((1 + x) / (1 - x)) / 2,
 //   Sign = x > 0 ? 1 : x < 0 ? -1 : 0 (NaN for NaN), IsNaN = x != x,
 //   Elu {alpha = 1} = x < 0 ? alpha (e^x - 1) : x,
-//   Celu {alpha = 1} = max(0, x) + min(0, alpha (e^(x / alpha) - 1)).
+//   Celu {alpha = 1} = max(0, x) + min(0, alpha (e^(x / alpha) - 1)),
+//   Selu {alpha, gamma} = gamma (x > 0 ? x : alpha (e^x - 1)),
+//   Softsign = x / (1 + |x|), Tan = sin(x) / cos(x),
+//   Softplus = log(e^x + 1) = max(x, 0) + log(1 + e^-|x|) (no overflow).
 LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   FailureOr<Entry *> in = required(node, 0);
@@ -868,8 +924,19 @@ LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
   if (!isFloatDType(dtype))
     return nodeError(node) << op << " of a " << dtypeName(dtype)
                            << " tensor is not supported (float only)";
-  double alpha = floatAttr(node, "alpha", 1.0f);
+  // Selu's defaults are ONNX's float constants.
+  double alpha = floatAttr(node, "alpha",
+                           op == "Selu" ? 1.67326319217681884765625f : 1.0f);
+  double gamma = floatAttr(node, "gamma", 1.05070102214813232421875f);
   auto fold = [&](double x) -> double {
+    if (op == "Selu")
+      return gamma * (x > 0 ? x : alpha * std::expm1(x));
+    if (op == "Softsign")
+      return x / (1 + std::fabs(x));
+    if (op == "Softplus")
+      return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x)));
+    if (op == "Tan")
+      return std::tan(x);
     if (op == "Sinh")
       return std::sinh(x);
     if (op == "Cosh")
@@ -934,7 +1001,24 @@ LogicalResult Importer::importMathExpr(const onnx::NodeProto &node) {
     return SelectOp::create(builder, loc, t, m, l, r);
   };
   Value r;
-  if (op == "Sinh" || op == "Cosh") {
+  if (op == "Selu") {
+    Value g = c(gamma);
+    if (!g)
+      return failure();
+    r = mul(g, select(cmp(ComparePredicate::GT, x, zero), x,
+                      mul(a, sub(exp(x), one))));
+  } else if (op == "Softsign") {
+    Value ax = AbsOp::create(builder, loc, t, x);
+    r = DivOp::create(builder, loc, t, x, add(one, ax));
+  } else if (op == "Softplus") {
+    // ln(e^x + 1) = max(x, 0) + ln(1 + e^-|x|): no overflow for large x.
+    Value ax = AbsOp::create(builder, loc, t, x);
+    r = add(MaxOp::create(builder, loc, t, x, zero),
+            LogOp::create(builder, loc, t, add(one, exp(neg(ax)))));
+  } else if (op == "Tan") {
+    r = DivOp::create(builder, loc, t, SinOp::create(builder, loc, t, x),
+                      CosOp::create(builder, loc, t, x));
+  } else if (op == "Sinh" || op == "Cosh") {
     Value e = exp(x), en = exp(neg(x));
     r = mul(op == "Sinh" ? sub(e, en) : add(e, en), half);
   } else if (op == "Asinh" || op == "Acosh") {

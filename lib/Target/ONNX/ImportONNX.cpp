@@ -103,7 +103,7 @@ static bool isSupportedOp(StringRef op) {
       "Round", "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
       "ThresholdedRelu", "PRelu", "CastLike", "IsInf", "Shrink", "Tile",
       "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "IsNaN", "Elu",
-      "Celu", "Hardmax",
+      "Celu", "Hardmax", "Selu", "Softsign", "Softplus", "Tan",
       "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
       "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
       "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
@@ -115,8 +115,14 @@ static bool isSupportedOp(StringRef op) {
       "Flatten", "Concat", "Split", "Slice", "Gather", "GatherElements", "Shape",
       "Size",
       "ConstantOfShape", "Range", "NonZero", "Expand", "Cast", "Clip", "Trilu",
+      // ImportNN.cpp
+      "Conv", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
+      "InstanceNormalization", "MeanVarianceNormalization", "DepthToSpace",
+      "SpaceToDepth", "Pad", "EyeLike", "CumSum", "NegativeLogLikelihoodLoss",
+      "SoftmaxCrossEntropyLoss",
       // ImportQuant.cpp
       "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul",
+      // Importer::importIf
       "If"};
   return ops.contains(op);
 }
@@ -131,6 +137,38 @@ LogicalResult Importer::checkSupported(const onnx::NodeProto &node) {
   return success();
 }
 
+/// The ops whose llm form takes run-time f64 (DOUBLE) tensors: data
+/// movement, shapes, comparisons and selection, casts and the arithmetic ops
+/// widened to f64 (llm.add/sub/mul/div/rem/max/min/neg/abs).
+static bool acceptsRuntimeF64(StringRef op) {
+  static const llvm::StringSet<> ops = {
+      "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod", "Max", "Min",
+      "Sum", "Mean", "Neg", "Abs", "Cast", "CastLike", "Equal", "Less",
+      "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Transpose",
+      "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Concat", "Split", "Slice",
+      "Gather", "GatherElements", "Shape", "Size", "Expand", "Tile", "Pad",
+      "DepthToSpace", "SpaceToDepth", "EyeLike", "CumSum"};
+  return ops.contains(op);
+}
+
+// A run-time f64 operand of an op whose llm form has no f64 is refused by
+// name here, before the op is built (the llm verifier would reject it with
+// a less direct message).
+LogicalResult Importer::checkRuntimeF64(const onnx::NodeProto &node) {
+  if (acceptsRuntimeF64(node.op_type()))
+    return success();
+  for (int i = 0; i < node.input_size(); ++i)
+    if (Entry *e = input(node, i))
+      if (!e->constant && dtypeOf(*e) == TensorProto::DOUBLE)
+        return nodeError(node)
+               << node.op_type() << " of a run-time DOUBLE tensor (input '"
+               << node.input(i)
+               << "') is not supported (llm ops with f64: data movement, "
+                  "Cast, comparisons, Where, Add/Sub/Mul/Div/Mod/Max/Min/"
+                  "Neg/Abs, CumSum)";
+  return success();
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   if (failed(checkSupported(node)))
@@ -141,21 +179,35 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
              << "input '" << node.input(i) << "' is not defined before its use";
   if (std::optional<LogicalResult> quantized = importQuantNode(node))
     return *quantized;
+  if (failed(checkRuntimeF64(node)))
+    return failure();
   if (op == "Constant")
     return importConstant(node);
   if (op == "Identity" || op == "Dropout") {
-    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty() &&
-        used.contains(node.output(1)))
-      return nodeError(node) << "the Dropout mask output is not supported";
-    // Dropout is the identity at inference; training mode is random.
-    if (Entry *training = op == "Dropout" ? input(node, 2) : nullptr)
-      if (!training->constant || training->constant->numel() != 1 ||
-          training->constant->getInt(0))
-        return nodeError(node) << "training-mode Dropout is not supported";
+    // Dropout is the identity at inference, and in training mode with ratio
+    // 0; its mask is then all true. Training with a ratio > 0 is random.
+    if (Entry *training = op == "Dropout" ? input(node, 2) : nullptr) {
+      if (!training->constant || training->constant->numel() != 1)
+        return nodeError(node) << "Dropout training_mode must be a constant "
+                                  "scalar";
+      Entry *ratio = input(node, 1);
+      bool zeroRatio = ratio && ratio->constant &&
+                       ratio->constant->numel() == 1 &&
+                       ratio->constant->getDouble(0) == 0.0;
+      if (training->constant->getInt(0) && !zeroRatio)
+        return nodeError(node) << "training-mode Dropout with a ratio other "
+                                  "than a constant 0 is not supported (random)";
+    }
     FailureOr<Entry *> in = required(node, 0);
     if (failed(in))
       return failure();
     env[node.output(0)] = **in;
+    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty()) {
+      ConstTensor mask = ConstTensor::zeros(TensorProto::BOOL, shapeOf(**in));
+      for (int64_t i = 0, e = mask.numel(); i < e; ++i)
+        mask.setInt(i, 1);
+      setOutput(node, 1, std::move(mask));
+    }
     return success();
   }
   if (llvm::is_contained(
@@ -176,7 +228,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   if (op == "Hardmax")
     return importHardmax(node);
   if (llvm::is_contained({"Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign",
-                          "IsNaN", "Elu", "Celu"},
+                          "IsNaN", "Elu", "Celu", "Selu", "Softsign",
+                          "Softplus", "Tan"},
                          op))
     return importMathExpr(node);
   if (op == "Shrink")
@@ -248,6 +301,24 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importTrilu(node);
   if (op == "If")
     return importIf(node);
+  if (op == "Conv")
+    return importConv(node);
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
+    return importGlobalPool(node);
+  if (llvm::is_contained({"BatchNormalization", "InstanceNormalization",
+                          "MeanVarianceNormalization"},
+                         op))
+    return importNormalization(node);
+  if (op == "DepthToSpace" || op == "SpaceToDepth")
+    return importDepthSpace(node);
+  if (op == "Pad")
+    return importPad(node);
+  if (op == "EyeLike")
+    return importEyeLike(node);
+  if (op == "CumSum")
+    return importCumSum(node);
+  if (op == "NegativeLogLikelihoodLoss" || op == "SoftmaxCrossEntropyLoss")
+    return importLoss(node);
   return nodeError(node) << "unsupported op " << op;
 }
 

@@ -118,6 +118,8 @@ inline Type toMLIRType(int dtype, MLIRContext *ctx) {
     return Float16Type::get(ctx);
   case TensorProto::BFLOAT16:
     return BFloat16Type::get(ctx);
+  case TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
   case TensorProto::BOOL:
     return IntegerType::get(ctx, 1);
   case TensorProto::INT8:
@@ -139,6 +141,8 @@ inline int toONNXType(Type type) {
     return TensorProto::FLOAT16;
   if (type.isBF16())
     return TensorProto::BFLOAT16;
+  if (type.isF64())
+    return TensorProto::DOUBLE;
   if (type.isInteger(1))
     return TensorProto::BOOL;
   if (type.isInteger(8))
@@ -736,6 +740,7 @@ private:
 
   LogicalResult checkSupported(const onnx::NodeProto &node);
   LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult checkRuntimeF64(const onnx::NodeProto &node);
   LogicalResult importConstant(const onnx::NodeProto &node);
   LogicalResult importIf(const onnx::NodeProto &node);
   LogicalResult importBinary(const onnx::NodeProto &node);
@@ -791,6 +796,19 @@ private:
   LogicalResult importCast(const onnx::NodeProto &node);
   LogicalResult importClip(const onnx::NodeProto &node);
   LogicalResult importTrilu(const onnx::NodeProto &node);
+  // ImportNN.cpp
+  FailureOr<Value> splatConstant(const onnx::NodeProto &node, double value,
+                                 int dtype, ArrayRef<int64_t> shape);
+  LogicalResult checkFloatInput(const onnx::NodeProto &node, Entry &e,
+                                int64_t minRank);
+  LogicalResult importConv(const onnx::NodeProto &node);
+  LogicalResult importGlobalPool(const onnx::NodeProto &node);
+  LogicalResult importNormalization(const onnx::NodeProto &node);
+  LogicalResult importDepthSpace(const onnx::NodeProto &node);
+  LogicalResult importPad(const onnx::NodeProto &node);
+  LogicalResult importEyeLike(const onnx::NodeProto &node);
+  LogicalResult importCumSum(const onnx::NodeProto &node);
+  LogicalResult importLoss(const onnx::NodeProto &node);
   // Quantization ops (ImportQuant.cpp).
   std::optional<LogicalResult> importQuantNode(const onnx::NodeProto &node);
   FailureOr<Type> quantType(const onnx::NodeProto &node,
@@ -801,6 +819,7 @@ private:
   int quantDType(const Entry &e);
 
   /// Creates the binary llm op for `opType` (Add, Sub, ...).
+  Value createMod(Location loc, Type type, Value a, Value b, bool fmod);
   Value createBinary(StringRef opType, Location loc, Type type, Value lhs,
                      Value rhs);
   /// A runtime slice of `v` (static, positive strides).

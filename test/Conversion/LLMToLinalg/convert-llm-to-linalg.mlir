@@ -74,6 +74,66 @@ func.func @binary_ops(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, t
 
 // -----
 
+// Integer arithmetic: arith integer ops; div and rem guard the divisor
+// (0 and -1 replaced by 1, the results selected: x / 0 = x rem 0 = 0,
+// x / -1 = 0 - x), so no division can trap.
+// CHECK-LABEL: func.func @integer_ops
+// CHECK: linalg.generic
+// CHECK: arith.addi
+// CHECK: linalg.generic
+// CHECK: %[[Z:.+]] = arith.constant 0 : i64
+// CHECK: %[[IS0:.+]] = arith.cmpi eq, %[[Y:.+]], %{{.*}} : i64
+// CHECK: %[[ISM1:.+]] = arith.cmpi eq, %[[Y]], %{{.*}} : i64
+// CHECK: %[[SPECIAL:.+]] = arith.ori %[[IS0]], %[[ISM1]] : i1
+// CHECK: %[[SAFE:.+]] = arith.select %[[SPECIAL]], %{{.*}}, %[[Y]] : i64
+// CHECK: %[[Q:.+]] = arith.divsi %[[X:.+]], %[[SAFE]] : i64
+// CHECK: %[[NEG:.+]] = arith.subi %[[Z]], %[[X]] : i64
+// CHECK: arith.select
+// CHECK: arith.select
+// CHECK: linalg.generic
+// CHECK: arith.remsi
+// CHECK: arith.select
+// CHECK: linalg.generic
+// CHECK: arith.minsi
+// CHECK: linalg.generic
+// CHECK: math.absi
+// CHECK: linalg.generic
+// CHECK: arith.subi
+// CHECK-NOT: arith.divf
+func.func @integer_ops(%a: tensor<4xi64>, %b: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
+  %0 = llm.add %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = llm.div %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %2 = llm.rem %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %3 = llm.min %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %4 = llm.abs %a : tensor<4xi64>
+  %5 = llm.neg %a : tensor<4xi64>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
+}
+
+// -----
+
+// f64 is computed in f64 (no f32 promotion); float rem is arith.remf; a cast
+// f64 -> f16 goes through f32, f64 -> i32 clamps in f64.
+// CHECK-LABEL: func.func @f64_ops
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.+]]: f64, %[[Y:.+]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[R:.+]] = arith.remf %[[X]], %[[Y]] : f64
+// CHECK-NEXT: linalg.yield %[[R]] : f64
+// CHECK: linalg.generic
+// CHECK: %[[T:.+]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK-NEXT: arith.truncf %[[T]] : f32 to f16
+// CHECK: linalg.generic
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f64
+// CHECK: arith.fptosi %{{.*}} : f64 to i32
+func.func @f64_ops(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf16>, tensor<4xi32>) {
+  %0 = llm.rem %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  %1 = llm.cast %a : (tensor<4xf64>) -> tensor<4xf16>
+  %2 = llm.cast %a : (tensor<4xf64>) -> tensor<4xi32>
+  return %0, %1, %2 : tensor<4xf64>, tensor<4xf16>, tensor<4xi32>
+}
+
+// -----
+
 // f16 is computed in f32 and rounded back; the [1] operand broadcasts.
 // CHECK-DAG: #[[$ID1:.+]] = affine_map<(d0) -> (d0)>
 // CHECK-DAG: #[[$ZERO:.+]] = affine_map<(d0) -> (0)>

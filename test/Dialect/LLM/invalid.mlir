@@ -29,9 +29,34 @@ func.func @binary_wrong_result(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @binary_integer(%a: tensor<4xi32>) {
+func.func @binary_bool(%a: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = llm.add %a, %a : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @rem_mixed(%a: tensor<4xi32>, %b: tensor<4xi64>) {
+  // expected-error @+2 {{'llm.rem' operands have different element types ('i32' vs 'i64')}}
+  // expected-error @+1 {{'llm.rem' op failed to infer returned types}}
+  %0 = llm.rem %a, %b : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @pow_integer(%a: tensor<4xi32>) {
   // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
-  %0 = llm.add %a, %a : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %0 = llm.pow %a, %a : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @exp_f64(%a: tensor<4xf64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = llm.exp %a : tensor<4xf64>
   return
 }
 
@@ -527,7 +552,7 @@ func.func @cast_shape(%x: tensor<2x4xf32>) {
 
 func.func @cast_unsupported(%x: tensor<2x4xf32>) {
   // expected-error @+1 {{result #0 must be ranked tensor of}}
-  %0 = llm.cast %x : (tensor<2x4xf32>) -> tensor<2x4xf64>
+  %0 = llm.cast %x : (tensor<2x4xf32>) -> tensor<2x4xi16>
   return
 }
 
@@ -535,7 +560,7 @@ func.func @cast_unsupported(%x: tensor<2x4xf32>) {
 
 func.func @constant_type() {
   // expected-error @+1 {{result #0 must be ranked tensor of}}
-  %0 = llm.constant dense<1.0> : tensor<4xf64>
+  %0 = llm.constant dense<1> : tensor<4xi16>
   return
 }
 

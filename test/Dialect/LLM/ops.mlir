@@ -15,6 +15,31 @@ func.func @constants() -> (tensor<2xf32>, tensor<2x2xf16>, tensor<3xi64>) {
   return %0, %1, %2 : tensor<2xf32>, tensor<2x2xf16>, tensor<3xi64>
 }
 
+// CHECK-LABEL: func @integer_f64_arith
+func.func @integer_f64_arith(%i: tensor<2x3xi64>, %j: tensor<3xi64>, %k: tensor<4xi8>, %f: tensor<3xf64>) {
+  // CHECK: llm.add {{.*}} : (tensor<2x3xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  %0 = llm.add %i, %j : (tensor<2x3xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  // CHECK: llm.div {{.*}} -> tensor<2x3xi64>
+  %1 = llm.div %i, %j : (tensor<2x3xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  // CHECK: llm.rem {{.*}} -> tensor<2x3xi64>
+  %2 = llm.rem %i, %j : (tensor<2x3xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  // CHECK: llm.min {{.*}} -> tensor<4xi8>
+  %3 = llm.min %k, %k : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  // CHECK: llm.neg %{{.*}} : tensor<4xi8>
+  %4 = llm.neg %k : tensor<4xi8>
+  // CHECK: llm.abs %{{.*}} : tensor<2x3xi64>
+  %5 = llm.abs %i : tensor<2x3xi64>
+  // CHECK: llm.rem {{.*}} -> tensor<3xf64>
+  %6 = llm.rem %f, %f : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  // CHECK: llm.max {{.*}} -> tensor<3xf64>
+  %7 = llm.max %f, %f : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  // CHECK: llm.cast %{{.*}} : (tensor<3xf64>) -> tensor<3xf32>
+  %8 = llm.cast %f : (tensor<3xf64>) -> tensor<3xf32>
+  // CHECK: llm.constant dense<2.5{{0*}}e+00> : tensor<f64>
+  %9 = llm.constant dense<2.5> : tensor<f64>
+  return
+}
+
 // CHECK-LABEL: func @binary
 func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<4x1x3xbf16>, %d: tensor<2x1xbf16>) {
   // CHECK: llm.add %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>

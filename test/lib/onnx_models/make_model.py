@@ -15,6 +15,7 @@ only depend on shapes and op structure. Run with /usr/bin/python3 (Debian's
 python3-onnx 1.12, opset 17 at most).
 """
 
+import math
 import sys
 
 import numpy as np
@@ -572,6 +573,249 @@ def if_bad_const():
                  [numpy_helper.from_array(np.array(True), "yes")])
 
 
+def integer_arith(out):
+    """Shape and position-id math on runtime integer tensors and f64: int64
+    pos [1, 6] + offset, - 1, * 3, / 2 (Div truncates toward zero), Mod 5
+    (fmod=0: the sign of the divisor) and Mod -4 (fmod=1: of the dividend),
+    Neg and Abs; int32 Max/Min of runtime a, b [2, 3] with broadcasting;
+    f64: Cast of a float x [4] to DOUBLE, Div and Mod (fmod=1) by a runtime
+    double d, Max, Cast back to FLOAT. Writes OUT and OUT.npz."""
+    i64 = lambda v: numpy_helper.from_array(np.array(v, dtype=np.int64))
+    nodes = [
+        helper.make_node("Add", ["pos", "offset"], ["p1"]),
+        helper.make_node("Sub", ["p1", "one"], ["p2"]),
+        helper.make_node("Mul", ["p2", "three"], ["p3"]),
+        helper.make_node("Div", ["p3", "two"], ["p4"]),
+        helper.make_node("Mod", ["p4", "five"], ["m5"]),
+        helper.make_node("Mod", ["p4", "minus4"], ["m4"], fmod=1),
+        helper.make_node("Neg", ["m4"], ["nm4"]),
+        helper.make_node("Abs", ["p4"], ["ap4"]),
+        helper.make_node("Concat", ["m5", "nm4", "ap4"], ["ids"], axis=0),
+        helper.make_node("Max", ["a", "b"], ["mx"]),
+        helper.make_node("Min", ["a", "b", "mx"], ["mn"]),
+        helper.make_node("Concat", ["mx", "mn"], ["ab"], axis=0),
+        helper.make_node("Cast", ["x"], ["xd"], to=TensorProto.DOUBLE),
+        helper.make_node("Div", ["xd", "d"], ["q"]),
+        helper.make_node("Mod", ["xd", "d"], ["r"], fmod=1),
+        helper.make_node("Max", ["q", "r"], ["qr"]),
+        helper.make_node("Cast", ["qr"], ["qf"], to=F),
+        # Position ids from an attention mask: CumSum(mask, 1) - 1; and an
+        # exclusive reverse CumSum of the doubles.
+        helper.make_node("CumSum", ["mask", "axis1"], ["cs"]),
+        helper.make_node("Sub", ["cs", "one"], ["posids"]),
+        helper.make_node("CumSum", ["d", "axis0"], ["csd"], exclusive=1, reverse=1),
+    ]
+    inits = []
+    for name, v in [("one", 1), ("three", 3), ("two", 2), ("five", 5),
+                    ("minus4", -4), ("axis1", 1), ("axis0", 0)]:
+        t = i64(v)
+        t.name = name
+        inits.append(t)
+    m = model(nodes,
+              [vi("pos", I64, [1, 6]), vi("offset", I64, [1]),
+               vi("a", TensorProto.INT32, [2, 3]), vi("b", TensorProto.INT32, [3]),
+               vi("x", F, [4]), vi("d", TensorProto.DOUBLE, [4]),
+               vi("mask", I64, [2, 7])],
+              [vi("ids", I64, [3, 6]), vi("ab", TensorProto.INT32, [4, 3]),
+               vi("qr", TensorProto.DOUBLE, [4]), vi("qf", F, [4]),
+               vi("posids", I64, [2, 7]), vi("csd", TensorProto.DOUBLE, [4])],
+              inits)
+    onnx.save_model(m, out)
+    pos = np.array([[0, 1, 2, 3, 4, 5]], dtype=np.int64)
+    offset = np.array([-4], dtype=np.int64)
+    a = np.array([[-7, 0, 9], [3, -2, 5]], dtype=np.int32)
+    b = np.array([2, -1, 6], dtype=np.int32)
+    x = np.array([7.5, -7.5, 1.0, 1e-3], dtype=np.float32)
+    d = np.array([2.0, 2.0, 3.0, -7.0], dtype=np.float64)
+    # The expected values in Python integers: C-style truncating division,
+    # Python's % (sign of the divisor) and math.fmod (sign of the dividend).
+    p3 = [(int(v) - 4 - 1) * 3 for v in pos[0]]
+    p4 = [int(v / 2) for v in p3]  # |v| < 2^53: exact; truncates
+    m5 = [v % 5 for v in p4]
+    m4 = [int(math.fmod(v, -4)) for v in p4]
+    ids = np.array([m5, [-v for v in m4], [abs(v) for v in p4]], dtype=np.int64)
+    mx = np.maximum(a, b)
+    ab = np.concatenate([mx, np.minimum(np.minimum(a, b), mx)], axis=0)
+    xd = x.astype(np.float64)
+    qr = np.maximum(xd / d, np.fmod(xd, d))
+    mask = np.array([[0, 0, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 0, 1]], dtype=np.int64)
+    posids = np.cumsum(mask, axis=1) - 1
+    csd = np.array([d[i + 1:].sum() for i in range(4)], dtype=np.float64)
+    np.savez(out + ".npz", pos=pos, offset=offset, a=a, b=b, x=x, d=d,
+             mask=mask, ids=ids, ab=ab, qr=qr, qf=qr.astype(np.float32),
+             posids=posids, csd=csd)
+
+
+def _conv_ref(x, w, b, strides, pads, dilations, group):
+    """Direct convolution in float64 (N-D, NCHW), the definition of ONNX Conv."""
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    sp = x.ndim - 2
+    x = np.pad(x, [(0, 0), (0, 0)] + [(pads[d], pads[sp + d]) for d in range(sp)])
+    n, c = x.shape[:2]
+    m, cg = w.shape[:2]
+    k = w.shape[2:]
+    out = [(x.shape[2 + d] - ((k[d] - 1) * dilations[d] + 1)) // strides[d] + 1
+           for d in range(sp)]
+    y = np.zeros([n, m] + out)
+    mg = m // group
+    for o in np.ndindex(*out):
+        for kk in np.ndindex(*k):
+            idx = tuple(o[d] * strides[d] + kk[d] * dilations[d] for d in range(sp))
+            patch = x[(slice(None), slice(None)) + idx]  # [N, C]
+            for g in range(group):
+                wg = w[g * mg:(g + 1) * mg][(slice(None), slice(None)) + kk]
+                y[(slice(None), slice(g * mg, (g + 1) * mg)) + o] += (
+                    patch[:, g * cg:(g + 1) * cg] @ wg.T)
+    return y + b.reshape([1, m] + [1] * sp)
+
+
+def nn_ops(out):
+    """Conv 1-D (strides 2, asymmetric pads, dilation 2, 2 groups, bias),
+    Conv 2-D patch embedding (stride == kernel 2x2, no bias) and 2-D 3x3
+    with pads 1; GlobalAveragePool, GlobalMaxPool, BatchNormalization,
+    InstanceNormalization, MeanVarianceNormalization; Pad constant (with a
+    negative pad), edge and reflect; DepthToSpace (DCR, CRD), SpaceToDepth;
+    EyeLike (k=1, int64); Selu, Softsign, Softplus, Tan. Writes OUT and
+    OUT.npz (expected values from direct float64 definitions)."""
+    r = np.random.default_rng(7)
+    f = lambda *s: r.standard_normal(s).astype(np.float32)
+    a = f(2, 4, 9)            # 1-D conv input
+    w1 = f(6, 2, 3)
+    b1 = f(6)
+    img = f(1, 3, 6, 6)
+    w2 = f(5, 3, 2, 2)
+    w3 = f(4, 3, 3, 3)
+    scale, bias, mean = f(3), f(3), f(3)
+    var = np.abs(f(3)) + 0.5
+    dts = f(1, 8, 2, 3)
+    t = np.array([[-2.0, -0.5, 0.0, 0.3, 1.5, 25.0]], dtype=np.float32)
+    F32 = lambda n, s: vi(n, F, s)
+    nodes = [
+        helper.make_node("Conv", ["a", "w1", "b1"], ["c1"], strides=[2],
+                         pads=[1, 2], dilations=[2], group=2),
+        helper.make_node("Conv", ["img", "w2"], ["c2"], strides=[2, 2],
+                         kernel_shape=[2, 2]),
+        helper.make_node("Conv", ["img", "w3"], ["c3"], pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["img"], ["gap"]),
+        helper.make_node("GlobalMaxPool", ["img"], ["gmp"]),
+        helper.make_node("BatchNormalization", ["img", "scale", "bias", "mean", "var"],
+                         ["bn"], epsilon=1e-3),
+        helper.make_node("InstanceNormalization", ["img", "scale", "bias"], ["inorm"]),
+        helper.make_node("MeanVarianceNormalization", ["img"], ["mvn"]),
+        helper.make_node("Pad", ["img", "pads_c", "pad_value"], ["pc"]),
+        helper.make_node("Pad", ["img", "pads_e"], ["pe"], mode="edge"),
+        helper.make_node("Pad", ["img", "pads_e"], ["pr"], mode="reflect"),
+        helper.make_node("DepthToSpace", ["dts"], ["d2s"], blocksize=2),
+        helper.make_node("DepthToSpace", ["dts"], ["d2s_crd"], blocksize=2, mode="CRD"),
+        helper.make_node("SpaceToDepth", ["img"], ["s2d"], blocksize=2),
+        helper.make_node("Reshape", ["w1", "shape_2d"], ["w1_2d"]),
+        helper.make_node("EyeLike", ["w1_2d"], ["eye"], k=1, dtype=TensorProto.INT64),
+        helper.make_node("Selu", ["t"], ["selu"]),
+        helper.make_node("Softsign", ["t"], ["softsign"]),
+        helper.make_node("Softplus", ["t"], ["softplus"]),
+        helper.make_node("Tan", ["t"], ["tan"]),
+    ]
+    inits = [numpy_helper.from_array(np.array([0, 0, 1, -1, 0, 0, 2, 0], np.int64), "pads_c"),
+             numpy_helper.from_array(np.array(1.5, np.float32), "pad_value"),
+             numpy_helper.from_array(np.array([0, 0, 2, 1, 0, 0, 1, 2], np.int64), "pads_e"),
+             numpy_helper.from_array(np.array([6, 6], np.int64), "shape_2d")]
+    outs = ["c1", "c2", "c3", "gap", "gmp", "bn", "inorm", "mvn", "pc", "pe",
+            "pr", "d2s", "d2s_crd", "s2d", "eye", "selu", "softsign",
+            "softplus", "tan"]
+    OUT_SHAPES = [[2, 6, 4], [1, 5, 3, 3], [1, 4, 6, 6], [1, 3, 1, 1],
+                  [1, 3, 1, 1]] + [[1, 3, 6, 6]] * 3 + [
+                  [1, 3, 9, 5], [1, 3, 9, 9], [1, 3, 9, 9], [1, 2, 4, 6],
+                  [1, 2, 4, 6], [1, 12, 3, 3], [6, 6]] + [[1, 6]] * 4
+    m = model(nodes,
+              [F32("a", [2, 4, 9]), F32("w1", [6, 2, 3]), F32("b1", [6]),
+               F32("img", [1, 3, 6, 6]), F32("w2", [5, 3, 2, 2]),
+               F32("w3", [4, 3, 3, 3]), F32("scale", [3]), F32("bias", [3]),
+               F32("mean", [3]), F32("var", [3]), F32("dts", [1, 8, 2, 3]),
+               F32("t", [1, 6])],
+              [vi(o, I64 if o == "eye" else F, list(shape))
+               for o, shape in zip(outs, OUT_SHAPES)], inits)
+    onnx.save_model(m, out)
+    x64 = img.astype(np.float64)
+    c = lambda v: v.reshape(1, 3, 1, 1).astype(np.float64)
+    mu = x64.mean(axis=(2, 3), keepdims=True)
+    sd = np.sqrt(((x64 - mu) ** 2).mean(axis=(2, 3), keepdims=True) + 1e-5)
+    mu3 = x64.mean(axis=(0, 2, 3), keepdims=True)
+    sd3 = np.sqrt(((x64 - mu3) ** 2).mean(axis=(0, 2, 3), keepdims=True))
+    pc = np.pad(x64, [(0, 0), (0, 0), (1, 2), (0, 0)], constant_values=1.5)[:, :, :, 1:]
+    d = dts.astype(np.float64)
+    d2s = d.reshape(1, 2, 2, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6)
+    d2s_crd = d.reshape(1, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 4, 6)
+    s2d = x64.reshape(1, 3, 3, 2, 3, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 12, 3, 3)
+    t64 = t.astype(np.float64)
+    alpha, gamma = 1.67326319217681884765625, 1.05070102214813232421875
+    expected = {
+        "c1": _conv_ref(a, w1, b1, [2], [1, 2], [2], 2),
+        "c2": _conv_ref(img, w2, np.zeros(5), [2, 2], [0, 0, 0, 0], [1, 1], 1),
+        "c3": _conv_ref(img, w3, np.zeros(4), [1, 1], [1, 1, 1, 1], [1, 1], 1),
+        "gap": x64.mean(axis=(2, 3), keepdims=True),
+        "gmp": x64.max(axis=(2, 3), keepdims=True),
+        "bn": (x64 - c(mean)) / np.sqrt(c(var) + 1e-3) * c(scale) + c(bias),
+        "inorm": (x64 - mu) / sd * c(scale) + c(bias),
+        "mvn": (x64 - mu3) / (sd3 + 1e-9),
+        "pc": pc,
+        "pe": np.pad(x64, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="edge"),
+        "pr": np.pad(x64, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="reflect"),
+        "d2s": d2s, "d2s_crd": d2s_crd, "s2d": s2d,
+        "eye": np.eye(6, 6, k=1, dtype=np.int64),
+        "selu": gamma * np.where(t64 > 0, t64, alpha * np.expm1(t64)),
+        "softsign": t64 / (1 + np.abs(t64)),
+        "softplus": np.log1p(np.exp(t64)),
+        "tan": np.tan(t64),
+    }
+    np.savez(out + ".npz", a=a, w1=w1, b1=b1, img=img, w2=w2, w3=w3,
+             scale=scale, bias=bias, mean=mean, var=var, dts=dts, t=t,
+             **{"out_" + k: v for k, v in expected.items()})
+
+
+def losses(out):
+    """NegativeLogLikelihoodLoss (mean with weights and ignore_index; none
+    on [N, C, D]) and SoftmaxCrossEntropyLoss (sum, with its log_prob
+    output); Pow of a float base by a runtime int64 exponent. Writes OUT and
+    OUT.npz (expected values in float64)."""
+    r = np.random.default_rng(11)
+    x = r.standard_normal((3, 5)).astype(np.float32)
+    t = np.array([1, 4, 2], dtype=np.int64)  # 2 is ignored
+    w = np.abs(r.standard_normal(5)).astype(np.float32) + 0.1
+    x3 = r.standard_normal((2, 4, 3)).astype(np.float32)
+    t3 = np.array([[0, 3, 1], [2, 2, 0]], dtype=np.int32)
+    e = np.array([0, 1, 2, 3], dtype=np.int64)
+    nodes = [
+        helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["nll"],
+                         reduction="mean", ignore_index=2),
+        helper.make_node("NegativeLogLikelihoodLoss", ["x3", "t3"], ["nll3"],
+                         reduction="none"),
+        helper.make_node("SoftmaxCrossEntropyLoss", ["x3", "t3"], ["sce", "logp"],
+                         reduction="sum"),
+        helper.make_node("Pow", ["base", "e"], ["pw"]),
+    ]
+    m = model(nodes,
+              [vi("x", F, [3, 5]), vi("t", I64, [3]), vi("w", F, [5]),
+               vi("x3", F, [2, 4, 3]), vi("t3", TensorProto.INT32, [2, 3]),
+               vi("base", F, [4]), vi("e", I64, [4])],
+              [vi("nll", F, []), vi("nll3", F, [2, 3]), vi("sce", F, []),
+               vi("logp", F, [2, 4, 3]), vi("pw", F, [4])])
+    onnx.save_model(m, out)
+    x64, w64, x364 = x.astype(np.float64), w.astype(np.float64), x3.astype(np.float64)
+    keep = t != 2
+    wt = np.where(keep, w64[np.where(keep, t, 0)], 0.0)
+    picked = x64[np.arange(3), np.where(keep, t, 0)]
+    nll = (-picked * wt).sum() / wt.sum()
+    nll3 = -np.take_along_axis(x364, t3[:, None, :].astype(np.int64), axis=1)[:, 0, :]
+    logp = x364 - x364.max(axis=1, keepdims=True)
+    logp = logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
+    sce = -np.take_along_axis(logp, t3[:, None, :].astype(np.int64), axis=1).sum()
+    base = np.array([1.5, -2.0, 0.5, 3.0], dtype=np.float32)
+    np.savez(out + ".npz", x=x, t=t, w=w, x3=x3, t3=t3, base=base, e=e,
+             out_nll=nll, out_nll3=nll3, out_sce=sce, out_logp=logp,
+             out_pw=base.astype(np.float64) ** e)
+
+
 def runtime_nonzero():
     """NonZero of a runtime tensor: a shape that depends on the values."""
     nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
@@ -866,6 +1110,15 @@ def main():
         return
     if name == "if_const":
         if_const(out)
+        return
+    if name == "losses":
+        losses(out)
+        return
+    if name == "nn_ops":
+        nn_ops(out)
+        return
+    if name == "integer_arith":
+        integer_arith(out)
         return
     if name == "activations":
         activations(out)

@@ -183,7 +183,8 @@ static bool isExactConversion(Type from, Type to) {
   if (from.isInteger(1))
     return true;
   if (isa<FloatType>(from))
-    return (from.isF16() || from.isBF16()) && to.isF32();
+    return ((from.isF16() || from.isBF16()) && to.isF32()) ||
+           (!from.isF64() && to.isF64());
   if (!from.isInteger(8) && !from.isInteger(32))
     return false;
   unsigned width = from.getIntOrFloatBitWidth();

@@ -33,12 +33,10 @@ bool isSplatZero(Value v) {
   return attr.getSplatValue<APFloat>().isZero();
 }
 
-/// Replaces `op` by a +0 splat constant of its result type.
+/// Replaces `op` by a +0 (or integer 0) splat constant of its result type.
 void replaceByZero(Operation *op, PatternRewriter &rewriter) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  auto ft = cast<FloatType>(type.getElementType());
-  auto zero = DenseElementsAttr::get(
-      type, ArrayRef<APFloat>{APFloat::getZero(ft.getFloatSemantics())});
+  auto zero = cast<DenseElementsAttr>(rewriter.getZeroAttr(type));
   rewriter.replaceOpWithNewOp<ConstantOp>(op, type, zero);
 }
 

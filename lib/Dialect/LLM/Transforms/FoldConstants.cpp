@@ -286,6 +286,9 @@ std::optional<std::function<double(double, double)>> binaryFn(Operation *op) {
       .Case([](SubOp) { return Fn([](double a, double b) { return a - b; }); })
       .Case([](MulOp) { return Fn([](double a, double b) { return a * b; }); })
       .Case([](DivOp) { return Fn([](double a, double b) { return a / b; }); })
+      .Case([](RemOp) {
+        return Fn([](double a, double b) { return std::fmod(a, b); });
+      })
       .Case([](PowOp) {
         return Fn([](double a, double b) { return std::pow(a, b); });
       })
@@ -598,6 +601,11 @@ FailureOr<Buffer> evaluate(Operation *op, ArrayRef<Buffer> in,
                            RankedTensorType type) {
   // Integer (and quantized) max/reduce_max are left to the lowering.
   if (isa<MaxOp, ReduceMaxOp>(op) && !isa<FloatType>(type.getElementType()))
+    return failure();
+  // Integer arithmetic (add, div, ...) is left to the lowering: the
+  // elementwise evaluators below compute in double.
+  bool isFloat = isa<FloatType>(type.getElementType());
+  if (!isFloat && (unaryFn(op) || binaryFn(op)))
     return failure();
   if (auto fn = unaryFn(op))
     return evalUnary(in[0], type, *fn);

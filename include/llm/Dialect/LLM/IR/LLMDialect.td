@@ -25,11 +25,14 @@ def LLM_Dialect : Dialect {
     data movement.
 
     All ops work on ranked tensors with value semantics. Floating-point ops
-    accept `f32`, `f16` and `bf16` element types; index-like operands (token
-    ids, positions) are `i32` or `i64`. Shapes are usually static; verifiers
-    accept dynamic (`?`) dimensions where the semantics allow it, but the
-    lowering to `linalg` currently requires static shapes and reports an error
-    otherwise.
+    accept `f32`, `f16` and `bf16` element types; the arithmetic ops (`add`,
+    `sub`, `mul`, `div`, `rem`, `max`, `min`, `neg`, `abs`), `cast`, `compare`,
+    `select` and data movement also take `f64` and the integers `i8`, `i32`,
+    `i64` (ONNX shape math and position ids on run-time tensors); index-like
+    operands (token ids, positions) are `i32` or `i64`. Shapes are usually
+    static; verifiers accept dynamic (`?`) dimensions where the semantics
+    allow it, but the lowering to `linalg` currently requires static shapes
+    and reports an error otherwise.
 
     Broadcasting follows numpy (and ONNX multidirectional broadcasting):
     shapes are aligned on their trailing dimensions, and each pair of
@@ -102,6 +105,10 @@ def LLM_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
 def LLM_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def LLM_IndexTensor : RankedTensorOf<[I32, I64]>;
 def LLM_MaskTensor : RankedTensorOf<[F32, F16, BF16, I1]>;
-def LLM_AnyTensor : RankedTensorOf<[F32, F16, BF16, I1, I8, I32, I64]>;
+def LLM_AnyTensor : RankedTensorOf<[F32, F16, BF16, F64, I1, I8, I32, I64]>;
+// Element types of the arithmetic ops (llm.add, sub, mul, div, rem, min,
+// neg, abs): the float types, f64 (ONNX double tensors) and the signless
+// integers (two's complement, signed division).
+def LLM_ArithTensor : RankedTensorOf<[F32, F16, BF16, F64, I8, I32, I64]>;
 
 #endif // LLM_DIALECT_LLM_IR_LLMDIALECT_TD

@@ -73,22 +73,56 @@ class LLM_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-def LLM_AddOp : LLM_BinaryOp<"add", "lhs + rhs", [Commutative]> {
+// Binary arithmetic on floats (f32, f16, bf16, f64) and signless integers
+// (i8, i32, i64).
+class LLM_ArithBinaryOp<string mnemonic, string formula,
+                        list<Trait> traits = []>
+    : LLM_BinaryOp<mnemonic, formula, traits> {
+  let description = [{
+    Computes `}] # formula # [{` elementwise. `lhs` and `rhs` are ranked
+    tensors of the same element type whose shapes are broadcast with numpy
+    rules (trailing dimensions aligned; each pair equal or one of them 1).
+    The result has the broadcast shape and the operands' element type.
+
+    Element types: f32, f16, bf16 (computed in f32 and rounded back), f64;
+    i8, i32, i64 (two's complement, wrapping on overflow as ONNX and numpy
+    do; `div` truncates toward zero as ONNX `Div` does; the integers are
+    signed).
+
+    Errors: different element types; shapes that do not broadcast (the
+    message names both shapes).
+
+    ```mlir
+    %r = llm.}] # mnemonic # [{ %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    %i = llm.}] # mnemonic # [{ %p, %q : (tensor<1x8xi64>, tensor<1xi64>) -> tensor<1x8xi64>
+    ```
+  }];
+  let arguments = (ins LLM_ArithTensor:$lhs, LLM_ArithTensor:$rhs);
+  let results = (outs LLM_ArithTensor:$result);
+}
+
+def LLM_AddOp : LLM_ArithBinaryOp<"add", "lhs + rhs", [Commutative]> {
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
-def LLM_SubOp : LLM_BinaryOp<"sub", "lhs - rhs"> {
+def LLM_SubOp : LLM_ArithBinaryOp<"sub", "lhs - rhs"> {
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
-def LLM_MulOp : LLM_BinaryOp<"mul", "lhs * rhs", [Commutative]> {
+def LLM_MulOp : LLM_ArithBinaryOp<"mul", "lhs * rhs", [Commutative]> {
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
-def LLM_DivOp : LLM_BinaryOp<"div", "lhs / rhs (IEEE-754 division)"> {
+def LLM_DivOp : LLM_ArithBinaryOp<"div",
+    "lhs / rhs (IEEE-754 division; integers: truncated toward zero, a "
+    "division by zero gives 0 as in numpy, INT_MIN / -1 wraps to INT_MIN)"> {
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
+def LLM_RemOp : LLM_ArithBinaryOp<"rem",
+    "the remainder of lhs / rhs truncated toward zero, with the sign of lhs "
+    "(C `fmod` for floats, ONNX `Mod` with fmod=1; integers: `arith.remsi`, "
+    "a remainder by zero gives 0 as in numpy)">;
 def LLM_PowOp : LLM_BinaryOp<"pow", "lhs ^ rhs (C `powf`)"> {
   let hasFolder = 1;
   let hasCanonicalizer = 1;
@@ -97,7 +131,7 @@ def LLM_MaxOp : LLM_BinaryOp<"max",
     "max(lhs, rhs) (NaN-propagating, like `arith.maximumf`)", [Commutative]> {
   let description = [{
     Computes `max(lhs, rhs)` elementwise with numpy broadcasting (see
-    `llm.add`). Element types: f32, f16, bf16 (NaN-propagating, like
+    `llm.add`). Element types: f32, f16, bf16, f64 (NaN-propagating, like
     `arith.maximumf`); i8, i32, i64 (signed, `arith.maxsi`); a per-tensor or
     per-axis `!quant.uniform` type, compared by storage value (`arith.maxsi`
     or `arith.maxui` as the type is signed or not), which orders the values
@@ -114,12 +148,13 @@ def LLM_MaxOp : LLM_BinaryOp<"max",
         tensor<8x!quant.uniform<u8:f32, 0.5:3>>) -> tensor<8x!quant.uniform<u8:f32, 0.5:3>>
     ```
   }];
-  let arguments = (ins LLM_OrderedTensor:$lhs, LLM_OrderedTensor:$rhs);
-  let results = (outs LLM_OrderedTensor:$result);
+  let arguments = (ins LLM_MaxTensor:$lhs, LLM_MaxTensor:$rhs);
+  let results = (outs LLM_MaxTensor:$result);
   let hasVerifier = 1;
 }
-def LLM_MinOp : LLM_BinaryOp<"min",
-    "min(lhs, rhs) (NaN-propagating, like `arith.minimumf`)", [Commutative]>;
+def LLM_MinOp : LLM_ArithBinaryOp<"min",
+    "min(lhs, rhs) (NaN-propagating like `arith.minimumf`; integers signed)",
+    [Commutative]>;
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary ops and activations
@@ -142,7 +177,25 @@ class LLM_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def LLM_NegOp : LLM_UnaryOp<"neg", "-x"> {
+// Unary arithmetic on floats and signless integers (see LLM_ArithTensor).
+class LLM_ArithUnaryOp<string mnemonic, string formula>
+    : LLM_UnaryOp<mnemonic, formula> {
+  let description = [{
+    Computes `}] # formula # [{` for each element of a ranked tensor of f32,
+    f16, bf16 (computed in f32 and rounded back), f64, or i8, i32, i64 (two's
+    complement: the minimum integer maps to itself). The result has the
+    operand's type.
+
+    ```mlir
+    %r = llm.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    %i = llm.}] # mnemonic # [{ %n : tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins LLM_ArithTensor:$input);
+  let results = (outs LLM_ArithTensor:$result);
+}
+
+def LLM_NegOp : LLM_ArithUnaryOp<"neg", "-x"> {
   let hasFolder = 1;
 }
 def LLM_ExpOp : LLM_UnaryOp<"exp", "e^x">;
@@ -157,7 +210,7 @@ def LLM_ReciprocalOp : LLM_UnaryOp<"reciprocal", "1 / x"> {
 }
 def LLM_SigmoidOp : LLM_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
 def LLM_ReluOp : LLM_UnaryOp<"relu", "max(x, 0)">;
-def LLM_AbsOp : LLM_UnaryOp<"abs", "|x|">;
+def LLM_AbsOp : LLM_ArithUnaryOp<"abs", "|x|">;
 def LLM_FloorOp : LLM_UnaryOp<"floor", "floor(x), the largest integer <= x">;
 def LLM_CeilOp : LLM_UnaryOp<"ceil", "ceil(x), the smallest integer >= x">;
 def LLM_RoundOp : LLM_UnaryOp<"round",

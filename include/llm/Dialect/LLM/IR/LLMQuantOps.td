@@ -33,6 +33,10 @@ def LLM_OrderedQuantElement : Type<
 // order as the dequantized values).
 def LLM_OrderedTensor
     : RankedTensorOf<[F32, F16, BF16, I8, I32, I64, LLM_OrderedQuantElement]>;
+// llm.max: the ordered types and f64.
+def LLM_MaxTensor
+    : RankedTensorOf<[F32, F16, BF16, F64, I8, I32, I64,
+                      LLM_OrderedQuantElement]>;
 def LLM_Float8Element : AnyTypeOf<[F8E4M3FN, F8E5M2]>;
 def LLM_QuantizedOrFloat8Tensor
     : RankedTensorOf<[LLM_UniformQuantElement, F8E4M3FN, F8E5M2]>;
