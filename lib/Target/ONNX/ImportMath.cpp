@@ -265,11 +265,7 @@ LogicalResult Importer::importSoftmax(const onnx::NodeProto &node) {
 
 FailureOr<Value> Importer::scalarConstant(const onnx::NodeProto &node,
                                           double value, int dtype) {
-  Entry e;
-  e.constant = ConstTensor::zeros(dtype, {});
-  e.constant->setDouble(0, value);
-  e.blobName = "scalar";
-  return materialize(node, e);
+  return splatConstant(node, value, dtype, {});
 }
 
 // LayerNormalization's optional outputs, when used:
