@@ -66,6 +66,26 @@ SmallVector<int64_t> invert(ArrayRef<int64_t> p) {
 // Transposes past row-wise ops
 //===----------------------------------------------------------------------===//
 
+/// True when `op` maps each row of its lhs on its own: a 2-D rhs (the same
+/// matrix for every row), no transpose_a, a static result.
+bool isRowWiseMatmul(MatmulOp op) {
+  return !op.getTransposeA() &&
+         cast<RankedTensorType>(op.getRhs().getType()).getRank() == 2 &&
+         isStatic(op.getResult());
+}
+
+/// `op` (isRowWiseMatmul) applied to the rows of `x` instead of its lhs:
+/// the same rhs and flags, the result `x`'s shape with the last dimension
+/// N.
+Value matmulOfRows(PatternRewriter &rewriter, MatmulOp op, Value x) {
+  SmallVector<int64_t> shape(shapeOf(x));
+  shape.back() = shapeOf(op.getResult()).back();
+  return MatmulOp::create(rewriter, op.getLoc(), withShape(op.getType(), shape),
+                          x, op.getRhs(), op.getTransposeAAttr(),
+                          op.getTransposeBAttr())
+      .getResult();
+}
+
 /// matmul(transpose(x, p), w) -> transpose(matmul(x, w), p)
 ///   when `w` is 2-D (the same matrix for every row), `p` keeps the last
 ///   dimension in place, there is no transpose_a and the transpose has no
@@ -76,20 +96,15 @@ struct SinkTransposeThroughMatmul final : OpRewritePattern<MatmulOp> {
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     auto t = op.getLhs().getDefiningOp<TransposeOp>();
-    if (!t || !t->hasOneUse() || op.getTransposeA() ||
-        cast<RankedTensorType>(op.getRhs().getType()).getRank() != 2 ||
-        !isStatic(t.getInput()) || !isStatic(op.getResult()))
+    if (!t || !t->hasOneUse() || !isRowWiseMatmul(op) ||
+        !isStatic(t.getInput()))
       return failure();
     ArrayRef<int64_t> p = t.getPermutation();
     if (p.back() != static_cast<int64_t>(p.size()) - 1)
       return failure();
-    SmallVector<int64_t> shape(shapeOf(t.getInput()));
-    shape.back() = shapeOf(op.getResult()).back();
-    auto mm = MatmulOp::create(
-        rewriter, op.getLoc(), withShape(op.getType(), shape), t.getInput(),
-        op.getRhs(), op.getTransposeAAttr(), op.getTransposeBAttr());
-    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), mm.getResult(),
-                                             t.getPermutationAttr());
+    rewriter.replaceOpWithNewOp<TransposeOp>(
+        op, op.getType(), matmulOfRows(rewriter, op, t.getInput()),
+        t.getPermutationAttr());
     return success();
   }
 };
@@ -242,20 +257,15 @@ struct SinkReshapeThroughMatmul final : OpRewritePattern<MatmulOp> {
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     auto r = op.getLhs().getDefiningOp<ReshapeOp>();
-    if (!r || !r->hasOneUse() || op.getTransposeA() ||
-        cast<RankedTensorType>(op.getRhs().getType()).getRank() != 2 ||
-        !isStatic(r.getInput()) || !isStatic(op.getResult()))
+    if (!r || !r->hasOneUse() || !isRowWiseMatmul(op) ||
+        !isStatic(r.getInput()))
       return failure();
     // (The matmul needs rank >= 2: a reshape of a vector stays.)
     ArrayRef<int64_t> in = shapeOf(r.getInput());
     if (in.size() < 2 || in.back() != shapeOf(r.getResult()).back())
       return failure();
-    SmallVector<int64_t> shape(in);
-    shape.back() = shapeOf(op.getResult()).back();
-    auto mm = MatmulOp::create(
-        rewriter, op.getLoc(), withShape(op.getType(), shape), r.getInput(),
-        op.getRhs(), op.getTransposeAAttr(), op.getTransposeBAttr());
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), mm.getResult());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(
+        op, op.getType(), matmulOfRows(rewriter, op, r.getInput()));
     return success();
   }
 };
@@ -523,8 +533,7 @@ struct SimplifyTransposeReshapeChain final : RewritePattern {
       }
     }
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    if (atoms.emit(nullptr, op->getLoc(), input, resultType,
-                   unitsInTranspose,
+    if (atoms.emit(nullptr, op->getLoc(), input, resultType, unitsInTranspose,
                    nullptr) >= static_cast<int64_t>(chain.size()))
       return failure();
     Value result;
@@ -605,15 +614,15 @@ void mlir::llm::populateLayoutPropagationPatterns(RewritePatternSet &patterns,
                                                   bool unitsInTranspose) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<SimplifyTransposeReshapeChain>(ctx, unitsInTranspose);
-  patterns.add<SinkTransposeThroughMatmul, SinkTransposeThroughSlices,
-               SinkTransposeThroughBinaryWithConstant<AddOp>,
-               SinkTransposeThroughBinaryWithConstant<SubOp>,
-               SinkTransposeThroughBinaryWithConstant<MulOp>,
-               SinkTransposeThroughBinaryWithConstant<DivOp>,
-               SinkReshapeThroughMatmul,
-               SinkReshapeThroughBinaryWithConstant<AddOp>,
-               SinkReshapeThroughBinaryWithConstant<SubOp>,
-               SinkReshapeThroughBinaryWithConstant<MulOp>,
-               SinkReshapeThroughBinaryWithConstant<DivOp>,
-               SplitMergedAttentionHeads>(ctx);
+  patterns.add<
+      SinkTransposeThroughMatmul, SinkTransposeThroughSlices,
+      SinkTransposeThroughBinaryWithConstant<AddOp>,
+      SinkTransposeThroughBinaryWithConstant<SubOp>,
+      SinkTransposeThroughBinaryWithConstant<MulOp>,
+      SinkTransposeThroughBinaryWithConstant<DivOp>, SinkReshapeThroughMatmul,
+      SinkReshapeThroughBinaryWithConstant<AddOp>,
+      SinkReshapeThroughBinaryWithConstant<SubOp>,
+      SinkReshapeThroughBinaryWithConstant<MulOp>,
+      SinkReshapeThroughBinaryWithConstant<DivOp>, SplitMergedAttentionHeads>(
+      ctx);
 }
