@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -53,8 +55,8 @@ mlir::llm::getLLMLowerToCPUStages() {
   return stages;
 }
 
-void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
-                                             const LowerToCPUOptions &options) {
+void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
+                                   const GraphStageOptions &options) {
   // One function per entry point. A call cycle
   // would survive inlining and recurse at run time.
   pm.addPass(llm::createLLMVerifyCallGraphPass());
@@ -68,12 +70,25 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   }
   if (options.optimizeLayout) {
     LLMOptimizeLayoutPassOptions layoutOpts;
-    layoutOpts.target = options.target;
+    layoutOpts.target = options.layoutTarget;
     pm.addPass(llm::createLLMOptimizeLayoutPass(layoutOpts));
   }
   // Last llm-level pass: the groups hide their ops from llm patterns.
-  if (options.fuse)
-    pm.addPass(llm::createLLMFusePass());
+  if (options.fuse) {
+    LLMFusePassOptions fuseOpts;
+    fuseOpts.attentionGroups = options.attentionGroups;
+    pm.addPass(llm::createLLMFusePass(fuseOpts));
+  }
+}
+
+void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
+                                             const LowerToCPUOptions &options) {
+  GraphStageOptions graph;
+  graph.optimizeGraph = options.optimizeGraph;
+  graph.optimizeLayout = options.optimizeLayout;
+  graph.fuse = options.fuse;
+  graph.layoutTarget = options.target;
+  buildLLMGraphStage(pm, graph);
 }
 
 void mlir::llm::buildLLMLowerToCPULinalgStage(
@@ -106,8 +121,8 @@ void mlir::llm::buildLLMLowerToCPULinalgStage(
   pm.addPass(createLLMCountKernelsPass());
 }
 
-void mlir::llm::buildLLMLowerToCPUBufferizationStage(
-    OpPassManager &pm, const LowerToCPUOptions &options) {
+void mlir::llm::buildLLMBufferizationStage(
+    OpPassManager &pm, const BufferizationStageOptions &options) {
   // Bufferization: tensor results become trailing out-params. CSE merged
   // equal tensor.empty ops; one per destination keeps the analysis linear.
   pm.addPass(createLLMCloneEmptyTensorsPass());
@@ -117,6 +132,8 @@ void mlir::llm::buildLLMLowerToCPUBufferizationStage(
   bufOpts.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  if (options.hoistKernelAllocs)
+    pm.addNestedPass<func::FuncOp>(createLLMHoistKernelAllocsPass());
   bufferization::BufferResultsToOutParamsPassOptions outOpts;
   outOpts.modifyPublicFunctions = true;
   // hoist-static-allocs stays off: upstream promoteBufferResultsToOutParams
@@ -130,10 +147,12 @@ void mlir::llm::buildLLMLowerToCPUBufferizationStage(
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   // Must run before deallocation: afterwards nothing is promoted.
-  bufferization::PromoteBuffersToStackPassOptions stackOpts;
-  stackOpts.maxAllocSizeInBytes = 1024;
-  pm.addNestedPass<func::FuncOp>(
-      bufferization::createPromoteBuffersToStackPass(stackOpts));
+  if (options.promoteToStack) {
+    bufferization::PromoteBuffersToStackPassOptions stackOpts;
+    stackOpts.maxAllocSizeInBytes = 1024;
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createPromoteBuffersToStackPass(stackOpts));
+  }
   // One arena per function for the static intermediates; the deallocation
   // pipeline then frees the arena alone.
   if (options.planMemory) {
@@ -146,6 +165,17 @@ void mlir::llm::buildLLMLowerToCPUBufferizationStage(
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void mlir::llm::buildLLMLowerToCPUBufferizationStage(
+    OpPassManager &pm, const LowerToCPUOptions &options) {
+  BufferizationStageOptions buf;
+  buf.promoteToStack = true;
+  buf.planMemory = options.planMemory;
+  buf.memoryArena = options.memoryArena;
+  buf.verifyMemoryPlan = options.verifyMemoryPlan;
+  buf.splitLiveRanges = options.splitLiveRanges;
+  buildLLMBufferizationStage(pm, buf);
 }
 
 void mlir::llm::buildLLMLowerToCPULoopsStage(OpPassManager &pm,
@@ -209,10 +239,175 @@ void mlir::llm::buildLLMLowerToCPULLVMPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
+//===----------------------------------------------------------------------===//
+// llm-lower-to-nvvm
+//===----------------------------------------------------------------------===//
+
+llvm::ArrayRef<mlir::llm::LowerToNVVMStage>
+mlir::llm::getLLMLowerToNVVMStages() {
+  static const LowerToNVVMStage stages[] = {
+      {"graph", buildLLMLowerToNVVMGraphStage},
+      {"linalg", buildLLMLowerToNVVMLinalgStage},
+      {"bufferization", buildLLMLowerToNVVMBufferizationStage},
+      {"gpu", buildLLMLowerToNVVMKernelsStage},
+      {"nvvm", buildLLMLowerToNVVMBinaryStage},
+  };
+  return stages;
+}
+
+void mlir::llm::buildLLMLowerToNVVMPipeline(OpPassManager &pm,
+                                            const LowerToNVVMOptions &options) {
+  for (const LowerToNVVMStage &stage : getLLMLowerToNVVMStages())
+    stage.build(pm, options);
+}
+
+void mlir::llm::buildLLMLowerToNVVMGraphStage(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  GraphStageOptions graph;
+  graph.optimizeGraph = options.optimizeGraph;
+  graph.optimizeLayout = options.optimizeLayout;
+  graph.fuse = options.fuse;
+  // Weights stay [K, N]: the GPU kernels put N on the threads, so a row of
+  // B is read coalesced.
+  graph.layoutTarget = "generic";
+  graph.attentionGroups = true;
+  buildLLMGraphStage(pm, graph);
+}
+
+void mlir::llm::buildLLMLowerToNVVMLinalgStage(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  ConvertLLMToLinalgPassOptions toLinalgOpts;
+  // The flash lowering's tile loops are CPU loop nests; the GPU kernels
+  // distribute the materialized form.
+  toLinalgOpts.attention = "materialized";
+  toLinalgOpts.target = "generic";
+  pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
+  pm.addPass(createCanonicalizerPass());
+  if (options.fuseElementwise)
+    pm.addPass(llm::createLLMFuseElementwisePass());
+  // Unit dims dropped: a group's ops then index its buffers through the
+  // same views (the rows of llm-map-gpu-kernels).
+  pm.addPass(createLinalgFoldUnitExtentDimsPass());
+  pm.addPass(createCanonicalizerPass());
+  // One kernel loop per fusion group and per lone linalg op.
+  pm.addNestedPass<func::FuncOp>(createLLMFormGPUKernelsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLLMCountKernelsPass());
+}
+
+void mlir::llm::buildLLMLowerToNVVMBufferizationStage(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  BufferizationStageOptions buf;
+  // Device memory has no stack for host-side buffers.
+  buf.promoteToStack = false;
+  buf.hoistKernelAllocs = true;
+  buf.planMemory = options.planMemory;
+  buf.memoryArena = "per-call";
+  buildLLMBufferizationStage(pm, buf);
+}
+
+void mlir::llm::buildLLMLowerToNVVMKernelsStage(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  LLMMapGPUKernelsPassOptions mapOpts;
+  mapOpts.chip = options.getChips().front();
+  mapOpts.blockSize = options.blockSize;
+  pm.addPass(createLLMMapGPUKernelsPass(mapOpts));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // Weights referenced by kernels were copied into the kernel modules.
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createLLMEmitCInterfacePass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+}
+
+void mlir::llm::buildLLMLowerToNVVMBinaryStage(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  // The explicit form of upstream's gpu-lower-to-nvvm-pipeline, one
+  // nvvm-attach-target per chip (one gpu.binary holding an object each).
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  for (const std::string &chip : options.getChips()) {
+    GpuNVVMAttachTargetOptions attach;
+    attach.chip = chip;
+    attach.optLevel = options.optLevel;
+    pm.addPass(createGpuNVVMAttachTarget(attach));
+  }
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions indexOpts;
+  indexOpts.indexBitwidth = 64;
+  pm.addPass(createConvertIndexToLLVMPass(indexOpts));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binaryOpts;
+  binaryOpts.compilationTarget = options.format;
+  binaryOpts.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binaryOpts));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  buildLLMLowerToNVVMGraphStage(pm, options);
+  buildLLMLowerToNVVMLinalgStage(pm, options);
+  buildLLMLowerToNVVMBufferizationStage(pm, options);
+  LLMMapGPUKernelsPassOptions mapOpts;
+  mapOpts.chip = options.getChips().front();
+  mapOpts.blockSize = options.blockSize;
+  pm.addPass(createLLMMapGPUKernelsPass(mapOpts));
+  pm.addPass(createLLMEmulateGPUKernelsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // The CPU's loops and LLVM stages, serial and scalar: the host loops of
+  // the emulation are the kernels' schedule.
+  LowerToCPUOptions cpu;
+  cpu.parallel = false;
+  cpu.vectorize = false;
+  cpu.approximateMath = false;
+  buildLLMLowerToCPULoopsStage(pm, cpu);
+  buildLLMLowerToCPULLVMPipeline(pm, cpu);
+}
+
+SmallVector<std::string> mlir::llm::LowerToNVVMOptions::getChips() const {
+  SmallVector<std::string> chips(chip.begin(), chip.end());
+  if (chips.empty())
+    chips.push_back("sm_80");
+  return chips;
+}
+
 void mlir::llm::registerLLMPipelines() {
   PassPipelineRegistration<LowerToCPUOptions>(
       "llm-lower-to-cpu",
       "Lower the llm dialect to the LLVM dialect for the host CPU (linalg, "
       "fusion, one-shot bufferization, tiling/vectorization, OpenMP)",
       buildLLMLowerToCPUPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "llm-lower-to-nvvm",
+      "Lower the llm dialect to NVIDIA GPU kernels (NVVM, then PTX, cubin or "
+      "fatbin in a gpu.binary) and host code in the LLVM dialect",
+      buildLLMLowerToNVVMPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "llm-lower-to-gpu-emulator",
+      "Lower the llm dialect like llm-lower-to-nvvm down to its gpu.launch "
+      "kernels, then run them on the CPU (llm-emulate-gpu-kernels) and lower "
+      "to the LLVM dialect for the host",
+      buildLLMLowerToGPUEmulatorPipeline);
 }

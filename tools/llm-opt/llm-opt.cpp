@@ -29,6 +29,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -112,6 +113,8 @@ int main(int argc, char **argv) {
   registry.insert<mlir::llm::LLMDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates the kernel modules to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   // Every mlir-opt option, parsed before any file is opened.
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "llmc optimizer driver\n", registry);

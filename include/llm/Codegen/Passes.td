@@ -490,4 +490,150 @@ def LLMPlanMemoryPass : Pass<"llm-plan-memory", "ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// GPU (NVIDIA) code generation
+//===----------------------------------------------------------------------===//
+
+def LLMFormGPUKernelsPass
+    : Pass<"llm-form-gpu-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Wrap each fusion group and each lone linalg op on tensors "
+                "into one GPU kernel loop";
+  let description = [{
+    On linalg on tensors (after `convert-llm-to-linalg` and
+    `llm-fuse-elementwise`), every `llm.fusion_group` and every linalg op
+    with results outside a group becomes a one-iteration `scf.forall`
+    mapped to `#gpu.block<x>` and marked `llm.gpu_kernel`:
+
+    ```mlir
+    %r = llm.fusion_group : tensor<64x512xf32> { ops; llm.yield %v }
+    // ->
+    %e = tensor.empty() : tensor<64x512xf32>
+    %r = scf.forall (%i) in (1) shared_outs(%o = %e) -> tensor<64x512xf32> {
+      ops
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %v into %o[0, 0] [64, 512] [1, 1] ...
+      }
+    } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+    ```
+
+    The loop keeps the kernel's ops together through one-shot bufferization
+    (its results are destinations, so the group's last ops write into them
+    after empty-tensor elimination); `llm-map-gpu-kernels` then replaces it
+    by one `gpu.launch`. Results must be statically shaped tensors (error
+    otherwise).
+  }];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::gpu::GPUDialect",
+  ];
+}
+
+def LLMHoistKernelAllocsPass
+    : Pass<"llm-hoist-kernel-allocs", "::mlir::func::FuncOp"> {
+  let summary = "Move the scratch buffers of GPU kernel loops in front of "
+                "them";
+  let description = [{
+    After one-shot bufferization, each statically shaped `memref.alloc`
+    directly inside a loop marked `llm.gpu_kernel` (one iteration, from
+    `llm-form-gpu-kernels`) moves in front of the loop, so that
+    `llm-plan-memory` places the kernel's intermediate buffers in the arena
+    with the others (device code allocates nothing). Dynamically sized
+    allocations stay.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Replace each bufferized kernel by one gpu.launch and move "
+                "the host's buffers to the device";
+  let description = [{
+    On buffers (after one-shot bufferization and `llm-plan-memory`), each
+    loop marked `llm.gpu_kernel` by `llm-form-gpu-kernels`, and each linalg
+    op or `memref.copy` left on the host, becomes exactly one `gpu.launch`
+    (1-D grid and block). Its linalg ops (the stages, generalized) are
+    distributed by one of two strategies, recorded in the launch's
+    `llm.gpu_strategy` attribute `{strategy, stages, rows}`:
+
+    - `flat`: a kernel of one stage whose parallel points are independent
+      (no reduction, or at least 4096 points): one point per thread, the
+      parallel dims linearized with the innermost fastest (coalesced);
+      reductions run serially in registers.
+    - `rows`: the leading parallel dims shared by every stage (same extents,
+      and every access to a buffer written in the kernel indexes them first
+      through the same view) form the grid, one block per row. In a block,
+      a stage with a parallel dim left puts its innermost one on thread x
+      (a loop strided by the block size); a row reduction (no parallel dim
+      left, payload `yield combine(out, f(ins))` with combine one of
+      add/mul/max/min/and/or/xor) splits its innermost reduction dim over
+      the threads and combines the partials with `gpu.all_reduce` (warp
+      shuffles and shared memory after NVVM lowering); anything else runs on
+      thread 0. `gpu.barrier` separates stages. When every stage can keep a
+      parallel dim for the threads with a grid of at least one block per SM,
+      that is preferred.
+
+    Block size: the longest distributed loop rounded up to the warp size, at
+    most `block-size` (default: the chip's, 256). Host allocations
+    (`memref.alloc`/`dealloc`, the memory plan's arena) become
+    `gpu.alloc`/`gpu.dealloc`; `memref.get_global` (weights) and constants
+    used by a kernel are cloned into it, so the weights live in the kernel
+    module. The functions' memref arguments are device pointers.
+
+    Errors: an unknown `chip`; a `block-size` not a multiple of the warp size
+    or above 1024; dynamic loop ranges; a grid above 2^31 - 1 blocks; an op
+    with memory effects that is not a linalg op inside a kernel; control flow
+    or memory reads on the host.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "GPU target description (sm_80, sm_89 or sm_90a)">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Threads per block of the generic kernels (0: the chip's)">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def LLMEmulateGPUKernelsPass
+    : Pass<"llm-emulate-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Run the kernels of llm-map-gpu-kernels on the CPU (numerical "
+                "checks without a GPU)";
+  let description = [{
+    Replaces each `gpu.launch` of `llm-map-gpu-kernels` (1-D constant grid
+    and block; synchronization only by top-level `gpu.barrier` and
+    `gpu.all_reduce` with a reduction kind) by host loops:
+
+    ```
+    for block in grid:
+      for each interval between synchronization points:
+        for thread in block: the interval's ops
+        at an all_reduce: the threads' values combined in thread order
+    ```
+
+    one of the schedules a GPU may run (every thread reaches a barrier
+    before any passes it). Values crossing a synchronization point are kept
+    per thread in `memref.alloca` buffers of block-size entries;
+    `gpu.alloc`/`gpu.dealloc` become `memref.alloc`/`dealloc`. The result
+    runs through the CPU lowering, so the GPU kernels' indexing, thread
+    loops, block reductions and barriers are checked against the CPU path
+    (`llmc run --target cuda-emulator`). It does not check the NVVM lowering
+    (warp shuffles, PTX), which ptxas and a GPU check.
+
+    Errors: a launch with a non-constant or multi-dimensional grid or block,
+    synchronization inside control flow, an `all_reduce` with a custom
+    region, an asynchronous `gpu.alloc`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // LLM_CODEGEN_PASSES_TD

@@ -215,6 +215,150 @@ void buildLLMLowerToCPULLVMPipeline(OpPassManager &pm,
 void buildLLMLowerToCPULoopsPipeline(OpPassManager &pm,
                                      const LowerToCPUOptions &options);
 
+/// Options of the graph stage that every target shares
+/// (buildLLMGraphStage).
+struct GraphStageOptions {
+  /// llm-recompose, llm-fold-constants, llm-fold-quant.
+  bool optimizeGraph = true;
+  /// llm-optimize-layout, for the CPU target description `layoutTarget`.
+  bool optimizeLayout = true;
+  std::string layoutTarget = "host";
+  /// llm-fuse, and its `attention-groups` option.
+  bool fuse = true;
+  bool attentionGroups = false;
+};
+
+/// The target-independent graph stage of every llmc pipeline (CPU and GPU):
+/// llm-verify-call-graph, inline, llm-guard-dim-bounds, [llm-recompose,
+/// llm-fold-constants, llm-fold-quant], [llm-optimize-layout], [llm-fuse].
+void buildLLMGraphStage(OpPassManager &pm, const GraphStageOptions &options);
+
+/// Options of the bufferization stage that every target shares.
+struct BufferizationStageOptions {
+  /// Small host buffers (<= 1 KiB) on the stack (CPU only).
+  bool promoteToStack = true;
+  /// llm-hoist-kernel-allocs after one-shot bufferization (GPU): the
+  /// kernels' scratch buffers join the memory plan.
+  bool hoistKernelAllocs = false;
+  /// llm-plan-memory and its options.
+  bool planMemory = true;
+  std::string memoryArena = "per-call";
+  bool verifyMemoryPlan = false;
+  bool splitLiveRanges = true;
+};
+
+/// The bufferization stage of every llmc pipeline: one-shot bufferization
+/// (function boundaries, identity layouts), results to out-params, buffer
+/// hoisting, [stack promotion], [llm-plan-memory], ownership-based
+/// deallocation.
+void buildLLMBufferizationStage(OpPassManager &pm,
+                                const BufferizationStageOptions &options);
+
+/// Options of `llm-lower-to-nvvm`. The GPU-specific sizes come from the GPU
+/// target description of the first `chip` (llm/Codegen/GPU/
+/// GPUTargetDescription.h).
+struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
+  PassOptions::Option<bool> optimizeGraph{
+      *this, "optimize-graph",
+      llvm::cl::desc("Run the llm-level graph optimizations first "
+                     "(llm-recompose, llm-fold-constants, llm-fold-quant)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Run llm-fuse: fuse sibling matmuls and form fusion "
+                     "groups (one GPU kernel each)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> optimizeLayout{
+      *this, "optimize-layout",
+      llvm::cl::desc("Run llm-optimize-layout (weights [K, N], transpose "
+                     "cancellation)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Place static intermediate buffers in one device arena "
+                     "(llm-plan-memory)"),
+      llvm::cl::init(true)};
+  /// Chips to compile for; several give one gpu.binary with one object
+  /// each (a fatbin holding them all with format=fatbin).
+  PassOptions::ListOption<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("NVIDIA chips: sm_80, sm_89, sm_90a, or a "
+                     "comma-separated list (default sm_80)")};
+  /// gpu-module-to-binary `format`: `isa` (PTX, JIT-compiled by the driver
+  /// when loaded; needs no CUDA toolkit unless math functions need
+  /// libdevice), `bin` (cubin, runs ptxas) or `fatbin` (runs ptxas and
+  /// fatbinary).
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel object format: isa (PTX), bin (cubin) or "
+                     "fatbin"),
+      llvm::cl::init("fatbin")};
+  /// CUDA toolkit root (ptxas, fatbinary, nvvm/libdevice/libdevice.10.bc);
+  /// empty: $PATH, then $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH (MLIR's lookup).
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit root (default: $PATH, $CUDA_ROOT, "
+                     "$CUDA_HOME, $CUDA_PATH)"),
+      llvm::cl::init("")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level of the NVPTX backend and ptxas "
+                     "(0-3)"),
+      llvm::cl::init(3)};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of the generic kernels (0: the "
+                     "chip's)"),
+      llvm::cl::init(0)};
+
+  /// `chip`, or {"sm_80"} when empty.
+  SmallVector<std::string> getChips() const;
+};
+
+/// Builds `llm-lower-to-nvvm`: the graph stage shared with
+/// `llm-lower-to-cpu`, then llm -> linalg (attention materialized), one
+/// kernel loop per fusion group (llm-form-gpu-kernels), the shared
+/// bufferization stage (device arena), one `gpu.launch` per kernel
+/// (llm-map-gpu-kernels), outlining, and the NVVM lowering of the kernels
+/// to a `gpu.binary` (PTX/cubin/fatbin per chip) with host code in the LLVM
+/// dialect calling the `mgpu*` runtime functions. Every public function
+/// takes device pointers for its memref arguments and out-params (C
+/// interface as for the CPU).
+void buildLLMLowerToNVVMPipeline(OpPassManager &pm,
+                                 const LowerToNVVMOptions &options);
+
+/// The stages of `llm-lower-to-nvvm`: graph (shared), linalg, bufferization
+/// (shared), gpu (kernels mapped and outlined), nvvm (kernels to binary,
+/// host to LLVM).
+struct LowerToNVVMStage {
+  const char *name;
+  void (*build)(OpPassManager &pm, const LowerToNVVMOptions &options);
+};
+llvm::ArrayRef<LowerToNVVMStage> getLLMLowerToNVVMStages();
+void buildLLMLowerToNVVMGraphStage(OpPassManager &pm,
+                                   const LowerToNVVMOptions &options);
+void buildLLMLowerToNVVMLinalgStage(OpPassManager &pm,
+                                    const LowerToNVVMOptions &options);
+void buildLLMLowerToNVVMBufferizationStage(OpPassManager &pm,
+                                           const LowerToNVVMOptions &options);
+void buildLLMLowerToNVVMKernelsStage(OpPassManager &pm,
+                                     const LowerToNVVMOptions &options);
+void buildLLMLowerToNVVMBinaryStage(OpPassManager &pm,
+                                    const LowerToNVVMOptions &options);
+
+/// Builds `llm-lower-to-gpu-emulator`: the stages of `llm-lower-to-nvvm`
+/// down to the `gpu.launch` kernels of llm-map-gpu-kernels, which
+/// llm-emulate-gpu-kernels turns into host loops (one schedule a GPU may
+/// run), then the CPU's serial loops and LLVM stages. The result has the
+/// C interface of `llm-lower-to-cpu` and runs on the CPU: the numerical
+/// check of the GPU kernels' distribution without a GPU.
+void buildLLMLowerToGPUEmulatorPipeline(OpPassManager &pm,
+                                        const LowerToNVVMOptions &options);
+
 /// Registers every llmc pipeline with the global pass registry.
 void registerLLMPipelines();
 

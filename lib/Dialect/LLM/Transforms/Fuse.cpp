@@ -637,6 +637,27 @@ struct LLMFusePass : llm::impl::LLMFusePassBase<LLMFusePass> {
     });
     for (Block *block : blocks)
       formFusionGroups(rewriter, *block, options, stats);
+    if (attentionGroups) {
+      SmallVector<AttentionOp> attentions;
+      root->walk([&](AttentionOp op) {
+        if (!op->getParentOfType<FusionGroupOp>())
+          attentions.push_back(op);
+      });
+      // attention -> fusion_group { attention; yield }
+      for (AttentionOp op : attentions) {
+        rewriter.setInsertionPoint(op);
+        auto group = FusionGroupOp::create(rewriter, op.getLoc(),
+                                           op->getResultTypes());
+        Block *body = rewriter.createBlock(&group.getBody());
+        op->moveBefore(body, body->end());
+        rewriter.setInsertionPointToEnd(body);
+        YieldOp::create(rewriter, op.getLoc(), op->getResults());
+        rewriter.replaceUsesWithIf(
+            op->getResults(), group.getResults(),
+            [&](OpOperand &use) { return !group->isAncestor(use.getOwner()); });
+        ++stats.groups;
+      }
+    }
     numGroups += stats.groups;
     numOpsFused += stats.opsFused;
     numDuplicated += stats.duplicated;

@@ -203,7 +203,9 @@ def LLMFusePass : Pass<"llm-fuse"> {
        softmax alone is (it lowers to several linalg ops: reductions, then
        the normalization);
        `llm.attention` and data movement (transpose, reshape, slice, concat)
-       are never grouped.
+       are never grouped, except that with `attention-groups` each
+       `llm.attention` is a group of its own (used by `llm-lower-to-nvvm`:
+       its materialized lowering, several linalg ops, becomes one kernel).
 
     Run it last among the llm-level passes (after `llm-recompose` and
     `llm-fold-constants`): the groups hide their ops from pattern-based
@@ -231,6 +233,9 @@ def LLMFusePass : Pass<"llm-fuse"> {
            "is duplicated into several consumer groups">,
     Option<"maxFanOut", "max-fan-out", "int64_t", /*default=*/"4",
            "Most users an elementwise producer may have to be duplicated">,
+    Option<"attentionGroups", "attention-groups", "bool", /*default=*/"false",
+           "Put each llm.attention in a fusion group of its own (the GPU "
+           "target lowers its materialized form as one kernel)">,
   ];
   let statistics = [
     Statistic<"numGroups", "groups-formed", "Fusion groups formed">,

@@ -1,0 +1,34 @@
+//===- GPUKernels.h - llmc GPU kernel formation and mapping -----*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared names of the GPU code generation passes (llm-form-gpu-kernels,
+// llm-map-gpu-kernels).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_CODEGEN_GPU_GPUKERNELS_H
+#define LLM_CODEGEN_GPU_GPUKERNELS_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::llm {
+
+/// Unit attribute on the one-iteration `scf.forall` (mapped to
+/// `#gpu.block<x>`) that holds the ops of one GPU kernel, from
+/// llm-form-gpu-kernels (on tensors) to llm-map-gpu-kernels (on memrefs),
+/// which replaces the loop by a `gpu.launch`.
+inline constexpr llvm::StringLiteral kGPUKernelAttr = "llm.gpu_kernel";
+
+/// Attribute llm-map-gpu-kernels sets on each `gpu.launch`: a dictionary
+/// {strategy = "flat" | "rows", stages = N, rows = R} describing how the
+/// kernel's work was distributed (for the compile report and tests).
+inline constexpr llvm::StringLiteral kGPUStrategyAttr = "llm.gpu_strategy";
+
+} // namespace mlir::llm
+
+#endif // LLM_CODEGEN_GPU_GPUKERNELS_H

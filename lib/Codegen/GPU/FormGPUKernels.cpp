@@ -1,0 +1,246 @@
+//===- FormGPUKernels.cpp - One GPU kernel per fusion group ---------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-form-gpu-kernels`: on linalg on tensors, every
+// `llm.fusion_group` and every linalg op outside a group becomes a
+// one-iteration `scf.forall` mapped to `#gpu.block<x>` and marked
+// `llm.gpu_kernel`, whose results are its `shared_outs`. The forall survives
+// one-shot bufferization (destination passing: the group's last ops write
+// into the forall's buffers), so that after bufferization each marked loop
+// holds the memref ops of exactly one kernel, which `llm-map-gpu-kernels`
+// turns into one `gpu.launch`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Codegen/GPU/GPUKernels.h"
+#include "llm/Codegen/Passes.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMFORMGPUKERNELSPASS
+#include "llm/Codegen/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+/// Wraps the ops `body` (in order, in one block; `yielded` are the values the
+/// kernel produces) into a marked one-iteration forall placed before
+/// `anchor`, whose results are the yielded values.
+static FailureOr<scf::ForallOp> wrapInKernel(Operation *anchor,
+                                             ArrayRef<Operation *> body,
+                                             ValueRange yielded) {
+  Location loc = anchor->getLoc();
+  SmallVector<Value> inits;
+  OpBuilder b(anchor);
+  for (Value v : yielded) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return anchor->emitError()
+             << "llm-form-gpu-kernels: a GPU kernel result must be a "
+                "statically shaped tensor, got "
+             << v.getType();
+    inits.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
+                                            type.getElementType()));
+  }
+  ArrayAttr mapping = b.getArrayAttr(
+      {gpu::GPUBlockMappingAttr::get(b.getContext(), gpu::MappingId::DimX)});
+  auto forall =
+      scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)},
+                            inits, mapping);
+  forall->setAttr(kGPUKernelAttr, b.getUnitAttr());
+  Block *forallBody = forall.getBody();
+  Operation *terminator = forallBody->getTerminator();
+  for (Operation *op : body)
+    op->moveBefore(terminator);
+  // The terminator inserts each result whole into its shared_out.
+  OpBuilder tb = OpBuilder::atBlockTerminator(forallBody);
+  tb.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [value, out] :
+       llvm::zip_equal(yielded, forall.getRegionIterArgs())) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), tb.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), tb.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t size : type.getShape())
+      sizes.push_back(tb.getIndexAttr(size));
+    tensor::ParallelInsertSliceOp::create(tb, loc, value, out, offsets, sizes,
+                                          strides);
+  }
+  return forall;
+}
+
+/// Data movement: transposes and reshapes.
+static bool isMovement(Operation *op) {
+  return isa<linalg::TransposeOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp>(op);
+}
+
+/// Moves the data movement at the start of a group that only reads values
+/// from outside it (the head-split transposes of an attention) in front of
+/// `anchor`: it is a kernel of its own, since its result is not indexed by
+/// the rows of the group.
+static void peelPrefix(Operation *anchor, SmallVectorImpl<Operation *> &ops) {
+  llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
+  SmallVector<Operation *> kept;
+  for (Operation *op : ops) {
+    bool movable = isMovement(op);
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !inside.contains(def))
+        continue;
+      // A transpose's destination is an empty tensor of the group.
+      if (isa<tensor::EmptyOp>(def) && v.hasOneUse())
+        continue;
+      movable = false;
+    }
+    if (!movable) {
+      kept.push_back(op);
+      continue;
+    }
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && inside.contains(def)) {
+        def->moveBefore(anchor);
+        inside.erase(def);
+        llvm::erase(kept, def);
+      }
+    op->moveBefore(anchor);
+    inside.erase(op);
+  }
+  ops.assign(kept.begin(), kept.end());
+}
+
+/// The chain of data movement between the value a group computes and the
+/// value it yields (a head-merge transpose, the reshapes that restore unit
+/// dims), outermost first, removed from `ops`; `value` becomes the value the
+/// kernel yields.
+static SmallVector<Operation *> peelSuffix(SmallVectorImpl<Operation *> &ops,
+                                           Value &value) {
+  SmallVector<Operation *> chain;
+  while (Operation *def = value.getDefiningOp()) {
+    if (!llvm::is_contained(ops, def) || !isMovement(def) ||
+        !value.hasOneUse())
+      break;
+    chain.push_back(def);
+    llvm::erase(ops, def);
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(def)) {
+      Operation *init = transpose.getInit().getDefiningOp();
+      if (init && isa<tensor::EmptyOp>(init) && init->hasOneUse() &&
+          llvm::is_contained(ops, init)) {
+        chain.push_back(init);
+        llvm::erase(ops, init);
+      }
+    }
+    value = def->getOperand(0);
+  }
+  return chain;
+}
+
+/// The producers of the kernel's destinations that belong inside it: a
+/// `linalg.fill` (or the `tensor.empty` it fills) used only by the kernel.
+/// A destination initialized outside the kernel loop would be written inside
+/// a parallel region and bufferize to a private copy.
+static void absorbInitProducers(SmallVectorImpl<Operation *> &ops) {
+  SmallVector<Operation *> absorbed;
+  for (Operation *op : ops) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    if (!dps)
+      continue;
+    for (OpOperand &init : dps.getDpsInitsMutable()) {
+      auto fill = init.get().getDefiningOp<linalg::FillOp>();
+      if (!fill || !fill->hasOneUse() || llvm::is_contained(ops, fill) ||
+          !isa<func::FuncOp>(fill->getParentOp()))
+        continue;
+      absorbed.push_back(fill);
+    }
+  }
+  // fill; op -> kernel { fill; op }
+  for (Operation *fill : absorbed) {
+    auto *it = llvm::find_if(ops, [&](Operation *op) {
+      return llvm::is_contained(op->getOperands(), fill->getResult(0));
+    });
+    ops.insert(it, fill);
+  }
+}
+
+namespace {
+
+struct LLMFormGPUKernelsPass
+    : llm::impl::LLMFormGPUKernelsPassBase<LLMFormGPUKernelsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> roots;
+    for (Block &block : getOperation().getFunctionBody())
+      for (Operation &op : block)
+        if (isa<FusionGroupOp>(op) ||
+            (isa<linalg::LinalgOp>(op) && op.getNumResults() > 0))
+          roots.push_back(&op);
+    for (Operation *root : roots) {
+      if (auto group = dyn_cast<FusionGroupOp>(root)) {
+        // fusion_group { ops; yield vs } -> forall(1) { ops } in_parallel
+        // { insert vs }
+        Block &groupBody = group.getBody().front();
+        auto yield = cast<YieldOp>(groupBody.getTerminator());
+        SmallVector<Operation *> ops;
+        for (Operation &op : groupBody.without_terminator())
+          ops.push_back(&op);
+        peelPrefix(group, ops);
+        SmallVector<Value> yielded(yield.getOperands());
+        SmallVector<SmallVector<Operation *>> chains;
+        for (Value &v : yielded)
+          chains.push_back(peelSuffix(ops, v));
+        absorbInitProducers(ops);
+        FailureOr<scf::ForallOp> forall = wrapInKernel(root, ops, yielded);
+        if (failed(forall))
+          return signalPassFailure();
+        // The peeled data movement runs after the kernel, on its results.
+        Operation *insertAfter = *forall;
+        for (auto [i, chain] : llvm::enumerate(chains)) {
+          Value current = forall->getResult(i);
+          for (Operation *op : llvm::reverse(chain)) {
+            op->moveAfter(insertAfter);
+            insertAfter = op;
+            if (isa<tensor::EmptyOp>(op))
+              continue;
+            op->setOperand(0, current);
+            current = op->getResult(0);
+          }
+          group->getResult(i).replaceAllUsesWith(current);
+        }
+        group->erase();
+        continue;
+      }
+      // A linalg op outside any group is a kernel of its own (with the fill
+      // of its destination).
+      bool absorbedLater = isa<linalg::FillOp>(root) && root->hasOneUse() &&
+                           isa<linalg::LinalgOp, FusionGroupOp>(
+                               *root->getUsers().begin());
+      if (absorbedLater)
+        continue;
+      SmallVector<Operation *> ops{root};
+      absorbInitProducers(ops);
+      SmallVector<Value> results(root->getResults());
+      FailureOr<scf::ForallOp> forall = wrapInKernel(root, ops, results);
+      if (failed(forall))
+        return signalPassFailure();
+      for (auto [oldResult, newResult] :
+           llvm::zip_equal(results, forall->getResults()))
+        oldResult.replaceUsesWithIf(newResult, [&](OpOperand &use) {
+          return use.getOwner()->getParentOp() != forall->getTerminator();
+        });
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,1001 @@
+//===- MapGPUKernels.cpp - Kernels on memrefs to gpu.launch ---------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-map-gpu-kernels`: after bufferization, each
+// kernel (a one-iteration `scf.forall` marked `llm.gpu_kernel` by
+// llm-form-gpu-kernels, or a linalg op / memref.copy left on the host)
+// becomes exactly one `gpu.launch`, and the host's buffers become device
+// buffers.
+//
+// The work of a kernel is a sequence of stages (its linalg ops, in order).
+// Two strategies distribute it:
+//  - flat: a kernel of one stage with enough independent outputs: every
+//    thread computes one point of the parallel dims (linearized, the
+//    innermost dim fastest, so consecutive threads touch consecutive
+//    elements); reductions run serially in registers.
+//  - rows: the leading parallel dims that every stage shares and accesses
+//    row-locally (each stage reads the buffers written in the kernel only at
+//    its own row) are the grid: one block per row. Inside a block each stage
+//    puts its innermost parallel dim on thread x (strided loop, coalesced),
+//    or, when nothing parallel is left (a row reduction: softmax, norms,
+//    reduce_*), splits the innermost reduction dim over the threads and
+//    combines the partial results with `gpu.all_reduce` (warp shuffles plus
+//    shared memory). `gpu.barrier` separates the stages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Codegen/GPU/GPUKernels.h"
+#include "llm/Codegen/GPU/GPUTargetDescription.h"
+#include "llm/Codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMMAPGPUKERNELSPASS
+#include "llm/Codegen/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+/// Smallest number of independent output points of a one-stage kernel with
+/// reductions that is mapped one point per thread (flat); fewer points (a
+/// decode matvec: N outputs of a K-long dot product) give each point a block
+/// whose threads split the reduction.
+static constexpr int64_t kFlatMinPoints = 4096;
+
+//===----------------------------------------------------------------------===//
+// Kernel analysis
+//===----------------------------------------------------------------------===//
+
+/// The buffer a view is taken of (through subview, reshapes and casts).
+static Value getRootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+/// Ops cloned into a kernel as they are: views, constants and other ops
+/// without memory effects.
+static bool isFreeOp(Operation *op) {
+  return isa<ViewLikeOpInterface, memref::GetGlobalOp>(op) ||
+         isMemoryEffectFree(op);
+}
+
+/// One kernel: its stages (generic ops on memrefs) and the ops between them.
+struct KernelPlan {
+  /// The ops of the kernel, in order (stages and free ops).
+  SmallVector<Operation *> ops;
+  /// The stages among `ops`, generalized.
+  SmallVector<linalg::GenericOp> stages;
+  /// "flat" or "rows".
+  bool flat = false;
+  /// Leading dims of every stage that are the grid (rows strategy).
+  int64_t rows = 0;
+  SmallVector<int64_t> rowExtents;
+  int64_t gridSize = 1;
+  int64_t blockSize = 32;
+};
+
+static SmallVector<int64_t> getRanges(linalg::GenericOp op) {
+  return op.getStaticLoopRanges();
+}
+
+/// Number of leading parallel dims of `op`.
+static int64_t countLeadingParallel(linalg::GenericOp op) {
+  int64_t n = 0;
+  for (utils::IteratorType it : op.getIteratorTypesArray()) {
+    if (it != utils::IteratorType::parallel)
+      break;
+    ++n;
+  }
+  return n;
+}
+
+/// Whether `map`'s first `rows` results are d0, ..., d(rows-1).
+static bool isRowLocal(AffineMap map, int64_t rows) {
+  if (map.getNumResults() < rows)
+    return false;
+  for (int64_t i = 0; i < rows; ++i) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+    if (!dim || dim.getPosition() != i)
+      return false;
+  }
+  return true;
+}
+
+/// The byte range [begin, end) of `v` in its root buffer when `v` is a
+/// `memref.view` with a constant shift and a static shape (the memory
+/// plan's slices of the arena).
+static std::optional<std::pair<int64_t, int64_t>> getArenaRange(Value v) {
+  // A view of a slice lies within the slice.
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::ViewOp>(def))
+      break;
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+    if (!viewLike)
+      return std::nullopt;
+    v = viewLike.getViewSource();
+  }
+  auto view = v.getDefiningOp<memref::ViewOp>();
+  if (!view || !view.getType().hasStaticShape())
+    return std::nullopt;
+  std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+  if (!shift)
+    return std::nullopt;
+  MemRefType type = view.getType();
+  int64_t bytes = type.getNumElements() *
+                  llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return std::make_pair(*shift, *shift + bytes);
+}
+
+/// Whether two buffers may share memory: the same root, unless both are
+/// disjoint slices of the arena.
+static bool mayAlias(Value a, Value b) {
+  if (a == b)
+    return true;
+  if (getRootBuffer(a) != getRootBuffer(b))
+    return false;
+  auto ra = getArenaRange(a), rb = getArenaRange(b);
+  if (ra && rb)
+    return ra->first < rb->second && rb->first < ra->second;
+  return true;
+}
+
+/// The largest number of leading dims that can be the grid of a rows
+/// kernel: parallel and of equal extents in every stage, and every access to
+/// a buffer written inside the kernel is row-local (the same value each
+/// time, indexed by those dims first).
+static int64_t chooseRows(ArrayRef<linalg::GenericOp> stages) {
+  int64_t rows = std::numeric_limits<int64_t>::max();
+  for (linalg::GenericOp stage : stages)
+    rows = std::min(rows, countLeadingParallel(stage));
+  SmallVector<int64_t> first = getRanges(stages.front());
+  for (linalg::GenericOp stage : stages) {
+    SmallVector<int64_t> ranges = getRanges(stage);
+    int64_t same = 0;
+    while (same < rows && ranges[same] == first[same])
+      ++same;
+    rows = same;
+  }
+  SmallVector<Value> written;
+  for (linalg::GenericOp stage : stages)
+    for (OpOperand &init : stage.getDpsInitsMutable())
+      if (!llvm::is_contained(written, init.get()))
+        written.push_back(init.get());
+  for (linalg::GenericOp stage : stages)
+    for (OpOperand &operand : stage->getOpOperands()) {
+      Value v = operand.get();
+      if (!isa<MemRefType>(v.getType()))
+        continue;
+      for (Value w : written) {
+        if (!mayAlias(v, w))
+          continue;
+        // A buffer written in the kernel, accessed through another view:
+        // the row of the view is not the row of the buffer.
+        if (v != w)
+          return 0;
+        if (!isRowLocal(stage.getMatchingIndexingMap(&operand), rows))
+          return 0;
+      }
+    }
+  return rows;
+}
+
+/// Plans the distribution of a kernel whose stages are known.
+static void planKernel(KernelPlan &plan, const GPUTargetDescription &target) {
+  int64_t warp = target.warpSize;
+  auto clampBlock = [&](int64_t work) {
+    return std::clamp<int64_t>(llvm::alignTo(std::max<int64_t>(work, 1), warp),
+                               warp, target.defaultBlockSize);
+  };
+  if (plan.stages.size() == 1) {
+    linalg::GenericOp stage = plan.stages.front();
+    SmallVector<int64_t> ranges = getRanges(stage);
+    int64_t points = 1;
+    bool reductionsTrail = true, seenReduction = false;
+    for (auto [it, size] : llvm::zip(stage.getIteratorTypesArray(), ranges)) {
+      if (it == utils::IteratorType::parallel) {
+        points *= size;
+        reductionsTrail &= !seenReduction;
+      } else {
+        seenReduction = true;
+      }
+    }
+    bool hasParallel = stage.getNumParallelLoops() > 0;
+    if (hasParallel && (stage.getNumReductionLoops() == 0 || !reductionsTrail ||
+                        points >= kFlatMinPoints)) {
+      plan.flat = true;
+      plan.blockSize = clampBlock(points);
+      plan.gridSize = llvm::divideCeil(points, plan.blockSize);
+      return;
+    }
+  }
+  plan.rows = chooseRows(plan.stages);
+  SmallVector<int64_t> first = getRanges(plan.stages.front());
+  // Each stage keeps a parallel dim for the threads when the grid still
+  // has a block per SM; otherwise the blocks split the reductions.
+  int64_t keepThreads = plan.rows;
+  for (linalg::GenericOp stage : plan.stages)
+    if (stage.getNumReductionLoops() > 0)
+      keepThreads = std::min<int64_t>(keepThreads,
+                                      countLeadingParallel(stage) - 1);
+  keepThreads = std::max<int64_t>(keepThreads, 0);
+  int64_t keptGrid = 1;
+  for (int64_t d = 0; d < keepThreads; ++d)
+    keptGrid *= first[d];
+  if (keepThreads < plan.rows && keptGrid >= target.smCount)
+    plan.rows = keepThreads;
+  plan.rowExtents.assign(first.begin(), first.begin() + plan.rows);
+  plan.gridSize = 1;
+  for (int64_t e : plan.rowExtents)
+    plan.gridSize *= e;
+  // The block covers the longest distributed loop of the stages.
+  int64_t work = 1;
+  for (linalg::GenericOp stage : plan.stages) {
+    SmallVector<int64_t> ranges = getRanges(stage);
+    SmallVector<utils::IteratorType> its = stage.getIteratorTypesArray();
+    int64_t par = -1, red = -1;
+    for (int64_t d = plan.rows, e = ranges.size(); d < e; ++d) {
+      if (its[d] == utils::IteratorType::parallel)
+        par = d;
+      else
+        red = d;
+    }
+    if (par >= 0)
+      work = std::max(work, ranges[par]);
+    else if (red >= 0)
+      work = std::max(work, ranges[red]);
+  }
+  plan.blockSize = clampBlock(work);
+}
+
+//===----------------------------------------------------------------------===//
+// Code emission
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Emits the distributed code of the stages of one kernel inside its
+/// `gpu.launch` body.
+class StageEmitter {
+public:
+  StageEmitter(OpBuilder &b, Location loc, IRMapping &mapping, Value tid,
+               Value blockSize)
+      : b(b), loc(loc), mapping(mapping), tid(tid), blockSize(blockSize) {}
+
+  /// Emits `stage` with its leading `rowIvs.size()` dims fixed to `rowIvs`
+  /// (rows strategy).
+  LogicalResult emitRows(linalg::GenericOp stage, ArrayRef<Value> rowIvs);
+  /// Emits `stage` with one parallel point per global thread id `gid` (flat
+  /// strategy).
+  LogicalResult emitFlat(linalg::GenericOp stage, Value gid);
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value operand(Value v) { return mapping.lookupOrDefault(v); }
+  SmallVector<Value> indices(AffineMap map, ArrayRef<Value> ivs);
+  /// Loads the inputs at `ivs`, runs the payload with the outputs' values
+  /// `outs` and returns the yielded values.
+  SmallVector<Value> payload(linalg::GenericOp stage, ArrayRef<Value> ivs,
+                             ValueRange outs);
+  /// Loads the outputs at `ivs` (reduction dims ignored by their maps).
+  SmallVector<Value> loadOutputs(linalg::GenericOp stage, ArrayRef<Value> ivs);
+  void storeOutputs(linalg::GenericOp stage, ArrayRef<Value> ivs,
+                    ValueRange values);
+  /// Serial loops over `dims[from:]` carrying the outputs' values; the first
+  /// loop may be thread-strided (`lb` = tid, `step` = block size).
+  SmallVector<Value> reductionNest(linalg::GenericOp stage,
+                                   SmallVectorImpl<Value> &ivs,
+                                   ArrayRef<int64_t> dims, size_t from,
+                                   ValueRange accs, bool distributeFirst);
+  /// A full serial nest over the `parDims` then the `redDims` (the first par
+  /// dim thread-strided when `distribute`), storing the results.
+  void pointNest(linalg::GenericOp stage, SmallVectorImpl<Value> &ivs,
+                 ArrayRef<int64_t> parDims, size_t from,
+                 ArrayRef<int64_t> redDims, bool distribute);
+
+  OpBuilder &b;
+  Location loc;
+  IRMapping &mapping;
+  Value tid, blockSize;
+};
+
+} // namespace
+
+SmallVector<Value> StageEmitter::indices(AffineMap map, ArrayRef<Value> ivs) {
+  SmallVector<Value> result;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      result.push_back(ivs[dim.getPosition()]);
+      continue;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+      result.push_back(cst(c.getValue()));
+      continue;
+    }
+    result.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+  }
+  return result;
+}
+
+SmallVector<Value> StageEmitter::payload(linalg::GenericOp stage,
+                                         ArrayRef<Value> ivs, ValueRange outs) {
+  Block &body = stage.getRegion().front();
+  // Values of the kernel (constants cloned into it) first.
+  IRMapping local = mapping;
+  for (OpOperand *input : stage.getDpsInputOperands()) {
+    BlockArgument arg = stage.getMatchingBlockArgument(input);
+    if (arg.use_empty())
+      continue;
+    Value source = operand(input->get());
+    if (!isa<MemRefType>(source.getType())) {
+      local.map(arg, source);
+      continue;
+    }
+    local.map(arg,
+              memref::LoadOp::create(
+                  b, loc, source,
+                  indices(stage.getMatchingIndexingMap(input), ivs)));
+  }
+  for (auto [init, value] : llvm::zip(stage.getDpsInitsMutable(), outs))
+    if (value)
+      local.map(stage.getMatchingBlockArgument(&init), value);
+  for (Operation &op : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      local.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(op, local);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : body.getTerminator()->getOperands())
+    yielded.push_back(local.lookupOrDefault(v));
+  return yielded;
+}
+
+SmallVector<Value> StageEmitter::loadOutputs(linalg::GenericOp stage,
+                                             ArrayRef<Value> ivs) {
+  SmallVector<Value> values;
+  for (OpOperand &init : stage.getDpsInitsMutable()) {
+    if (stage.getMatchingBlockArgument(&init).use_empty()) {
+      values.push_back(Value());
+      continue;
+    }
+    values.push_back(memref::LoadOp::create(
+        b, loc, operand(init.get()),
+        indices(stage.getMatchingIndexingMap(&init), ivs)));
+  }
+  return values;
+}
+
+void StageEmitter::storeOutputs(linalg::GenericOp stage, ArrayRef<Value> ivs,
+                                ValueRange values) {
+  for (auto [init, value] : llvm::zip(stage.getDpsInitsMutable(), values))
+    memref::StoreOp::create(b, loc, value, operand(init.get()),
+                            indices(stage.getMatchingIndexingMap(&init), ivs));
+}
+
+SmallVector<Value> StageEmitter::reductionNest(linalg::GenericOp stage,
+                                               SmallVectorImpl<Value> &ivs,
+                                               ArrayRef<int64_t> dims,
+                                               size_t from, ValueRange accs,
+                                               bool distributeFirst) {
+  if (from == dims.size())
+    return payload(stage, ivs, accs);
+  int64_t dim = dims[from];
+  int64_t extent = getRanges(stage)[dim];
+  Value lb = distributeFirst ? tid : cst(0);
+  Value step = distributeFirst ? blockSize : cst(1);
+  // Values the payload does not read (null) are not carried.
+  SmallVector<Value> carried;
+  for (Value v : accs)
+    if (v)
+      carried.push_back(v);
+  auto loop = scf::ForOp::create(b, loc, lb, cst(extent), step, carried);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  ivs[dim] = loop.getInductionVar();
+  SmallVector<Value> inner;
+  unsigned next = 0;
+  for (Value v : accs)
+    inner.push_back(v ? loop.getRegionIterArgs()[next++] : Value());
+  SmallVector<Value> results =
+      reductionNest(stage, ivs, dims, from + 1, inner, false);
+  // Every output is yielded; only the carried ones are loop results.
+  SmallVector<Value> yielded;
+  for (auto [acc, res] : llvm::zip(accs, results))
+    if (acc)
+      yielded.push_back(res);
+  scf::YieldOp::create(b, loc, yielded);
+  b.setInsertionPointAfter(loop);
+  SmallVector<Value> out;
+  next = 0;
+  for (auto [acc, res] : llvm::zip(accs, results))
+    out.push_back(acc ? loop.getResult(next++) : Value());
+  return out;
+}
+
+void StageEmitter::pointNest(linalg::GenericOp stage,
+                             SmallVectorImpl<Value> &ivs,
+                             ArrayRef<int64_t> parDims, size_t from,
+                             ArrayRef<int64_t> redDims, bool distribute) {
+  if (from == parDims.size()) {
+    for (int64_t d : redDims)
+      ivs[d] = cst(0);
+    SmallVector<Value> outs = loadOutputs(stage, ivs);
+    if (redDims.empty()) {
+      storeOutputs(stage, ivs, payload(stage, ivs, outs));
+      return;
+    }
+    SmallVector<Value> accs = outs;
+    // Outputs the payload does not read still take the last step's value:
+    // carry them all.
+    for (auto [i, init] : llvm::enumerate(stage.getDpsInitsMutable()))
+      if (!accs[i])
+        accs[i] = memref::LoadOp::create(
+            b, loc, operand(init.get()),
+            indices(stage.getMatchingIndexingMap(&init), ivs));
+    SmallVector<Value> results =
+        reductionNest(stage, ivs, redDims, 0, accs, false);
+    storeOutputs(stage, ivs, results);
+    return;
+  }
+  int64_t dim = parDims[from];
+  int64_t extent = getRanges(stage)[dim];
+  bool strided = distribute && from == 0;
+  auto loop = scf::ForOp::create(b, loc, strided ? tid : cst(0), cst(extent),
+                                 strided ? blockSize : cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  ivs[dim] = loop.getInductionVar();
+  pointNest(stage, ivs, parDims, from + 1, redDims, distribute);
+}
+
+/// The block-wide reduction kind of a payload `yield combine(out, f(ins))`
+/// whose output block argument has no other use, with the combining op.
+static std::optional<gpu::AllReduceOperation>
+matchCombiner(linalg::GenericOp stage, Operation *&combiner) {
+  if (stage.getNumDpsInits() != 1)
+    return std::nullopt;
+  Block &body = stage.getRegion().front();
+  BlockArgument out = body.getArguments().back();
+  if (!out.hasOneUse())
+    return std::nullopt;
+  Operation *op = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!op || op->getNumOperands() != 2 || op->getNumResults() != 1 ||
+      (op->getOperand(0) != out && op->getOperand(1) != out) ||
+      !op->getResult(0).getType().isIntOrFloat())
+    return std::nullopt;
+  combiner = op;
+  using K = gpu::AllReduceOperation;
+  return TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+      .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+      .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+      .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+      .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+      .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+      .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+      .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+      .Case<arith::AndIOp>([](auto) { return K::AND; })
+      .Case<arith::OrIOp>([](auto) { return K::OR; })
+      .Case<arith::XOrIOp>([](auto) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The identity of reduction `kind` on `type`.
+static Value getIdentity(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
+                         Type type) {
+  using K = gpu::AllReduceOperation;
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    APFloat v = APFloat::getZero(sem);
+    if (kind == K::MUL)
+      v = APFloat::getOne(sem);
+    else if (kind == K::MAXIMUMF || kind == K::MAXNUMF)
+      v = APFloat::getInf(sem, /*Negative=*/true);
+    else if (kind == K::MINIMUMF || kind == K::MINNUMF)
+      v = APFloat::getInf(sem, /*Negative=*/false);
+    return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, v));
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt v = APInt::getZero(width);
+  switch (kind) {
+  case K::MUL:
+    v = APInt(width, 1);
+    break;
+  case K::MAXSI:
+    v = APInt::getSignedMinValue(width);
+    break;
+  case K::MINSI:
+    v = APInt::getSignedMaxValue(width);
+    break;
+  case K::MINUI:
+  case K::AND:
+    v = APInt::getAllOnes(width);
+    break;
+  default:
+    break;
+  }
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+}
+
+LogicalResult StageEmitter::emitRows(linalg::GenericOp stage,
+                                     ArrayRef<Value> rowIvs) {
+  SmallVector<int64_t> ranges = getRanges(stage);
+  SmallVector<utils::IteratorType> its = stage.getIteratorTypesArray();
+  int64_t numLoops = ranges.size();
+  SmallVector<Value> ivs(numLoops);
+  for (auto [i, iv] : llvm::enumerate(rowIvs))
+    ivs[i] = iv;
+  SmallVector<int64_t> parDims, redDims;
+  for (int64_t d = rowIvs.size(); d < numLoops; ++d)
+    (its[d] == utils::IteratorType::parallel ? parDims : redDims).push_back(d);
+
+  // Something parallel is left: its innermost dim on thread x, the rest
+  // serial.
+  if (!parDims.empty()) {
+    // thread-strided innermost parallel dim first, then the others.
+    SmallVector<int64_t> order{parDims.back()};
+    order.append(parDims.begin(), parDims.end() - 1);
+    pointNest(stage, ivs, order, 0, redDims, /*distribute=*/true);
+    return success();
+  }
+
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        cst(0));
+  Operation *combiner = nullptr;
+  std::optional<gpu::AllReduceOperation> kind;
+  if (!redDims.empty())
+    kind = matchCombiner(stage, combiner);
+  if (!kind) {
+    // Nothing to distribute (a per-row scalar) or a reduction that is no
+    // block reduction: the first thread computes it.
+    auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    pointNest(stage, ivs, {}, 0, redDims, /*distribute=*/false);
+    return success();
+  }
+
+  // A row reduction: partial results per thread over the innermost
+  // reduction dim (strided, coalesced), combined across the block.
+  // out = combine(out, all_reduce(combine_{t} partial_t))
+  Type elemType = combiner->getResult(0).getType();
+  Value identity = getIdentity(b, loc, *kind, elemType);
+  SmallVector<int64_t> order{redDims.back()};
+  order.append(redDims.begin(), redDims.end() - 1);
+  for (int64_t d : redDims)
+    ivs[d] = cst(0);
+  SmallVector<Value> partial =
+      reductionNest(stage, ivs, order, 0, {identity}, /*distribute=*/true);
+  auto reduce = gpu::AllReduceOp::create(
+      b, loc, partial.front(),
+      gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
+      /*uniform=*/true);
+  for (int64_t d : redDims)
+    ivs[d] = cst(0);
+  OpOperand *init = stage.getDpsInitOperand(0);
+  Value outInit = memref::LoadOp::create(
+      b, loc, operand(init->get()),
+      indices(stage.getMatchingIndexingMap(init), ivs));
+  Block &body = stage.getRegion().front();
+  BlockArgument outArg = body.getArguments().back();
+  Value other = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
+                                                  : combiner->getOperand(0);
+  IRMapping combineMap;
+  combineMap.map(outArg, outInit);
+  combineMap.map(other, reduce.getResult());
+  Value total = b.clone(*combiner, combineMap)->getResult(0);
+  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  storeOutputs(stage, ivs, {total});
+  return success();
+}
+
+LogicalResult StageEmitter::emitFlat(linalg::GenericOp stage, Value gid) {
+  SmallVector<int64_t> ranges = getRanges(stage);
+  SmallVector<utils::IteratorType> its = stage.getIteratorTypesArray();
+  int64_t numLoops = ranges.size();
+  SmallVector<Value> ivs(numLoops);
+  SmallVector<int64_t> redDims;
+  int64_t points = 1;
+  for (int64_t d = 0; d < numLoops; ++d) {
+    if (its[d] == utils::IteratorType::parallel)
+      points *= ranges[d];
+    else
+      redDims.push_back(d);
+  }
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gid, cst(points));
+  auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  // gid -> parallel dims, the innermost fastest.
+  Value rest = gid;
+  for (int64_t d = numLoops - 1; d >= 0; --d) {
+    if (its[d] != utils::IteratorType::parallel)
+      continue;
+    Value extent = cst(ranges[d]);
+    ivs[d] = arith::RemUIOp::create(b, loc, rest, extent);
+    rest = arith::DivUIOp::create(b, loc, rest, extent);
+  }
+  pointNest(stage, ivs, {}, 0, redDims, /*distribute=*/false);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// Clones `v` into the launch body when it is a global or a view or constant
+/// of one (device code must not read host pointers of weights): the kernel
+/// module then holds the weights, loaded once with the module.
+static Value materializeInKernel(OpBuilder &b, Value v, IRMapping &mapping) {
+  if (mapping.contains(v))
+    return mapping.lookup(v);
+  Operation *def = v.getDefiningOp();
+  // Only host-level values: the kernel's own ops are cloned in order.
+  if (!def || !isa<func::FuncOp>(def->getParentOp()))
+    return v;
+  bool cloneable = isa<memref::GetGlobalOp, arith::ConstantOp>(def) ||
+                   (isa<ViewLikeOpInterface>(def) && isMemoryEffectFree(def));
+  if (!cloneable)
+    return v;
+  // Operands first: a view of a global is cloned with its source.
+  bool fromGlobal = isa<memref::GetGlobalOp, arith::ConstantOp>(def);
+  for (Value operand : def->getOperands()) {
+    Value m = materializeInKernel(b, operand, mapping);
+    fromGlobal |= m != operand;
+  }
+  if (!fromGlobal)
+    return v;
+  Operation *clone = b.clone(*def, mapping);
+  return clone->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+/// Replaces the kernel made of `ops` (in order, in one block; `anchor` is
+/// the op the launch replaces) by one gpu.launch.
+static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
+                               const GPUTargetDescription &target) {
+  IRRewriter rewriter(anchor->getContext());
+  KernelPlan plan;
+  for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
+    bool isAnchor = op == anchor;
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      // memref.copy -> linalg.copy -> generic
+      auto linalgCopy = linalg::CopyOp::create(rewriter, op->getLoc(),
+                                               copy.getSource(),
+                                               copy.getTarget());
+      rewriter.eraseOp(op);
+      op = linalgCopy;
+      if (isAnchor)
+        anchor = op;
+    }
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return op->emitError("llm-map-gpu-kernels: expected a linalg op on "
+                             "buffers");
+      linalg::GenericOp generic;
+      if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+        generic = g;
+      } else {
+        FailureOr<linalg::GenericOp> res =
+            linalg::generalizeNamedOp(rewriter, linalgOp);
+        if (failed(res))
+          return op->emitError("llm-map-gpu-kernels: cannot generalize ")
+                 << op->getName();
+        generic = *res;
+        if (isAnchor)
+          anchor = generic;
+      }
+      for (int64_t r : generic.getStaticLoopRanges())
+        if (ShapedType::isDynamic(r))
+          return generic->emitError(
+              "llm-map-gpu-kernels: dynamic loop ranges are not supported on "
+              "the GPU yet");
+      plan.stages.push_back(generic);
+      plan.ops.push_back(generic);
+      continue;
+    }
+    if (!isFreeOp(op))
+      return op->emitError("llm-map-gpu-kernels: cannot run '")
+             << op->getName() << "' inside a GPU kernel";
+    plan.ops.push_back(op);
+  }
+  if (plan.stages.empty()) {
+    // Views only: no kernel; the ops stay on the host.
+    for (Operation *op : plan.ops)
+      op->moveBefore(anchor);
+    return success();
+  }
+  planKernel(plan, target);
+
+  Location loc = anchor->getLoc();
+  rewriter.setInsertionPoint(anchor);
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  if (plan.gridSize > std::numeric_limits<int32_t>::max())
+    return anchor->emitError("llm-map-gpu-kernels: a grid of ")
+           << plan.gridSize << " blocks is more than a launch allows";
+  Value one = idx(1);
+  auto launch = gpu::LaunchOp::create(rewriter, loc, idx(plan.gridSize), one,
+                                      one, idx(plan.blockSize), one, one);
+  Builder attrs(anchor->getContext());
+  launch->setAttr(
+      kGPUStrategyAttr,
+      attrs.getDictionaryAttr(
+          {attrs.getNamedAttr("strategy",
+                              attrs.getStringAttr(plan.flat ? "flat" : "rows")),
+           attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(
+                                            plan.stages.size())),
+           attrs.getNamedAttr("rows", attrs.getI64IntegerAttr(plan.rows))}));
+  Region &body = launch.getBody();
+  OpBuilder b = OpBuilder::atBlockBegin(&body.front());
+  Value bid = launch.getBlockIds().x;
+  Value tid = launch.getThreadIds().x;
+  Value bdim = launch.getBlockSize().x;
+  IRMapping mapping;
+  // Globals, constants and their views used by the kernel live in it.
+  for (Operation *op : plan.ops)
+    for (Value operand : op->getOperands())
+      materializeInKernel(b, operand, mapping);
+  for (linalg::GenericOp stage : plan.stages)
+    stage->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        materializeInKernel(b, operand, mapping);
+    });
+
+  SmallVector<Value> rowIvs;
+  Value gid;
+  if (plan.flat) {
+    gid = arith::AddIOp::create(b, loc,
+                                arith::MulIOp::create(b, loc, bid, bdim), tid);
+  } else {
+    Value rest = bid;
+    SmallVector<Value> reversed;
+    for (int64_t e : llvm::reverse(plan.rowExtents)) {
+      Value extent = arith::ConstantIndexOp::create(b, loc, e);
+      reversed.push_back(arith::RemUIOp::create(b, loc, rest, extent));
+      rest = arith::DivUIOp::create(b, loc, rest, extent);
+    }
+    rowIvs.assign(reversed.rbegin(), reversed.rend());
+  }
+
+  StageEmitter emitter(b, loc, mapping, tid, bdim);
+  size_t stagesLeft = plan.stages.size();
+  for (Operation *op : plan.ops) {
+    auto stage = dyn_cast<linalg::GenericOp>(op);
+    if (!stage || !llvm::is_contained(plan.stages, stage)) {
+      b.clone(*op, mapping);
+      continue;
+    }
+    if (failed(plan.flat ? emitter.emitFlat(stage, gid)
+                         : emitter.emitRows(stage, rowIvs)))
+      return failure();
+    // Later stages read what this one wrote, in other threads.
+    if (--stagesLeft > 0)
+      gpu::BarrierOp::create(b, loc);
+  }
+  gpu::TerminatorOp::create(b, loc);
+
+  for (Operation *op : llvm::reverse(plan.ops))
+    if (op->use_empty())
+      op->erase();
+  return success();
+}
+
+namespace {
+
+struct LLMMapGPUKernelsPass
+    : llm::impl::LLMMapGPUKernelsPassBase<LLMMapGPUKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<GPUTargetDescription> target =
+        GPUTargetDescription::lookup(chip);
+    if (failed(target)) {
+      module.emitError() << "llm-map-gpu-kernels: unknown chip '" << chip
+                         << "' (expected "
+                         << GPUTargetDescription::getKnownChips() << ")";
+      return signalPassFailure();
+    }
+    if (blockSize > 0) {
+      if (blockSize % target->warpSize != 0 ||
+          blockSize > target->maxThreadsPerBlock) {
+        module.emitError() << "llm-map-gpu-kernels: block-size must be a "
+                              "multiple of "
+                           << target->warpSize << " up to "
+                           << target->maxThreadsPerBlock;
+        return signalPassFailure();
+      }
+      target->defaultBlockSize = blockSize;
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      if (failed(mapFunction(func, *target)))
+        return signalPassFailure();
+    }
+  }
+
+  /// Runs of host ops that read or write memory or hold regions (the
+  /// scalar code of the run-time index checks: a load of a reduced index
+  /// and an `scf.if` recording the status) become single-thread kernels.
+  static LogicalResult wrapScalarCode(func::FuncOp func) {
+    auto staysOnHost = [](Operation &op) {
+      return isa<gpu::LaunchOp, memref::AllocOp, memref::DeallocOp,
+                 func::ReturnOp, func::CallOp>(op) ||
+             (op.getNumRegions() == 0 && isFreeOp(&op));
+    };
+    SmallVector<SmallVector<Operation *>> runs;
+    for (Block &block : func.getFunctionBody()) {
+      SmallVector<Operation *> run;
+      for (Operation &op : block) {
+        bool usesRun = llvm::any_of(op.getOperands(), [&](Value v) {
+          return llvm::is_contained(run, v.getDefiningOp());
+        });
+        if (!staysOnHost(op) || (usesRun && !isa<gpu::LaunchOp>(op))) {
+          run.push_back(&op);
+          continue;
+        }
+        // Free ops independent of the run stay where they are; anything
+        // else on the host ends it.
+        if (!run.empty() && !(op.getNumRegions() == 0 && isFreeOp(&op)))
+          runs.push_back(std::exchange(run, {}));
+      }
+      if (!run.empty())
+        runs.push_back(run);
+    }
+    for (ArrayRef<Operation *> run : runs) {
+      for (Operation *op : run)
+        for (Operation *user : op->getUsers())
+          if (!llvm::is_contained(run, user) &&
+              !llvm::any_of(run, [&](Operation *o) {
+                return o->isProperAncestor(user);
+              }))
+            return op->emitError("llm-map-gpu-kernels: a value computed by "
+                                 "device scalar code is used on the host");
+      // At the last op: every operand of the run is defined by then.
+      OpBuilder b(run.back());
+      Location loc = run.front()->getLoc();
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+      Builder attrs(func.getContext());
+      launch->setAttr(
+          kGPUStrategyAttr,
+          attrs.getDictionaryAttr(
+              {attrs.getNamedAttr("strategy", attrs.getStringAttr("scalar")),
+               attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(0)),
+               attrs.getNamedAttr("rows", attrs.getI64IntegerAttr(0))}));
+      Block &body = launch.getBody().front();
+      OpBuilder tb = OpBuilder::atBlockEnd(&body);
+      auto terminator = gpu::TerminatorOp::create(tb, loc);
+      for (Operation *op : run)
+        op->moveBefore(terminator);
+      // Globals read by the moved ops: the kernel's own copies.
+      IRMapping mapping;
+      OpBuilder gb = OpBuilder::atBlockBegin(&body);
+      launch.getBody().walk([&](Operation *inner) {
+        for (OpOperand &operand : inner->getOpOperands()) {
+          Value m = materializeInKernel(gb, operand.get(), mapping);
+          if (m != operand.get())
+            operand.set(m);
+        }
+      });
+    }
+    return success();
+  }
+
+  LogicalResult mapFunction(func::FuncOp func,
+                            const GPUTargetDescription &target) {
+    // Kernels: the marked loops, and the linalg ops and copies left on the
+    // host (copies of bufferization, a pad's fill).
+    SmallVector<Operation *> anchors;
+    for (Block &block : func.getFunctionBody())
+      for (Operation &op : block)
+        if (op.hasAttr(kGPUKernelAttr) ||
+            isa<linalg::LinalgOp, memref::CopyOp>(op))
+          anchors.push_back(&op);
+    for (Operation *anchor : anchors) {
+      auto forall = dyn_cast<scf::ForallOp>(anchor);
+      if (!forall) {
+        if (failed(mapKernel(anchor, {anchor}, target)))
+          return failure();
+        continue;
+      }
+      if (forall.getNumResults() != 0)
+        return forall.emitError("llm-map-gpu-kernels: a kernel loop must be "
+                                "bufferized");
+      // Allocations inside the kernel are the kernel's scratch buffers:
+      // allocated on the host around the launch.
+      SmallVector<Operation *> ops;
+      for (Operation &op : forall.getBody()->without_terminator())
+        ops.push_back(&op);
+      SmallVector<Operation *> body;
+      for (Operation *op : ops) {
+        if (isa<memref::AllocOp>(op)) {
+          op->moveBefore(forall);
+          continue;
+        }
+        if (isa<memref::DeallocOp>(op)) {
+          op->moveAfter(forall);
+          continue;
+        }
+        body.push_back(op);
+      }
+      if (failed(mapKernel(forall, body, target)))
+        return failure();
+      forall.erase();
+    }
+    if (failed(wrapScalarCode(func)))
+      return failure();
+    // Host buffers are device buffers: arena and scratch allocations come
+    // from the device allocator; the entry's arguments are device pointers.
+    IRRewriter rewriter(func.getContext());
+    SmallVector<Operation *> allocs;
+    func.walk([&](Operation *op) {
+      if (isa<memref::AllocOp, memref::DeallocOp>(op) &&
+          !op->getParentOfType<gpu::LaunchOp>())
+        allocs.push_back(op);
+    });
+    for (Operation *op : allocs) {
+      rewriter.setInsertionPoint(op);
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        auto gpuAlloc = gpu::AllocOp::create(
+            rewriter, op->getLoc(), alloc.getType(), /*asyncToken=*/Type(),
+            ValueRange(), alloc.getDynamicSizes(), alloc.getSymbolOperands());
+        rewriter.replaceOp(op, gpuAlloc.getMemref());
+        continue;
+      }
+      auto dealloc = cast<memref::DeallocOp>(op);
+      gpu::DeallocOp::create(rewriter, op->getLoc(), /*asyncToken=*/Type(),
+                             ValueRange(), dealloc.getMemref());
+      rewriter.eraseOp(op);
+    }
+    // Anything else on the host that touches memory cannot run there.
+    WalkResult result = func.walk([&](Operation *op) {
+      if (op->getParentOfType<gpu::LaunchOp>() || isa<gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (isa<memref::LoadOp, memref::StoreOp>(op)) {
+        op->emitError("llm-map-gpu-kernels: host code reads device memory");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+};
+
+} // namespace
