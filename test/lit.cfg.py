@@ -63,8 +63,11 @@ if config.enable_sanitizers:
 # directory of the fake libcuda.so.1 (test/Runtime/CUDA/Inputs/FakeCUDADriver.c).
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%llmc_lib_dir", config.llmc_lib_dir))
+# (and %fake_cuda11_driver_dir one without the CUDA 12 functions).
 config.substitutions.append(("%fake_cuda_driver_dir", os.path.join(
     config.llmc_obj_root, "test", "Runtime", "CUDA", "fake-driver")))
+config.substitutions.append(("%fake_cuda11_driver_dir", os.path.join(
+    config.llmc_obj_root, "test", "Runtime", "CUDA", "fake-driver-cuda11")))
 if config.cuda_toolkit_dir:
     config.available_features.add("cuda-toolkit")
     config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit_dir))

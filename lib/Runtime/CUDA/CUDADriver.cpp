@@ -269,8 +269,12 @@ ScopedContext::ScopedContext(const char *caller, bool release)
     return;
   if (!ensureInitialized())
     return;
-  pushed =
-      check(table.cuCtxPushCurrent(primaryContext), caller, "cuCtxPushCurrent");
+  CUresult result = table.cuCtxPushCurrent(primaryContext);
+  // Releasing a handle from a global destructor after the driver shut down
+  // (process exit) is not worth a message.
+  if (release && result == CUDA_ERROR_DEINITIALIZED)
+    return;
+  pushed = check(result, caller, "cuCtxPushCurrent");
 }
 
 ScopedContext::~ScopedContext() {

@@ -88,16 +88,18 @@ bool denseMemRef(const char *caller, int64_t rank, const void *descriptor,
   return true;
 }
 
-/// Checks launch dimensions; false (after recording an error) if one is out
-/// of range. Sets `empty` when a grid dimension is 0 (nothing to launch).
-bool launchDims(const char *caller, const intptr_t (&dims)[6], bool &empty) {
+/// Checks launch dimensions (3 grid, then 3 block or cluster dimensions,
+/// `inner` naming the latter); false (after recording an error) if one is
+/// out of range. Sets `empty` when a grid dimension is 0 (nothing to launch).
+bool launchDims(const char *caller, const intptr_t (&dims)[6], bool &empty,
+                const char *inner = "block") {
   empty = false;
   for (int i = 0; i < 6; ++i) {
     if (dims[i] < 0 || static_cast<uint64_t>(dims[i]) > UINT_MAX ||
         (i >= 3 && dims[i] == 0)) {
       recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
                   "%s: invalid %s dimension %lld", caller,
-                  i < 3 ? "grid" : "block", static_cast<long long>(dims[i]));
+                  i < 3 ? "grid" : inner, static_cast<long long>(dims[i]));
       return false;
     }
     empty |= dims[i] == 0;
@@ -222,7 +224,7 @@ void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
       !launchDims(__func__, {gridX, gridY, gridZ, blockX, blockY, blockZ},
                   empty) ||
       !launchDims(__func__, {1, 1, 1, clusterX, clusterY, clusterZ},
-                  emptyCluster) ||
+                  emptyCluster, "cluster") ||
       empty || !setDynamicSharedMemory(__func__, function, smem))
     return;
   CUlaunchAttribute attribute = {};

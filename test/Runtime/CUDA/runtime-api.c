@@ -1,13 +1,13 @@
 // The mgpu* functions of llmc's CUDA runtime called directly (with the
 // signatures MLIR 22.1.8's lowered host code declares) over the fake driver
-// (Inputs/FakeCUDADriver.c): which driver calls each makes, the memref
+// (Inputs/FakeCUDADriver.c, as a CUDA 11 driver): which driver calls each makes, the memref
 // descriptor arithmetic, and the sticky error API.
 //
 // REQUIRES: cuda-toolkit
 // The C programs are linked without the sanitizer runtime:
 // UNSUPPORTED: asan
 // RUN: %cc -I%llmc_src_root/include %s %llmc_cuda_runtime_static -o %t
-// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_TRACE=1 %t 2>&1 | FileCheck %s
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda11_driver_dir/libcuda.so.1 FAKE_CUDA_TRACE=1 %t 2>&1 | FileCheck %s
 
 #include "llm/Runtime/CUDA/CUDARuntime.h"
 

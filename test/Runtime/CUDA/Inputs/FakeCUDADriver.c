@@ -21,6 +21,9 @@
  *                           FAKE_CUDA_FAIL_CODE (default 1,
  *                           CUDA_ERROR_INVALID_VALUE)
  *   FAKE_CUDA_TRACE=1       print "fake-cuda: <call>" to stderr per call
+ *
+ * Built twice: as a CUDA 12 driver (with cuLaunchKernelEx and
+ * cuTensorMapEncodeTiled) and, with -DFAKE_CUDA_11, without them.
  */
 
 #include <stdarg.h>
@@ -357,3 +360,72 @@ EXPORT CUresult cuMemHostUnregister(void *pointer) {
   FAKE_CALL("cuMemHostUnregister", "");
   return 0;
 }
+
+#ifndef FAKE_CUDA_11
+/* The CUDA 12 functions, with the structures of cuda.h they read. */
+typedef struct {
+  int id;
+  char pad[4];
+  union {
+    char pad[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+} CUlaunchAttribute;
+
+typedef struct {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  Handle hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+} CUlaunchConfig;
+
+EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, Handle function,
+                                 void **params, void **extra) {
+  (void)function;
+  (void)extra;
+  unsigned cluster[3] = {1, 1, 1};
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    if (config->attrs[i].id == 4) { /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+      cluster[0] = config->attrs[i].value.clusterDim.x;
+      cluster[1] = config->attrs[i].value.clusterDim.y;
+      cluster[2] = config->attrs[i].value.clusterDim.z;
+    }
+  }
+  FAKE_CALL("cuLaunchKernelEx",
+            "(grid %u,%u,%u block %u,%u,%u cluster %u,%u,%u smem %u%s)",
+            config->gridDimX, config->gridDimY, config->gridDimZ,
+            config->blockDimX, config->blockDimY, config->blockDimZ, cluster[0],
+            cluster[1], cluster[2], config->sharedMemBytes,
+            params ? " params" : "");
+  return 0;
+}
+
+EXPORT CUresult cuTensorMapEncodeTiled(
+    void *map, int dataType, unsigned rank, void *address,
+    const unsigned long long *globalDim, const unsigned long long *strides,
+    const unsigned *boxDim, const unsigned *elementStrides, int interleave,
+    int swizzle, int l2Promotion, int oobFill) {
+  char text[256];
+  int n = snprintf(text, sizeof(text), "type %d rank %u dims", dataType, rank);
+  for (unsigned r = 0; r < rank; ++r)
+    n += snprintf(text + n, sizeof(text) - n, " %llu", globalDim[r]);
+  n += snprintf(text + n, sizeof(text) - n, " strides");
+  for (unsigned r = 0; r + 1 < rank; ++r)
+    n += snprintf(text + n, sizeof(text) - n, " %llu", strides[r]);
+  n += snprintf(text + n, sizeof(text) - n, " box");
+  for (unsigned r = 0; r < rank; ++r)
+    n += snprintf(text + n, sizeof(text) - n, " %u", boxDim[r]);
+  n += snprintf(text + n, sizeof(text) - n, " element strides");
+  for (unsigned r = 0; r < rank; ++r)
+    n += snprintf(text + n, sizeof(text) - n, " %u", elementStrides[r]);
+  FAKE_CALL("cuTensorMapEncodeTiled",
+            "(%s, interleave %d swizzle %d l2 %d oob %d, address %s)", text,
+            interleave, swizzle, l2Promotion, oobFill,
+            address ? "set" : "null");
+  memset(map, 0, 128);
+  return 0;
+}
+#endif
