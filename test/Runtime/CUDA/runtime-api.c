@@ -1,7 +1,7 @@
 // The mgpu* functions of llmc's CUDA runtime called directly (with the
 // signatures MLIR 22.1.8's lowered host code declares) over the fake driver
-// (Inputs/FakeCUDADriver.c, as a CUDA 11 driver): which driver calls each makes, the memref
-// descriptor arithmetic, and the sticky error API.
+// (Inputs/FakeCUDADriver.c, as a CUDA 11 driver): which driver calls each
+// makes, the memref descriptor arithmetic, and the sticky error API.
 //
 // REQUIRES: cuda-toolkit
 // The C programs are linked without the sanitizer runtime:
