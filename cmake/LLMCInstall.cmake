@@ -40,7 +40,8 @@ install(TARGETS LLMPlugin
 # The libraries add_mlir_library put in the MLIRTargets export set.
 set(LLMC_EXPORTED_TARGETS
   MLIRLLMSupport MLIRLLMDialect MLIRLLMTransforms MLIRLLMToLinalg
-  MLIRLLMCodegen MLIRLLMPipelines MLIRLLMRuntime MLIRLLMImportONNX LLMCAPI)
+  MLIRLLMCodegen MLIRLLMPipelines MLIRLLMRuntime MLIRLLMCUDAProbe
+  MLIRLLMImportONNX LLMCAPI)
 if(TARGET MLIRLLMImportONNX)
   set(LLMC_EXPORT_ONNX ON)
 else()

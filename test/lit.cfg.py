@@ -30,7 +30,9 @@ config.substitutions.append(("%omp_lib", config.omp_lib))
 config.substitutions.append(("%llm_plugin", os.path.join(
     config.llmc_obj_root, "lib", "LLMPlugin.so")))
 llvm_config.with_system_environment(["HOME", "TMPDIR", "OMP_NUM_THREADS",
-                                    "ASAN_OPTIONS", "UBSAN_OPTIONS"])
+                                    "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                    "LLMC_CUDA_DEVICE",
+                                    "CUDA_VISIBLE_DEVICES"])
 # Debian's numpy/onnx/torch live in /usr/lib/python3/dist-packages.
 llvm_config.with_environment("PYTHONPATH", [
     os.path.join(config.llmc_src_root, "test", "lib"),
@@ -44,12 +46,43 @@ llvm_config.with_environment("LLMC_TOOLS_DIR", config.llmc_tools_dir)
 llvm_config.with_environment("LLMC_CACHE", "off")
 
 tool_dirs = [config.llmc_tools_dir, config.llvm_tools_dir]
-tools = ["llm-opt", "llmc", "llmc-capi-test", "mlir-opt", "mlir-runner",
+tools = ["llm-opt", "llmc", "llmc-capi-test", "llmc-cuda-probe", "mlir-opt",
+         "mlir-runner",
          ToolSubst("%llmc_python", config.python_executable, unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.enable_sanitizers:
     config.available_features.add("asan")
+
+# CUDA (lib/Runtime/CUDA, test/Runtime/CUDA). `cuda-toolkit`: CMake found the
+# toolkit, so llmc's CUDA runtime is built; %cuda_toolkit is the toolkit's
+# root (for gpu-module-to-binary{toolkit=}), %llmc_cuda_runtime and
+# %llmc_cuda_runtime_static the runtime's shared and static libraries.
+# `cuda-driver`: llmc-cuda-probe found a driver and a device (a GPU machine).
+# %cc is the C compiler, %llmc_lib_dir build/lib, %fake_cuda_driver_dir the
+# directory of the fake libcuda.so.1 (test/Runtime/CUDA/Inputs/FakeCUDADriver.c).
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(("%llmc_lib_dir", config.llmc_lib_dir))
+# (and %fake_cuda11_driver_dir one without the CUDA 12 functions).
+config.substitutions.append(("%fake_cuda_driver_dir", os.path.join(
+    config.llmc_obj_root, "test", "Runtime", "CUDA", "fake-driver")))
+config.substitutions.append(("%fake_cuda11_driver_dir", os.path.join(
+    config.llmc_obj_root, "test", "Runtime", "CUDA", "fake-driver-cuda11")))
+if config.cuda_toolkit_dir:
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit_dir))
+    # The longer name first: lit substitutes in order.
+    config.substitutions.append(("%llmc_cuda_runtime_static", os.path.join(
+        config.llmc_lib_dir, "libllmc_cuda_runtime_static.a")))
+    config.substitutions.append(("%llmc_cuda_runtime", os.path.join(
+        config.llmc_lib_dir, "libllmc_cuda_runtime.so")))
+_probe = os.path.join(config.llmc_tools_dir, "llmc-cuda-probe")
+if os.path.exists(_probe):
+    import subprocess
+    if subprocess.run([_probe, "--quiet"], env={
+            k: v for k, v in os.environ.items()
+            if k != "LLMC_CUDA_DRIVER_LIBRARY"}).returncode == 0:
+        config.available_features.add("cuda-driver")
 
 # %python_ext: python3 for a script that imports the llmc extension. Under
 # ASan (scripts/test-sanitizers.sh) the extension is instrumented but python3
