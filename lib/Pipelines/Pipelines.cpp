@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -318,7 +319,8 @@ void mlir::llm::buildLLMLowerToNVVMKernelsStage(
   pm.addPass(createLowerAffinePass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
-  // Weights referenced by kernels were copied into the kernel modules.
+  pm.addPass(createLLMMergeGPUModulesPass());
+  // Weights referenced by kernels were copied into the kernel module.
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createLLMEmitCInterfacePass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
@@ -341,10 +343,13 @@ void mlir::llm::buildLLMLowerToNVVMBinaryStage(
     pm.addPass(createGpuNVVMAttachTarget(attach));
   }
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
+  // Host functions only: convert-gpu-to-nvvm lowers the kernels' arith ops
+  // itself (arith.remf to libdevice's fmod, which a plain llvm.frem would
+  // not reach).
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createArithToLLVMConversionPass());
   ConvertIndexToLLVMPassOptions indexOpts;
   indexOpts.indexBitwidth = 64;
-  pm.addPass(createConvertIndexToLLVMPass(indexOpts));
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createConvertIndexToLLVMPass(indexOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -394,9 +394,49 @@ static LogicalResult getPipelineOptions(const LoweringOptions &options,
   return success();
 }
 
+/// The `llm-lower-to-nvvm` options of `options` for the cuda-emulator
+/// target.
+static LogicalResult
+getEmulatorPipelineOptions(const LoweringOptions &options,
+                           llm::LowerToNVVMOptions &pipelineOptions,
+                           std::string &error) {
+  std::string optionErrors;
+  llvm::raw_string_ostream errorStream(optionErrors);
+  if (failed(pipelineOptions.parseFromString(options.pipelineOptions,
+                                             errorStream))) {
+    error = ("invalid pipeline options '" + options.pipelineOptions +
+             "': " + StringRef(optionErrors).trim())
+                .str();
+    return failure();
+  }
+  if (options.noFusion || options.noOpt) {
+    pipelineOptions.fuse = false;
+    pipelineOptions.fuseElementwise = false;
+  }
+  if (options.noOpt) {
+    pipelineOptions.optimizeGraph = false;
+    pipelineOptions.optimizeLayout = false;
+    pipelineOptions.planMemory = false;
+  }
+  return success();
+}
+
 llvm::Expected<std::string> mlir::llm::runtime::getEffectivePipelineOptions(
     const LoweringOptions &options) {
   std::string error;
+  if (options.target == "cuda-emulator") {
+    llm::LowerToNVVMOptions nvvmOptions;
+    if (failed(getEmulatorPipelineOptions(options, nvvmOptions, error)))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+    std::string text = "target=cuda-emulator ";
+    llvm::raw_string_ostream os(text);
+    nvvmOptions.print(os);
+    return text;
+  }
+  if (options.target != "cpu")
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown target '" + options.target +
+                                       "' (expected cpu or cuda-emulator)");
   llm::LowerToCPUOptions pipelineOptions;
   if (failed(getPipelineOptions(options, pipelineOptions, error)))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
@@ -471,7 +511,16 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
 
   std::string optionError;
   LowerToCPUOptions pipelineOptions;
-  if (failed(getPipelineOptions(options, pipelineOptions, optionError)))
+  LowerToNVVMOptions emulatorOptions;
+  bool emulate = options.target == "cuda-emulator";
+  if (!emulate && options.target != "cpu")
+    return emitError(getModuleDiagLoc(module))
+           << "unknown target '" << options.target
+           << "' (expected cpu or cuda-emulator)";
+  if (emulate ? failed(getEmulatorPipelineOptions(options, emulatorOptions,
+                                                  optionError))
+              : failed(getPipelineOptions(options, pipelineOptions,
+                                          optionError)))
     return emitError(getModuleDiagLoc(module)) << optionError;
 
   // Public functions get a C interface (the pipeline may add it too). The
@@ -498,6 +547,20 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
       options.progress->clear();
     return failure(); // Let the outer handler print it.
   });
+
+  if (emulate) {
+    // The GPU kernels, run on the CPU: one pass manager.
+    PassManager pm(ctx, ModuleOp::getOperationName());
+    pm.enableVerifier(options.verifyEach);
+    buildLLMLowerToGPUEmulatorPipeline(pm, emulatorOptions);
+    if (failed(pm.run(module)) || sawError) {
+      if (!sawError)
+        emitError(getModuleDiagLoc(module))
+            << "lowering with llm-lower-to-gpu-emulator failed";
+      return failure();
+    }
+    return success();
+  }
 
   // One pass manager per stage of llm-lower-to-cpu; the IR is verified
   // after each stage, and with `verifyEach` after every pass of the stages

@@ -37,6 +37,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llm/Runtime/CUDA/DriverProbe.h"
+#include "llm/Runtime/CUDACompile.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -217,6 +219,27 @@ static cl::opt<ProgressMode> progressMode(
     cl::Hidden, cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
 
+// The target of `run` and `compile`.
+static cl::opt<std::string> targetName(
+    "target",
+    cl::desc("What to compile for: cpu (default), cuda (NVIDIA GPUs: "
+             "llm-lower-to-nvvm; `run` needs a CUDA driver and device), or "
+             "cuda-emulator (`run` only: the CUDA kernels run on the CPU, to "
+             "check them without a GPU)"),
+    cl::init("cpu"), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
+static cl::list<std::string> chips(
+    "chip",
+    cl::desc("--target cuda: NVIDIA chips sm_80, sm_89, sm_90a (repeatable "
+             "or comma-separated; default sm_80)"),
+    cl::CommaSeparated, cl::sub(compileCommand), cl::cat(llmcCategory));
+static cl::opt<std::string> toolkitPath(
+    "toolkit",
+    cl::desc("--target cuda: CUDA toolkit root (ptxas, fatbinary, "
+             "libdevice; default: the one llmc was built with, else $PATH, "
+             "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH)"),
+    cl::init(""), cl::sub(compileCommand), cl::cat(llmcCategory));
+
 // Options of `run`.
 static cl::list<std::string>
     inputs("input",
@@ -271,7 +294,7 @@ static cl::opt<uint64_t> seed("seed",
                               cl::cat(llmcCategory));
 
 // Options of `compile` and `import`.
-enum class EmitKind { MLIR, LLVM, Obj };
+enum class EmitKind { MLIR, LLVM, Obj, PTX, Fatbin };
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("Output file ('-' for "
                                                 "stdout)"),
@@ -283,7 +306,12 @@ static cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to write"), cl::Required,
     cl::values(clEnumValN(EmitKind::MLIR, "mlir", "LLVM-dialect MLIR"),
                clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR text"),
-               clEnumValN(EmitKind::Obj, "obj", "relocatable object file")),
+               clEnumValN(EmitKind::Obj, "obj", "relocatable object file"),
+               clEnumValN(EmitKind::PTX, "ptx",
+                          "--target cuda: the kernels' PTX (one chip)"),
+               clEnumValN(EmitKind::Fatbin, "fatbin",
+                          "--target cuda: the kernels' fatbin (every "
+                          "chip)")),
     cl::sub(compileCommand), cl::cat(llmcCategory));
 
 // Options of `compile`: the compile report.
@@ -712,8 +740,24 @@ static int runMain() {
   CompileProgress *tracker =
       timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
 
+  if (targetName == "cuda") {
+    // Nothing is compiled or written without a device to run on.
+    llm::cuda::DriverInfo info = llm::cuda::probeDriver();
+    if (!info.ok())
+      return fail("--target cuda: " + info.error);
+    return fail("--target cuda: found " + info.describe() +
+                ", but llmc run cannot run compiled models on a CUDA device "
+                "yet; check the kernels on the CPU with --target "
+                "cuda-emulator, or compile them with llmc compile --target "
+                "cuda");
+  }
+  if (targetName != "cpu" && targetName != "cuda-emulator")
+    return fail("--target must be cpu, cuda or cuda-emulator, got '" +
+                targetName + "'");
+
   CompileOptions options;
   options.entry = entryName;
+  options.lowering.target = targetName;
   options.lowering.pipelineOptions = pipelineOptions;
   options.lowering.noOpt = noOpt;
   options.lowering.verifyEach = verifyEach;
@@ -1069,13 +1113,24 @@ static int compileMain() {
   if (reportKind != ReportKind::None && reportFile.empty() &&
       outputPath == "-")
     return fail("--report writes to stdout, like -o -; give --report-file");
+  bool cuda = targetName == "cuda";
+  if (!cuda && targetName != "cpu")
+    return fail("llmc compile: --target must be cpu or cuda, got '" +
+                targetName + "'");
+  if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin))
+    return fail("--emit=ptx and --emit=fatbin need --target cuda");
+  if (!cuda && (chips.getNumOccurrences() || toolkitPath.getNumOccurrences()))
+    return fail("--chip and --toolkit need --target cuda");
+  if (cuda && emitKind == EmitKind::PTX && chips.size() > 1)
+    return fail("--emit=ptx writes the PTX of one chip; give one --chip (or "
+                "--emit=fatbin for several)");
   LoweringOptions lowering;
   lowering.pipelineOptions = pipelineOptions;
   lowering.noOpt = noOpt;
   lowering.verifyEach = verifyEach;
   // kernels_unfused: the same model compiled with every fusion off.
   std::optional<int64_t> kernelsUnfused;
-  if (reportKind != ReportKind::None) {
+  if (reportKind != ReportKind::None && !cuda) {
     OwningOpRef<ModuleOp> unfused = module->clone();
     LoweringOptions unfusedLowering = lowering;
     unfusedLowering.noFusion = true;
@@ -1091,8 +1146,31 @@ static int compileMain() {
   lowering.verifyMemoryPlan = verifyMemoryPlan;
   lowering.progress = tracker;
   lowering.timePasses = mlirTiming;
-  if (failed(lowerToLLVMDialect(*module, lowering)))
+  std::optional<std::string> kernelBytes;
+  if (cuda) {
+    CUDACompileOptions cudaOptions;
+    cudaOptions.pipelineOptions = pipelineOptions;
+    cudaOptions.chips.assign(chips.begin(), chips.end());
+    cudaOptions.format = emitKind == EmitKind::PTX ? "isa" : "fatbin";
+    cudaOptions.toolkit = toolkitPath;
+    cudaOptions.optLevel = optLevel;
+    cudaOptions.noOpt = noOpt;
+    cudaOptions.verifyEach = verifyEach;
+    if (tracker)
+      tracker->update("lowering with llm-lower-to-nvvm", progress::kLowering);
+    if (failed(lowerToNVVM(*module, cudaOptions)))
+      return 1;
+    if (tracker)
+      tracker->clear();
+    if (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin) {
+      FailureOr<SmallVector<KernelObject>> objects = getKernelObjects(*module);
+      if (failed(objects))
+        return 1;
+      kernelBytes = objects->front().bytes;
+    }
+  } else if (failed(lowerToLLVMDialect(*module, lowering))) {
     return 1;
+  }
   // The report, written with the -o output (all or none).
   std::optional<std::string> reportText;
   if (reportKind != ReportKind::None) {
@@ -1123,7 +1201,9 @@ static int compileMain() {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> objectModule;
   SmallVector<DeferredConstant> deferred;
-  if (emitKind == EmitKind::MLIR) {
+  if (kernelBytes) {
+    bytes = std::move(*kernelBytes);
+  } else if (emitKind == EmitKind::MLIR) {
     llvm::raw_string_ostream os(bytes);
     module->print(os);
   } else {
@@ -1294,6 +1374,8 @@ int main(int argc, char **argv) {
           "  llmc run MODEL [--input NAME=FILE.npy]... [--output-dir DIR] "
           "[--threads N] [--repeat N] [--evict-cache MiB] [--entry NAME]\n"
           "  llmc compile MODEL -o OUT --emit=mlir|llvm|obj [--entry NAME]\n"
+          "  llmc compile MODEL --target cuda -o OUT "
+          "--emit=ptx|fatbin|mlir|llvm|obj [--chip sm_80,sm_90a]\n"
           "  llmc import MODEL.onnx -o OUT.mlir [--dim NAME=VALUE]...\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",

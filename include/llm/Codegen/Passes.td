@@ -600,6 +600,22 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def LLMMergeGPUModulesPass
+    : Pass<"llm-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Merge the outlined kernel modules into one gpu.module";
+  let description = [{
+    After `gpu-kernel-outlining` (one `gpu.module` per kernel, each with its
+    own copy of the `memref.global`s its kernel reads), moves every kernel
+    into one `gpu.module @llm_kernels` (with the first module's targets),
+    renamed after its old module (`@main_kernel_3::@main_kernel` becomes
+    `@llm_kernels::@main_kernel_3`; `gpu.launch_func` ops follow), and keeps
+    one copy of each other symbol (weights, libdevice declarations). The
+    result compiles to one PTX/cubin per chip, loaded once. Nothing changes
+    with fewer than two kernel modules.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def LLMEmulateGPUKernelsPass
     : Pass<"llm-emulate-gpu-kernels", "::mlir::ModuleOp"> {
   let summary = "Run the kernels of llm-map-gpu-kernels on the CPU (numerical "

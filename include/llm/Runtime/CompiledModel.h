@@ -134,6 +134,12 @@ FailureOr<EntrySignature> getEntrySignature(ModuleOp module, StringRef entry);
 
 /// Options of `lowerToLLVMDialect`.
 struct LoweringOptions {
+  /// What the model is compiled for: "cpu" (`llm-lower-to-cpu`) or
+  /// "cuda-emulator" (`llm-lower-to-gpu-emulator`: the GPU kernels of
+  /// `llm-lower-to-nvvm`, run on the CPU by llm-emulate-gpu-kernels, for
+  /// checking them without a GPU; `pipelineOptions` are then
+  /// `llm-lower-to-nvvm` options).
+  std::string target = "cpu";
   /// `llm-lower-to-cpu` options in pass-option syntax, e.g.
   /// "vectorize=false parallel=false".
   std::string pipelineOptions;

@@ -43,6 +43,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
+
 namespace mlir::llm {
 #define GEN_PASS_DEF_LLMEMULATEGPUKERNELSPASS
 #include "llm/Codegen/Passes.h.inc"
@@ -88,13 +90,18 @@ static Value combine(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
   llvm_unreachable("unknown all_reduce kind");
 }
 
+/// Ops computed again in each interval that uses them instead of being
+/// kept per thread: views and other ops without memory effects or regions
+/// (whose operands are computed again or kept in turn).
+static bool isRecomputable(Operation *op) {
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
 /// Replaces `launch` by host loops (see the file comment).
 static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   Location loc = launch.getLoc();
-  std::optional<int64_t> grid =
-      getConstantIntValue(launch.getGridSizeX());
-  std::optional<int64_t> block =
-      getConstantIntValue(launch.getBlockSizeX());
+  std::optional<int64_t> grid = getConstantIntValue(launch.getGridSizeX());
+  std::optional<int64_t> block = getConstantIntValue(launch.getBlockSizeX());
   for (Value v : {launch.getGridSizeY(), launch.getGridSizeZ(),
                   launch.getBlockSizeY(), launch.getBlockSizeZ()})
     if (getConstantIntValue(v) != std::optional<int64_t>(1))
@@ -147,8 +154,10 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
     auto it = spills.find(v);
     if (it != spills.end())
       return it->second;
+    // Before the block loop: allocas in a loop would grow the stack at
+    // every block.
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(blockLoop.getBody());
+    b.setInsertionPoint(blockLoop);
     Value buffer = memref::AllocaOp::create(
         b, loc, MemRefType::get({*block}, v.getType()));
     spills[v] = buffer;
@@ -175,17 +184,26 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
       Value tid = threadLoop.getInductionVar();
       IRMapping mapping = uniform;
       mapping.map(launch.getThreadIds().x, tid);
-      // Values of earlier intervals, from this thread's storage.
+      // Values of earlier intervals: pure ops (views, constants, index
+      // math) computed again, the others from this thread's storage.
+      std::function<void(Value)> materialize = [&](Value operand) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || !intervalOf.count(def) || intervalOf[def] == i ||
+            mapping.contains(operand))
+          return;
+        if (isRecomputable(def)) {
+          for (Value v : def->getOperands())
+            materialize(v);
+          b.clone(*def, mapping);
+          return;
+        }
+        mapping.map(operand,
+                    memref::LoadOp::create(b, loc, spillOf(operand), tid));
+      };
       for (Operation *op : ops)
         op->walk([&](Operation *inner) {
-          for (Value operand : inner->getOperands()) {
-            Operation *def = operand.getDefiningOp();
-            if (!def || !intervalOf.count(def) || intervalOf[def] == i ||
-                mapping.contains(operand))
-              continue;
-            mapping.map(operand, memref::LoadOp::create(
-                                     b, loc, spillOf(operand), tid));
-          }
+          for (Value operand : inner->getOperands())
+            materialize(operand);
         });
       for (Operation *op : ops)
         b.clone(*op, mapping);
@@ -197,7 +215,7 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
             Operation *top = body.findAncestorOpInBlock(*u);
             return !top || !intervalOf.count(top) || intervalOf[top] != i;
           });
-          if (usedLater)
+          if (usedLater && !isRecomputable(op))
             memref::StoreOp::create(b, loc, mapping.lookup(result),
                                     spillOf(result), tid);
         }

@@ -57,9 +57,8 @@ static FailureOr<scf::ForallOp> wrapInKernel(Operation *anchor,
   }
   ArrayAttr mapping = b.getArrayAttr(
       {gpu::GPUBlockMappingAttr::get(b.getContext(), gpu::MappingId::DimX)});
-  auto forall =
-      scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)},
-                            inits, mapping);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, inits, mapping);
   forall->setAttr(kGPUKernelAttr, b.getUnitAttr());
   Block *forallBody = forall.getBody();
   Operation *terminator = forallBody->getTerminator();
@@ -130,8 +129,7 @@ static SmallVector<Operation *> peelSuffix(SmallVectorImpl<Operation *> &ops,
                                            Value &value) {
   SmallVector<Operation *> chain;
   while (Operation *def = value.getDefiningOp()) {
-    if (!llvm::is_contained(ops, def) || !isMovement(def) ||
-        !value.hasOneUse())
+    if (!llvm::is_contained(ops, def) || !isMovement(def) || !value.hasOneUse())
       break;
     chain.push_back(def);
     llvm::erase(ops, def);
@@ -223,9 +221,9 @@ struct LLMFormGPUKernelsPass
       }
       // A linalg op outside any group is a kernel of its own (with the fill
       // of its destination).
-      bool absorbedLater = isa<linalg::FillOp>(root) && root->hasOneUse() &&
-                           isa<linalg::LinalgOp, FusionGroupOp>(
-                               *root->getUsers().begin());
+      bool absorbedLater =
+          isa<linalg::FillOp>(root) && root->hasOneUse() &&
+          isa<linalg::LinalgOp, FusionGroupOp>(*root->getUsers().begin());
       if (absorbedLater)
         continue;
       SmallVector<Operation *> ops{root};

@@ -8,7 +8,6 @@
 
 #include "llm/Codegen/GPU/GPUTargetDescription.h"
 
-
 using namespace mlir;
 using namespace mlir::llm;
 
@@ -63,8 +62,7 @@ GPUTargetDescription GPUTargetDescription::getSM90a() {
   return desc;
 }
 
-FailureOr<GPUTargetDescription>
-GPUTargetDescription::lookup(StringRef chip) {
+FailureOr<GPUTargetDescription> GPUTargetDescription::lookup(StringRef chip) {
   if (chip == "sm_80")
     return getSM80();
   if (chip == "sm_89")

@@ -239,8 +239,8 @@ static void planKernel(KernelPlan &plan, const GPUTargetDescription &target) {
   int64_t keepThreads = plan.rows;
   for (linalg::GenericOp stage : plan.stages)
     if (stage.getNumReductionLoops() > 0)
-      keepThreads = std::min<int64_t>(keepThreads,
-                                      countLeadingParallel(stage) - 1);
+      keepThreads =
+          std::min<int64_t>(keepThreads, countLeadingParallel(stage) - 1);
   keepThreads = std::max<int64_t>(keepThreads, 0);
   int64_t keptGrid = 1;
   for (int64_t d = 0; d < keepThreads; ++d)
@@ -355,10 +355,9 @@ SmallVector<Value> StageEmitter::payload(linalg::GenericOp stage,
       local.map(arg, source);
       continue;
     }
-    local.map(arg,
-              memref::LoadOp::create(
-                  b, loc, source,
-                  indices(stage.getMatchingIndexingMap(input), ivs)));
+    local.map(arg, memref::LoadOp::create(
+                       b, loc, source,
+                       indices(stage.getMatchingIndexingMap(input), ivs)));
   }
   for (auto [init, value] : llvm::zip(stage.getDpsInitsMutable(), outs))
     if (value)
@@ -509,8 +508,8 @@ matchCombiner(linalg::GenericOp stage, Operation *&combiner) {
 }
 
 /// The identity of reduction `kind` on `type`.
-static Value getIdentity(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
-                         Type type) {
+static Value getIdentity(OpBuilder &b, Location loc,
+                         gpu::AllReduceOperation kind, Type type) {
   using K = gpu::AllReduceOperation;
   if (auto ft = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = ft.getFloatSemantics();
@@ -567,8 +566,8 @@ LogicalResult StageEmitter::emitRows(linalg::GenericOp stage,
     return success();
   }
 
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        cst(0));
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
   Operation *combiner = nullptr;
   std::optional<gpu::AllReduceOperation> kind;
   if (!redDims.empty())
@@ -601,9 +600,9 @@ LogicalResult StageEmitter::emitRows(linalg::GenericOp stage,
   for (int64_t d : redDims)
     ivs[d] = cst(0);
   OpOperand *init = stage.getDpsInitOperand(0);
-  Value outInit = memref::LoadOp::create(
-      b, loc, operand(init->get()),
-      indices(stage.getMatchingIndexingMap(init), ivs));
+  Value outInit =
+      memref::LoadOp::create(b, loc, operand(init->get()),
+                             indices(stage.getMatchingIndexingMap(init), ivs));
   Block &body = stage.getRegion().front();
   BlockArgument outArg = body.getArguments().back();
   Value other = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
@@ -632,8 +631,8 @@ LogicalResult StageEmitter::emitFlat(linalg::GenericOp stage, Value gid) {
     else
       redDims.push_back(d);
   }
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gid, cst(points));
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, gid,
+                                        cst(points));
   auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
@@ -691,9 +690,8 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
     bool isAnchor = op == anchor;
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       // memref.copy -> linalg.copy -> generic
-      auto linalgCopy = linalg::CopyOp::create(rewriter, op->getLoc(),
-                                               copy.getSource(),
-                                               copy.getTarget());
+      auto linalgCopy = linalg::CopyOp::create(
+          rewriter, op->getLoc(), copy.getSource(), copy.getTarget());
       rewriter.eraseOp(op);
       op = linalgCopy;
       if (isAnchor)
@@ -755,8 +753,8 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
       attrs.getDictionaryAttr(
           {attrs.getNamedAttr("strategy",
                               attrs.getStringAttr(plan.flat ? "flat" : "rows")),
-           attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(
-                                            plan.stages.size())),
+           attrs.getNamedAttr("stages",
+                              attrs.getI64IntegerAttr(plan.stages.size())),
            attrs.getNamedAttr("rows", attrs.getI64IntegerAttr(plan.rows))}));
   Region &body = launch.getBody();
   OpBuilder b = OpBuilder::atBlockBegin(&body.front());
@@ -821,8 +819,7 @@ struct LLMMapGPUKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<GPUTargetDescription> target =
-        GPUTargetDescription::lookup(chip);
+    FailureOr<GPUTargetDescription> target = GPUTargetDescription::lookup(chip);
     if (failed(target)) {
       module.emitError() << "llm-map-gpu-kernels: unknown chip '" << chip
                          << "' (expected "
@@ -882,9 +879,8 @@ struct LLMMapGPUKernelsPass
       for (Operation *op : run)
         for (Operation *user : op->getUsers())
           if (!llvm::is_contained(run, user) &&
-              !llvm::any_of(run, [&](Operation *o) {
-                return o->isProperAncestor(user);
-              }))
+              !llvm::any_of(
+                  run, [&](Operation *o) { return o->isProperAncestor(user); }))
             return op->emitError("llm-map-gpu-kernels: a value computed by "
                                  "device scalar code is used on the host");
       // At the last op: every operand of the run is defined by then.

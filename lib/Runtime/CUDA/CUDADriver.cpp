@@ -26,7 +26,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-using namespace llm::cuda::detail;
+using namespace mlir::llm::cuda::detail;
 
 namespace {
 
@@ -210,13 +210,13 @@ bool ensureInitialized() {
 // detail
 //===----------------------------------------------------------------------===//
 
-const DriverTable &llm::cuda::detail::driver() { return table; }
+const DriverTable &mlir::llm::cuda::detail::driver() { return table; }
 
-int llm::cuda::detail::deviceOrdinal() { return selectedDevice; }
+int mlir::llm::cuda::detail::deviceOrdinal() { return selectedDevice; }
 
-int llm::cuda::detail::maxDynamicSharedMemory() { return maxSharedOptin; }
+int mlir::llm::cuda::detail::maxDynamicSharedMemory() { return maxSharedOptin; }
 
-void llm::cuda::detail::recordError(int code, const char *format, ...) {
+void mlir::llm::cuda::detail::recordError(int code, const char *format, ...) {
   pthread_mutex_lock(&errorMutex);
   ++errorCount;
   if (errorCode.load() != 0) {
@@ -240,7 +240,7 @@ void llm::cuda::detail::recordError(int code, const char *format, ...) {
   }
 }
 
-bool llm::cuda::detail::check(CUresult result, const char *caller,
+bool mlir::llm::cuda::detail::check(CUresult result, const char *caller,
                               const char *call, const char *what) {
   if (result == CUDA_SUCCESS)
     return true;
@@ -253,7 +253,7 @@ bool llm::cuda::detail::check(CUresult result, const char *caller,
   return false;
 }
 
-bool llm::cuda::detail::lacksOptional(const void *fn, const char *caller,
+bool mlir::llm::cuda::detail::lacksOptional(const void *fn, const char *caller,
                                       const char *name) {
   if (fn)
     return false;

@@ -66,7 +66,7 @@
   X(cuLaunchKernelEx)                                                          \
   X(cuTensorMapEncodeTiled)
 
-namespace llm {
+namespace mlir::llm {
 namespace cuda {
 namespace detail {
 
@@ -127,13 +127,13 @@ private:
 
 } // namespace detail
 } // namespace cuda
-} // namespace llm
+} // namespace mlir::llm
 
 /// Calls driver function `fn` with the given arguments and checks its
 /// result (see detail::check); evaluates to true on success. Use inside a
 /// `mgpu*` function, within a ScopedContext that is ok().
 #define LLMC_CU(fn, ...)                                                       \
-  ::llm::cuda::detail::check(::llm::cuda::detail::driver().fn(__VA_ARGS__),    \
+  ::mlir::llm::cuda::detail::check(::mlir::llm::cuda::detail::driver().fn(__VA_ARGS__),    \
                              __func__, #fn)
 
 #endif // LLM_LIB_RUNTIME_CUDA_CUDADRIVER_H

@@ -46,7 +46,7 @@
 #include <climits>
 #include <cstdint>
 
-using namespace llm::cuda::detail;
+using namespace mlir::llm::cuda::detail;
 
 namespace {
 

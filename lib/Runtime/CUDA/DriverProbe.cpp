@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 
-using namespace llm::cuda;
+using namespace mlir::llm::cuda;
 
 namespace {
 
@@ -93,7 +93,7 @@ std::string DriverInfo::describe() const {
   return text;
 }
 
-DriverInfo llm::cuda::probeDriver(const char *library) {
+DriverInfo mlir::llm::cuda::probeDriver(const char *library) {
   DriverInfo info;
   if (!library || !*library)
     library = getenv("LLMC_CUDA_DRIVER_LIBRARY");

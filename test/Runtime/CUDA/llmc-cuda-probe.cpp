@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     else
       library = argv[i];
   }
-  llm::cuda::DriverInfo info = llm::cuda::probeDriver(library);
+  mlir::llm::cuda::DriverInfo info = mlir::llm::cuda::probeDriver(library);
   if (!info.ok()) {
     if (!quiet)
       fprintf(stderr, "error: %s\n", info.error.c_str());

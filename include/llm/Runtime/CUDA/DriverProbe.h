@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace llm {
+namespace mlir::llm {
 namespace cuda {
 
 /// One CUDA device as the driver reports it.
@@ -87,6 +87,6 @@ struct DriverInfo {
 DriverInfo probeDriver(const char *library = nullptr);
 
 } // namespace cuda
-} // namespace llm
+} // namespace mlir::llm
 
 #endif // LLM_RUNTIME_CUDA_DRIVERPROBE_H

@@ -1,0 +1,65 @@
+// RUN: llm-opt %s --llm-emulate-gpu-kernels --split-input-file --verify-diagnostics | FileCheck %s
+
+// A kernel with a block reduction: per block, the threads run up to the
+// all_reduce, their values kept per thread, then combined in thread order;
+// the threads then run the rest with the uniform result. Device memory
+// becomes host memory.
+// CHECK-LABEL: func.func @reduce
+// CHECK:         %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK:         %[[KEEP:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         scf.for %[[B:.*]] = %c0 to %c4{{.*}} step %c1{{.*}} {
+// CHECK:           scf.for %[[T:.*]] = %c0 to %c32{{.*}} step %c1{{.*}} {
+// CHECK:             %[[V:.*]] = memref.load %arg0[%[[B]], %[[T]]]
+// CHECK:             memref.store %[[V]], %[[KEEP]][%[[T]]]
+// CHECK:           %[[F:.*]] = memref.load %[[KEEP]][%c0]
+// CHECK:           %[[S:.*]] = scf.for %[[U:.*]] = %c1{{.*}} to %c32{{.*}} step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[F]])
+// CHECK:             %[[N:.*]] = memref.load %[[KEEP]][%[[U]]]
+// CHECK:             arith.addf %[[ACC]], %[[N]]
+// CHECK:           scf.for %{{.*}} = %c0 to %c32{{.*}} step %c1{{.*}} {
+// CHECK:             memref.store %[[S]], %[[A]][%[[B]]]
+// CHECK:         memref.dealloc %[[A]]
+// CHECK-NOT:     gpu.
+func.func @reduce(%x: memref<4x32xf32>) {
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c1 = arith.constant 1 : index
+  %a = gpu.alloc () : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%bx, %tx] : memref<4x32xf32>
+    %s = gpu.all_reduce add %v uniform {} : (f32) -> f32
+    memref.store %s, %a[%bx] : memref<4xf32>
+    gpu.terminator
+  }
+  gpu.dealloc %a : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @nested_barrier(%x: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %true = arith.constant true
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    // expected-error@+1 {{llm-emulate-gpu-kernels: synchronization inside control flow is not emulated}}
+    scf.if %true {
+      gpu.barrier
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic_grid(%n: index) {
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{llm-emulate-gpu-kernels: expected constant grid and block sizes}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}

@@ -1,0 +1,105 @@
+// RUN: llm-opt %s --llm-map-gpu-kernels --split-input-file --verify-diagnostics | FileCheck %s
+
+// A row kernel (a softmax-like group after bufferization): one block per
+// row, the reduction split over the threads and combined by gpu.all_reduce,
+// the elementwise stage strided over thread x, barriers between stages.
+// Host allocations become device allocations.
+// CHECK-LABEL: func.func @rows
+// CHECK:         %[[BUF:.*]] = gpu.alloc () : memref<64xf32>
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%[[BD:.*]] = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK:           %[[ROW:.*]] = arith.remui %[[BX]]
+// CHECK:           scf.if
+// CHECK:             memref.store %{{.*}}, %[[BUF]][%[[ROW]]]
+// CHECK:           gpu.barrier
+// CHECK:           %[[P:.*]] = scf.for %{{.*}} = %[[TX]] to %c512{{.*}} step %[[BD]] iter_args
+// CHECK:             arith.maximumf
+// CHECK:           %[[R:.*]] = gpu.all_reduce maximumf %[[P]] uniform
+// CHECK:           gpu.barrier
+// CHECK:           scf.for %{{.*}} = %[[TX]] to %c512{{.*}} step %[[BD]]
+// CHECK:             arith.subf
+// CHECK:           gpu.terminator
+// CHECK:         } {llm.gpu_strategy = {rows = 1 : i64, stages = 3 : i64, strategy = "rows"}}
+// CHECK:         gpu.dealloc %[[BUF]]
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: memref<64x512xf32>, %out: memref<64x512xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %buf = memref.alloc() : memref<64xf32>
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%ninf : f32) outs(%buf : memref<64xf32>)
+    linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<64x512xf32>) outs(%buf : memref<64xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    }
+    linalg.generic {indexing_maps = [#map, #row, #map], iterator_types = ["parallel", "parallel"]}
+        ins(%x, %buf : memref<64x512xf32>, memref<64xf32>) outs(%out : memref<64x512xf32>) {
+    ^bb0(%in: f32, %m: f32, %o: f32):
+      %d = arith.subf %in, %m : f32
+      linalg.yield %d : f32
+    }
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  memref.dealloc %buf : memref<64xf32>
+  return
+}
+
+// -----
+
+// A lone elementwise op: flat, one element per thread, 8192 elements in 32
+// blocks of 256 threads, the index split innermost first.
+// CHECK-LABEL: func.func @flat
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}}, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%[[BD:.*]] = %c256{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:           %[[M:.*]] = arith.muli %[[BX]], %[[BD]]
+// CHECK:           %[[G:.*]] = arith.addi %[[M]], %[[TX]]
+// CHECK:           arith.cmpi ult, %[[G]], %c8192
+// CHECK:           arith.remui %[[G]], %c512
+// CHECK:           arith.divui %[[G]], %c512
+// CHECK:         } {llm.gpu_strategy = {rows = 0 : i64, stages = 1 : i64, strategy = "flat"}}
+#map2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @flat(%x: memref<16x512xf32>, %out: memref<16x512xf32>) {
+  linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<16x512xf32>) outs(%out : memref<16x512xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// A decode matvec (one row of x, 768 outputs: fewer than 4096 points): a
+// block per output element whose threads split K (all_reduce add).
+// CHECK-LABEL: func.func @matvec
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c768{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:           gpu.all_reduce add
+// CHECK:         } {llm.gpu_strategy = {rows = 2 : i64, stages = 2 : i64, strategy = "rows"}}
+func.func @matvec(%x: memref<1x1024xf32>, %w: memref<1024x768xf32>, %out: memref<1x768xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%out : memref<1x768xf32>)
+    linalg.matmul ins(%x, %w : memref<1x1024xf32>, memref<1024x768xf32>) outs(%out : memref<1x768xf32>)
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
+// Scalar code on the host (an index check's status update) runs in a
+// single-thread kernel.
+// CHECK-LABEL: func.func @scalar
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}})
+// CHECK:           memref.load
+// CHECK:           scf.if
+// CHECK:         } {llm.gpu_strategy = {rows = 0 : i64, stages = 0 : i64, strategy = "scalar"}}
+func.func @scalar(%flag: memref<i64>, %status: memref<4xi64>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i64
+  %v = memref.load %flag[] : memref<i64>
+  %bad = arith.cmpi ne, %v, %zero : i64
+  scf.if %bad {
+    memref.store %v, %status[%c0] : memref<4xi64>
+  }
+  return
+}

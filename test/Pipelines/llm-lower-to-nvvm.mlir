@@ -1,0 +1,45 @@
+// RUN: llm-opt %s --llm-lower-to-nvvm="chip=sm_80 format=isa" -o %t.mlir
+// RUN: FileCheck %s < %t.mlir
+// RUN: FileCheck %s --check-prefix=BIN < %t.mlir
+// RUN: llm-opt %s --llm-lower-to-nvvm="chip=sm_80,sm_90a format=isa" | FileCheck %s --check-prefix=CHIPS
+
+// llm-lower-to-nvvm: one kernel per fusion group (norm, matmul + bias +
+// gelu, softmax), all in one kernel module compiled to PTX; the block
+// reductions of the norm and the softmax are warp shuffles and shared
+// memory (bar.sync) in the PTX.
+
+// CHECK-LABEL: llvm.func @block(
+// CHECK-COUNT-3: gpu.launch_func <{{.*}}> @llm_kernels::
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         llvm.return
+func.func @block(%x: tensor<64x256xf32>, %g: tensor<256xf32>, %b: tensor<256xf32>, %w: tensor<256x512xf32>, %bias: tensor<512xf32>) -> tensor<64x512xf32> {
+  %0 = llm.layer_norm %x scale %g bias %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<64x256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<64x256xf32>
+  %1 = llm.matmul %0, %w : (tensor<64x256xf32>, tensor<256x512xf32>) -> tensor<64x512xf32>
+  %2 = llm.add %1, %bias : (tensor<64x512xf32>, tensor<512xf32>) -> tensor<64x512xf32>
+  %3 = llm.gelu %2 : tensor<64x512xf32>
+  %4 = llm.softmax %3 : tensor<64x512xf32>
+  return %4 : tensor<64x512xf32>
+}
+
+// An elementwise chain is one kernel.
+// CHECK-LABEL: llvm.func @chain(
+// CHECK-COUNT-1: gpu.launch_func <{{.*}}> @llm_kernels::
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         llvm.return
+func.func @chain(%x: tensor<8x128xf32>, %y: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %0 = llm.add %x, %y : (tensor<8x128xf32>, tensor<8x128xf32>) -> tensor<8x128xf32>
+  %1 = llm.silu %0 : tensor<8x128xf32>
+  %2 = llm.mul %1, %y : (tensor<8x128xf32>, tensor<8x128xf32>) -> tensor<8x128xf32>
+  return %2 : tensor<8x128xf32>
+}
+
+// BIN:       gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
+// BIN-SAME:    .target sm_80
+// BIN-SAME:    shfl.sync.bfly.b32
+// BIN-SAME:    bar.sync
+// BIN-NOT:   gpu.binary
+
+// CHIPS:     gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
+// CHIPS-SAME:  .target sm_80
+// CHIPS-SAME:  #gpu.object<#nvvm.target<O = 3, chip = "sm_90a">
+// CHIPS-SAME:  .target sm_90a

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Checks llmc's CUDA kernels without a GPU.
+
+For every public function of each llm-dialect file given:
+  * runs it with `llmc run --target cpu` and `llmc run --target
+    cuda-emulator` (the kernels of llm-lower-to-nvvm executed on the CPU by
+    llm-emulate-gpu-kernels) on the same seeded inputs and compares every
+    result: floats within rtol 1e-4 + atol 1e-5 * max(1, max |expected|)
+    (f32 and f64; the block reductions add in another order), 2e-3 + 1e-3 *
+    max(1, max |expected|) for f16/bf16 results, integers and booleans
+    exactly;
+  * with --ptxas DIR (a CUDA toolkit), compiles it with `llmc compile
+    --target cuda --emit=ptx` for each --chip and runs DIR/bin/ptxas on the
+    PTX.
+
+Prints one line per function (PASS, FAIL with the reason, or UNSUPPORTED
+with the compiler's message when the GPU path refuses the function) and a
+summary `N functions: P passed, U unsupported, F failed`; exits 1 when any
+failed.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+def public_functions(path):
+    text = open(path).read()
+    return [m.group(1) for m in re.finditer(
+        r"^\s*func\.func\s+@([A-Za-z0-9_]+)\s*\(", text, re.M)]
+
+
+def run(cmd):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+
+
+def first_error(proc):
+    for line in (proc.stderr + proc.stdout).splitlines():
+        if "error" in line:
+            return line.strip()
+    return (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
+
+
+def compare(cpu_dir, gpu_dir):
+    names = sorted(f for f in os.listdir(cpu_dir) if f.endswith(".npy"))
+    if not names:
+        return "no results"
+    for name in names:
+        a = np.load(os.path.join(cpu_dir, name))
+        gpath = os.path.join(gpu_dir, name)
+        if not os.path.exists(gpath):
+            return "%s missing" % name
+        b = np.load(gpath)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return "%s: %s %s vs %s %s" % (name, a.shape, a.dtype, b.shape,
+                                          b.dtype)
+        if a.dtype.kind in "fc":
+            rtol, atol = (1e-4, 1e-5) if a.dtype == np.float32 or \
+                a.dtype == np.float64 else (2e-3, 1e-3)
+            # Sums in another order: the absolute part scales with the
+            # tensor's magnitude.
+            finite = np.abs(a[np.isfinite(a)])
+            atol *= max(1.0, float(finite.max()) if finite.size else 1.0)
+            if not np.allclose(b, a, rtol=rtol, atol=atol, equal_nan=True):
+                err = np.nanmax(np.abs(b.astype(np.float64) - a))
+                return "%s: max |diff| %.3g" % (name, err)
+        elif not np.array_equal(a, b):
+            return "%s: %d elements differ" % (name, int(np.sum(a != b)))
+    return None
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("llmc")
+    p.add_argument("workdir")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--ptxas", default="")
+    p.add_argument("--chip", action="append", default=[])
+    args = p.parse_args()
+    chips = args.chip or ["sm_80", "sm_90a"]
+    counts = {"PASS": 0, "UNSUPPORTED": 0, "FAIL": 0}
+    for path in args.files:
+        for func in public_functions(path):
+            tag = "%s:%s" % (os.path.basename(path), func)
+            work = tempfile.mkdtemp(dir=args.workdir)
+            cpu_dir, gpu_dir = os.path.join(work, "cpu"), os.path.join(work,
+                                                                       "gpu")
+            common = [args.llmc, "run", path, "--entry", func, "--no-cache",
+                      "--quiet"]
+            cpu = run(common + ["--output-dir", cpu_dir])
+            if cpu.returncode != 0:
+                # Functions that fail on the CPU are error tests.
+                continue
+            gpu = run(common + ["--target", "cuda-emulator", "--output-dir",
+                                gpu_dir])
+            if gpu.returncode != 0:
+                err = first_error(gpu)
+                status = "UNSUPPORTED" if "not supported on the GPU" in err \
+                    else "FAIL"
+                print("%s: %s: %s" % (status, tag, err))
+                counts[status] += 1
+                continue
+            problem = compare(cpu_dir, gpu_dir)
+            if problem is None and args.ptxas:
+                for chip in chips:
+                    ptx = os.path.join(work, chip + ".ptx")
+                    c = run([args.llmc, "compile", path, "--entry", func,
+                             "--target", "cuda", "--chip", chip,
+                             "--emit=ptx", "-o", ptx, "--quiet"])
+                    if c.returncode != 0:
+                        problem = "compile %s: %s" % (chip, first_error(c))
+                        break
+                    a = run([os.path.join(args.ptxas, "bin", "ptxas"),
+                             "-arch=" + chip, ptx, "-o", os.devnull])
+                    if a.returncode != 0:
+                        problem = "ptxas %s: %s" % (chip, first_error(a))
+                        break
+            if problem is None:
+                print("PASS: %s" % tag)
+                counts["PASS"] += 1
+            else:
+                print("FAIL: %s: %s" % (tag, problem))
+                counts["FAIL"] += 1
+    total = sum(counts.values())
+    print("%d functions: %d passed, %d unsupported, %d failed" %
+          (total, counts["PASS"], counts["UNSUPPORTED"], counts["FAIL"]))
+    return 1 if counts["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
