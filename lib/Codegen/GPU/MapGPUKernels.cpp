@@ -32,6 +32,7 @@
 #include "llm/Codegen/GPU/GPUKernels.h"
 #include "llm/Codegen/GPU/GPUTargetDescription.h"
 #include "llm/Codegen/Passes.h"
+#include "llm/Support/Report.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -845,6 +846,18 @@ struct LLMMapGPUKernelsPass
       if (failed(mapFunction(func, *target)))
         return signalPassFailure();
     }
+    // The compile report: launches per call of all entry points, and how
+    // many of them are single-thread scalar kernels.
+    int64_t launches = 0, scalar = 0;
+    module.walk([&](gpu::LaunchOp launch) {
+      ++launches;
+      auto strategy = launch->getAttrOfType<DictionaryAttr>(kGPUStrategyAttr);
+      if (strategy && strategy.getAs<StringAttr>("strategy") &&
+          strategy.getAs<StringAttr>("strategy").getValue() == "scalar")
+        ++scalar;
+    });
+    recordReportValue(module, "gpu_launches", launches);
+    recordReportValue(module, "gpu_scalar_launches", scalar);
   }
 
   /// Runs of host ops that read or write memory or hold regions (the
