@@ -314,6 +314,7 @@ void mlir::llm::buildLLMLowerToNVVMKernelsStage(
   mapOpts.chip = options.getChips().front();
   mapOpts.blockSize = options.blockSize;
   pm.addPass(createLLMMapGPUKernelsPass(mapOpts));
+  pm.addPass(createLLMAddGPUHostEntriesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLowerAffinePass());

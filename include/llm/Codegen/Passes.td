@@ -616,6 +616,35 @@ def LLMMergeGPUModulesPass
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def LLMAddGPUHostEntriesPass
+    : Pass<"llm-add-gpu-host-entries", "::mlir::ModuleOp"> {
+  let summary = "Add an entry point on host buffers for each GPU entry "
+                "point";
+  let description = [{
+    After `llm-map-gpu-kernels` the public functions take device buffers.
+    For each public function `@f` (memref arguments only, statically shaped,
+    identity layout; its last N arguments are the results it had before
+    bufferization, N recorded by `llm-form-gpu-kernels` in
+    `llm.gpu_num_results`), adds a public `@f_host` with the same signature
+    on host buffers:
+
+    ```
+    d_k = gpu.alloc for every argument; gpu.memcpy d_k <- arg_k (inputs)
+    call @f(d_0, ...)
+    gpu.memcpy arg_k <- d_k (results); gpu.dealloc d_k
+    ```
+
+    so that a host program (llmc's `--emit=exe` runner, `llmc run --target
+    cuda`) passes host arrays; `@f` itself stays for callers holding device
+    pointers. Errors: a symbol `@f_host` that already exists; a dynamic or
+    strided argument.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+  ];
+}
+
 def LLMEmulateGPUKernelsPass
     : Pass<"llm-emulate-gpu-kernels", "::mlir::ModuleOp"> {
   let summary = "Run the kernels of llm-map-gpu-kernels on the CPU (numerical "

@@ -178,6 +178,10 @@ namespace {
 struct LLMFormGPUKernelsPass
     : llm::impl::LLMFormGPUKernelsPassBase<LLMFormGPUKernelsPass> {
   void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    func->setAttr(kGPUNumResultsAttr,
+                  IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                   func.getFunctionType().getNumResults()));
     SmallVector<Operation *> roots;
     for (Block &block : getOperation().getFunctionBody())
       for (Operation &op : block)

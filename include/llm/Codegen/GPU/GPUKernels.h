@@ -29,6 +29,12 @@ inline constexpr llvm::StringLiteral kGPUKernelAttr = "llm.gpu_kernel";
 /// kernel's work was distributed (for the compile report and tests).
 inline constexpr llvm::StringLiteral kGPUStrategyAttr = "llm.gpu_strategy";
 
+/// Integer attribute llm-form-gpu-kernels sets on each function: the number
+/// of results it has on tensors, which bufferization turns into its trailing
+/// out-params (read by llm-add-gpu-host-entries).
+inline constexpr llvm::StringLiteral kGPUNumResultsAttr =
+    "llm.gpu_num_results";
+
 } // namespace mlir::llm
 
 #endif // LLM_CODEGEN_GPU_GPUKERNELS_H
