@@ -839,8 +839,19 @@ LogicalResult Importer::importConstantOfShape(const onnx::NodeProto &node) {
   return success();
 }
 
-// Range(start, limit, delta): a 1-D constant.
+// Range(start, limit, delta): a 1-D constant. Bounds known only at run time
+// give a result whose length depends on run-time values: refused by name
+// (it needs dynamic shapes).
 LogicalResult Importer::importRange(const onnx::NodeProto &node) {
+  static const char *names[] = {"start", "limit", "delta"};
+  for (int i = 0; i < 3; ++i)
+    if (Entry *e = input(node, i); e && !e->constant)
+      return nodeError(node)
+             << "input '" << names[i]
+             << "' is computed at run time: the length of Range's result "
+                "would depend on run-time values, which needs dynamic shapes "
+                "(not supported yet); it must be a constant known at import "
+                "time";
   FailureOr<const ConstTensor *> s = requiredConst(node, 0, "start");
   if (failed(s))
     return failure();
