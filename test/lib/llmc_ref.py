@@ -227,6 +227,9 @@ ceil = _unary(np.ceil, "ceil")
 round = _unary(np.round, "round")  # halves to even
 sin = _unary(np.sin, "sin")
 cos = _unary(np.cos, "cos")
+acos = _unary(np.arccos, "acos")
+asin = _unary(np.arcsin, "asin")
+atan = _unary(np.arctan, "atan")
 
 
 def gelu(x, approximate="none", dtype=None):
@@ -516,6 +519,104 @@ def gather_elements(x, indices, axis=0):
     if d != axis:
       x = np.take(x, np.arange(s), axis=d)
   return np.take_along_axis(x, idx, axis=axis)
+
+
+def gather_nd(x, indices, batch_dims=0):
+  """llm.gather_nd: ONNX GatherND (its reference loop); negative index
+  components count from the end; one outside [-n, n) is a run-time error
+  (ValueError)."""
+  x, indices = np.asarray(x), np.asarray(indices)
+  b, m = batch_dims, indices.shape[-1]
+  for j in range(m):
+    indices = indices.copy()
+    indices[..., j] = _wrap_indices(indices[..., j], x.shape[b + j],
+                                    "gather_nd")
+  out_shape = indices.shape[:-1] + x.shape[b + m:]
+  out = np.empty(out_shape, dtype=x.dtype)
+  for u in np.ndindex(*indices.shape[:-1]):
+    out[u] = x[tuple(u[:b]) + tuple(int(k) for k in indices[u])]
+  return out
+
+
+_SCATTER_COMBINE = {
+    "none": lambda cur, u: u,
+    "add": lambda cur, u: cur + u,
+    "mul": lambda cur, u: cur * u,
+    "max": np.maximum,
+    "min": np.minimum,
+}
+
+
+def scatter_nd(x, indices, updates, reduction="none"):
+  """llm.scatter_nd: ONNX ScatterND, updates applied in row-major order
+  (repeated index tuples: the last wins with "none", accumulate otherwise);
+  negative components count from the end; out of range is a ValueError."""
+  out = np.array(x, copy=True)
+  indices, updates = np.asarray(indices), np.asarray(updates)
+  m = indices.shape[-1]
+  fn = _SCATTER_COMBINE[reduction]
+  for j in range(m):
+    indices = indices.copy()
+    indices[..., j] = _wrap_indices(indices[..., j], out.shape[j],
+                                    "scatter_nd")
+  with np.errstate(all="ignore"):
+    for u in np.ndindex(*indices.shape[:-1]):
+      at = tuple(int(k) for k in indices[u])
+      out[at] = fn(out[at], updates[u])
+  return out
+
+
+def scatter_elements(x, indices, updates, axis=0, reduction="none"):
+  """llm.scatter_elements: ONNX ScatterElements (row-major order, combine as
+  in scatter_nd); negative indices count from the end."""
+  out = np.array(x, copy=True)
+  axis = axis % out.ndim
+  idx = _wrap_indices(indices, out.shape[axis], "scatter_elements")
+  updates = np.asarray(updates)
+  fn = _SCATTER_COMBINE[reduction]
+  with np.errstate(all="ignore"):
+    for u in np.ndindex(*idx.shape):
+      at = list(u)
+      at[axis] = int(idx[u])
+      at = tuple(at)
+      out[at] = fn(out[at], updates[u])
+  return out
+
+
+def topk(x, k, axis=-1, largest=True):
+  """llm.topk: (values, int64 indices) of the k largest (smallest) along
+  `axis`, sorted, ties by the lower index, NaN larger than every number."""
+  x = np.asarray(x)
+  axis = axis % x.ndim
+  xs = np.moveaxis(x, axis, -1)
+  key = _f64(xs)
+  # A stable sort keeps the lower index first among ties; NaN sorts last in
+  # ascending order (numpy), i.e. it is the largest.
+  if largest:
+    nan = np.isnan(key)
+    order = np.argsort(np.where(nan, -np.inf, -key), axis=-1, kind="stable")
+    # NaNs first: a stable partition of the order by NaN-ness.
+    nan_sorted = np.take_along_axis(nan, order, axis=-1)
+    order = np.take_along_axis(order, np.argsort(~nan_sorted, axis=-1,
+                                                 kind="stable"), axis=-1)
+  else:
+    order = np.argsort(key, axis=-1, kind="stable")
+  idx = order[..., :k].astype(np.int64)
+  vals = np.take_along_axis(xs, idx, axis=-1)
+  return (np.moveaxis(vals, -1, axis).copy(), np.moveaxis(idx, -1, axis).copy())
+
+
+def dynamic_quantize(x):
+  """llm.dynamic_quantize: ONNX DynamicQuantizeLinear in f32 (scale, zero
+  point and result; uint8 values returned as uint8 arrays)."""
+  x = np.asarray(x, dtype=np.float32)
+  lo = np.float32(min(0.0, np.nanmin(x) if x.size else 0.0))
+  hi = np.float32(max(0.0, np.nanmax(x) if x.size else 0.0))
+  scale = np.float32((hi - lo) / np.float32(255))
+  with np.errstate(all="ignore"):
+    zp = np.nan_to_num(np.clip(np.rint(np.float32(0) - lo / scale), 0, 255))
+    q = np.nan_to_num(np.clip(np.rint(x / scale) + zp, 0, 255))
+  return q.astype(np.uint8), np.float32(scale), np.uint8(zp)
 
 
 def reverse(x, dimensions):

@@ -614,4 +614,5 @@ void mlir::llm::populateLLMToLinalgDataPatterns(RewritePatternSet &patterns) {
                ArgReduceLowering<ArgMinOp, false>,
                MinProdReduceLowering<ReduceMinOp, true>,
                MinProdReduceLowering<ReduceProdOp, false>>(ctx);
+  populateIndexingToLinalgPatterns(patterns);
 }

@@ -312,6 +312,12 @@ static std::optional<double> foldUnary(StringRef op, double x) {
     return std::sin(x);
   if (op == "Cos")
     return std::cos(x);
+  if (op == "Acos")
+    return std::acos(x);
+  if (op == "Asin")
+    return std::asin(x);
+  if (op == "Atan")
+    return std::atan(x);
   if (op == "Round") // halves to even
     return std::nearbyint(x);
   return std::nullopt;
@@ -336,9 +342,9 @@ static std::optional<int64_t> foldUnaryInt(StringRef op, int64_t x, int dtype) {
   return std::nullopt;
 }
 
-// Neg/Sqrt/Reciprocal/Exp/Log/Tanh/Erf/Sigmoid/Relu (+ Floor/Ceil/Abs and
-// Sin/Cos on constants only, e.g. rotary tables computed from static
-// positions): folded on constants, one llm op otherwise.
+// Neg/Sqrt/Reciprocal/Exp/Log/Tanh/Erf/Sigmoid/Relu/Floor/Ceil/Abs/Round/
+// Sin/Cos/Acos/Asin/Atan: folded on constants (e.g. rotary tables computed
+// from static positions), one llm op otherwise.
 LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   FailureOr<Entry *> in = required(node, 0);
@@ -405,6 +411,12 @@ LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
     r = SinOp::create(builder, loc, t, x);
   else if (op == "Cos")
     r = CosOp::create(builder, loc, t, x);
+  else if (op == "Acos")
+    r = AcosOp::create(builder, loc, t, x);
+  else if (op == "Asin")
+    r = AsinOp::create(builder, loc, t, x);
+  else if (op == "Atan")
+    r = AtanOp::create(builder, loc, t, x);
   else
     return nodeError(node) << op
                            << " is only supported on constants (no llm op)";

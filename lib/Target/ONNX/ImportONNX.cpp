@@ -102,7 +102,8 @@ static bool isSupportedOp(StringRef op) {
       "Constant", "Identity", "Dropout", "Add", "Sub", "Mul", "Div", "Mod",
       "Round", "Sum", "Mean", "LeakyRelu", "HardSigmoid", "HardSwish", "OneHot",
       "ThresholdedRelu", "PRelu", "CastLike", "IsInf", "Shrink", "Tile",
-      "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "IsNaN", "Elu",
+      "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Acos", "Asin", "Atan",
+      "Sign", "IsNaN", "Elu",
       "Celu", "Hardmax", "Selu", "Softsign", "Softplus", "Tan",
       "Pow", "Max", "Min", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
       "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs", "Sin", "Cos", "Equal",
@@ -120,6 +121,9 @@ static bool isSupportedOp(StringRef op) {
       "InstanceNormalization", "MeanVarianceNormalization", "DepthToSpace",
       "SpaceToDepth", "Pad", "EyeLike", "CumSum", "NegativeLogLikelihoodLoss",
       "SoftmaxCrossEntropyLoss",
+      // ImportIndexing.cpp
+      "GatherND", "ScatterND", "ScatterElements", "Scatter", "TopK",
+      "DynamicQuantizeLinear", "Einsum",
       // ImportQuant.cpp
       "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul",
       // Importer::importIf
@@ -147,7 +151,8 @@ static bool acceptsRuntimeF64(StringRef op) {
       "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Transpose",
       "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Concat", "Split", "Slice",
       "Gather", "GatherElements", "Shape", "Size", "Expand", "Tile", "Pad",
-      "DepthToSpace", "SpaceToDepth", "EyeLike", "CumSum"};
+      "DepthToSpace", "SpaceToDepth", "EyeLike", "CumSum", "GatherND",
+      "ScatterND", "ScatterElements", "Scatter", "TopK", "Einsum"};
   return ops.contains(op);
 }
 
@@ -165,7 +170,8 @@ LogicalResult Importer::checkRuntimeF64(const onnx::NodeProto &node) {
                << node.input(i)
                << "') is not supported (llm ops with f64: data movement, "
                   "Cast, comparisons, Where, Add/Sub/Mul/Div/Mod/Max/Min/"
-                  "Neg/Abs, CumSum)";
+                  "Neg/Abs, CumSum, GatherND, ScatterND, ScatterElements, "
+                  "TopK, Einsum)";
   return success();
 }
 
@@ -238,7 +244,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importTile(node);
   if (llvm::is_contained({"Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh",
                           "Erf", "Sigmoid", "Relu", "Floor", "Ceil", "Abs",
-                          "Sin", "Cos", "Round"},
+                          "Sin", "Cos", "Round", "Acos", "Asin", "Atan"},
                          op))
     return importUnary(node);
   if (llvm::is_contained({"Equal", "Less", "Greater", "LessOrEqual",
@@ -295,6 +301,16 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return importClip(node);
   if (op == "GatherElements")
     return importGatherElements(node);
+  if (op == "GatherND")
+    return importGatherND(node);
+  if (op == "ScatterND" || op == "ScatterElements" || op == "Scatter")
+    return importScatter(node);
+  if (op == "TopK")
+    return importTopK(node);
+  if (op == "DynamicQuantizeLinear")
+    return importDynamicQuantizeLinear(node);
+  if (op == "Einsum")
+    return importEinsum(node);
   if (op == "NonZero")
     return importNonZero(node);
   if (op == "Trilu")

@@ -111,6 +111,83 @@ int Importer::quantDType(const Entry &e) {
   return e.unsignedBits ? TensorProto::UINT8 : dtypeOf(e);
 }
 
+// QuantizeLinear(x, y_scale, y_zero_point) with a per-tensor scale (and
+// zero point) computed at run time, as DynamicQuantizeLinear's expanded
+// form writes it: no `!quant.uniform` type can hold the parameters, so the
+// ONNX formula is emitted on the values,
+//   q = clamp(round(x / scale) + zp, qmin, qmax)   (f32, half to even)
+// with zp read from its i8 storage (uint8 bits: + 256 when negative),
+// then converted to the i8 storage (through i32, keeping uint8 bits).
+LogicalResult Importer::importRuntimeQuantizeLinear(
+    const onnx::NodeProto &node) {
+  FailureOr<Entry *> x = required(node, 0), scale = required(node, 1);
+  if (failed(x) || failed(scale))
+    return failure();
+  Entry *zp = input(node, 2);
+  if (dtypeOf(**x) != TensorProto::FLOAT ||
+      dtypeOf(**scale) != TensorProto::FLOAT)
+    return nodeError(node) << "QuantizeLinear with a run-time scale needs "
+                              "FLOAT input and scale";
+  if (product(shapeOf(**scale)) != 1 || (zp && product(shapeOf(*zp)) != 1))
+    return nodeError(node) << "QuantizeLinear with a run-time scale is "
+                              "supported per tensor only (scale of shape "
+                           << shapeStr(shapeOf(**scale)) << ")";
+  int storage = zp ? quantDType(*zp) : TensorProto::UINT8;
+  if (storage != TensorProto::UINT8 && storage != TensorProto::INT8)
+    return nodeError(node) << "QuantizeLinear with a run-time scale to "
+                           << dtypeName(storage)
+                           << " is not supported (int8, uint8)";
+  bool isUnsigned = storage == TensorProto::UINT8;
+  Location loc = nodeLoc(node);
+  SmallVector<int64_t> shape = shapeOf(**x);
+  Type f32 = builder.getF32Type(), i32 = builder.getI32Type();
+  auto scalar = [&](double v, int dtype) {
+    return splatConstant(node, v, dtype, {});
+  };
+  FailureOr<Value> xv = materialize(node, **x);
+  FailureOr<Value> sv = materialize(node, **scale);
+  if (failed(xv) || failed(sv))
+    return failure();
+  Value s = reshape(loc, *sv, {});
+  Value zpf;
+  if (zp) {
+    FailureOr<Value> zv = storageValue(node, *zp);
+    if (failed(zv))
+      return failure();
+    Value z = reshape(loc, *zv, {});
+    z = CastOp::create(builder, loc, tensorType({}, i32), z);
+    if (isUnsigned) {
+      FailureOr<Value> zero = scalar(0, TensorProto::INT32),
+                       wrap = scalar(256, TensorProto::INT32);
+      if (failed(zero) || failed(wrap))
+        return failure();
+      Value neg = CompareOp::create(builder, loc,
+                                    tensorType({}, builder.getI1Type()),
+                                    ComparePredicate::LT, z, *zero);
+      Value up = AddOp::create(builder, loc, z.getType(), z, *wrap);
+      z = SelectOp::create(builder, loc, z.getType(), neg, up, z);
+    }
+    zpf = CastOp::create(builder, loc, tensorType({}, f32), z);
+  }
+  FailureOr<Value> lo = scalar(isUnsigned ? 0 : -128, TensorProto::FLOAT),
+                   hi = scalar(isUnsigned ? 255 : 127, TensorProto::FLOAT);
+  if (failed(lo) || failed(hi))
+    return failure();
+  Type ft = tensorType(shape, f32);
+  Value q = DivOp::create(builder, loc, ft, *xv, s);
+  q = RoundOp::create(builder, loc, ft, q);
+  if (zpf)
+    q = AddOp::create(builder, loc, ft, q, zpf);
+  q = MaxOp::create(builder, loc, ft, q, *lo);
+  q = MinOp::create(builder, loc, ft, q, *hi);
+  q = CastOp::create(builder, loc, tensorType(shape, i32), q);
+  q = CastOp::create(builder, loc, tensorType(shape, builder.getI8Type()), q);
+  setOutput(node, 0, q);
+  if (node.output_size() > 0 && !node.output(0).empty())
+    env[node.output(0)].unsignedBits = isUnsigned;
+  return success();
+}
+
 std::optional<LogicalResult>
 Importer::importQuantNode(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
@@ -185,6 +262,8 @@ Importer::importQuantNode(const onnx::NodeProto &node) {
   }
   Location loc = nodeLoc(node);
   if (op == "QuantizeLinear") {
+    if (Entry *s = input(node, 1); s && !s->constant)
+      return importRuntimeQuantizeLinear(node);
     FailureOr<Entry *> x = required(node, 0);
     FailureOr<const ConstTensor *> scale = requiredConst(node, 1, "y_scale");
     if (failed(x) || failed(scale))

@@ -839,8 +839,19 @@ LogicalResult Importer::importConstantOfShape(const onnx::NodeProto &node) {
   return success();
 }
 
-// Range(start, limit, delta): a 1-D constant.
+// Range(start, limit, delta): a 1-D constant. Bounds known only at run time
+// give a result whose length depends on run-time values: refused by name
+// (it needs dynamic shapes).
 LogicalResult Importer::importRange(const onnx::NodeProto &node) {
+  static const char *names[] = {"start", "limit", "delta"};
+  for (int i = 0; i < 3; ++i)
+    if (Entry *e = input(node, i); e && !e->constant)
+      return nodeError(node)
+             << "input '" << names[i]
+             << "' is computed at run time: the length of Range's result "
+                "would depend on run-time values, which needs dynamic shapes "
+                "(not supported yet); it must be a constant known at import "
+                "time";
   FailureOr<const ConstTensor *> s = requiredConst(node, 0, "start");
   if (failed(s))
     return failure();
@@ -960,6 +971,24 @@ LogicalResult Importer::importCast(const onnx::NodeProto &node) {
   }
   Value x = (*in)->value;
   Type toType = toMLIRType(to, ctx);
+  if (!toType && to == TensorProto::UINT8 && !elemTypeOf(x).isInteger(1)) {
+    // uint8 bits in i8 storage (as QuantizeLinear's results, e.g. the
+    // zero point of DynamicQuantizeLinear's expanded form): through i32,
+    // whose truncation to i8 keeps the bits of 0..255 (out of range is
+    // undefined in ONNX; the value wraps modulo 256 here).
+    Location loc = nodeLoc(node);
+    Value wide = x;
+    if (!elemTypeOf(x).isInteger(32))
+      wide = CastOp::create(builder, loc,
+                            tensorType(shapeOf(x), builder.getI32Type()), x);
+    setOutput(node, 0,
+              CastOp::create(builder, loc,
+                             tensorType(shapeOf(x), builder.getI8Type()),
+                             wide));
+    if (node.output_size() > 0 && !node.output(0).empty())
+      env[node.output(0)].unsignedBits = true;
+    return success();
+  }
   if (!toType)
     return nodeError(node) << "Cast of a runtime value to " << dtypeName(to)
                            << " is not supported by the llm dialect";

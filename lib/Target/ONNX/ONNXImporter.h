@@ -771,6 +771,12 @@ private:
   LogicalResult importRange(const onnx::NodeProto &node);
   LogicalResult importNonZero(const onnx::NodeProto &node);
   LogicalResult importGatherElements(const onnx::NodeProto &node);
+  // ImportIndexing.cpp
+  LogicalResult importGatherND(const onnx::NodeProto &node);
+  LogicalResult importScatter(const onnx::NodeProto &node);
+  LogicalResult importTopK(const onnx::NodeProto &node);
+  LogicalResult importDynamicQuantizeLinear(const onnx::NodeProto &node);
+  LogicalResult importEinsum(const onnx::NodeProto &node);
   LogicalResult importMean(const onnx::NodeProto &node);
   LogicalResult importOneHot(const onnx::NodeProto &node);
   LogicalResult importActivation(const onnx::NodeProto &node);
@@ -816,6 +822,7 @@ private:
                             const ConstTensor *zeroPoint, int storage,
                             int64_t axis, ArrayRef<int64_t> shape);
   FailureOr<Value> storageValue(const onnx::NodeProto &node, Entry &e);
+  LogicalResult importRuntimeQuantizeLinear(const onnx::NodeProto &node);
   int quantDType(const Entry &e);
 
   /// Creates the binary llm op for `opType` (Add, Sub, ...).

@@ -148,18 +148,11 @@ OUT_OF_SCOPE = [
      "expanded model declares [3, 4]"),
 ]
 
-# In-scope ops that llmc does not support yet (issue 20): reported with this
-# reason, kept apart from the out-of-scope ones.
-NOT_YET = [
-    (r"^test_top_k", "TopK (needs a sorting llm op)"),
-    (r"^test_(gathernd|scatternd|scatter_elements|scatter_with|scatter_without)",
-     "GatherND / ScatterND / ScatterElements (need llm ops with run-time "
-     "index checks)"),
-    (r"^test_einsum_", "Einsum (the test data is f64: f64 matmul/reductions)"),
-    (r"^test_dynamicquantizelinear",
-     "DynamicQuantizeLinear (a run-time uint8 result)"),
-    (r"^test_(acos|asin|atan)(_|$)", "Acos/Asin/Atan (need llm ops)"),
-]
+# In-scope ops that llmc does not support yet, with the reason: reported
+# apart from the out-of-scope ones. Empty since issue 20 (TopK, GatherND,
+# ScatterND, ScatterElements, Einsum on f64, DynamicQuantizeLinear and
+# Acos/Asin/Atan are supported).
+NOT_YET = []
 
 
 def skip_reason(name, opset):

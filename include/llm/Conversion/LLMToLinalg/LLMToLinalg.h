@@ -79,6 +79,13 @@ void populateFlashAttentionLoweringPatterns(RewritePatternSet &patterns,
 /// part of populateLLMToLinalgConversionPatterns.
 void populateLLMToLinalgDataPatterns(RewritePatternSet &patterns);
 
+/// Populates `patterns` with the lowerings of the indexing ops
+/// (`llm.gather_nd`, `llm.scatter_nd`, `llm.scatter_elements`), `llm.topk`,
+/// `llm.dynamic_quantize`, `llm.acos`/`asin`/`atan` and the f64
+/// `llm.reduce_sum` (lib/Conversion/LLMToLinalg/IndexingToLinalg.cpp); part
+/// of populateLLMToLinalgDataPatterns.
+void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
+
 /// Populates `patterns` with the lowering of the quantization ops
 /// (`llm.quantize`, `dequantize`, `requantize`, `matmul_integer`) to linalg
 /// generics on the storage types, with `quant.scast` (or `arith.bitcast` for

@@ -256,6 +256,9 @@ std::optional<std::function<double(double)>> unaryFn(Operation *op) {
       .Case([](RoundOp) { return Fn([](double x) { return std::nearbyint(x); }); })
       .Case([](SinOp) { return Fn([](double x) { return std::sin(x); }); })
       .Case([](CosOp) { return Fn([](double x) { return std::cos(x); }); })
+      .Case([](AcosOp) { return Fn([](double x) { return std::acos(x); }); })
+      .Case([](AsinOp) { return Fn([](double x) { return std::asin(x); }); })
+      .Case([](AtanOp) { return Fn([](double x) { return std::atan(x); }); })
       .Case([](SqrtOp) { return Fn([](double x) { return std::sqrt(x); }); })
       .Case([](RsqrtOp) {
         return Fn([](double x) { return 1.0 / std::sqrt(x); });

@@ -55,7 +55,8 @@ std::optional<int64_t> mlir::llm::getRecomputeCost(Operation *op) {
   if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ReluOp, ReciprocalOp,
           SqrtOp, RsqrtOp, AbsOp, FloorOp, CeilOp, RoundOp>(op))
     return 1;
-  if (isa<ExpOp, LogOp, TanhOp, ErfOp, SigmoidOp, PowOp, SinOp, CosOp, RemOp>(op))
+  if (isa<ExpOp, LogOp, TanhOp, ErfOp, SigmoidOp, PowOp, SinOp, CosOp, RemOp,
+          AcosOp, AsinOp, AtanOp>(op))
     return 4;
   if (isa<SiluOp>(op))
     return 5;

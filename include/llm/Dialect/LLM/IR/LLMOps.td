@@ -217,6 +217,18 @@ def LLM_RoundOp : LLM_UnaryOp<"round",
     "x rounded to the nearest integer, halves to even (ONNX Round, numpy.round)">;
 def LLM_SinOp : LLM_UnaryOp<"sin", "sin(x), x in radians">;
 def LLM_CosOp : LLM_UnaryOp<"cos", "cos(x), x in radians">;
+// The inverse trigonometric functions (ONNX Acos/Asin/Atan) lower to
+// `math.acos`/`asin`/`atan`, which become calls of the C library's
+// acosf/asinf/atanf (correctly rounded to within 1 ulp over the whole
+// domain, exact at +-1 and 0).
+def LLM_AcosOp : LLM_UnaryOp<"acos",
+    "acos(x) in [0, pi] (NaN for |x| > 1 and for NaN; acos(1) = 0, "
+    "acos(-1) = pi)">;
+def LLM_AsinOp : LLM_UnaryOp<"asin",
+    "asin(x) in [-pi/2, pi/2] (NaN for |x| > 1 and for NaN; asin(+-1) = "
+    "+-pi/2)">;
+def LLM_AtanOp : LLM_UnaryOp<"atan",
+    "atan(x) in (-pi/2, pi/2) (atan(+-inf) = +-pi/2; NaN for NaN)">;
 def LLM_SiluOp : LLM_UnaryOp<"silu",
     "x * sigmoid(x) (SiLU/Swish, Elfwing et al. 2017, arXiv:1702.03118)">;
 
@@ -613,7 +625,24 @@ class LLM_ReduceOp<string mnemonic, string formula>
       "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def LLM_ReduceSumOp : LLM_ReduceOp<"reduce_sum", "sum">;
+def LLM_ReduceSumOp : LLM_ReduceOp<"reduce_sum", "sum"> {
+  let description = [{
+    Reduces `input` with the sum over each dimension in `axes` (distinct, in
+    `[-rank, rank)`, negative counted from the end; an empty list reduces
+    nothing). With `keepdims` the reduced dimensions stay with size 1,
+    otherwise they are removed. Element types f32, f16, bf16 (accumulated
+    in f64, rounded once to the element type) and f64 (accumulated in f64:
+    ONNX double tensors, the f64 contractions of `Einsum`).
+
+    ```mlir
+    %r = llm.reduce_sum %x {axes = array<i64: 1>, keepdims = true}
+        : (tensor<2x8xf32>) -> tensor<2x1xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, F64]>:$input,
+      DenseI64ArrayAttr:$axes, DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, F64]>:$result);
+}
 def LLM_ReduceMeanOp : LLM_ReduceOp<"reduce_mean", "arithmetic mean">;
 def LLM_ReduceMaxOp : LLM_ReduceOp<"reduce_max", "maximum"> {
   let description = [{
@@ -912,6 +941,7 @@ def LLM_ArgMinOp : LLM_ArgReduceOp<"argmin", "smallest">;
 def LLM_ReduceMinOp : LLM_ReduceOp<"reduce_min", "minimum">;
 def LLM_ReduceProdOp : LLM_ReduceOp<"reduce_prod", "product">;
 
+include "llm/Dialect/LLM/IR/LLMIndexingOps.td"
 include "llm/Dialect/LLM/IR/LLMFusionOps.td"
 
 #endif // LLM_DIALECT_LLM_IR_LLMOPS_TD
