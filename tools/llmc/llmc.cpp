@@ -39,6 +39,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llm/Runtime/CUDA/DriverProbe.h"
 #include "llm/Runtime/CUDACompile.h"
+#include "llm/Runtime/CUDAExecutable.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -294,7 +296,7 @@ static cl::opt<uint64_t> seed("seed",
                               cl::cat(llmcCategory));
 
 // Options of `compile` and `import`.
-enum class EmitKind { MLIR, LLVM, Obj, PTX, Fatbin };
+enum class EmitKind { MLIR, LLVM, Obj, PTX, Fatbin, Exe, Shared };
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("Output file ('-' for "
                                                 "stdout)"),
@@ -311,7 +313,13 @@ static cl::opt<EmitKind> emitKind(
                           "--target cuda: the kernels' PTX (one chip)"),
                clEnumValN(EmitKind::Fatbin, "fatbin",
                           "--target cuda: the kernels' fatbin (every "
-                          "chip)")),
+                          "chip)"),
+               clEnumValN(EmitKind::Exe, "exe",
+                          "--target cuda: a program running the model on "
+                          ".npy inputs (needs only libcuda at run time)"),
+               clEnumValN(EmitKind::Shared, "shared",
+                          "--target cuda: a shared library with the model's "
+                          "C interface (needs only libcuda at run time)")),
     cl::sub(compileCommand), cl::cat(llmcCategory));
 
 // Options of `compile`: the compile report.
@@ -1080,6 +1088,51 @@ static llvm::Error checkCompileOutputs(bool withReport) {
   return checkOutputs({}, outFiles);
 }
 
+/// --emit=exe|shared: the host object of the CUDA module `objectModule`
+/// (with the runner for exe) linked with llmc's CUDA runtime into -o, through
+/// a temporary file next to it renamed into place (nothing is written on
+/// failure).
+static llvm::Error linkCUDAOutput(const EntrySignature &signature,
+                                  llvm::Module &objectModule,
+                                  llvm::TargetMachine &targetMachine,
+                                  CompileProgress *tracker) {
+  bool shared = emitKind == EmitKind::Shared;
+  std::string runner;
+  if (!shared) {
+    llvm::Expected<std::string> source = generateCUDARunner(signature);
+    if (!source)
+      return source.takeError();
+    runner = std::move(*source);
+  }
+  llvm::SmallString<128> object;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("llmc-model", "o", object))
+    return llvm::errorCodeToError(ec);
+  llvm::scope_exit removeObject([&] { llvm::sys::fs::remove(object); });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(object, ec);
+    if (ec)
+      return llvm::errorCodeToError(ec);
+    if (llvm::Error e = emitObjectFile(objectModule, targetMachine, os, tracker))
+      return e;
+  }
+  if (tracker)
+    tracker->clear();
+  llvm::SmallString<256> temp(outputPath);
+  temp += ".llmc-tmp";
+  if (llvm::Error e = linkCUDAProgram(object, runner, shared, temp)) {
+    llvm::sys::fs::remove(temp);
+    return e;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, outputPath)) {
+    llvm::sys::fs::remove(temp);
+    return llvm::createStringError("cannot write '" + outputPath +
+                                   "': " + ec.message());
+  }
+  return llvm::Error::success();
+}
+
 static int compileMain() {
   if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
     return fail(std::move(e));
@@ -1107,7 +1160,9 @@ static int compileMain() {
   OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
   if (!module)
     return 1;
-  if (failed(getEntrySignature(*module, entryName)))
+  FailureOr<EntrySignature> entrySignature =
+      getEntrySignature(*module, entryName);
+  if (failed(entrySignature))
     return 1;
   stripNameAttrs(*module);
   if (reportKind != ReportKind::None && reportFile.empty() &&
@@ -1117,8 +1172,12 @@ static int compileMain() {
   if (!cuda && targetName != "cpu")
     return fail("llmc compile: --target must be cpu or cuda, got '" +
                 targetName + "'");
-  if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin))
-    return fail("--emit=ptx and --emit=fatbin need --target cuda");
+  if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
+                emitKind == EmitKind::Exe || emitKind == EmitKind::Shared))
+    return fail("--emit=ptx, fatbin, exe and shared need --target cuda");
+  bool linked = emitKind == EmitKind::Exe || emitKind == EmitKind::Shared;
+  if (linked && outputPath == "-")
+    return fail("--emit=exe and --emit=shared write a file; give -o FILE");
   if (!cuda && (chips.getNumOccurrences() || toolkitPath.getNumOccurrences()))
     return fail("--chip and --toolkit need --target cuda");
   if (cuda && emitKind == EmitKind::PTX && chips.size() > 1)
@@ -1233,6 +1292,23 @@ static int compileMain() {
     } else {
       objectModule = std::move(*llvmModule);
     }
+  }
+  if (linked) {
+    if (llvm::Error e = linkCUDAOutput(*entrySignature, *objectModule,
+                                       *targetMachine,
+                                       tracker))
+      return fail(std::move(e));
+    objectModule.reset();
+    if (!reportText)
+      return 0;
+    if (llvm::Error e = llm::writeFiles(
+            {reportFile.empty() ? std::string("-") : reportFile.getValue()},
+            [&](size_t, llvm::raw_ostream &os, StringRef) -> llvm::Error {
+              os << *reportText;
+              return llvm::Error::success();
+            }))
+      return fail(std::move(e));
+    return 0;
   }
   // Writes -o. The object goes straight into a regular file's temporary
   // file (the ELF writer seeks back to patch its headers), then the deferred

@@ -1,0 +1,41 @@
+// llmc compile --target cuda --emit=exe|shared: programs that need only libc
+// and, at run time, the CUDA driver. Without a GPU they run over the fake
+// driver of test/Runtime/CUDA (host memory, no kernels executed), which
+// checks the runner's input/output handling, the copies and the error path;
+// the numbers are checked on a GPU by scripts/gpu-check.sh.
+//
+// REQUIRES: cuda-toolkit
+// RUN: rm -rf %t && mkdir -p %t/out
+// RUN: llmc compile %s --entry scale --target cuda --chip sm_80 --emit=exe -o %t/scale.exe --quiet
+// RUN: llmc compile %s --entry scale --target cuda --chip sm_80 --emit=shared -o %t/scale.so --quiet
+//
+// Only libc: the driver is loaded at run time.
+// RUN: %python -c "import subprocess, sys; out = subprocess.run(['ldd', sys.argv[1]], capture_output=True, text=True).stdout; print('cuda' in out, 'libLLVM' in out, 'libMLIR' in out)" %t/scale.exe | FileCheck %s --check-prefix=DEPS
+// DEPS: False False False
+// RUN: nm -D %t/scale.so | FileCheck %s --check-prefix=SYMS
+// SYMS-DAG: T _mlir_ciface_scale
+// SYMS-DAG: T _mlir_ciface_scale_host
+//
+// No driver: one message, exit 1, no output file.
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%t/missing.so not %t/scale.exe --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=NODRIVER
+// NODRIVER: llmc CUDA runtime: no CUDA driver found
+// NODRIVER: error: the model failed on the GPU
+// RUN: not test -e %t/out/out0.npy
+//
+// The fake driver: inputs read, results written with the right shape.
+// RUN: %python -c "import numpy as np; np.save('%t/x.npy', np.ones((4, 8), np.float32))"
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 %t/scale.exe %t/x.npy --output-dir %t/out --repeat 2 | FileCheck %s --check-prefix=FAKE
+// FAKE: out0: sum=
+// FAKE: time: median {{.*}} ms (2 runs after 1 warm-up
+// RUN: %python -c "import numpy as np; a = np.load('%t/out/out0.npy'); print(a.shape, a.dtype)" | FileCheck %s --check-prefix=SHAPE
+// SHAPE: (4, 8) float32
+//
+// A wrong input: the runner names the expected shape.
+// RUN: %python -c "import numpy as np; np.save('%t/bad.npy', np.ones((8, 4), np.float32))"
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 not %t/scale.exe %t/bad.npy 2>&1 | FileCheck %s --check-prefix=BADSHAPE
+// BADSHAPE: error: {{.*}}bad.npy: expected shape (4, 8)
+
+func.func @scale(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = llm.add %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
