@@ -94,13 +94,16 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
 
 void mlir::llm::buildLLMLowerToCPULinalgStage(
     OpPassManager &pm, const LowerToCPUOptions &options) {
-  // llm -> linalg on tensors.
+  // The CPU target's choices for the lowering of llm ops, recorded on them
+  // (llm.lowering_config), then llm -> linalg on tensors, which reads them.
+  LLMSelectLoweringConfigPassOptions configOpts;
+  configOpts.target = options.target;
+  configOpts.attentionTile.assign(options.attentionTile.begin(),
+                                  options.attentionTile.end());
+  configOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
+  pm.addPass(createLLMSelectLoweringConfigPass(configOpts));
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   toLinalgOpts.attention = options.attention;
-  toLinalgOpts.target = options.target;
-  toLinalgOpts.attentionTile.assign(options.attentionTile.begin(),
-                                    options.attentionTile.end());
-  toLinalgOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
@@ -279,9 +282,9 @@ void mlir::llm::buildLLMLowerToNVVMLinalgStage(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   // The flash lowering's tile loops are CPU loop nests; the GPU kernels
-  // distribute the materialized form.
+  // distribute the materialized form. No CPU lowering configuration
+  // (llm-select-lowering-config): the ops keep the neutral defaults.
   toLinalgOpts.attention = "materialized";
-  toLinalgOpts.target = "generic";
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)

@@ -102,7 +102,7 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "(default: the target's)")};
   /// Overrides the target's streamedWeightMinBytes: the smallest weight
   /// (stored bytes) of a weight-only decode matvec assumed read from DRAM
-  /// on every call (convert-llm-to-linalg{streamed-weight-min-bytes=...}).
+  /// on every call (llm-select-lowering-config{streamed-weight-min-bytes=...}).
   PassOptions::Option<int64_t> streamedWeightMinBytes{
       *this, "streamed-weight-min-bytes",
       llvm::cl::desc("Smallest weight-only matvec weight (bytes) given the "
