@@ -12,6 +12,7 @@
 
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Codegen/Passes.h"
+#include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 
@@ -71,7 +72,7 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
   }
   if (options.optimizeLayout) {
     LLMOptimizeLayoutPassOptions layoutOpts;
-    layoutOpts.target = options.layoutTarget;
+    layoutOpts.weightLayout = options.weightLayout;
     pm.addPass(llm::createLLMOptimizeLayoutPass(layoutOpts));
   }
   // Last llm-level pass: the groups hide their ops from llm patterns.
@@ -88,7 +89,12 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   graph.optimizeGraph = options.optimizeGraph;
   graph.optimizeLayout = options.optimizeLayout;
   graph.fuse = options.fuse;
-  graph.layoutTarget = options.target;
+  // The CPU target's weight layout, as a target-independent request. An
+  // unknown target keeps "kn" here; llm-select-lowering-config reports it.
+  if (FailureOr<CPUTargetDescription> desc =
+          CPUTargetDescription::lookup(options.target);
+      succeeded(desc))
+    graph.weightLayout = stringifyWeightLayout(desc->matmulWeightLayout).str();
   buildLLMGraphStage(pm, graph);
 }
 
@@ -273,7 +279,7 @@ void mlir::llm::buildLLMLowerToNVVMGraphStage(
   graph.fuse = options.fuse;
   // Weights stay [K, N]: the GPU kernels put N on the threads, so a row of
   // B is read coalesced.
-  graph.layoutTarget = "generic";
+  graph.weightLayout = stringifyWeightLayout(WeightLayout::KN).str();
   graph.attentionGroups = true;
   buildLLMGraphStage(pm, graph);
 }

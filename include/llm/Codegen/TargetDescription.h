@@ -85,10 +85,11 @@ struct CPUTargetDescription {
   /// contiguously: `KN` (B row-major [K, N]: the outer-product register tile
   /// loads a row of B per step of K) or `NK` (B stored [N, K], as a
   /// dot-product kernel wants). `llm-optimize-layout` rewrites constant
-  /// weights into it. Default KN on every CPU target (measured on the
+  /// weights into it (the CPU pipeline passes it as
+  /// `weight-layout`). Default KN on every CPU target (measured on the
   /// current kernel: an [N, K] weight is either gathered with stride K or
   /// transposed at run time).
-  enum class WeightLayout { KN, NK };
+  using WeightLayout = llm::WeightLayout;
   WeightLayout matmulWeightLayout = WeightLayout::KN;
 
   /// Threads the parallel loops are planned for; 0 means every hardware

@@ -220,9 +220,11 @@ void buildLLMLowerToCPULoopsPipeline(OpPassManager &pm,
 struct GraphStageOptions {
   /// llm-recompose, llm-fold-constants, llm-fold-quant.
   bool optimizeGraph = true;
-  /// llm-optimize-layout, for the CPU target description `layoutTarget`.
+  /// llm-optimize-layout, with the weight layout the target's matmul
+  /// kernel reads (`weight-layout`: "kn" or "nk", a target-independent
+  /// request each target's pipeline derives from its description).
   bool optimizeLayout = true;
-  std::string layoutTarget = "host";
+  std::string weightLayout = "kn";
   /// llm-fuse, and its `attention-groups` option.
   bool fuse = true;
   bool attentionGroups = false;

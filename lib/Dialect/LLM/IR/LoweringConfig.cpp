@@ -7,7 +7,8 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements the verification and the accessors of the
-// `llm.lowering_config` attribute (llm/Dialect/LLM/IR/LoweringConfig.h).
+// `llm.lowering_config` attribute, and the names of the weight layouts
+// (llm/Dialect/LLM/IR/LoweringConfig.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,4 +124,20 @@ LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kLoweringConfigAttrName)
     return verifyLoweringConfig(op, attr.getValue());
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Weight layouts
+//===----------------------------------------------------------------------===//
+
+std::optional<WeightLayout> mlir::llm::parseWeightLayout(StringRef name) {
+  if (name == "kn")
+    return WeightLayout::KN;
+  if (name == "nk")
+    return WeightLayout::NK;
+  return std::nullopt;
+}
+
+StringRef mlir::llm::stringifyWeightLayout(WeightLayout layout) {
+  return layout == WeightLayout::KN ? "kn" : "nk";
 }

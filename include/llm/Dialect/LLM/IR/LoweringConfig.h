@@ -41,6 +41,10 @@
 //   verifyOperationAttribute): a dictionary, on one of those ops, with only
 //   that op's keys and valid values.
 //
+// * WeightLayout: the storage of a matmul's constant weight that a target's
+//   matmul kernel reads contiguously, requested from `llm-optimize-layout`
+//   (`weight-layout=kn|nk`) by each target's pipeline.
+//
 // * Markers that the lowering puts on the linalg ops it has already placed in
 //   their own loop nests, for the codegen passes (`llm.vectorize_in_place`,
 //   `llm.fuse_consumers`).
@@ -90,6 +94,20 @@ std::optional<std::array<int64_t, 2>> getConfiguredAttentionTile(Operation *op);
 std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
 /// Whether `op`'s configuration says its weight is streamed, if it says.
 std::optional<bool> getConfiguredStreamed(Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Weight layout requests
+//===----------------------------------------------------------------------===//
+
+/// Storage of a matmul's B operand that the matmul kernel reads
+/// contiguously: `KN` (B row-major [K, N]) or `NK` (B stored [N, K], as a
+/// dot-product kernel wants).
+enum class WeightLayout { KN, NK };
+
+/// Parses "kn" / "nk".
+std::optional<WeightLayout> parseWeightLayout(StringRef name);
+/// "kn" / "nk".
+StringRef stringifyWeightLayout(WeightLayout layout);
 
 //===----------------------------------------------------------------------===//
 // Markers from the lowering to the codegen
