@@ -12,6 +12,7 @@
 
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Codegen/Passes.h"
+#include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 
@@ -71,7 +72,7 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
   }
   if (options.optimizeLayout) {
     LLMOptimizeLayoutPassOptions layoutOpts;
-    layoutOpts.target = options.layoutTarget;
+    layoutOpts.weightLayout = options.weightLayout;
     pm.addPass(llm::createLLMOptimizeLayoutPass(layoutOpts));
   }
   // Last llm-level pass: the groups hide their ops from llm patterns.
@@ -88,19 +89,27 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   graph.optimizeGraph = options.optimizeGraph;
   graph.optimizeLayout = options.optimizeLayout;
   graph.fuse = options.fuse;
-  graph.layoutTarget = options.target;
+  // The CPU target's weight layout, as a target-independent request. An
+  // unknown target keeps "kn" here; llm-select-lowering-config reports it.
+  if (FailureOr<CPUTargetDescription> desc =
+          CPUTargetDescription::lookup(options.target);
+      succeeded(desc))
+    graph.weightLayout = stringifyWeightLayout(desc->matmulWeightLayout).str();
   buildLLMGraphStage(pm, graph);
 }
 
 void mlir::llm::buildLLMLowerToCPULinalgStage(
     OpPassManager &pm, const LowerToCPUOptions &options) {
-  // llm -> linalg on tensors.
+  // The CPU target's choices for the lowering of llm ops, recorded on them
+  // (llm.lowering_config), then llm -> linalg on tensors, which reads them.
+  LLMSelectLoweringConfigPassOptions configOpts;
+  configOpts.target = options.target;
+  configOpts.attentionTile.assign(options.attentionTile.begin(),
+                                  options.attentionTile.end());
+  configOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
+  pm.addPass(createLLMSelectLoweringConfigPass(configOpts));
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   toLinalgOpts.attention = options.attention;
-  toLinalgOpts.target = options.target;
-  toLinalgOpts.attentionTile.assign(options.attentionTile.begin(),
-                                    options.attentionTile.end());
-  toLinalgOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
@@ -270,7 +279,7 @@ void mlir::llm::buildLLMLowerToNVVMGraphStage(
   graph.fuse = options.fuse;
   // Weights stay [K, N]: the GPU kernels put N on the threads, so a row of
   // B is read coalesced.
-  graph.layoutTarget = "generic";
+  graph.weightLayout = stringifyWeightLayout(WeightLayout::KN).str();
   graph.attentionGroups = true;
   buildLLMGraphStage(pm, graph);
 }
@@ -279,9 +288,9 @@ void mlir::llm::buildLLMLowerToNVVMLinalgStage(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   // The flash lowering's tile loops are CPU loop nests; the GPU kernels
-  // distribute the materialized form.
+  // distribute the materialized form. No CPU lowering configuration
+  // (llm-select-lowering-config): the ops keep the neutral defaults.
   toLinalgOpts.attention = "materialized";
-  toLinalgOpts.target = "generic";
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)

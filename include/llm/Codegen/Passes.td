@@ -38,6 +38,72 @@ def LLMEmitCInterfacePass : Pass<"llm-emit-c-interface", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Lowering configuration
+//===----------------------------------------------------------------------===//
+
+def LLMSelectLoweringConfigPass
+    : Pass<"llm-select-lowering-config", "::mlir::ModuleOp"> {
+  let summary = "Record the CPU target's lowering choices on llm ops as "
+                "llm.lowering_config";
+  let description = [{
+    The CPU half of the per-op lowering configuration (in the manner of
+    IREE's `lowering_config`): runs on llm ops before
+    `convert-llm-to-linalg`, which is target-neutral and reads only these
+    attributes. From the CPU target description `target`
+    (llm/Codegen/TargetDescription.h) it attaches
+    `llm.lowering_config` (llm/Dialect/LLM/IR/LoweringConfig.h) to:
+
+    * every `llm.attention`: `{attention_tile = array<i64: Q, KV>}`, the
+      target's `attentionTile` (or `attention-tile`), the tile of the
+      flash-attention lowering;
+    * every `llm.dequant_matmul`: `{dot_product = "bf16" | "f32", streamed
+      = true | false}`: `bf16` on targets with AVX512-BF16 dot products
+      (`bf16DotProduct`; the 4-bit decode matvec uses them), and `streamed`
+      when the weight's stored bytes (elements times the storage width, 4
+      bits for int4) are at least the target's `streamedWeightMinBytes` (or
+      `streamed-weight-min-bytes`): the decode matvec kernels then take
+      their streaming block shapes.
+
+    Ops inside `llm.fusion_group` regions are configured too. An op that
+    already carries `llm.lowering_config` (a tuner's or a test's choice) is
+    left as it is. The GPU pipeline (`llm-lower-to-nvvm`) does not run this
+    pass: its ops keep the neutral defaults of `convert-llm-to-linalg`.
+
+    Example (`target=avx512-bf16`):
+
+    ```mlir
+    %0 = llm.attention %q, %k, %v {llm.lowering_config =
+        {attention_tile = array<i64: 32, 64>}} : ...
+    %1 = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config =
+        {dot_product = "bf16", streamed = true}} : ...
+    ```
+
+    Errors: an unknown `target` name is reported at each function (at the
+    module if there is none), an `attention-tile` that is not two positive
+    sizes or a `streamed-weight-min-bytes` below -1 at the module; the pass
+    fails. Invalid attribute values written by hand are rejected by the llm
+    dialect's verifier.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "CPU target description: host, avx512-bf16, avx512, avx2 or generic">,
+    ListOption<"attentionTile", "attention-tile", "int64_t",
+               "Override the target's flash-attention tile [query rows, "
+               "key/value rows]">,
+    Option<"streamedWeightMinBytes", "streamed-weight-min-bytes", "int64_t",
+           /*default=*/"-1",
+           "Override the target's smallest weight (stored bytes) of a "
+           "weight-only decode matvec taken as streamed from DRAM (-1: the "
+           "target's; 0: every weight)">,
+  ];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let statistics = [
+    Statistic<"numOpsConfigured", "ops-configured",
+              "llm ops given an llm.lowering_config">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//
 

@@ -16,6 +16,8 @@
 #ifndef LLM_CODEGEN_TARGETDESCRIPTION_H
 #define LLM_CODEGEN_TARGETDESCRIPTION_H
 
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
+
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
@@ -23,20 +25,6 @@
 #include <string>
 
 namespace mlir::llm {
-
-/// Unit attribute on a linalg op that a lowering already placed inside its own
-/// loop nest (the tiles of the flash-attention lowering): llm-tile-and-vectorize
-/// register-tiles and vectorizes it where it is, instead of giving it an
-/// outer parallel loop. Matmuls (register tiles) and 2-D transposes (square
-/// tiles of one vector length); removed by the pass.
-inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
-    "llm.vectorize_in_place";
-
-/// Marks an `scf.forall` (over blocks of a lowering's result) into which
-/// llm-tile-and-vectorize fuses the elementwise consumers of its result
-/// (upstream `scf::tileAndFuseConsumer`), one block at a time; removed by
-/// the pass.
-inline constexpr llvm::StringLiteral kFuseConsumersAttr = "llm.fuse_consumers";
 
 /// A CPU target. Tile sizes are in elements; a size of 0 leaves that
 /// dimension untiled.
@@ -90,16 +78,18 @@ struct CPUTargetDescription {
   /// the online softmax works on a [q, kv] f32 score tile plus [kv, D] key
   /// and [kv, Dv] value tiles, so q * kv * 4 bytes (8 KiB for [32, 64]) and
   /// the K/V tiles (16 KiB each at D = 64) stay in L1/L2. A size larger than
-  /// the sequence is clamped to it.
+  /// the sequence is clamped to it. Recorded on each `llm.attention` by
+  /// llm-select-lowering-config (`llm.lowering_config`, attention_tile).
   SmallVector<int64_t, 2> attentionTile = {32, 64};
   /// Storage of a matmul's B operand that the matmul kernel reads
   /// contiguously: `KN` (B row-major [K, N]: the outer-product register tile
   /// loads a row of B per step of K) or `NK` (B stored [N, K], as a
   /// dot-product kernel wants). `llm-optimize-layout` rewrites constant
-  /// weights into it. Default KN on every CPU target (measured on the
+  /// weights into it (the CPU pipeline passes it as
+  /// `weight-layout`). Default KN on every CPU target (measured on the
   /// current kernel: an [N, K] weight is either gathered with stride K or
   /// transposed at run time).
-  enum class WeightLayout { KN, NK };
+  using WeightLayout = llm::WeightLayout;
   WeightLayout matmulWeightLayout = WeightLayout::KN;
 
   /// Threads the parallel loops are planned for; 0 means every hardware
@@ -121,7 +111,8 @@ struct CPUTargetDescription {
   /// 32-entry `vpermw` table and multiplies them with the activations held as
   /// two bf16 terms (hi = bf16(x), lo = bf16(x - hi): 16 significant bits,
   /// |x - hi - lo| <= 2^-16 |x|) in f32 accumulators; see
-  /// docs/Quantization.md. False: the exact f32 kernel.
+  /// docs/Quantization.md. False: the exact f32 kernel. Recorded on each
+  /// `llm.dequant_matmul` by llm-select-lowering-config (dot_product).
   bool bf16DotProduct = false;
 
   /// Smallest weight (stored bytes) of a weight-only decode matvec
@@ -131,6 +122,8 @@ struct CPUTargetDescription {
   /// Such weights take the kernels' streaming block shapes, fewer weight
   /// rows per block (faster when the weight comes from DRAM, slower when it
   /// stays cached between calls; bench/quant/results.md). 0: every weight.
+  /// llm-select-lowering-config records the decision on each
+  /// `llm.dequant_matmul` (streamed).
   int64_t streamedWeightMinBytes = 1 << 20;
 
   /// Number of `elementType` lanes in one vector register (at least 1).

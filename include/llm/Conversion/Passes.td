@@ -47,8 +47,9 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
       `scf.for` over key/value tiles carrying the running row max `m`, the
       running sum `l` and the f32 output accumulator, rescaled by
       `exp(m_old - m_new)`; no score tensor larger than one
-      `[q_tile, kv_tile]` tile exists. Tile sizes come from the CPU target
-      description (`attentionTile`, see `target`) or `attention-tile`.
+      `[q_tile, kv_tile]` tile exists. Tile sizes come from the op's
+      lowering configuration (`llm.lowering_config = {attention_tile =
+      array<i64: Q, KV>}`), else from `attention-tile` ([32, 64]).
       Key/value head = query head / (Hq / Hkv). A last tile that is not full
       is shifted back to end at the sequence end (static tile shapes): the
       overlapping key columns are excluded again, the overlapping query rows
@@ -72,36 +73,42 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     f16/bf16 values are computed in f32 inside the bodies and rounded back;
     reductions and matmuls accumulate in f32.
 
+    Target independence: the pass reads no target description. The
+    target's choices are per-op lowering configurations
+    (`llm.lowering_config`, llm/Dialect/LLM/IR/LoweringConfig.h, verified by
+    the llm dialect) that a target's codegen attaches beforehand
+    (`llm-select-lowering-config` for the CPU) or a tuner writes:
+
+    * `llm.attention`: `attention_tile = array<i64: Q, KV>`, the flash
+      tile (default: `attention-tile`, [32, 64]).
+    * `llm.dequant_matmul`: `dot_product = "bf16"` makes its 4-bit decode
+      matvec use AVX512-BF16 dot products (default `"f32"`, the exact
+      kernel); `streamed = true|false` gives the decode matvec kernels their
+      streaming block shapes (fewer weight rows per block) or not (default:
+      the weight has at least `streamed-weight-min-bytes` stored bytes,
+      1 MiB); see docs/Quantization.md.
+
     Errors: every llm op with a dynamically shaped operand or result is
     reported ("llm-to-linalg requires static shapes") and the pass fails; an
-    unknown `attention` value or an `attention-tile` that is not two positive
-    sizes fails the pass with a diagnostic on the module; an unknown `target`
-    is reported at the first op that reads it (`llm.attention` with
-    `attention=flash`, for its tile, or `llm.dequant_matmul`, whose 4-bit
-    decode matvec uses AVX512-BF16 dot products on targets that have them,
-    and whose decode matvec kernels take streaming block shapes (fewer
-    weight rows per block) for weights of at least the target's
-    `streamedWeightMinBytes` (or `streamed-weight-min-bytes`): see
-    docs/Quantization.md). A `streamed-weight-min-bytes` below -1 fails the
-    pass with a diagnostic on the module.
+    unknown `attention` value, an `attention-tile` that is not two positive
+    sizes or a negative `streamed-weight-min-bytes` fails the pass with a
+    diagnostic on the module.
   }];
   let options = [
     Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
            "Lowering of llm.attention: 'flash' (one loop nest, online "
            "softmax over key/value tiles) or 'materialized' (full score "
            "matrix)">,
-    Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "CPU target description giving the flash-attention tile and the "
-           "int4 matvec kernel: 'host', 'generic', 'avx2', 'avx512' or "
-           "'avx512-bf16'">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
-               "Flash-attention tile [query rows, key/value rows] (default: "
-               "the target's)">,
+               "Flash-attention tile [query rows, key/value rows] of an "
+               "llm.attention without attention_tile in its "
+               "llm.lowering_config (default: 32,64)">,
     Option<"streamedWeightMinBytes", "streamed-weight-min-bytes", "int64_t",
-           /*default=*/"-1",
+           /*default=*/"1048576",
            "Smallest weight (stored bytes) of a weight-only decode matvec "
-           "assumed read from DRAM on every call, which takes the kernels' "
-           "streaming block shapes (-1: the target's; 0: every weight)">,
+           "without streamed in its llm.lowering_config that is assumed "
+           "read from DRAM on every call, which takes the kernels' "
+           "streaming block shapes (0: every weight)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -102,7 +102,7 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "(default: the target's)")};
   /// Overrides the target's streamedWeightMinBytes: the smallest weight
   /// (stored bytes) of a weight-only decode matvec assumed read from DRAM
-  /// on every call (convert-llm-to-linalg{streamed-weight-min-bytes=...}).
+  /// on every call (llm-select-lowering-config{streamed-weight-min-bytes=...}).
   PassOptions::Option<int64_t> streamedWeightMinBytes{
       *this, "streamed-weight-min-bytes",
       llvm::cl::desc("Smallest weight-only matvec weight (bytes) given the "
@@ -220,9 +220,11 @@ void buildLLMLowerToCPULoopsPipeline(OpPassManager &pm,
 struct GraphStageOptions {
   /// llm-recompose, llm-fold-constants, llm-fold-quant.
   bool optimizeGraph = true;
-  /// llm-optimize-layout, for the CPU target description `layoutTarget`.
+  /// llm-optimize-layout, with the weight layout the target's matmul
+  /// kernel reads (`weight-layout`: "kn" or "nk", a target-independent
+  /// request each target's pipeline derives from its description).
   bool optimizeLayout = true;
-  std::string layoutTarget = "host";
+  std::string weightLayout = "kn";
   /// llm-fuse, and its `attention-groups` option.
   bool fuse = true;
   bool attentionGroups = false;

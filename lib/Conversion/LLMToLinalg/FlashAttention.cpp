@@ -36,8 +36,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
-#include "llm/Codegen/TargetDescription.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -143,6 +143,14 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
         !llvm::all_of(op->getResultTypes(), isStatic))
       return rewriter.notifyMatchFailure(
           op, "llm-to-linalg requires static shapes");
+    // The op's lowering configuration (attention_tile) wins over the
+    // pattern's default tile.
+    int64_t queryTile = this->queryTile, keyTile = this->keyTile;
+    if (std::optional<std::array<int64_t, 2>> tile =
+            getConfiguredAttentionTile(op)) {
+      queryTile = (*tile)[0];
+      keyTile = (*tile)[1];
+    }
     if (queryTile <= 0 || keyTile <= 0)
       return rewriter.notifyMatchFailure(op, "tile sizes must be positive");
 

@@ -25,7 +25,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
-#include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/Passes.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
@@ -1816,30 +1815,11 @@ struct ConvertLLMToLinalgPass
       return signalPassFailure();
     }
     options.flashAttention = attention == "flash";
-    // The target description is read for the flash-attention tiles and the
-    // 4-bit matvec kernel; its errors are reported at the first op that
-    // reads it.
-    Operation *firstReader = nullptr;
-    getOperation()->walk([&](Operation *op) {
-      if (!firstReader && ((options.flashAttention && isa<AttentionOp>(op)) ||
-                           isa<DequantMatmulOp>(op)))
-        firstReader = op;
-    });
+    // The target's choices come from each op's `llm.lowering_config`
+    // (LoweringConfig.h, llm-select-lowering-config); these options are the
+    // neutral defaults of the ops without one.
     SmallVector<int64_t> tile{options.attentionQueryTile,
                               options.attentionKeyTile};
-    if (firstReader) {
-      FailureOr<CPUTargetDescription> desc =
-          CPUTargetDescription::lookup(this->target);
-      if (failed(desc)) {
-        firstReader->emitError()
-            << "convert-llm-to-linalg: unknown target '" << this->target
-            << "' (expected " << CPUTargetDescription::getKnownNames() << ")";
-        return signalPassFailure();
-      }
-      tile.assign(desc->attentionTile.begin(), desc->attentionTile.end());
-      options.bf16DotProduct = desc->bf16DotProduct;
-      options.streamedWeightMinBytes = desc->streamedWeightMinBytes;
-    }
     if (!attentionTile.empty())
       tile.assign(attentionTile.begin(), attentionTile.end());
     if (tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0) {
@@ -1850,15 +1830,14 @@ struct ConvertLLMToLinalgPass
     }
     options.attentionQueryTile = tile[0];
     options.attentionKeyTile = tile[1];
-    if (streamedWeightMinBytes < -1) {
+    if (streamedWeightMinBytes < 0) {
       getOperation()->emitError()
-          << "convert-llm-to-linalg: streamed-weight-min-bytes must be -1 "
-             "(the target's) or a size in bytes, got "
+          << "convert-llm-to-linalg: streamed-weight-min-bytes must be a "
+             "size in bytes, got "
           << static_cast<int64_t>(streamedWeightMinBytes);
       return signalPassFailure();
     }
-    if (streamedWeightMinBytes >= 0)
-      options.streamedWeightMinBytes = streamedWeightMinBytes;
+    options.streamedWeightMinBytes = streamedWeightMinBytes;
 
     ConversionTarget target(getContext());
     target.addIllegalDialect<LLMDialect>();

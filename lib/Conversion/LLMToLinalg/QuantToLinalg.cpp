@@ -23,9 +23,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
-#include "llm/Codegen/TargetDescription.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -749,13 +749,13 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
 
 /// Elements of K per step of the matvec kernel.
 constexpr int64_t kMatvecChunk = 32;
-/// The matvec kernels' block shapes for a streamed weight (at least
-/// `LLMToLinalgOptions::streamedWeightMinBytes`: read from DRAM on every
-/// call): fewer weight rows per block than the cache-tuned shapes. Measured
-/// on the Zen 5 machine of bench/quant (1x4096 @ 4096x4096, caches evicted
-/// before each call): int8 one row per block with 64-element chunks, int4
-/// (AVX512-BF16 kernel) two rows, against four and eight cache-tuned; see
-/// bench/quant/results.md.
+/// The matvec kernels' block shapes for a streamed weight (read from DRAM on
+/// every call: `streamed` in the op's `llm.lowering_config`, else at least
+/// `LLMToLinalgOptions::streamedWeightMinBytes`): fewer weight rows per block
+/// than the cache-tuned shapes. Measured on the Zen 5 machine of bench/quant
+/// (1x4096 @ 4096x4096, caches evicted before each call): int8 one row per
+/// block with 64-element chunks, int4 (AVX512-BF16 kernel) two rows, against
+/// four and eight cache-tuned; see bench/quant/results.md.
 constexpr int64_t kStreamedMatvecChunk = 64;
 constexpr int64_t kStreamedMatvecRows8 = 1;
 constexpr int64_t kStreamedMatvecRows4 = 2;
@@ -1239,7 +1239,8 @@ static uint16_t bf16Bits(int v) {
 
 /// `x[M, K] @ dequantize(w)^T` for a constant 4-bit weight stored `[N, K]`
 /// and 1 <= M <= kMatvecMaxRows rows of x, on targets with AVX512-BF16 dot
-/// products and AVX512-BW word permutes (`bf16DotProduct`):
+/// products and AVX512-BW word permutes (`dot_product = "bf16"` in the op's
+/// `llm.lowering_config`):
 ///  * the weight is packed in this kernel's layout: within each chunk of
 ///    128 elements of a row, 16-bit word `i` (0..31, bytes 2i and 2i + 1)
 ///    holds element `32p + i` in bits [4p, 4p + 4) (p = 0..3), storage
@@ -1859,12 +1860,10 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
 //   storage weight and the parameter tensors as inputs, so the weight is
 //   dequantized in the contraction's operand load, never materialized.
 struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
-  DequantMatmulLowering(MLIRContext *ctx, bool bf16DotProduct,
-                        int64_t streamedWeightMinBytes)
-      : QuantLowering(ctx), bf16DotProduct(bf16DotProduct),
-        streamedWeightMinBytes(streamedWeightMinBytes) {}
-  /// The 4-bit matvec uses the bf16 dot-product kernel where it fits.
-  bool bf16DotProduct;
+  DequantMatmulLowering(MLIRContext *ctx, int64_t streamedWeightMinBytes)
+      : QuantLowering(ctx), streamedWeightMinBytes(streamedWeightMinBytes) {}
+  /// Without a `streamed` entry in the op's lowering configuration, a weight
+  /// of at least this many stored bytes is taken as streamed.
   int64_t streamedWeightMinBytes;
 
   // FP8 weight: generic over (m, n, k) { acc + x * (table[bits(w)] * s) }
@@ -1962,10 +1961,14 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     // vectorized matvec kernel.
     if (rows <= kMatvecMaxRows && tb && lt.getElementType().isF32()) {
       FailureOr<Value> r = failure();
-      // The weight's stored bytes: at least streamedWeightMinBytes, it is
-      // assumed read from DRAM on every call (the streaming block shapes).
-      bool streamed =
-          N * K * int64_t(p->storageWidth) / 8 >= streamedWeightMinBytes;
+      // Streamed from DRAM on every call (the streaming block shapes): as
+      // the op's lowering configuration says, else when the weight's stored
+      // bytes are at least streamedWeightMinBytes.
+      bool streamed = getConfiguredStreamed(op).value_or(
+          N * K * int64_t(p->storageWidth) / 8 >= streamedWeightMinBytes);
+      // The 4-bit matvec uses the bf16 dot-product kernel where it fits, when
+      // the op's lowering configuration asks for it (dot_product = "bf16").
+      bool bf16DotProduct = getConfiguredBF16DotProduct(op).value_or(false);
       if (bf16DotProduct && p->storageWidth == 4)
         r = buildDequantMatvecBF16(rewriter, loc, adaptor.getLhs(),
                                    adaptor.getRhs(), *p, type, streamed);
@@ -2108,7 +2111,6 @@ void mlir::llm::populateQuantToLinalgConversionPatterns(
            MatmulIntegerLowering, OrderedMaxLowering, OrderedReduceMaxLowering>(
           patterns.getContext());
   patterns.add<DequantMatmulLowering>(patterns.getContext(),
-                                      options.bf16DotProduct,
                                       options.streamedWeightMinBytes);
 }
 

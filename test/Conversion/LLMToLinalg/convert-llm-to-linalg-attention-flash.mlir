@@ -1,5 +1,5 @@
 // RUN: llm-opt %s -convert-llm-to-linalg="attention-tile=16,16" -split-input-file | FileCheck %s
-// RUN: llm-opt %s -convert-llm-to-linalg="target=generic" -split-input-file | FileCheck %s --check-prefix=GENERIC
+// RUN: llm-opt %s -llm-select-lowering-config="target=generic" -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=GENERIC
 
 // Structure of the flash-attention lowering of llm.attention (the default):
 // one scf.forall over (batch, query head, query tile) holding an scf.for over

@@ -3,13 +3,15 @@
 // RUN: not llm-opt %s -convert-llm-to-linalg="attention=bogus" 2>&1 | FileCheck %s --check-prefix=KIND
 // RUN: not llm-opt %s -convert-llm-to-linalg="attention-tile=0,16" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not llm-opt %s -convert-llm-to-linalg="attention-tile=16" 2>&1 | FileCheck %s --check-prefix=TILE
-// RUN: llm-opt %s -convert-llm-to-linalg="target=sparc" -verify-diagnostics
+// RUN: llm-opt %s -llm-select-lowering-config="target=sparc" -verify-diagnostics
 
 // KIND: error: convert-llm-to-linalg: unknown attention lowering 'bogus' (expected flash or materialized)
 // TILE: error: convert-llm-to-linalg: attention-tile must be two positive sizes [query rows, key/value rows]
 
+// The CPU target is read by llm-select-lowering-config, which reports an
+// unknown one at the function.
+// expected-error @+1 {{llm-select-lowering-config: unknown target 'sparc' (expected host, generic, avx2, avx512 or avx512-bf16)}}
 func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
-  // expected-error @+1 {{convert-llm-to-linalg: unknown target 'sparc' (expected host, generic, avx2, avx512 or avx512-bf16)}}
   %0 = llm.attention %q, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }

@@ -1,9 +1,15 @@
-// RUN: llm-opt %s -convert-llm-to-linalg=target=avx512-bf16 -split-input-file | FileCheck %s
-// RUN: llm-opt %s -convert-llm-to-linalg=target=avx512 -split-input-file | FileCheck %s --check-prefix=F32 --implicit-check-not=x86vector
-// RUN: not llm-opt %s -convert-llm-to-linalg=target=pentium -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: llm-opt %s -convert-llm-to-linalg="target=avx512-bf16 streamed-weight-min-bytes=0" -split-input-file | FileCheck %s --check-prefix=STREAM
-// RUN: not llm-opt %s -convert-llm-to-linalg="streamed-weight-min-bytes=-2" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTREAM
-// BADSTREAM: error: convert-llm-to-linalg: streamed-weight-min-bytes must be -1 (the target's) or a size in bytes, got -2
+// The CPU target's choices come from llm-select-lowering-config
+// (llm.lowering_config on each llm.dequant_matmul); convert-llm-to-linalg
+// alone is target-neutral (the exact f32 kernel).
+// RUN: llm-opt %s -llm-select-lowering-config=target=avx512-bf16 -convert-llm-to-linalg -split-input-file | FileCheck %s
+// RUN: llm-opt %s -llm-select-lowering-config=target=avx512 -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=F32 --implicit-check-not=x86vector
+// RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=F32 --implicit-check-not=x86vector
+// RUN: not llm-opt %s -llm-select-lowering-config=target=pentium -convert-llm-to-linalg -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 streamed-weight-min-bytes=0" -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=STREAM
+// RUN: not llm-opt %s -llm-select-lowering-config="streamed-weight-min-bytes=-2" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTREAM
+// RUN: not llm-opt %s -convert-llm-to-linalg="streamed-weight-min-bytes=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADDEFAULT
+// BADSTREAM: error: llm-select-lowering-config: streamed-weight-min-bytes must be -1 (the target's) or a size in bytes, got -2
+// BADDEFAULT: error: convert-llm-to-linalg: streamed-weight-min-bytes must be a size in bytes, got -1
 
 // The 4-bit decode matvec on AVX512-BF16 targets (llm.dequant_matmul, x[1, K]
 // with a constant weight [N, K], transpose_b): per chunk of 128 elements of a
@@ -47,7 +53,7 @@
 // CHECK-COUNT-2:   vector.reduction <add>
 // F32-LABEL: func.func @w4_matvec_bf16
 // F32:         arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
-// BAD: error: convert-llm-to-linalg: unknown target 'pentium' (expected host, generic, avx2, avx512 or avx512-bf16)
+// BAD: error: llm-select-lowering-config: unknown target 'pentium' (expected host, generic, avx2, avx512 or avx512-bf16)
 func.func @w4_matvec_bf16(%x: tensor<1x128xf32>) -> tensor<1x2xf32> {
   %c = arith.constant dense<[[-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]> : tensor<2x128xi4>
   %q = quant.scast %c : tensor<2x128xi4> to tensor<2x128x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1:1, 0.2, 0.3, 0.4:-2}, {0.5, 0.6, 0.7, 0.8}}>>

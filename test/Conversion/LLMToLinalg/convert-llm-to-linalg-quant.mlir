@@ -1,5 +1,5 @@
 // RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s
-// RUN: llm-opt %s -convert-llm-to-linalg="target=avx512 streamed-weight-min-bytes=0" -split-input-file | FileCheck %s --check-prefix=STREAM
+// RUN: llm-opt %s -llm-select-lowering-config="target=avx512 streamed-weight-min-bytes=0" -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=STREAM
 
 // Structure of the quantization ops' lowering: the ONNX formulas in the
 // generic bodies (round half to even, saturation in f32, exact i32

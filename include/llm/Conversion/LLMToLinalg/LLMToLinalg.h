@@ -23,26 +23,22 @@ class RewritePatternSet;
 class TypeConverter;
 namespace llm {
 
-/// Choices of the llm -> linalg lowering.
+/// Choices of the llm -> linalg lowering. The target's choices are read from
+/// each op's `llm.lowering_config` (llm/Dialect/LLM/IR/LoweringConfig.h);
+/// the sizes here are the target-neutral defaults of ops without one.
 struct LLMToLinalgOptions {
   /// `llm.attention` as one flash-attention loop nest (true) or with the
   /// materialized [B, Hq, Sq, Skv] score matrix (false).
   bool flashAttention = true;
   /// Flash-attention tile: query rows and key/value rows per step (> 0;
-  /// clamped to the sequence lengths). Normally the CPU target
-  /// description's `attentionTile`.
+  /// clamped to the sequence lengths), for an `llm.attention` without
+  /// `attention_tile` in its lowering configuration.
   int64_t attentionQueryTile = 32;
   int64_t attentionKeyTile = 64;
-  /// The 4-bit weight-only decode matvec of `llm.dequant_matmul` uses
-  /// AVX512-BF16 dot products (`x86vector.avx512.dot`) and AVX512-BW word
-  /// permutes, with the activations carried as two bf16 terms (16
-  /// significant bits). Normally the CPU target description's
-  /// `bf16DotProduct`; false gives the exact f32 kernel.
-  bool bf16DotProduct = false;
-  /// A weight-only decode matvec whose weight has at least this many stored
-  /// bytes is assumed to read it from DRAM on every call, and takes the
-  /// kernels' streaming block shapes. Normally the CPU target description's
-  /// `streamedWeightMinBytes`.
+  /// A weight-only decode matvec without `streamed` in its lowering
+  /// configuration whose weight has at least this many stored bytes is
+  /// assumed to read it from DRAM on every call, and takes the kernels'
+  /// streaming block shapes.
   int64_t streamedWeightMinBytes = 1 << 20;
 };
 
@@ -90,8 +86,9 @@ void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 /// (`llm.quantize`, `dequantize`, `requantize`, `matmul_integer`) to linalg
 /// generics on the storage types, with `quant.scast` (or `arith.bitcast` for
 /// FP8) at the boundary with quantized tensors (lib/.../QuantToLinalg.cpp),
-/// and of `llm.dequant_matmul` (decode matvec kernels; `options` selects the
-/// bf16 dot-product form of the 4-bit one).
+/// and of `llm.dequant_matmul` (decode matvec kernels; the op's lowering
+/// configuration selects the bf16 dot-product form of the 4-bit one and the
+/// streaming block shapes, `options` gives the default of the latter).
 void populateQuantToLinalgConversionPatterns(
     RewritePatternSet &patterns,
     const LLMToLinalgOptions &options = LLMToLinalgOptions());

@@ -7,14 +7,15 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements `llm-optimize-layout`: constant matmul weights are
-// stored in the layout the target's matmul kernel reads contiguously (the
-// transpose is done at compile time), transposes are absorbed by matmul
-// flags, activation transposes are sunk through elementwise ops until they
-// cancel, and the transposes left to run time are counted and explained.
+// stored in the requested layout (`weight-layout`, the one the target's
+// matmul kernel reads contiguously; the transpose is done at compile time),
+// transposes are absorbed by matmul flags, activation transposes are sunk
+// through elementwise ops until they cancel, and the transposes left to run
+// time are counted and explained. No target description is read: each
+// target's pipeline requests its layout.
 //
 //===----------------------------------------------------------------------===//
 
-#include "llm/Codegen/TargetDescription.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
@@ -149,14 +150,13 @@ struct FoldTransposeOfConstant : OpRewritePattern<TransposeOp> {
 /// matmul(a, constant w [.., K, N])
 ///   -> matmul(a, constant w^T [.., N, K]) {transpose_b} (preferred NK)
 struct StoreWeightInKernelLayout : OpRewritePattern<MatmulOp> {
-  StoreWeightInKernelLayout(MLIRContext *ctx,
-                            CPUTargetDescription::WeightLayout layout,
+  StoreWeightInKernelLayout(MLIRContext *ctx, WeightLayout layout,
                             int64_t &counter)
       : OpRewritePattern(ctx), layout(layout), counter(counter) {}
 
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    bool wantTransposeB = layout == CPUTargetDescription::WeightLayout::NK;
+    bool wantTransposeB = layout == WeightLayout::NK;
     if (op.getTransposeB() == wantTransposeB)
       return failure();
     auto cst = op.getRhs().getDefiningOp<ConstantOp>();
@@ -183,7 +183,7 @@ struct StoreWeightInKernelLayout : OpRewritePattern<MatmulOp> {
     return success();
   }
 
-  CPUTargetDescription::WeightLayout layout;
+  WeightLayout layout;
   int64_t &counter;
 };
 
@@ -335,9 +335,10 @@ struct SinkTransposeThroughRope : OpRewritePattern<RopeOp> {
 
 } // namespace
 
-void mlir::llm::populateOptimizeLayoutPatterns(
-    RewritePatternSet &patterns, CPUTargetDescription::WeightLayout layout,
-    int64_t &weightsChanged, bool unitsInTranspose) {
+void mlir::llm::populateOptimizeLayoutPatterns(RewritePatternSet &patterns,
+                                               WeightLayout layout,
+                                               int64_t &weightsChanged,
+                                               bool unitsInTranspose) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FoldTransposeOfConstant, AbsorbTransposeIntoMatmul,
                SinkTransposeThroughUnary, SinkTransposeThroughBinary<AddOp>,
@@ -391,20 +392,10 @@ struct LLMOptimizeLayoutPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<CPUTargetDescription> desc = CPUTargetDescription::lookup(target);
-    if (failed(desc)) {
-      // At each function, like the codegen passes; at the module if none.
-      bool reported = false;
-      for (auto func : module.getOps<FunctionOpInterface>()) {
-        func.emitError() << "llm-optimize-layout: unknown target '" << target
-                         << "' (expected "
-                         << CPUTargetDescription::getKnownNames() << ")";
-        reported = true;
-      }
-      if (!reported)
-        module.emitError() << "llm-optimize-layout: unknown target '" << target
-                           << "' (expected "
-                           << CPUTargetDescription::getKnownNames() << ")";
+    std::optional<WeightLayout> layout = parseWeightLayout(weightLayout);
+    if (!layout) {
+      module.emitError() << "llm-optimize-layout: unknown weight-layout '"
+                         << weightLayout << "' (expected kn or nk)";
       return signalPassFailure();
     }
     // Two rounds: the second lets transpose/reshape chains end in their
@@ -413,8 +404,8 @@ struct LLMOptimizeLayoutPass
     int64_t weightsChanged = 0;
     for (bool unitsInTranspose : {false, true}) {
       RewritePatternSet patterns(&getContext());
-      populateOptimizeLayoutPatterns(patterns, desc->matmulWeightLayout,
-                                     weightsChanged, unitsInTranspose);
+      populateOptimizeLayoutPatterns(patterns, *layout, weightsChanged,
+                                     unitsInTranspose);
       if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
         module.emitError() << "llm-optimize-layout: patterns did not converge";
         return signalPassFailure();

@@ -1,5 +1,5 @@
-// RUN: not llm-opt %s --llm-optimize-layout="target=pentium" 2>&1 | FileCheck %s
-// CHECK: llm-optimize-layout-invalid.mlir:3:1: error: llm-optimize-layout: unknown target 'pentium' (expected host, generic, avx2, avx512 or avx512-bf16)
+// RUN: not llm-opt %s --llm-optimize-layout="weight-layout=jk" 2>&1 | FileCheck %s
+// CHECK: error: llm-optimize-layout: unknown weight-layout 'jk' (expected kn or nk)
 func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
   return %a : tensor<2x2xf32>
 }

@@ -1,5 +1,5 @@
 // With emit-remarks, every transpose left to run time says why it stays.
-// RUN: llm-opt %s --llm-optimize-layout="target=avx2 emit-remarks" -split-input-file -verify-diagnostics -o %t.mlir
+// RUN: llm-opt %s --llm-optimize-layout="weight-layout=kn emit-remarks" -split-input-file -verify-diagnostics -o %t.mlir
 
 func.func @absorb(%a: tensor<4x8xf32>, %b: tensor<16x8xf32>) -> tensor<4x16xf32> {
   %t = llm.transpose %b {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>

@@ -1,4 +1,6 @@
-// RUN: llm-opt %s --llm-optimize-layout="target=avx2" -split-input-file | FileCheck %s
+// RUN: llm-opt %s --llm-optimize-layout="weight-layout=kn" -split-input-file | FileCheck %s
+// RUN: llm-opt %s --llm-optimize-layout -split-input-file | FileCheck %s
+// RUN: llm-opt %s --llm-optimize-layout="weight-layout=nk" -split-input-file | FileCheck %s --check-prefix=NK
 
 // A transpose_b weight [N, K] = [3, 2] becomes a [K, N] constant (KN, the
 // CPU kernel's layout), transposed at compile time.
@@ -8,6 +10,11 @@
 // CHECK:         %[[W:.+]] = llm.constant dense<{{\[}}[1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
 // CHECK:         llm.matmul %[[A]], %[[W]] : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
 // CHECK-NOT:     transpose_b
+// With weight-layout=nk (a dot-product kernel's layout, requested by the
+// target's pipeline) the transpose_b weight stays [N, K].
+// NK-LABEL: func.func @weight_kn(
+// NK:         %[[W:.+]] = llm.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// NK:         llm.matmul %{{.+}}, %[[W]] {transpose_b} : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>
 func.func @weight_kn(%a: tensor<4x2xf32>) -> tensor<4x3xf32> {
   %w = llm.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
   %0 = llm.matmul %a, %w {transpose_b} : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>

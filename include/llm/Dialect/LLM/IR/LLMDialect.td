@@ -41,6 +41,8 @@ def LLM_Dialect : Dialect {
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::quant::QuantDialect"];
   let hasConstantMaterializer = 1;
+  // Discardable `llm.*` attributes (`llm.lowering_config`, LoweringConfig.h).
+  let hasOperationAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
 }
 

@@ -357,13 +357,16 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
   let summary = "Store constant weights in the layout the matmul kernel "
                 "reads and cancel activation transposes";
   let description = [{
-    Layout choices at the llm level, for the CPU target named by `target`
-    (llm/Codegen/TargetDescription.h, `matmulWeightLayout`):
+    Layout choices at the llm level. The pass reads no target description:
+    the weight layout is a target-independent request, `weight-layout`
+    (llm/Dialect/LLM/IR/LoweringConfig.h, `WeightLayout`), that each target's
+    pipeline derives from its own description (`llm-lower-to-cpu`: the CPU
+    target description's `matmulWeightLayout`; `llm-lower-to-nvvm`: `kn`).
 
     * Weight layout: the CPU matmul kernel (`llm-tile-and-vectorize`: a
       register tile of outer products, broadcast A, load a row of B) reads
       B contiguously when it is stored [K, N] (`kn`, every CPU target's
-      default); a B stored [N, K] (`transpose_b`) is either gathered with
+      choice); a B stored [N, K] (`transpose_b`) is either gathered with
       stride K or transposed at run time. So
       `llm.matmul %a, %w {transpose_b}` with a constant `%w` becomes
       `llm.matmul %a, %w'` where `%w'` is the [..., K, N] transpose of
@@ -372,7 +375,7 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
       applies: this is the weight's storage, not a new value. A weight
       shared with other users (e.g. GPT-2's tied `wte`, also an embedding
       table) is duplicated. With the `nk` preference the opposite rewrite
-      is made.
+      is made (`weight-layout=nk`).
     * `llm.transpose` of a constant is evaluated at compile time (any
       permutation, any size).
     * Transposes absorbed by matmul flags: `matmul(a, transpose(b, p))`,
@@ -422,13 +425,14 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
     the head split `[B, S, H, D] -> [B, H, S, D]` in front of
     `llm.attention`, whose operands are [B, H, S, D].
 
-    Errors: an unknown `target` name is reported at the module and the pass
-    fails.
+    Errors: a `weight-layout` other than `kn` or `nk` is reported at the
+    module and the pass fails.
   }];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "CPU target description: host, avx512-bf16, avx512, avx2 or generic">,
+    Option<"weightLayout", "weight-layout", "std::string", /*default=*/"\"kn\"",
+           "Layout of constant matmul weights that the target's matmul kernel "
+           "reads contiguously: 'kn' ([K, N], row-major B) or 'nk' ([N, K])">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark at every remaining runtime transpose">,
   ];

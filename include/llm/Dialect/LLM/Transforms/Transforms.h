@@ -14,7 +14,7 @@
 #ifndef LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
 #define LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
 
-#include "llm/Codegen/TargetDescription.h"
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstdint>
@@ -112,8 +112,12 @@ void populateQuantFoldingPatterns(RewritePatternSet &patterns,
 void populateLayoutPropagationPatterns(RewritePatternSet &patterns,
                                        bool unitsInTranspose = false);
 
+/// Adds the patterns of llm-optimize-layout (see its description): constant
+/// matmul weights stored in `layout`, transposes absorbed by matmul flags or
+/// sunk until they cancel, and the layout propagation above. Counts the
+/// constants rewritten into `weightsChanged`.
 void populateOptimizeLayoutPatterns(RewritePatternSet &patterns,
-                                    CPUTargetDescription::WeightLayout layout,
+                                    WeightLayout layout,
                                     int64_t &weightsChanged,
                                     bool unitsInTranspose = false);
 

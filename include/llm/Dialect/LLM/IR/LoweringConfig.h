@@ -1,0 +1,133 @@
+//===- LoweringConfig.h - Per-op lowering configuration ---------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Target-independent contracts between the llm dialect, its lowering
+// (`convert-llm-to-linalg`) and each target's codegen, so that the dialect
+// and conversion layers read no target description:
+//
+// * `llm.lowering_config`: a dictionary on an op recording the target's
+//   choices for its lowering, in the manner of IREE's per-dispatch lowering
+//   configuration. A target's codegen writes it (`llm-select-lowering-config`
+//   from the CPU target description), a tuner or a test may write it by hand,
+//   and `convert-llm-to-linalg` reads it, with neutral defaults where it is
+//   absent. Keys:
+//
+//     on `llm.attention`:
+//       attention_tile = array<i64: Q, KV>   flash-attention tile [query rows,
+//                                            key/value rows], both > 0
+//                                            (default [32, 64] or
+//                                            convert-llm-to-linalg's
+//                                            `attention-tile`)
+//     on `llm.dequant_matmul`:
+//       dot_product = "bf16" | "f32"         the 4-bit decode matvec uses
+//                                            AVX512-BF16 dot products (bf16)
+//                                            or the exact f32 kernel
+//                                            (default "f32")
+//       streamed = true | false              the decode matvec kernels take
+//                                            their streaming block shapes:
+//                                            the weight is read from DRAM on
+//                                            every call (default: the weight
+//                                            has at least
+//                                            `streamed-weight-min-bytes`
+//                                            stored bytes, 1 MiB)
+//
+//   e.g. `llm.attention ... {llm.lowering_config = {attention_tile =
+//   array<i64: 32, 64>}}`. The dialect verifies it (LLMDialect::
+//   verifyOperationAttribute): a dictionary, on one of those ops, with only
+//   that op's keys and valid values.
+//
+// * WeightLayout: the storage of a matmul's constant weight that a target's
+//   matmul kernel reads contiguously, requested from `llm-optimize-layout`
+//   (`weight-layout=kn|nk`) by each target's pipeline.
+//
+// * Markers that the lowering puts on the linalg ops it has already placed in
+//   their own loop nests, for the codegen passes (`llm.vectorize_in_place`,
+//   `llm.fuse_consumers`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_DIALECT_LLM_IR_LOWERINGCONFIG_H
+#define LLM_DIALECT_LLM_IR_LOWERINGCONFIG_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace mlir {
+class Operation;
+namespace llm {
+
+//===----------------------------------------------------------------------===//
+// llm.lowering_config
+//===----------------------------------------------------------------------===//
+
+/// Name of the per-op lowering configuration (a DictionaryAttr).
+inline constexpr llvm::StringLiteral kLoweringConfigAttrName =
+    "llm.lowering_config";
+/// `llm.attention`: the flash-attention tile (DenseI64ArrayAttr, 2 sizes > 0).
+inline constexpr llvm::StringLiteral kAttentionTileKey = "attention_tile";
+/// `llm.dequant_matmul`: the dot-product form (StringAttr, kDotProduct*).
+inline constexpr llvm::StringLiteral kDotProductKey = "dot_product";
+inline constexpr llvm::StringLiteral kDotProductBF16 = "bf16";
+inline constexpr llvm::StringLiteral kDotProductF32 = "f32";
+/// `llm.dequant_matmul`: the weight is streamed from DRAM (BoolAttr).
+inline constexpr llvm::StringLiteral kStreamedKey = "streamed";
+
+/// Checks `attr`, the value of kLoweringConfigAttrName on `op` (see the file
+/// comment); emits an error at `op` and fails otherwise.
+LogicalResult verifyLoweringConfig(Operation *op, Attribute attr);
+
+/// The flash-attention tile [query rows, key/value rows] recorded on `op`,
+/// if any.
+std::optional<std::array<int64_t, 2>> getConfiguredAttentionTile(Operation *op);
+/// Whether `op`'s configuration asks for the bf16 dot products, if it says.
+std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
+/// Whether `op`'s configuration says its weight is streamed, if it says.
+std::optional<bool> getConfiguredStreamed(Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Weight layout requests
+//===----------------------------------------------------------------------===//
+
+/// Storage of a matmul's B operand that the matmul kernel reads
+/// contiguously: `KN` (B row-major [K, N]) or `NK` (B stored [N, K], as a
+/// dot-product kernel wants).
+enum class WeightLayout { KN, NK };
+
+/// Parses "kn" / "nk".
+std::optional<WeightLayout> parseWeightLayout(StringRef name);
+/// "kn" / "nk".
+StringRef stringifyWeightLayout(WeightLayout layout);
+
+//===----------------------------------------------------------------------===//
+// Markers from the lowering to the codegen
+//===----------------------------------------------------------------------===//
+
+/// Unit attribute on a linalg op that a lowering already placed inside its own
+/// loop nest (the tiles of the flash-attention lowering):
+/// llm-tile-and-vectorize register-tiles and vectorizes it where it is, instead
+/// of giving it an outer parallel loop. Matmuls (register tiles) and 2-D
+/// transposes (square tiles of one vector length); removed by the pass.
+inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
+    "llm.vectorize_in_place";
+
+/// Marks an `scf.forall` (over blocks of a lowering's result) into which
+/// llm-tile-and-vectorize fuses the elementwise consumers of its result
+/// (upstream `scf::tileAndFuseConsumer`), one block at a time; removed by
+/// the pass.
+inline constexpr llvm::StringLiteral kFuseConsumersAttr = "llm.fuse_consumers";
+
+} // namespace llm
+} // namespace mlir
+
+#endif // LLM_DIALECT_LLM_IR_LOWERINGCONFIG_H

@@ -1,0 +1,124 @@
+//===- SelectLoweringConfig.cpp - CPU per-op lowering configuration -------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-select-lowering-config`: the CPU target
+// description's choices for the lowering of llm ops (the flash-attention
+// tile, the bf16 dot products and the streaming block shapes of the
+// weight-only decode matvec) are recorded on each op as `llm.lowering_config`,
+// which the target-neutral `convert-llm-to-linalg` reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Codegen/Passes.h"
+#include "llm/Codegen/TargetDescription.h"
+#include "llm/Dialect/LLM/IR/LLMDialect.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#define DEBUG_TYPE "llm-select-lowering-config"
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMSELECTLOWERINGCONFIGPASS
+#include "llm/Codegen/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+/// Stored bits of one element of a weight: the storage width of a quantized
+/// type (4 for int4), else the type's own width (8 for FP8); 0 if unknown.
+static int64_t getStorageBits(Type elementType) {
+  if (auto q = dyn_cast<quant::QuantizedType>(elementType))
+    return q.getStorageTypeIntegralWidth();
+  if (elementType.isIntOrFloat())
+    return elementType.getIntOrFloatBitWidth();
+  return 0;
+}
+
+namespace {
+struct LLMSelectLoweringConfigPass
+    : llm::impl::LLMSelectLoweringConfigPassBase<LLMSelectLoweringConfigPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<CPUTargetDescription> desc = CPUTargetDescription::lookup(target);
+    if (failed(desc)) {
+      // At each function, like the other passes that read the target; at the
+      // module if there is none.
+      bool reported = false;
+      for (auto func : module.getOps<FunctionOpInterface>()) {
+        func.emitError() << "llm-select-lowering-config: unknown target '"
+                         << target << "' (expected "
+                         << CPUTargetDescription::getKnownNames() << ")";
+        reported = true;
+      }
+      if (!reported)
+        module.emitError() << "llm-select-lowering-config: unknown target '"
+                           << target << "' (expected "
+                           << CPUTargetDescription::getKnownNames() << ")";
+      return signalPassFailure();
+    }
+    SmallVector<int64_t> tile(desc->attentionTile.begin(),
+                              desc->attentionTile.end());
+    if (!attentionTile.empty())
+      tile.assign(attentionTile.begin(), attentionTile.end());
+    if (tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0) {
+      module.emitError() << "llm-select-lowering-config: attention-tile must "
+                            "be two positive sizes [query rows, key/value "
+                            "rows]";
+      return signalPassFailure();
+    }
+    if (streamedWeightMinBytes < -1) {
+      module.emitError()
+          << "llm-select-lowering-config: streamed-weight-min-bytes must be "
+             "-1 (the target's) or a size in bytes, got "
+          << static_cast<int64_t>(streamedWeightMinBytes);
+      return signalPassFailure();
+    }
+    int64_t minStreamedBytes = streamedWeightMinBytes >= 0
+                                   ? int64_t(streamedWeightMinBytes)
+                                   : desc->streamedWeightMinBytes;
+
+    Builder b(&getContext());
+    module.walk([&](Operation *op) {
+      if (!isa<AttentionOp, DequantMatmulOp>(op) ||
+          op->hasAttr(kLoweringConfigAttrName))
+        return;
+      SmallVector<NamedAttribute> entries;
+      if (isa<AttentionOp>(op)) {
+        // attention_tile: the flash-attention tile.
+        entries.push_back(
+            b.getNamedAttr(kAttentionTileKey, b.getDenseI64ArrayAttr(tile)));
+      } else {
+        // dot_product: bf16 where the target has AVX512-BF16.
+        entries.push_back(b.getNamedAttr(
+            kDotProductKey,
+            b.getStringAttr(desc->bf16DotProduct ? kDotProductBF16
+                                                 : kDotProductF32)));
+        // streamed: the weight is at least the target's streamed size.
+        auto rhs =
+            cast<ShapedType>(cast<DequantMatmulOp>(op).getRhs().getType());
+        if (rhs.hasStaticShape()) {
+          int64_t bytes =
+              rhs.getNumElements() * getStorageBits(rhs.getElementType()) / 8;
+          entries.push_back(b.getNamedAttr(
+              kStreamedKey, b.getBoolAttr(bytes >= minStreamedBytes)));
+        }
+      }
+      op->setAttr(kLoweringConfigAttrName, b.getDictionaryAttr(entries));
+      ++numOpsConfigured;
+    });
+  }
+};
+} // namespace

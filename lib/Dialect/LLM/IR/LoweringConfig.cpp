@@ -1,0 +1,143 @@
+//===- LoweringConfig.cpp - Per-op lowering configuration -----------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the verification and the accessors of the
+// `llm.lowering_config` attribute, and the names of the weight layouts
+// (llm/Dialect/LLM/IR/LoweringConfig.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
+#include "llm/Dialect/LLM/IR/LLMDialect.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+
+using namespace mlir;
+using namespace mlir::llm;
+
+//===----------------------------------------------------------------------===//
+// llm.lowering_config
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  if (!dict)
+    return op->emitOpError() << "'" << kLoweringConfigAttrName
+                             << "' must be a dictionary, got " << attr;
+  bool attention = isa<AttentionOp>(op);
+  bool dequantMatmul = isa<DequantMatmulOp>(op);
+  if (!attention && !dequantMatmul)
+    return op->emitOpError()
+           << "'" << kLoweringConfigAttrName
+           << "' is only meaningful on llm.attention and llm.dequant_matmul";
+  for (NamedAttribute entry : dict) {
+    StringRef key = entry.getName().getValue();
+    Attribute value = entry.getValue();
+    // attention_tile = array<i64: Q, KV>, Q > 0 and KV > 0.
+    if (attention && key == kAttentionTileKey) {
+      auto tile = dyn_cast<DenseI64ArrayAttr>(value);
+      if (!tile || tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0)
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kAttentionTileKey
+               << " must be two positive sizes array<i64: query rows, "
+                  "key/value rows>, got "
+               << value;
+      continue;
+    }
+    // dot_product = "bf16" | "f32".
+    if (dequantMatmul && key == kDotProductKey) {
+      auto name = dyn_cast<StringAttr>(value);
+      if (!name || (name.getValue() != kDotProductBF16 &&
+                    name.getValue() != kDotProductF32))
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kDotProductKey
+               << " must be \"" << kDotProductBF16 << "\" or \""
+               << kDotProductF32 << "\", got " << value;
+      continue;
+    }
+    // streamed = true | false.
+    if (dequantMatmul && key == kStreamedKey) {
+      if (!isa<BoolAttr>(value))
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kStreamedKey
+               << " must be a boolean, got " << value;
+      continue;
+    }
+    return op->emitOpError()
+           << "'" << kLoweringConfigAttrName << "': unknown key '" << key
+           << "' (expected "
+           << (attention ? "attention_tile" : "dot_product or streamed") << ")";
+  }
+  return success();
+}
+
+static DictionaryAttr getLoweringConfig(Operation *op) {
+  return op->getAttrOfType<DictionaryAttr>(kLoweringConfigAttrName);
+}
+
+std::optional<std::array<int64_t, 2>>
+mlir::llm::getConfiguredAttentionTile(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto tile = dict.getAs<DenseI64ArrayAttr>(kAttentionTileKey);
+  if (!tile || tile.size() != 2)
+    return std::nullopt;
+  return std::array<int64_t, 2>{tile[0], tile[1]};
+}
+
+std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto name = dict.getAs<StringAttr>(kDotProductKey);
+  if (!name)
+    return std::nullopt;
+  return name.getValue() == kDotProductBF16;
+}
+
+std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto streamed = dict.getAs<BoolAttr>(kStreamedKey);
+  if (!streamed)
+    return std::nullopt;
+  return streamed.getValue();
+}
+
+//===----------------------------------------------------------------------===//
+// Dialect attribute verification
+//===----------------------------------------------------------------------===//
+
+LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  // Only the lowering configuration is checked; the other `llm.*` markers
+  // (llm.index_checks, llm.vectorize_in_place, ...) are their passes' own.
+  if (attr.getName() == kLoweringConfigAttrName)
+    return verifyLoweringConfig(op, attr.getValue());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Weight layouts
+//===----------------------------------------------------------------------===//
+
+std::optional<WeightLayout> mlir::llm::parseWeightLayout(StringRef name) {
+  if (name == "kn")
+    return WeightLayout::KN;
+  if (name == "nk")
+    return WeightLayout::NK;
+  return std::nullopt;
+}
+
+StringRef mlir::llm::stringifyWeightLayout(WeightLayout layout) {
+  return layout == WeightLayout::KN ? "kn" : "nk";
+}

@@ -1,0 +1,16 @@
+// Bad options are reported (the pass fails, no crash): an unknown target at
+// each function, bad overrides at the module.
+//
+// RUN: llm-opt %s -llm-select-lowering-config=target=pentium -verify-diagnostics
+// RUN: not llm-opt %s -llm-select-lowering-config=attention-tile=0,16 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not llm-opt %s -llm-select-lowering-config=attention-tile=16 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not llm-opt %s -llm-select-lowering-config=streamed-weight-min-bytes=-2 2>&1 | FileCheck %s --check-prefix=STREAM
+
+// TILE: error: llm-select-lowering-config: attention-tile must be two positive sizes [query rows, key/value rows]
+// STREAM: error: llm-select-lowering-config: streamed-weight-min-bytes must be -1 (the target's) or a size in bytes, got -2
+
+// expected-error @+1 {{llm-select-lowering-config: unknown target 'pentium' (expected host, generic, avx2, avx512 or avx512-bf16)}}
+func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %0 = llm.attention %q, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}

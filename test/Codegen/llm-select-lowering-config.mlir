@@ -1,0 +1,76 @@
+// RUN: llm-opt %s -llm-select-lowering-config=target=avx512-bf16 -split-input-file | FileCheck %s --check-prefix=BF16
+// RUN: llm-opt %s -llm-select-lowering-config=target=avx512 -split-input-file | FileCheck %s --check-prefix=AVX512
+// RUN: llm-opt %s -llm-select-lowering-config=target=avx2 -split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: llm-opt %s -llm-select-lowering-config=target=generic -split-input-file | FileCheck %s --check-prefix=GENERIC
+// RUN: llm-opt %s -llm-select-lowering-config="target=generic attention-tile=8,16 streamed-weight-min-bytes=32" -split-input-file | FileCheck %s --check-prefix=OVERRIDE
+// RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 streamed-weight-min-bytes=33" -split-input-file | FileCheck %s --check-prefix=SMALL
+
+// The CPU target description's choices for the lowering of llm ops, recorded
+// on each op as llm.lowering_config (the attribute round-trips: the output is
+// parsed and verified again by FileCheck's input, llm-opt's output verifier).
+
+// Every target: the flash-attention tile [32, 64] (the target's attentionTile).
+// BF16-LABEL: func.func @attention
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// AVX2-LABEL: func.func @attention
+// AVX2: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// GENERIC-LABEL: func.func @attention
+// GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// OVERRIDE-LABEL: func.func @attention
+// OVERRIDE: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 8, 16>}}
+func.func @attention(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %0 = llm.attention %q, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// dot_product: bf16 on AVX512-BF16 only. streamed: the weight's stored bytes
+// (4 x 8 int8 = 32) against the target's streamedWeightMinBytes (1 MiB) or
+// the override (32: streamed; 33: not).
+// BF16-LABEL: func.func @dequant_matmul
+// BF16: llm.dequant_matmul {{.*}}{llm.lowering_config = {dot_product = "bf16", streamed = false}, transpose_b}
+// AVX512-LABEL: func.func @dequant_matmul
+// AVX512: llm.dequant_matmul {{.*}}{llm.lowering_config = {dot_product = "f32", streamed = false}, transpose_b}
+// AVX2-LABEL: func.func @dequant_matmul
+// AVX2: llm.dequant_matmul {{.*}}{llm.lowering_config = {dot_product = "f32", streamed = false}, transpose_b}
+// OVERRIDE-LABEL: func.func @dequant_matmul
+// OVERRIDE: llm.dequant_matmul {{.*}}{llm.lowering_config = {dot_product = "f32", streamed = true}, transpose_b}
+// SMALL-LABEL: func.func @dequant_matmul
+// SMALL: llm.dequant_matmul {{.*}}{llm.lowering_config = {dot_product = "bf16", streamed = false}, transpose_b}
+func.func @dequant_matmul(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  %y = llm.dequant_matmul %x, %w {transpose_b} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// int4: 4 x 16 elements of 4 bits = 32 bytes.
+// OVERRIDE-LABEL: func.func @dequant_matmul_i4
+// OVERRIDE: llm.dequant_matmul {{.*}}{llm.lowering_config = {dot_product = "f32", streamed = true}, transpose_b}
+// SMALL-LABEL: func.func @dequant_matmul_i4
+// SMALL: llm.dequant_matmul {{.*}}{llm.lowering_config = {dot_product = "bf16", streamed = false}, transpose_b}
+func.func @dequant_matmul_i4(%x: tensor<1x16xf32>, %w: tensor<4x16x!quant.uniform<i4:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  %y = llm.dequant_matmul %x, %w {transpose_b} : (tensor<1x16xf32>, tensor<4x16x!quant.uniform<i4:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// An op that already has a configuration (a tuner's) keeps it; ops inside a
+// fusion group are configured too; other ops get none.
+// BF16-LABEL: func.func @kept_and_nested
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 4, 4>}}
+// BF16: llm.fusion_group
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// BF16-NOT: llm.lowering_config
+// BF16: return
+func.func @kept_and_nested(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %0 = llm.attention %q, %k, %v {llm.lowering_config = {attention_tile = array<i64: 4, 4>}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %1 = llm.fusion_group : tensor<1x2x8x16xf32> {
+    %2 = llm.attention %0, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+    llm.yield %2 : tensor<1x2x8x16xf32>
+  }
+  %3 = llm.add %1, %q : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %3 : tensor<1x2x8x16xf32>
+}

@@ -1,0 +1,74 @@
+// RUN: llm-opt %s -split-input-file -verify-diagnostics
+
+// One case per rule of the llm.lowering_config verifier
+// (llm/Dialect/LLM/IR/LoweringConfig.h).
+
+func.func @not_a_dictionary(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config' must be a dictionary, got [32, 64]}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = [32, 64]} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'llm.relu' op 'llm.lowering_config' is only meaningful on llm.attention and llm.dequant_matmul}}
+  %0 = llm.relu %a {llm.lowering_config = {}} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @tile_not_positive(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': attention_tile must be two positive sizes array<i64: query rows, key/value rows>, got array<i64: 0, 64>}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {attention_tile = array<i64: 0, 64>}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @tile_one_size(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{attention_tile must be two positive sizes}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {attention_tile = array<i64: 32>}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_key_on_matmul(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.dequant_matmul' op 'llm.lowering_config': unknown key 'attention_tile' (expected dot_product or streamed)}}
+  %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {attention_tile = array<i64: 32, 64>}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @unknown_key(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': unknown key 'tile' (expected attention_tile)}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {tile = array<i64: 32, 64>}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @dot_product(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.dequant_matmul' op 'llm.lowering_config': dot_product must be "bf16" or "f32", got "fp8"}}
+  %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "fp8"}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @streamed(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.dequant_matmul' op 'llm.lowering_config': streamed must be a boolean, got 1 : i64}}
+  %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {streamed = 1}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// A valid configuration.
+func.func @valid(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "bf16", streamed = true}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
