@@ -37,8 +37,8 @@
 // RUN: cmp %t/model.mlir %t/orig.mlir
 // RUN: not llmc compile %s -o %t/bad.o --emit=obj --entry foo 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: compile.mlir:1:1: error: entry function @foo not found (public functions: @main)
-// RUN: not llmc compile %s -o %t/bad.o --emit=exe 2>&1 | FileCheck %s --check-prefix=EMIT
-// EMIT: Cannot find option named 'exe'
+// RUN: not llmc compile %s -o %t/bad.o --emit=wasm 2>&1 | FileCheck %s --check-prefix=EMIT
+// EMIT: Cannot find option named 'wasm'
 // RUN: not llmc compile %s -o %t/nodir/x.o --emit=obj 2>&1 | FileCheck %s --check-prefix=NODIR
 // NODIR: llmc: error: cannot write '{{.*}}x.o': No such file or directory
 // RUN: test ! -e %t/bad.o
