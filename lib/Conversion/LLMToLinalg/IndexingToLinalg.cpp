@@ -621,20 +621,9 @@ struct ReduceSumF64Lowering : StaticLowering<ReduceSumOp> {
             .getResult(0);
     RankedTensorType type = op.getType();
     if (cast<RankedTensorType>(sum.getType()) != type) {
-      // keepdims: each kept dimension takes the reduced (size 1) ones that
-      // follow it; leading reduced ones join the first kept one.
-      SmallVector<ReassociationIndices> groups;
-      ReassociationIndices current;
-      for (int64_t d = 0; d < rank; ++d) {
-        current.push_back(d);
-        if (!reduced[d]) {
-          groups.push_back(current);
-          current.clear();
-        }
-      }
-      if (!current.empty() && !groups.empty())
-        llvm::append_range(groups.back(), current);
-      sum = tensor::ExpandShapeOp::create(rewriter, loc, type, sum, groups);
+      // keepdims: each unit dimension joins the next kept one.
+      sum = tensor::ExpandShapeOp::create(rewriter, loc, type, sum,
+                                           groupsForInsertedDims(reduced));
     }
     rewriter.replaceOp(op, sum);
     return success();

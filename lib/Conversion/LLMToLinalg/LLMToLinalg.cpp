@@ -310,24 +310,6 @@ Value convertTensorFromF32(OpBuilder &b, Location loc, Value v, Type elemTy) {
       [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
-/// Reassociation that groups each run of unit (`isUnit`) dimensions with the
-/// next kept dimension (trailing units join the last group): the expand from
-/// the kept shape back to the full-rank shape.
-SmallVector<ReassociationIndices> groupsForInsertedDims(ArrayRef<bool> isUnit) {
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices current;
-  for (auto [i, u] : llvm::enumerate(isUnit)) {
-    current.push_back(i);
-    if (!u) {
-      groups.push_back(current);
-      current.clear();
-    }
-  }
-  if (!current.empty() && !groups.empty())
-    llvm::append_range(groups.back(), current);
-  return groups;
-}
-
 /// Reshapes `v` to `type` (same element count, static): a collapse or expand
 /// when the shapes allow one, otherwise a collapse to 1-D then an expand.
 Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
@@ -1693,6 +1675,23 @@ struct BroadcastToLowering : LLMLowering<BroadcastToOp> {
 //===----------------------------------------------------------------------===//
 // Pattern population and pass
 //===----------------------------------------------------------------------===//
+
+SmallVector<ReassociationIndices>
+mlir::llm::groupsForInsertedDims(ArrayRef<bool> isUnit) {
+  // Each run of unit dims joins the next kept dim; trailing ones the last.
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices current;
+  for (auto [i, u] : llvm::enumerate(isUnit)) {
+    current.push_back(i);
+    if (!u) {
+      groups.push_back(current);
+      current.clear();
+    }
+  }
+  if (!current.empty() && !groups.empty())
+    llvm::append_range(groups.back(), current);
+  return groups;
+}
 
 void mlir::llm::populateLLMToLinalgConversionPatterns(
     RewritePatternSet &patterns, const LLMToLinalgOptions &options) {

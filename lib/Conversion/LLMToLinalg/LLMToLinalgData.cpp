@@ -583,19 +583,9 @@ struct MinProdReduceLowering : StaticLowering<OpTy> {
             return arith::TruncFOp::create(b, l, et, a[0]);
           });
     if (acc.getType() != type) {
-      // keepdims: expand with each unit dimension grouped with a kept one.
-      SmallVector<ReassociationIndices> groups;
-      ReassociationIndices current;
-      for (int64_t d = 0; d < rank; ++d) {
-        current.push_back(d);
-        if (!reduced[d]) {
-          groups.push_back(current);
-          current.clear();
-        }
-      }
-      if (!current.empty() && !groups.empty())
-        llvm::append_range(groups.back(), current);
-      acc = tensor::ExpandShapeOp::create(rewriter, loc, type, acc, groups);
+      // keepdims: each unit dimension joins the next kept one.
+      acc = tensor::ExpandShapeOp::create(rewriter, loc, type, acc,
+                                           groupsForInsertedDims(reduced));
     }
     rewriter.replaceOp(op, acc);
     return success();

@@ -9,6 +9,7 @@
 #ifndef LLM_CONVERSION_LLMTOLINALG_LLMTOLINALG_H
 #define LLM_CONVERSION_LLMTOLINALG_LLMTOLINALG_H
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LogicalResult.h"
@@ -99,6 +100,12 @@ void populateQuantToLinalgConversionPatterns(
 /// this makes trivial. Run after the llm ops are lowered: the bits are
 /// unchanged, only their type.
 void eraseQuantizedTypes(Operation *root);
+
+/// Reassociation that groups each run of unit (`isUnit`) dimensions with the
+/// next kept dimension (trailing units join the last group): the
+/// `tensor.expand_shape` from a reduction's kept shape back to its keepdims
+/// shape. Empty when no dimension is kept.
+SmallVector<ReassociationIndices> groupsForInsertedDims(ArrayRef<bool> isUnit);
 
 //===----------------------------------------------------------------------===//
 // Run-time index checks
