@@ -317,12 +317,19 @@ void mlir::llm::buildLLMLowerToNVVMBufferizationStage(
   buildLLMBufferizationStage(pm, buf);
 }
 
-void mlir::llm::buildLLMLowerToNVVMKernelsStage(
-    OpPassManager &pm, const LowerToNVVMOptions &options) {
-  LLMMapGPUKernelsPassOptions mapOpts;
+/// llm-map-gpu-kernels for the first chip of `options` (the kernels of
+/// llm-lower-to-nvvm and of its CPU emulation are the same).
+static std::unique_ptr<Pass>
+createMapGPUKernelsPass(const llm::LowerToNVVMOptions &options) {
+  llm::LLMMapGPUKernelsPassOptions mapOpts;
   mapOpts.chip = options.getChips().front();
   mapOpts.blockSize = options.blockSize;
-  pm.addPass(createLLMMapGPUKernelsPass(mapOpts));
+  return llm::createLLMMapGPUKernelsPass(mapOpts);
+}
+
+void mlir::llm::buildLLMLowerToNVVMKernelsStage(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  pm.addPass(createMapGPUKernelsPass(options));
   pm.addPass(createLLMAddGPUHostEntriesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -384,10 +391,7 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
   buildLLMLowerToNVVMGraphStage(pm, options);
   buildLLMLowerToNVVMLinalgStage(pm, options);
   buildLLMLowerToNVVMBufferizationStage(pm, options);
-  LLMMapGPUKernelsPassOptions mapOpts;
-  mapOpts.chip = options.getChips().front();
-  mapOpts.blockSize = options.blockSize;
-  pm.addPass(createLLMMapGPUKernelsPass(mapOpts));
+  pm.addPass(createMapGPUKernelsPass(options));
   pm.addPass(createLLMEmulateGPUKernelsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
