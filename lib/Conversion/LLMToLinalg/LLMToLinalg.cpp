@@ -538,6 +538,16 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
                   "with a dynamic sequence is not lowered yet)");
     return success();
   }
+  if (auto update = dyn_cast<KVCacheUpdateOp>(op)) {
+    // The verifier keeps the cache static; the update's rows may be the
+    // sequence.
+    auto u = shapeOf(update.getUpdate());
+    for (auto [d, size] : llvm::enumerate(u))
+      if (!isStaticDim(size) && static_cast<int64_t>(d) != static_cast<int64_t>(update.getAxis()))
+        return fail("llm.kv_cache_update takes a dynamic dimension only as "
+                    "the number of new rows (along its axis)");
+    return success();
+  }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     auto src = cast<RankedTensorType>(reshape.getInput().getType());
     auto dst = cast<RankedTensorType>(reshape.getType());

@@ -605,4 +605,5 @@ void mlir::llm::populateLLMToLinalgDataPatterns(RewritePatternSet &patterns) {
                MinProdReduceLowering<ReduceMinOp, true>,
                MinProdReduceLowering<ReduceProdOp, false>>(ctx);
   populateIndexingToLinalgPatterns(patterns);
+  populateKVCacheToLinalgPatterns(patterns);
 }

@@ -83,6 +83,12 @@ void populateLLMToLinalgDataPatterns(RewritePatternSet &patterns);
 /// of populateLLMToLinalgDataPatterns.
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Populates `patterns` with the lowering of `llm.kv_cache_update` to a
+/// `tensor.insert_slice` at the (clamped) run-time position, written in place
+/// by bufferization when the cache is an `llm.kv_cache` argument; part of
+/// populateLLMToLinalgDataPatterns.
+void populateKVCacheToLinalgPatterns(RewritePatternSet &patterns);
+
 /// Populates `patterns` with the lowering of the quantization ops
 /// (`llm.quantize`, `dequantize`, `requantize`, `matmul_integer`) to linalg
 /// generics on the storage types, with `quant.scast` (or `arith.bitcast` for

@@ -29,6 +29,13 @@
 
 namespace mlir::llm {
 
+/// The unit argument attribute that marks an entry's key/value cache
+/// (docs/Generation.md): a preallocated state buffer that the function
+/// updates in place (`llm.kv_cache_update`) and that the caller keeps
+/// between calls. `llm-mark-argument-writability` makes it the only
+/// argument bufferization may write.
+inline constexpr llvm::StringLiteral kKVCacheAttrName = "llm.kv_cache";
+
 /// Numpy broadcast of two shapes (trailing dimensions aligned; each pair equal
 /// or one of them 1; a dynamic size broadcast with 1 stays dynamic). Returns
 /// failure when the shapes are incompatible.

@@ -942,6 +942,7 @@ def LLM_ReduceMinOp : LLM_ReduceOp<"reduce_min", "minimum">;
 def LLM_ReduceProdOp : LLM_ReduceOp<"reduce_prod", "product">;
 
 include "llm/Dialect/LLM/IR/LLMIndexingOps.td"
+include "llm/Dialect/LLM/IR/LLMCacheOps.td"
 include "llm/Dialect/LLM/IR/LLMFusionOps.td"
 
 #endif // LLM_DIALECT_LLM_IR_LLMOPS_TD

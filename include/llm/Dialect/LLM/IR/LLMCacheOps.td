@@ -1,0 +1,74 @@
+//===- LLMCacheOps.td - llm key/value cache ops ------------*- tablegen -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The key/value cache of autoregressive generation: `llm.kv_cache_update`
+// writes the keys or values of the new tokens into a preallocated cache at
+// the current position. Included from LLMOps.td; verifier in
+// lib/Dialect/LLM/IR/LLMCacheOps.cpp, lowering in
+// lib/Conversion/LLMToLinalg/CacheToLinalg.cpp. The entry interface of a
+// model with a cache (the `llm.kv_cache` argument attribute) is described in
+// docs/Generation.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_DIALECT_LLM_IR_LLMCACHEOPS_TD
+#define LLM_DIALECT_LLM_IR_LLMCACHEOPS_TD
+
+def LLM_KVCacheUpdateOp : LLM_Op<"kv_cache_update", [
+    AllTypesMatch<["cache", "result"]>,
+    AllElementTypesMatch<["cache", "update"]>]> {
+  let summary = "write new key/value rows into a preallocated cache";
+  let description = [{
+    Writes the keys (or values) of the `S` new tokens into the cache at
+    sequence position `position`:
+
+    `result[..., position + s, ...] = update[..., s, ...]` for `s in [0, S)`
+    (indices along `axis`), and `result = cache` elsewhere.
+
+    `cache` is the preallocated cache, e.g. `[B, Hkv, M, D]` with `axis = 2`
+    (the `bhsd` layout of `llm.attention`) or `[B, M, Hkv, D]` with
+    `axis = 1` (`bshd`); `M` is the largest sequence length the cache holds
+    and must be static. `update` has the cache's rank and sizes except along
+    `axis`, where it has `S <= M` rows; `S` may be the function's dynamic
+    sequence length (`llm.dim_bounds`). `position` is a 0-d `i32`/`i64`
+    tensor: the number of tokens already in the cache. Element types f32,
+    f16 or bf16, equal for `cache`, `update` and the result.
+
+    Memory: the op is a value-semantics `tensor.insert_slice`; when `cache`
+    is a function argument marked `llm.kv_cache` (the session's cache
+    buffer, which the function may update in place) bufferization writes the
+    `S` rows into that buffer and copies nothing else, so a decode step
+    costs `S * (row bytes)`, not the cache's size.
+
+    Run time: a `position` outside `[0, M - S]` would write outside the
+    cache; the lowering clamps it into that range (no out-of-bounds write),
+    and the generation session (llm/Runtime/Generation.h) refuses such a
+    step before the call with an error naming the position and `M`.
+
+    Errors: ranks that differ; `axis` out of range; sizes other than along
+    `axis` that differ; a dynamic cache dimension; `S > M`; a `position`
+    that is not a 0-d integer tensor.
+
+    ```mlir
+    %k1 = llm.kv_cache_update %kcache, %knew, %pos {axis = 2 : i64}
+        : (tensor<1x4x128x64xf32>, tensor<1x4x?x64xf32>, tensor<i64>)
+        -> tensor<1x4x128x64xf32>
+    ```
+  }];
+  let arguments = (ins LLM_FloatTensor:$cache, LLM_FloatTensor:$update,
+      0DTensorOf<[I32, I64]>:$position,
+      DefaultValuedAttr<I64Attr, "2">:$axis);
+  let results = (outs LLM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $cache `,` $update `,` $position attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // LLM_DIALECT_LLM_IR_LLMCACHEOPS_TD

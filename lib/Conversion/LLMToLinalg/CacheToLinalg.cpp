@@ -1,0 +1,89 @@
+//===- CacheToLinalg.cpp - llm.kv_cache_update to tensor ------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the lowering of the key/value cache op of
+// LLMCacheOps.td to a `tensor.insert_slice` at a run-time offset, which
+// one-shot bufferization writes in place into the cache's buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::llm;
+
+namespace {
+
+// llm.kv_cache_update %cache, %update, %pos {axis = a} ->
+//   p = clamp(index_cast(tensor.extract %pos[]), 0, M - S)
+//   tensor.insert_slice %update into %cache[0, .., p (at a), .., 0]
+//                                         [update sizes] [1, .., 1]
+// where M = cache.shape[a] and S = dim(%update, a) (run time when dynamic).
+struct KVCacheUpdateLowering : OpConversionPattern<KVCacheUpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(KVCacheUpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value cache = adaptor.getCache(), update = adaptor.getUpdate();
+    auto cacheType = cast<RankedTensorType>(cache.getType());
+    auto updateType = cast<RankedTensorType>(update.getType());
+    if (!cacheType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic cache shape");
+    int64_t axis = op.getAxis();
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < updateType.getRank(); ++d) {
+      if (updateType.isDynamicDim(d))
+        sizes.push_back(
+            tensor::DimOp::create(rewriter, loc, update, d).getResult());
+      else
+        sizes.push_back(rewriter.getIndexAttr(updateType.getDimSize(d)));
+    }
+    // The last valid position, M - S.
+    int64_t m = cacheType.getDimSize(axis);
+    Value last = updateType.isDynamicDim(axis)
+                     ? arith::SubIOp::create(rewriter, loc, index(m),
+                                             getValueOrCreateConstantIndexOp(
+                                                 rewriter, loc, sizes[axis]))
+                           .getResult()
+                     : index(m - updateType.getDimSize(axis));
+    Value pos = tensor::ExtractOp::create(rewriter, loc, adaptor.getPosition(),
+                                          ValueRange{});
+    pos =
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), pos);
+    pos = arith::MinSIOp::create(rewriter, loc, pos, last);
+    pos = arith::MaxSIOp::create(rewriter, loc, pos, index(0));
+
+    SmallVector<OpFoldResult> offsets(cacheType.getRank(),
+                                      rewriter.getIndexAttr(0));
+    offsets[axis] = pos;
+    SmallVector<OpFoldResult> strides(cacheType.getRank(),
+                                      rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, update, cache,
+                                                       offsets, sizes, strides);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::llm::populateKVCacheToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<KVCacheUpdateLowering>(patterns.getContext());
+}

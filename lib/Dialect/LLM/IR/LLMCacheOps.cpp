@@ -1,0 +1,50 @@
+//===- LLMCacheOps.cpp - llm key/value cache ops --------------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the verifier of `llm.kv_cache_update`
+// (LLMCacheOps.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::llm;
+
+LogicalResult KVCacheUpdateOp::verify() {
+  auto cache = cast<RankedTensorType>(getCache().getType());
+  auto update = cast<RankedTensorType>(getUpdate().getType());
+  int64_t rank = cache.getRank();
+  if (update.getRank() != rank)
+    return emitOpError("update has rank ")
+           << update.getRank() << " but the cache has rank " << rank;
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range [0, " << rank
+                                << ") for a cache of rank " << rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t c = cache.getDimSize(d), u = update.getDimSize(d);
+    if (ShapedType::isDynamic(c))
+      return emitOpError("cache dimension ")
+             << d << " is dynamic: the cache is preallocated with a static "
+             << "shape (its sequence dimension is the largest length)";
+    if (ShapedType::isDynamic(u))
+      continue;
+    if (d == axis && u > c)
+      return emitOpError("update has ") << u << " rows along axis " << axis
+                                        << " but the cache holds only " << c;
+    if (d != axis && u != c)
+      return emitOpError("update dimension ")
+             << d << " is " << u << " but the cache's is " << c
+             << " (only the axis " << axis << " sizes may differ)";
+  }
+  return success();
+}
