@@ -13,6 +13,7 @@
 
 #include "llm/Codegen/Passes.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -33,11 +34,14 @@ struct LLMEmitCInterfacePass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isPublic() && !func.isExternal())
         func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
-      // The declared sequence bounds (`llm.dim_bounds`) have been used by
-      // now (guards, memory plan); the LLVM translation would warn about
-      // an unknown parameter attribute.
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      // The declared sequence bounds (`llm.dim_bounds`) and the key/value
+      // cache marks (`llm.kv_cache`) have been used by now (guards, memory
+      // plan, bufferization); the LLVM translation would warn about an
+      // unknown parameter attribute.
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
         func.removeArgAttr(i, llm::kDimBoundsAttrName);
+        func.removeArgAttr(i, llm::kKVCacheAttrName);
+      }
     }
   }
 };

@@ -137,6 +137,9 @@ void mlir::llm::buildLLMBufferizationStage(
   // equal tensor.empty ops; one per destination keeps the analysis linear.
   pm.addPass(createLLMCloneEmptyTensorsPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  // The entry's inputs stay unmodified; its key/value caches are updated in
+  // place.
+  pm.addPass(createLLMMarkArgumentWritabilityPass());
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion =

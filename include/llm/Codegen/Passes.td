@@ -31,8 +31,8 @@ def LLMEmitCInterfacePass : Pass<"llm-emit-c-interface", "ModuleOp"> {
     `_mlir_ciface_<name>` wrapper taking each memref argument as a pointer to
     its descriptor `{T *allocated, T *aligned, int64_t offset,
     int64_t sizes[R], int64_t strides[R]}`. Private functions and
-    declarations are left alone. The `llm.dim_bounds` argument attributes
-    (used by then) are removed from every function. Running it twice
+    declarations are left alone. The `llm.dim_bounds` and `llm.kv_cache`
+    argument attributes (used by then) are removed from every function. Running it twice
     changes nothing.
   }];
 }
@@ -350,6 +350,30 @@ def LLMExpandStridedCopiesPass
 //===----------------------------------------------------------------------===//
 // Compile report
 //===----------------------------------------------------------------------===//
+
+def LLMMarkArgumentWritabilityPass
+    : Pass<"llm-mark-argument-writability", "::mlir::ModuleOp"> {
+  let summary = "Say which entry arguments bufferization may write";
+  let description = [{
+    One-shot bufferization with `bufferize-function-boundaries` treats every
+    function argument as writable unless it carries
+    `bufferization.writable = false`: an op whose destination is an argument
+    (a `tensor.insert_slice` into it, a scatter's loop-carried input) is then
+    done in place in the caller's buffer. For llmc's entries the caller's
+    inputs must stay as they were, except the key/value cache, which the
+    model updates in place on purpose.
+
+    On every public `func.func` with a body, each tensor argument gets
+    `bufferization.writable = false`, except an argument with the unit
+    attribute `llm.kv_cache` (docs/Generation.md), which gets
+    `bufferization.writable = true`. Private functions are left alone (their
+    callers are in the module). An `llm.kv_cache` attribute on a non-tensor
+    argument, or one that is not a unit attribute, is an error at the
+    function. Running it twice changes nothing.
+
+    Run it right before `one-shot-bufferize`.
+  }];
+}
 
 def LLMCloneEmptyTensorsPass : Pass<"llm-clone-empty-tensors"> {
   let summary = "Give every use of a tensor.empty its own tensor.empty";
