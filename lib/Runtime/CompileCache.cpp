@@ -52,7 +52,7 @@ using namespace mlir::llm::runtime;
 namespace fs = llvm::sys::fs;
 
 /// The entry file format; a change of layout or metadata bumps it.
-static constexpr uint32_t kFormatVersion = 3;
+static constexpr uint32_t kFormatVersion = 4;
 static constexpr char kMagic[8] = {'L', 'L', 'M', 'C', 'A', 'C', 'H', 'E'};
 /// The header, little-endian: magic (8 bytes), format version (u32),
 /// header size (u32), metadata size, object offset, object size, weights
@@ -577,6 +577,7 @@ static std::string serializeMetadata(const CompileCache::Key &key,
       {"inputs", specsToJSON(sig.inputs, sig.inputNames)},
       {"results", specsToJSON(sig.results, sig.resultNames)},
       {"seq_bound", sig.seqBound},
+      {"kv_cache_inputs", llvm::json::Array(sig.inputIsKVCache)},
       {"caller_arena", object.callerArena},
       {"arena_bytes", object.arenaBytes},
       {"has_init", object.hasInit},
@@ -659,15 +660,27 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   std::optional<bool> hasInit = m ? m->getBoolean("has_init") : std::nullopt;
   std::optional<bool> hasFini = m ? m->getBoolean("has_fini") : std::nullopt;
   const llvm::json::Array *checks = m ? m->getArray("index_checks") : nullptr;
+  const llvm::json::Array *kvCache =
+      m ? m->getArray("kv_cache_inputs") : nullptr;
   const llvm::json::Array *weights = m ? m->getArray("weights") : nullptr;
   EntrySignature &sig = object.signature;
   if (!key || !entry || !seqBound || !arenaBytes || *arenaBytes < 0 ||
       !callerArena || !hasInit || !hasFini || !checks || !weights ||
+      !kvCache ||
       !specsFromJSON(m->getArray("inputs"), sig.inputs, sig.inputNames) ||
       !specsFromJSON(m->getArray("results"), sig.results, sig.resultNames))
     return makeError("bad metadata");
   keyText = key->str();
   sig.name = entry->str();
+  sig.inputIsKVCache.clear();
+  if (kvCache->size() != sig.inputs.size())
+    return makeError("bad metadata");
+  for (const llvm::json::Value &flag : *kvCache) {
+    std::optional<bool> isCache = flag.getAsBoolean();
+    if (!isCache)
+      return makeError("bad metadata");
+    sig.inputIsKVCache.push_back(*isCache);
+  }
   sig.seqBound = *seqBound;
   object.callerArena = *callerArena;
   object.arenaBytes = *arenaBytes;

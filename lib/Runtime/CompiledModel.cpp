@@ -18,6 +18,7 @@
 #include "mlir/Support/Timing.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Runtime/Progress.h"
 
@@ -233,6 +234,8 @@ mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
       return failure();
     sig.inputs.push_back(*spec);
     sig.inputNames.push_back(getName(fn.getArgAttrDict(i)));
+    sig.inputIsKVCache.push_back(fn.getArgAttr(i, kKVCacheAttrName) !=
+                                 nullptr);
   }
   for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
     FailureOr<TensorSpec> spec =
@@ -1029,6 +1032,7 @@ CompiledModel::load(const CompiledObject &object,
             mainJD.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return std::move(err);
     model->weightOwner = object.weightOwner;
+    model->weightBytes = static_cast<int64_t>(object.weightBytes.size());
   }
 
   // The object is linked (copied into the JIT's memory) by the first lookup.

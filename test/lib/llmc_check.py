@@ -29,6 +29,11 @@ Usage (run as `python -m llmc_check ...`, with test/lib on PYTHONPATH):
       weights from the `dialect_resources` blobs of MODEL.mlir, and compares
       with the .npy at --actual.
 
+  generate MODEL.mlir --prompt-ids 1,2,3 --max-new-tokens N --actual FILE
+      Greedy generation of a gpt2_decoder example in float64, recomputing
+      the whole sequence at each step (no cache), compared token for token
+      with the comma-separated ids in FILE (what `llmc generate` printed).
+
 Comparison: element (a, e) passes when `|a - e| <= atol + rtol * |e|`, NaNs
 must be at the same places, infinities must match exactly, and the shape and
 dtype must equal the expected ones. Default tolerances by --dtype:
@@ -285,6 +290,44 @@ def cmd_model(args):
   return 0 if compare(name, actual, expected, rtol, atol) else 1
 
 
+def cmd_generate(args):
+  """Greedy generation of a gpt2_decoder example in float64 without a cache:
+  each step recomputes the whole sequence with llmc_ref.gpt2_model (so the
+  key/value cache of the compiled model is checked against a computation
+  that has none). Compares with the comma-separated ids in --actual: PASS
+  when equal; otherwise names the first differing step and the reference's
+  margin between its two best logits there (a margin near float32 rounding
+  would make a difference a tie, not a bug)."""
+  config, weights = read_example(args.model)
+  if config["kind"] != "gpt2_decoder":
+    raise ValueError(f"{args.model}: generate needs a gpt2_decoder example, not {config['kind']}")
+  ids = [int(x) for x in args.prompt_ids.split(",")]
+  with open(args.actual) as f:
+    actual = [int(x) for x in f.read().strip().split(",") if x.strip()]
+  expected, margins = [], []
+  for _ in range(args.max_new_tokens):
+    logits = llmc_ref.gpt2_model(np.array([ids + expected]), weights, config["heads"],
+                                 config["layers"], eps=config["eps"])[0, -1]
+    top2 = np.sort(logits)[-2:]
+    margins.append(float(top2[1] - top2[0]))
+    expected.append(int(np.argmax(logits)))
+    if len(ids) + len(expected) >= config["max_seq"]:
+      break
+  distinct = len(set(expected))
+  if actual == expected:
+    print(f"generate: {len(expected)} ids equal ({distinct} distinct; smallest top-2 logit "
+          f"margin {min(margins):.3g}) PASS")
+    return 0
+  first = next((i for i, (a, e) in enumerate(zip(actual, expected)) if a != e),
+               min(len(actual), len(expected)))
+  print(f"generate: FAIL: {len(actual)} ids, expected {len(expected)}; first difference at new "
+        f"token {first} (reference margin there "
+        f"{margins[first] if first < len(margins) else float('nan'):.3g})")
+  print(f"  actual:   {actual}")
+  print(f"  expected: {expected}")
+  return 1
+
+
 #===----------------------------------------------------------------------===#
 # Command line
 #===----------------------------------------------------------------------===#
@@ -310,9 +353,15 @@ def main(argv=None):
     c.add_argument("--rtol", type=float)
     c.add_argument("--atol", type=float)
     c.add_argument("--name", help="label printed in the result line")
+  c = sub.add_parser("generate", help="greedy ids of a gpt2_decoder example vs numpy")
+  c.add_argument("model")
+  c.add_argument("--prompt-ids", required=True)
+  c.add_argument("--max-new-tokens", type=int, required=True)
+  c.add_argument("--actual", required=True, help="file with the comma-separated ids")
   args = p.parse_args(argv)
   try:
-    return {"gen": cmd_gen, "expr": cmd_expr, "model": cmd_model}[args.cmd](args)
+    return {"gen": cmd_gen, "expr": cmd_expr, "model": cmd_model,
+            "generate": cmd_generate}[args.cmd](args)
   except (ValueError, KeyError) as err:
     print(f"llmc_check: error: {err}", file=sys.stderr)
     return 2

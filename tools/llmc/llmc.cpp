@@ -21,6 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Generate.h"
+
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/ConstantBytes.h"
@@ -1443,7 +1445,7 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-  cl::HideUnrelatedOptions(llmcCategory);
+  cl::HideUnrelatedOptions({&llmcCategory, &llmc::generateCategory});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "llmc: compile and run llm-dialect and ONNX models on the CPU\n\n"
@@ -1453,6 +1455,8 @@ int main(int argc, char **argv) {
           "  llmc compile MODEL --target cuda -o OUT "
           "--emit=ptx|fatbin|mlir|llvm|obj [--chip sm_80,sm_90a]\n"
           "  llmc import MODEL.onnx -o OUT.mlir [--dim NAME=VALUE]...\n"
+          "  llmc generate MODEL --prompt-ids 1,2,3 [--max-new-tokens N] "
+          "[--greedy | --temperature T --top-k K --top-p P --seed S]\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",
           &llvm::errs()))
@@ -1463,6 +1467,9 @@ int main(int argc, char **argv) {
     return finishStdout(compileMain());
   if (importCommand)
     return finishStdout(importMain());
+  if (llmc::generateCommand)
+    return finishStdout(llmc::generateMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
-              "MODEL ...' or 'llmc import MODEL.onnx ...' (see llmc --help)");
+              "MODEL ...', 'llmc import MODEL.onnx ...' or 'llmc generate "
+              "MODEL ...' (see llmc --help)");
 }

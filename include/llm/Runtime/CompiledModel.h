@@ -111,6 +111,9 @@ struct EntrySignature {
   /// input and output names), "" where there is none.
   SmallVector<std::string> inputNames;
   SmallVector<std::string> resultNames;
+  /// Whether each argument is a key/value cache (`llm.kv_cache`,
+  /// docs/Generation.md): state the entry updates in place.
+  SmallVector<bool> inputIsKVCache;
 
   /// The signature for concrete input shapes: checks that each shape has the
   /// input's rank and static sizes, and that the dynamic sizes all equal one
@@ -316,12 +319,18 @@ public:
   int64_t getArenaBytes() const { return arenaBytes; }
   bool hasCallerArena() const { return callerArena; }
 
+  /// Bytes of the constant weights the code reads (held once, outside the
+  /// JIT's memory; 0 when the model has none or they are inside the code).
+  int64_t getWeightBytes() const { return weightBytes; }
+
   /// Runs the entry on `inputs`, writing `outputs`. The counts, element types
   /// and shapes must match the signature exactly (else an error naming the
   /// mismatching operand, and nothing runs); with a dynamic sequence
   /// dimension, against `getSignature().specialize(input shapes)` (a length
   /// beyond the declared bound is an error naming it). Inputs are not
-  /// modified. An index of `llm.embedding` / `llm.gather` outside its
+  /// modified, except the key/value caches (arguments marked
+  /// `llm.kv_cache`, docs/Generation.md), which the model updates in
+  /// place. An index of `llm.embedding` / `llm.gather` outside its
   /// table is an error after the call, naming the op, its location, the
   /// index and the size (`llm.embedding at m.mlir:3:8: index 50257 is out
   /// of range [-50257, 50257) ...`); the outputs are then not valid.
@@ -336,6 +345,7 @@ private:
   /// The bytes of the weights the code reads (CompiledObject::weights),
   /// released after the JIT.
   std::shared_ptr<const void> weightOwner;
+  int64_t weightBytes = 0;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*packedEntry)(void **) = nullptr;
   /// The object's `__llmc_fini` (global destructors), run by the

@@ -1,0 +1,326 @@
+//===- Generate.cpp - llmc generate
+//----------------------------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// `llmc generate MODEL --prompt-ids 1,2,3 --max-new-tokens N`: compiles a
+// model with the generation entry interface (docs/Generation.md), runs one
+// prefill over the prompt and one decode step per new token, prints the new
+// ids as they come and then the speed and the memory held.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Generate.h"
+
+#include "llm/Runtime/CompiledModel.h"
+#include "llm/Runtime/Generation.h"
+#include "llm/Support/OutputFile.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::llm::runtime;
+namespace cl = llvm::cl;
+
+cl::OptionCategory llmc::generateCategory("llmc generate options");
+
+cl::SubCommand llmc::generateCommand(
+    "generate",
+    "Generate tokens with MODEL (an llm-dialect .mlir file with the "
+    "generation entry\n"
+    "  interface of docs/Generation.md: token ids, positions, lengths and "
+    "key/value\n"
+    "  caches marked llm.kv_cache). One prefill call runs the prompt, then "
+    "one decode\n"
+    "  call per new token; the caches stay in memory and are updated in "
+    "place.\n"
+    "  The new ids are printed on stdout as they are produced (one line, "
+    "comma-separated),\n"
+    "  then the prefill and decode speed and the memory held (weights, "
+    "KV cache, arena).");
+
+static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                                      cl::desc("<model.mlir>"),
+                                      cl::sub(llmc::generateCommand));
+static cl::opt<std::string>
+    promptIds("prompt-ids",
+              cl::desc("The prompt's token ids, comma-separated (required)"),
+              cl::value_desc("ID,ID,..."), cl::sub(llmc::generateCommand),
+              cl::cat(llmc::generateCategory));
+static cl::opt<long long>
+    maxNewTokens("max-new-tokens",
+                 cl::desc("How many tokens to generate (default 32)"),
+                 cl::init(32), cl::sub(llmc::generateCommand),
+                 cl::cat(llmc::generateCategory));
+static cl::opt<long long> maxSeq(
+    "max-seq",
+    cl::desc("Stop when the sequence (prompt and new tokens) reaches N "
+             "tokens; at most the model's declared sequence bound (default: "
+             "that bound)"),
+    cl::init(0), cl::sub(llmc::generateCommand),
+    cl::cat(llmc::generateCategory));
+static cl::opt<bool> greedy("greedy",
+                            cl::desc("Take the most likely token (the "
+                                     "default unless --temperature, --top-k "
+                                     "or --top-p is given)"),
+                            cl::sub(llmc::generateCommand),
+                            cl::cat(llmc::generateCategory));
+static cl::opt<double> temperature("temperature",
+                                   cl::desc("Sample from softmax(logits / T)"),
+                                   cl::init(1.0), cl::value_desc("T"),
+                                   cl::sub(llmc::generateCommand),
+                                   cl::cat(llmc::generateCategory));
+static cl::opt<long long> topK("top-k",
+                               cl::desc("Sample among the K most likely "
+                                        "tokens (0: all)"),
+                               cl::init(0), cl::value_desc("K"),
+                               cl::sub(llmc::generateCommand),
+                               cl::cat(llmc::generateCategory));
+static cl::opt<double> topP("top-p",
+                            cl::desc("Sample among the most likely tokens "
+                                     "whose probability sums to P"),
+                            cl::init(1.0), cl::value_desc("P"),
+                            cl::sub(llmc::generateCommand),
+                            cl::cat(llmc::generateCategory));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the sampler (default 0)"),
+                              cl::init(0), cl::sub(llmc::generateCommand),
+                              cl::cat(llmc::generateCategory));
+static cl::opt<long long>
+    stopId("stop-id", cl::desc("Stop after generating this token id"),
+           cl::init(-1), cl::sub(llmc::generateCommand),
+           cl::cat(llmc::generateCategory));
+static cl::opt<long long>
+    numThreads("threads", cl::desc("OpenMP threads of the compiled model"),
+               cl::init(0), cl::sub(llmc::generateCommand),
+               cl::cat(llmc::generateCategory));
+static cl::opt<std::string> entryName("entry",
+                                      cl::desc("Entry function (default "
+                                               "main)"),
+                                      cl::init("main"),
+                                      cl::sub(llmc::generateCommand),
+                                      cl::cat(llmc::generateCategory));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    cl::desc("llm-lower-to-cpu options, e.g. \"vectorize=false\" "
+             "(memory-arena=caller is always added: the session owns the "
+             "arena)"),
+    cl::sub(llmc::generateCommand), cl::cat(llmc::generateCategory));
+static cl::opt<bool> noOpt("no-opt",
+                           cl::desc("Reference lowering: no graph "
+                                    "optimization, fusion or vectorization"),
+                           cl::sub(llmc::generateCommand),
+                           cl::cat(llmc::generateCategory));
+
+static int fail(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
+  return 1;
+}
+
+static int fail(llvm::Error err) {
+  return fail(llvm::toString(std::move(err)));
+}
+
+/// Parses "1,2,3" (spaces allowed around the ids).
+static llvm::Expected<SmallVector<int64_t>> parseIds(StringRef text) {
+  SmallVector<int64_t> ids;
+  SmallVector<StringRef> parts;
+  text.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
+  for (StringRef part : parts) {
+    part = part.trim();
+    long long id;
+    if (part.empty() || part.getAsInteger(10, id))
+      return llvm::createStringError(
+          "--prompt-ids: '" + part +
+          "' is not an integer token id (give comma-separated ids, e.g. "
+          "464,3290,318)");
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+static std::string formatBytes(int64_t bytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (bytes >= (1 << 20))
+    os << llvm::format("%.1f MiB", bytes / 1048576.0);
+  else if (bytes >= 1024)
+    os << llvm::format("%.1f KiB", bytes / 1024.0);
+  else
+    os << bytes << " B";
+  return s;
+}
+
+int llmc::generateMain() {
+  if (!promptIds.getNumOccurrences())
+    return fail("--prompt-ids is required (the prompt's token ids, e.g. "
+                "--prompt-ids 464,3290,318)");
+  llvm::Expected<SmallVector<int64_t>> prompt = parseIds(promptIds);
+  if (!prompt)
+    return fail(prompt.takeError());
+  if (maxNewTokens < 0)
+    return fail("--max-new-tokens must be >= 0, got " +
+                llvm::Twine(maxNewTokens.getValue()));
+  if (numThreads.getNumOccurrences() && (numThreads < 1 || numThreads > 1024))
+    return fail("--threads must be in [1, 1024], got " +
+                llvm::Twine(numThreads.getValue()));
+  SamplingOptions sampling;
+  sampling.greedy =
+      greedy || (!temperature.getNumOccurrences() &&
+                 !topK.getNumOccurrences() && !topP.getNumOccurrences());
+  sampling.temperature = temperature;
+  sampling.topK = topK;
+  sampling.topP = topP;
+  sampling.seed = seed;
+  if (greedy && (temperature.getNumOccurrences() || topK.getNumOccurrences() ||
+                 topP.getNumOccurrences()))
+    return fail("--greedy cannot be combined with --temperature, --top-k or "
+                "--top-p");
+  if (llvm::Error e = checkSamplingOptions(sampling))
+    return fail(std::move(e));
+  if (StringRef(modelPath).ends_with(".onnx"))
+    return fail("llmc generate takes an llm-dialect model with the generation "
+                "entry interface (docs/Generation.md); ONNX decoder exports "
+                "with past_key_values are not imported in that form yet");
+  if (llvm::Error e =
+          llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
+    return fail(std::move(e));
+  if (numThreads.getNumOccurrences())
+    setenv("OMP_NUM_THREADS", std::to_string(numThreads.getValue()).c_str(), 1);
+
+  DialectRegistry registry;
+  registerRuntimeDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(modelPath, &error);
+  if (!file)
+    return fail("cannot open model '" + modelPath + "': " + error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    return 1;
+  FailureOr<EntrySignature> signature = getEntrySignature(*module, entryName);
+  if (failed(signature))
+    return 1;
+  llvm::Expected<GenerationInterface> interface =
+      getGenerationInterface(*signature);
+  if (!interface)
+    return fail(interface.takeError());
+  int64_t limit = interface->maxSequence;
+  if (maxSeq.getNumOccurrences()) {
+    if (maxSeq < 1 || maxSeq > limit)
+      return fail("--max-seq must be in [1, " + llvm::Twine(limit) +
+                  "] (the model's declared sequence bound), got " +
+                  llvm::Twine(maxSeq.getValue()));
+    limit = maxSeq;
+  }
+  if (static_cast<int64_t>(prompt->size()) > limit)
+    return fail("the prompt has " + llvm::Twine(prompt->size()) +
+                " tokens, more than the " + llvm::Twine(limit) +
+                " positions available (" +
+                (maxSeq.getNumOccurrences() ? "--max-seq"
+                                            : "the model's declared sequence "
+                                              "bound, llm.dim_bounds") +
+                ")");
+  for (auto [i, id] : llvm::enumerate(*prompt))
+    if (id < 0 || id >= interface->vocabSize)
+      return fail("--prompt-ids: token id " + llvm::Twine(id) + " (#" +
+                  llvm::Twine(i) + ") is outside the vocabulary [0, " +
+                  llvm::Twine(interface->vocabSize) + ")");
+
+  CompileOptions options;
+  options.entry = entryName;
+  options.lowering.pipelineOptions =
+      (pipelineOptions.empty() ? "" : pipelineOptions + " ") +
+      "memory-arena=caller";
+  options.lowering.noOpt = noOpt;
+  auto compileStart = std::chrono::steady_clock::now();
+  FailureOr<std::unique_ptr<CompiledModel>> compiled =
+      CompiledModel::create(*module, options);
+  if (failed(compiled))
+    return 1;
+  double compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - compileStart)
+                              .count();
+  llvm::Expected<std::unique_ptr<GenerationSession>> session =
+      GenerationSession::create(std::move(*compiled), *interface);
+  if (!session)
+    return fail(session.takeError());
+
+  using Clock = std::chrono::steady_clock;
+  if (llvm::Error e = (*session)->setSampling(sampling))
+    return fail(std::move(e));
+  llvm::raw_ostream &os = llvm::outs();
+  auto start = Clock::now();
+  if (llvm::Error e = (*session)->prefill(*prompt))
+    return fail(std::move(e));
+  double prefillSeconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  SmallVector<double> decodeSeconds;
+  int64_t produced = 0;
+  // The sequence (prompt and new tokens) holds at most `limit` tokens.
+  int64_t promptLength = prompt->size();
+  while (produced < maxNewTokens && promptLength + produced < limit) {
+    int64_t id = (*session)->sampleNext();
+    os << (produced ? "," : "") << id;
+    os.flush();
+    ++produced;
+    if (id == stopId || produced == maxNewTokens ||
+        promptLength + produced >= limit)
+      break;
+    auto t0 = Clock::now();
+    if (llvm::Error e = (*session)->decode(id)) {
+      os << "\n";
+      return fail(std::move(e));
+    }
+    decodeSeconds.push_back(
+        std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  os << "\n";
+
+  llvm::raw_ostream &es = llvm::errs();
+  es << llvm::format("compile: %.2f s\n", compileSeconds);
+  es << llvm::format("prefill: %zu tokens in %.3f ms (%.1f tokens/s)\n",
+                     prompt->size(), prefillSeconds * 1e3,
+                     prompt->size() / prefillSeconds);
+  if (!decodeSeconds.empty()) {
+    double total = 0;
+    for (double s : decodeSeconds)
+      total += s;
+    SmallVector<double> sorted(decodeSeconds);
+    llvm::sort(sorted);
+    double median = sorted[sorted.size() / 2];
+    es << llvm::format("decode: %zu tokens in %.3f ms (%.1f tokens/s, median "
+                       "%.3f ms/token)\n",
+                       decodeSeconds.size(), total * 1e3,
+                       decodeSeconds.size() / total, median * 1e3);
+  } else {
+    es << "decode: no decode step ran\n";
+  }
+  GenerationMemory memory = (*session)->getMemory();
+  es << "memory: weights " << formatBytes(memory.weights) << ", KV cache "
+     << formatBytes(memory.kvCache) << " (" << interface->maxSequence
+     << " positions), arena " << formatBytes(memory.arena) << ", buffers "
+     << formatBytes(memory.io) << "\n";
+  return 0;
+}
