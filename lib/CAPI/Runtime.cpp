@@ -12,6 +12,7 @@
 
 #include "llm-c/Runtime.h"
 #include "Diagnostics.h"
+#include "Runtime.h"
 #include "llm-c/ImportONNX.h"
 #include "llm-c/Passes.h"
 
@@ -31,27 +32,16 @@ using namespace mlir;
 using namespace mlir::llm::runtime;
 using mlir::llm::capi::DiagnosticCapture;
 
-namespace {
-/// What an LlmcCompiledModel points to: the compiled model and the names of
-/// its inputs and outputs.
-struct CAPICompiledModel {
-  std::unique_ptr<CompiledModel> model;
-  SmallVector<std::string> inputNames;
-  SmallVector<std::string> outputNames;
-  /// "hit", "miss" or "off" (llmcCompiledModelGetCacheStatus).
-  std::string cacheStatus;
-};
+using mlir::llm::capi::CAPICompiledModel;
+using mlir::llm::capi::unwrapModel;
 
+namespace {
 /// The parsed `options` of the create functions.
 struct CAPIOptions {
   CompileOptions compile;
   CacheOptions cache = CacheOptions::fromEnvironment();
 };
 } // namespace
-
-static CAPICompiledModel *unwrapModel(LlmcCompiledModel model) {
-  return static_cast<CAPICompiledModel *>(model.ptr);
-}
 
 /// Parses BOOL (true/false/1/0) of `item`; adds an error to `diags` and
 /// returns false when malformed.

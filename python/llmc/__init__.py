@@ -31,7 +31,7 @@ import numpy as np
 
 from . import _llmc
 
-__all__ = ["compile", "import_onnx", "run_pipeline", "CompiledModel",
+__all__ = ["compile", "import_onnx", "run_pipeline", "CompiledModel", "Generator",
            "TensorInfo", "has_onnx_importer"]
 
 TensorInfo = collections.namedtuple("TensorInfo",
@@ -283,6 +283,69 @@ def compile(model, target="cpu", **options):
         native = _llmc.CompiledModel.from_source(model, "<string>", target,
                                                  text)
     return CompiledModel(native)
+
+
+class Generator:
+    """Token generation with a key/value cache (docs/Generation.md).
+
+    Generator(model, **options) compiles `model`, a path to an llm-dialect
+    .mlir file whose entry follows the generation entry interface (token ids,
+    positions, lengths, key/value caches marked `llm.kv_cache`), and
+    allocates its caches; `options` are those of `llmc.compile` (entry,
+    threads, no_opt, cache, pipeline options). Raises ValueError when the
+    model does not compile or has no decode form.
+
+    generate(ids, max_new_tokens=32, greedy=None, temperature=1.0, top_k=0,
+    top_p=1.0, seed=0, stop_id=None) runs the prompt `ids` (a sequence of
+    ints) and yields the new token ids one by one as they are produced:
+    greedy argmax by default, or seeded sampling when temperature, top_k or
+    top_p is given. It stops after max_new_tokens, after stop_id, or when
+    the sequence (prompt and new tokens) reaches `max_sequence` tokens. Bad ids, an over-long prompt or
+    sampling options out of range raise ValueError before anything runs.
+    `logits()` returns the logits of the last position as a numpy array.
+    """
+
+    def __init__(self, model, **options):
+        if not _is_path(model):
+            raise ValueError("Generator takes the path of an llm-dialect .mlir model")
+        path = os.fspath(model)
+        _check_model_file(path)
+        text = " ".join(_format_option(k, v) for k, v in options.items())
+        self._native = _llmc.GenerationSession(path, text)
+        self.vocab_size = self._native.vocab_size
+        self.max_sequence = self._native.max_sequence
+
+    @property
+    def position(self):
+        """Tokens in the cache."""
+        return self._native.position
+
+    def logits(self):
+        return self._native.logits()
+
+    def generate(self, ids, max_new_tokens=32, greedy=None, temperature=None,
+                 top_k=None, top_p=None, seed=0, stop_id=None):
+        sampled = temperature is not None or top_k is not None or top_p is not None
+        if greedy and sampled:
+            raise ValueError("greedy=True cannot be combined with temperature, top_k or top_p")
+        if int(max_new_tokens) < 0:
+            raise ValueError(f"max_new_tokens must be >= 0, got {max_new_tokens}")
+        self._native.set_sampling(not sampled, 1.0 if temperature is None else float(temperature),
+                                  0 if top_k is None else int(top_k),
+                                  1.0 if top_p is None else float(top_p), int(seed))
+        prompt = [int(i) for i in ids]
+        self._native.prefill(prompt)
+        # The sequence (prompt and new tokens) holds at most max_sequence.
+        count = min(int(max_new_tokens), self.max_sequence - len(prompt))
+        return self._tokens(count, stop_id)
+
+    def _tokens(self, count, stop_id):
+        for produced in range(count):
+            token = self._native.sample_next()
+            yield token
+            if token == stop_id or produced + 1 == count:
+                return
+            self._native.decode(token)
 
 
 def import_onnx(model, dims=None):

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm-c/Dialects.h"
+#include "llm-c/Generation.h"
 #include "llm-c/ImportONNX.h"
 #include "llm-c/Passes.h"
 #include "llm-c/Runtime.h"
@@ -232,6 +233,77 @@ private:
 
 } // namespace
 
+/// A generation session (llm-c/Generation.h). Raises ValueError for bad
+/// models, ids and options, with the C API's error text.
+class GenerationSession {
+public:
+  GenerationSession(const std::string &path, const std::string &options) {
+    Context ctx;
+    std::string errors;
+    {
+      py::gil_scoped_release release;
+      session = llmcGenerationSessionCreateFromFile(
+          ctx.get(), toRef(path), toRef(options), appendToString, &errors);
+    }
+    if (llmcGenerationSessionIsNull(session))
+      throw py::value_error(message(errors, "cannot create the session"));
+  }
+  ~GenerationSession() { llmcGenerationSessionDestroy(session); }
+  GenerationSession(const GenerationSession &) = delete;
+  GenerationSession &operator=(const GenerationSession &) = delete;
+
+  int64_t vocabSize() const {
+    return llmcGenerationSessionGetVocabSize(session);
+  }
+  int64_t maxSequence() const {
+    return llmcGenerationSessionGetMaxSequence(session);
+  }
+  int64_t position() const { return llmcGenerationSessionGetPosition(session); }
+
+  void prefill(const std::vector<int64_t> &ids) {
+    std::string errors;
+    MlirLogicalResult result;
+    {
+      py::gil_scoped_release release;
+      result = llmcGenerationSessionPrefill(session, ids.data(), ids.size(),
+                                            appendToString, &errors);
+    }
+    if (mlirLogicalResultIsFailure(result))
+      throw py::value_error(message(errors, "prefill failed"));
+  }
+  void decode(int64_t id) {
+    std::string errors;
+    MlirLogicalResult result;
+    {
+      py::gil_scoped_release release;
+      result = llmcGenerationSessionDecode(session, id, appendToString,
+                                           &errors);
+    }
+    if (mlirLogicalResultIsFailure(result))
+      throw py::value_error(message(errors, "decode failed"));
+  }
+  /// A copy of the current logits.
+  py::array_t<float> logits() const {
+    int64_t v = vocabSize();
+    py::array_t<float> out(v);
+    std::copy_n(llmcGenerationSessionGetLogits(session), v,
+                out.mutable_data());
+    return out;
+  }
+  void setSampling(bool greedy, double temperature, int64_t topK, double topP,
+                   uint64_t seed) {
+    std::string errors;
+    if (mlirLogicalResultIsFailure(llmcGenerationSessionSetSampling(
+            session, greedy, temperature, topK, topP, seed, appendToString,
+            &errors)))
+      throw py::value_error(message(errors, "invalid sampling options"));
+  }
+  int64_t sampleNext() { return llmcGenerationSessionSampleNext(session); }
+
+private:
+  LlmcGenerationSession session;
+};
+
 PYBIND11_MODULE(_llmc, m) {
   m.doc() = "Native part of llmc: a pybind11 layer over the llmc C API. Use "
             "the functions of the `llmc` package instead.";
@@ -347,4 +419,18 @@ PYBIND11_MODULE(_llmc, m) {
       .def_property_readonly("outputs", &CompiledModel::outputs)
       .def("execute", &CompiledModel::execute, py::arg("inputs"),
            py::arg("input_types"), py::arg("outputs"), py::arg("output_types"));
+
+  py::class_<GenerationSession>(m, "GenerationSession")
+      .def(py::init<const std::string &, const std::string &>(),
+           py::arg("path"), py::arg("options"))
+      .def_property_readonly("vocab_size", &GenerationSession::vocabSize)
+      .def_property_readonly("max_sequence", &GenerationSession::maxSequence)
+      .def_property_readonly("position", &GenerationSession::position)
+      .def("prefill", &GenerationSession::prefill, py::arg("ids"))
+      .def("decode", &GenerationSession::decode, py::arg("id"))
+      .def("logits", &GenerationSession::logits)
+      .def("set_sampling", &GenerationSession::setSampling, py::arg("greedy"),
+           py::arg("temperature"), py::arg("top_k"), py::arg("top_p"),
+           py::arg("seed"))
+      .def("sample_next", &GenerationSession::sampleNext);
 }

@@ -1,0 +1,126 @@
+//===- Generation.cpp - Generation session C API --------------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements llm-c/Generation.h over
+// mlir::llm::runtime::GenerationSession.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm-c/Generation.h"
+#include "Diagnostics.h"
+#include "Runtime.h"
+
+#include "llm/Runtime/Generation.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+
+using namespace mlir;
+using namespace mlir::llm::runtime;
+using mlir::llm::capi::DiagnosticCapture;
+
+static GenerationSession *unwrapSession(LlmcGenerationSession session) {
+  return static_cast<GenerationSession *>(session.ptr);
+}
+
+LlmcGenerationSession llmcGenerationSessionCreateFromFile(
+    MlirContext ctx, MlirStringRef path, MlirStringRef options,
+    MlirStringCallback onError, void *userData) {
+  std::string all = (unwrap(options) + " memory-arena=caller").str();
+  LlmcCompiledModel compiled = llmcCompiledModelCreateFromFile(
+      ctx, path, MlirStringRef{"", 0}, mlirStringRefCreateFromCString("cpu"),
+      MlirStringRef{all.data(), all.size()}, onError, userData);
+  if (llmcCompiledModelIsNull(compiled))
+    return LlmcGenerationSession{nullptr};
+  std::shared_ptr<CompiledModel> model(
+      std::move(mlir::llm::capi::unwrapModel(compiled)->model));
+  llmcCompiledModelDestroy(compiled);
+  DiagnosticCapture diags(nullptr, onError, userData);
+  llvm::Expected<GenerationInterface> interface =
+      getGenerationInterface(model->getSignature());
+  if (!interface) {
+    diags.addError(llvm::toString(interface.takeError()));
+    return LlmcGenerationSession{nullptr};
+  }
+  llvm::Expected<std::unique_ptr<GenerationSession>> session =
+      GenerationSession::create(std::move(model), *interface);
+  if (!session) {
+    diags.addError(llvm::toString(session.takeError()));
+    return LlmcGenerationSession{nullptr};
+  }
+  return LlmcGenerationSession{session->release()};
+}
+
+void llmcGenerationSessionDestroy(LlmcGenerationSession session) {
+  delete unwrapSession(session);
+}
+
+int64_t llmcGenerationSessionGetVocabSize(LlmcGenerationSession session) {
+  return unwrapSession(session)->getInterface().vocabSize;
+}
+
+int64_t llmcGenerationSessionGetMaxSequence(LlmcGenerationSession session) {
+  return unwrapSession(session)->getInterface().maxSequence;
+}
+
+int64_t llmcGenerationSessionGetPosition(LlmcGenerationSession session) {
+  return unwrapSession(session)->getPosition();
+}
+
+/// Passes `err` (if any) to the callback; the C result.
+static MlirLogicalResult report(llvm::Error err, MlirStringCallback onError,
+                                void *userData) {
+  if (!err)
+    return mlirLogicalResultSuccess();
+  DiagnosticCapture diags(nullptr, onError, userData);
+  diags.addError(llvm::toString(std::move(err)));
+  return mlirLogicalResultFailure();
+}
+
+MlirLogicalResult llmcGenerationSessionPrefill(LlmcGenerationSession session,
+                                               const int64_t *ids,
+                                               intptr_t count,
+                                               MlirStringCallback onError,
+                                               void *userData) {
+  if (count < 0 || (count > 0 && !ids))
+    return report(llvm::createStringError("invalid prompt (count " +
+                                          llvm::Twine(count) + ")"),
+                  onError, userData);
+  return report(unwrapSession(session)->prefill(ArrayRef<int64_t>(ids, count)),
+                onError, userData);
+}
+
+MlirLogicalResult llmcGenerationSessionDecode(LlmcGenerationSession session,
+                                              int64_t id,
+                                              MlirStringCallback onError,
+                                              void *userData) {
+  return report(unwrapSession(session)->decode(id), onError, userData);
+}
+
+const float *llmcGenerationSessionGetLogits(LlmcGenerationSession session) {
+  return unwrapSession(session)->getLogits().data();
+}
+
+MlirLogicalResult
+llmcGenerationSessionSetSampling(LlmcGenerationSession session, bool greedy,
+                                 double temperature, int64_t topK, double topP,
+                                 uint64_t seed, MlirStringCallback onError,
+                                 void *userData) {
+  SamplingOptions options;
+  options.greedy = greedy;
+  options.temperature = temperature;
+  options.topK = topK;
+  options.topP = topP;
+  options.seed = seed;
+  return report(unwrapSession(session)->setSampling(options), onError,
+                userData);
+}
+
+int64_t llmcGenerationSessionSampleNext(LlmcGenerationSession session) {
+  return unwrapSession(session)->sampleNext();
+}

@@ -1,0 +1,40 @@
+//===- Runtime.h - C API compiled models (private) --------------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Private helper of the llmc C API: what an LlmcCompiledModel points to,
+// shared by Runtime.cpp and Generation.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_LIB_CAPI_RUNTIME_H
+#define LLM_LIB_CAPI_RUNTIME_H
+
+#include "llm-c/Runtime.h"
+#include "llm/Runtime/CompiledModel.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::llm::capi {
+
+/// The compiled model and the names of its inputs and outputs.
+struct CAPICompiledModel {
+  std::unique_ptr<runtime::CompiledModel> model;
+  SmallVector<std::string> inputNames;
+  SmallVector<std::string> outputNames;
+  /// "hit", "miss" or "off" (llmcCompiledModelGetCacheStatus).
+  std::string cacheStatus;
+};
+
+inline CAPICompiledModel *unwrapModel(LlmcCompiledModel model) {
+  return static_cast<CAPICompiledModel *>(model.ptr);
+}
+
+} // namespace mlir::llm::capi
+
+#endif // LLM_LIB_CAPI_RUNTIME_H

@@ -1,0 +1,166 @@
+/*===- llmc-capi-generation-test.c - Tests of llm-c/Generation.h ----------===*\
+|*                                                                            *|
+|* Part of the llmc project, under the Apache License v2.0 with LLVM          *|
+|* Exceptions. See LICENSE for license information.                           *|
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
+|*                                                                            *|
+|*===----------------------------------------------------------------------===*|
+|*                                                                            *|
+|* A C client of the generation session API: creates a session on a model    *|
+|* with key/value caches, runs a greedy prefill + decode loop (the ids are    *|
+|* compared with the numpy reference by the RUN lines), reruns it on the same *|
+|* session (a new prefill restarts the sequence), and exercises the errors.  *|
+|* Usage:                                                                     *|
+|*   llmc-capi-generation-test DECODER.mlir NO_CACHE_MODEL.mlir IDS_FILE      *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+// clang-format off
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %llmc_src_root/examples/generate.py gpt2_decoder --d 32 --heads 2 --layers 2 --vocab 48 --max-seq 24 --out-dir %t
+// RUN: %python %llmc_src_root/examples/generate.py gpt2_model --d 32 --heads 2 --seq 8 --layers 1 --vocab 16 --out-dir %t
+// RUN: llmc-capi-generation-test %t/gpt2_decoder.mlir %t/gpt2_model.mlir %t/ids.txt | FileCheck %s
+// RUN: %python -m llmc_check generate %t/gpt2_decoder.mlir --prompt-ids 5,17,2,40 --max-new-tokens 16 --actual %t/ids.txt | FileCheck %s --check-prefix=REF
+//
+// CHECK: session: vocab 48, max sequence 24, position 0
+// CHECK-NEXT: generated 16 ids, position 20
+// CHECK-NEXT: second run: same ids
+// CHECK-NEXT: bad id: error: token id 48 (at position 20) is outside the vocabulary [0, 48)
+// CHECK-NEXT: full: error: the sequence holds 24 tokens, the most the model was compiled for
+// CHECK-NEXT: sampling: error: top-p must be in (0, 1], got 1.5
+// CHECK-NEXT: no cache: null session, error: generation entry @main: has no llm.kv_cache argument
+// CHECK-NEXT: 0 failures
+// REF: generate: 16 ids equal ({{.*}}) PASS
+// clang-format on
+
+#include "llm-c/Dialects.h"
+#include "llm-c/Generation.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char *data;
+  size_t size;
+} Buffer;
+
+static void appendToBuffer(MlirStringRef piece, void *userData) {
+  Buffer *b = (Buffer *)userData;
+  char *grown = (char *)realloc(b->data, b->size + piece.length + 1);
+  if (!grown)
+    return;
+  b->data = grown;
+  memcpy(b->data + b->size, piece.data, piece.length);
+  b->size += piece.length;
+  b->data[b->size] = '\0';
+}
+
+static void resetBuffer(Buffer *b) {
+  free(b->data);
+  b->data = NULL;
+  b->size = 0;
+}
+
+/// The first line of the text.
+static const char *firstLine(Buffer *b) {
+  if (!b->data)
+    return "";
+  char *newline = strchr(b->data, '\n');
+  if (newline)
+    *newline = '\0';
+  return b->data;
+}
+
+static int failures = 0;
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      printf("FAILED at line %d: %s\n", __LINE__, #cond);                      \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+enum { kNewTokens = 16, kPromptLength = 4 };
+
+/// Greedy: prefill, then one decode per token but the last.
+static int generate(LlmcGenerationSession s, int64_t *out, Buffer *errors) {
+  const int64_t prompt[kPromptLength] = {5, 17, 2, 40};
+  if (mlirLogicalResultIsFailure(llmcGenerationSessionPrefill(
+          s, prompt, kPromptLength, appendToBuffer, errors)))
+    return 0;
+  for (int i = 0; i < kNewTokens; ++i) {
+    out[i] = llmcGenerationSessionSampleNext(s);
+    if (i + 1 < kNewTokens &&
+        mlirLogicalResultIsFailure(
+            llmcGenerationSessionDecode(s, out[i], appendToBuffer, errors)))
+      return 0;
+  }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s DECODER.mlir NO_CACHE.mlir IDS_FILE\n", argv[0]);
+    return 2;
+  }
+  MlirContext ctx = llmcContextCreate(/*threadingEnabled=*/false);
+  Buffer errors = {NULL, 0};
+  LlmcGenerationSession s = llmcGenerationSessionCreateFromFile(
+      ctx, mlirStringRefCreateFromCString(argv[1]),
+      mlirStringRefCreateFromCString("cache=false"), appendToBuffer, &errors);
+  if (llmcGenerationSessionIsNull(s)) {
+    printf("cannot create the session: %s\n", errors.data ? errors.data : "");
+    mlirContextDestroy(ctx);
+    return 1;
+  }
+  printf("session: vocab %lld, max sequence %lld, position %lld\n",
+         (long long)llmcGenerationSessionGetVocabSize(s),
+         (long long)llmcGenerationSessionGetMaxSequence(s),
+         (long long)llmcGenerationSessionGetPosition(s));
+
+  int64_t ids[kNewTokens], again[kNewTokens];
+  EXPECT(generate(s, ids, &errors));
+  printf("generated %d ids, position %lld\n", kNewTokens,
+         (long long)llmcGenerationSessionGetPosition(s));
+  FILE *f = fopen(argv[3], "w");
+  EXPECT(f != NULL);
+  for (int i = 0; f && i < kNewTokens; ++i)
+    fprintf(f, "%s%lld", i ? "," : "", (long long)ids[i]);
+  if (f)
+    fclose(f);
+  EXPECT(generate(s, again, &errors));
+  printf("second run: %s\n",
+         memcmp(ids, again, sizeof(ids)) == 0 ? "same ids" : "DIFFERENT ids");
+
+  // Errors: nothing runs, the session stays usable.
+  resetBuffer(&errors);
+  EXPECT(mlirLogicalResultIsFailure(
+      llmcGenerationSessionDecode(s, 48, appendToBuffer, &errors)));
+  printf("bad id: %s\n", firstLine(&errors));
+  resetBuffer(&errors);
+  while (llmcGenerationSessionGetPosition(s) < 24)
+    EXPECT(mlirLogicalResultIsSuccess(
+        llmcGenerationSessionDecode(s, 1, appendToBuffer, &errors)));
+  EXPECT(mlirLogicalResultIsFailure(
+      llmcGenerationSessionDecode(s, 1, appendToBuffer, &errors)));
+  printf("full: %s\n", firstLine(&errors));
+  resetBuffer(&errors);
+  EXPECT(mlirLogicalResultIsFailure(llmcGenerationSessionSetSampling(
+      s, false, 1.0, 0, 1.5, 0, appendToBuffer, &errors)));
+  printf("sampling: %s\n", firstLine(&errors));
+  resetBuffer(&errors);
+  llmcGenerationSessionDestroy(s);
+
+  LlmcGenerationSession none = llmcGenerationSessionCreateFromFile(
+      ctx, mlirStringRefCreateFromCString(argv[2]),
+      mlirStringRefCreateFromCString("cache=false"), appendToBuffer, &errors);
+  printf("no cache: %s, %s\n",
+         llmcGenerationSessionIsNull(none) ? "null session" : "SESSION",
+         firstLine(&errors));
+  llmcGenerationSessionDestroy(none);
+  resetBuffer(&errors);
+  mlirContextDestroy(ctx);
+  printf("%d failures\n", failures);
+  return failures == 0 ? 0 : 1;
+}
