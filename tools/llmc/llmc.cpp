@@ -26,6 +26,7 @@
 #include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/Npy.h"
 #include "llm/Runtime/Progress.h"
+#include "llm/Runtime/Tokenizer.h"
 #include "llm/Support/OutputFile.h"
 #include "llm/Support/Report.h"
 #if LLMC_HAVE_ONNX
@@ -1433,6 +1434,104 @@ static int importMain() {
   return 0;
 }
 
+//===----------------------------------------------------------------------===//
+// llmc tokenize
+//===----------------------------------------------------------------------===//
+
+static cl::SubCommand tokenizeCommand(
+    "tokenize",
+    "Encode --text with the tokenizer --tokenizer (tokenizer.json, GPT-2 "
+    "vocab.json\n"
+    "  + merges.txt, a sentencepiece .model, or a directory holding one) and "
+    "print\n"
+    "  the ids, comma-separated; or decode --ids and print the text "
+    "(followed by a\n"
+    "  newline). --stream decodes the ids one at a time as `llmc generate` "
+    "prints\n"
+    "  them: one line per id, `ID: \"text\"` (a JSON string: what became "
+    "printable),\n"
+    "  then `end: \"text\"` (the rest). --info prints the vocabulary size and "
+    "the\n"
+    "  BOS/EOS ids.");
+static cl::opt<std::string> tokenizeFile(
+    "tokenizer", cl::desc("The tokenizer file or directory"),
+    cl::value_desc("file"), cl::Required, cl::sub(tokenizeCommand),
+    cl::cat(llmcCategory));
+static cl::opt<std::string> tokenizeText("text", cl::desc("Text to encode"),
+                                         cl::value_desc("text"),
+                                         cl::sub(tokenizeCommand),
+                                         cl::cat(llmcCategory));
+static cl::opt<std::string>
+    tokenizeIds("ids", cl::desc("Token ids to decode, comma-separated"),
+                cl::value_desc("1,2,3"), cl::sub(tokenizeCommand),
+                cl::cat(llmcCategory));
+static cl::opt<bool> tokenizeStream(
+    "stream", cl::desc("With --ids: decode one id at a time (see above)"),
+    cl::sub(tokenizeCommand), cl::cat(llmcCategory));
+static cl::opt<bool> tokenizeInfo(
+    "info", cl::desc("Print the vocabulary size and the BOS/EOS ids"),
+    cl::sub(tokenizeCommand), cl::cat(llmcCategory));
+
+static int tokenizeMain() {
+  bool haveText = tokenizeText.getNumOccurrences() > 0;
+  bool haveIds = tokenizeIds.getNumOccurrences() > 0;
+  if (haveText == haveIds && !(tokenizeInfo && !haveText))
+    return fail("llmc tokenize expects exactly one of --text TEXT and "
+                "--ids 1,2,3");
+  if (tokenizeStream && !haveIds)
+    return fail("--stream needs --ids");
+  auto tokenizer = Tokenizer::load(tokenizeFile);
+  if (!tokenizer)
+    return fail(tokenizer.takeError());
+  Tokenizer &tok = **tokenizer;
+  if (tokenizeInfo) {
+    auto opt = [](std::optional<int64_t> id) {
+      return id ? std::to_string(*id) : std::string("none");
+    };
+    llvm::outs() << "vocab_size: " << tok.vocabSize()
+                 << "\nbos: " << opt(tok.bosId())
+                 << "\neos: " << opt(tok.eosId()) << "\n";
+  }
+  if (haveText) {
+    llvm::outs() << llvm::join(llvm::map_range(tok.encode(tokenizeText),
+                                               [](int64_t id) {
+                                                 return std::to_string(id);
+                                               }),
+                               ",")
+                 << "\n";
+    return 0;
+  }
+  if (!haveIds)
+    return 0;
+  std::vector<int64_t> ids;
+  llvm::SmallVector<llvm::StringRef> parts;
+  if (!llvm::StringRef(tokenizeIds).trim().empty())
+    llvm::StringRef(tokenizeIds).split(parts, ',');
+  for (llvm::StringRef part : parts) {
+    int64_t id;
+    if (part.trim().getAsInteger(10, id))
+      return fail("--ids: '" + part + "' is not an integer (expected "
+                  "comma-separated ids, e.g. --ids 15496,995)");
+    ids.push_back(id);
+  }
+  if (!tokenizeStream) {
+    llvm::Expected<std::string> text = tok.decode(ids);
+    if (!text)
+      return fail(text.takeError());
+    llvm::outs() << *text << "\n";
+    return 0;
+  }
+  Tokenizer::StreamDecoder stream(tok);
+  for (int64_t id : ids) {
+    llvm::Expected<std::string> text = stream.push(id);
+    if (!text)
+      return fail(text.takeError());
+    llvm::outs() << id << ": " << llvm::json::Value(*text) << "\n";
+  }
+  llvm::outs() << "end: " << llvm::json::Value(stream.flush()) << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
 #if defined(__GLIBC__)
@@ -1453,6 +1552,8 @@ int main(int argc, char **argv) {
           "  llmc compile MODEL --target cuda -o OUT "
           "--emit=ptx|fatbin|mlir|llvm|obj [--chip sm_80,sm_90a]\n"
           "  llmc import MODEL.onnx -o OUT.mlir [--dim NAME=VALUE]...\n"
+          "  llmc tokenize --tokenizer FILE (--text TEXT | --ids 1,2,3) "
+          "[--stream] [--info]\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",
           &llvm::errs()))
@@ -1463,6 +1564,8 @@ int main(int argc, char **argv) {
     return finishStdout(compileMain());
   if (importCommand)
     return finishStdout(importMain());
+  if (tokenizeCommand)
+    return finishStdout(tokenizeMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
               "MODEL ...' or 'llmc import MODEL.onnx ...' (see llmc --help)");
 }
