@@ -30,6 +30,7 @@
 #include "llvm/Support/Path.h"
 
 #include <unicode/uchar.h>
+#include <unicode/unorm2.h>
 
 #if LLMC_HAVE_SENTENCEPIECE
 #include <sentencepiece_processor.h>
@@ -335,6 +336,10 @@ public:
     bool byteFallback = false;
     bool ignoreMerges = false;
     bool stripLeadingSpace = false;
+    /// Unicode normalization of each segment (tokenizer.json's NFC/NFKC
+    /// normalizer, e.g. Qwen2's NFC).
+    enum class Normalization { None, NFC, NFKC } normalization =
+        Normalization::None;
     std::optional<int64_t> unk;
   };
 
@@ -550,8 +555,44 @@ std::vector<int64_t> BPETokenizer::encode(StringRef text) {
   return out;
 }
 
-void BPETokenizer::encodeSegment(StringRef segment, bool first,
+/// `text` in Unicode normalization form NFC or NFKC (ICU's unorm2); `text`
+/// itself when it is not valid UTF-8.
+static std::string normalize(StringRef text, bool compat) {
+  llvm::SmallVector<llvm::UTF16> utf16;
+  if (!llvm::convertUTF8ToUTF16String(text, utf16))
+    return text.str();
+  UErrorCode err = U_ZERO_ERROR;
+  const UNormalizer2 *norm =
+      compat ? unorm2_getNFKCInstance(&err) : unorm2_getNFCInstance(&err);
+  if (U_FAILURE(err))
+    return text.str();
+  const UChar *src = reinterpret_cast<const UChar *>(utf16.data());
+  int32_t len = static_cast<int32_t>(utf16.size());
+  if (unorm2_isNormalized(norm, src, len, &err) && U_SUCCESS(err))
+    return text.str();
+  err = U_ZERO_ERROR;
+  int32_t need = unorm2_normalize(norm, src, len, nullptr, 0, &err);
+  if (err != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(err))
+    return text.str();
+  std::vector<llvm::UTF16> result(need);
+  err = U_ZERO_ERROR;
+  unorm2_normalize(norm, src, len, reinterpret_cast<UChar *>(result.data()),
+                   need, &err);
+  std::string out;
+  if (U_FAILURE(err) || !llvm::convertUTF16ToUTF8String(result, out))
+    return text.str();
+  return out;
+}
+
+void BPETokenizer::encodeSegment(StringRef rawSegment, bool first,
                                  std::vector<int64_t> &out) {
+  std::string normalized;
+  StringRef segment = rawSegment;
+  if (options.normalization != Options::Normalization::None) {
+    normalized = normalize(
+        rawSegment, options.normalization == Options::Normalization::NFKC);
+    segment = normalized;
+  }
   std::string text;
   if (options.byteLevel) {
     if (options.addPrefixSpace && !segment.starts_with(" "))
@@ -644,7 +685,7 @@ void BPETokenizer::encodeWord(StringRef word, std::vector<int64_t> &out) {
     }
   }
   llvm::append_range(out, symbols);
-  if (cache.size() < (1u << 16))
+  if (word.size() <= 256 && cache.size() < (1u << 16))
     cache[word] = std::move(symbols);
 }
 
@@ -964,22 +1005,32 @@ loadTokenizerJSON(StringRef path, const llvm::json::Object &root) {
   if (sawSplit && !sawByteLevel)
     return fail("pre_tokenizer: Split without ByteLevel is not supported");
   opts.byteLevel = sawByteLevel || typeOf(root.get("decoder")) == "ByteLevel";
-  if (!opts.byteLevel) {
-    // Sentencepiece-style: the normalizer may do Metaspace's work.
-    for (const llvm::json::Object *n :
-         flatten(root.get("normalizer"), "normalizers")) {
-      StringRef t = n->getString("type").value_or("");
-      if (t == "Prepend" && n->getString("prepend") == kMetaspace) {
-        opts.prepend = BPETokenizer::Options::Prepend::Always;
-      } else if (t == "Replace") {
-        const llvm::json::Object *pat = n->getObject("pattern");
-        if (!pat || pat->getString("String") != " " ||
-            n->getString("content") != kMetaspace)
-          return fail("normalizer: only Replace(' ', '▁') is supported");
-      } else {
-        return fail("unsupported normalizer '" + t + "'");
-      }
+  for (const llvm::json::Object *n :
+       flatten(root.get("normalizer"), "normalizers")) {
+    StringRef t = n->getString("type").value_or("");
+    if (t == "NFC" || t == "NFKC") {
+      // (Commutes with the Prepend/Replace of `▁` and spaces.)
+      opts.normalization = t == "NFC"
+                               ? BPETokenizer::Options::Normalization::NFC
+                               : BPETokenizer::Options::Normalization::NFKC;
+      continue;
     }
+    if (opts.byteLevel)
+      return fail("unsupported normalizer '" + t + "' for a byte-level "
+                  "model (llmc supports NFC and NFKC)");
+    // Sentencepiece-style: the normalizer may do Metaspace's work.
+    if (t == "Prepend" && n->getString("prepend") == kMetaspace) {
+      opts.prepend = BPETokenizer::Options::Prepend::Always;
+    } else if (t == "Replace") {
+      const llvm::json::Object *pat = n->getObject("pattern");
+      if (!pat || pat->getString("String") != " " ||
+          n->getString("content") != kMetaspace)
+        return fail("normalizer: only Replace(' ', '▁') is supported");
+    } else {
+      return fail("unsupported normalizer '" + t + "'");
+    }
+  }
+  if (!opts.byteLevel) {
     opts.byteFallback = model->getBoolean("byte_fallback").value_or(false);
     // The decoder drops the dummy prefix's space (Strip, or Metaspace).
     for (const llvm::json::Object *d :
@@ -990,10 +1041,6 @@ loadTokenizerJSON(StringRef path, const llvm::json::Object &root) {
                                    BPETokenizer::Options::Prepend::Never))
         opts.stripLeadingSpace = true;
     }
-  } else if (const llvm::json::Value *n = root.get("normalizer");
-             n && !n->getAsNull()) {
-    return fail("unsupported normalizer '" + typeOf(n) +
-                "' for a byte-level model");
   }
   opts.ignoreMerges = model->getBoolean("ignore_merges").value_or(false);
 

@@ -13,8 +13,8 @@
 //  * Hugging Face `tokenizer.json` with a BPE model (`model.type == "BPE"`):
 //    - byte-level BPE (GPT-2, LLaMA-3, Qwen2): a ByteLevel pre-tokenizer,
 //      alone or after a Split with the GPT-2, LLaMA-3 or Qwen2 pattern
-//      (recognised by its text; other Split patterns are an error), and a
-//      ByteLevel decoder. Algorithm: byte-level BPE (Radford et al. 2019,
+//      (recognised by its text; other Split patterns are an error), an
+//      optional NFC/NFKC normalizer (ICU), and a ByteLevel decoder. Algorithm: byte-level BPE (Radford et al. 2019,
 //      "Language Models are Unsupervised Multitask Learners", and OpenAI's
 //      gpt-2 `encoder.py`) on top of BPE merges applied by rank (Sennrich,
 //      Haddow and Birch 2016, "Neural Machine Translation of Rare Words

@@ -10,6 +10,8 @@
                                                LLaMA-3 regex + ByteLevel,
                                                [a, b] merges, ignore_merges,
                                                BOS post-processor
+        DIR/qwen2/tokenizer.json               Qwen2 style: NFC, the Qwen2
+                                               regex, tokenizer_config.json
         DIR/spbpe/tokenizer.json               LLaMA-2 style: Prepend/Replace
                                                normalizer, `▁`, byte_fallback
       In the byte-level vocabularies byte B is token B.
@@ -30,6 +32,7 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 from collections import Counter
 
 import regex
@@ -39,6 +42,7 @@ GPT2_PAT = (r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+"""
 LLAMA3_PAT = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+"""
               r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"""
               r"""|\s+(?!\S)|\s+""")
+QWEN2_PAT = LLAMA3_PAT.replace(r"\p{N}{1,3}", r"\p{N}")
 META = "\u2581"
 
 CORPUS = """\
@@ -72,6 +76,7 @@ TEXTS = [
     "Line one.\r\nLine two!\n\n\nThe END'S NEAR, isn'T it",
     "x=1234567;y=(a+b)*c  \n\t ",
     "¿Qué? ¡Sí! ...!!! ",
+    "decomposed: cafe\u0301 A\u030a",
 ]
 
 
@@ -259,6 +264,28 @@ def make(out):
                   "byte_fallback": False, "ignore_merges": True,
                   "vocab": vocab, "merges": [list(m) for m in merges]}})
 
+    vocab, merges = byte_level_model(QWEN2_PAT)
+    n = len(vocab)
+    write("qwen2", {
+        "version": "1.0",
+        "added_tokens": [added("<|endoftext|>", n), added("<|im_end|>", n + 1)],
+        "normalizer": {"type": "NFC"},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": QWEN2_PAT},
+             "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False,
+             "trim_offsets": False, "use_regex": False}]},
+        "post_processor": {"type": "ByteLevel", "add_prefix_space": False,
+                           "trim_offsets": False, "use_regex": False},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False,
+                    "trim_offsets": False, "use_regex": False},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None,
+                  "continuing_subword_prefix": "", "end_of_word_suffix": "",
+                  "fuse_unk": False, "byte_fallback": False,
+                  "vocab": vocab, "merges": ["%s %s" % m for m in merges]}})
+    with open(os.path.join(out, "qwen2", "tokenizer_config.json"), "w") as f:
+        json.dump({"eos_token": "<|im_end|>"}, f)
+
     vocab, merges = spbpe_model()
     write("spbpe", {
         "version": "1.0",
@@ -308,7 +335,8 @@ class Reference:
                       for m in tj["model"]["merges"]]
             self.specials = {t["content"]: t["id"] for t in tj["added_tokens"]}
         self.ranks = {m: i for i, m in enumerate(merges)}
-        self.pattern = LLAMA3_PAT if kind == "llama3" else GPT2_PAT
+        self.pattern = {"llama3": LLAMA3_PAT, "qwen2": QWEN2_PAT}.get(
+            kind, GPT2_PAT)
         self.b2u = bytes_to_unicode()
         self.u2b = {v: k for k, v in self.b2u.items()}
         self.id2tok = {v: k for k, v in self.vocab.items()}
@@ -322,6 +350,8 @@ class Reference:
             if part in self.specials:
                 ids.append(self.specials[part])
             elif part:
+                if self.kind == "qwen2":
+                    part = unicodedata.normalize("NFC", part)
                 ids.extend(self.encode_segment(part))
         return ids
 
@@ -369,6 +399,8 @@ def check(kind, path, llmc):
                               "--ids=" + ",".join(map(str, got))],
                              capture_output=True, check=True).stdout
         dec = dec.decode("utf-8")[:-1]  # llmc adds a newline
+        if kind == "qwen2":
+            text = unicodedata.normalize("NFC", text)
         ok = got == want and dec == text and stream(llmc, path, got) == text
         bad += not ok
         print("%s %s %d tokens %r" % (kind, "ok" if ok else "MISMATCH",
