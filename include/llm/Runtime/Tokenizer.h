@@ -33,8 +33,10 @@
 //  * a sentencepiece model (`.model`; Kudo and Richardson 2018,
 //    "SentencePiece: A simple and language independent subword tokenizer and
 //    detokenizer for Neural Text Processing"), through Debian's
-//    libsentencepiece, when llmc was built with it (libsentencepiece-dev at
-//    configure time); without it loading one is an error saying so.
+//    libsentencepiece, when llmc was configured with
+//    -DLLMC_ENABLE_SENTENCEPIECE=ON (off by default: the library's bundled
+//    protobuf clashes with the ONNX importer's, see cmake/LLMCTokenizer.cmake);
+//    without it loading one is an error saying so.
 //  * a directory: its tokenizer.json, else vocab.json + merges.txt, else
 //    tokenizer.model.
 //
