@@ -9,11 +9,17 @@ PKGS=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libomp-22-dev
   # ONNX importer
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  # tokenizers (lib/Runtime/Tokenizer.cpp): ICU's character classes, and
+  # sentencepiece .model files (optional at build time)
+  libicu-dev libsentencepiece-dev
   # sanitizer and libFuzzer runtimes (scripts/test-sanitizers.sh, fuzz.sh)
   libclang-rt-22-dev
   # tests and python
   python3 python3-numpy python3-onnx python3-torch pybind11-dev python3-dev
   libopenblas0-pthread libgtest-dev
+  # tokenizer tests: the reference's pre-tokenization regexes, and training
+  # a sentencepiece model to compare with
+  python3-regex python3-sentencepiece
 )
 
 missing=()

@@ -54,6 +54,10 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if config.enable_sanitizers:
     config.available_features.add("asan")
 
+# Tokenizers: `sentencepiece` when llmc was built with libsentencepiece.
+if config.have_sentencepiece:
+    config.available_features.add("sentencepiece")
+
 # CUDA (lib/Runtime/CUDA, test/Runtime/CUDA). `cuda-toolkit`: CMake found the
 # toolkit, so llmc's CUDA runtime is built; %cuda_toolkit is the toolkit's
 # root (for gpu-module-to-binary{toolkit=}), %llmc_cuda_runtime and

@@ -18,6 +18,7 @@
 
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Generation.h"
+#include "llm/Runtime/Tokenizer.h"
 #include "llm/Support/OutputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -61,9 +62,28 @@ static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
                                       cl::sub(llmc::generateCommand));
 static cl::opt<std::string>
     promptIds("prompt-ids",
-              cl::desc("The prompt's token ids, comma-separated (required)"),
+              cl::desc("The prompt's token ids, comma-separated (or "
+                       "--prompt with --tokenizer)"),
               cl::value_desc("ID,ID,..."), cl::sub(llmc::generateCommand),
               cl::cat(llmc::generateCategory));
+static cl::opt<std::string>
+    promptText("prompt",
+               cl::desc("The prompt as text (needs --tokenizer); the "
+                        "tokenizer's BOS id, if it has one, is put first"),
+               cl::value_desc("TEXT"), cl::sub(llmc::generateCommand),
+               cl::cat(llmc::generateCategory));
+static cl::opt<std::string> tokenizerPath(
+    "tokenizer",
+    cl::desc("Tokenizer (HF tokenizer.json, GPT-2 vocab.json with "
+             "merges.txt beside it, or a directory holding them): the new "
+             "tokens are printed as text, and generation stops at its EOS id"),
+    cl::value_desc("FILE"), cl::sub(llmc::generateCommand),
+    cl::cat(llmc::generateCategory));
+static cl::opt<bool> ignoreEos("ignore-eos",
+                               cl::desc("With --tokenizer: do not stop at the "
+                                        "tokenizer's EOS id"),
+                               cl::sub(llmc::generateCommand),
+                               cl::cat(llmc::generateCategory));
 static cl::opt<long long>
     maxNewTokens("max-new-tokens",
                  cl::desc("How many tokens to generate (default 32)"),
@@ -169,12 +189,33 @@ static std::string formatBytes(int64_t bytes) {
 }
 
 int llmc::generateMain() {
-  if (!promptIds.getNumOccurrences())
-    return fail("--prompt-ids is required (the prompt's token ids, e.g. "
-                "--prompt-ids 464,3290,318)");
-  llvm::Expected<SmallVector<int64_t>> prompt = parseIds(promptIds);
+  bool haveIds = promptIds.getNumOccurrences(),
+       haveText = promptText.getNumOccurrences();
+  if (haveIds == haveText)
+    return fail("give the prompt as token ids (--prompt-ids 464,3290,318) or "
+                "as text (--prompt TEXT with --tokenizer FILE), not both");
+  if (haveText && tokenizerPath.empty())
+    return fail("--prompt needs --tokenizer FILE (tokenizer.json, or GPT-2 "
+                "vocab.json with merges.txt)");
+  std::unique_ptr<Tokenizer> tokenizer;
+  if (!tokenizerPath.empty()) {
+    llvm::Expected<std::unique_ptr<Tokenizer>> loaded =
+        Tokenizer::load(tokenizerPath);
+    if (!loaded)
+      return fail(loaded.takeError());
+    tokenizer = std::move(*loaded);
+  }
+  llvm::Expected<SmallVector<int64_t>> prompt = SmallVector<int64_t>();
+  if (haveIds)
+    prompt = parseIds(promptIds);
   if (!prompt)
     return fail(prompt.takeError());
+  if (haveText) {
+    if (std::optional<int64_t> bos = tokenizer->bosId())
+      prompt->push_back(*bos);
+    for (int64_t id : tokenizer->encode(promptText))
+      prompt->push_back(id);
+  }
   if (maxNewTokens < 0)
     return fail("--max-new-tokens must be >= 0, got " +
                 llvm::Twine(maxNewTokens.getValue()));
@@ -244,7 +285,8 @@ int llmc::generateMain() {
                 ")");
   for (auto [i, id] : llvm::enumerate(*prompt))
     if (id < 0 || id >= interface->vocabSize)
-      return fail("--prompt-ids: token id " + llvm::Twine(id) + " (#" +
+      return fail(llvm::Twine(haveIds ? "--prompt-ids" : "--prompt") +
+                  ": token id " + llvm::Twine(id) + " (#" +
                   llvm::Twine(i) + ") is outside the vocabulary [0, " +
                   llvm::Twine(interface->vocabSize) + ")");
 
@@ -278,14 +320,32 @@ int llmc::generateMain() {
       std::chrono::duration<double>(Clock::now() - start).count();
   SmallVector<double> decodeSeconds;
   int64_t produced = 0;
+  // With a tokenizer: text as it becomes complete UTF-8, and the EOS id
+  // ends the generation.
+  std::optional<Tokenizer::StreamDecoder> text;
+  std::optional<int64_t> eos;
+  if (tokenizer) {
+    text.emplace(*tokenizer);
+    if (!ignoreEos)
+      eos = tokenizer->eosId();
+  }
   // The sequence (prompt and new tokens) holds at most `limit` tokens.
   int64_t promptLength = prompt->size();
   while (produced < maxNewTokens && promptLength + produced < limit) {
     int64_t id = (*session)->sampleNext();
-    os << (produced ? "," : "") << id;
+    if (text) {
+      llvm::Expected<std::string> piece = text->push(id);
+      if (!piece) {
+        os << "\n";
+        return fail(piece.takeError());
+      }
+      os << *piece;
+    } else {
+      os << (produced ? "," : "") << id;
+    }
     os.flush();
     ++produced;
-    if (id == stopId || produced == maxNewTokens ||
+    if (id == stopId || id == eos || produced == maxNewTokens ||
         promptLength + produced >= limit)
       break;
     auto t0 = Clock::now();
@@ -296,6 +356,8 @@ int llmc::generateMain() {
     decodeSeconds.push_back(
         std::chrono::duration<double>(Clock::now() - t0).count());
   }
+  if (text)
+    os << text->flush();
   os << "\n";
 
   llvm::raw_ostream &es = llvm::errs();

@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The `generate` subcommand of llmc (Generate.cpp), dispatched by llmc.cpp.
+// The `generate` and `tokenize` subcommands of llmc (Generate.cpp,
+// Tokenize.cpp), dispatched by llmc.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,10 @@ extern llvm::cl::OptionCategory generateCategory;
 /// Runs `llmc generate` with the parsed options; returns the exit code (1
 /// after printing one error).
 int generateMain();
+
+/// `llmc tokenize` (Tokenize.cpp; its options are in generateCategory).
+extern llvm::cl::SubCommand tokenizeCommand;
+int tokenizeMain();
 
 } // namespace llmc
 

@@ -1457,6 +1457,8 @@ int main(int argc, char **argv) {
           "  llmc import MODEL.onnx -o OUT.mlir [--dim NAME=VALUE]...\n"
           "  llmc generate MODEL --prompt-ids 1,2,3 [--max-new-tokens N] "
           "[--greedy | --temperature T --top-k K --top-p P --seed S]\n"
+          "  llmc tokenize --tokenizer FILE (--text TEXT | --ids 1,2,3) "
+          "[--stream] [--info]\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",
           &llvm::errs()))
@@ -1469,7 +1471,9 @@ int main(int argc, char **argv) {
     return finishStdout(importMain());
   if (llmc::generateCommand)
     return finishStdout(llmc::generateMain());
+  if (llmc::tokenizeCommand)
+    return finishStdout(llmc::tokenizeMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
-              "MODEL ...', 'llmc import MODEL.onnx ...' or 'llmc generate "
-              "MODEL ...' (see llmc --help)");
+              "MODEL ...', 'llmc import MODEL.onnx ...', 'llmc generate "
+              "MODEL ...' or 'llmc tokenize ...' (see llmc --help)");
 }
