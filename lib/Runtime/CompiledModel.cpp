@@ -249,54 +249,68 @@ mlir::llm::runtime::getEntrySignature(ModuleOp module, StringRef entry) {
   return sig;
 }
 
-llvm::Expected<EntrySignature>
-EntrySignature::specialize(ArrayRef<ArrayRef<int64_t>> inputShapes) const {
+llvm::Expected<int64_t> EntrySignature::getSequenceLength(
+    ArrayRef<ArrayRef<int64_t>> inputShapes) const {
   auto error = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
   if (inputShapes.size() != inputs.size())
     return error("@" + name + " takes " + llvm::Twine(inputs.size()) +
                  " inputs, got " + llvm::Twine(inputShapes.size()));
+  // No allocation unless there is an error (CompiledModel::invoke runs this
+  // on every call).
   int64_t seq = -1;
-  std::string seqWhere;
+  size_t seqInput = 0, seqDim = 0;
   for (auto [i, shape] : llvm::enumerate(inputShapes)) {
     const TensorSpec &spec = inputs[i];
-    std::string what = "input #" + std::to_string(i);
+    auto what = [&, i = i] { return "input #" + std::to_string(i); };
     if (shape.size() != spec.shape.size())
-      return error(what + ": expected " + spec.str() + ", got shape " +
+      return error(what() + ": expected " + spec.str() + ", got shape " +
                    formatShape(shape));
     for (auto [d, size] : llvm::enumerate(shape)) {
       int64_t want = spec.shape[d];
       if (!ShapedType::isDynamic(want)) {
         if (size != want)
-          return error(what + ": expected " + spec.str() + ", got shape " +
+          return error(what() + ": expected " + spec.str() + ", got shape " +
                        formatShape(shape));
         continue;
       }
-      std::string where = what + " dimension " + std::to_string(d);
+      auto where = [&, d = d] {
+        return what() + " dimension " + std::to_string(d);
+      };
       if (size < 1 || size > seqBound)
-        return error("@" + name + ": " + where + " (the sequence length) is " +
-                     llvm::Twine(size) + ", outside [1, " +
-                     llvm::Twine(seqBound) +
+        return error("@" + name + ": " + where() +
+                     " (the sequence length) is " + llvm::Twine(size) +
+                     ", outside [1, " + llvm::Twine(seqBound) +
                      "]: the model was compiled for sequences of at most " +
                      llvm::Twine(seqBound) + " (llm.dim_bounds)");
       if (seq >= 0 && size != seq)
-        return error("@" + name + ": " + where + " is " + llvm::Twine(size) +
-                     " but " + seqWhere + " is " + llvm::Twine(seq) +
+        return error("@" + name + ": " + where() + " is " + llvm::Twine(size) +
+                     " but input #" + llvm::Twine(seqInput) + " dimension " +
+                     llvm::Twine(seqDim) + " is " + llvm::Twine(seq) +
                      " (every dynamic dimension is the one sequence length)");
       seq = size;
-      seqWhere = where;
+      seqInput = i;
+      seqDim = d;
     }
   }
+  return seq;
+}
+
+llvm::Expected<EntrySignature>
+EntrySignature::specialize(ArrayRef<ArrayRef<int64_t>> inputShapes) const {
+  llvm::Expected<int64_t> seq = getSequenceLength(inputShapes);
+  if (!seq)
+    return seq.takeError();
   EntrySignature concrete = *this;
   for (TensorSpec &spec : concrete.inputs)
     for (int64_t &d : spec.shape)
       if (ShapedType::isDynamic(d))
-        d = seq;
+        d = *seq;
   for (TensorSpec &spec : concrete.results)
     for (int64_t &d : spec.shape)
       if (ShapedType::isDynamic(d))
-        d = seq;
+        d = *seq;
   return concrete;
 }
 
@@ -1082,15 +1096,29 @@ CompiledModel::load(const CompiledObject &object,
   return model;
 }
 
-/// Checks that `view` matches `spec`; `what` names the operand.
+/// Checks that `view` matches `spec`, whose dynamic dimensions are `seq`;
+/// `what` names the operand. Allocates nothing unless it fails.
 static llvm::Error checkView(const TensorView &view, const TensorSpec &spec,
-                             const llvm::Twine &what) {
-  if (view.dtype != spec.dtype || view.shape != ArrayRef<int64_t>(spec.shape))
+                             int64_t seq, const llvm::Twine &what) {
+  bool same = view.dtype == spec.dtype && view.shape.size() == spec.shape.size();
+  int64_t elements = 1;
+  for (size_t d = 0; same && d < spec.shape.size(); ++d) {
+    int64_t want =
+        ShapedType::isDynamic(spec.shape[d]) ? seq : spec.shape[d];
+    same = view.shape[d] == want;
+    elements *= want;
+  }
+  if (!same) {
+    TensorSpec concrete = spec;
+    for (int64_t &d : concrete.shape)
+      if (ShapedType::isDynamic(d))
+        d = seq;
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        what + ": expected " + spec.str() + ", got shape " +
+        what + ": expected " + concrete.str() + ", got shape " +
             formatShape(view.shape) + " of " + getDTypeName(view.dtype));
-  if (!view.data && spec.getNumElements() != 0)
+  }
+  if (!view.data && elements != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    what + ": null data pointer");
   return llvm::Error::success();
@@ -1106,42 +1134,43 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
             llvm::Twine(signature.inputs.size()) + " inputs and " +
             llvm::Twine(signature.results.size()) + " outputs, got " +
             llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
-  // A dynamic sequence length: the shapes of this call.
-  const EntrySignature *sig = &signature;
-  std::optional<EntrySignature> concrete;
+  // A call allocates no heap memory (a decode loop calls the model once per
+  // token): the checks allocate only to report an error, and the buffers
+  // below are on the stack for up to kInlineOperands operands of rank <= 6.
+  constexpr size_t kInlineOperands = 160;
+  // The dynamic sequence length of this call (-1: none).
+  int64_t seq = -1;
   if (signature.seqBound > 0) {
-    SmallVector<ArrayRef<int64_t>> shapes;
+    SmallVector<ArrayRef<int64_t>, kInlineOperands> shapes;
     for (const TensorView &view : inputs)
       shapes.push_back(view.shape);
-    llvm::Expected<EntrySignature> s = signature.specialize(shapes);
-    if (!s)
-      return s.takeError();
-    concrete = std::move(*s);
-    sig = &*concrete;
+    llvm::Expected<int64_t> length = signature.getSequenceLength(shapes);
+    if (!length)
+      return length.takeError();
+    seq = *length;
   }
   for (auto [i, view] : llvm::enumerate(inputs))
-    if (llvm::Error e =
-            checkView(view, sig->inputs[i], "input #" + llvm::Twine(i)))
+    if (llvm::Error e = checkView(view, signature.inputs[i], seq,
+                                  "input #" + llvm::Twine(i)))
       return e;
   for (auto [i, view] : llvm::enumerate(outputs))
-    if (llvm::Error e =
-            checkView(view, sig->results[i], "output #" + llvm::Twine(i)))
+    if (llvm::Error e = checkView(view, signature.results[i], seq,
+                                  "output #" + llvm::Twine(i)))
       return e;
 
   // One memref descriptor per operand: {allocated, aligned, offset,
-  // sizes[R], strides[R]}, all 8-byte fields.
-  size_t numOperands = inputs.size() + outputs.size() + (callerArena ? 1 : 0);
-  SmallVector<SmallVector<int64_t, 11>> descriptors;
-  descriptors.reserve(numOperands);
+  // sizes[R], strides[R]}, all 8-byte fields, one after the other.
+  SmallVector<int64_t, kInlineOperands * 15> descriptors;
+  SmallVector<size_t, kInlineOperands> starts;
   auto addDescriptor = [&](const TensorView &view) {
-    SmallVector<int64_t, 11> &d = descriptors.emplace_back();
+    starts.push_back(descriptors.size());
     int64_t ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(view.data));
-    d.append({ptr, ptr, 0});
-    d.append(view.shape.begin(), view.shape.end());
-    SmallVector<int64_t, 4> strides(view.shape.size(), 1);
+    descriptors.append({ptr, ptr, 0});
+    descriptors.append(view.shape.begin(), view.shape.end());
+    size_t first = descriptors.size();
+    descriptors.append(view.shape.size(), 1);
     for (int64_t i = static_cast<int64_t>(view.shape.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * view.shape[i + 1];
-    d.append(strides.begin(), strides.end());
+      descriptors[first + i] = descriptors[first + i + 1] * view.shape[i + 1];
   };
   for (const TensorView &view : inputs)
     addDescriptor(view);
@@ -1149,12 +1178,13 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
     addDescriptor(view);
   if (callerArena) {
     int64_t ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(arena));
-    descriptors.push_back({ptr, ptr, 0, arenaBytes, 1});
+    starts.push_back(descriptors.size());
+    descriptors.append({ptr, ptr, 0, arenaBytes, 1});
   }
 
-  SmallVector<void *> descriptorPtrs, args;
-  for (auto &d : descriptors)
-    descriptorPtrs.push_back(d.data());
+  SmallVector<void *, kInlineOperands> descriptorPtrs, args;
+  for (size_t start : starts)
+    descriptorPtrs.push_back(descriptors.data() + start);
   for (void *&p : descriptorPtrs)
     args.push_back(&p);
   std::unique_lock<std::mutex> lock(invokeMutex, std::defer_lock);

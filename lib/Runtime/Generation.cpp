@@ -310,9 +310,10 @@ llvm::Error GenerationSession::run(ArrayRef<int64_t> ids) {
                        llvm::Twine(interface.vocabSize) + ")");
   const EntrySignature &sig = model->getSignature();
   int64_t shape[2] = {1, s};
-  // The views of this call, in argument order.
-  SmallVector<TensorView> inputs;
-  inputs.reserve(sig.inputs.size());
+  // The views of this call, in argument order (the vector keeps its
+  // capacity: no allocation after the first call).
+  SmallVector<TensorView, 0> &inputs = callInputs;
+  inputs.clear();
   pastLength = position;
   totalLength = position + s;
   pastLength32 = static_cast<int32_t>(pastLength);

@@ -9,7 +9,8 @@
 |* A C client of the generation session API: creates a session on a model    *|
 |* with key/value caches, runs a greedy prefill + decode loop (the ids are    *|
 |* compared with the numpy reference by the RUN lines), reruns it on the same *|
-|* session (a new prefill restarts the sequence), and exercises the errors.  *|
+|* session (a new prefill restarts the sequence), counts the heap            *|
+|* allocations of 32 decode steps (none), and exercises the errors.          *|
 |* Usage:                                                                     *|
 |*   llmc-capi-generation-test DECODER.mlir NO_CACHE_MODEL.mlir IDS_FILE      *|
 |*                                                                            *|
@@ -17,28 +18,92 @@
 
 // clang-format off
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %llmc_src_root/examples/generate.py gpt2_decoder --d 32 --heads 2 --layers 2 --vocab 48 --max-seq 24 --out-dir %t
+// RUN: %python %llmc_src_root/examples/generate.py gpt2_decoder --d 32 --heads 2 --layers 2 --vocab 48 --max-seq 48 --out-dir %t
 // RUN: %python %llmc_src_root/examples/generate.py gpt2_model --d 32 --heads 2 --seq 8 --layers 1 --vocab 16 --out-dir %t
 // RUN: llmc-capi-generation-test %t/gpt2_decoder.mlir %t/gpt2_model.mlir %t/ids.txt | FileCheck %s
 // RUN: %python -m llmc_check generate %t/gpt2_decoder.mlir --prompt-ids 5,17,2,40 --max-new-tokens 16 --actual %t/ids.txt | FileCheck %s --check-prefix=REF
 //
-// CHECK: session: vocab 48, max sequence 24, position 0
+// CHECK: session: vocab 48, max sequence 48, position 0
 // CHECK-NEXT: generated 16 ids, position 20
 // CHECK-NEXT: second run: same ids
-// CHECK-NEXT: bad id: error: token id 48 (at position 20) is outside the vocabulary [0, 48)
-// CHECK-NEXT: full: error: the sequence holds 24 tokens, the most the model was compiled for
+// CHECK-NEXT: heap allocations in 32 decode steps: 0 (and {{some|none}} in libomp)
+// CHECK-NEXT: parallel=false: 0 heap allocations in 32 decode steps
+// CHECK-NEXT: bad id: error: token id 48 (at position 36) is outside the vocabulary [0, 48)
+// CHECK-NEXT: full: error: the sequence holds 48 tokens, the most the model was compiled for
 // CHECK-NEXT: sampling: error: top-p must be in (0, 1], got 1.5
 // CHECK-NEXT: no cache: null session, error: generation entry @main: has no llm.kv_cache argument
 // CHECK-NEXT: 0 failures
 // REF: generate: 16 ids equal ({{.*}}) PASS
 // clang-format on
 
+#define _GNU_SOURCE /* dladdr */
 #include "llm-c/Dialects.h"
 #include "llm-c/Generation.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Heap allocations of the whole process (this program, libLLMCAPI, libstdc++
+ * and the JIT-compiled model, which resolves malloc in the process), counted
+ * while `counting` is set: this program defines the allocation functions and
+ * forwards them to glibc's. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+static volatile int counting = 0;
+/* Allocations by llmc, the C++ runtime and the compiled code; and those that
+ * libomp makes itself: Debian's libomp formats a 512-byte debug string
+ * (__kmp_str_format) in every __kmpc_for_static_init, whoever runs the
+ * parallel loop. */
+static volatile long allocations = 0, libompAllocations = 0;
+static int isLibomp(const void *address) {
+  Dl_info info;
+  return dladdr(address, &info) && info.dli_fname &&
+         strstr(info.dli_fname, "libomp");
+}
+__attribute__((noinline)) static void countCaller(const void *caller) {
+  if (!counting)
+    return;
+  counting = 0; /* dladdr does not allocate, but be sure. */
+  if (isLibomp(caller))
+    ++libompAllocations;
+  else
+    ++allocations;
+  counting = 1;
+}
+#define count() countCaller(__builtin_return_address(0))
+void *malloc(size_t n) {
+  count();
+  return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t size) {
+  count();
+  return __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t n) {
+  count();
+  return __libc_realloc(p, n);
+}
+void *memalign(size_t alignment, size_t n) {
+  count();
+  return __libc_memalign(alignment, n);
+}
+void *aligned_alloc(size_t alignment, size_t n) {
+  count();
+  return __libc_memalign(alignment, n);
+}
+int posix_memalign(void **out, size_t alignment, size_t n) {
+  count();
+  void *p = __libc_memalign(alignment, n);
+  if (!p)
+    return ENOMEM;
+  *out = p;
+  return 0;
+}
 
 typedef struct {
   char *data;
@@ -133,13 +198,52 @@ int main(int argc, char **argv) {
   printf("second run: %s\n",
          memcmp(ids, again, sizeof(ids)) == 0 ? "same ids" : "DIFFERENT ids");
 
+  // No heap allocation per token: 32 decode steps (after a new prefill and
+  // two warm-up steps) allocate nothing, in llmc or in the compiled code.
+  const int64_t prompt[2] = {9, 11};
+  EXPECT(mlirLogicalResultIsSuccess(llmcGenerationSessionPrefill(
+      s, prompt, 2, appendToBuffer, &errors)));
+  int64_t next = llmcGenerationSessionSampleNext(s);
+  for (int i = 0; i < 34; ++i) {
+    counting = i >= 2;
+    EXPECT(mlirLogicalResultIsSuccess(
+        llmcGenerationSessionDecode(s, next, appendToBuffer, &errors)));
+    next = llmcGenerationSessionSampleNext(s);
+    counting = 0;
+  }
+  printf("heap allocations in 32 decode steps: %ld (and %s in libomp)\n",
+         allocations, libompAllocations ? "some" : "none");
+
+  // Without OpenMP, none at all.
+  LlmcGenerationSession serial = llmcGenerationSessionCreateFromFile(
+      ctx, mlirStringRefCreateFromCString(argv[1]),
+      mlirStringRefCreateFromCString("cache=false parallel=false"),
+      appendToBuffer, &errors);
+  EXPECT(!llmcGenerationSessionIsNull(serial));
+  allocations = libompAllocations = 0;
+  if (!llmcGenerationSessionIsNull(serial)) {
+    EXPECT(mlirLogicalResultIsSuccess(llmcGenerationSessionPrefill(
+        serial, prompt, 2, appendToBuffer, &errors)));
+    next = llmcGenerationSessionSampleNext(serial);
+    for (int i = 0; i < 34; ++i) {
+      counting = i >= 2;
+      EXPECT(mlirLogicalResultIsSuccess(
+          llmcGenerationSessionDecode(serial, next, appendToBuffer, &errors)));
+      next = llmcGenerationSessionSampleNext(serial);
+      counting = 0;
+    }
+    llmcGenerationSessionDestroy(serial);
+  }
+  printf("parallel=false: %ld heap allocations in 32 decode steps\n",
+         allocations + libompAllocations);
+
   // Errors: nothing runs, the session stays usable.
   resetBuffer(&errors);
   EXPECT(mlirLogicalResultIsFailure(
       llmcGenerationSessionDecode(s, 48, appendToBuffer, &errors)));
   printf("bad id: %s\n", firstLine(&errors));
   resetBuffer(&errors);
-  while (llmcGenerationSessionGetPosition(s) < 24)
+  while (llmcGenerationSessionGetPosition(s) < 48)
     EXPECT(mlirLogicalResultIsSuccess(
         llmcGenerationSessionDecode(s, 1, appendToBuffer, &errors)));
   EXPECT(mlirLogicalResultIsFailure(

@@ -122,6 +122,12 @@ struct EntrySignature {
   /// name the input, the dimension, the value and the bound.
   llvm::Expected<EntrySignature>
   specialize(ArrayRef<ArrayRef<int64_t>> inputShapes) const;
+
+  /// The checks of `specialize` alone: the one value n of the dynamic
+  /// sizes of `inputShapes`, or -1 when the signature has no dynamic
+  /// dimension. Allocates nothing unless it fails.
+  llvm::Expected<int64_t>
+  getSequenceLength(ArrayRef<ArrayRef<int64_t>> inputShapes) const;
 };
 
 /// Finds the public, defined `func.func @entry` of `module` and checks that

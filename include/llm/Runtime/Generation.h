@@ -182,6 +182,8 @@ private:
   std::vector<int64_t> idsBuffer, positionsBuffer;
   std::vector<int32_t> ids32Buffer, positions32Buffer;
   HostTensor logitsBuffer;
+  /// The input views of a call (reused: no allocation per call).
+  SmallVector<TensorView, 0> callInputs;
   int64_t pastLength = 0, totalLength = 0;
   int32_t pastLength32 = 0, totalLength32 = 0;
   int64_t position = 0;
