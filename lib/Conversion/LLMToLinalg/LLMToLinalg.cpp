@@ -1427,10 +1427,19 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
 
     // [bh, rows, n] f32 zeros; a dynamic `rows` is G * Sq (q3's rows), a
     // dynamic `n` the key/value sequence.
+    // The sizes come from the function's sequence length where it has one
+    // (affine in the bounded argument dimension, as the memory plan needs).
+    Value seqLen = (ShapedType::isDynamic(sq) || ShapedType::isDynamic(skv))
+                       ? getSequenceLength(rewriter, loc)
+                       : Value();
     auto zeros3 = [&](int64_t n, Value dynN) -> Value {
       SmallVector<Value> dyn;
       if (ShapedType::isDynamic(rows))
-        dyn.push_back(tensor::DimOp::create(rewriter, loc, q3, 1));
+        dyn.push_back(
+            seqLen ? arith::MulIOp::create(rewriter, loc, seqLen,
+                                           indexConst(rewriter, loc, g))
+                         .getResult()
+                   : tensor::DimOp::create(rewriter, loc, q3, 1).getResult());
       if (ShapedType::isDynamic(n))
         dyn.push_back(dynN);
       Value empty = tensor::EmptyOp::create(
@@ -1442,10 +1451,11 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
     };
     AffineExpr d0, d1, d2, d3, d4;
     bindDims(ctx, d0, d1, d2, d3); // (b, m, n, k)
-    Value sInit = zeros3(skv, ShapedType::isDynamic(skv)
-                                  ? tensor::DimOp::create(rewriter, loc, k3, 1)
-                                        .getResult()
-                                  : Value());
+    Value sInit =
+        zeros3(skv, !ShapedType::isDynamic(skv) ? Value()
+                    : seqLen ? seqLen
+                             : tensor::DimOp::create(rewriter, loc, k3, 1)
+                                   .getResult());
     auto qk =
         linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{sInit.getType()},
                                       ValueRange{q3, k3}, ValueRange{sInit});

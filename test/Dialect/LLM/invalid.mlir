@@ -378,7 +378,7 @@ func.func @attention_kv_length_rank(%q: tensor<1x8x16x32xf32>, %len: tensor<1xi6
 // -----
 
 func.func @attention_kv_length_type(%q: tensor<1x8x16x32xf32>, %len: tensor<f32>) {
-  // expected-error @+1 {{'llm.attention' op operand #4 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<f32>'}}
+  // expected-error @+1 {{'llm.attention' op operand #3 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<f32>'}}
   %0 = llm.attention %q, %q, %q kv_length %len : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<f32>) -> tensor<1x8x16x32xf32>
   return
 }
