@@ -109,8 +109,8 @@ func.func @prefill_dynamic_kv_length(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = a
 // Materialized: GQA with a dynamic sequence, the [B*Hkv, G*Sq, Skv] scores
 // sized G * Sq by Sq (Sq from the bounded argument).
 // MAT-LABEL: func.func @prefill_dynamic_no_cache
-// MAT: %[[S:.+]] = tensor.dim %arg0, %{{.+}} : tensor<1x4x?x8xf32>
 // MAT: tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2, 3], [4]] : tensor<1x2x2x?x8xf32> into tensor<2x?x8xf32>
+// MAT: %[[S:.+]] = tensor.dim %arg0, %{{.+}} : tensor<1x4x?x8xf32>
 // MAT: %[[ROWS:.+]] = arith.muli %[[S]], %{{.+}} : index
 // MAT: tensor.empty(%[[ROWS]], %[[S]]) : tensor<2x?x?xf32>
 // MAT: linalg.batch_matmul

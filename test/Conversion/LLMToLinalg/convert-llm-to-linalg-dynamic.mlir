@@ -82,10 +82,6 @@ func.func @attention(%q: tensor<1x2x?x4xf32> {llm.dim_bounds = array<i64: 1, 2, 
 
 // -----
 
-// Token ids [1, S] -> embeddings [1, S, D].
-// CHECK-LABEL: func.func @embedding
-// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<1x?x4xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<1x?xi64>) outs(%[[E]] : tensor<1x?x4xf32>)
 // Grouped-query attention with a dynamic sequence (4 query heads over 2
 // key/value heads).
 // CHECK-LABEL: func.func @attention_gqa
@@ -98,6 +94,10 @@ func.func @attention_gqa(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = array<i64: 1,
 
 // -----
 
+// Token ids [1, S] -> embeddings [1, S, D].
+// CHECK-LABEL: func.func @embedding
+// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<1x?x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<1x?xi64>) outs(%[[E]] : tensor<1x?x4xf32>)
 func.func @embedding(%t: tensor<10x4xf32>, %ids: tensor<1x?xi64> {llm.dim_bounds = array<i64: 1, 16>}) -> tensor<1x?x4xf32> {
   %0 = llm.embedding %t, %ids : (tensor<10x4xf32>, tensor<1x?xi64>) -> tensor<1x?x4xf32>
   return %0 : tensor<1x?x4xf32>
