@@ -328,34 +328,40 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
       return tensor::ExtractSliceOp::create(b, loc, tileType, src, offs, sizes,
                                             strides);
     };
-    // The `valid` leading rows of the [rows, cols] tile at `start`, the
-    // others zero: a tile at the end of a dynamic sequence.
+    // The `valid` (>= 1) leading rows of the [rows, cols] tile at `start`,
+    // the others zero: a tile at the end of a dynamic sequence. One generic
+    // reading the rows with tensor.extract (row index clamped to the last
+    // valid one): no fill or copy of a shared zero tile that bufferization
+    // would have to duplicate, and no runtime memrefCopy.
     auto paddedRows = [&](Value src, Value batch, Value head, Value start,
                           Value valid, int64_t rows, int64_t cols) -> Value {
-      auto srcType = cast<RankedTensorType>(src.getType());
-      Type elemType = srcType.getElementType();
-      auto partType =
-          RankedTensorType::get({ShapedType::kDynamic, cols}, elemType);
-      SmallVector<OpFoldResult> offs{batch, head, start, zero};
-      SmallVector<OpFoldResult> sizes{one, one, valid, b.getIndexAttr(cols)};
-      if (bshd) {
-        std::swap(offs[1], offs[2]);
-        std::swap(sizes[1], sizes[2]);
-      }
-      Value part = tensor::ExtractSliceOp::create(
-          b, loc, partType, src, offs, sizes, SmallVector<OpFoldResult>(4, one));
+      Type elemType = cast<RankedTensorType>(src.getType()).getElementType();
       Value empty = tensor::EmptyOp::create(b, loc, {rows, cols}, elemType);
-      Value zeros =
-          linalg::FillOp::create(
-              b, loc,
-              ValueRange{arith::ConstantOp::create(
-                  b, loc, cast<TypedAttr>(b.getZeroAttr(elemType)))},
-              ValueRange{empty})
-              .getResult(0);
-      return tensor::InsertSliceOp::create(
-          b, loc, part, zeros, SmallVector<OpFoldResult>{zero, zero},
-          SmallVector<OpFoldResult>{valid, b.getIndexAttr(cols)},
-          SmallVector<OpFoldResult>{one, one});
+      Value lastRow = arith::SubIOp::create(b, loc, valid, idx(b, loc, 1));
+      return linalg::GenericOp::create(
+                 b, loc, TypeRange{empty.getType()}, ValueRange{},
+                 ValueRange{empty}, ArrayRef<AffineMap>{id2},
+                 ArrayRef<utils::IteratorType>{par, par},
+                 [&](OpBuilder &nb, Location nl, ValueRange) {
+                   Value r = linalg::IndexOp::create(nb, nl, 0);
+                   Value c = linalg::IndexOp::create(nb, nl, 1);
+                   Value inRange = arith::CmpIOp::create(
+                       nb, nl, arith::CmpIPredicate::slt, r, valid);
+                   Value row = arith::AddIOp::create(
+                       nb, nl, start,
+                       arith::MinSIOp::create(nb, nl, r, lastRow));
+                   SmallVector<Value> indices{batch, head, row, c};
+                   if (bshd)
+                     std::swap(indices[1], indices[2]);
+                   Value x = tensor::ExtractOp::create(nb, nl, src, indices);
+                   Value zeroElem = arith::ConstantOp::create(
+                       nb, nl, cast<TypedAttr>(nb.getZeroAttr(elemType)));
+                   linalg::YieldOp::create(
+                       nb, nl,
+                       ValueRange{arith::SelectOp::create(nb, nl, inRange, x,
+                                                          zeroElem)});
+                 })
+          .getResult(0);
     };
     // Query rows of this tile that exist: min(Tq, Sq - qs) (dynamic Sq).
     Value qRows;

@@ -54,8 +54,9 @@ func.func @decode_kv_length(%q: tensor<1x4x1x8xf32>, %k: tensor<1x2x100x8xf32>, 
 
 // Prefill into a cache: a dynamic query length Sq (read from the bounded
 // argument), an i32 L. ceil(Sq / 16) query tiles at run time; each query
-// tile is the min(16, Sq - qs) existing rows copied into a zero-filled
-// [16, 8] tile, and only those rows are stored. The causal offset is L - Sq.
+// tile is a static [16, 8] tile holding the min(16, Sq - qs) existing rows
+// (read by one generic, row index clamped) and zeros, and only those rows
+// are stored. The causal offset is L - Sq.
 // CHECK-LABEL: func.func @prefill_dynamic_kv_length
 // CHECK-SAME: (%[[Q:.+]]: tensor<1x4x?x8xf32> {{.*}}, %[[LEN:.+]]: tensor<i32>)
 // CHECK: %[[SQ:.+]] = tensor.dim %[[Q]], %{{.+}} : tensor<1x4x?x8xf32>
@@ -70,9 +71,15 @@ func.func @decode_kv_length(%q: tensor<1x4x1x8xf32>, %k: tensor<1x2x100x8xf32>, 
 // CHECK: %[[QS:.+]] = arith.muli %[[T]], %{{.+}} : index
 // CHECK: %[[REST:.+]] = arith.subi %[[SQ]], %[[QS]] : index
 // CHECK: %[[ROWS:.+]] = arith.minsi %{{.+}}, %[[REST]] : index
-// CHECK: %[[PART:.+]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], %[[QS]], 0] [1, 1, %[[ROWS]], 8] [1, 1, 1, 1] : tensor<1x4x?x8xf32> to tensor<?x8xf32>
-// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<16x8xf32>)
-// CHECK: tensor.insert_slice %[[PART]] into %[[ZERO]][0, 0] [%[[ROWS]], 8] [1, 1] : tensor<?x8xf32> into tensor<16x8xf32>
+// CHECK: %[[LASTQ:.+]] = arith.subi %[[ROWS]], %{{.+}} : index
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : tensor<16x8xf32>)
+// CHECK: %[[R:.+]] = linalg.index 0 : index
+// CHECK: %[[C:.+]] = linalg.index 1 : index
+// CHECK: %[[IN:.+]] = arith.cmpi slt, %[[R]], %[[ROWS]] : index
+// CHECK: %[[RC:.+]] = arith.minsi %[[R]], %[[LASTQ]] : index
+// CHECK: %[[ROW:.+]] = arith.addi %[[QS]], %[[RC]] : index
+// CHECK: %[[X:.+]] = tensor.extract %[[Q]][%[[B]], %[[H]], %[[ROW]], %[[C]]] : tensor<1x4x?x8xf32>
+// CHECK: arith.select %[[IN]], %[[X]], %{{.+}} : f32
 // CHECK: arith.minsi %{{.+}}, %[[NK]] : index
 // CHECK: scf.for
 // CHECK: tensor.extract_slice %{{.+}} [1, 1, 16, 8] {{.*}} : tensor<1x2x64x8xf32> to tensor<16x8xf32>
@@ -101,10 +108,12 @@ func.func @prefill_dynamic_kv_length(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = a
 // CHECK: %[[KS:.+]] = arith.muli
 // CHECK: %[[KR:.+]] = arith.subi %[[S]], %[[KS]] : index
 // CHECK: %[[KROWS:.+]] = arith.minsi %{{.+}}, %[[KR]] : index
-// CHECK: tensor.extract_slice %[[K]][%{{.+}}, %{{.+}}, %[[KS]], 0] [1, 1, %[[KROWS]], 8] {{.*}} to tensor<?x8xf32>
-// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0] [%[[KROWS]], 8] [1, 1] : tensor<?x8xf32> into tensor<16x8xf32>
-// CHECK: tensor.extract_slice %[[V]][%{{.+}}, %{{.+}}, %[[KS]], 0] [1, 1, %[[KROWS]], 4] {{.*}} to tensor<?x4xf32>
-// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0] [%[[KROWS]], 4] [1, 1] : tensor<?x4xf32> into tensor<16x4xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : tensor<16x8xf32>)
+// CHECK: arith.cmpi slt, %{{.+}}, %[[KROWS]] : index
+// CHECK: tensor.extract %[[K]]
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : tensor<16x4xf32>)
+// CHECK: arith.cmpi slt, %{{.+}}, %[[KROWS]] : index
+// CHECK: tensor.extract %[[V]]
 // CHECK: arith.cmpi slt, %{{.+}}, %[[S]] : index
 // Materialized: GQA with a dynamic sequence, the [B*Hkv, G*Sq, Skv] scores
 // sized G * Sq by Sq (Sq from the bounded argument).
