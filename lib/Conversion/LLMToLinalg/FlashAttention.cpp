@@ -564,30 +564,49 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
 
     // out = l == 0 ? 0 : acc / l (a row with every column excluded gives 0).
     Value lFinal = loop.getResult(1), accFinal = loop.getResult(2);
-    Value oInit = tensor::EmptyOp::create(b, loc, {tq, dv}, et);
-    Value oTile = generic(
-        b, loc, ValueRange{accFinal, lFinal}, {id2, row2}, id2, {par, par},
-        oInit, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value isZero = arith::CmpFOp::create(
-              nb, nl, arith::CmpFPredicate::OEQ, a[1], f32Const(nb, nl, 0.0));
-          Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
-          Value r =
-              arith::SelectOp::create(nb, nl, isZero, f32Const(nb, nl, 0.0),
-                                      div);
-          if (r.getType() != et)
-            r = arith::TruncFOp::create(nb, nl, et, r);
-          return r;
-        });
-
-    // Store the rows this tile owns: [qNominal, qNominal + len).
+    auto normalize = [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+      Value isZero = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                           a[1], f32Const(nb, nl, 0.0));
+      Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
+      Value r =
+          arith::SelectOp::create(nb, nl, isZero, f32Const(nb, nl, 0.0), div);
+      if (r.getType() != et)
+        r = arith::TruncFOp::create(nb, nl, et, r);
+      return r;
+    };
+    Value oTile;
     OpFoldResult rows = b.getIndexAttr(tq);
     if (dynQ) {
+      // Only the qRows rows that exist, normalized straight into their
+      // place in the result (a slice of the forall's output): no tile copy
+      // of a run-time size afterwards.
       rows = qRows;
-      oTile = tensor::ExtractSliceOp::create(
-          b, loc, oTile, SmallVector<OpFoldResult>{zero, zero},
+      SmallVector<OpFoldResult> offs{bIv, hIv, qNominal, zero};
+      SmallVector<OpFoldResult> sizes{one, one, qRows, b.getIndexAttr(dv)};
+      if (bshd) {
+        std::swap(offs[1], offs[2]);
+        std::swap(sizes[1], sizes[2]);
+      }
+      Value dest = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({ShapedType::kDynamic, dv}, et),
+          outArg, offs, sizes, SmallVector<OpFoldResult>(4, one));
+      Value accRows = tensor::ExtractSliceOp::create(
+          b, loc, accFinal, SmallVector<OpFoldResult>{zero, zero},
           SmallVector<OpFoldResult>{qRows, b.getIndexAttr(dv)},
           SmallVector<OpFoldResult>{one, one});
-    } else if (partialQ) {
+      Value lRows = tensor::ExtractSliceOp::create(
+          b, loc, lFinal, SmallVector<OpFoldResult>{zero},
+          SmallVector<OpFoldResult>{qRows}, SmallVector<OpFoldResult>{one});
+      oTile = generic(b, loc, ValueRange{accRows, lRows}, {id2, row2}, id2,
+                      {par, par}, dest, normalize);
+    } else {
+      Value oInit = tensor::EmptyOp::create(b, loc, {tq, dv}, et);
+      oTile = generic(b, loc, ValueRange{accFinal, lFinal}, {id2, row2}, id2,
+                      {par, par}, oInit, normalize);
+    }
+
+    // Store the rows this tile owns: [qNominal, qNominal + len).
+    if (partialQ) {
       Value skip = arith::SubIOp::create(b, loc, qNominal, qs);
       Value len = arith::MinSIOp::create(
           b, loc, idx(b, loc, tq),

@@ -84,7 +84,11 @@ func.func @decode_kv_length(%q: tensor<1x4x1x8xf32>, %k: tensor<1x2x100x8xf32>, 
 // CHECK: scf.for
 // CHECK: tensor.extract_slice %{{.+}} [1, 1, 16, 8] {{.*}} : tensor<1x2x64x8xf32> to tensor<16x8xf32>
 // CHECK: arith.cmpi slt, %{{.+}}, %[[L]] : index
-// CHECK: %[[OWN:.+]] = tensor.extract_slice %{{.+}}[0, 0] [%[[ROWS]], 4] [1, 1] : tensor<16x4xf32> to tensor<?x4xf32>
+// The existing rows are normalized straight into their slice of the result.
+// CHECK: %[[DEST:.+]] = tensor.extract_slice %[[ACC]][%[[B]], %[[H]], %[[QS]], 0] [1, 1, %[[ROWS]], 4] [1, 1, 1, 1] : tensor<1x4x?x4xf32> to tensor<?x4xf32>
+// CHECK: %[[ACCR:.+]] = tensor.extract_slice %{{.+}}[0, 0] [%[[ROWS]], 4] [1, 1] : tensor<16x4xf32> to tensor<?x4xf32>
+// CHECK: %[[LR:.+]] = tensor.extract_slice %{{.+}}[0] [%[[ROWS]]] [1] : tensor<16xf32> to tensor<?xf32>
+// CHECK: %[[OWN:.+]] = linalg.generic {{.*}} ins(%[[ACCR]], %[[LR]] : tensor<?x4xf32>, tensor<?xf32>) outs(%[[DEST]] : tensor<?x4xf32>)
 // CHECK: tensor.parallel_insert_slice %[[OWN]] into %[[ACC]][%[[B]], %[[H]], %[[QS]], 0] [1, 1, %[[ROWS]], 4]
 // MAT-LABEL: func.func @prefill_dynamic_kv_length
 // MAT: linalg.batch_matmul
