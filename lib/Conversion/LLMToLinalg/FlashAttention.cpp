@@ -404,17 +404,17 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     Value l0 = filledF32(b, loc, {tq}, f32Const(b, loc, 0.0));
     Value acc0 = filledF32(b, loc, {tq, dv}, f32Const(b, loc, 0.0));
 
-    auto loop = scf::ForOp::create(
-        b, loc, idx(b, loc, 0), kvUpper, idx(b, loc, 1),
-        ValueRange{m0, l0, acc0},
-        [&](OpBuilder &lb, Location l, Value jIv, ValueRange carried) {
+    // One online-softmax step on key/value tile j; `padded`: the tile may
+    // run past the end of a dynamic Skv (read as a zero-padded copy).
+    auto kvStep = [&](OpBuilder &lb, Location l, Value jIv, ValueRange carried,
+                      bool padded) {
           Value mOld = carried[0], lOld = carried[1], accOld = carried[2];
           Value kNominal = arith::MulIOp::create(lb, l, jIv, idx(lb, l, tk));
           Value ks = kNominal;
           if (partialK)
             ks = arith::MinSIOp::create(lb, l, kNominal, idx(lb, l, skv - tk));
           Value kTile, vTile;
-          if (dynK) {
+          if (padded) {
             // Rows that exist: min(Tk, Skv - ks); the others are zero and
             // excluded below (columns >= Lc).
             Value kRows = arith::MinSIOp::create(
@@ -560,7 +560,28 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
           pv->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
           Value accNew = pv.getResult(0);
           scf::YieldOp::create(lb, l, ValueRange{mNew, lNew, accNew});
-        });
+    };
+    auto kvLoop = [&](Value lb, Value ub, ValueRange init, bool padded) {
+      return scf::ForOp::create(
+          b, loc, lb, ub, idx(b, loc, 1), init,
+          [&](OpBuilder &nb, Location l, Value jIv, ValueRange carried) {
+            kvStep(nb, l, jIv, carried, padded);
+          });
+    };
+    scf::ForOp loop;
+    if (!dynK) {
+      loop = kvLoop(idx(b, loc, 0), kvUpper, ValueRange{m0, l0, acc0},
+                    /*padded=*/false);
+    } else {
+      // Full tiles (j < Skv / Tk) are read in place; the last, partial
+      // tile of the dynamic Skv (at most one) as a zero-padded copy.
+      Value full = arith::MinSIOp::create(
+          b, loc, kvUpper,
+          arith::DivSIOp::create(b, loc, skvV, idx(b, loc, tk)));
+      scf::ForOp head = kvLoop(idx(b, loc, 0), full, ValueRange{m0, l0, acc0},
+                               /*padded=*/false);
+      loop = kvLoop(full, kvUpper, head.getResults(), /*padded=*/true);
+    }
 
     // out = l == 0 ? 0 : acc / l (a row with every column excluded gives 0).
     Value lFinal = loop.getResult(1), accFinal = loop.getResult(2);

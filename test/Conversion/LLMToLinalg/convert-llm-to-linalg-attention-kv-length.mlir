@@ -101,14 +101,24 @@ func.func @prefill_dynamic_kv_length(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = a
 // -----
 
 // Prefill without a cache, GQA: query and key/value lengths are the one
-// dynamic sequence. Key/value tiles are padded like the query tiles, and
+// dynamic sequence. The key/value loop is split: the full tiles
+// (j < S / 16) are read in place as static [16, 8] slices, the last partial
+// tile (at most one iteration) as a zero-padded copy like the query tiles;
 // the columns >= Skv are excluded.
 // CHECK-LABEL: func.func @prefill_dynamic_no_cache
 // CHECK-SAME: (%[[Q:.+]]: tensor<1x4x?x8xf32> {{.*}}, %[[K:.+]]: tensor<1x2x?x8xf32> {{.*}}, %[[V:.+]]: tensor<1x2x?x4xf32> {{.*}})
 // CHECK: %[[S:.+]] = tensor.dim %[[Q]]
 // CHECK: scf.forall
 // CHECK: arith.divui
-// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step
+// CHECK: arith.floordivsi
+// CHECK: %[[UB:.+]] = arith.minsi %{{.+}}, %{{.+}} : index
+// CHECK: %[[NF:.+]] = arith.divsi %[[S]], %{{.+}} : index
+// CHECK: %[[FULL:.+]] = arith.minsi %[[UB]], %[[NF]] : index
+// CHECK: %[[HEAD:.+]]:3 = scf.for %{{.+}} = %{{.+}} to %[[FULL]] step
+// CHECK: tensor.extract_slice %[[K]][{{.+}}] [1, 1, 16, 8] [1, 1, 1, 1] : tensor<1x2x?x8xf32> to tensor<16x8xf32>
+// CHECK: tensor.extract_slice %[[V]][{{.+}}] [1, 1, 16, 4] [1, 1, 1, 1] : tensor<1x2x?x4xf32> to tensor<16x4xf32>
+// CHECK: arith.cmpi slt, %{{.+}}, %[[S]] : index
+// CHECK: scf.for %{{.+}} = %[[FULL]] to %[[UB]] step %{{.+}} iter_args(%{{.+}} = %[[HEAD]]#0, %{{.+}} = %[[HEAD]]#1, %{{.+}} = %[[HEAD]]#2)
 // CHECK: %[[KS:.+]] = arith.muli
 // CHECK: %[[KR:.+]] = arith.subi %[[S]], %[[KS]] : index
 // CHECK: %[[KROWS:.+]] = arith.minsi %{{.+}}, %[[KR]] : index
