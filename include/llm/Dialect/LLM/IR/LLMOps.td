@@ -443,14 +443,18 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
     * `kv_length` (optional): a 0-d `tensor<i64>` (or `tensor<i32>`) `L`,
       the length of the valid key/value prefix, for a key/value cache of
       static capacity `Skv` of which only the first `L` rows are filled.
-      Only key/value positions `j < L` take part; rows `j >= L` are never
-      read (the lowerings loop over `ceil(L / tile)` key/value tiles, not
-      over `Skv`). With `causal` the alignment is at the end of the valid
-      prefix instead of at `Skv`: query row `i` sits at absolute position
-      `L - Sq + i` and attends to `j <= i + (L - Sq)`. `L` is a run-time
-      value, clamped to `[0, Skv]` (a negative `L` counts as 0, one beyond
-      the capacity as `Skv`); a row with every position excluded (e.g.
-      `L = 0`) yields 0. Without `kv_length`, `L = Skv`.
+      Only key/value positions `j < L` take part; rows `j >= L` get weight
+      0. The flash lowering visits only the `ceil(L / Tk)` key/value tiles
+      that hold valid rows (bounds computed from `L` at run time); the rows
+      of its last tile beyond `L` are read and weighted 0, so they must hold
+      finite values (a zero-initialized cache does); the materialized
+      (reference) lowering reads all `Skv` rows. With `causal` the alignment
+      is at the end of the valid prefix instead of at `Skv`: query row `i`
+      sits at absolute position `L - Sq + i` and attends to
+      `j <= i + (L - Sq)`. `L` is a run-time value, clamped to `[0, Skv]`
+      (a negative `L` counts as 0, one beyond the capacity as `Skv`); a row
+      with every position excluded (e.g. `L = 0`) yields 0. Without
+      `kv_length`, `L = Skv`.
 
     Element types f32, f16 or bf16 (all equal); softmax accumulates in f32.
 
