@@ -68,9 +68,11 @@ def has_onnx_importer():
 def _to_bf16_bits(array):
     """float32 -> bfloat16 bit patterns (uint16), rounding to nearest-even
     (NaNs stay quiet NaNs)."""
-    bits = np.ascontiguousarray(array, dtype=np.float32).view(np.uint32)
+    # np.asarray(order="C") keeps a 0-d array 0-d (ascontiguousarray does not).
+    bits = np.asarray(array, dtype=np.float32, order="C").view(np.uint32)
     rounded = bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
-    out = (rounded >> np.uint32(16)).astype(np.uint16)
+    # np.asarray: arithmetic on a 0-d array gives a numpy scalar.
+    out = np.asarray((rounded >> np.uint32(16)).astype(np.uint16))
     nan = np.isnan(array)
     if nan.any():
         out[nan] = (bits[nan] >> np.uint32(16)).astype(np.uint16) | np.uint16(0x40)
@@ -79,7 +81,7 @@ def _to_bf16_bits(array):
 
 def _from_bf16_bits(bits):
     """bfloat16 bit patterns (uint16) -> float32 (exact)."""
-    return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return np.asarray(bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
 def _format_option(key, value):
@@ -220,7 +222,8 @@ class CompiledModel:
                 what, info.shape, array.shape))
         if info.element_type == "bf16":
             return _to_bf16_bits(array)
-        return np.ascontiguousarray(array)
+        # A 0-d input stays 0-d (np.ascontiguousarray returns at least 1-d).
+        return np.asarray(array, order="C")
 
     def __call__(self, *args, **named):
         values = self._gather(args, named)

@@ -110,7 +110,7 @@ def make_input(name, spec, seed):
   if expr is not None:
     value = np.asarray(eval(expr, {"np": np}))  # noqa: S307 (test helper)
     value = np.broadcast_to(value, shape) if shape else value
-    value = np.ascontiguousarray(value).astype(NP_TYPES[ty])
+    value = np.asarray(value, order="C").astype(NP_TYPES[ty])  # 0-d stays 0-d
   else:
     rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
     if ty == "i1":

@@ -345,12 +345,21 @@ def rope(x, positions, mode="rotate_half", theta=10000.0, dtype=None):
   return round_to(y, dtype)
 
 
-def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None):
+def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None,
+              kv_length=None, layout="bhsd"):
   """llm.attention: softmax(scale * Q K^T + mask) V with grouped-query heads
   (query head h reads kv head h // (Hq / Hkv)), an optional float (added) or
   bool (keep where true) mask broadcast to [B, Hq, Sq, Skv], and an optional
-  causal rule j <= i + (Skv - Sq). Excluded positions get weight 0; a row
-  whose positions are all excluded yields 0."""
+  causal rule j <= i + (L - Sq). `kv_length` L (a scalar or 0-d array,
+  clamped to [0, Skv]; default Skv) keeps only the positions j < L. Excluded
+  positions get weight 0; a row whose positions are all excluded yields 0.
+  layout="bshd": query, key, value and the result are [B, S, H, D]."""
+  if layout == "bshd":
+    out = attention(np.swapaxes(np.asarray(query), 1, 2), np.swapaxes(np.asarray(key), 1, 2),
+                    np.swapaxes(np.asarray(value), 1, 2), mask, causal, scale, dtype,
+                    kv_length)
+    return np.ascontiguousarray(np.swapaxes(out, 1, 2))
+  assert layout == "bhsd"
   dtype = dtype or dtype_of(query)
   q, k, v = _f64(query), _f64(key), _f64(value)
   assert q.ndim == k.ndim == v.ndim == 4
@@ -372,10 +381,14 @@ def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None
       keep &= np.broadcast_to(mask, s.shape)
     else:
       s = s + np.broadcast_to(_f64(mask), s.shape)
+  length = skv
+  if kv_length is not None:
+    length = min(max(int(np.asarray(kv_length)), 0), skv)
+    keep &= np.broadcast_to(np.arange(skv)[None, :] < length, s.shape)
   if causal:
     i = np.arange(sq)[:, None]
     j = np.arange(skv)[None, :]
-    keep &= np.broadcast_to(j <= i + (skv - sq), s.shape)
+    keep &= np.broadcast_to(j <= i + (length - sq), s.shape)
   s = np.where(keep, s, -np.inf)
   m = np.max(s, axis=-1, keepdims=True)
   any_kept = np.isfinite(m)

@@ -118,6 +118,19 @@ check("bf16", obf, llmc_ref.to_bf16(gb + gb), rtol=0, atol=0)
 check("f64", o64, d, rtol=0, atol=0)
 # CHECK: f64: float64 {{.*}} PASS
 
+# 0-d inputs (a scalar such as attention's kv_length) stay 0-d, also bf16
+# and plain Python scalars.
+scalars = llmc.compile("""
+func.func @main(%n: tensor<i64>, %x: tensor<f32>, %y: tensor<bf16>) -> (tensor<i64>, tensor<f32>, tensor<bf16>) {
+  %n2 = llm.add %n, %n : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %x2 = llm.mul %x, %x : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %y2 = llm.add %y, %y : (tensor<bf16>, tensor<bf16>) -> tensor<bf16>
+  return %n2, %x2, %y2 : tensor<i64>, tensor<f32>, tensor<bf16>
+}""")
+n2, x2, y2 = scalars(np.array(21, dtype=np.int64), np.float32(1.5), np.array(0.75, dtype=np.float32))
+print("scalars:", n2.shape, int(n2), x2.shape, float(x2), y2.shape, float(y2))
+# CHECK: scalars: () 42 () 2.25 () 1.5
+
 # run_pipeline: text in, text out.
 folded = llmc.run_pipeline("""
 func.func @f() -> tensor<2xf32> {

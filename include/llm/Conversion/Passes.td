@@ -57,11 +57,18 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
       diagonal of the query tile are skipped (dynamic trip count). Rows whose
       every key is excluded (causal with `Sq > Skv`, an all-false `i1` mask
       row, an all `-inf` float mask row) give 0, as in the materialized form
-      and the numpy reference.
+      and the numpy reference. With `kv_length` L the key/value loop runs to
+      `ceil(L / kv_tile)` (computed at run time; with `causal` at most to
+      the causal limit aligned at L) and the columns `>= L` are excluded. A
+      dynamic query (and key/value) length: the tile counts are computed at
+      run time and the last tile of a dynamic sequence is a zero-padded copy
+      (its extra query rows are not stored, its extra key columns are
+      excluded); a mask along a dynamic sequence takes the materialized form.
     * `attention` with `attention=materialized` -> grouped-query attention
       without copying K/V: `q` reshaped to `[B*Hkv, G*Sq, D]`, `batch_matmul`
       for `Q K^T` and `P V`, scale, mask (float: added; `i1`: keep where true)
-      and causal exclusion in one generic, a numerically stable softmax whose
+      causal and `kv_length` exclusion in one generic, a numerically stable
+      softmax whose
       fully masked rows give 0 (the `[B, Hq, Sq, Skv]` score matrix is
       materialized).
     * `embedding` -> generic with `tensor.extract` from the table (negative

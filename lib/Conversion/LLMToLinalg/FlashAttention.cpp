@@ -33,9 +33,23 @@
 // holds an allowed column for the query tile. All arithmetic is f32; f16/bf16
 // inputs are extended inside the bodies and the result is rounded once.
 //
+// `kv_length` L (clamped to [0, Skv] at run time): the key/value loop runs
+// to ceil(L / Tk) (with `causal`, at most to the causal limit computed from
+// L), and the columns >= L of the last tile are excluded; L = 0 visits no
+// tile (zeros).
+//
+// A dynamic (`?`) query or key/value sequence length: the tiles keep their
+// static shapes [Tq, ...] / [Tk, ...], the number of query tiles
+// ceil(Sq / Tq) and of key/value tiles are computed at run time, and a tile
+// at the end of a dynamic sequence is copied into a zero-filled tile of the
+// static shape (the shifted-back tile needs Sq >= Tq, which a dynamic Sq,
+// e.g. Sq = 1, does not guarantee): its query rows beyond Sq are not stored
+// and its key columns beyond Skv are excluded.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
 
@@ -119,6 +133,44 @@ Value safeMax(OpBuilder &b, Location loc, Value m) {
   return arith::SelectOp::create(b, loc, isNegInf, f32Const(b, loc, 0.0), m);
 }
 
+/// `max(0, min(v, hi))` for index values.
+Value clampIndex(OpBuilder &b, Location loc, Value v, Value hi) {
+  return arith::MaxSIOp::create(b, loc,
+                                arith::MinSIOp::create(b, loc, v, hi),
+                                idx(b, loc, 0));
+}
+
+/// The reason the flash lowering refuses `op`, or an empty string.
+std::string flashRefusal(AttentionOp op) {
+  bool bshd = op.getLayout() == AttentionLayout::BSHD;
+  unsigned seqDim = bshd ? 1 : 2;
+  for (Value operand : {op.getQuery(), op.getKey(), op.getValue()}) {
+    auto t = cast<RankedTensorType>(operand.getType());
+    for (int64_t d = 0; d < 4; ++d)
+      if (d != seqDim && t.isDynamicDim(d))
+        return "a dynamic dimension other than the sequence length";
+  }
+  auto qt = cast<RankedTensorType>(op.getQuery().getType());
+  auto kt = cast<RankedTensorType>(op.getKey().getType());
+  bool dynQ = qt.isDynamicDim(seqDim), dynK = kt.isDynamicDim(seqDim);
+  if (Value mask = op.getMask()) {
+    auto mt = cast<RankedTensorType>(mask.getType());
+    if (!mt.hasStaticShape())
+      return "a dynamically shaped mask";
+    int64_t rank = mt.getRank();
+    // Mask dimensions [.., Sq, Skv] (leading ones may be missing).
+    if (dynQ && rank >= 2 && mt.getDimSize(rank - 2) != 1)
+      return "a mask along a dynamic query sequence";
+    if (dynK && rank >= 1 && mt.getDimSize(rank - 1) != 1)
+      return "a mask along a dynamic key/value sequence";
+  }
+  for (int64_t d : {qt.getDimSize(0), qt.getDimSize(bshd ? 2 : 1),
+                    qt.getDimSize(seqDim), kt.getDimSize(seqDim)})
+    if (d == 0)
+      return "empty attention";
+  return "";
+}
+
 //===----------------------------------------------------------------------===//
 // Pattern
 //===----------------------------------------------------------------------===//
@@ -135,14 +187,8 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto isStatic = [](Type t) {
-      auto st = dyn_cast<ShapedType>(t);
-      return !st || st.hasStaticShape();
-    };
-    if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
-        !llvm::all_of(op->getResultTypes(), isStatic))
-      return rewriter.notifyMatchFailure(
-          op, "llm-to-linalg requires static shapes");
+    if (std::string why = flashRefusal(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
     // The op's lowering configuration (attention_tile) wins over the
     // pattern's default tile.
     int64_t queryTile = this->queryTile, keyTile = this->keyTile;
@@ -157,7 +203,7 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
-    Value mask = adaptor.getMask();
+    Value mask = adaptor.getMask(), kvLength = adaptor.getKvLength();
     auto qt = cast<RankedTensorType>(q.getType());
     auto kt = cast<RankedTensorType>(k.getType());
     auto vt = cast<RankedTensorType>(v.getType());
@@ -172,18 +218,61 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
             sq = qt.getDimSize(seqDim), dh = qt.getDimSize(3);
     int64_t hkv = kt.getDimSize(headDim), skv = kt.getDimSize(seqDim),
             dv = vt.getDimSize(3);
-    if (sq == 0 || skv == 0 || bsz == 0 || hq == 0)
-      return rewriter.notifyMatchFailure(op, "empty attention");
+    bool dynQ = ShapedType::isDynamic(sq), dynK = ShapedType::isDynamic(skv);
     int64_t group = hq / hkv;
     double scale = op.getScale() ? op.getScale()->convertToDouble()
                                  : 1.0 / std::sqrt(double(dh));
     bool causal = op.getCausal();
 
-    // Static tile sizes, clamped to the sequences.
-    int64_t tq = std::min(queryTile, sq), tk = std::min(keyTile, skv);
-    int64_t numQTiles = llvm::divideCeil(sq, tq);
-    int64_t numKTiles = llvm::divideCeil(skv, tk);
-    bool partialQ = sq % tq != 0, partialK = skv % tk != 0;
+    // Static tile sizes, clamped to the static sequences.
+    int64_t tq = dynQ ? queryTile : std::min(queryTile, sq);
+    int64_t tk = dynK ? keyTile : std::min(keyTile, skv);
+    // Shifted-back last tiles (static sequences only).
+    bool partialQ = !dynQ && sq % tq != 0, partialK = !dynK && skv % tk != 0;
+
+    // Run-time sizes: Sq, Skv where dynamic, and the valid key/value length
+    // Lc = clamp(L, 0, Skv) with kv_length (else Skv, when dynamic).
+    // Every `?` of a function is its one sequence length (DimBounds.h):
+    // read it from the function's argument when there is one, so that the
+    // sizes are the ones the memory plan bounds.
+    Value sqV, skvV, lenV;
+    if (dynQ || dynK) {
+      Value seq = getSequenceLength(rewriter, loc);
+      if (dynQ)
+        sqV = seq ? seq : tensor::DimOp::create(rewriter, loc, q, seqDim);
+      if (dynK)
+        skvV = seq ? seq : tensor::DimOp::create(rewriter, loc, k, seqDim);
+    }
+    if (kvLength) {
+      Value l = tensor::ExtractOp::create(rewriter, loc, kvLength,
+                                          ValueRange{});
+      l = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                     l);
+      lenV = clampIndex(rewriter, loc, l,
+                        dynK ? skvV : idx(rewriter, loc, skv));
+    } else if (dynK) {
+      lenV = skvV;
+    }
+    auto sizeOrConst = [&](Value v, int64_t c) {
+      return v ? v : idx(rewriter, loc, c);
+    };
+    // Causal offset Lc - Sq of query row i's last column: static without
+    // kv_length and dynamic sequences.
+    Value causalOffset;
+    if (causal && (lenV || dynQ))
+      causalOffset = arith::SubIOp::create(rewriter, loc,
+                                           sizeOrConst(lenV, skv),
+                                           sizeOrConst(sqV, sq));
+    OpFoldResult numQTiles =
+        dynQ ? OpFoldResult(arith::CeilDivSIOp::create(rewriter, loc, sqV,
+                                                       idx(rewriter, loc, tq))
+                                .getResult())
+             : OpFoldResult(rewriter.getIndexAttr(llvm::divideCeil(sq, tq)));
+    // Key/value tiles: ceil(Lc / Tk) at run time, else all of them.
+    Value numKTilesV;
+    if (lenV)
+      numKTilesV = arith::CeilDivSIOp::create(rewriter, loc, lenV,
+                                              idx(rewriter, loc, tk));
 
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
@@ -193,10 +282,14 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
     AffineMap row2 = AffineMap::get(2, 0, {d0}, ctx); // (i, j) -> (i)
 
-    Value outInit = tensor::EmptyOp::create(rewriter, loc, type.getShape(), et);
+    Value outInit =
+        dynQ ? tensor::EmptyOp::create(rewriter, loc, type.getShape(), et,
+                                       ValueRange{sqV})
+                   .getResult()
+             : tensor::EmptyOp::create(rewriter, loc, type.getShape(), et)
+                   .getResult();
     SmallVector<OpFoldResult> ubs{rewriter.getIndexAttr(bsz),
-                                  rewriter.getIndexAttr(hq),
-                                  rewriter.getIndexAttr(numQTiles)};
+                                  rewriter.getIndexAttr(hq), numQTiles};
     auto forall = scf::ForallOp::create(rewriter, loc, ubs,
                                         ValueRange{outInit}, std::nullopt);
     OpBuilder::InsertionGuard guard(rewriter);
@@ -235,14 +328,70 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
       return tensor::ExtractSliceOp::create(b, loc, tileType, src, offs, sizes,
                                             strides);
     };
-    Value qTile = sliceRows(q, bIv, hIv, qs, tq, dh);
+    // The `valid` (>= 1) leading rows of the [rows, cols] tile at `start`,
+    // the others zero: a tile at the end of a dynamic sequence. One generic
+    // reading the rows with tensor.extract (row index clamped to the last
+    // valid one): no fill or copy of a shared zero tile that bufferization
+    // would have to duplicate, and no runtime memrefCopy.
+    auto paddedRows = [&](Value src, Value batch, Value head, Value start,
+                          Value valid, int64_t rows, int64_t cols) -> Value {
+      Type elemType = cast<RankedTensorType>(src.getType()).getElementType();
+      Value empty = tensor::EmptyOp::create(b, loc, {rows, cols}, elemType);
+      Value lastRow = arith::SubIOp::create(b, loc, valid, idx(b, loc, 1));
+      return linalg::GenericOp::create(
+                 b, loc, TypeRange{empty.getType()}, ValueRange{},
+                 ValueRange{empty}, ArrayRef<AffineMap>{id2},
+                 ArrayRef<utils::IteratorType>{par, par},
+                 [&](OpBuilder &nb, Location nl, ValueRange) {
+                   Value r = linalg::IndexOp::create(nb, nl, 0);
+                   Value c = linalg::IndexOp::create(nb, nl, 1);
+                   Value inRange = arith::CmpIOp::create(
+                       nb, nl, arith::CmpIPredicate::slt, r, valid);
+                   Value row = arith::AddIOp::create(
+                       nb, nl, start,
+                       arith::MinSIOp::create(nb, nl, r, lastRow));
+                   SmallVector<Value> indices{batch, head, row, c};
+                   if (bshd)
+                     std::swap(indices[1], indices[2]);
+                   Value x = tensor::ExtractOp::create(nb, nl, src, indices);
+                   Value zeroElem = arith::ConstantOp::create(
+                       nb, nl, cast<TypedAttr>(nb.getZeroAttr(elemType)));
+                   linalg::YieldOp::create(
+                       nb, nl,
+                       ValueRange{arith::SelectOp::create(nb, nl, inRange, x,
+                                                          zeroElem)});
+                 })
+          .getResult(0);
+    };
+    // Query rows of this tile that exist: min(Tq, Sq - qs) (dynamic Sq).
+    Value qRows;
+    if (dynQ)
+      qRows = arith::MinSIOp::create(
+          b, loc, idx(b, loc, tq), arith::SubIOp::create(b, loc, sqV, qs));
+    Value qTile = dynQ ? paddedRows(q, bIv, hIv, qs, qRows, tq, dh)
+                       : sliceRows(q, bIv, hIv, qs, tq, dh);
 
-    // Key/value tiles to visit: all of them, or with `causal` up to the last
-    // one holding a column j <= qs + tq - 1 + (Skv - Sq).
-    Value kvUpper = idx(b, loc, numKTiles);
+    // Key/value tiles to visit: all of them (ceil(Lc / Tk) with kv_length or
+    // a dynamic Skv), or with `causal` up to the last one holding a column
+    // j <= i + (Lc - Sq) for the tile's last row i.
+    Value kvUpper = numKTilesV
+                        ? numKTilesV
+                        : idx(b, loc, llvm::divideCeil(skv, tk));
     if (causal) {
-      Value lastCol =
-          arith::AddIOp::create(b, loc, qs, idx(b, loc, tq - 1 + skv - sq));
+      Value lastCol;
+      if (causalOffset) {
+        Value lastRow =
+            dynQ ? arith::AddIOp::create(
+                       b, loc, qs,
+                       arith::SubIOp::create(b, loc, qRows, idx(b, loc, 1)))
+                       .getResult()
+                 : arith::AddIOp::create(b, loc, qs, idx(b, loc, tq - 1))
+                       .getResult();
+        lastCol = arith::AddIOp::create(b, loc, lastRow, causalOffset);
+      } else {
+        lastCol = arith::AddIOp::create(b, loc, qs,
+                                        idx(b, loc, tq - 1 + skv - sq));
+      }
       Value lastTile = arith::FloorDivSIOp::create(b, loc, lastCol,
                                                    idx(b, loc, tk));
       Value count =
@@ -255,17 +404,27 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     Value l0 = filledF32(b, loc, {tq}, f32Const(b, loc, 0.0));
     Value acc0 = filledF32(b, loc, {tq, dv}, f32Const(b, loc, 0.0));
 
-    auto loop = scf::ForOp::create(
-        b, loc, idx(b, loc, 0), kvUpper, idx(b, loc, 1),
-        ValueRange{m0, l0, acc0},
-        [&](OpBuilder &lb, Location l, Value jIv, ValueRange carried) {
+    // One online-softmax step on key/value tile j; `padded`: the tile may
+    // run past the end of a dynamic Skv (read as a zero-padded copy).
+    auto kvStep = [&](OpBuilder &lb, Location l, Value jIv, ValueRange carried,
+                      bool padded) {
           Value mOld = carried[0], lOld = carried[1], accOld = carried[2];
           Value kNominal = arith::MulIOp::create(lb, l, jIv, idx(lb, l, tk));
           Value ks = kNominal;
           if (partialK)
             ks = arith::MinSIOp::create(lb, l, kNominal, idx(lb, l, skv - tk));
-          Value kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
-          Value vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
+          Value kTile, vTile;
+          if (padded) {
+            // Rows that exist: min(Tk, Skv - ks); the others are zero and
+            // excluded below (columns >= Lc).
+            Value kRows = arith::MinSIOp::create(
+                lb, l, idx(lb, l, tk), arith::SubIOp::create(lb, l, skvV, ks));
+            kTile = paddedRows(k, bIv, kvHead, ks, kRows, tk, dh);
+            vTile = paddedRows(v, bIv, kvHead, ks, kRows, tk, dv);
+          } else {
+            kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
+            vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
+          }
 
           // s = Q_t K_j^T with K_j^T copied to [D, Tk] first (a small copy
           // next to the matmul, vectorized in place as square transposes),
@@ -315,18 +474,23 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                 };
                 if (mask && boolMask)
                   both(a[1]);
-                if (causal || partialK) {
+                if (causal || partialK || lenV) {
                   Value col = arith::AddIOp::create(
                       nb, nl, ks, linalg::IndexOp::create(nb, nl, 1));
                   if (causal) {
-                    // j <= i + (Skv - Sq), i = qs + row.
+                    // j <= i + (Lc - Sq), i = qs + row.
                     Value row = arith::AddIOp::create(
                         nb, nl, qs, linalg::IndexOp::create(nb, nl, 0));
                     Value limit = arith::AddIOp::create(
-                        nb, nl, row, idx(nb, nl, skv - sq));
+                        nb, nl, row,
+                        causalOffset ? causalOffset
+                                     : idx(nb, nl, skv - sq));
                     both(arith::CmpIOp::create(
                         nb, nl, arith::CmpIPredicate::sle, col, limit));
                   }
+                  if (lenV) // Beyond the valid prefix (or the sequence).
+                    both(arith::CmpIOp::create(
+                        nb, nl, arith::CmpIPredicate::slt, col, lenV));
                   if (partialK) // Columns already seen by the previous tile.
                     both(arith::CmpIOp::create(
                         nb, nl, arith::CmpIPredicate::sge, col, kNominal));
@@ -396,27 +560,73 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
           pv->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
           Value accNew = pv.getResult(0);
           scf::YieldOp::create(lb, l, ValueRange{mNew, lNew, accNew});
-        });
+    };
+    auto kvLoop = [&](Value lb, Value ub, ValueRange init, bool padded) {
+      return scf::ForOp::create(
+          b, loc, lb, ub, idx(b, loc, 1), init,
+          [&](OpBuilder &nb, Location l, Value jIv, ValueRange carried) {
+            kvStep(nb, l, jIv, carried, padded);
+          });
+    };
+    scf::ForOp loop;
+    if (!dynK) {
+      loop = kvLoop(idx(b, loc, 0), kvUpper, ValueRange{m0, l0, acc0},
+                    /*padded=*/false);
+    } else {
+      // Full tiles (j < Skv / Tk) are read in place; the last, partial
+      // tile of the dynamic Skv (at most one) as a zero-padded copy.
+      Value full = arith::MinSIOp::create(
+          b, loc, kvUpper,
+          arith::DivSIOp::create(b, loc, skvV, idx(b, loc, tk)));
+      scf::ForOp head = kvLoop(idx(b, loc, 0), full, ValueRange{m0, l0, acc0},
+                               /*padded=*/false);
+      loop = kvLoop(full, kvUpper, head.getResults(), /*padded=*/true);
+    }
 
     // out = l == 0 ? 0 : acc / l (a row with every column excluded gives 0).
     Value lFinal = loop.getResult(1), accFinal = loop.getResult(2);
-    Value oInit = tensor::EmptyOp::create(b, loc, {tq, dv}, et);
-    Value oTile = generic(
-        b, loc, ValueRange{accFinal, lFinal}, {id2, row2}, id2, {par, par},
-        oInit, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value isZero = arith::CmpFOp::create(
-              nb, nl, arith::CmpFPredicate::OEQ, a[1], f32Const(nb, nl, 0.0));
-          Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
-          Value r =
-              arith::SelectOp::create(nb, nl, isZero, f32Const(nb, nl, 0.0),
-                                      div);
-          if (r.getType() != et)
-            r = arith::TruncFOp::create(nb, nl, et, r);
-          return r;
-        });
+    auto normalize = [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+      Value isZero = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                           a[1], f32Const(nb, nl, 0.0));
+      Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
+      Value r =
+          arith::SelectOp::create(nb, nl, isZero, f32Const(nb, nl, 0.0), div);
+      if (r.getType() != et)
+        r = arith::TruncFOp::create(nb, nl, et, r);
+      return r;
+    };
+    Value oTile;
+    OpFoldResult rows = b.getIndexAttr(tq);
+    if (dynQ) {
+      // Only the qRows rows that exist, normalized straight into their
+      // place in the result (a slice of the forall's output): no tile copy
+      // of a run-time size afterwards.
+      rows = qRows;
+      SmallVector<OpFoldResult> offs{bIv, hIv, qNominal, zero};
+      SmallVector<OpFoldResult> sizes{one, one, qRows, b.getIndexAttr(dv)};
+      if (bshd) {
+        std::swap(offs[1], offs[2]);
+        std::swap(sizes[1], sizes[2]);
+      }
+      Value dest = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({ShapedType::kDynamic, dv}, et),
+          outArg, offs, sizes, SmallVector<OpFoldResult>(4, one));
+      Value accRows = tensor::ExtractSliceOp::create(
+          b, loc, accFinal, SmallVector<OpFoldResult>{zero, zero},
+          SmallVector<OpFoldResult>{qRows, b.getIndexAttr(dv)},
+          SmallVector<OpFoldResult>{one, one});
+      Value lRows = tensor::ExtractSliceOp::create(
+          b, loc, lFinal, SmallVector<OpFoldResult>{zero},
+          SmallVector<OpFoldResult>{qRows}, SmallVector<OpFoldResult>{one});
+      oTile = generic(b, loc, ValueRange{accRows, lRows}, {id2, row2}, id2,
+                      {par, par}, dest, normalize);
+    } else {
+      Value oInit = tensor::EmptyOp::create(b, loc, {tq, dv}, et);
+      oTile = generic(b, loc, ValueRange{accFinal, lFinal}, {id2, row2}, id2,
+                      {par, par}, oInit, normalize);
+    }
 
     // Store the rows this tile owns: [qNominal, qNominal + len).
-    OpFoldResult rows = b.getIndexAttr(tq);
     if (partialQ) {
       Value skip = arith::SubIOp::create(b, loc, qNominal, qs);
       Value len = arith::MinSIOp::create(
@@ -480,6 +690,11 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
 };
 
 } // namespace
+
+bool mlir::llm::isFlashAttentionLowerable(Operation *op) {
+  auto attention = dyn_cast<AttentionOp>(op);
+  return attention && flashRefusal(attention).empty();
+}
 
 void mlir::llm::populateFlashAttentionLoweringPatterns(
     RewritePatternSet &patterns, int64_t queryTile, int64_t keyTile) {

@@ -532,10 +532,6 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
         !isStaticDim(k[h]) || !isStaticDim(v[3]) || k[0] != q[0])
       return fail("llm.attention takes a dynamic dimension only as the "
                   "query/key sequence length");
-    if (q[h] != k[h])
-      return fail("llm.attention with a dynamic sequence needs as many "
-                  "key/value heads as query heads (grouped-query attention "
-                  "with a dynamic sequence is not lowered yet)");
     return success();
   }
   if (auto update = dyn_cast<KVCacheUpdateOp>(op)) {
@@ -1379,15 +1375,16 @@ struct RopeLowering : LLMLowering<RopeOp> {
 //   and the result back to [B,Sq,Hq,Dv] (the reference path; the flash
 //   lowering reads the bshd tiles in place).
 struct AttentionLowering : LLMLowering<AttentionOp> {
-  /// With `dynamicOnly` (next to the flash lowering, which takes static
-  /// shapes only) the pattern lowers only attention with a dynamic sequence.
+  /// With `dynamicOnly` (next to the flash lowering) the pattern lowers only
+  /// the attention that the flash lowering refuses
+  /// (isFlashAttentionLowerable).
   AttentionLowering(MLIRContext *ctx, bool dynamicOnly)
       : LLMLowering(ctx), dynamicOnly(dynamicOnly) {}
   bool dynamicOnly;
   LogicalResult lower(AttentionOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
-    if (dynamicOnly && hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "static: the flash lowering");
+    if (dynamicOnly && isFlashAttentionLowerable(op))
+      return rewriter.notifyMatchFailure(op, "the flash lowering takes it");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     bool bshd = op.getLayout() == AttentionLayout::BSHD;
@@ -1438,9 +1435,37 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
     Value v3 = tensor::CollapseShapeOp::create(
         rewriter, loc, v, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
 
+    // [bh, rows, n] f32 zeros; a dynamic `rows` is G * Sq (q3's rows), a
+    // dynamic `n` the key/value sequence.
+    // The sizes come from the function's sequence length where it has one
+    // (affine in the bounded argument dimension, as the memory plan needs).
+    Value seqLen = (ShapedType::isDynamic(sq) || ShapedType::isDynamic(skv))
+                       ? getSequenceLength(rewriter, loc)
+                       : Value();
+    auto zeros3 = [&](int64_t n, Value dynN) -> Value {
+      SmallVector<Value> dyn;
+      if (ShapedType::isDynamic(rows))
+        dyn.push_back(
+            seqLen ? arith::MulIOp::create(rewriter, loc, seqLen,
+                                           indexConst(rewriter, loc, g))
+                         .getResult()
+                   : tensor::DimOp::create(rewriter, loc, q3, 1).getResult());
+      if (ShapedType::isDynamic(n))
+        dyn.push_back(dynN);
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, {bh, rows, n}, rewriter.getF32Type(), dyn);
+      return linalg::FillOp::create(rewriter, loc,
+                                    ValueRange{f32Const(rewriter, loc, 0.0)},
+                                    ValueRange{empty})
+          .getResult(0);
+    };
     AffineExpr d0, d1, d2, d3, d4;
     bindDims(ctx, d0, d1, d2, d3); // (b, m, n, k)
-    Value sInit = createZerosF32(rewriter, loc, {bh, rows, skv});
+    Value sInit =
+        zeros3(skv, !ShapedType::isDynamic(skv) ? Value()
+                    : seqLen ? seqLen
+                             : tensor::DimOp::create(rewriter, loc, k3, 1)
+                                   .getResult());
     auto qk =
         linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{sInit.getType()},
                                       ValueRange{q3, k3}, ValueRange{sInit});
@@ -1476,7 +1501,25 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
       inputs.push_back(mask);
       maps.push_back(AffineMap::get(5, 0, exprs, ctx));
     }
+    // kv_length L, clamped to [0, Skv] in the body: positions j >= L are
+    // excluded, and `causal` aligns at L (limit i + L - Sq). The scores are
+    // still computed over the whole [Sq, Skv] (this is the reference path;
+    // the flash lowering visits ceil(L / Tk) tiles only).
+    Value kvLength = adaptor.getKvLength();
+    int kvIndex = -1;
+    if (kvLength) {
+      kvIndex = inputs.size();
+      inputs.push_back(kvLength);
+      maps.push_back(AffineMap::get(5, 0, {}, ctx));
+    }
     bool causal = op.getCausal();
+    // Run-time Sq and Skv where dynamic (used by the causal limit and the
+    // clamp of L).
+    Value sqV, skvV;
+    if (ShapedType::isDynamic(sq) && causal)
+      sqV = tensor::DimOp::create(rewriter, loc, q, 2);
+    if (ShapedType::isDynamic(skv) && (causal || kvLength))
+      skvV = tensor::DimOp::create(rewriter, loc, k, 2);
     SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
     Value lInit =
         createEmptyTensor(rewriter, loc, s5Shape, rewriter.getF32Type());
@@ -1486,20 +1529,44 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           Value val = arith::MulFOp::create(b, l, a[0], f32Const(b, l, scale));
           Value ninf;
-          if ((mask && boolMask) || causal)
+          if ((mask && boolMask) || causal || kvLength)
             ninf = arith::ConstantOp::create(b, l, negInfF32(b));
           if (mask && !boolMask)
             val = arith::AddFOp::create(b, l, val, a[1]);
           if (mask && boolMask)
             val = arith::SelectOp::create(b, l, a[1], val, ninf);
+          auto sizeOf = [&](Value v, int64_t c) -> Value {
+            return v ? v : indexConst(b, l, c);
+          };
+          Value len; // Lc = clamp(L, 0, Skv)
+          if (kvLength) {
+            Value raw = arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                                   a[kvIndex]);
+            len = arith::MaxSIOp::create(
+                b, l, arith::MinSIOp::create(b, l, raw, sizeOf(skvV, skv)),
+                indexConst(b, l, 0));
+            Value j = linalg::IndexOp::create(b, l, 4);
+            Value keep =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, j, len);
+            val = arith::SelectOp::create(b, l, keep, val, ninf);
+          }
           if (causal) {
             Value i = linalg::IndexOp::create(b, l, 3);
             Value j = linalg::IndexOp::create(b, l, 4);
-            Value limit =
-                skv == sq
-                    ? i
-                    : arith::AddIOp::create(b, l, i, indexConst(b, l, skv - sq))
-                          .getResult();
+            Value limit;
+            if (!len && !ShapedType::isDynamic(sq) &&
+                !ShapedType::isDynamic(skv))
+              limit = skv == sq ? i
+                                : arith::AddIOp::create(
+                                      b, l, i, indexConst(b, l, skv - sq))
+                                      .getResult();
+            else if (!len && skv == sq) // Both the one dynamic sequence.
+              limit = i;
+            else
+              limit = arith::AddIOp::create(
+                  b, l, i,
+                  arith::SubIOp::create(b, l, len ? len : sizeOf(skvV, skv),
+                                        sizeOf(sqV, sq)));
             Value keep = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle,
                                                j, limit);
             val = arith::SelectOp::create(b, l, keep, val, ninf);
@@ -1511,7 +1578,7 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
                            rewriter.getF32Type(), /*guardMasked=*/true);
     Value p3 = tensor::CollapseShapeOp::create(
         rewriter, loc, p, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}, {4}});
-    Value oInit = createZerosF32(rewriter, loc, {bh, rows, dv});
+    Value oInit = zeros3(dv, Value());
     Value o =
         linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{oInit.getType()},
                                       ValueRange{p3, v3}, ValueRange{oInit})

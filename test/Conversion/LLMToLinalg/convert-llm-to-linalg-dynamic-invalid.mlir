@@ -27,14 +27,6 @@ func.func @concat_seq(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 
 
 // -----
 
-func.func @gqa(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = array<i64: 1, 4, 16, 8>}, %k: tensor<1x2x?x8xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 8>}) -> tensor<1x4x?x8xf32> {
-  // expected-error @+1 {{grouped-query attention with a dynamic sequence is not lowered yet}}
-  %0 = llm.attention %q, %k, %k {causal} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x4x?x8xf32>
-  return %0 : tensor<1x4x?x8xf32>
-}
-
-// -----
-
 func.func @matmul_seq_reduction(%p: tensor<4x?xf32> {llm.dim_bounds = array<i64: 4, 16>}, %v: tensor<?x8xf32> {llm.dim_bounds = array<i64: 16, 8>}) -> tensor<4x8xf32> {
   // expected-error @+1 {{llm.matmul takes a dynamic dimension only in the rows of an untransposed lhs against a static 2-D rhs}}
   %0 = llm.matmul %p, %v : (tensor<4x?xf32>, tensor<?x8xf32>) -> tensor<4x8xf32>

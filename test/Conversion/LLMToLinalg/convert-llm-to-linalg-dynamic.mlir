@@ -65,16 +65,31 @@ func.func @heads(%x: tensor<1x?x12xf32> {llm.dim_bounds = array<i64: 1, 16, 12>}
 
 // -----
 
-// Causal attention with a dynamic sequence takes the materialized lowering
-// (the default flash lowering has static tiles): a [?, ?] score matrix.
+// Causal attention with a dynamic sequence takes the flash lowering: static
+// [Tq, Tk] tiles, ceil(S / Tq) query tiles at run time, no [?, ?] score
+// matrix (convert-llm-to-linalg-attention-kv-length.mlir has the details).
 // CHECK-LABEL: func.func @attention
-// CHECK-NOT: scf.forall
-// CHECK: tensor.empty(%[[S:.+]], %[[S]]) : tensor<2x?x?xf32>
-// CHECK: linalg.batch_matmul
-// CHECK: linalg.batch_matmul
+// CHECK-NOT: tensor<2x?x?xf32>
+// CHECK: %[[S:.+]] = tensor.dim %arg0
+// CHECK: %[[N:.+]] = arith.ceildivsi %[[S]]
+// CHECK: scf.forall ({{.*}}) in (1, 2, %[[N]])
+// CHECK: scf.for
+// CHECK: linalg.matmul
 func.func @attention(%q: tensor<1x2x?x4xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 4>}, %k: tensor<1x2x?x4xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 4>}, %v: tensor<1x2x?x4xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 4>}) -> tensor<1x2x?x4xf32> {
   %0 = llm.attention %q, %k, %v {causal} : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
   return %0 : tensor<1x2x?x4xf32>
+}
+
+// -----
+
+// Grouped-query attention with a dynamic sequence (4 query heads over 2
+// key/value heads).
+// CHECK-LABEL: func.func @attention_gqa
+// CHECK: scf.forall ({{.*}}) in (1, 4, %{{.+}})
+// CHECK: arith.divui
+func.func @attention_gqa(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = array<i64: 1, 4, 16, 8>}, %k: tensor<1x2x?x8xf32> {llm.dim_bounds = array<i64: 1, 2, 16, 8>}) -> tensor<1x4x?x8xf32> {
+  %0 = llm.attention %q, %k, %k {causal} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x4x?x8xf32>
+  return %0 : tensor<1x4x?x8xf32>
 }
 
 // -----

@@ -544,6 +544,21 @@ func.func @attention_absorb_head_transposes(%q: tensor<2x16x8x32xf32>, %k: tenso
 
 // -----
 
+// kv_length (a scalar) is kept by the head-transpose absorption.
+// CHECK-LABEL: func @attention_absorb_keeps_kv_length
+//  CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x2x4x8xf32>, %[[K:[^:]+]]: tensor<1x32x2x8xf32>, %[[L:[^:]+]]: tensor<i64>)
+//       CHECK: %[[O:.+]] = llm.attention %[[Q]], %[[K]], %[[K]] kv_length %[[L]] {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x2x4x8xf32>, tensor<1x32x2x8xf32>, tensor<1x32x2x8xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
+//       CHECK: return %[[O]]
+func.func @attention_absorb_keeps_kv_length(%q: tensor<1x2x4x8xf32>, %k: tensor<1x32x2x8xf32>, %len: tensor<i64>) -> tensor<1x2x4x8xf32> {
+  %tq = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x2x4x8xf32>) -> tensor<1x4x2x8xf32>
+  %tk = llm.transpose %k {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x32x2x8xf32>) -> tensor<1x2x32x8xf32>
+  %o = llm.attention %tq, %tk, %tk kv_length %len {causal} : (tensor<1x4x2x8xf32>, tensor<1x2x32x8xf32>, tensor<1x2x32x8xf32>, tensor<i64>) -> tensor<1x4x2x8xf32>
+  %r = llm.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf32>) -> tensor<1x2x4x8xf32>
+  return %r : tensor<1x2x4x8xf32>
+}
+
+// -----
+
 // select(splat true, x, y) -> x; select(splat false, x, y) -> y;
 // select(c, x, x) -> x; stays when the chosen operand broadcasts
 // CHECK-LABEL: func @select_folds

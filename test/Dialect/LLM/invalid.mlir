@@ -369,6 +369,22 @@ func.func @attention_mask_shape(%q: tensor<1x8x16x32xf32>, %m: tensor<16x8xi1>) 
 
 // -----
 
+func.func @attention_kv_length_rank(%q: tensor<1x8x16x32xf32>, %len: tensor<1xi64>) {
+  // expected-error @+1 {{'llm.attention' op kv_length must be a 0-d tensor (tensor<i64> or tensor<i32>), got 'tensor<1xi64>'}}
+  %0 = llm.attention %q, %q, %q kv_length %len : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1xi64>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_length_type(%q: tensor<1x8x16x32xf32>, %len: tensor<f32>) {
+  // expected-error @+1 {{'llm.attention' op operand #3 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<f32>'}}
+  %0 = llm.attention %q, %q, %q kv_length %len : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<f32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
 func.func @attention_scale(%q: tensor<1x8x16x32xf32>) {
   // expected-error @+1 {{'llm.attention' op scale must be finite}}
   %0 = llm.attention %q, %q, %q {scale = 0x7F800000 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32>

@@ -159,6 +159,21 @@ func.func @attention_bshd(%q: tensor<1x16x8x32xf32>, %k: tensor<1x12x2x32xf32>, 
   return
 }
 
+// kv_length: the valid prefix of a key/value cache (0-d i64 or i32), alone,
+// after a mask, and in layout bshd.
+// CHECK-LABEL: func @attention_kv_length
+func.func @attention_kv_length(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x64x32xf32>, %v: tensor<1x2x64x32xf32>,
+                               %len: tensor<i64>, %len32: tensor<i32>, %m: tensor<1x1x1x64xi1>,
+                               %qs: tensor<1x1x8x32xf32>, %ks: tensor<1x64x2x32xf32>) {
+  // CHECK: llm.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} kv_length %{{[^ ]*}} {causal} : (tensor<1x8x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<i64>) -> tensor<1x8x1x32xf32>
+  %0 = llm.attention %q, %k, %v kv_length %len {causal} : (tensor<1x8x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<i64>) -> tensor<1x8x1x32xf32>
+  // CHECK: llm.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} mask %{{[^ ]*}} kv_length %{{[^ ]*}} : (tensor<1x8x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x1x1x64xi1>, tensor<i32>) -> tensor<1x8x1x32xf32>
+  %1 = llm.attention %q, %k, %v mask %m kv_length %len32 : (tensor<1x8x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x1x1x64xi1>, tensor<i32>) -> tensor<1x8x1x32xf32>
+  // CHECK: llm.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} kv_length %{{[^ ]*}} {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x1x8x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<i64>) -> tensor<1x1x8x32xf32>
+  %2 = llm.attention %qs, %ks, %ks kv_length %len {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x1x8x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<i64>) -> tensor<1x1x8x32xf32>
+  return
+}
+
 // CHECK-LABEL: func @data_movement
 func.func @data_movement(%t: tensor<50x16xf32>, %ids: tensor<1x8xi32>, %x: tensor<1x8x64xf32>, %y: tensor<2x4xf32>, %z: tensor<3x4xf32>) {
   // CHECK: llm.embedding %{{.*}}, %{{.*}} : (tensor<50x16xf32>, tensor<1x8xi32>) -> tensor<1x8x16xf32>

@@ -49,8 +49,9 @@ struct LLMToLinalgOptions {
 /// must be one that takes the sequence as a `?` dimension (elementwise ops,
 /// casts, softmax, embedding, transpose, broadcast_to; matmul with the
 /// sequence in the lhs rows and a static 2-D rhs; layer_norm/rms_norm/rope
-/// and reductions over static dimensions; attention with as many key/value
-/// heads as query heads; reshapes that keep the sequence dimension; concat
+/// and reductions over static dimensions; attention with the sequence as
+/// its query and/or key/value length; reshapes that keep the sequence
+/// dimension; concat
 /// and slice that keep it whole). Statically shaped ops always pass. On
 /// failure emits an error at the op (with `emit`) naming the reason.
 LogicalResult checkDynamicShapes(Operation *op, bool emit);
@@ -69,6 +70,13 @@ void populateLLMToLinalgConversionPatterns(
 void populateFlashAttentionLoweringPatterns(RewritePatternSet &patterns,
                                             int64_t queryTile,
                                             int64_t keyTile);
+
+/// Whether the flash-attention lowering takes `op` (an `llm.attention`):
+/// static shapes, or a dynamic query and/or key/value sequence length (with
+/// a mask, if any, that is static and size 1 along each dynamic sequence),
+/// and no empty dimension. The materialized lowering next to it takes the
+/// others.
+bool isFlashAttentionLowerable(Operation *op);
 
 /// Populates `patterns` with the lowerings of the ops on runtime data
 /// (`llm.compare`, logical ops, `llm.select`, `llm.gather`, `llm.reverse`,

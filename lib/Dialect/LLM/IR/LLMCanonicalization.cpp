@@ -252,7 +252,7 @@ struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
     if (op.getLayout() != AttentionLayout::BHSD)
       return rewriter.notifyMatchFailure(op, "not in layout bhsd");
     static constexpr int64_t kSwap[] = {0, 2, 1, 3};
-    SmallVector<Value, 4> operands;
+    SmallVector<Value, 3> operands;
     for (Value operand : {op.getQuery(), op.getKey(), op.getValue()}) {
       auto t = operand.getDefiningOp<TransposeOp>();
       if (!t || t.getPermutation() != ArrayRef<int64_t>(kSwap))
@@ -260,15 +260,18 @@ struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
             op, "query, key and value are not all head-split transposes");
       operands.push_back(t.getInput());
     }
-    if (Value mask = op.getMask()) // The mask is in score order: unchanged.
-      operands.push_back(mask);
     auto type = cast<RankedTensorType>(op.getResult().getType());
     SmallVector<int64_t> shape(type.getShape());
     std::swap(shape[1], shape[2]);
     auto bshdType = RankedTensorType::get(shape, type.getElementType());
+    // The mask is in score order and kv_length a scalar: both unchanged.
     auto attention = AttentionOp::create(
-        rewriter, op.getLoc(), TypeRange{bshdType}, operands, op->getAttrs());
-    attention.setLayout(AttentionLayout::BSHD);
+        rewriter, op.getLoc(), bshdType, operands[0], operands[1], operands[2],
+        op.getMask(), op.getKvLength(), op.getCausalAttr(), op.getScaleAttr(),
+        AttentionLayoutAttr::get(op.getContext(), AttentionLayout::BSHD));
+    // Discardable attributes (a lowering configuration) carry over.
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      attention->setAttr(attr.getName(), attr.getValue());
     rewriter.replaceOpWithNewOp<TransposeOp>(
         op, type, attention.getResult(), rewriter.getDenseI64ArrayAttr(kSwap));
     return success();

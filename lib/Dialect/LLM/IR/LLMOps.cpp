@@ -410,6 +410,13 @@ LogicalResult AttentionOp::verify() {
              << shapeStr(mt.getShape())
              << " does not broadcast to the score shape " << shapeStr(scores);
   }
+  if (Value len = getKvLength()) {
+    auto lt = cast<RankedTensorType>(len.getType());
+    if (lt.getRank() != 0)
+      return emitOpError("kv_length must be a 0-d tensor (tensor<i64> or "
+                         "tensor<i32>), got ")
+             << lt;
+  }
   if (auto s = getScaleAttr(); s && !std::isfinite(s.getValueAsDouble()))
     return emitOpError("scale must be finite");
   return success();

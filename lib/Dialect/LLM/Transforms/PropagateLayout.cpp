@@ -600,8 +600,8 @@ struct SplitMergedAttentionHeads final : OpRewritePattern<AttentionOp> {
     ArrayRef<int64_t> rs = shapeOf(op.getResult());
     auto attention = AttentionOp::create(
         rewriter, loc, withShape(op.getType(), {b, h, rs[2], rs[3]}), inputs[0],
-        inputs[1], inputs[2], mask, op.getCausal(), op.getScaleAttr(),
-        op.getLayout());
+        inputs[1], inputs[2], mask, op.getKvLength(), op.getCausal(),
+        op.getScaleAttr(), op.getLayout());
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
                                            attention.getResult());
     return success();

@@ -1188,7 +1188,7 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
           resultType.getElementType());
     auto attention = AttentionOp::create(
         rewriter, loc, resultType, to4(q), to4(k), to4(v), mask,
-        /*causal=*/false,
+        /*kv_length=*/Value(), /*causal=*/false,
         rewriter.getF32FloatAttr(static_cast<float>(scale.value_or(1.0))));
     Value result = attention.getResult();
     if (rank == 3)
@@ -1264,10 +1264,15 @@ struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
     }
     if (!allKept && !causal)
       return rewriter.notifyMatchFailure(op, "mask is not causal");
+    // With kv_length, {causal} aligns at the end of the valid prefix L, not
+    // at Skv as the constant mask does: only an all-kept mask goes.
+    if (!allKept && op.getKvLength())
+      return rewriter.notifyMatchFailure(
+          op, "causal mask with kv_length: {causal} would align at L");
     auto newOp = AttentionOp::create(
         rewriter, op.getLoc(), op.getType(), op.getQuery(), op.getKey(),
-        op.getValue(), Value(), op.getCausal() || !allKept, op.getScaleAttr(),
-        op.getLayout());
+        op.getValue(), Value(), op.getKvLength(), op.getCausal() || !allKept,
+        op.getScaleAttr(), op.getLayout());
     rewriter.replaceOp(op, newOp.getResult());
     return success();
   }

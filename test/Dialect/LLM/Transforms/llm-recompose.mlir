@@ -911,6 +911,23 @@ func.func @mask_all_zero(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: t
 
 // -----
 
+// With kv_length, {causal} would align at the valid prefix L, not at Skv as
+// the constant causal mask does: the mask stays. An all-kept mask still goes,
+// and kv_length is kept.
+// CHECK-LABEL: func.func @causal_mask_with_kv_length
+// CHECK: %[[A:.*]] = llm.attention %arg0, %arg1, %arg2 mask %{{.*}} kv_length %arg3 {scale
+// CHECK: %[[B:.*]] = llm.attention %arg0, %arg1, %arg2 kv_length %arg3 {scale = 5.000000e-01 : f32} :
+// CHECK: return %[[A]], %[[B]]
+func.func @causal_mask_with_kv_length(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>, %len: tensor<i64>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) {
+  %m = llm.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %0 = llm.attention %q, %k, %v mask %m kv_length %len {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<4x4xi1>, tensor<i64>) -> tensor<1x2x4x8xf32>
+  %z = llm.constant dense<0.0> : tensor<4x4xf32>
+  %1 = llm.attention %q, %k, %v mask %z kv_length %len {scale = 0.5 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<4x4xf32>, tensor<i64>) -> tensor<1x2x4x8xf32>
+  return %0, %1 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+}
+
+// -----
+
 // Near miss (one more excluded entry than causal): the mask stays.
 // CHECK-LABEL: func.func @mask_not_causal
 // CHECK: llm.attention %arg0, %arg1, %arg2 mask %{{.*}} {scale

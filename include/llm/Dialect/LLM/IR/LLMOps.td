@@ -418,7 +418,8 @@ def LLM_RopeOp : LLM_Op<"rope", [AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def LLM_AttentionOp : LLM_Op<"attention", [InferTypeOpAdaptor]> {
+def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
+                                             InferTypeOpAdaptor]> {
   let summary = "scaled dot-product attention (Vaswani et al. 2017)";
   let description = [{
     Scaled dot-product attention (Vaswani et al. 2017, arXiv:1706.03762):
@@ -439,6 +440,21 @@ def LLM_AttentionOp : LLM_Op<"attention", [InferTypeOpAdaptor]> {
       `j <= i + (Skv - Sq)` (aligned at the end, so a decode step with a
       key/value cache attends to the whole cache). Excluded positions get
       weight 0; a row with every position excluded yields 0.
+    * `kv_length` (optional): a 0-d `tensor<i64>` (or `tensor<i32>`) `L`,
+      the length of the valid key/value prefix, for a key/value cache of
+      static capacity `Skv` of which only the first `L` rows are filled.
+      Only key/value positions `j < L` take part; rows `j >= L` get weight
+      0. The flash lowering visits only the `ceil(L / Tk)` key/value tiles
+      that hold valid rows (bounds computed from `L` at run time); the rows
+      of its last tile beyond `L` are read and weighted 0, so they must hold
+      finite values (a zero-initialized cache does); the materialized
+      (reference) lowering reads all `Skv` rows. With `causal` the alignment
+      is at the end of the valid prefix instead of at `Skv`: query row `i`
+      sits at absolute position `L - Sq + i` and attends to
+      `j <= i + (L - Sq)`. `L` is a run-time value, clamped to `[0, Skv]`
+      (a negative `L` counts as 0, one beyond the capacity as `Skv`); a row
+      with every position excluded (e.g. `L = 0`) yields 0. Without
+      `kv_length`, `L = Skv`.
 
     Element types f32, f16 or bf16 (all equal); softmax accumulates in f32.
 
@@ -455,23 +471,28 @@ def LLM_AttentionOp : LLM_Op<"attention", [InferTypeOpAdaptor]> {
 
     Errors: ranks other than 4; batch or head-dimension mismatches; `Hq` not a
     multiple of `Hkv`; `Skv` differing between key and value; a mask that does
-    not broadcast (all checked in the op's `layout`).
+    not broadcast (all checked in the op's `layout`); a `kv_length` that is
+    not a 0-d `i32` or `i64` tensor.
 
     ```mlir
     %o = llm.attention %q, %k, %v {causal}
         : (tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>)
         -> tensor<1x8x16x64xf32>
+    // One decode step over a cache of capacity 512 holding %len rows.
+    %d = llm.attention %q1, %kc, %vc kv_length %len {causal}
+        : (tensor<1x8x1x64xf32>, tensor<1x2x512x64xf32>, tensor<1x2x512x64xf32>,
+           tensor<i64>) -> tensor<1x8x1x64xf32>
     ```
   }];
   let arguments = (ins LLM_FloatTensor:$query, LLM_FloatTensor:$key,
       LLM_FloatTensor:$value, Optional<LLM_MaskTensor>:$mask,
-      UnitAttr:$causal, OptionalAttr<F32Attr>:$scale,
+      Optional<LLM_IndexTensor>:$kv_length, UnitAttr:$causal, OptionalAttr<F32Attr>:$scale,
       DefaultValuedAttr<LLM_AttentionLayoutAttr,
                         "::mlir::llm::AttentionLayout::BHSD">:$layout);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat = [{
-    $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:`
-    functional-type(operands, results)
+    $query `,` $key `,` $value (`mask` $mask^)? (`kv_length` $kv_length^)?
+    attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
