@@ -1,7 +1,7 @@
 // llm.attention: multi-head, grouped-query (GQA) and multi-query, causal
 // (square, decode with Sq < Skv, and Sq > Skv with fully excluded rows), float
 // and i1 masks (broadcast, with a fully masked row), custom scale, Dv != D,
-// f16 and bf16.
+// f16 and bf16; a decode step over the valid prefix of a cache (kv_length).
 //
 // Each function runs through `llmc run --entry NAME` (JIT on the CPU) and its
 // out0.npy is compared by `llmc_check expr` with the numpy reference of
@@ -10,8 +10,8 @@
 // `exact` for integers and data movement). Inputs are seeded (llmc_check gen).
 // bf16 cases take and return f32 and cast inside (numpy has no bf16).
 //
-// RUN: rm -rf %t && mkdir -p %t/mha %t/gqa_causal %t/mqa_decode %t/causal_short_kv %t/float_mask_scale %t/bool_mask_gqa %t/bool_mask_causal %t/gqa_causal_f16 %t/gqa_causal_bf16
-// RUN: %python -m llmc_check gen %t q=1x2x6x8xf32 k=1x2x6x8xf32 v=1x2x6x8xf32 gq=2x4x6x8xf32 gk=2x2x6x8xf32 gv=2x2x6x4xf32 dq=1x4x1x8xf32 dk=1x1x9x8xf32 dv=1x1x9x8xf32 sk=1x2x3x8xf32 sv=1x2x3x8xf32 fm=1x1x6x6xf32:-3:1 'bm=2x1x6x6xi1@(np.random.default_rng(3).random((2,1,6,6)) < 0.6) & (np.arange(6)[:, None] != 2)' 'bm2=6x6xi1@np.random.default_rng(4).random((6,6)) < 0.7' hq=1x4x6x8xf16 hk=1x2x6x8xf16 hv=1x2x6x8xf16 bq=1x4x6x8xbf16 bk=1x2x6x8xbf16 bv=1x2x6x8xbf16
+// RUN: rm -rf %t && mkdir -p %t/mha %t/gqa_causal %t/mqa_decode %t/causal_short_kv %t/float_mask_scale %t/bool_mask_gqa %t/bool_mask_causal %t/gqa_causal_f16 %t/gqa_causal_bf16 %t/kv_length_decode
+// RUN: %python -m llmc_check gen %t q=1x2x6x8xf32 k=1x2x6x8xf32 v=1x2x6x8xf32 gq=2x4x6x8xf32 gk=2x2x6x8xf32 gv=2x2x6x4xf32 dq=1x4x1x8xf32 dk=1x1x9x8xf32 dv=1x1x9x8xf32 sk=1x2x3x8xf32 sv=1x2x3x8xf32 fm=1x1x6x6xf32:-3:1 'bm=2x1x6x6xi1@(np.random.default_rng(3).random((2,1,6,6)) < 0.6) & (np.arange(6)[:, None] != 2)' 'bm2=6x6xi1@np.random.default_rng(4).random((6,6)) < 0.7' hq=1x4x6x8xf16 hk=1x2x6x8xf16 hv=1x2x6x8xf16 bq=1x4x6x8xbf16 bk=1x2x6x8xbf16 bv=1x2x6x8xbf16 'len=xi64@np.int64(5)'
 
 // Plain multi-head attention, default scale 1/sqrt(8).
 // RUN: llmc run %s --entry mha --input arg0=%t/q.npy --input arg1=%t/k.npy --input arg2=%t/v.npy --output-dir %t/mha
@@ -31,6 +31,17 @@ func.func @gqa_causal(%q: tensor<2x4x6x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tens
   %0 = llm.attention %q, %k, %v {causal}
       : (tensor<2x4x6x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x4xf32>) -> tensor<2x4x6x4xf32>
   return %0 : tensor<2x4x6x4xf32>
+}
+
+// Decode step over the first L = 5 rows of a 9-row cache (kv_length; causal
+// aligned at L: sees rows 0..4), one kv head.
+// RUN: llmc run %s --entry kv_length_decode --input arg0=%t/dq.npy --input arg1=%t/dk.npy --input arg2=%t/dv.npy --input arg3=%t/len.npy --output-dir %t/kv_length_decode
+// RUN: %python -m llmc_check expr "attention(dq, dk, dv, causal=True, kv_length=len)" --arg dk=%t/dk.npy --arg dq=%t/dq.npy --arg dv=%t/dv.npy --arg len=%t/len.npy --actual %t/kv_length_decode/out0.npy --name kv_length_decode | FileCheck %s --check-prefix=KV_LENGTH_DECODE
+// KV_LENGTH_DECODE: kv_length_decode: shape [1, 4, 1, 8] dtype float32 {{.*}} PASS
+func.func @kv_length_decode(%q: tensor<1x4x1x8xf32>, %k: tensor<1x1x9x8xf32>, %v: tensor<1x1x9x8xf32>, %len: tensor<i64>) -> tensor<1x4x1x8xf32> {
+  %0 = llm.attention %q, %k, %v kv_length %len {causal}
+      : (tensor<1x4x1x8xf32>, tensor<1x1x9x8xf32>, tensor<1x1x9x8xf32>, tensor<i64>) -> tensor<1x4x1x8xf32>
+  return %0 : tensor<1x4x1x8xf32>
 }
 
 // Decode step: Sq 1 against a 9-entry cache (causal aligned at the end: sees

@@ -135,8 +135,7 @@ Value safeMax(OpBuilder &b, Location loc, Value m) {
 
 /// `max(0, min(v, hi))` for index values.
 Value clampIndex(OpBuilder &b, Location loc, Value v, Value hi) {
-  return arith::MaxSIOp::create(b, loc,
-                                arith::MinSIOp::create(b, loc, v, hi),
+  return arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, v, hi),
                                 idx(b, loc, 0));
 }
 
@@ -244,12 +243,11 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
         skvV = seq ? seq : tensor::DimOp::create(rewriter, loc, k, seqDim);
     }
     if (kvLength) {
-      Value l = tensor::ExtractOp::create(rewriter, loc, kvLength,
-                                          ValueRange{});
-      l = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
-                                     l);
-      lenV = clampIndex(rewriter, loc, l,
-                        dynK ? skvV : idx(rewriter, loc, skv));
+      Value l =
+          tensor::ExtractOp::create(rewriter, loc, kvLength, ValueRange{});
+      l = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), l);
+      lenV =
+          clampIndex(rewriter, loc, l, dynK ? skvV : idx(rewriter, loc, skv));
     } else if (dynK) {
       lenV = skvV;
     }
@@ -260,9 +258,8 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     // kv_length and dynamic sequences.
     Value causalOffset;
     if (causal && (lenV || dynQ))
-      causalOffset = arith::SubIOp::create(rewriter, loc,
-                                           sizeOrConst(lenV, skv),
-                                           sizeOrConst(sqV, sq));
+      causalOffset = arith::SubIOp::create(
+          rewriter, loc, sizeOrConst(lenV, skv), sizeOrConst(sqV, sq));
     OpFoldResult numQTiles =
         dynQ ? OpFoldResult(arith::CeilDivSIOp::create(rewriter, loc, sqV,
                                                        idx(rewriter, loc, tq))
@@ -356,27 +353,25 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                    Value x = tensor::ExtractOp::create(nb, nl, src, indices);
                    Value zeroElem = arith::ConstantOp::create(
                        nb, nl, cast<TypedAttr>(nb.getZeroAttr(elemType)));
-                   linalg::YieldOp::create(
-                       nb, nl,
-                       ValueRange{arith::SelectOp::create(nb, nl, inRange, x,
-                                                          zeroElem)});
+                   linalg::YieldOp::create(nb, nl,
+                                           ValueRange{arith::SelectOp::create(
+                                               nb, nl, inRange, x, zeroElem)});
                  })
           .getResult(0);
     };
     // Query rows of this tile that exist: min(Tq, Sq - qs) (dynamic Sq).
     Value qRows;
     if (dynQ)
-      qRows = arith::MinSIOp::create(
-          b, loc, idx(b, loc, tq), arith::SubIOp::create(b, loc, sqV, qs));
+      qRows = arith::MinSIOp::create(b, loc, idx(b, loc, tq),
+                                     arith::SubIOp::create(b, loc, sqV, qs));
     Value qTile = dynQ ? paddedRows(q, bIv, hIv, qs, qRows, tq, dh)
                        : sliceRows(q, bIv, hIv, qs, tq, dh);
 
     // Key/value tiles to visit: all of them (ceil(Lc / Tk) with kv_length or
     // a dynamic Skv), or with `causal` up to the last one holding a column
     // j <= i + (Lc - Sq) for the tile's last row i.
-    Value kvUpper = numKTilesV
-                        ? numKTilesV
-                        : idx(b, loc, llvm::divideCeil(skv, tk));
+    Value kvUpper =
+        numKTilesV ? numKTilesV : idx(b, loc, llvm::divideCeil(skv, tk));
     if (causal) {
       Value lastCol;
       if (causalOffset) {
@@ -389,8 +384,8 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                        .getResult();
         lastCol = arith::AddIOp::create(b, loc, lastRow, causalOffset);
       } else {
-        lastCol = arith::AddIOp::create(b, loc, qs,
-                                        idx(b, loc, tq - 1 + skv - sq));
+        lastCol =
+            arith::AddIOp::create(b, loc, qs, idx(b, loc, tq - 1 + skv - sq));
       }
       Value lastTile = arith::FloorDivSIOp::create(b, loc, lastCol,
                                                    idx(b, loc, tk));
@@ -408,158 +403,153 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     // run past the end of a dynamic Skv (read as a zero-padded copy).
     auto kvStep = [&](OpBuilder &lb, Location l, Value jIv, ValueRange carried,
                       bool padded) {
-          Value mOld = carried[0], lOld = carried[1], accOld = carried[2];
-          Value kNominal = arith::MulIOp::create(lb, l, jIv, idx(lb, l, tk));
-          Value ks = kNominal;
-          if (partialK)
-            ks = arith::MinSIOp::create(lb, l, kNominal, idx(lb, l, skv - tk));
-          Value kTile, vTile;
-          if (padded) {
-            // Rows that exist: min(Tk, Skv - ks); the others are zero and
-            // excluded below (columns >= Lc).
-            Value kRows = arith::MinSIOp::create(
-                lb, l, idx(lb, l, tk), arith::SubIOp::create(lb, l, skvV, ks));
-            kTile = paddedRows(k, bIv, kvHead, ks, kRows, tk, dh);
-            vTile = paddedRows(v, bIv, kvHead, ks, kRows, tk, dv);
-          } else {
-            kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
-            vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
-          }
+      Value mOld = carried[0], lOld = carried[1], accOld = carried[2];
+      Value kNominal = arith::MulIOp::create(lb, l, jIv, idx(lb, l, tk));
+      Value ks = kNominal;
+      if (partialK)
+        ks = arith::MinSIOp::create(lb, l, kNominal, idx(lb, l, skv - tk));
+      Value kTile, vTile;
+      if (padded) {
+        // Rows that exist: min(Tk, Skv - ks); the others are zero and
+        // excluded below (columns >= Lc).
+        Value kRows = arith::MinSIOp::create(
+            lb, l, idx(lb, l, tk), arith::SubIOp::create(lb, l, skvV, ks));
+        kTile = paddedRows(k, bIv, kvHead, ks, kRows, tk, dh);
+        vTile = paddedRows(v, bIv, kvHead, ks, kRows, tk, dv);
+      } else {
+        kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
+        vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
+      }
 
-          // s = Q_t K_j^T with K_j^T copied to [D, Tk] first (a small copy
-          // next to the matmul, vectorized in place as square transposes),
-          // so that both tile matmuls have the plain
-          // [M, K] x [K, N] layout that llm-tile-and-vectorize vectorizes
-          // in place (kVectorizeInPlaceAttr).
-          Value ktInit = tensor::EmptyOp::create(
-              lb, l, {dh, tk},
-              cast<RankedTensorType>(kTile.getType()).getElementType());
-          auto kTOp = linalg::TransposeOp::create(lb, l, kTile, ktInit,
-                                                  ArrayRef<int64_t>{1, 0});
-          // Square vector tiles (shuffles) rather than element gathers.
-          kTOp->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
-          Value kT = kTOp.getResult()[0];
-          Value sInit = filledF32(lb, l, {tq, tk}, f32Const(lb, l, 0.0));
-          auto qk = linalg::MatmulOp::create(lb, l, TypeRange{sInit.getType()},
-                                             ValueRange{qTile, kT},
-                                             ValueRange{sInit});
-          qk->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
+      // s = Q_t K_j^T with K_j^T copied to [D, Tk] first (a small copy
+      // next to the matmul, vectorized in place as square transposes),
+      // so that both tile matmuls have the plain
+      // [M, K] x [K, N] layout that llm-tile-and-vectorize vectorizes
+      // in place (kVectorizeInPlaceAttr).
+      Value ktInit = tensor::EmptyOp::create(
+          lb, l, {dh, tk},
+          cast<RankedTensorType>(kTile.getType()).getElementType());
+      auto kTOp = linalg::TransposeOp::create(lb, l, kTile, ktInit,
+                                              ArrayRef<int64_t>{1, 0});
+      // Square vector tiles (shuffles) rather than element gathers.
+      kTOp->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
+      Value kT = kTOp.getResult()[0];
+      Value sInit = filledF32(lb, l, {tq, tk}, f32Const(lb, l, 0.0));
+      auto qk =
+          linalg::MatmulOp::create(lb, l, TypeRange{sInit.getType()},
+                                   ValueRange{qTile, kT}, ValueRange{sInit});
+      qk->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
 
-          // Logits: scale, mask, exclusions (-inf).
-          SmallVector<Value> ins{qk.getResult(0)};
-          SmallVector<AffineMap> maps{id2};
-          bool boolMask = false;
-          if (mask) {
-            auto [tile, map] =
-                maskTile(lb, l, mask, bIv, hIv, qs, ks, tq, tk);
-            boolMask =
-                cast<RankedTensorType>(mask.getType()).getElementType()
-                    .isInteger(1);
-            ins.push_back(tile);
-            maps.push_back(map);
-          }
-          Value xInit = tensor::EmptyOp::create(lb, l, {tq, tk}, f32);
-          Value x = generic(
-              lb, l, ins, maps, id2, {par, par}, xInit,
-              [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value val =
-                    arith::MulFOp::create(nb, nl, a[0], f32Const(nb, nl, scale));
-                if (mask && !boolMask)
-                  val = arith::AddFOp::create(nb, nl, val, a[1]);
-                Value keep;
-                auto both = [&](Value c) {
-                  keep = keep ? arith::AndIOp::create(nb, nl, keep, c)
-                                    .getResult()
-                              : c;
-                };
-                if (mask && boolMask)
-                  both(a[1]);
-                if (causal || partialK || lenV) {
-                  Value col = arith::AddIOp::create(
-                      nb, nl, ks, linalg::IndexOp::create(nb, nl, 1));
-                  if (causal) {
-                    // j <= i + (Lc - Sq), i = qs + row.
-                    Value row = arith::AddIOp::create(
-                        nb, nl, qs, linalg::IndexOp::create(nb, nl, 0));
-                    Value limit = arith::AddIOp::create(
-                        nb, nl, row,
-                        causalOffset ? causalOffset
-                                     : idx(nb, nl, skv - sq));
-                    both(arith::CmpIOp::create(
-                        nb, nl, arith::CmpIPredicate::sle, col, limit));
-                  }
-                  if (lenV) // Beyond the valid prefix (or the sequence).
-                    both(arith::CmpIOp::create(
-                        nb, nl, arith::CmpIPredicate::slt, col, lenV));
-                  if (partialK) // Columns already seen by the previous tile.
-                    both(arith::CmpIOp::create(
-                        nb, nl, arith::CmpIPredicate::sge, col, kNominal));
-                }
-                if (keep)
-                  val = arith::SelectOp::create(nb, nl, keep, val,
-                                                negInf(nb, nl));
-                return val;
-              });
+      // Logits: scale, mask, exclusions (-inf).
+      SmallVector<Value> ins{qk.getResult(0)};
+      SmallVector<AffineMap> maps{id2};
+      bool boolMask = false;
+      if (mask) {
+        auto [tile, map] = maskTile(lb, l, mask, bIv, hIv, qs, ks, tq, tk);
+        boolMask = cast<RankedTensorType>(mask.getType())
+                       .getElementType()
+                       .isInteger(1);
+        ins.push_back(tile);
+        maps.push_back(map);
+      }
+      Value xInit = tensor::EmptyOp::create(lb, l, {tq, tk}, f32);
+      Value x = generic(
+          lb, l, ins, maps, id2, {par, par}, xInit,
+          [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            Value val =
+                arith::MulFOp::create(nb, nl, a[0], f32Const(nb, nl, scale));
+            if (mask && !boolMask)
+              val = arith::AddFOp::create(nb, nl, val, a[1]);
+            Value keep;
+            auto both = [&](Value c) {
+              keep =
+                  keep ? arith::AndIOp::create(nb, nl, keep, c).getResult() : c;
+            };
+            if (mask && boolMask)
+              both(a[1]);
+            if (causal || partialK || lenV) {
+              Value col = arith::AddIOp::create(
+                  nb, nl, ks, linalg::IndexOp::create(nb, nl, 1));
+              if (causal) {
+                // j <= i + (Lc - Sq), i = qs + row.
+                Value row = arith::AddIOp::create(
+                    nb, nl, qs, linalg::IndexOp::create(nb, nl, 0));
+                Value limit = arith::AddIOp::create(
+                    nb, nl, row,
+                    causalOffset ? causalOffset : idx(nb, nl, skv - sq));
+                both(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sle,
+                                           col, limit));
+              }
+              if (lenV) // Beyond the valid prefix (or the sequence).
+                both(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt,
+                                           col, lenV));
+              if (partialK) // Columns already seen by the previous tile.
+                both(arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge,
+                                           col, kNominal));
+            }
+            if (keep)
+              val = arith::SelectOp::create(nb, nl, keep, val, negInf(nb, nl));
+            return val;
+          });
 
-          // The carried tensors are updated in place (each yielded value is
-          // written into its iteration argument after the last read of the
-          // old value), so that bufferization keeps one buffer per loop.
-          // r = rowmax(x).
-          Value rInit = filledF32(lb, l, {tq}, negInf(lb, l));
-          Value rowMax = generic(
-              lb, l, ValueRange{x}, {id2}, row2, {par, red}, rInit,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
-              });
-          // alpha = exp(m - safe(max(m, r))) (0 while m is -inf).
-          Value alphaInit = tensor::EmptyOp::create(lb, l, {tq}, f32);
-          Value alpha = generic(
-              lb, l, ValueRange{mOld, rowMax}, {id1, id1}, id1, {par},
-              alphaInit,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                Value mNew = arith::MaximumFOp::create(nb, nl, a[0], a[1]);
-                return math::ExpOp::create(
-                    nb, nl,
-                    arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, mNew)));
-              });
-          // m' = max(m, r), into m.
-          Value mNew = generic(
-              lb, l, ValueRange{rowMax}, {id1}, id1, {par}, mOld,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
-              });
-          // p = exp(x - safe(m')).
-          Value pInit = tensor::EmptyOp::create(lb, l, {tq, tk}, f32);
-          Value p = generic(
-              lb, l, ValueRange{x, mNew}, {id2, row2}, id2, {par, par}, pInit,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return math::ExpOp::create(
-                    nb, nl,
-                    arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, a[1])));
-              });
-          // l' = l * alpha + rowsum(p), into l.
-          Value lScaled = generic(
-              lb, l, ValueRange{alpha}, {id1}, id1, {par}, lOld,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::MulFOp::create(nb, nl, a[1], a[0]);
-              });
-          Value lNew = generic(
-              lb, l, ValueRange{p}, {id2}, row2, {par, red}, lScaled,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::AddFOp::create(nb, nl, a[0], a[1]);
-              });
-          // acc' = acc * alpha + p V_j, into acc.
-          Value accScaled = generic(
-              lb, l, ValueRange{alpha}, {row2}, id2, {par, par}, accOld,
-              [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                return arith::MulFOp::create(nb, nl, a[1], a[0]);
-              });
-          auto pv = linalg::MatmulOp::create(
-              lb, l, TypeRange{accScaled.getType()}, ValueRange{p, vTile},
-              ValueRange{accScaled});
-          pv->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
-          Value accNew = pv.getResult(0);
-          scf::YieldOp::create(lb, l, ValueRange{mNew, lNew, accNew});
+      // The carried tensors are updated in place (each yielded value is
+      // written into its iteration argument after the last read of the
+      // old value), so that bufferization keeps one buffer per loop.
+      // r = rowmax(x).
+      Value rInit = filledF32(lb, l, {tq}, negInf(lb, l));
+      Value rowMax =
+          generic(lb, l, ValueRange{x}, {id2}, row2, {par, red}, rInit,
+                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+                  });
+      // alpha = exp(m - safe(max(m, r))) (0 while m is -inf).
+      Value alphaInit = tensor::EmptyOp::create(lb, l, {tq}, f32);
+      Value alpha = generic(
+          lb, l, ValueRange{mOld, rowMax}, {id1, id1}, id1, {par}, alphaInit,
+          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            Value mNew = arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+            return math::ExpOp::create(
+                nb, nl,
+                arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, mNew)));
+          });
+      // m' = max(m, r), into m.
+      Value mNew =
+          generic(lb, l, ValueRange{rowMax}, {id1}, id1, {par}, mOld,
+                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+                  });
+      // p = exp(x - safe(m')).
+      Value pInit = tensor::EmptyOp::create(lb, l, {tq, tk}, f32);
+      Value p = generic(
+          lb, l, ValueRange{x, mNew}, {id2, row2}, id2, {par, par}, pInit,
+          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            return math::ExpOp::create(
+                nb, nl,
+                arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, a[1])));
+          });
+      // l' = l * alpha + rowsum(p), into l.
+      Value lScaled =
+          generic(lb, l, ValueRange{alpha}, {id1}, id1, {par}, lOld,
+                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::MulFOp::create(nb, nl, a[1], a[0]);
+                  });
+      Value lNew =
+          generic(lb, l, ValueRange{p}, {id2}, row2, {par, red}, lScaled,
+                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::AddFOp::create(nb, nl, a[0], a[1]);
+                  });
+      // acc' = acc * alpha + p V_j, into acc.
+      Value accScaled =
+          generic(lb, l, ValueRange{alpha}, {row2}, id2, {par, par}, accOld,
+                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::MulFOp::create(nb, nl, a[1], a[0]);
+                  });
+      auto pv =
+          linalg::MatmulOp::create(lb, l, TypeRange{accScaled.getType()},
+                                   ValueRange{p, vTile}, ValueRange{accScaled});
+      pv->setAttr(kVectorizeInPlaceAttr, lb.getUnitAttr());
+      Value accNew = pv.getResult(0);
+      scf::YieldOp::create(lb, l, ValueRange{mNew, lNew, accNew});
     };
     auto kvLoop = [&](Value lb, Value ub, ValueRange init, bool padded) {
       return scf::ForOp::create(
@@ -609,8 +599,8 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
         std::swap(sizes[1], sizes[2]);
       }
       Value dest = tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({ShapedType::kDynamic, dv}, et),
-          outArg, offs, sizes, SmallVector<OpFoldResult>(4, one));
+          b, loc, RankedTensorType::get({ShapedType::kDynamic, dv}, et), outArg,
+          offs, sizes, SmallVector<OpFoldResult>(4, one));
       Value accRows = tensor::ExtractSliceOp::create(
           b, loc, accFinal, SmallVector<OpFoldResult>{zero, zero},
           SmallVector<OpFoldResult>{qRows, b.getIndexAttr(dv)},

@@ -1452,8 +1452,8 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
                    : tensor::DimOp::create(rewriter, loc, q3, 1).getResult());
       if (ShapedType::isDynamic(n))
         dyn.push_back(dynN);
-      Value empty = tensor::EmptyOp::create(
-          rewriter, loc, {bh, rows, n}, rewriter.getF32Type(), dyn);
+      Value empty = tensor::EmptyOp::create(rewriter, loc, {bh, rows, n},
+                                            rewriter.getF32Type(), dyn);
       return linalg::FillOp::create(rewriter, loc,
                                     ValueRange{f32Const(rewriter, loc, 0.0)},
                                     ValueRange{empty})
@@ -1461,11 +1461,10 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
     };
     AffineExpr d0, d1, d2, d3, d4;
     bindDims(ctx, d0, d1, d2, d3); // (b, m, n, k)
-    Value sInit =
-        zeros3(skv, !ShapedType::isDynamic(skv) ? Value()
-                    : seqLen ? seqLen
-                             : tensor::DimOp::create(rewriter, loc, k3, 1)
-                                   .getResult());
+    Value kvRows; // A dynamic Skv.
+    if (ShapedType::isDynamic(skv))
+      kvRows = seqLen ? seqLen : tensor::DimOp::create(rewriter, loc, k3, 1);
+    Value sInit = zeros3(skv, kvRows);
     auto qk =
         linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{sInit.getType()},
                                       ValueRange{q3, k3}, ValueRange{sInit});
@@ -1540,8 +1539,8 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
           };
           Value len; // Lc = clamp(L, 0, Skv)
           if (kvLength) {
-            Value raw = arith::IndexCastOp::create(b, l, b.getIndexType(),
-                                                   a[kvIndex]);
+            Value raw =
+                arith::IndexCastOp::create(b, l, b.getIndexType(), a[kvIndex]);
             len = arith::MaxSIOp::create(
                 b, l, arith::MinSIOp::create(b, l, raw, sizeOf(skvV, skv)),
                 indexConst(b, l, 0));
