@@ -334,6 +334,11 @@ def build(kind, a):
     header.update(eps=1e-5, layers=a.layers, vocab=a.vocab, max_seq=m, seq_bound=m)
     s = Seq(s)
     w = gpt2_weights(rng, a, m)
+    # Smaller token and larger position embeddings than gpt2_model: with the
+    # tied head, the last token's own embedding would otherwise win every
+    # step and greedy decoding would repeat one token (which checks little).
+    w["wte"] *= 0.4
+    w["wpe"] *= 10.0
     hd = d // a.heads
     cache = (1, m, a.heads, hd)
     args = [((1, s), "i64", 'llm.name = "input_ids"'), ((1, s), "i64", 'llm.name = "position_ids"'),

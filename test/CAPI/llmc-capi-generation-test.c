@@ -24,7 +24,7 @@
 // RUN: %python -m llmc_check generate %t/gpt2_decoder.mlir --prompt-ids 5,17,2,40 --max-new-tokens 16 --actual %t/ids.txt | FileCheck %s --check-prefix=REF
 //
 // CHECK: session: vocab 48, max sequence 48, position 0
-// CHECK-NEXT: generated 16 ids, position 20
+// CHECK-NEXT: generated 16 ids, position 19
 // CHECK-NEXT: second run: same ids
 // CHECK-NEXT: heap allocations in 32 decode steps: 0 (and {{some|none}} in libomp)
 // CHECK-NEXT: parallel=false: 0 heap allocations in 32 decode steps

@@ -66,11 +66,11 @@ def expect(fn, *args, **kwargs):
   print("NO EXCEPTION")
 
 
-# CHECK-NEXT: ValueError: token id 40 (at position 1) is outside the vocabulary [0, 40)
+# CHECK-NEXT: ValueError: error: token id 40 (at position 1) is outside the vocabulary [0, 40)
 expect(gen.generate, [3, 40])
-# CHECK-NEXT: ValueError: the prompt has 33 tokens, more than the 32 positions
+# CHECK-NEXT: ValueError: error: the prompt has 33 tokens, more than the 32 positions
 expect(gen.generate, list(range(33)))
-# CHECK-NEXT: ValueError: top-p must be in (0, 1], got 0
+# CHECK-NEXT: ValueError: error: top-p must be in (0, 1], got 0
 expect(gen.generate, [3], top_p=0)
 # CHECK-NEXT: ValueError: {{.*}}generation entry @main: has no llm.kv_cache argument
 expect(llmc.Generator, os.path.join(tmp, "gpt2_model.mlir"), cache=False)
