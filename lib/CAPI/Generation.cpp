@@ -19,6 +19,9 @@
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
@@ -31,16 +34,35 @@ static GenerationSession *unwrapSession(LlmcGenerationSession session) {
 LlmcGenerationSession llmcGenerationSessionCreateFromFile(
     MlirContext ctx, MlirStringRef path, MlirStringRef options,
     MlirStringCallback onError, void *userData) {
-  std::string all = (unwrap(options) + " memory-arena=caller").str();
-  LlmcCompiledModel compiled = llmcCompiledModelCreateFromFile(
-      ctx, path, MlirStringRef{"", 0}, mlirStringRefCreateFromCString("cpu"),
-      MlirStringRef{all.data(), all.size()}, onError, userData);
-  if (llmcCompiledModelIsNull(compiled))
+  MLIRContext *context = unwrap(ctx);
+  DiagnosticCapture diags(context, onError, userData);
+  CompileOptions compile;
+  if (!mlir::llm::capi::parseCompileOptions(unwrap(options), compile,
+                                            /*cacheOpts=*/nullptr, diags))
     return LlmcGenerationSession{nullptr};
-  std::shared_ptr<CompiledModel> model(
-      std::move(mlir::llm::capi::unwrapModel(compiled)->model));
-  llmcCompiledModelDestroy(compiled);
-  DiagnosticCapture diags(nullptr, onError, userData);
+  // The lowering and the JIT need every dialect, whatever the caller
+  // registered.
+  DialectRegistry registry;
+  registerRuntimeDialects(registry);
+  context->appendDialectRegistry(registry);
+  StringRef file = unwrap(path);
+  if (!llvm::sys::fs::is_regular_file(file)) {
+    diags.addError("cannot open model '" + file + "': " +
+                   (llvm::sys::fs::exists(file) ? "not a regular file"
+                                                : "no such file"));
+    return LlmcGenerationSession{nullptr};
+  }
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, context);
+  if (!module)
+    return LlmcGenerationSession{nullptr};
+  FailureOr<std::unique_ptr<CompiledModel>> compiled =
+      compileForGeneration(*module, compile);
+  if (failed(compiled)) {
+    if (!diags.hadError())
+      diags.addError("compilation failed");
+    return LlmcGenerationSession{nullptr};
+  }
+  std::shared_ptr<CompiledModel> model(std::move(*compiled));
   llvm::Expected<GenerationInterface> interface =
       getGenerationInterface(model->getSignature());
   if (!interface) {

@@ -59,11 +59,10 @@ static bool parseBool(StringRef item, StringRef value, bool &result,
   return true;
 }
 
-/// Parses the `options` string of llmcCompiledModelCreate into `all`;
-/// adds an error to `diags` and returns false when malformed.
-static bool parseCompileOptions(StringRef text, CAPIOptions &all,
-                                DiagnosticCapture &diags) {
-  CompileOptions &options = all.compile;
+bool mlir::llm::capi::parseCompileOptions(StringRef text,
+                                          CompileOptions &options,
+                                          CacheOptions *cacheOpts,
+                                          DiagnosticCapture &diags) {
   SmallVector<StringRef> items;
   SplitString(text, items);
   SmallVector<std::string> pipelineItems;
@@ -94,13 +93,15 @@ static bool parseCompileOptions(StringRef text, CAPIOptions &all,
       bool cache;
       if (!parseBool(item, value, cache, diags))
         return false;
-      all.cache.enabled = all.cache.enabled && cache;
+      if (cacheOpts)
+        cacheOpts->enabled = cacheOpts->enabled && cache;
     } else if (key == "cache-dir") {
       if (value.empty()) {
         diags.addError("invalid option '" + item + "': empty directory");
         return false;
       }
-      all.cache.directory = value.str();
+      if (cacheOpts)
+        cacheOpts->directory = value.str();
     } else if (key == "threads") {
       pipelineItems.push_back(("num-threads=" + value).str());
     } else {
@@ -125,7 +126,8 @@ createModel(MLIRContext *ctx, StringRef target, StringRef options,
     return LlmcCompiledModel{nullptr};
   }
   CAPIOptions all;
-  if (!parseCompileOptions(options, all, diags))
+  if (!mlir::llm::capi::parseCompileOptions(options, all.compile, &all.cache,
+                                            diags))
     return LlmcCompiledModel{nullptr};
 
   // The lowering and the JIT need every dialect, extension and LLVM IR

@@ -15,6 +15,7 @@
 #define LLM_LIB_CAPI_RUNTIME_H
 
 #include "llm-c/Runtime.h"
+#include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 
 #include <memory>
@@ -34,6 +35,15 @@ struct CAPICompiledModel {
 inline CAPICompiledModel *unwrapModel(LlmcCompiledModel model) {
   return static_cast<CAPICompiledModel *>(model.ptr);
 }
+
+class DiagnosticCapture;
+
+/// Parses the `options` string of llmcCompiledModelCreate (llm-c/Runtime.h)
+/// into `options` and, when not null, the cache options `cacheOpts`; adds an
+/// error to `diags` and returns false when malformed.
+bool parseCompileOptions(StringRef text, runtime::CompileOptions &options,
+                         runtime::CacheOptions *cacheOpts,
+                         DiagnosticCapture &diags);
 
 } // namespace mlir::llm::capi
 

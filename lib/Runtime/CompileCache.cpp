@@ -930,7 +930,8 @@ FailureOr<std::unique_ptr<CompiledModel>> CompileCache::getOrCompile(
   CacheEvent &ev = event ? *event : local;
   ev = CacheEvent();
   std::optional<Key> key;
-  if (modelDigest)
+  // Models with several entries are not cached (the entry format holds one).
+  if (modelDigest && options.extraEntries.empty())
     key = getKey(*modelDigest, options);
   if (key)
     if (std::unique_ptr<CompiledModel> model = lookup(*key, options, &ev))

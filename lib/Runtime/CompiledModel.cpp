@@ -744,16 +744,23 @@ llvm::Error mlir::llm::runtime::emitObjectFile(llvm::Module &llvmModule,
 // CompiledModel
 //===----------------------------------------------------------------------===//
 
-/// Defines `void __llmc_entry(void **args)` in `m`, calling `ciface` with
+/// The packed entry of entry `index` (0: the first): `__llmc_entry`, then
+/// `__llmc_entry1`, ...
+static std::string getPackedEntryName(size_t index) {
+  return (kPackedEntryName + (index ? std::to_string(index) : "")).str();
+}
+
+/// Defines `void <packedName>(void **args)` in `m`, calling `ciface` with
 /// `*args[i]` as its argument i (the packed calling convention of
 /// mlir::ExecutionEngine::invokePacked).
-static void addPackedEntry(llvm::Module &m, llvm::Function &ciface) {
+static void addPackedEntry(llvm::Module &m, llvm::Function &ciface,
+                           StringRef packedName) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()},
                                        /*isVarArg=*/false);
   auto *fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                    kPackedEntryName, m);
+                                    packedName, m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
   SmallVector<llvm::Value *> args;
   for (auto [i, arg] : llvm::enumerate(ciface.args())) {
@@ -827,27 +834,41 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
   LoweringOptions lowering = options.lowering;
   if (!lowering.progress)
     lowering.progress = options.progress;
+  // The other entries, checked before lowering as the first one.
+  SmallVector<EntrySignature, 1> extraSignatures;
+  for (const std::string &name : options.extraEntries) {
+    FailureOr<EntrySignature> extra = getEntrySignature(module, name);
+    if (failed(extra))
+      return failure();
+    extraSignatures.push_back(std::move(*extra));
+  }
   if (failed(lowerToLLVMDialect(module, lowering)))
     return failure();
   CompileProgress *progress = lowering.progress;
 
-  // The lowered C interface must take one descriptor pointer per input and
-  // result and return nothing (see the file comment of the header).
-  std::string cifaceName = (kCInterfacePrefix + options.entry).str();
-  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
-  size_t numOperands = signature->inputs.size() + signature->results.size();
-  // memory-arena=caller: one more trailing memref<?xi8> of this size.
+  // Each lowered C interface must take one descriptor pointer per input and
+  // result and return nothing (see the file comment of the header);
+  // memory-arena=caller: one more trailing memref<?xi8>. The entries share
+  // one arena of the largest size (calls are serialized).
   std::optional<int64_t> arenaBytes;
-  if (auto arenas = module->getAttrOfType<DictionaryAttr>("llm.arena_bytes"))
-    if (auto size = arenas.getAs<IntegerAttr>(options.entry)) {
-      arenaBytes = size.getInt();
-      ++numOperands;
+  SmallVector<std::string> entryNames = {options.entry};
+  llvm::append_range(entryNames, options.extraEntries);
+  for (auto [i, name] : llvm::enumerate(entryNames)) {
+    const EntrySignature &sig = i == 0 ? *signature : extraSignatures[i - 1];
+    std::string cifaceName = (kCInterfacePrefix + name).str();
+    auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
+    size_t numOperands = sig.inputs.size() + sig.results.size();
+    if (auto arenas = module->getAttrOfType<DictionaryAttr>("llm.arena_bytes"))
+      if (auto size = arenas.getAs<IntegerAttr>(name)) {
+        arenaBytes = std::max(arenaBytes.value_or(0), size.getInt());
+        ++numOperands;
+      }
+    if (!ciface || ciface.getFunctionType().getNumParams() != numOperands ||
+        !isa<LLVM::LLVMVoidType>(ciface.getFunctionType().getReturnType())) {
+      return emitError(getModuleDiagLoc(module))
+             << "the lowered module has no '" << cifaceName << "' taking "
+             << numOperands << " descriptor pointers and returning nothing";
     }
-  if (!ciface || ciface.getFunctionType().getNumParams() != numOperands ||
-      !isa<LLVM::LLVMVoidType>(ciface.getFunctionType().getReturnType())) {
-    return emitError(getModuleDiagLoc(module))
-           << "the lowered module has no '" << cifaceName << "' taking "
-           << numOperands << " descriptor pointers and returning nothing";
   }
 
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
@@ -877,6 +898,7 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
   // would be inlined into its caller, and O3 on one huge function is slow.
   CompiledObject object;
   object.signature = std::move(*signature);
+  object.extraSignatures = std::move(extraSignatures);
   object.callerArena = arenaBytes.has_value();
   object.arenaBytes = arenaBytes.value_or(0);
   if (auto checks = module->getAttrOfType<ArrayAttr>(kIndexChecksAttrName))
@@ -897,8 +919,10 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule = translateAndOptimize(
         module, llvmContext, **tm, options.optLevel,
         /*internalizeAllButCInterface=*/false, progress, [&](llvm::Module &m) {
-          if (llvm::Function *fn = m.getFunction(cifaceName))
-            addPackedEntry(m, *fn);
+          for (auto [i, name] : llvm::enumerate(entryNames))
+            if (llvm::Function *fn =
+                    m.getFunction((kCInterfacePrefix + name).str()))
+              addPackedEntry(m, *fn, getPackedEntryName(i));
           object.hasInit = lowerStructors(m, "llvm.global_ctors", kInitName,
                                           /*descending=*/false);
           object.hasFini = lowerStructors(m, "llvm.global_dtors", kFiniName,
@@ -1053,11 +1077,13 @@ CompiledModel::load(const CompiledObject &object,
   if (llvm::Error err = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBuffer(
           object.object->getMemBufferRef(), /*RequiresNullTerminator=*/false)))
     return std::move(err);
-  llvm::Expected<llvm::orc::ExecutorAddr> entry =
-      (*jit)->lookup(kPackedEntryName);
-  if (!entry)
-    return entry.takeError();
-  model->packedEntry = entry->toPtr<void (*)(void **)>();
+  for (size_t i = 0, e = 1 + object.extraSignatures.size(); i < e; ++i) {
+    llvm::Expected<llvm::orc::ExecutorAddr> entry =
+        (*jit)->lookup(getPackedEntryName(i));
+    if (!entry)
+      return entry.takeError();
+    model->packedEntries.push_back(entry->toPtr<void (*)(void **)>());
+  }
   if (object.hasFini) {
     llvm::Expected<llvm::orc::ExecutorAddr> fini = (*jit)->lookup(kFiniName);
     if (!fini)
@@ -1079,7 +1105,8 @@ CompiledModel::load(const CompiledObject &object,
     model->indexStatus = status->toPtr<int64_t *>();
     model->indexChecks = object.indexChecks;
   }
-  model->signature = object.signature;
+  model->signatures.push_back(object.signature);
+  llvm::append_range(model->signatures, object.extraSignatures);
   model->jit = std::move(*jit);
   if (object.callerArena) {
     // 64 bytes of slack to align the start (llm-plan-memory's alignment).
@@ -1124,8 +1151,15 @@ static llvm::Error checkView(const TensorView &view, const TensorSpec &spec,
   return llvm::Error::success();
 }
 
-llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
-                                  ArrayRef<TensorView> outputs) {
+llvm::Error CompiledModel::invokeEntry(unsigned index,
+                                       ArrayRef<TensorView> inputs,
+                                       ArrayRef<TensorView> outputs) {
+  if (index >= signatures.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "no entry #" + llvm::Twine(index) +
+                                       " (the model has " +
+                                       llvm::Twine(signatures.size()) + ")");
+  const EntrySignature &signature = signatures[index];
   if (inputs.size() != signature.inputs.size() ||
       outputs.size() != signature.results.size())
     return llvm::createStringError(
@@ -1192,7 +1226,7 @@ llvm::Error CompiledModel::invoke(ArrayRef<TensorView> inputs,
     lock.lock();
   if (indexStatus)
     std::fill_n(indexStatus, kIndexCheckStatusSize, 0);
-  packedEntry(args.data());
+  packedEntries[index](args.data());
   if (indexStatus && indexStatus[0] != 0)
     return getIndexCheckError();
   return llvm::Error::success();

@@ -10,6 +10,10 @@
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
 
@@ -153,6 +157,37 @@ mlir::llm::runtime::getGenerationInterface(const EntrySignature &sig) {
   return gi;
 }
 
+std::string mlir::llm::runtime::getDecodeEntryName(StringRef entry) {
+  return (entry + "_decode").str();
+}
+
+FailureOr<std::unique_ptr<CompiledModel>>
+mlir::llm::runtime::compileForGeneration(ModuleOp module,
+                                         CompileOptions options) {
+  FailureOr<EntrySignature> sig = getEntrySignature(module, options.entry);
+  if (failed(sig))
+    return failure();
+  llvm::Expected<GenerationInterface> interface = getGenerationInterface(*sig);
+  if (!interface)
+    return emitError(module.getLoc()) << llvm::toString(interface.takeError());
+  std::string decode = getDecodeEntryName(options.entry);
+  PassManager pm(module.getContext());
+  LLMSpecializeSequencePassOptions specialize;
+  specialize.entry = options.entry;
+  specialize.length = 1;
+  specialize.newEntry = decode;
+  pm.addPass(createLLMSpecializeSequencePass(specialize));
+  if (failed(pm.run(module)))
+    return failure();
+  options.extraEntries.push_back(decode);
+  options.lowering.pipelineOptions =
+      (options.lowering.pipelineOptions.empty()
+           ? std::string()
+           : options.lowering.pipelineOptions + " ") +
+      "memory-arena=caller";
+  return CompiledModel::create(module, options);
+}
+
 //===----------------------------------------------------------------------===//
 // Sampling
 //===----------------------------------------------------------------------===//
@@ -251,6 +286,18 @@ GenerationSession::create(std::shared_ptr<CompiledModel> model,
     return makeError("no compiled model");
   const EntrySignature &sig = model->getSignature();
   std::unique_ptr<GenerationSession> session(new GenerationSession());
+  // A second entry with the first one's arguments at one token is the
+  // decode step.
+  if (model->getNumEntries() > 1) {
+    const EntrySignature &decode = model->getSignature(1);
+    bool matches = decode.inputs.size() == sig.inputs.size() &&
+                   decode.results.size() == sig.results.size() &&
+                   decode.seqBound == 0;
+    if (!matches)
+      return makeError("the model's second entry @" + decode.name +
+                       " is not the one-token form of @" + sig.name);
+    session->decodeEntry = 1;
+  }
   session->model = std::move(model);
   session->interface = interface;
   for (unsigned i : interface.cacheInputs) {
@@ -353,7 +400,8 @@ llvm::Error GenerationSession::run(ArrayRef<int64_t> ids) {
                         ? ArrayRef<int64_t>(logitsShape3)
                         : ArrayRef<int64_t>(logitsShape2),
                     logitsBuffer.getData());
-  if (llvm::Error err = model->invoke(inputs, {logits}))
+  if (llvm::Error err =
+          model->invokeEntry(s == 1 ? decodeEntry : 0, inputs, {logits}))
     return err;
   position += s;
   lastCallTokens = s;

@@ -31,7 +31,7 @@
 // CHECK-NEXT: bad id: error: token id 48 (at position 36) is outside the vocabulary [0, 48)
 // CHECK-NEXT: full: error: the sequence holds 48 tokens, the most the model was compiled for
 // CHECK-NEXT: sampling: error: top-p must be in (0, 1], got 1.5
-// CHECK-NEXT: no cache: null session, error: generation entry @main: has no llm.kv_cache argument
+// CHECK-NEXT: no cache: null session, {{.*}}gpt2_model.mlir:{{[0-9]+}}:{{[0-9]+}}: error: generation entry @main: has no llm.kv_cache argument
 // CHECK-NEXT: 0 failures
 // REF: generate: 16 ids equal ({{.*}}) PASS
 // clang-format on

@@ -292,13 +292,11 @@ int llmc::generateMain() {
 
   CompileOptions options;
   options.entry = entryName;
-  options.lowering.pipelineOptions =
-      (pipelineOptions.empty() ? "" : pipelineOptions + " ") +
-      "memory-arena=caller";
+  options.lowering.pipelineOptions = pipelineOptions;
   options.lowering.noOpt = noOpt;
   auto compileStart = std::chrono::steady_clock::now();
   FailureOr<std::unique_ptr<CompiledModel>> compiled =
-      CompiledModel::create(*module, options);
+      compileForGeneration(*module, options);
   if (failed(compiled))
     return 1;
   double compileSeconds = std::chrono::duration<double>(

@@ -229,6 +229,11 @@ llvm::Error emitObjectFile(llvm::Module &llvmModule, llvm::TargetMachine &tm,
 struct CompileOptions {
   /// The entry function.
   std::string entry = "main";
+  /// More public functions of the module compiled into the same object and
+  /// called with `invokeEntry(1 + i, ...)`: they share the weights (one
+  /// copy) and the arena. A model with more than one entry is not stored in
+  /// the compile cache.
+  SmallVector<std::string> extraEntries;
   LoweringOptions lowering;
   /// LLVM optimization and codegen level (0-3).
   unsigned optLevel = 3;
@@ -245,12 +250,15 @@ struct CompileOptions {
 struct CompiledObject {
   /// The entry's signature, with its names.
   EntrySignature signature;
+  /// The signatures of CompileOptions::extraEntries.
+  SmallVector<EntrySignature, 1> extraSignatures;
   /// memory-arena=caller: the entry takes a trailing arena of this size.
   bool callerArena = false;
   int64_t arenaBytes = 0;
   /// A relocatable object for the host (large code model) that defines
   /// `__llmc_entry(void **args)`, the entry with packed arguments (one
-  /// pointer to each descriptor pointer, in the order of the C interface),
+  /// pointer to each descriptor pointer, in the order of the C interface;
+  /// the extra entries are `__llmc_entry1`, ...),
   /// and, when the module had global constructors or destructors,
   /// `__llmc_init()` / `__llmc_fini()` to run after loading / before
   /// unloading. Everything else it references comes from the process or the
@@ -318,7 +326,13 @@ public:
   static llvm::Expected<std::unique_ptr<CompiledModel>>
   load(const CompiledObject &object, const CompileOptions &options);
 
-  const EntrySignature &getSignature() const { return signature; }
+  /// The first entry's signature; entry `i` (CompileOptions::extraEntries
+  /// follow the first).
+  const EntrySignature &getSignature() const { return signatures.front(); }
+  const EntrySignature &getSignature(unsigned i) const {
+    return signatures[i];
+  }
+  unsigned getNumEntries() const { return signatures.size(); }
 
   /// Size of the arena the model owns and passes to the entry (0: the entry
   /// takes no arena argument).
@@ -342,18 +356,25 @@ public:
   /// of range [-50257, 50257) ...`); the outputs are then not valid.
   /// Thread-safe: calls of a model whose code keeps state between calls
   /// (index checks, memory-arena=caller) are serialized.
-  llvm::Error invoke(ArrayRef<TensorView> inputs, ArrayRef<TensorView> outputs);
+  llvm::Error invoke(ArrayRef<TensorView> inputs,
+                     ArrayRef<TensorView> outputs) {
+    return invokeEntry(0, inputs, outputs);
+  }
+  /// `invoke` of entry `index` (< getNumEntries()).
+  llvm::Error invokeEntry(unsigned index, ArrayRef<TensorView> inputs,
+                          ArrayRef<TensorView> outputs);
 
 private:
   CompiledModel() = default;
 
-  EntrySignature signature;
+  /// One per entry, the first entry first.
+  SmallVector<EntrySignature, 1> signatures;
   /// The bytes of the weights the code reads (CompiledObject::weights),
   /// released after the JIT.
   std::shared_ptr<const void> weightOwner;
   int64_t weightBytes = 0;
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  void (*packedEntry)(void **) = nullptr;
+  SmallVector<void (*)(void **), 1> packedEntries;
   /// The object's `__llmc_fini` (global destructors), run by the
   /// destructor; the shared libraries' `__mlir_execution_engine_destroy`.
   void (*fini)() = nullptr;

@@ -40,6 +40,8 @@
 
 #include "llm/Runtime/CompiledModel.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
 
@@ -79,6 +81,21 @@ struct GenerationInterface {
 /// no decode form: "... has no llm.kv_cache argument ...").
 llvm::Expected<GenerationInterface>
 getGenerationInterface(const EntrySignature &sig);
+
+/// The name of the decode entry that `compileForGeneration` adds.
+std::string getDecodeEntryName(StringRef entry);
+
+/// Compiles `module` for generation: checks that `options.entry` follows
+/// the generation entry interface, adds a copy of it specialized to one
+/// token (`llm-specialize-sequence`, `<entry>_decode`: static shapes, so
+/// the decode step takes the static lowering instead of matmuls over rows
+/// padded to the bound) compiled into the same object as a second entry
+/// (one copy of the weights), and lowers with `memory-arena=caller` added
+/// (the session owns the arena). `module` is modified (lowered). Errors
+/// are emitted as diagnostics in `module`'s context (the interface errors
+/// at the module).
+FailureOr<std::unique_ptr<CompiledModel>>
+compileForGeneration(ModuleOp module, CompileOptions options);
 
 //===----------------------------------------------------------------------===//
 // Sampling
@@ -134,8 +151,10 @@ struct GenerationMemory {
 class GenerationSession {
 public:
   /// Creates a session on `model` (compiled from a module whose entry
-  /// `interface` describes) and allocates its cache (zeroed) and buffers;
-  /// an error when the memory cannot be allocated.
+  /// `interface` describes; with compileForGeneration, its second entry is
+  /// the one-token decode step, used for every one-token call) and
+  /// allocates its cache (zeroed) and buffers; an error when the memory
+  /// cannot be allocated or the second entry is not that step.
   static llvm::Expected<std::unique_ptr<GenerationSession>>
   create(std::shared_ptr<CompiledModel> model,
          const GenerationInterface &interface);
@@ -188,6 +207,9 @@ private:
   int32_t pastLength32 = 0, totalLength32 = 0;
   int64_t position = 0;
   int64_t lastCallTokens = 0;
+  /// The entry of one-token calls: 1 when the model has the decode entry of
+  /// compileForGeneration, else 0.
+  unsigned decodeEntry = 0;
   SamplingOptions sampling;
   std::mt19937_64 rng{0};
 };

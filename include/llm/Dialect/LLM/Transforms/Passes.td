@@ -517,4 +517,38 @@ def LLMGuardDimBoundsPass : Pass<"llm-guard-dim-bounds", "::mlir::ModuleOp"> {
   ];
 }
 
+def LLMSpecializeSequencePass
+    : Pass<"llm-specialize-sequence", "::mlir::ModuleOp"> {
+  let summary = "Add a copy of an entry for one fixed sequence length";
+  let description = [{
+    Adds to the module a public function `new-entry` (default:
+    `<entry>_s<length>`) that is a copy of the function `entry` with its
+    sequence dimension fixed to `length`: every dynamic dimension of the
+    argument, result and value types becomes `length` (by the
+    `llm.dim_bounds` invariant, llm/Dialect/LLM/IR/DimBounds.h, every `?` in
+    the function is that one value), the `llm.dim_bounds` attributes are
+    dropped, and `llm.slice` ops that kept a dynamic dimension whole get the
+    new size as their limit. The original function is unchanged; both share
+    the module's constants (one copy of the weights once lowered).
+
+    A generation model uses it for its decode step (`length = 1`): the copy
+    has static shapes, so it takes the static lowering (matrix-vector
+    kernels) instead of the dynamic one, whose matmuls run on rows padded to
+    the bound (docs/Generation.md).
+
+    Errors (at the function or the module): no function `entry`; a function
+    without a dynamic dimension; `length` outside [1, bound]; `new-entry`
+    already taken; a copy that does not verify (an op whose attributes
+    depend on the sequence length in a way this pass does not rewrite).
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "The function to copy">,
+    Option<"length", "length", "int64_t", /*default=*/"1",
+           "The fixed sequence length (1 <= length <= the declared bound)">,
+    Option<"newEntry", "new-entry", "std::string", /*default=*/"\"\"",
+           "Name of the copy (default: <entry>_s<length>)">,
+  ];
+}
+
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD
