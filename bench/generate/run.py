@@ -83,7 +83,9 @@ def worker(args):
         vc[i][:, :, past:past + s] = v
         keys, vals = kc[i][:, :, :past + s], vc[i][:, :, :past + s]
         mask = torch.ones(s, past + s, dtype=torch.bool).tril(past)
-        a = F.scaled_dot_product_attention(q, keys, vals, attn_mask=mask)
+        # (Debian 12's torch 1.13 has no F.scaled_dot_product_attention.)
+        scores = (q @ keys.transpose(-1, -2)) * (hd ** -0.5)
+        a = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1) @ vals
         a = a.transpose(1, 2).reshape(1, s, d)
         x = x + (a @ g("w_proj") + g("b_proj"))
         h = F.layer_norm(x, (d,), g("ln2_g"), g("ln2_b"), 1e-5)
