@@ -27,6 +27,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
@@ -142,6 +144,11 @@ static cl::opt<std::string> pipelineOptions(
     cl::desc("llm-lower-to-cpu options, e.g. \"vectorize=false\" "
              "(memory-arena=caller is always added: the session owns the "
              "arena)"),
+    cl::sub(llmc::generateCommand), cl::cat(llmc::generateCategory));
+static cl::opt<bool> reportJson(
+    "report-json",
+    cl::desc("Print the speed and memory figures as one JSON object on "
+             "stderr (times in ms, sizes in bytes) instead of text"),
     cl::sub(llmc::generateCommand), cl::cat(llmc::generateCategory));
 static cl::opt<bool> noOpt("no-opt",
                            cl::desc("Reference lowering: no graph "
@@ -358,26 +365,49 @@ int llmc::generateMain() {
     os << text->flush();
   os << "\n";
 
+  double decodeTotal = 0, decodeMedian = 0;
+  for (double seconds : decodeSeconds)
+    decodeTotal += seconds;
+  if (!decodeSeconds.empty()) {
+    SmallVector<double> sorted(decodeSeconds);
+    llvm::sort(sorted);
+    decodeMedian = sorted[sorted.size() / 2];
+  }
+  GenerationMemory memory = (*session)->getMemory();
   llvm::raw_ostream &es = llvm::errs();
+  if (reportJson) {
+    // One object on stderr (stdout holds the tokens); times in ms, sizes
+    // in bytes.
+    llvm::json::Object report{
+        {"compile_ms", compileSeconds * 1e3},
+        {"prompt_tokens", static_cast<int64_t>(prompt->size())},
+        {"new_tokens", produced},
+        {"prefill_ms", prefillSeconds * 1e3},
+        {"decode_steps", static_cast<int64_t>(decodeSeconds.size())},
+        {"decode_ms", decodeTotal * 1e3},
+        {"decode_median_ms", decodeMedian * 1e3},
+        {"memory",
+         llvm::json::Object{{"weights_bytes", memory.weights},
+                            {"kv_cache_bytes", memory.kvCache},
+                            {"kv_cache_positions", interface->maxSequence},
+                            {"arena_bytes", memory.arena},
+                            {"buffers_bytes", memory.io}}}};
+    es << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+       << "\n";
+    return 0;
+  }
   es << llvm::format("compile: %.2f s\n", compileSeconds);
   es << llvm::format("prefill: %zu tokens in %.3f ms (%.1f tokens/s)\n",
                      prompt->size(), prefillSeconds * 1e3,
                      prompt->size() / prefillSeconds);
-  if (!decodeSeconds.empty()) {
-    double total = 0;
-    for (double s : decodeSeconds)
-      total += s;
-    SmallVector<double> sorted(decodeSeconds);
-    llvm::sort(sorted);
-    double median = sorted[sorted.size() / 2];
+  if (!decodeSeconds.empty())
     es << llvm::format("decode: %zu tokens in %.3f ms (%.1f tokens/s, median "
                        "%.3f ms/token)\n",
-                       decodeSeconds.size(), total * 1e3,
-                       decodeSeconds.size() / total, median * 1e3);
-  } else {
+                       decodeSeconds.size(), decodeTotal * 1e3,
+                       decodeSeconds.size() / decodeTotal,
+                       decodeMedian * 1e3);
+  else
     es << "decode: no decode step ran\n";
-  }
-  GenerationMemory memory = (*session)->getMemory();
   es << "memory: weights " << formatBytes(memory.weights) << ", KV cache "
      << formatBytes(memory.kvCache) << " (" << interface->maxSequence
      << " positions), arena " << formatBytes(memory.arena) << ", buffers "

@@ -63,6 +63,7 @@ struct LLMSpecializeSequencePass
       return signalPassFailure();
     }
     int64_t bound = (*seq)->bound;
+    int64_t length = this->length; // The option's value.
     if (length < 1 || length > bound) {
       func.emitError() << "llm-specialize-sequence: length " << length
                        << " is outside [1, " << bound

@@ -10,16 +10,16 @@
 // bounds are dropped; the original is unchanged and both use the same
 // constant.
 
-// CHECK-LABEL: func.func @main(%arg0: tensor<1x?x4xf32> {llm.dim_bounds = array<i64: 1, 8, 4>}, %arg1: tensor<i64>) -> tensor<1x?x2xf32>
+// CHECK-LABEL: func.func @main(%arg0: tensor<1x?x4xf32> {llm.dim_bounds = array<i64: 1, 8, 4>}, %arg1: tensor<i64>, %arg2: tensor<1x8x1x2xf32> {llm.kv_cache}) -> tensor<1x?x2xf32>
 // CHECK: llm.slice %{{.*}} {limits = array<i64: 1, 8, 2>
-// CHECK-LABEL: func.func @decode(%arg0: tensor<1x1x4xf32>, %arg1: tensor<i64>) -> tensor<1x1x2xf32>
-// CHECK: %[[W:.*]] = llm.constant dense<{{.*}}> : tensor<4x4xf32>
+// CHECK-LABEL: func.func @decode(%arg0: tensor<1x1x4xf32>, %arg1: tensor<i64>, %arg2: tensor<1x8x1x2xf32> {llm.kv_cache}) -> tensor<1x1x2xf32>
+// CHECK: %[[W:.*]] = llm.constant dense<1.000000e+00> : tensor<4x4xf32>
 // CHECK: %[[M:.*]] = llm.matmul %arg0, %[[W]] : (tensor<1x1x4xf32>, tensor<4x4xf32>) -> tensor<1x1x4xf32>
 // CHECK: %[[S:.*]] = llm.slice %[[M]] {limits = array<i64: 1, 1, 2>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x1x4xf32>) -> tensor<1x1x2xf32>
 // CHECK: %[[R:.*]] = llm.reshape %[[S]] : (tensor<1x1x2xf32>) -> tensor<1x1x1x2xf32>
-// CHECK: %[[K:.*]] = llm.kv_cache_update %arg2, %[[R]], %arg1
-// CHECK: return
-// LEN3-LABEL: func.func @main_s3(%arg0: tensor<1x3x4xf32>, %arg1: tensor<i64>
+// CHECK: llm.kv_cache_update %arg2, %[[R]], %arg1 {axis = 1 : i64} : (tensor<1x8x1x2xf32>, tensor<1x1x1x2xf32>, tensor<i64>) -> tensor<1x8x1x2xf32>
+// CHECK: return %[[S]] : tensor<1x1x2xf32>
+// LEN3-LABEL: func.func @main_s3(%arg0: tensor<1x3x4xf32>, %arg1: tensor<i64>, %arg2
 // LEN3: llm.slice %{{.*}} {limits = array<i64: 1, 3, 2>
 func.func @main(%x: tensor<1x?x4xf32> {llm.dim_bounds = array<i64: 1, 8, 4>}, %pos: tensor<i64>,
                 %cache: tensor<1x8x1x2xf32> {llm.kv_cache}) -> tensor<1x?x2xf32> {
