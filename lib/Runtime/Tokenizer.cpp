@@ -789,6 +789,12 @@ private:
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readFile(StringRef path) {
   if (llvm::sys::fs::is_directory(path))
     return fileError(path, "is a directory");
+  // Only regular files: a device such as /dev/zero would be read until
+  // memory runs out.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return fileError(path, "not a regular file");
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)

@@ -24,6 +24,7 @@ pybind11 extension. Errors:
 """
 
 import collections
+import operator
 import os
 import stat
 
@@ -303,9 +304,14 @@ class Generator:
     ints) and yields the new token ids one by one as they are produced:
     greedy argmax by default, or seeded sampling when temperature, top_k or
     top_p is given. It stops after max_new_tokens, after stop_id, or when
-    the sequence (prompt and new tokens) reaches `max_sequence` tokens. Bad ids, an over-long prompt or
+    the sequence (prompt and new tokens) reaches `max_sequence` tokens.
+    A Generator holds one sequence: calling generate() again restarts it,
+    and a generator from an earlier call then raises RuntimeError.
+    Non-integer ids, seeds or stop ids raise ValueError. Bad ids, an over-long prompt or
     sampling options out of range raise ValueError before anything runs.
-    `logits()` returns the logits of the last position as a numpy array.
+    `logits()` returns the logits of the last position as a numpy array;
+    `vocab_size`, `max_sequence` (the declared bound) and `position` (tokens
+    in the cache) describe the session.
     """
 
     def __init__(self, model, **options):
@@ -317,6 +323,7 @@ class Generator:
         self._native = _llmc.GenerationSession(path, text)
         self.vocab_size = self._native.vocab_size
         self.max_sequence = self._native.max_sequence
+        self._epoch = 0
 
     @property
     def position(self):
@@ -331,24 +338,56 @@ class Generator:
         sampled = temperature is not None or top_k is not None or top_p is not None
         if greedy and sampled:
             raise ValueError("greedy=True cannot be combined with temperature, top_k or top_p")
-        if int(max_new_tokens) < 0:
+        max_new_tokens = _as_int(max_new_tokens, "max_new_tokens")
+        if max_new_tokens < 0:
             raise ValueError(f"max_new_tokens must be >= 0, got {max_new_tokens}")
+        seed = _as_int(seed, "seed")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+        if stop_id is not None:
+            stop_id = _as_int(stop_id, "stop_id")
+            if not 0 <= stop_id < self.vocab_size:
+                raise ValueError(f"stop_id {stop_id} is outside the vocabulary "
+                                 f"[0, {self.vocab_size})")
+        prompt = [_as_int(i, "token id") for i in ids]
+        for i, token in enumerate(prompt):
+            if not 0 <= token < self.vocab_size:
+                raise ValueError(f"token id {token} (#{i}) is outside the vocabulary "
+                                 f"[0, {self.vocab_size})")
         self._native.set_sampling(not sampled, 1.0 if temperature is None else float(temperature),
-                                  0 if top_k is None else int(top_k),
-                                  1.0 if top_p is None else float(top_p), int(seed))
-        prompt = [int(i) for i in ids]
+                                  0 if top_k is None else _as_int(top_k, "top_k"),
+                                  1.0 if top_p is None else float(top_p), seed)
         self._native.prefill(prompt)
         # The sequence (prompt and new tokens) holds at most max_sequence.
-        count = min(int(max_new_tokens), self.max_sequence - len(prompt))
-        return self._tokens(count, stop_id)
+        count = min(max_new_tokens, self.max_sequence - len(prompt))
+        # The session holds one sequence: a later generate() call restarts
+        # it, and this generator then stops with an error.
+        self._epoch += 1
+        return self._tokens(count, stop_id, self._epoch)
 
-    def _tokens(self, count, stop_id):
+    def _tokens(self, count, stop_id, epoch):
         for produced in range(count):
+            if epoch != self._epoch:
+                raise RuntimeError("this generation was superseded: a later generate() call "
+                                   "on the same Generator restarted its session (one "
+                                   "sequence at a time per Generator)")
             token = self._native.sample_next()
             yield token
             if token == stop_id or produced + 1 == count:
                 return
+            if epoch != self._epoch:
+                raise RuntimeError("this generation was superseded: a later generate() call "
+                                   "on the same Generator restarted its session (one "
+                                   "sequence at a time per Generator)")
             self._native.decode(token)
+
+
+def _as_int(value, what):
+    """An int from an int-like value (not a float): ValueError otherwise."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{what} must be an integer, got {value!r}") from None
 
 
 def import_onnx(model, dims=None):

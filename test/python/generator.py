@@ -66,7 +66,7 @@ def expect(fn, *args, **kwargs):
   print("NO EXCEPTION")
 
 
-# CHECK-NEXT: ValueError: error: token id 40 (at position 1) is outside the vocabulary [0, 40)
+# CHECK-NEXT: ValueError: token id 40 (#1) is outside the vocabulary [0, 40)
 expect(gen.generate, [3, 40])
 # CHECK-NEXT: ValueError: error: the prompt has 33 tokens, more than the 32 positions
 expect(gen.generate, list(range(33)))
@@ -74,6 +74,21 @@ expect(gen.generate, list(range(33)))
 expect(gen.generate, [3], top_p=0)
 # CHECK-NEXT: ValueError: {{.*}}generation entry @main: has no llm.kv_cache argument
 expect(llmc.Generator, os.path.join(tmp, "gpt2_model.mlir"), cache=False)
+# CHECK-NEXT: ValueError: token id must be an integer, got 1.5
+expect(gen.generate, [3, 1.5])
+# CHECK-NEXT: ValueError: stop_id 40 is outside the vocabulary [0, 40)
+expect(gen.generate, [3], stop_id=40)
+# One sequence per Generator: an earlier generator stops with an error once
+# a later generate() restarted the session.
+old = gen.generate(prompt, max_new_tokens=8)
+next(old)
+list(gen.generate([1, 2], max_new_tokens=3))
+try:
+  next(old)
+  print("NO EXCEPTION")
+except RuntimeError as e:
+  # CHECK-NEXT: RuntimeError: this generation was superseded
+  print("RuntimeError:", str(e).split(":")[0])
 # Still usable after the errors.
 # CHECK-NEXT: again equal: True
 print("again equal:", list(gen.generate(prompt, max_new_tokens=20)) == expected)

@@ -297,6 +297,12 @@ int llmc::generateMain() {
                   llvm::Twine(i) + ") is outside the vocabulary [0, " +
                   llvm::Twine(interface->vocabSize) + ")");
 
+  if (stopId.getNumOccurrences() &&
+      (stopId < 0 || stopId >= interface->vocabSize))
+    return fail("--stop-id " + llvm::Twine(stopId.getValue()) +
+                " is outside the vocabulary [0, " +
+                llvm::Twine(interface->vocabSize) + ")");
+
   CompileOptions options;
   options.entry = entryName;
   options.lowering.pipelineOptions = pipelineOptions;

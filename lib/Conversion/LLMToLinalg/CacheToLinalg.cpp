@@ -64,10 +64,27 @@ struct KVCacheUpdateLowering : OpConversionPattern<KVCacheUpdateOp> {
                                                  rewriter, loc, sizes[axis]))
                            .getResult()
                      : index(m - updateType.getDimSize(axis));
-    Value pos = tensor::ExtractOp::create(rewriter, loc, adaptor.getPosition(),
+    Value raw = tensor::ExtractOp::create(rewriter, loc, adaptor.getPosition(),
                                           ValueRange{});
-    pos =
-        arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), pos);
+    // A write that would end past the cache is a run-time error (the status
+    // of the index checks: "llm.kv_cache_update at ...: index P+S-1 is out
+    // of range [-M, M)"); the position is clamped meanwhile, so nothing is
+    // written outside the cache.
+    Type it = raw.getType();
+    Value rowsInt = arith::IndexCastOp::create(
+        rewriter, loc, it,
+        getValueOrCreateConstantIndexOp(rewriter, loc, sizes[axis]));
+    Value lastRow = arith::SubIOp::create(
+        rewriter, loc, arith::AddIOp::create(rewriter, loc, raw, rowsInt),
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getIntegerAttr(it, 1)));
+    emitIndexRangeCheck(
+        rewriter, op,
+        tensor::FromElementsOp::create(
+            rewriter, loc, RankedTensorType::get({}, it), ValueRange{lastRow}),
+        m);
+    Value pos =
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), raw);
     pos = arith::MinSIOp::create(rewriter, loc, pos, last);
     pos = arith::MaxSIOp::create(rewriter, loc, pos, index(0));
 

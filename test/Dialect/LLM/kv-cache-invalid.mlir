@@ -55,3 +55,11 @@ func.func @element_type(%c: tensor<1x4x16x8xf32>, %u: tensor<1x4x1x8xf16>, %p: t
   %0 = llm.kv_cache_update %c, %u, %p : (tensor<1x4x16x8xf32>, tensor<1x4x1x8xf16>, tensor<i64>) -> tensor<1x4x16x8xf32>
   return
 }
+
+// -----
+
+func.func @bound_exceeds_cache(%c: tensor<1x6x2x8xf32>, %u: tensor<1x?x2x8xf32> {llm.dim_bounds = array<i64: 1, 12, 2, 8>}, %p: tensor<i64>) {
+  // expected-error @+1 {{'llm.kv_cache_update' op the cache holds 6 rows along axis 1 but the sequence bound (llm.dim_bounds) is 12: a prompt of that length would not fit}}
+  %0 = llm.kv_cache_update %c, %u, %p {axis = 1 : i64} : (tensor<1x6x2x8xf32>, tensor<1x?x2x8xf32>, tensor<i64>) -> tensor<1x6x2x8xf32>
+  return
+}

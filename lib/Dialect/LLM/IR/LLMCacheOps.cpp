@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -45,6 +46,21 @@ LogicalResult KVCacheUpdateOp::verify() {
       return emitOpError("update dimension ")
              << d << " is " << u << " but the cache's is " << c
              << " (only the axis " << axis << " sizes may differ)";
+  }
+  // A dynamic number of new rows is the function's sequence length: its
+  // declared bound must fit in the cache.
+  if (update.isDynamicDim(axis)) {
+    if (auto func = (*this)->getParentOfType<FunctionOpInterface>()) {
+      FailureOr<std::optional<SequenceDim>> seq =
+          getSequenceDim(func, /*emitErrors=*/false);
+      if (succeeded(seq) && *seq && (*seq)->bound > cache.getDimSize(axis))
+        return emitOpError("the cache holds ")
+               << cache.getDimSize(axis) << " rows along axis " << axis
+               << " but the sequence bound (llm.dim_bounds) is "
+               << (*seq)->bound
+               << ": a prompt of that length would not fit; give the cache "
+                  "at least the bound's rows";
+    }
   }
   return success();
 }

@@ -46,13 +46,18 @@ def LLM_KVCacheUpdateOp : LLM_Op<"kv_cache_update", [
     costs `S * (row bytes)`, not the cache's size.
 
     Run time: a `position` outside `[0, M - S]` would write outside the
-    cache; the lowering clamps it into that range (no out-of-bounds write),
-    and the generation session (llm/Runtime/Generation.h) refuses such a
-    step before the call with an error naming the position and `M`.
+    cache; the lowering clamps it into that range, so nothing is written
+    outside it. A write that would end past the cache (`position + S > M`)
+    is also reported after the call as an index-check error
+    ("llm.kv_cache_update at FILE:LINE:COL: index position+S-1 is out of
+    range [-M, M)", as `llm.gather`'s); a negative position is clamped to 0
+    without an error. The generation session (llm/Runtime/Generation.h)
+    never makes such a call: it refuses a step past the bound first.
 
     Errors: ranks that differ; `axis` out of range; sizes other than along
-    `axis` that differ; a dynamic cache dimension; `S > M`; a `position`
-    that is not a 0-d integer tensor.
+    `axis` that differ; a dynamic cache dimension; `S > M`; a dynamic `S`
+    whose declared bound (the function's `llm.dim_bounds`) exceeds `M`; a
+    `position` that is not a 0-d integer tensor.
 
     ```mlir
     %k1 = llm.kv_cache_update %kcache, %knew, %pos {axis = 2 : i64}
