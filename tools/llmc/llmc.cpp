@@ -159,6 +159,14 @@ static cl::list<std::string> dimSpecs(
              "comma-separated"),
     cl::value_desc("NAME=VALUE"), cl::sub(runCommand), cl::sub(compileCommand),
     cl::sub(importCommand), cl::cat(llmcCategory));
+static cl::list<std::string> dimBoundSpecs(
+    "dim-bound",
+    cl::desc("ONNX models: keep a symbolic dimension dynamic (the sequence "
+             "length, `?`) up to this bound, NAME=N; default: the model's "
+             "position table or mask buffer size; repeatable, or "
+             "comma-separated"),
+    cl::value_desc("NAME=N"), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::sub(importCommand), cl::cat(llmcCategory));
 
 // Options of `run` and `compile`.
 static cl::opt<std::string>
@@ -446,6 +454,13 @@ static OwningOpRef<ModuleOp> importModel(MLIRContext &ctx) {
       return nullptr;
     }
   }
+  for (const std::string &spec : dimBoundSpecs) {
+    std::string error;
+    if (!llm::parseDimBoundSpec(spec, options, error)) {
+      fail("--dim-bound '" + spec + "': " + error);
+      return nullptr;
+    }
+  }
   if (!llvm::sys::fs::exists(modelPath)) {
     fail("cannot open model '" + modelPath +
          "': No such file or directory");
@@ -506,8 +521,9 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx,
                                        llvm::SourceMgr &sourceMgr) {
   if (isONNXModel())
     return importModel(ctx);
-  if (!dimSpecs.empty()) {
-    fail("--dim applies only to ONNX models (.onnx)");
+  if (!dimSpecs.empty() || !dimBoundSpecs.empty()) {
+    fail(std::string(dimSpecs.empty() ? "--dim-bound" : "--dim") +
+         " applies only to ONNX models (.onnx)");
     return nullptr;
   }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
@@ -698,11 +714,14 @@ getCacheKey(const CompileCache &cache, const CompileOptions &options,
     return std::nullopt;
   }
 #endif
-  if (!isONNXModel() && !dimSpecs.empty()) {
+  if (!isONNXModel() && (!dimSpecs.empty() || !dimBoundSpecs.empty())) {
     why = "--dim with an MLIR model";
     return std::nullopt;
   }
-  llvm::Expected<std::string> digest = digestModelFile(modelPath, dimSpecs);
+  std::vector<std::string> dimKey(dimSpecs.begin(), dimSpecs.end());
+  for (const std::string &spec : dimBoundSpecs)
+    dimKey.push_back("bound:" + spec);
+  llvm::Expected<std::string> digest = digestModelFile(modelPath, dimKey);
   if (!digest) {
     why = llvm::toString(digest.takeError());
     return std::nullopt;

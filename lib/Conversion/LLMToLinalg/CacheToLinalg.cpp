@@ -6,13 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the lowering of the key/value cache op of
-// LLMCacheOps.td to a `tensor.insert_slice` at a run-time offset, which
-// one-shot bufferization writes in place into the cache's buffer.
+// This file implements the lowering of the sequence-length ops of
+// LLMCacheOps.td: the key/value cache update to a `tensor.insert_slice` at a
+// run-time offset, which one-shot bufferization writes in place into the
+// cache's buffer, and the sequence prefix of a table to a
+// `tensor.extract_slice` (a view).
 //
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,8 +102,40 @@ struct KVCacheUpdateLowering : OpConversionPattern<KVCacheUpdateOp> {
   }
 };
 
+// llm.sequence_prefix %t {axes} ->
+//   tensor.extract_slice %t[0, ..][S (on axes) or the size, ..][1, ..]
+// with S the function's sequence length (the verifier checked S's bound
+// against the table).
+struct SequencePrefixLowering : OpConversionPattern<SequencePrefixOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SequencePrefixOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+    Value length = getSequenceLength(rewriter, loc);
+    if (!length)
+      return rewriter.notifyMatchFailure(op, "no sequence dimension");
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+    for (int64_t a : op.getAxes())
+      sizes[a] = length;
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, cast<RankedTensorType>(op.getType()), adaptor.getInput(), offsets,
+        sizes, strides);
+    return success();
+  }
+};
+
 } // namespace
 
-void mlir::llm::populateKVCacheToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<KVCacheUpdateLowering>(patterns.getContext());
+void mlir::llm::populateSequenceOpsToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<KVCacheUpdateLowering, SequencePrefixLowering>(
+      patterns.getContext());
 }

@@ -310,13 +310,50 @@ Value convertTensorFromF32(OpBuilder &b, Location loc, Value v, Type elemTy) {
       [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
-/// Reshapes `v` to `type` (same element count, static): a collapse or expand
+/// The reassociation that collapses `shape` (one `?`) into
+/// [static sizes before the `?` (when any), ?, static sizes after it (when
+/// any)], and that collapsed shape.
+static std::pair<SmallVector<ReassociationIndices>, SmallVector<int64_t>>
+aroundSequence(ArrayRef<int64_t> shape) {
+  int64_t seq = llvm::find_if(shape, ShapedType::isDynamic) - shape.begin();
+  int64_t rank = shape.size();
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<int64_t> collapsed;
+  if (seq > 0) {
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, seq)));
+    collapsed.push_back(product(shape.take_front(seq)));
+  }
+  groups.push_back({seq});
+  collapsed.push_back(ShapedType::kDynamic);
+  if (seq + 1 < rank) {
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(seq + 1, rank)));
+    collapsed.push_back(product(shape.drop_front(seq + 1)));
+  }
+  return {groups, collapsed};
+}
+
+/// Reshapes `v` to `type` (same element count): a collapse or expand
 /// when the shapes allow one, otherwise a collapse to 1-D then an expand.
+/// With a `?` (the sequence, checked by checkDynamicShapes: the static sizes
+/// on each side of it keep their products) it goes through
+/// [before, ?, after].
 Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
   auto src = cast<RankedTensorType>(v.getType());
   if (src.getShape() == type.getShape())
     return v;
   int64_t srcRank = src.getRank(), dstRank = type.getRank();
+  if (!src.hasStaticShape() && !getReassociationIndicesForReshape(src, type)) {
+    auto [srcGroups, mid] = aroundSequence(src.getShape());
+    auto [dstGroups, dstMid] = aroundSequence(type.getShape());
+    (void)dstMid;
+    auto midType = RankedTensorType::get(mid, src.getElementType());
+    Value m = v;
+    if (midType != src)
+      m = tensor::CollapseShapeOp::create(b, loc, midType, v, srcGroups);
+    if (midType == type)
+      return m;
+    return tensor::ExpandShapeOp::create(b, loc, type, m, dstGroups);
+  }
   if (dstRank == 0) // [1, ..., 1] -> []
     return tensor::CollapseShapeOp::create(b, loc, type, v,
                                            ArrayRef<ReassociationIndices>{});
@@ -482,10 +519,11 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
   if (isa<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, NegOp, ExpOp,
-          LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReciprocalOp, SigmoidOp,
-          AbsOp, FloorOp, CeilOp, RoundOp, SinOp, CosOp,
-          ReluOp, SiluOp, GeluOp, CastOp, SoftmaxOp, EmbeddingOp, TransposeOp,
-          BroadcastToOp>(op))
+          LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReciprocalOp, SigmoidOp, AbsOp,
+          FloorOp, CeilOp, RoundOp, SinOp, CosOp, ReluOp, SiluOp, GeluOp,
+          CastOp, SoftmaxOp, EmbeddingOp, TransposeOp, BroadcastToOp,
+          SequencePrefixOp, CompareOp, SelectOp, LogicalAndOp, LogicalOrOp,
+          LogicalXorOp, LogicalNotOp>(op))
     return success();
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     auto lt = shapeOf(mm.getLhs()), rt = shapeOf(mm.getRhs());
@@ -550,14 +588,19 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
     auto count = [](ArrayRef<int64_t> s) {
       return llvm::count_if(s, [](int64_t d) { return !isStaticDim(d); });
     };
+    // The static sizes before the `?` must keep their product, and those
+    // after it theirs: the sequence stays one whole dimension.
+    auto aroundSeq = [](ArrayRef<int64_t> s) {
+      auto *it = llvm::find_if(s, [](int64_t d) { return !isStaticDim(d); });
+      return std::make_pair(staticProduct(ArrayRef<int64_t>(s.begin(), it)),
+                            staticProduct(ArrayRef<int64_t>(it, s.end())));
+    };
     if (count(src.getShape()) != 1 || count(dst.getShape()) != 1 ||
-        staticProduct(src.getShape()) != staticProduct(dst.getShape()) ||
-        src.getRank() == dst.getRank() ||
-        !getReassociationIndicesForReshape(src, dst))
+        aroundSeq(src.getShape()) != aroundSeq(dst.getShape()))
       return fail("llm.reshape " + shapeStr(src.getShape()) + " -> " +
                   shapeStr(dst.getShape()) +
                   " must keep the sequence dimension as it is and only "
-                  "insert or drop static dimensions around it");
+                  "regroup the static dimensions on each side of it");
     return success();
   }
   if (auto concat = dyn_cast<ConcatOp>(op)) {

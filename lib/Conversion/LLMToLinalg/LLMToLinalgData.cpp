@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -60,8 +61,9 @@ Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType type,
   all.push_back(b.getMultiDimIdentityMap(type.getRank()));
   SmallVector<utils::IteratorType> iters(type.getRank(),
                                          utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType());
+  // A `?` is the function's sequence length (DimBounds.h).
+  Value init =
+      createEmptyTensor(b, loc, type.getShape(), type.getElementType());
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, inputs, ValueRange{init}, all, iters,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -95,8 +97,12 @@ struct StaticLowering : OpConversionPattern<OpTy> {
       auto st = dyn_cast<ShapedType>(t);
       return !st || st.hasStaticShape();
     };
-    if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
-        !llvm::all_of(op->getResultTypes(), isStatic))
+    // Dynamic shapes where checkDynamicShapes takes them (the elementwise
+    // ops of this file: their broadcasting generics size the result from
+    // the sequence length).
+    if ((!llvm::all_of(op->getOperandTypes(), isStatic) ||
+         !llvm::all_of(op->getResultTypes(), isStatic)) &&
+        failed(checkDynamicShapes(op, /*emit=*/false)))
       return rewriter.notifyMatchFailure(op,
                                          "llm-to-linalg requires static shapes");
     return lower(op, adaptor, rewriter);
@@ -605,5 +611,5 @@ void mlir::llm::populateLLMToLinalgDataPatterns(RewritePatternSet &patterns) {
                MinProdReduceLowering<ReduceMinOp, true>,
                MinProdReduceLowering<ReduceProdOp, false>>(ctx);
   populateIndexingToLinalgPatterns(patterns);
-  populateKVCacheToLinalgPatterns(patterns);
+  populateSequenceOpsToLinalgPatterns(patterns);
 }

@@ -14,6 +14,7 @@
 
 #include "llm/Target/ONNX/ImportONNX.h"
 
+#include "ImportDynamic.h"
 #include "ONNXImporter.h"
 #include "ONNXIntegerMath.h"
 #include "ONNXShapeInference.h"
@@ -805,22 +806,34 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
 // Public API
 //===----------------------------------------------------------------------===//
 
-bool mlir::llm::parseDimSpec(StringRef spec, ImportOptions &options,
+/// Parses "NAME=VALUE[,...]" with VALUE >= `min` into `into`.
+static bool parseNamedValues(StringRef spec, int64_t min,
+                             llvm::StringMap<int64_t> &into,
                              std::string &error) {
   SmallVector<StringRef> parts;
   spec.split(parts, ',', -1, /*KeepEmpty=*/false);
   for (StringRef part : parts) {
     auto [name, value] = part.split('=');
     int64_t v;
-    if (name.trim().empty() || value.trim().getAsInteger(10, v) || v < 0) {
+    if (name.trim().empty() || value.trim().getAsInteger(10, v) || v < min) {
       error = ("invalid dimension setting '" + part +
-               "' (expected NAME=VALUE with VALUE >= 0)")
+               "' (expected NAME=VALUE with VALUE >= " + Twine(min) + ")")
                   .str();
       return false;
     }
-    options.dimValues[name.trim()] = v;
+    into[name.trim()] = v;
   }
   return true;
+}
+
+bool mlir::llm::parseDimSpec(StringRef spec, ImportOptions &options,
+                             std::string &error) {
+  return parseNamedValues(spec, 0, options.dimValues, error);
+}
+
+bool mlir::llm::parseDimBoundSpec(StringRef spec, ImportOptions &options,
+                                  std::string &error) {
+  return parseNamedValues(spec, 1, options.dimBounds, error);
 }
 
 OwningOpRef<ModuleOp> mlir::llm::importONNXModel(llvm::MemoryBufferRef buffer,
@@ -845,6 +858,18 @@ OwningOpRef<ModuleOp> mlir::llm::importONNXModel(llvm::MemoryBufferRef buffer,
                    << "' is not an ONNX model (no graph or no opset_import)";
     return nullptr;
   }
+  // A symbolic dimension left free stays dynamic (ImportDynamic.cpp): the
+  // model is imported at several lengths and merged.
+  SmallVector<FreeDim> free = findFreeDims(model, options);
+  if (!free.empty())
+    return importWithSequenceDim(
+        model, free, options, ctx, loc,
+        [&](const ImportOptions &at) -> OwningOpRef<ModuleOp> {
+          onnx::ModelProto copy = model;
+          Importer importer(ctx, at, buffer.getBufferIdentifier(),
+                            externalDataDir);
+          return importer.import(copy);
+        });
   Importer importer(ctx, options, buffer.getBufferIdentifier(),
                     externalDataDir);
   return importer.import(model);

@@ -32,6 +32,12 @@ void mlir::llm::registerImportONNXTranslation() {
                      "NAME=VALUE or INPUT:INDEX=VALUE (repeatable, or "
                      "comma-separated)"),
       llvm::cl::value_desc("NAME=VALUE"));
+  static llvm::cl::list<std::string> dimBounds(
+      "dim-bound",
+      llvm::cl::desc("ONNX import: keep a symbolic input dimension dynamic "
+                     "(the sequence length) up to this bound, NAME=N "
+                     "(default: the model's position table size)"),
+      llvm::cl::value_desc("NAME=N"));
   static llvm::cl::opt<bool> noShapeInference(
       "onnx-no-shape-inference",
       llvm::cl::desc("ONNX import: skip ONNX shape inference"),
@@ -48,6 +54,13 @@ void mlir::llm::registerImportONNXTranslation() {
         for (const std::string &spec : dims) {
           std::string error;
           if (!llm::parseDimSpec(spec, options, error)) {
+            emitError(UnknownLoc::get(ctx)) << error;
+            return nullptr;
+          }
+        }
+        for (const std::string &spec : dimBounds) {
+          std::string error;
+          if (!llm::parseDimBoundSpec(spec, options, error)) {
             emitError(UnknownLoc::get(ctx)) << error;
             return nullptr;
           }

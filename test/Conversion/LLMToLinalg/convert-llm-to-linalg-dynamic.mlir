@@ -102,3 +102,33 @@ func.func @embedding(%t: tensor<10x4xf32>, %ids: tensor<1x?xi64> {llm.dim_bounds
   %0 = llm.embedding %t, %ids : (tensor<10x4xf32>, tensor<1x?xi64>) -> tensor<1x?x4xf32>
   return %0 : tensor<1x?x4xf32>
 }
+
+// -----
+
+// A reshape that regroups the static sizes on each side of the sequence
+// (nn.MultiheadAttention's [S, B, D] -> [S, B * H, D / H]) goes through
+// [?, 48]: a collapse, then an expand.
+// CHECK-LABEL: func.func @regroup_heads
+// CHECK: %[[C:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2]] : tensor<?x1x48xf32> into tensor<?x48xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] output_shape [%{{.+}}, 3, 16] : tensor<?x48xf32> into tensor<?x3x16xf32>
+func.func @regroup_heads(%x: tensor<?x1x48xf32> {llm.dim_bounds = array<i64: 16, 1, 48>}) -> tensor<?x3x16xf32> {
+  %0 = llm.reshape %x : (tensor<?x1x48xf32>) -> tensor<?x3x16xf32>
+  return %0 : tensor<?x3x16xf32>
+}
+
+// -----
+
+// llm.select, llm.compare and the logical ops broadcast a dynamic sequence
+// dimension like the arithmetic ops (a key padding mask [1, S] over scores).
+// CHECK-LABEL: func.func @masked_fill
+// CHECK: %[[S:.+]] = tensor.dim
+// CHECK: %[[E:.+]] = tensor.empty(%[[S]]) : tensor<1x?xi1>
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<1x?xi1>)
+// CHECK: arith.xori
+// CHECK: tensor.empty(%{{.+}}) : tensor<1x?xf32>
+// CHECK: arith.select
+func.func @masked_fill(%m: tensor<1x?xi1> {llm.dim_bounds = array<i64: 1, 16>}, %x: tensor<1x?xf32> {llm.dim_bounds = array<i64: 1, 16>}, %f: tensor<f32>) -> tensor<1x?xf32> {
+  %0 = llm.logical_not %m : tensor<1x?xi1>
+  %1 = llm.select %0, %x, %f : (tensor<1x?xi1>, tensor<1x?xf32>, tensor<f32>) -> tensor<1x?xf32>
+  return %1 : tensor<1x?xf32>
+}

@@ -33,3 +33,18 @@ func.func @prefill_bshd(%c: tensor<1x16x4x8xf32>, %u: tensor<1x?x4x8xf32> {llm.d
   %0 = llm.kv_cache_update %c, %u, %p {axis = 1 : i64} : (tensor<1x16x4x8xf32>, tensor<1x?x4x8xf32>, tensor<i32>) -> tensor<1x16x4x8xf32>
   return %0 : tensor<1x16x4x8xf32>
 }
+
+// -----
+
+// llm.sequence_prefix lowers to a view of the table's first S rows, S the
+// sequence argument's dimension.
+// CHECK-LABEL: func.func @prefix
+// CHECK-SAME: (%[[X:.*]]: tensor<1x?x4xf32> {{.*}}, %[[T:.*]]: tensor<1x1x16x16xi1>)
+// CHECK: %[[S:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<1x?x4xf32>
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[T]][0, 0, 0, 0] [1, 1, %[[S]], %[[S]]] [1, 1, 1, 1] : tensor<1x1x16x16xi1> to tensor<1x1x?x?xi1>
+// CHECK: return %[[R]]
+func.func @prefix(%x: tensor<1x?x4xf32> {llm.dim_bounds = array<i64: 1, 16, 4>},
+                  %t: tensor<1x1x16x16xi1>) -> tensor<1x1x?x?xi1> {
+  %0 = llm.sequence_prefix %t {axes = array<i64: 2, 3>} : (tensor<1x1x16x16xi1>) -> tensor<1x1x?x?xi1>
+  return %0 : tensor<1x1x?x?xi1>
+}

@@ -91,11 +91,13 @@ void populateLLMToLinalgDataPatterns(RewritePatternSet &patterns);
 /// of populateLLMToLinalgDataPatterns.
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 
-/// Populates `patterns` with the lowering of `llm.kv_cache_update` to a
-/// `tensor.insert_slice` at the (clamped) run-time position, written in place
-/// by bufferization when the cache is an `llm.kv_cache` argument; part of
+/// Populates `patterns` with the lowering of the sequence-length ops
+/// (LLMCacheOps.td): `llm.kv_cache_update` to a `tensor.insert_slice` at the
+/// (clamped) run-time position, written in place by bufferization when the
+/// cache is an `llm.kv_cache` argument, and `llm.sequence_prefix` to a
+/// `tensor.extract_slice` of the function's sequence length; part of
 /// populateLLMToLinalgDataPatterns.
-void populateKVCacheToLinalgPatterns(RewritePatternSet &patterns);
+void populateSequenceOpsToLinalgPatterns(RewritePatternSet &patterns);
 
 /// Populates `patterns` with the lowering of the quantization ops
 /// (`llm.quantize`, `dequantize`, `requantize`, `matmul_integer`) to linalg

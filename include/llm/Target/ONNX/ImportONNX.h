@@ -51,6 +51,15 @@ struct ImportOptions {
   /// (e.g. `input_ids:1`) sets dimension INDEX of graph input INPUT, which
   /// also covers dimensions that have neither a name nor a value.
   llvm::StringMap<int64_t> dimValues;
+  /// Bounds of symbolic dimensions left free by `dimValues`, by name (or
+  /// `INPUT:INDEX`), e.g. {"seq": 1024}. A free dimension stays dynamic
+  /// (`?`, argument attribute `llm.dim_bounds`): llmc keeps one, the
+  /// sequence length, so several free symbols must all be given the same
+  /// bound here (they are then one length) or be pinned in `dimValues`.
+  /// Without a bound, the model's own limit is used (the rows of its
+  /// position table or causal mask buffer), else the import fails naming
+  /// the dimension. See docs/ONNX.md, "Dynamic sequence length".
+  llvm::StringMap<int64_t> dimBounds;
   /// Run ONNX shape inference after importing the nodes, to cross-check the
   /// importer's static shapes (failures become warnings).
   bool runShapeInference = true;
@@ -62,6 +71,11 @@ struct ImportOptions {
 /// Returns false and sets `error` on a malformed entry.
 bool parseDimSpec(llvm::StringRef spec, ImportOptions &options,
                   std::string &error);
+
+/// Parses `spec` ("NAME=N[,NAME=N...]", N >= 1) into `options.dimBounds`.
+/// Returns false and sets `error` on a malformed entry.
+bool parseDimBoundSpec(llvm::StringRef spec, ImportOptions &options,
+                       std::string &error);
 
 /// Imports the ONNX model stored in the file at `path`. External tensor data
 /// is looked up relative to the directory of `path`. Returns null (after

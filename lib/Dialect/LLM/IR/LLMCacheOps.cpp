@@ -64,3 +64,48 @@ LogicalResult KVCacheUpdateOp::verify() {
   }
   return success();
 }
+
+LogicalResult SequencePrefixOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  int64_t rank = in.getRank();
+  if (!in.hasStaticShape())
+    return emitOpError("input must have a static shape, got ") << in;
+  if (out.getRank() != rank)
+    return emitOpError("result has rank ")
+           << out.getRank() << " but the input has rank " << rank;
+  ArrayRef<int64_t> axes = getAxes();
+  if (axes.empty())
+    return emitOpError("needs at least one axis");
+  SmallVector<bool> onAxis(rank, false);
+  for (int64_t a : axes) {
+    if (a < 0 || a >= rank)
+      return emitOpError("axis ")
+             << a << " is out of range [0, " << rank << ")";
+    if (onAxis[a])
+      return emitOpError("axis ") << a << " is repeated";
+    onAxis[a] = true;
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (onAxis[d] != out.isDynamicDim(d) ||
+        (!onAxis[d] && out.getDimSize(d) != in.getDimSize(d)))
+      return emitOpError("result type ")
+             << out << " must be the input's shape " << in
+             << " with '?' exactly on the axes";
+  }
+  auto func = (*this)->getParentOfType<FunctionOpInterface>();
+  if (!func)
+    return success();
+  FailureOr<std::optional<SequenceDim>> seq =
+      getSequenceDim(func, /*emitErrors=*/false);
+  if (failed(seq) || !*seq)
+    return emitOpError("needs a function with a dynamic sequence dimension "
+                       "(llm.dim_bounds): the prefix length is that "
+                       "dimension");
+  for (int64_t a : axes)
+    if ((*seq)->bound > in.getDimSize(a))
+      return emitOpError("the sequence bound (llm.dim_bounds) is ")
+             << (*seq)->bound << " but the input has only " << in.getDimSize(a)
+             << " entries along axis " << a;
+  return success();
+}

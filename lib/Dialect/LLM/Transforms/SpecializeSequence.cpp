@@ -95,6 +95,19 @@ struct LLMSpecializeSequencePass
           limits[d] = length;
       slice.setLimits(limits);
     });
+    // The prefix of a table is a static slice of the new length.
+    copy.walk([&](SequencePrefixOp prefix) {
+      auto in = cast<RankedTensorType>(prefix.getInput().getType());
+      SmallVector<int64_t> starts(in.getRank(), 0), strides(in.getRank(), 1);
+      SmallVector<int64_t> limits(in.getShape());
+      for (int64_t a : prefix.getAxes())
+        limits[a] = length;
+      OpBuilder b(prefix);
+      Value slice = SliceOp::create(b, prefix.getLoc(), prefix.getInput(),
+                                    starts, limits, strides);
+      prefix.replaceAllUsesWith(slice);
+      prefix.erase();
+    });
     // Every `?` is the sequence length.
     copy.walk([&](Operation *op) {
       for (OpResult result : op->getResults())

@@ -6,10 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The key/value cache of autoregressive generation: `llm.kv_cache_update`
-// writes the keys or values of the new tokens into a preallocated cache at
-// the current position. Included from LLMOps.td; verifier in
-// lib/Dialect/LLM/IR/LLMCacheOps.cpp, lowering in
+// Ops of the sequence length: `llm.kv_cache_update` writes the keys or
+// values of the new tokens into a preallocated cache at the current position
+// (autoregressive generation); `llm.sequence_prefix` reads the first S
+// entries of a table sized for the longest sequence. Included from
+// LLMOps.td; verifiers in lib/Dialect/LLM/IR/LLMCacheOps.cpp, lowering in
 // lib/Conversion/LLMToLinalg/CacheToLinalg.cpp. The entry interface of a
 // model with a cache (the `llm.kv_cache` argument attribute) is described in
 // docs/Generation.md.
@@ -73,6 +74,47 @@ def LLM_KVCacheUpdateOp : LLM_Op<"kv_cache_update", [
     $cache `,` $update `,` $position attr-dict `:`
     functional-type(operands, results)
   }];
+  let hasVerifier = 1;
+}
+
+def LLM_SequencePrefixOp : LLM_Op<"sequence_prefix", [Pure,
+    AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "the first S entries of a table, S the sequence length";
+  let description = [{
+    In a function with a dynamic sequence dimension (argument attribute
+    `llm.dim_bounds`: every `?` is one run-time length `S`), reads the first
+    `S` entries along each axis in `axes` of a static tensor:
+
+    `result[i...] = input[i...]` with `i_a in [0, S)` for `a` in `axes`.
+
+    `input` has a static shape; the result has the input's shape and element
+    type (any), with `?` on `axes` (distinct, in `[0, rank)`, at least one).
+    Typical inputs are constants sized for the longest sequence: position
+    embeddings, RoPE positions, a causal mask (`axes = [2, 3]` of a
+    `[1, 1, M, M]` mask). The ONNX importer writes the op for such tables
+    when it keeps a symbolic dimension dynamic (docs/ONNX.md).
+
+    Lowered to a `tensor.extract_slice` (a view, no copy);
+    `llm-specialize-sequence` turns it into an `llm.slice` of the fixed
+    length.
+
+    Errors: an empty, repeated or out-of-range axis; a dynamic input; a
+    result that is not the input's shape with `?` exactly on `axes`; a
+    function without a sequence dimension; a declared bound larger than the
+    input along an axis (the prefix would read past the table).
+
+    ```mlir
+    func.func @f(%ids: tensor<1x?xi64> {llm.dim_bounds = array<i64: 1, 64>}) {
+      %pos = llm.sequence_prefix %table {axes = array<i64: 0>}
+          : (tensor<64x768xf32>) -> tensor<?x768xf32>
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
 

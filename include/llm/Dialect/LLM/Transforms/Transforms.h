@@ -15,6 +15,7 @@
 #define LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
 
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstdint>
@@ -120,6 +121,23 @@ void populateOptimizeLayoutPatterns(RewritePatternSet &patterns,
                                     WeightLayout layout,
                                     int64_t &weightsChanged,
                                     bool unitsInTranspose = false);
+
+/// The inverse of `llm-specialize-sequence`: `modules[i]` holds the same
+/// program built for sequence length `lengths[i]` (e.g. an ONNX model
+/// imported with its symbolic sequence dimension set to each length);
+/// `lengths[0]` is the largest, the bound, and the others are distinct and
+/// smaller. Rewrites `modules[0]` into one program for every length up to
+/// the bound: a dimension equal to the length in every program becomes `?`
+/// (the function arguments get `llm.dim_bounds` with `lengths[0]`), an
+/// `llm.slice` limit equal to the length keeps the dimension whole, and a
+/// constant whose value in each program is the leading block of its value
+/// in `modules[0]` (position tables, causal masks) is read through
+/// `llm.sequence_prefix`. Any other difference (an op, an attribute, a
+/// dimension such as twice the length) is an error at the op that names it;
+/// `modules[0]` is then left partly rewritten and must be dropped. The other
+/// modules are only read.
+LogicalResult generalizeSequenceLength(ArrayRef<ModuleOp> modules,
+                                       ArrayRef<int64_t> lengths);
 
 } // namespace mlir::llm
 

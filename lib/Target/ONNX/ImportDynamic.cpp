@@ -1,0 +1,353 @@
+//===- ImportDynamic.cpp - ONNX symbolic sequence dimensions --------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A model whose graph inputs have a symbolic dimension that the options leave
+// free (the sequence length of every export with dynamic axes) is imported as
+// one function for every length up to a bound:
+//
+//   1. the bound: `--dim-bound NAME=N`, else the model's own limit on the
+//      length (the rows of a table indexed by positions, or of a buffer
+//      sliced by the length: position embeddings, rotary caches, causal mask
+//      buffers);
+//   2. the model is imported at three lengths (the bound, the bound - 1 and
+//      about half of it), each with every shape static, so that all of the
+//      importer's shape folding applies, and each is recomposed
+//      (`llm-recompose`: causal masks and RoPE tables are recognized while
+//      they are constants);
+//   3. `generalizeSequenceLength` merges the three into one function whose
+//      sequence dimension is `?` with `llm.dim_bounds` = the bound; it
+//      reports any part of the model that does not vary as the length alone.
+//
+// llmc has one symbolic dimension (DimBounds.h): several free symbols are the
+// same length only when the user says so with `--dim-bound`; otherwise the
+// others must be pinned with `--dim`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportDynamic.h"
+
+#include "llm/Dialect/LLM/IR/LLMDialect.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Transforms.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::llm;
+
+namespace {
+
+/// Name of a free dimension: its dim_param, else `INPUT:INDEX`.
+std::string dimName(const onnx::ValueInfoProto &vi, int index) {
+  const onnx::TensorShapeProto_Dimension &d =
+      vi.type().tensor_type().shape().dim(index);
+  if (d.has_dim_param() && !d.dim_param().empty())
+    return d.dim_param();
+  return vi.name() + ":" + std::to_string(index);
+}
+
+/// The dims of a constant (initializer or Constant node output) by name.
+llvm::StringMap<SmallVector<int64_t>>
+constantShapes(const onnx::GraphProto &graph) {
+  llvm::StringMap<SmallVector<int64_t>> shapes;
+  for (const onnx::TensorProto &t : graph.initializer())
+    shapes[t.name()] = SmallVector<int64_t>(t.dims().begin(), t.dims().end());
+  for (const onnx::NodeProto &node : graph.node()) {
+    if (node.op_type() != "Constant" || node.output_size() != 1)
+      continue;
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.name() == "value" && a.has_t())
+        shapes[node.output(0)] =
+            SmallVector<int64_t>(a.t().dims().begin(), a.t().dims().end());
+  }
+  return shapes;
+}
+
+/// The values of a small int64 constant (initializer or Constant node).
+std::optional<SmallVector<int64_t>> constantInts(const onnx::GraphProto &graph,
+                                                 const std::string &name) {
+  auto read =
+      [](const onnx::TensorProto &t) -> std::optional<SmallVector<int64_t>> {
+    if (t.data_type() != onnx::TensorProto::INT64)
+      return std::nullopt;
+    if (t.int64_data_size())
+      return SmallVector<int64_t>(t.int64_data().begin(), t.int64_data().end());
+    const std::string &raw = t.raw_data();
+    if (raw.size() % 8 != 0 || raw.size() > 8 * 64)
+      return std::nullopt;
+    SmallVector<int64_t> v(raw.size() / 8);
+    std::memcpy(v.data(), raw.data(), raw.size());
+    return v;
+  };
+  for (const onnx::TensorProto &t : graph.initializer())
+    if (t.name() == name)
+      return read(t);
+  for (const onnx::NodeProto &node : graph.node())
+    if (node.op_type() == "Constant" && node.output_size() == 1 &&
+        node.output(0) == name)
+      for (const onnx::AttributeProto &a : node.attribute())
+        if (a.name() == "value" && a.has_t())
+          return read(a.t());
+  return std::nullopt;
+}
+
+} // namespace
+
+SmallVector<onnx_import::FreeDim>
+onnx_import::findFreeDims(const onnx::ModelProto &model,
+                          const ImportOptions &options) {
+  SmallVector<FreeDim> free;
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> initNames;
+  for (const onnx::TensorProto &t : graph.initializer())
+    initNames.insert(t.name());
+  for (const onnx::ValueInfoProto &vi : graph.input()) {
+    if (initNames.contains(vi.name()) || !vi.type().has_tensor_type() ||
+        !vi.type().tensor_type().has_shape())
+      continue;
+    const onnx::TensorShapeProto &shape = vi.type().tensor_type().shape();
+    for (int i = 0; i < shape.dim_size(); ++i) {
+      const onnx::TensorShapeProto_Dimension &d = shape.dim(i);
+      std::string key = vi.name() + ":" + std::to_string(i);
+      if (options.dimValues.count(key) ||
+          (d.has_dim_param() && options.dimValues.count(d.dim_param())) ||
+          (d.has_dim_value() && d.dim_value() >= 0))
+        continue;
+      free.push_back({vi.name(), i, dimName(vi, i)});
+    }
+  }
+  return free;
+}
+
+std::optional<int64_t>
+onnx_import::inferSequenceBound(const onnx::GraphProto &graph) {
+  llvm::StringMap<SmallVector<int64_t>> consts = constantShapes(graph);
+  llvm::StringMap<const onnx::NodeProto *> producer;
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &out : node.output())
+      producer[out] = &node;
+  // Whether `name` is computed from a Range node within a few steps.
+  std::function<bool(const std::string &, int)> fromRange =
+      [&](const std::string &name, int depth) {
+        auto it = producer.find(name);
+        if (it == producer.end() || depth > 6)
+          return false;
+        if (it->second->op_type() == "Range")
+          return true;
+        return llvm::any_of(it->second->input(), [&](const std::string &in) {
+          return !in.empty() && fromRange(in, depth + 1);
+        });
+      };
+  std::optional<int64_t> bound;
+  auto candidate = [&](int64_t rows) {
+    if (rows >= 1)
+      bound = bound ? std::min(*bound, rows) : rows;
+  };
+  for (const onnx::NodeProto &node : graph.node()) {
+    // A table indexed by positions (Gather(table, Range(...))).
+    if (node.op_type() == "Gather" && node.input_size() == 2) {
+      auto table = consts.find(node.input(0));
+      if (table != consts.end() && !table->second.empty() &&
+          fromRange(node.input(1), 0)) {
+        int64_t axis = 0;
+        for (const onnx::AttributeProto &a : node.attribute())
+          if (a.name() == "axis")
+            axis = a.i();
+        int64_t rank = table->second.size();
+        if (axis < 0)
+          axis += rank;
+        if (axis >= 0 && axis < rank)
+          candidate(table->second[axis]);
+      }
+    }
+    // A constant buffer sliced up to a computed end (mask[:, :, :S, :S],
+    // cos_cached[:S], position_ids[:, :S]).
+    if (node.op_type() == "Slice" && node.input_size() >= 3) {
+      auto data = consts.find(node.input(0));
+      if (data == consts.end() || consts.count(node.input(2)))
+        continue;
+      // The sliced axes: `axes` when it is a constant, else the leading
+      // ones, one per entry of a constant `starts`; when neither tells, the
+      // largest dimension (the length axis of a table).
+      int64_t rank = data->second.size();
+      SmallVector<int64_t> axes;
+      if (node.input_size() >= 4 && !node.input(3).empty()) {
+        if (std::optional<SmallVector<int64_t>> a =
+                constantInts(graph, node.input(3)))
+          axes = *a;
+        else if (rank > 0)
+          axes.push_back(
+              std::max_element(data->second.begin(), data->second.end()) -
+              data->second.begin());
+      } else {
+        auto starts = consts.find(node.input(1));
+        if (starts == consts.end())
+          continue;
+        int64_t n = starts->second.empty() ? 1 : starts->second[0];
+        for (int64_t d = 0; d < std::min(n, rank); ++d)
+          axes.push_back(d);
+      }
+      for (int64_t a : axes) {
+        if (a < 0)
+          a += rank;
+        if (a >= 0 && a < rank && data->second[a] > 1)
+          candidate(data->second[a]);
+      }
+    }
+  }
+  return bound;
+}
+
+OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
+    const onnx::ModelProto &model, ArrayRef<FreeDim> free,
+    const ImportOptions &options, MLIRContext *ctx, Location loc,
+    llvm::function_ref<OwningOpRef<ModuleOp>(const ImportOptions &)> import) {
+  // The free symbols that are the sequence: those with a bound, or the only
+  // one.
+  llvm::StringSet<> names;
+  for (const FreeDim &d : free)
+    names.insert(d.name);
+  std::optional<int64_t> bound;
+  std::string boundFrom;
+  for (const FreeDim &d : free) {
+    auto it = options.dimBounds.find(d.name);
+    if (it == options.dimBounds.end())
+      continue;
+    if (bound && *bound != it->second) {
+      emitError(loc) << "symbolic dimensions bounded with --dim-bound must "
+                        "share one bound (llmc keeps one dynamic dimension, "
+                        "the sequence length): got "
+                     << *bound << " and " << it->second;
+      return nullptr;
+    }
+    bound = it->second;
+    boundFrom = "--dim-bound " + d.name;
+  }
+  if (names.size() > 1) {
+    for (const FreeDim &d : free) {
+      if (options.dimBounds.count(d.name))
+        continue;
+      InFlightDiagnostic diag = emitError(loc);
+      diag << "graph input '" << d.input << "' has symbolic dimension "
+           << d.index << " ('" << d.name
+           << "') besides other symbolic dimensions (";
+      bool first = true;
+      for (const auto &n : names.keys())
+        if (n != d.name) {
+          diag << (first ? "" : ", ") << "'" << n << "'";
+          first = false;
+        }
+      diag << "): llmc keeps one dynamic dimension, the sequence length; "
+              "pin the others with --dim NAME=VALUE (e.g. --dim "
+           << d.name
+           << "=1), or give every sequence-length symbol the same "
+              "bound with --dim-bound NAME=N";
+      return nullptr;
+    }
+  }
+  if (!bound) {
+    bound = inferSequenceBound(model.graph());
+    boundFrom = "the model's position table or mask buffer";
+  }
+  const FreeDim &first = free.front();
+  if (!bound) {
+    emitError(loc) << "graph input '" << first.input
+                   << "' has symbolic dimension " << first.index << " ('"
+                   << first.name
+                   << "') and the model declares no largest length (no "
+                      "position table or sliced buffer): set its bound with "
+                      "--dim-bound "
+                   << first.name << "=N, or pin it with --dim " << first.name
+                   << "=VALUE";
+    return nullptr;
+  }
+  if (*bound < 3) {
+    emitError(loc) << "the bound of symbolic dimension '" << first.name
+                   << "' is " << *bound << " (from " << boundFrom
+                   << "): a dynamic dimension needs a bound of at least 3; "
+                      "pin it with --dim "
+                   << first.name << "=VALUE instead";
+    return nullptr;
+  }
+
+  // Three lengths: the bound (whose tables the prefixes read), its neighbour
+  // and about half of it, so that a size that only equals the length near
+  // the bound is caught.
+  int64_t b = *bound;
+  SmallVector<int64_t> lengths = {b, b - 1, b >= 8 ? b / 2 + 1 : b - 2};
+  SmallVector<OwningOpRef<ModuleOp>> modules;
+  for (auto [i, length] : llvm::enumerate(lengths)) {
+    ImportOptions at = options;
+    for (const FreeDim &d : free)
+      at.dimValues[d.input + ":" + std::to_string(d.index)] = length;
+    // Shape inference's cross-check warnings once, not per length.
+    at.runShapeInference = options.runShapeInference && i == 0;
+    OwningOpRef<ModuleOp> module = import(at);
+    if (!module) {
+      emitRemark(loc) << "while importing with symbolic dimension '"
+                      << first.name << "' = " << length
+                      << " (llmc imports a dynamic dimension at three "
+                         "lengths up to its bound "
+                      << b << ", from " << boundFrom << ")";
+      return nullptr;
+    }
+    // Causal masks and RoPE tables are recognized while they are constants.
+    PassManager pm(ctx);
+    pm.addPass(createLLMRecomposePass());
+    pm.addPass(createCanonicalizerPass());
+    if (failed(pm.run(*module)))
+      return nullptr;
+    modules.push_back(std::move(module));
+  }
+  SmallVector<ModuleOp> ops;
+  for (OwningOpRef<ModuleOp> &m : modules)
+    ops.push_back(*m);
+  // The merge reports at the op that differs; for an ONNX model that is
+  // the node (its name and op type, the importer's locations), reported at
+  // the model's file as the importer's other errors are.
+  bool merged;
+  {
+    bool forwarding = false;
+    ScopedDiagnosticHandler toModel(
+        ctx, [&](Diagnostic &diag) -> LogicalResult {
+          if (forwarding)
+            return failure();
+          std::string prefix;
+          if (auto name = dyn_cast<NameLoc>(diag.getLocation())) {
+            prefix = "ONNX node '" + name.getName().str() + "'";
+            if (auto kind = dyn_cast<NameLoc>(name.getChildLoc()))
+              prefix += " (" + kind.getName().str() + ")";
+            prefix += ": ";
+          }
+          forwarding = true;
+          emitError(loc) << prefix << diag.str();
+          forwarding = false;
+          return success();
+        });
+    merged = succeeded(generalizeSequenceLength(ops, lengths));
+  }
+  if (!merged) {
+    emitRemark(loc) << "symbolic dimension '" << first.name
+                    << "' stays dynamic only when the model varies with it "
+                       "as a sequence length does; pin it with --dim "
+                    << first.name << "=VALUE to import one length";
+    return nullptr;
+  }
+  return std::move(modules.front());
+}
