@@ -30,12 +30,15 @@ MLIR_CAPI_EXPORTED bool llmcHasONNXImporter(void);
 /// Imports the ONNX model in the file at `path` into `ctx` (which must have
 /// the dialects of `llmcRegisterAllDialects`; llmcContextCreate's have).
 /// `dims` gives values for symbolic dimensions, "NAME=VALUE[,NAME=VALUE...]"
-/// where NAME is a dim_param name or INPUT:INDEX (empty: none). External
+/// where NAME is a dim_param name or INPUT:INDEX (empty: none); an entry
+/// "NAME<=N" keeps that dimension dynamic with bound N instead. A symbolic
+/// dimension without a value stays dynamic (the sequence length, bounded by
+/// "<=N" or by the model's position table; docs/llmc.md). External
 /// tensor data is read relative to the model's directory. Graph inputs and
 /// outputs keep their ONNX names as `llm.name` attributes. Returns a module
 /// owned by the caller, or a null module after passing the error (missing or
-/// unreadable file, corrupt protobuf, unsupported op/opset/type, unresolved
-/// dynamic dimension, malformed `dims`) to `onError`.
+/// unreadable file, corrupt protobuf, unsupported op/opset/type, a symbolic
+/// dimension that cannot stay dynamic, malformed `dims`) to `onError`.
 MLIR_CAPI_EXPORTED MlirModule llmcImportONNXFile(MlirContext ctx,
                                                  MlirStringRef path,
                                                  MlirStringRef dims,

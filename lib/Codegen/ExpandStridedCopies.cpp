@@ -7,7 +7,8 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements `llm-expand-strided-copies`: memref.copy between
-// non-contiguous static views becomes linalg.copy (vectorizable loops)
+// non-contiguous views (static, or with the dynamic sequence dimension)
+// becomes linalg.copy (vectorizable loops)
 // instead of a call to the runtime's element-by-element `memrefCopy`; a
 // large copy is split over its outermost dimension into an scf.forall so
 // that the threads share it.
@@ -40,9 +41,16 @@ struct LLMExpandStridedCopiesPass
     getOperation().walk([&](memref::CopyOp op) {
       auto src = dyn_cast<MemRefType>(op.getSource().getType());
       auto dst = dyn_cast<MemRefType>(op.getTarget().getType());
-      if (!src || !dst || !src.hasStaticShape() || !dst.hasStaticShape() ||
-          src.getRank() == 0)
+      if (!src || !dst || src.getRank() == 0)
         return;
+      // A dynamic (sequence) shape: contiguous identity layouts are one
+      // memcpy already; strided views would call memrefCopy.
+      if (!src.hasStaticShape() || !dst.hasStaticShape()) {
+        if (src.getLayout().isIdentity() && dst.getLayout().isIdentity())
+          return;
+        copies.push_back(op);
+        return;
+      }
       if (memref::isStaticShapeAndContiguousRowMajor(src) &&
           memref::isStaticShapeAndContiguousRowMajor(dst))
         return;
@@ -62,11 +70,11 @@ struct LLMExpandStridedCopiesPass
       Value src = op.getSource(), dst = op.getTarget();
       auto srcType = cast<MemRefType>(src.getType());
       Type elemType = srcType.getElementType();
-      int64_t bytes = elemType.isIntOrFloat()
-                          ? srcType.getNumElements() *
-                                llvm::divideCeil(
-                                    elemType.getIntOrFloatBitWidth(), 8)
-                          : 0;
+      int64_t bytes =
+          elemType.isIntOrFloat() && srcType.hasStaticShape()
+              ? srcType.getNumElements() *
+                    llvm::divideCeil(elemType.getIntOrFloatBitWidth(), 8)
+              : 0;
       ArrayRef<int64_t> shape = srcType.getShape();
       const auto *outer =
           llvm::find_if(shape, [](int64_t size) { return size > 1; });

@@ -15,6 +15,7 @@
 
 #include "llm/Codegen/MemoryPlan.h"
 #include "llm/Codegen/Passes.h"
+#include "llm/Codegen/Transforms.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Support/Report.h"
 
@@ -170,15 +171,8 @@ static std::optional<int64_t> getPlannableByteSize(MemRefType type,
   return bytes;
 }
 
-/// Upper bound of a dynamic alloc size `size` of `func`, when it is an
-/// affine function of the function's dynamic argument dimensions (the
-/// sequence length, DimBounds.h): upstream's ValueBoundsConstraintSet gives
-/// `size` as a map of those dimensions, which all equal one value n in
-/// [1, bound] at run time (llm-guard-dim-bounds asserts it at entry), and the
-/// largest value of the map over that range is the bound of `size`. Returns
-/// std::nullopt otherwise.
-static std::optional<int64_t> getDynamicSizeBound(FunctionOpInterface func,
-                                                  Value size) {
+std::optional<int64_t> mlir::llm::getSequenceSizeBound(FunctionOpInterface func,
+                                                       Value size) {
   ValueDimList deps;
   int64_t bound = -1;
   for (auto [arg, dim, b] : getDynamicArgDims(func)) {
@@ -274,7 +268,7 @@ static SmallVector<Candidate> collectCandidates(func::FuncOp func,
   for (auto alloc : body.getOps<memref::AllocOp>()) {
     if (!alloc.getSymbolOperands().empty())
       continue;
-    // Dynamic sizes are planned at their bound (getDynamicSizeBound).
+    // Dynamic sizes are planned at their bound (getSequenceSizeBound).
     SmallVector<int64_t> shape(alloc.getType().getShape());
     unsigned next = 0;
     bool bounded = true;
@@ -282,7 +276,7 @@ static SmallVector<Candidate> collectCandidates(func::FuncOp func,
       if (!ShapedType::isDynamic(d))
         continue;
       std::optional<int64_t> ub =
-          getDynamicSizeBound(func, alloc.getDynamicSizes()[next++]);
+          getSequenceSizeBound(func, alloc.getDynamicSizes()[next++]);
       if (!ub) {
         bounded = false;
         break;

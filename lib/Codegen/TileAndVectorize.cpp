@@ -17,6 +17,7 @@
 
 #include "llm/Codegen/Passes.h"
 #include "llm/Codegen/Transforms.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -30,6 +31,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
@@ -345,7 +347,7 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   bool isBatch = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp>(op) && !isBatch)
     return failure();
-  if (!hasStaticTensorShapes(op) || op->getNumResults() != 1)
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
     return failure();
 
   // Iteration space: [b,] m, n, k.
@@ -354,6 +356,20 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   unsigned numLoops = ranges.size();
   if (numLoops != b + 3)
     return failure();
+  // A dynamic M (the rows are the function's sequence, DimBounds.h): the
+  // tiles are chosen for the declared bound, the loops run to the run-time
+  // M, and the partial last register tile is peeled like a static
+  // remainder.
+  bool dynamicM = false;
+  if (!hasStaticTensorShapes(op)) {
+    std::optional<int64_t> bound = getSequenceBound(op);
+    if (isBatch || !bound || !ShapedType::isDynamic(ranges[b]) ||
+        ShapedType::isDynamic(ranges[b + 1]) ||
+        ShapedType::isDynamic(ranges[b + 2]))
+      return failure();
+    ranges[b] = *bound;
+    dynamicM = true;
+  }
   int64_t batch = isBatch ? ranges[0] : 1;
   int64_t m = ranges[b], n = ranges[b + 1], k = ranges[b + 2];
   if (m <= 0 || n <= 0 || k <= 0)
@@ -453,7 +469,7 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // With an epilogue, keep at least two outer tiles when there is no cache
   // tile loop: a single-iteration loop is folded away by canonicalization,
   // which would leave the matmul and its epilogue as two loop nests.
-  if (epilogue && batch == 1 && n <= cn) {
+  if (epilogue && batch == 1 && n <= cn && !dynamicM) {
     if (!splitN && llvm::divideCeil(m, pm) == 1 && m >= 2 * rm) {
       outer[b] = roundUp(llvm::divideCeil(m, 2), rm);
     } else if (!splitN && llvm::divideCeil(m, pm) == 1 && n >= 2 * rn) {

@@ -14,10 +14,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Transforms.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -80,8 +82,19 @@ static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
     return failure();
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iters = root.getIteratorTypesArray();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return failure();
+  // A dynamic dimension is the function's sequence (DimBounds.h): the rows
+  // per tile are chosen for its declared bound, the loop runs to the
+  // run-time length (the last tile may be partial).
+  bool dynamic = false;
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    std::optional<int64_t> bound = getSequenceBound(root);
+    if (!bound)
+      return failure();
+    for (int64_t &r : ranges)
+      if (ShapedType::isDynamic(r))
+        r = *bound;
+    dynamic = true;
+  }
   std::optional<unsigned> dim;
   for (unsigned d = 0; d < ranges.size(); ++d)
     if (iters[d] == utils::IteratorType::parallel && ranges[d] >= 2) {
@@ -89,6 +102,13 @@ static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
       break;
     }
   if (!dim)
+    return failure();
+  // The dimensions after the tiled one make one step of it: a dynamic one
+  // there (a sequence inside the tile) is not tiled here.
+  if (dynamic &&
+      llvm::any_of(
+          ArrayRef<int64_t>(root.getStaticLoopRanges()).drop_front(*dim + 1),
+          ShapedType::isDynamic))
     return failure();
   // Elements of one step of `dim` (the rest of the iteration space).
   int64_t inner = 1;
@@ -185,6 +205,11 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
                                                        rewriter.getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          rewriter.getContext());
+    // The sizes of those reshapes with a dynamic (sequence) dimension are
+    // read from the reshape's own sizes, not with tensor.dim of its result,
+    // which would keep the untiled producer alive next to the tiled one.
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::DimOp::getCanonicalizationPatterns(patterns, rewriter.getContext());
     GreedyRewriteConfig config;
     config.setScope(&group.getBody());
     (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);

@@ -157,6 +157,8 @@ void mlir::llm::buildLLMBufferizationStage(
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Row tiles of a dynamic sequence: their scratch gets its static bound.
+  pm.addNestedPass<func::FuncOp>(createLLMBoundDynamicAllocsPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   // Must run before deallocation: afterwards nothing is promoted.

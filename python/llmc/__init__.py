@@ -105,9 +105,19 @@ def _format_dims(dims):
     if isinstance(dims, str):
         return dims
     if isinstance(dims, dict):
-        return ",".join("%s=%d" % (k, v) for k, v in dims.items())
-    raise ValueError("dims must be a dict {name: value} or a "
-                     "'NAME=VALUE,...' string, got %r" % (dims,))
+        parts = []
+        for k, v in dims.items():
+            # "<=N": a bound, the dimension stays dynamic.
+            if isinstance(v, str) and v.startswith("<="):
+                parts.append("%s%s" % (k, v))
+            elif isinstance(v, int) and not isinstance(v, bool):
+                parts.append("%s=%d" % (k, v))
+            else:
+                raise ValueError("dims[%r] must be an int or '<=N', got %r"
+                                 % (k, v))
+        return ",".join(parts)
+    raise ValueError("dims must be a dict {name: value or '<=bound'} or a "
+                     "'NAME=VALUE,NAME<=BOUND,...' string, got %r" % (dims,))
 
 
 def _is_path(model):
@@ -259,7 +269,9 @@ def compile(model, target="cpu", **options):
                         vectorization or OpenMP);
       threads=N         OpenMP threads of the parallel loops (0: default);
       dims={...}        ONNX only: values of symbolic dimensions, by
-                        dim_param name or "INPUT:INDEX";
+                        dim_param name or "INPUT:INDEX"; "<=N" keeps one
+                        dynamic with bound N (a symbol left out stays
+                        dynamic, bounded by the model's position table);
       cache=True        use the compile cache (a model compiled before with
                         the same options is loaded, not compiled again;
                         `CompiledModel.cache_status` says which);

@@ -85,7 +85,8 @@ check("text Z", z2, ref_z)
 # CHECK: text Y: (2, 3) float32 {{.*}} PASS
 # CHECK: text Z: (2, 4) float32 {{.*}} PASS
 
-# "batch:0"-style dims; a missing dimension value is an import error.
+# "batch:0"-style dims; a symbolic dimension without a value or a bound
+# (the model has no position table to bound it) is an import error.
 y3, _ = llmc.compile(path, dims="X:0=2")(x)
 check("dims by index", y3, ref_y)
 # CHECK: dims by index: (2, 3) float32 {{.*}} PASS
@@ -94,3 +95,25 @@ try:
 except ValueError as e:
     print("ValueError:", str(e).splitlines()[0])
 # CHECK: ValueError: {{.*}}error: {{.*}}batch
+
+# "<=N" keeps the symbolic dimension dynamic with bound N: one compiled model
+# runs every batch size up to 8 (here the batch is the one dynamic size).
+dyn = llmc.compile(path, dims={"batch": "<=8"})
+for n in (1, 5):
+    xn = rng.standard_normal((n, 4)).astype(np.float32)
+    hn = np.maximum(xn.astype(np.float64) @ w + b, 0)
+    en = np.exp(hn - hn.max(-1, keepdims=True))
+    yn, zn = dyn(xn)
+    check("dynamic batch %d Y" % n, yn, (en / en.sum(-1, keepdims=True)).astype(np.float32))
+    check("dynamic batch %d Z" % n, zn, np.tanh(xn.astype(np.float64)).astype(np.float32))
+# CHECK: dynamic batch 1 Y: (1, 3) float32 {{.*}} PASS
+# CHECK: dynamic batch 1 Z: (1, 4) float32 {{.*}} PASS
+# CHECK: dynamic batch 5 Y: (5, 3) float32 {{.*}} PASS
+# CHECK: dynamic batch 5 Z: (5, 4) float32 {{.*}} PASS
+for bad in ({"batch": "<=0"}, {"batch": 2.5}):
+    try:
+        llmc.compile(path, dims=bad)
+    except ValueError as e:
+        print("bad dims:", str(e).splitlines()[0])
+# CHECK: bad dims: {{.*}}invalid dimension setting 'batch<=0' (expected NAME<=VALUE with VALUE >= 1)
+# CHECK: bad dims: dims['batch'] must be an int or '<=N', got 2.5

@@ -315,19 +315,48 @@ def LLMApproximateMathPass
   ];
 }
 
+def LLMBoundDynamicAllocsPass
+    : Pass<"llm-bound-dynamic-allocs", "::mlir::func::FuncOp"> {
+  let summary = "Give dynamically sized scratch buffers in loops a static "
+                "size";
+  let description = [{
+    A `memref.alloc(%sizes)` inside a loop whose dynamic sizes have an
+    upper bound (a constant one: a row tile `affine.min(32, n - i)` of a
+    dynamic sequence, upstream `ValueBoundsConstraintSet`; or one that
+    follows the sequence length and its declared bound, a whole [S, N]
+    accumulator, getSequenceSizeBound) becomes a static buffer
+    of the bound's bytes, `memref.alloc() : memref<Nxi8>`, read through
+    `memref.view` with the run-time sizes (the alloc's own type, identity
+    layout). The static buffer is then treated as a static tile's scratch
+    is: promoted to the stack when small, hoisted out of the loop, planned;
+    without this, every iteration of the loop calls `malloc`. Allocs with
+    static shapes, outside loops, with a size without a constant bound, or
+    of non-integer/float elements are left alone.
+    `llm-lower-to-cpu` runs it after one-shot bufferization, before buffer
+    hoisting.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numBounded", "allocs-bounded",
+              "Dynamically sized allocs in loops given a static size">,
+  ];
+}
+
 def LLMExpandStridedCopiesPass
     : Pass<"llm-expand-strided-copies", "::mlir::func::FuncOp"> {
   let summary = "Rewrite memref.copy between strided static views to "
                 "linalg.copy loops";
   let description = [{
-    `memref.copy %src, %dst` where both memrefs have static shapes and at
-    least one is not contiguous row-major (a subview of a larger buffer, such
-    as the slot of a KV cache that a concat writes into) becomes
+    `memref.copy %src, %dst` where at least one memref is not contiguous
+    row-major (a subview of a larger buffer, such as the slot of a KV cache
+    that a concat writes into, or a row tile of a dynamic sequence) becomes
     `linalg.copy ins(%src) outs(%dst)`. The copy then lowers to loops that
     LLVM vectorizes along the contiguous innermost dimension, instead of the
     runtime's generic `memrefCopy`, which copies one element per `memcpy`
-    call for non-contiguous layouts. Contiguous copies (one `memcpy`),
-    dynamic shapes and rank-0 copies are left alone. Element types: any.
+    call for non-contiguous layouts. Contiguous copies (static shapes, or
+    identity layouts with a dynamic size: one `memcpy`) and rank-0 copies
+    are left alone. Element types: any.
     A copy of at least `parallel-min-bytes` bytes (integer and float
     elements; 0 disables it) is split over its outermost dimension of size
     > 1: an `scf.forall` over that dimension whose body copies one slice

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
 #include <functional>
@@ -106,6 +107,17 @@ void populateLLMLowerVectorsPatterns(RewritePatternSet &patterns);
 LogicalResult tileMatmulInPlaceForCPU(RewriterBase &rewriter,
                                       linalg::LinalgOp op,
                                       const CPUTargetDescription &target);
+
+/// Upper bound of a dynamic size `size` (an index value) in `func`, when it
+/// is an affine function of the function's dynamic argument dimensions (the
+/// sequence length, DimBounds.h): upstream's ValueBoundsConstraintSet gives
+/// `size` as a map of those dimensions, which all equal one value n in
+/// [1, bound] at run time (llm-guard-dim-bounds asserts it at entry), and the
+/// largest value of the map over that range is the bound of `size`. Returns
+/// std::nullopt otherwise. Used by llm-plan-memory (top-level buffers) and
+/// llm-bound-dynamic-allocs (buffers in loops).
+std::optional<int64_t> getSequenceSizeBound(FunctionOpInterface func,
+                                            Value size);
 
 } // namespace mlir::llm
 

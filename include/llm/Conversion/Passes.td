@@ -63,7 +63,9 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
       dynamic query (and key/value) length: the tile counts are computed at
       run time and the last tile of a dynamic sequence is a zero-padded copy
       (its extra query rows are not stored, its extra key columns are
-      excluded); a mask along a dynamic sequence takes the materialized form.
+      excluded); a mask along a dynamic sequence is read in tiles with
+      clamped indices (a mask with a dynamic batch or head dimension takes
+      the materialized form).
     * `attention` with `attention=materialized` -> grouped-query attention
       without copying K/V: `q` reshaped to `[B*Hkv, G*Sq, D]`, `batch_matmul`
       for `Q K^T` and `P V`, scale, mask (float: added; `i1`: keep where true)

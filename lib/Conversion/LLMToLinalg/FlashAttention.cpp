@@ -151,17 +151,15 @@ std::string flashRefusal(AttentionOp op) {
   }
   auto qt = cast<RankedTensorType>(op.getQuery().getType());
   auto kt = cast<RankedTensorType>(op.getKey().getType());
-  bool dynQ = qt.isDynamicDim(seqDim), dynK = kt.isDynamicDim(seqDim);
   if (Value mask = op.getMask()) {
+    // Mask dimensions [.., Sq, Skv] (leading ones may be missing): only
+    // those two may be dynamic (the sequence); their tiles are read with
+    // clamped indices (maskTile).
     auto mt = cast<RankedTensorType>(mask.getType());
-    if (!mt.hasStaticShape())
-      return "a dynamically shaped mask";
     int64_t rank = mt.getRank();
-    // Mask dimensions [.., Sq, Skv] (leading ones may be missing).
-    if (dynQ && rank >= 2 && mt.getDimSize(rank - 2) != 1)
-      return "a mask along a dynamic query sequence";
-    if (dynK && rank >= 1 && mt.getDimSize(rank - 1) != 1)
-      return "a mask along a dynamic key/value sequence";
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (mt.isDynamicDim(d))
+        return "a mask with a dynamic batch or head dimension";
   }
   for (int64_t d : {qt.getDimSize(0), qt.getDimSize(bshd ? 2 : 1),
                     qt.getDimSize(seqDim), kt.getDimSize(seqDim)})
@@ -651,6 +649,8 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     MLIRContext *ctx = b.getContext();
     auto mt = cast<RankedTensorType>(mask.getType());
     int64_t rank = mt.getRank(), off = 4 - rank;
+    if (!mt.hasStaticShape())
+      return clampedMaskTile(b, loc, mask, bIv, hIv, qs, ks, tq, tk);
     Value fullOffsets[4] = {bIv, hIv, qs, ks};
     int64_t tileSizes[4] = {1, 1, tq, tk};
     SmallVector<OpFoldResult> offs, sizes;
@@ -673,6 +673,80 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, mask, offs,
                                                 sizes, strides);
+    return {tile, AffineMap::get(2, 0, exprs, ctx)};
+  }
+
+  /// maskTile for a mask whose query or key dimension is the dynamic
+  /// sequence: the [tq, tk] window is read element by element with the
+  /// indices clamped to the mask's last row and column (a tile at the end of
+  /// the sequence runs past it; those rows are not written and those
+  /// columns are excluded by the length, so what they read does not
+  /// matter).
+  std::pair<Value, AffineMap> clampedMaskTile(OpBuilder &b, Location loc,
+                                              Value mask, Value bIv, Value hIv,
+                                              Value qs, Value ks, int64_t tq,
+                                              int64_t tk) const {
+    MLIRContext *ctx = b.getContext();
+    auto mt = cast<RankedTensorType>(mask.getType());
+    int64_t rank = mt.getRank(), off = 4 - rank;
+    Value fullOffsets[4] = {bIv, hIv, qs, ks};
+    int64_t tileSizes[4] = {1, 1, tq, tk};
+    SmallVector<int64_t> tileShape;
+    SmallVector<AffineExpr> exprs;
+    // Per mask dimension: a broadcast one (static size 1) reads 0; the
+    // batch and head ones their index; the query and key ones the tile's
+    // row or column, clamped to the last.
+    SmallVector<Value> last(rank);
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t fi = off + i;
+      bool bcast = mt.getDimSize(i) == 1;
+      if (fi >= 2) {
+        tileShape.push_back(bcast ? 1 : tileSizes[fi]);
+        exprs.push_back(bcast ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(tileShape.size() - 1, ctx));
+        if (!bcast) {
+          Value size = mt.isDynamicDim(i)
+                           ? tensor::DimOp::create(b, loc, mask, i).getResult()
+                           : idx(b, loc, mt.getDimSize(i));
+          last[i] = arith::SubIOp::create(b, loc, size, idx(b, loc, 1));
+        }
+      }
+    }
+    auto tileType = RankedTensorType::get(tileShape, mt.getElementType());
+    Value empty =
+        tensor::EmptyOp::create(b, loc, tileShape, mt.getElementType());
+    auto idMap = AffineMap::getMultiDimIdentityMap(tileShape.size(), ctx);
+    SmallVector<utils::IteratorType> iters(tileShape.size(),
+                                           utils::IteratorType::parallel);
+    Value tile =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{tileType}, ValueRange{}, ValueRange{empty},
+            ArrayRef<AffineMap>{idMap}, iters,
+            [&](OpBuilder &nb, Location nl, ValueRange) {
+              SmallVector<Value> indices;
+              int64_t t = 0;
+              for (int64_t i = 0; i < rank; ++i) {
+                int64_t fi = off + i;
+                bool bcast = mt.getDimSize(i) == 1;
+                if (fi >= 2) {
+                  Value pos = linalg::IndexOp::create(nb, nl, t++);
+                  if (bcast) {
+                    indices.push_back(idx(nb, nl, 0));
+                    continue;
+                  }
+                  Value at =
+                      arith::AddIOp::create(nb, nl, fullOffsets[fi], pos);
+                  indices.push_back(
+                      arith::MinSIOp::create(nb, nl, at, last[i]));
+                } else {
+                  indices.push_back(bcast ? idx(nb, nl, 0) : fullOffsets[fi]);
+                }
+              }
+              linalg::YieldOp::create(
+                  nb, nl,
+                  ValueRange{tensor::ExtractOp::create(nb, nl, mask, indices)});
+            })
+            .getResult(0);
     return {tile, AffineMap::get(2, 0, exprs, ctx)};
   }
 

@@ -525,6 +525,9 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
           SequencePrefixOp, CompareOp, SelectOp, LogicalAndOp, LogicalOrOp,
           LogicalXorOp, LogicalNotOp>(op))
     return success();
+  // Fusion groups carry their ops' types; the ops are checked themselves.
+  if (isa<FusionGroupOp, YieldOp>(op))
+    return success();
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     auto lt = shapeOf(mm.getLhs()), rt = shapeOf(mm.getRhs());
     if (rt.size() != 2 || !allStatic(rt) || mm.getTransposeA() ||
@@ -928,29 +931,9 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
             llvm::to_vector(llvm::seq<int64_t>(0, lr - 1)), {lr - 1}};
         lhs2 = tensor::CollapseShapeOp::create(rewriter, loc, lhs, re);
       }
-      // Dynamic rows (the sequence, n <= bound): the lhs is padded with
-      // zero rows to the declared bound, the matmul is static (so it takes
-      // the tiled, vectorized, parallel path of llm-tile-and-vectorize) and
-      // its first n rows are kept. Each row's arithmetic is the same as in
-      // a static compile; the price is computing bound - n padded rows.
-      Value dynRows;
-      if (ShapedType::isDynamic(rows)) {
-        auto func = op->getParentOfType<FunctionOpInterface>();
-        FailureOr<std::optional<SequenceDim>> seq =
-            getSequenceDim(func, /*emitErrors=*/false);
-        if (failed(seq) || !seq->has_value())
-          return rewriter.notifyMatchFailure(op, "no sequence bound");
-        int64_t bound = (*seq)->bound;
-        auto l2 = cast<RankedTensorType>(lhs2.getType());
-        dynRows = tensor::DimOp::create(rewriter, loc, lhs2, int64_t(0));
-        Value zero = arith::ConstantOp::create(
-            rewriter, loc, rewriter.getZeroAttr(l2.getElementType()));
-        lhs2 = tensor::createPadHighOp(
-            RankedTensorType::get({bound, l2.getDimSize(1)},
-                                  l2.getElementType()),
-            lhs2, zero, /*nofold=*/false, loc, rewriter);
-        rows = bound;
-      }
+      // Dynamic rows (the sequence): a matmul with a dynamic M, which
+      // llm-tile-and-vectorize tiles like a static one sized at the bound
+      // (full register tiles vectorized, the partial last one peeled).
       Value init = createZerosF32(rewriter, loc, {rows, n});
       auto mm =
           linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
@@ -963,14 +946,6 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
         mm.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr({lm, rm, om}));
       }
       acc = mm.getResult(0);
-      if (dynRows)
-        acc = tensor::ExtractSliceOp::create(
-            rewriter, loc, acc,
-            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
-                                   rewriter.getIndexAttr(0)},
-            ArrayRef<OpFoldResult>{dynRows, rewriter.getIndexAttr(n)},
-            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
-                                   rewriter.getIndexAttr(1)});
     } else {
       ArrayRef<int64_t> batch = type.getShape().drop_back(2);
       int64_t nb = batch.size();

@@ -806,34 +806,46 @@ OwningOpRef<ModuleOp> Importer::import(onnx::ModelProto &model) {
 // Public API
 //===----------------------------------------------------------------------===//
 
-/// Parses "NAME=VALUE[,...]" with VALUE >= `min` into `into`.
-static bool parseNamedValues(StringRef spec, int64_t min,
-                             llvm::StringMap<int64_t> &into,
-                             std::string &error) {
-  SmallVector<StringRef> parts;
-  spec.split(parts, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef part : parts) {
-    auto [name, value] = part.split('=');
-    int64_t v;
-    if (name.trim().empty() || value.trim().getAsInteger(10, v) || v < min) {
-      error = ("invalid dimension setting '" + part +
-               "' (expected NAME=VALUE with VALUE >= " + Twine(min) + ")")
-                  .str();
-      return false;
-    }
-    into[name.trim()] = v;
+/// Parses one "NAME<sep>VALUE" entry with VALUE >= `min` into `into`.
+static bool parseNamedValue(StringRef part, StringRef sep, int64_t min,
+                            llvm::StringMap<int64_t> &into,
+                            std::string &error) {
+  size_t at = part.find(sep);
+  StringRef name = part.take_front(at).trim();
+  int64_t v;
+  if (at == StringRef::npos || name.empty() ||
+      part.drop_front(at + sep.size()).trim().getAsInteger(10, v) || v < min) {
+    error = ("invalid dimension setting '" + part + "' (expected NAME" + sep +
+             "VALUE with VALUE >= " + Twine(min) + ")")
+                .str();
+    return false;
   }
+  into[name] = v;
   return true;
 }
 
 bool mlir::llm::parseDimSpec(StringRef spec, ImportOptions &options,
                              std::string &error) {
-  return parseNamedValues(spec, 0, options.dimValues, error);
+  // NAME<=N entries are bounds (the C API's and Python's one string).
+  SmallVector<StringRef> parts;
+  spec.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    bool bound = part.contains("<=");
+    if (!parseNamedValue(part, bound ? "<=" : "=", bound ? 1 : 0,
+                         bound ? options.dimBounds : options.dimValues, error))
+      return false;
+  }
+  return true;
 }
 
 bool mlir::llm::parseDimBoundSpec(StringRef spec, ImportOptions &options,
                                   std::string &error) {
-  return parseNamedValues(spec, 1, options.dimBounds, error);
+  SmallVector<StringRef> parts;
+  spec.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts)
+    if (!parseNamedValue(part, "=", 1, options.dimBounds, error))
+      return false;
+  return true;
 }
 
 OwningOpRef<ModuleOp> mlir::llm::importONNXModel(llvm::MemoryBufferRef buffer,

@@ -144,12 +144,16 @@ func.func @prefill_dynamic_no_cache(%q: tensor<1x4x?x8xf32> {llm.dim_bounds = ar
 
 // -----
 
-// A mask along the dynamic query length: the flash lowering refuses it and
-// the materialized lowering takes it.
-// CHECK-LABEL: func.func @dynamic_mask_materialized
-// CHECK-NOT: scf.forall
-// CHECK: linalg.batch_matmul
-func.func @dynamic_mask_materialized(%q: tensor<1x2x?x8xf32> {llm.dim_bounds = array<i64: 1, 2, 64, 8>}, %k: tensor<1x2x64x8xf32>, %m: tensor<1x1x?x64xi1> {llm.dim_bounds = array<i64: 1, 1, 64, 64>}) -> tensor<1x2x?x8xf32> {
+// A mask along the dynamic query length: the flash lowering reads its
+// [Tq, Tk] tiles element by element with the row index clamped to the last
+// row (a tile past the end of the sequence is not written).
+// CHECK-LABEL: func.func @dynamic_query_mask
+// CHECK: scf.forall
+// CHECK: linalg.generic
+// CHECK: arith.minsi
+// CHECK: tensor.extract %arg2
+// CHECK-NOT: linalg.batch_matmul
+func.func @dynamic_query_mask(%q: tensor<1x2x?x8xf32> {llm.dim_bounds = array<i64: 1, 2, 64, 8>}, %k: tensor<1x2x64x8xf32>, %m: tensor<1x1x?x64xi1> {llm.dim_bounds = array<i64: 1, 1, 64, 64>}) -> tensor<1x2x?x8xf32> {
   %0 = llm.attention %q, %k, %k mask %m : (tensor<1x2x?x8xf32>, tensor<1x2x64x8xf32>, tensor<1x2x64x8xf32>, tensor<1x1x?x64xi1>) -> tensor<1x2x?x8xf32>
   return %0 : tensor<1x2x?x8xf32>
 }

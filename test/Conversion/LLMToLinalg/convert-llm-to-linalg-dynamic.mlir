@@ -16,18 +16,16 @@ func.func @add_bias(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>
 
 // -----
 
-// The rows [1, S] of the lhs collapse to one `?` dimension, padded with
-// zero rows to the bound (16) so that the matmul is static; its first S rows
-// are kept.
+// The rows [1, S] of the lhs collapse to one `?` dimension: a matmul with a
+// dynamic M (llm-tile-and-vectorize tiles it at the bound), expanded back.
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[A:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2]] : tensor<1x?x8xf32> into tensor<?x8xf32>
-// CHECK: %[[S:.+]] = tensor.dim %[[A]], %{{.+}} : tensor<?x8xf32>
-// CHECK: %[[P:.+]] = tensor.pad %[[A]] low[0, 0] high[%{{.+}}, 0]
-// CHECK: } : tensor<?x8xf32> to tensor<16x8xf32>
-// CHECK: %[[Z:.+]] = linalg.fill {{.*}} -> tensor<16x4xf32>
-// CHECK: %[[M:.+]] = linalg.matmul ins(%[[P]], %{{.+}} : tensor<16x8xf32>, tensor<8x4xf32>) outs(%[[Z]] : tensor<16x4xf32>)
-// CHECK: %[[R:.+]] = tensor.extract_slice %[[M]][0, 0] [%[[S]], 4] [1, 1] : tensor<16x4xf32> to tensor<?x4xf32>
-// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0, 1], [2]] output_shape [1, %[[S]], 4] : tensor<?x4xf32> into tensor<1x?x4xf32>
+// CHECK: %[[S:.+]] = tensor.dim %arg0, %{{.+}} : tensor<1x?x8xf32>
+// CHECK: %[[E:.+]] = tensor.empty(%[[S]]) : tensor<?x4xf32>
+// CHECK: %[[Z:.+]] = linalg.fill {{.*}} outs(%[[E]] : tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %{{.+}} : tensor<?x8xf32>, tensor<8x4xf32>) outs(%[[Z]] : tensor<?x4xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.expand_shape %[[M]] {{\[\[}}0, 1], [2]] output_shape [1, %{{.+}}, 4] : tensor<?x4xf32> into tensor<1x?x4xf32>
 func.func @linear(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}, %w: tensor<8x4xf32>) -> tensor<1x?x4xf32> {
   %0 = llm.matmul %x, %w : (tensor<1x?x8xf32>, tensor<8x4xf32>) -> tensor<1x?x4xf32>
   return %0 : tensor<1x?x4xf32>

@@ -67,8 +67,10 @@ struct ImportOptions {
   std::string funcName = "main";
 };
 
-/// Parses `spec` ("NAME=VALUE[,NAME=VALUE...]") into `options.dimValues`.
-/// Returns false and sets `error` on a malformed entry.
+/// Parses `spec` ("NAME=VALUE[,NAME=VALUE...]") into `options.dimValues`;
+/// an entry `NAME<=N` (N >= 1) goes to `options.dimBounds` instead (one
+/// string for both, as the C API and Python take it). Returns false and sets
+/// `error` on a malformed entry.
 bool parseDimSpec(llvm::StringRef spec, ImportOptions &options,
                   std::string &error);
 

@@ -139,6 +139,17 @@ bool mlir::llm::hasSequenceDim(Operation *op) {
   return succeeded(seq) && seq->has_value();
 }
 
+std::optional<int64_t> mlir::llm::getSequenceBound(Operation *op) {
+  FunctionOpInterface func = getEnclosingFunction(op);
+  if (!func)
+    return std::nullopt;
+  FailureOr<std::optional<SequenceDim>> seq =
+      getSequenceDim(func, /*emitErrors=*/false);
+  if (failed(seq) || !*seq)
+    return std::nullopt;
+  return (*seq)->bound;
+}
+
 Value mlir::llm::getSequenceLength(OpBuilder &b, Location loc) {
   Block *block = b.getInsertionBlock();
   if (!block || !block->getParentOp())

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 #include "llm/Support/Report.h"
@@ -72,9 +73,10 @@ static bool isElementwise(Operation *op) {
 
 /// Ops that start a group.
 static bool isAnchor(Operation *op) {
-  // A dynamic (sequence) dimension is not tiled as a group yet: such ops
-  // stay kernels of their own.
-  if (llvm::any_of(op->getResultTypes(), [](Type t) {
+  // A dynamic (sequence) dimension is tiled like a static one sized at its
+  // bound (llm-tile-and-vectorize), except in the integer matmul.
+  if (isa<MatmulIntegerOp>(op) &&
+      llvm::any_of(op->getResultTypes(), [](Type t) {
         auto st = dyn_cast<ShapedType>(t);
         return st && !st.hasStaticShape();
       }))
@@ -207,8 +209,15 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
     ConstantOp weight = getFusibleWeight(op);
     if (!weight)
       return rewriter.notifyMatchFailure(op, "rhs is not a 2-D constant");
-    if (!cast<ShapedType>(op.getType()).hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    // A dynamic (sequence) dimension is kept whole by the slices, with the
+    // declared bound as its limit (as the ONNX importer writes them).
+    int64_t seqBound = 0;
+    if (!cast<ShapedType>(op.getType()).hasStaticShape()) {
+      std::optional<int64_t> bound = getSequenceBound(op);
+      if (!bound)
+        return rewriter.notifyMatchFailure(op, "dynamic shape, no bound");
+      seqBound = *bound;
+    }
     bool tb = op.getTransposeB();
     Type et = weight.getType().getElementType();
     int64_t k = weight.getType().getDimSize(tb ? 1 : 0);
@@ -282,6 +291,9 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
     int64_t offset = 0;
     for (auto [i, mm] : llvm::enumerate(siblings)) {
       SmallVector<int64_t> starts(rank, 0), limits(shape), strides(rank, 1);
+      for (int64_t &l : limits)
+        if (ShapedType::isDynamic(l))
+          l = seqBound;
       starts.back() = offset;
       limits.back() = offset + widths[i];
       offset += widths[i];

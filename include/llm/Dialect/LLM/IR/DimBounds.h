@@ -75,6 +75,11 @@ Value createEmptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 /// Whether the function around `op` has a bounded sequence dimension.
 bool hasSequenceDim(Operation *op);
 
+/// The declared bound of the sequence dimension of the function around `op`
+/// (the largest run-time length), or std::nullopt without one (or with
+/// malformed bounds, which llm-guard-dim-bounds reports).
+std::optional<int64_t> getSequenceBound(Operation *op);
+
 } // namespace mlir::llm
 
 #endif // LLM_DIALECT_LLM_IR_DIMBOUNDS_H

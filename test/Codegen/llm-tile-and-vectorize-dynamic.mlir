@@ -1,0 +1,38 @@
+// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=2" --canonicalize --cse | FileCheck %s
+
+// A dynamic sequence (llm.dim_bounds) is tiled like a static one sized at the
+// bound: the matmul group is one loop nest over the run-time rows, the full
+// register tiles are vectorized and the partial last one is peeled; a norm
+// group is one row-tiled loop. The matmul is computed once (the reshape's
+// size is not a query on the untiled matmul's result).
+
+// CHECK-LABEL: func.func @matmul_bias_gelu
+// CHECK: %[[S:.*]] = tensor.dim %arg0
+// CHECK: scf.forall (%{{.*}}) = (0) to (%[[S]]) step (16)
+// CHECK:   linalg.fill
+// CHECK:   vector.contract
+// CHECK:   linalg.generic
+// CHECK:     math.tanh
+// CHECK:   scf.forall.in_parallel
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @matmul_bias_gelu(%x: tensor<1x?x64xf32> {llm.dim_bounds = array<i64: 1, 32, 64>}, %w: tensor<64x64xf32>, %b: tensor<64xf32>) -> tensor<1x?x64xf32> {
+  %0 = llm.matmul %x, %w : (tensor<1x?x64xf32>, tensor<64x64xf32>) -> tensor<1x?x64xf32>
+  %1 = llm.add %0, %b : (tensor<1x?x64xf32>, tensor<64xf32>) -> tensor<1x?x64xf32>
+  %2 = llm.gelu %1 approximate <tanh> : tensor<1x?x64xf32>
+  return %2 : tensor<1x?x64xf32>
+}
+
+// The residual add and the layer norm: one loop over row tiles of the
+// run-time length (serial: at the bound, 64 x 256 points are below the
+// target's parallel threshold).
+// CHECK-LABEL: func.func @add_layer_norm
+// CHECK: %[[S:.*]] = tensor.dim %arg0
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]] step %c32
+// CHECK-NOT: scf.for %{{.*}} = %{{.*}} to %[[S]]
+// CHECK: return
+func.func @add_layer_norm(%x: tensor<1x?x256xf32> {llm.dim_bounds = array<i64: 1, 64, 256>}, %r: tensor<1x?x256xf32> {llm.dim_bounds = array<i64: 1, 64, 256>}, %g: tensor<256xf32>, %b: tensor<256xf32>) -> tensor<1x?x256xf32> {
+  %0 = llm.add %x, %r : (tensor<1x?x256xf32>, tensor<1x?x256xf32>) -> tensor<1x?x256xf32>
+  %1 = llm.layer_norm %0 scale %g bias %b : (tensor<1x?x256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<1x?x256xf32>
+  return %1 : tensor<1x?x256xf32>
+}
