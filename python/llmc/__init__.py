@@ -26,6 +26,7 @@ pybind11 extension. Errors:
 import collections
 import operator
 import os
+import re
 import stat
 
 import numpy as np
@@ -108,7 +109,7 @@ def _format_dims(dims):
         parts = []
         for k, v in dims.items():
             # "<=N": a bound, the dimension stays dynamic.
-            if isinstance(v, str) and v.startswith("<="):
+            if isinstance(v, str) and re.fullmatch(r"<=[0-9]+", v):
                 parts.append("%s%s" % (k, v))
             elif isinstance(v, int) and not isinstance(v, bool):
                 parts.append("%s=%d" % (k, v))

@@ -14,12 +14,12 @@
 //      length (the rows of a table indexed by positions, or of a buffer
 //      sliced by the length: position embeddings, rotary caches, causal mask
 //      buffers);
-//   2. the model is imported at three lengths (the bound, the bound - 1 and
-//      about half of it), each with every shape static, so that all of the
-//      importer's shape folding applies, and each is recomposed
+//   2. the model is imported at four lengths (the bound, the bound - 1,
+//      about half of it and 2), each with every shape static, so that all of
+//      the importer's shape folding applies, and each is recomposed
 //      (`llm-recompose`: causal masks and RoPE tables are recognized while
 //      they are constants);
-//   3. `generalizeSequenceLength` merges the three into one function whose
+//   3. `generalizeSequenceLength` merges them into one function whose
 //      sequence dimension is `?` with `llm.dim_bounds` = the bound; it
 //      reports any part of the model that does not vary as the length alone.
 //
@@ -218,6 +218,24 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     const onnx::ModelProto &model, ArrayRef<FreeDim> free,
     const ImportOptions &options, MLIRContext *ctx, Location loc,
     llvm::function_ref<OwningOpRef<ModuleOp>(const ImportOptions &)> import) {
+  // A bound must name a free symbolic dimension (a typo would otherwise
+  // leave the dimension at the model's bound without a word).
+  for (const auto &entry : options.dimBounds) {
+    bool known = llvm::any_of(free, [&](const FreeDim &d) {
+      return d.name == entry.getKey() ||
+             d.input + ":" + std::to_string(d.index) == entry.getKey();
+    });
+    if (!known) {
+      InFlightDiagnostic diag = emitError(loc);
+      diag << "--dim-bound '" << entry.getKey()
+           << "': no graph input has a symbolic dimension of that name left "
+              "free (the free ones: ";
+      for (auto [i, d] : llvm::enumerate(free))
+        diag << (i ? ", " : "") << "'" << d.name << "'";
+      diag << ")";
+      return nullptr;
+    }
+  }
   // The free symbols that are the sequence: those with a bound, or the only
   // one.
   llvm::StringSet<> names;
@@ -227,6 +245,8 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
   std::string boundFrom;
   for (const FreeDim &d : free) {
     auto it = options.dimBounds.find(d.name);
+    if (it == options.dimBounds.end())
+      it = options.dimBounds.find(d.input + ":" + std::to_string(d.index));
     if (it == options.dimBounds.end())
       continue;
     if (bound && *bound != it->second) {
@@ -286,11 +306,20 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     return nullptr;
   }
 
-  // Three lengths: the bound (whose tables the prefixes read), its neighbour
-  // and about half of it, so that a size that only equals the length near
-  // the bound is caught.
+  // The lengths: the bound (whose tables the prefixes read), its
+  // neighbour, about half of it and 2. A size that only equals the length
+  // near the bound is caught by the middle one; behaviour that changes with
+  // the length (a comparison, Min/Max, If or Where on it, folded at each
+  // probe) differs between 2 and the bound whenever its threshold lies in
+  // (2, bound]. Length 1 is not probed: size-1 dimensions broadcast, and the
+  // importer folds them differently (see docs/Design.md for what that
+  // leaves).
   int64_t b = *bound;
-  SmallVector<int64_t> lengths = {b, b - 1, b >= 8 ? b / 2 + 1 : b - 2};
+  SmallVector<int64_t> lengths = {b, b - 1};
+  if (b >= 8)
+    lengths.push_back(b / 2 + 1);
+  if (lengths.back() > 2)
+    lengths.push_back(2);
   SmallVector<OwningOpRef<ModuleOp>> modules;
   for (auto [i, length] : llvm::enumerate(lengths)) {
     ImportOptions at = options;
@@ -302,7 +331,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     if (!module) {
       emitRemark(loc) << "while importing with symbolic dimension '"
                       << first.name << "' = " << length
-                      << " (llmc imports a dynamic dimension at three "
+                      << " (llmc imports a dynamic dimension at several "
                          "lengths up to its bound "
                       << b << ", from " << boundFrom << ")";
       return nullptr;

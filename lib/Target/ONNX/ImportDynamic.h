@@ -51,7 +51,7 @@ std::optional<int64_t> inferSequenceBound(const onnx::GraphProto &graph);
 
 /// Imports `model` with its free dimensions `free` as one dynamic, bounded
 /// sequence dimension: `import` is called with the free dimensions set to
-/// three lengths, each result is recomposed, and the three are merged by
+/// four lengths, each result is recomposed, and they are merged by
 /// `generalizeSequenceLength`. Errors (at `loc`) name the dimension: several
 /// free symbols not bounded together, no bound, a bound below 3, a model
 /// that does not vary as a length.

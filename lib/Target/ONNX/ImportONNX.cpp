@@ -820,7 +820,12 @@ static bool parseNamedValue(StringRef part, StringRef sep, int64_t min,
                 .str();
     return false;
   }
-  into[name] = v;
+  // A repeated name would make the order matter (and the compile cache
+  // keys on the set of settings).
+  if (!into.try_emplace(name, v).second) {
+    error = ("dimension '" + name + "' is set twice").str();
+    return false;
+  }
   return true;
 }
 
@@ -835,6 +840,13 @@ bool mlir::llm::parseDimSpec(StringRef spec, ImportOptions &options,
                          bound ? options.dimBounds : options.dimValues, error))
       return false;
   }
+  for (const auto &entry : options.dimBounds)
+    if (options.dimValues.count(entry.getKey())) {
+      error = ("dimension '" + entry.getKey() +
+               "' is given both a value and a bound")
+                  .str();
+      return false;
+    }
   return true;
 }
 
@@ -845,6 +857,13 @@ bool mlir::llm::parseDimBoundSpec(StringRef spec, ImportOptions &options,
   for (StringRef part : parts)
     if (!parseNamedValue(part, "=", 1, options.dimBounds, error))
       return false;
+  for (const auto &entry : options.dimBounds)
+    if (options.dimValues.count(entry.getKey())) {
+      error = ("dimension '" + entry.getKey() +
+               "' is given both a value (--dim) and a bound (--dim-bound)")
+                  .str();
+      return false;
+    }
   return true;
 }
 
@@ -873,6 +892,12 @@ OwningOpRef<ModuleOp> mlir::llm::importONNXModel(llvm::MemoryBufferRef buffer,
   // A symbolic dimension left free stays dynamic (ImportDynamic.cpp): the
   // model is imported at several lengths and merged.
   SmallVector<FreeDim> free = findFreeDims(model, options);
+  if (free.empty() && !options.dimBounds.empty()) {
+    emitError(loc) << "--dim-bound '" << options.dimBounds.begin()->getKey()
+                   << "': the model's graph inputs have no symbolic "
+                      "dimension left free";
+    return nullptr;
+  }
   if (!free.empty())
     return importWithSequenceDim(
         model, free, options, ctx, loc,

@@ -839,19 +839,23 @@ LogicalResult Importer::importConstantOfShape(const onnx::NodeProto &node) {
   return success();
 }
 
-// Range(start, limit, delta): a 1-D constant. Bounds known only at run time
-// give a result whose length depends on run-time values: refused by name
-// (it needs dynamic shapes).
+// Range(start, limit, delta): a 1-D constant. A limit computed from a
+// symbolic input dimension (arange(seq_len)) is a constant at each length
+// the importer probes, so it stays a table read up to the length
+// (ImportDynamic.cpp). Bounds that are input *values* give a result whose
+// length depends on the data: refused by name (llmc sizes every tensor from
+// the input dimensions).
 LogicalResult Importer::importRange(const onnx::NodeProto &node) {
   static const char *names[] = {"start", "limit", "delta"};
   for (int i = 0; i < 3; ++i)
     if (Entry *e = input(node, i); e && !e->constant)
       return nodeError(node)
              << "input '" << names[i]
-             << "' is computed at run time: the length of Range's result "
-                "would depend on run-time values, which needs dynamic shapes "
-                "(not supported yet); it must be a constant known at import "
-                "time";
+             << "' is computed from input values at run time: the length of "
+                "Range's result would depend on the data, and llmc sizes "
+                "every tensor from the input dimensions; it must be a "
+                "constant, or computed from input dimensions (Shape), which "
+                "a symbolic dimension keeps dynamic";
   FailureOr<const ConstTensor *> s = requiredConst(node, 0, "start");
   if (failed(s))
     return failure();

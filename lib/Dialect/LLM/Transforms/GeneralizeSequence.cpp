@@ -398,6 +398,21 @@ LogicalResult Generalizer::mergeOp(ArrayRef<Operation *> ops) {
       return error(op, 1) << "result " << k << ": " << why;
     result.setType(*merged);
   }
+  // A slice keeps a dynamic dimension whole: a fixed part of the sequence
+  // (x[:, 0], x[:, :4]) has a static size that llm.slice cannot take.
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    auto in = cast<RankedTensorType>(slice.getInput().getType());
+    auto out = cast<RankedTensorType>(slice.getType());
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.isDynamicDim(d) && !out.isDynamicDim(d))
+        return op->emitError()
+               << "cannot keep the sequence length dynamic: the slice takes "
+                  "positions ["
+               << slice.getStarts()[d] << ", " << slice.getLimits()[d]
+               << ") of the sequence (dimension " << d
+               << "); a fixed part of a dynamic sequence is not supported yet "
+                  "(llm.slice keeps a dynamic dimension whole)";
+  }
   return success();
 }
 

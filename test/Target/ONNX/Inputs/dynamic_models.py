@@ -12,6 +12,9 @@ each compiled once for every length, at lengths 1, 5 and 16 through
                 dimension of 2 S
   nobound.onnx  y = relu(x): no table tells the largest length
   twosym.onnx   x ['batch', 'seq', 4] + wpe[arange(S)]: two symbols
+  thresh.onnx   x + wpe[arange(S)] + where(S > 4, 0, 1): behaviour that
+                changes with the length
+  cls.onnx      x[:, 0] + wpe[0]: a fixed position of the sequence
 """
 import os
 import sys
@@ -117,6 +120,26 @@ def main():
     onnx.save(model([h.make_node("Relu", ["x"], ["y"])], [x], [1, "seq", 4],
                     []),
               os.path.join(out, "nobound.onnx"))
+
+    nodes = positions() + [
+        h.make_node("Add", ["x", "pe"], ["xp"]),
+        const("four", np.array(4, np.int64)),
+        h.make_node("Greater", ["len", "four"], ["long"], name="is_long"),
+        const("f0", np.array(0.0, np.float32)),
+        const("f1", np.array(1.0, np.float32)),
+        h.make_node("Where", ["long", "f0", "f1"], ["extra"], name="pick"),
+        h.make_node("Add", ["xp", "extra"], ["y"]),
+    ]
+    onnx.save(model(nodes, [x], [1, "seq", 4], [wpe]),
+              os.path.join(out, "thresh.onnx"))
+
+    nodes = positions() + [
+        h.make_node("Add", ["x", "pe"], ["xp"]),
+        const("first", np.array(0, np.int64)),
+        h.make_node("Gather", ["xp", "first"], ["y"], axis=1, name="cls"),
+    ]
+    onnx.save(model(nodes, [x], [1, 4], [wpe]),
+              os.path.join(out, "cls.onnx"))
 
     xb = h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 4])
     onnx.save(model(positions() + [h.make_node("Add", ["x", "pe"], ["y"])],
