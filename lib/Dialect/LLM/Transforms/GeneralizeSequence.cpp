@@ -39,6 +39,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -425,19 +426,24 @@ LogicalResult Generalizer::run() {
         orders[i].push_back(op);
     });
   }
-  for (size_t i = 1; i < modules.size(); ++i)
-    if (orders[i].size() != orders[0].size())
-      return modules[0]->emitError()
-             << "cannot keep the sequence length dynamic: the program has "
-             << orders[0].size() << " ops at length " << lengths[0] << " but "
-             << orders[i].size() << " at length " << lengths[i];
-  for (size_t k = 0; k < orders[0].size(); ++k) {
+  // In lockstep up to the shortest program: where they part, the first op
+  // that differs is reported (naming it) rather than only the counts.
+  size_t common = orders[0].size();
+  for (auto &order : orders)
+    common = std::min(common, order.size());
+  for (size_t k = 0; k < common; ++k) {
     SmallVector<Operation *> ops;
     for (auto &order : orders)
       ops.push_back(order[k]);
     if (failed(mergeOp(ops)))
       return failure();
   }
+  for (size_t i = 1; i < modules.size(); ++i)
+    if (orders[i].size() != orders[0].size())
+      return modules[0]->emitError()
+             << "cannot keep the sequence length dynamic: the program has "
+             << orders[0].size() << " ops at length " << lengths[0] << " but "
+             << orders[i].size() << " at length " << lengths[i];
   for (size_t k = 0; k < orders[0].size(); ++k) {
     auto func = dyn_cast<func::FuncOp>(orders[0][k]);
     if (!func)
