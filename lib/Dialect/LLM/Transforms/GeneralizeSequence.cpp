@@ -181,6 +181,9 @@ private:
 
   ArrayRef<ModuleOp> modules;
   ArrayRef<int64_t> lengths;
+  /// The program that the last failed mergeType found different (for
+  /// naming its length in the error).
+  size_t culprit = 1;
   /// maps[i]: values of program i -> values of program 0.
   SmallVector<IRMapping> maps;
   /// Constants of program 0 read through their prefix, with the axes.
@@ -188,6 +191,7 @@ private:
 };
 
 FailureOr<Type> Generalizer::mergeType(ArrayRef<Type> types, std::string &why) {
+  culprit = 1;
   if (llvm::all_equal(types))
     return types[0];
   if (auto fn = dyn_cast<FunctionType>(types[0])) {
@@ -224,6 +228,7 @@ FailureOr<Type> Generalizer::mergeType(ArrayRef<Type> types, std::string &why) {
         tt.getElementType() != first.getElementType() ||
         tt.getEncoding() != first.getEncoding()) {
       why = "types " + str(types[0]) + " and " + str(t) + " differ";
+      culprit = i;
       return failure();
     }
   }
@@ -237,6 +242,13 @@ FailureOr<Type> Generalizer::mergeType(ArrayRef<Type> types, std::string &why) {
     if (equal)
       continue;
     if (!isLength) {
+      culprit = 1;
+      for (auto [i, t] : llvm::enumerate(types))
+        if (i && cast<RankedTensorType>(t).getDimSize(d) != lengths[i] &&
+            cast<RankedTensorType>(t).getDimSize(d) != first.getDimSize(d)) {
+          culprit = i;
+          break;
+        }
       why = "dimension " + std::to_string(d) + " of " + str(types[0]);
       for (auto [i, t] : llvm::enumerate(types))
         if (i)
@@ -270,7 +282,7 @@ LogicalResult Generalizer::mergeAttribute(ArrayRef<Operation *> ops,
     std::string why;
     FailureOr<Type> merged = mergeType(types, why);
     if (failed(merged))
-      return error(op, 1) << why;
+      return error(op, culprit) << why;
     op->setAttr(name, TypeAttr::get(*merged));
     return success();
   }
@@ -350,7 +362,7 @@ LogicalResult Generalizer::mergeOp(ArrayRef<Operation *> ops) {
     std::string why;
     FailureOr<Type> merged = mergeType(types, why);
     if (failed(merged))
-      return error(op, 1) << "its value depends on the length: " << why;
+      return error(op, culprit) << "its value depends on the length: " << why;
     SmallVector<int64_t> axes;
     for (auto [d, size] :
          llvm::enumerate(cast<RankedTensorType>(*merged).getShape()))
@@ -386,7 +398,7 @@ LogicalResult Generalizer::mergeOp(ArrayRef<Operation *> ops) {
       std::string why;
       FailureOr<Type> merged = mergeType(types, why);
       if (failed(merged))
-        return error(op, 1) << "block argument " << k << ": " << why;
+        return error(op, culprit) << "block argument " << k << ": " << why;
       arg.setType(*merged);
     }
   for (auto [k, result] : llvm::enumerate(op->getResults())) {
@@ -396,7 +408,7 @@ LogicalResult Generalizer::mergeOp(ArrayRef<Operation *> ops) {
     std::string why;
     FailureOr<Type> merged = mergeType(types, why);
     if (failed(merged))
-      return error(op, 1) << "result " << k << ": " << why;
+      return error(op, culprit) << "result " << k << ": " << why;
     result.setType(*merged);
   }
   // A slice keeps a dynamic dimension whole: a fixed part of the sequence
