@@ -575,6 +575,22 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
                   "query/key sequence length");
     return success();
   }
+  if (auto dq = dyn_cast<DequantMatmulOp>(op)) {
+    // A prefill's rows against a static weight (the dequantized panels).
+    auto lt = shapeOf(dq.getLhs()), rt = shapeOf(dq.getRhs());
+    if (rt.size() != 2 || !allStatic(rt) || !allStatic(lt.take_back(1)))
+      return fail("llm.dequant_matmul takes a dynamic dimension only in the "
+                  "rows of the lhs against a static 2-D weight");
+    return success();
+  }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // Rows of a static table at run-time positions (llm-form-kv-cache's
+    // position tables): the indices carry the sequence.
+    if (!allStatic(shapeOf(gather.getInput())))
+      return fail("llm.gather takes a dynamic dimension only in its indices "
+                  "(the table must be static)");
+    return success();
+  }
   if (auto update = dyn_cast<KVCacheUpdateOp>(op)) {
     // The verifier keeps the cache static; the update's rows may be the
     // sequence.

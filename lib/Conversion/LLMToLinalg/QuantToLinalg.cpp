@@ -299,9 +299,13 @@ struct QuantLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
+    // Dynamic shapes where checkDynamicShapes accepts them (a weight-only
+    // matmul's rows); static shapes otherwise.
     auto isStatic = [](Type t) { return cast<ShapedType>(t).hasStaticShape(); };
-    if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
-        !llvm::all_of(op->getResultTypes(), isStatic))
+    if ((!llvm::all_of(op->getOperandTypes(), isStatic) ||
+         !llvm::all_of(op->getResultTypes(), isStatic)) &&
+        (!isa<DequantMatmulOp>(op.getOperation()) ||
+         failed(checkDynamicShapes(op, /*emit=*/false))))
       return rewriter.notifyMatchFailure(
           op, "llm-to-linalg requires static shapes");
     return lower(op, adaptor, rewriter);
@@ -1612,12 +1616,19 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
                                          bool integerAccumulate) {
   auto xt = cast<RankedTensorType>(x.getType());
   auto wt = cast<RankedTensorType>(wq.getType());
+  // The rows of x may be the dynamic sequence (a prefill), not K.
   if (!xt.getElementType().isF32() || xt.getRank() < 2 ||
-      !xt.hasStaticShape() || wt.getRank() != 2 || !wt.hasStaticShape())
+      xt.isDynamicDim(xt.getRank() - 1) || wt.getRank() != 2 ||
+      !wt.hasStaticShape())
+    return failure();
+  bool dynamicRows = !xt.hasStaticShape();
+  if (dynamicRows && integerAccumulate)
     return failure();
   int64_t kDim = transposeB ? 1 : 0, nDim = 1 - kDim;
   int64_t K = wt.getDimSize(kDim), N = wt.getDimSize(nDim);
-  int64_t rows = xt.getNumElements() / std::max<int64_t>(K, 1);
+  // Static rows, or 1 as a placeholder for the checks below when dynamic.
+  int64_t rows =
+      dynamicRows ? 1 : xt.getNumElements() / std::max<int64_t>(K, 1);
   bool packed4 = p.storageWidth == 4;
   int64_t nc = getPanelSize(N, kPanelN, 16);
   int64_t kc = getPanelSize(K, kPanelK, packed4 ? 2 : 1);
@@ -1673,6 +1684,18 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   };
   auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
   auto unit = SmallVector<OpFoldResult>(2, ofr(1));
+  // The number of rows: static, or read from x at run time.
+  OpFoldResult rowCount = ofr(rows);
+  if (dynamicRows)
+    rowCount = tensor::DimOp::create(b, loc, x2, 0).getResult();
+  auto rowsEmpty = [&](OpBuilder &eb, Location l, int64_t cols, Type elem) {
+    if (!dynamicRows)
+      return tensor::EmptyOp::create(eb, l, ArrayRef<int64_t>{rows, cols},
+                                     elem);
+    return tensor::EmptyOp::create(
+        eb, l, ArrayRef<int64_t>{ShapedType::kDynamic, cols}, elem,
+        ValueRange{getValueOrCreateConstantIndexOp(eb, l, rowCount)});
+  };
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   auto rowType = VectorType::get({nc}, f32);
   auto rowI32 = VectorType::get({nc}, i32);
@@ -1680,8 +1703,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
 
   OpBuilder::InsertionGuard guard(b);
   Type accElem = integerAccumulate ? i32 : f32;
-  Value out =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, N}, accElem);
+  Value out = rowsEmpty(b, loc, N, accElem);
   auto forall = scf::ForallOp::create(
       b, loc, SmallVector<OpFoldResult>{ofr(N / nc)}, ValueRange{out},
       std::nullopt);
@@ -1689,7 +1711,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   Value n0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nc));
   auto zeroFill = [&](OpBuilder &fb, Location l, Type elem) {
-    Value e = tensor::EmptyOp::create(fb, l, ArrayRef<int64_t>{rows, nc}, elem);
+    Value e = rowsEmpty(fb, l, nc, elem);
     Value zero = elem.isF32() ? f32Const(fb, l, 0) : i32Const(fb, l, 0);
     return linalg::FillOp::create(fb, l, ValueRange{zero}, ValueRange{e})
         .getResult(0);
@@ -1793,9 +1815,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
             });
         Value xs = tensor::ExtractSliceOp::create(
             pb, l, x2, SmallVector<OpFoldResult>{pb.getIndexAttr(0), k0},
-            SmallVector<OpFoldResult>{pb.getIndexAttr(rows),
-                                      pb.getIndexAttr(kc)},
-            unit);
+            SmallVector<OpFoldResult>{rowCount, pb.getIndexAttr(kc)}, unit);
         Value init = integerAccumulate ? zeroFill(pb, l, f32) : accs[0];
         auto mm = linalg::MatmulOp::create(pb, l, TypeRange{init.getType()},
                                            ValueRange{xs, fill.getResult(0)},
@@ -1830,7 +1850,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   tensor::ParallelInsertSliceOp::create(
       b, loc, panels.getResult(0), forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), n0},
-      SmallVector<OpFoldResult>{ofr(rows), ofr(nc)}, unit);
+      SmallVector<OpFoldResult>{rowCount, ofr(nc)}, unit);
   // Elementwise consumers (bias, activation, the W8A8 rescale and
   // requantize) are fused into the block loop by llm-tile-and-vectorize.
   forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
@@ -1881,6 +1901,10 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     int64_t rows = 1;
     for (int64_t d : lt.getShape().drop_back())
       rows *= d;
+    // FP8 weights with a dynamic number of rows: not lowered yet.
+    if (!lt.hasStaticShape())
+      return rewriter.notifyMatchFailure(
+          op, "FP8 weights with a dynamic number of rows");
     Value x = adaptor.getLhs();
     if (lt.getRank() > 2) {
       SmallVector<ReassociationIndices> re{
@@ -1957,9 +1981,11 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     int64_t rows = 1;
     for (int64_t d : lt.getShape().drop_back())
       rows *= d;
+    bool dynamicRows = !lt.hasStaticShape();
     // Decode (one row of x, or up to kMatvecMaxRows, weight [N, K]): the
     // vectorized matvec kernel.
-    if (rows <= kMatvecMaxRows && tb && lt.getElementType().isF32()) {
+    if (!dynamicRows && rows <= kMatvecMaxRows && tb &&
+        lt.getElementType().isF32()) {
       FailureOr<Value> r = failure();
       // Streamed from DRAM on every call (the streaming block shapes): as
       // the op's lowering configuration says, else when the weight's stored
@@ -1988,6 +2014,16 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
       rewriter.replaceOp(op, *r);
       return success();
     }
+    // A dynamic number of rows (a prefill) takes the panels only.
+    if (dynamicRows)
+      return rewriter.notifyMatchFailure(
+          op, "dynamic rows need the dequantized panels (f32 x, static "
+              "2-D integer weight)");
+    // A dynamic number of rows (a prefill) takes the panels only.
+    if (dynamicRows)
+      return rewriter.notifyMatchFailure(
+          op, "dynamic rows need the dequantized panels (f32 x, static "
+              "2-D integer weight)");
     Value x = adaptor.getLhs();
     if (lt.getRank() > 2) {
       SmallVector<ReassociationIndices> re{

@@ -48,3 +48,11 @@ func.func @data_op(%x: tensor<1x?xf32> {llm.dim_bounds = array<i64: 1, 16>}) -> 
   %0 = llm.reverse %x {dimensions = array<i64: 0>} : tensor<1x?xf32>
   return %0 : tensor<1x?xf32>
 }
+
+// -----
+
+func.func @gather_dynamic_table(%t: tensor<?x8xf32> {llm.dim_bounds = array<i64: 16, 8>}, %i: tensor<2xi64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{llm-to-linalg: dynamic shapes: llm.gather takes a dynamic dimension only in its indices (the table must be static)}}
+  %0 = llm.gather %t, %i : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}

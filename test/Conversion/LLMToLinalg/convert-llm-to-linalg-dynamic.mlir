@@ -130,3 +130,21 @@ func.func @masked_fill(%m: tensor<1x?xi1> {llm.dim_bounds = array<i64: 1, 16>}, 
   %1 = llm.select %0, %x, %f : (tensor<1x?xi1>, tensor<1x?xf32>, tensor<f32>) -> tensor<1x?xf32>
   return %1 : tensor<1x?xf32>
 }
+
+// -----
+
+// llm.gather of a static table by positions along the sequence (the rows
+// [past, past + S) of a position table, llm-form-kv-cache): the indices are
+// range-checked over their dynamic shape, then one generic over the result
+// reads the clamped row.
+// CHECK-LABEL: func.func @gather_rows
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<?xi64>) outs(%{{.+}}, %{{.+}} : tensor<i64>, tensor<i64>)
+// CHECK: scf.if
+// CHECK: %[[S:.+]] = tensor.dim
+// CHECK: %[[E:.+]] = tensor.empty(%[[S]]) : tensor<?x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<?xi64>) outs(%[[E]] : tensor<?x8xf32>)
+// CHECK: tensor.extract %{{.+}}[%{{.+}}, %{{.+}}] : tensor<32x8xf32>
+func.func @gather_rows(%pos: tensor<?xi64> {llm.dim_bounds = array<i64: 16>}, %t: tensor<32x8xf32>) -> tensor<?x8xf32> {
+  %0 = llm.gather %t, %pos : (tensor<32x8xf32>, tensor<?xi64>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

@@ -22,7 +22,11 @@ numpy reference of the ONNX definitions: |got - exp| <= 1e-5 + 1e-5 |exp| +
                                        DIR/w<i>.npy (runtime weights)
                                        (--inline: no dense_resource, which
                                        the unfused path cannot lower for i4)
-  quant_prefill.py check DIR OUTDIR
+                                       (--dynamic: x is [?, K] with the
+                                       bound 16 (a prefill of any length),
+                                       every 2-D constant-weight case on all
+                                       M rows of x)
+  quant_prefill.py check DIR OUTDIR [--dynamic]
 """
 
 import os
@@ -97,12 +101,24 @@ def dims(shape):
     return "x".join(str(d) for d in shape)
 
 
-def gen(d, inline=False):
+def selected(dynamic):
+    """The cases of a run: every one, or (dynamic) those with a constant
+    weight and a 2-D x, which then take all M rows."""
+    if not dynamic:
+        return cases()
+    return [c[:6] + ((M, K),) + c[7:] for c in cases()
+            if c[5] != "arg" and len(c[6]) == 2]
+
+
+def gen(d, inline=False, dynamic=False):
     rng = np.random.default_rng(5)
     np.save(os.path.join(d, "x.npy"),
             rng.standard_normal((M, K)).astype(np.float32))
-    args, body, rets, types, blobs = [f"%x: tensor<{M}x{K}xf32>"], [], [], [], []
-    for i, (name, storage, n, g, tb, kind, xs, q, s, z) in enumerate(cases()):
+    xarg = (f"%x: tensor<?x{K}xf32> {{llm.dim_bounds = array<i64: 16, {K}>}}"
+            if dynamic else f"%x: tensor<{M}x{K}xf32>")
+    args, body, rets, types, blobs = [xarg], [], [], [], []
+    for i, (name, storage, n, g, tb, kind, xs, q, s, z) in enumerate(
+            selected(dynamic)):
         st = "i8" if storage in ("i8", "u8") else "i4"
         qt = qtype(storage, g, tb, s, z)
         ws = q.shape
@@ -126,6 +142,15 @@ def gen(d, inline=False):
             f"tensor<{dims(ws)}x{qt}>\n"
             f"  %w{i} = llm.dequantize %q{i} : (tensor<{dims(ws)}x{qt}>) -> "
             f"tensor<{dims(ws)}xf32>\n")
+        if dynamic:
+            ys = f"?x{n}"
+            attr = " {transpose_b}" if tb else ""
+            body.append(
+                f"  %y{i} = llm.matmul %x, %w{i}{attr} : (tensor<?x{K}xf32>,"
+                f" tensor<{dims(ws)}xf32>) -> tensor<{ys}xf32>\n")
+            rets.append(f"%y{i}")
+            types.append(f"tensor<{ys}xf32>")
+            continue
         rows = int(np.prod(xs[:-1]))
         body.append(
             f"  %s{i} = llm.slice %x {{starts = array<i64: 0, 0>, "
@@ -150,10 +175,11 @@ def gen(d, inline=False):
         f.write(text)
 
 
-def check(d, out):
+def check(d, out, dynamic=False):
     x = np.load(os.path.join(d, "x.npy")).astype(np.float64)
     ok = True
-    for i, (name, storage, n, g, tb, kind, xs, q, s, z) in enumerate(cases()):
+    for i, (name, storage, n, g, tb, kind, xs, q, s, z) in enumerate(
+            selected(dynamic)):
         G = K if g <= 0 else g
         qn = q if tb else q.T  # [n, K]
         sf = np.repeat(np.broadcast_to(s, (n, s.shape[1])), G, axis=1)
@@ -174,6 +200,8 @@ def check(d, out):
 
 if __name__ == "__main__":
     if sys.argv[1] == "gen":
-        gen(sys.argv[2], inline=sys.argv[3:] == ["--inline"])
+        gen(sys.argv[2], inline="--inline" in sys.argv[3:],
+            dynamic="--dynamic" in sys.argv[3:])
     else:
-        sys.exit(0 if check(sys.argv[2], sys.argv[3]) else 1)
+        sys.exit(0 if check(sys.argv[2], sys.argv[3],
+                            dynamic="--dynamic" in sys.argv[4:]) else 1)
