@@ -34,8 +34,11 @@ typedef struct LlmcGenerationSession {
 } LlmcGenerationSession;
 
 /// Compiles the llm-dialect model in the file at `path` (MLIR assembly; the
-/// context needs the dialects of llmcRegisterAllDialects) for the host CPU
-/// and creates a session with zeroed caches. `options` are those of
+/// context needs the dialects of llmcRegisterAllDialects), or the ONNX
+/// decoder exported with its past (`path` ending in `.onnx`:
+/// `past_key_values.*` inputs and `present.*` outputs, imported in the
+/// cached form, docs/Generation.md), for the host CPU and creates a session
+/// with zeroed caches. `options` are those of
 /// llmcCompiledModelCreate (entry=, threads=, no-opt=, cache=, pipeline
 /// options); `memory-arena=caller` is added, so the session owns the arena
 /// and no call allocates its intermediates. Returns a null session

@@ -16,6 +16,9 @@
 #include "Runtime.h"
 
 #include "llm/Runtime/Generation.h"
+#if LLMC_HAVE_ONNX
+#include "llm/Target/ONNX/ImportONNX.h"
+#endif
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -52,9 +55,26 @@ LlmcGenerationSession llmcGenerationSessionCreateFromFile(
                                                 : "no such file"));
     return LlmcGenerationSession{nullptr};
   }
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, context);
-  if (!module)
+  OwningOpRef<ModuleOp> module;
+  if (file.ends_with_insensitive(".onnx")) {
+    // A decoder exported with past_key_values, in the cached form.
+#if LLMC_HAVE_ONNX
+    llm::ImportOptions importOptions;
+    importOptions.kvCache = true;
+    module = llm::importONNXModel(file, context, importOptions);
+#else
+    diags.addError("cannot load '" + file +
+                   "': llmc was built without the ONNX importer (libonnx-dev)");
     return LlmcGenerationSession{nullptr};
+#endif
+  } else {
+    module = parseSourceFile<ModuleOp>(file, context);
+  }
+  if (!module) {
+    if (!diags.hadError())
+      diags.addError("cannot load model '" + file + "'");
+    return LlmcGenerationSession{nullptr};
+  }
   FailureOr<std::unique_ptr<CompiledModel>> compiled =
       compileForGeneration(*module, compile);
   if (failed(compiled)) {

@@ -307,8 +307,9 @@ class Generator:
 
     Generator(model, **options) compiles `model`, a path to an llm-dialect
     .mlir file whose entry follows the generation entry interface (token ids,
-    positions, lengths, key/value caches marked `llm.kv_cache`), and
-    allocates its caches; `options` are those of `llmc.compile` (entry,
+    positions, lengths, key/value caches marked `llm.kv_cache`) or to an ONNX
+    decoder exported with its past (`past_key_values.*` inputs, `present.*`
+    outputs; the past becomes the caches), and allocates its caches; `options` are those of `llmc.compile` (entry,
     threads, no_opt, cache, pipeline options). Raises ValueError when the
     model does not compile or has no decode form.
 
@@ -329,7 +330,8 @@ class Generator:
 
     def __init__(self, model, **options):
         if not _is_path(model):
-            raise ValueError("Generator takes the path of an llm-dialect .mlir model")
+            raise ValueError("Generator takes the path of an llm-dialect .mlir model "
+                             "or of an ONNX decoder exported with its past")
         path = os.fspath(model)
         _check_model_file(path)
         text = " ".join(_format_option(k, v) for k, v in options.items())

@@ -20,6 +20,9 @@
 #include "llm/Runtime/Generation.h"
 #include "llm/Runtime/Tokenizer.h"
 #include "llm/Support/OutputFile.h"
+#if LLMC_HAVE_ONNX
+#include "llm/Target/ONNX/ImportONNX.h"
+#endif
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -243,10 +246,13 @@ int llmc::generateMain() {
                 "--top-p");
   if (llvm::Error e = checkSamplingOptions(sampling))
     return fail(std::move(e));
-  if (StringRef(modelPath).ends_with(".onnx"))
-    return fail("llmc generate takes an llm-dialect model with the generation "
-                "entry interface (docs/Generation.md); ONNX decoder exports "
-                "with past_key_values are not imported in that form yet");
+  bool onnx = StringRef(modelPath).ends_with_insensitive(".onnx");
+#if !LLMC_HAVE_ONNX
+  if (onnx)
+    return fail("cannot load '" + modelPath +
+                "': this llmc was built without the ONNX importer (it needs "
+                "libonnx-dev)");
+#endif
   if (llvm::Error e =
           llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
     return fail(std::move(e));
@@ -259,12 +265,30 @@ int llmc::generateMain() {
   ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(modelPath, &error);
-  if (!file)
-    return fail("cannot open model '" + modelPath + "': " + error);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module;
+  if (onnx) {
+#if LLMC_HAVE_ONNX
+    // A decoder exported with past_key_values, in the cached form; the
+    // cache holds --max-seq positions when given, else the model's bound.
+    llm::ImportOptions importOptions;
+    importOptions.kvCache = true;
+    if (maxSeq.getNumOccurrences() && maxSeq >= 1)
+      importOptions.dimBounds["input_ids:1"] = maxSeq;
+    module = llm::importONNXModel(modelPath, &ctx, importOptions);
+    if (!module && maxSeq.getNumOccurrences())
+      return fail("cannot import '" + modelPath + "' with --max-seq " +
+                  llvm::Twine(maxSeq.getValue()) +
+                  " (the cache's positions, which the model's tables must "
+                  "hold; the bound named above is --max-seq)");
+#endif
+  } else {
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(modelPath, &error);
+    if (!file)
+      return fail("cannot open model '" + modelPath + "': " + error);
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  }
   if (!module)
     return 1;
   FailureOr<EntrySignature> signature = getEntrySignature(*module, entryName);

@@ -329,6 +329,15 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     at.runShapeInference = options.runShapeInference && i == 0;
     OwningOpRef<ModuleOp> module = import(at);
     if (!module) {
+      // A bound past the model's own tables fails at the first table read.
+      std::optional<int64_t> own = inferSequenceBound(model.graph());
+      if (own && *own < b)
+        emitError(loc) << "the bound " << b << " of symbolic dimension '"
+                       << first.name << "' (from " << boundFrom
+                       << ") exceeds the model's own limit, " << *own
+                       << " positions (its position table or mask buffer): "
+                          "use a bound of at most "
+                       << *own;
       emitRemark(loc) << "while importing with symbolic dimension '"
                       << first.name << "' = " << length
                       << " (llmc imports a dynamic dimension at several "
@@ -336,8 +345,11 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
                       << b << ", from " << boundFrom << ")";
       return nullptr;
     }
-    // Causal masks and RoPE tables are recognized while they are constants.
+    // Causal masks and RoPE tables are recognized while they are constants
+    // (after the simplifications the pipeline's inliner also runs first:
+    // an all-ones padding mask added as zeros, x + 0 -> x).
     PassManager pm(ctx);
+    pm.addPass(createCanonicalizerPass());
     pm.addPass(createLLMRecomposePass());
     pm.addPass(createCanonicalizerPass());
     if (failed(pm.run(*module)))

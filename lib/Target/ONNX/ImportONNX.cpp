@@ -15,6 +15,7 @@
 #include "llm/Target/ONNX/ImportONNX.h"
 
 #include "ImportDynamic.h"
+#include "ImportKVCache.h"
 #include "ONNXImporter.h"
 #include "ONNXIntegerMath.h"
 #include "ONNXShapeInference.h"
@@ -867,6 +868,32 @@ bool mlir::llm::parseDimBoundSpec(StringRef spec, ImportOptions &options,
   return true;
 }
 
+/// Imports a parsed model (see the public overloads).
+static OwningOpRef<ModuleOp>
+importParsedModel(onnx::ModelProto &model, StringRef bufferName,
+                  StringRef externalDataDir, MLIRContext *ctx,
+                  const ImportOptions &options, Location loc) {
+  // A symbolic dimension left free stays dynamic (ImportDynamic.cpp): the
+  // model is imported at several lengths and merged.
+  SmallVector<FreeDim> free = findFreeDims(model, options);
+  if (free.empty() && !options.dimBounds.empty()) {
+    emitError(loc) << "--dim-bound '" << options.dimBounds.begin()->getKey()
+                   << "': the model's graph inputs have no symbolic "
+                      "dimension left free";
+    return nullptr;
+  }
+  if (!free.empty())
+    return importWithSequenceDim(
+        model, free, options, ctx, loc,
+        [&](const ImportOptions &at) -> OwningOpRef<ModuleOp> {
+          onnx::ModelProto copy = model;
+          Importer importer(ctx, at, bufferName, externalDataDir);
+          return importer.import(copy);
+        });
+  Importer importer(ctx, options, bufferName, externalDataDir);
+  return importer.import(model);
+}
+
 OwningOpRef<ModuleOp> mlir::llm::importONNXModel(llvm::MemoryBufferRef buffer,
                                                  StringRef externalDataDir,
                                                  MLIRContext *ctx,
@@ -889,27 +916,22 @@ OwningOpRef<ModuleOp> mlir::llm::importONNXModel(llvm::MemoryBufferRef buffer,
                    << "' is not an ONNX model (no graph or no opset_import)";
     return nullptr;
   }
-  // A symbolic dimension left free stays dynamic (ImportDynamic.cpp): the
-  // model is imported at several lengths and merged.
-  SmallVector<FreeDim> free = findFreeDims(model, options);
-  if (free.empty() && !options.dimBounds.empty()) {
-    emitError(loc) << "--dim-bound '" << options.dimBounds.begin()->getKey()
-                   << "': the model's graph inputs have no symbolic "
-                      "dimension left free";
-    return nullptr;
+  // A decoder with past in the cached form (ImportKVCache.cpp): imported
+  // with an empty past, then rewritten.
+  if (options.kvCache) {
+    ImportOptions prefill = options;
+    prefill.kvCache = false;
+    if (failed(prepareKVCacheImport(model, prefill, loc)))
+      return nullptr;
+    OwningOpRef<ModuleOp> module =
+        importParsedModel(model, buffer.getBufferIdentifier(), externalDataDir,
+                          ctx, prefill, loc);
+    if (!module || failed(finishKVCacheImport(*module, prefill)))
+      return nullptr;
+    return module;
   }
-  if (!free.empty())
-    return importWithSequenceDim(
-        model, free, options, ctx, loc,
-        [&](const ImportOptions &at) -> OwningOpRef<ModuleOp> {
-          onnx::ModelProto copy = model;
-          Importer importer(ctx, at, buffer.getBufferIdentifier(),
-                            externalDataDir);
-          return importer.import(copy);
-        });
-  Importer importer(ctx, options, buffer.getBufferIdentifier(),
-                    externalDataDir);
-  return importer.import(model);
+  return importParsedModel(model, buffer.getBufferIdentifier(), externalDataDir,
+                           ctx, options, loc);
 }
 
 OwningOpRef<ModuleOp> mlir::llm::importONNXModel(StringRef path,

@@ -38,6 +38,12 @@ void mlir::llm::registerImportONNXTranslation() {
                      "(the sequence length) up to this bound, NAME=N "
                      "(default: the model's position table size)"),
       llvm::cl::value_desc("NAME=N"));
+  static llvm::cl::opt<bool> kvCache(
+      "kv-cache",
+      llvm::cl::desc("ONNX import: a decoder exported with past_key_values / "
+                     "present in llmc's generation form (key/value caches "
+                     "updated in place; docs/Generation.md)"),
+      llvm::cl::init(false));
   static llvm::cl::opt<bool> noShapeInference(
       "onnx-no-shape-inference",
       llvm::cl::desc("ONNX import: skip ONNX shape inference"),
@@ -51,6 +57,7 @@ void mlir::llm::registerImportONNXTranslation() {
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         llm::ImportOptions options;
         options.runShapeInference = !noShapeInference;
+        options.kvCache = kvCache;
         for (const std::string &spec : dims) {
           std::string error;
           if (!llm::parseDimSpec(spec, options, error)) {

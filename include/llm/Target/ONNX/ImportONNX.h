@@ -63,6 +63,15 @@ struct ImportOptions {
   /// Run ONNX shape inference after importing the nodes, to cross-check the
   /// importer's static shapes (failures become warnings).
   bool runShapeInference = true;
+  /// Import a decoder exported with its key/value cache as inputs and
+  /// outputs (`past_key_values.*` inputs, `present.*` outputs: Hugging Face
+  /// / optimum "decoder with past") in llmc's generation form instead
+  /// (docs/Generation.md): the past inputs become `llm.kv_cache` arguments
+  /// updated in place, `past_length` / `total_length` arguments are added,
+  /// the present outputs are dropped, the batch is 1 and an `attention_mask`
+  /// input is taken as all ones. Errors: no past input, and what
+  /// `llm-form-kv-cache` reports.
+  bool kvCache = false;
   /// Name of the generated function.
   std::string funcName = "main";
 };

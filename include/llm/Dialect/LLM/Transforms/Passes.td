@@ -551,4 +551,59 @@ def LLMSpecializeSequencePass
   ];
 }
 
+def LLMFormKVCachePass : Pass<"llm-form-kv-cache", "::mlir::ModuleOp"> {
+  let summary = "Turn a decoder with past inputs into the cached generation form";
+  let description = [{
+    Rewrites the function `entry`, a decoder built for an empty past, into
+    the generation entry interface of docs/Generation.md: one compiled
+    function for the prefill and the decode steps, whose key/value cache is
+    state written in place (`llm.kv_cache_update`) rather than inputs and
+    outputs copied by the caller at every step.
+
+    The input is what the ONNX importer makes of a "decoder with past"
+    export (`past_key_values.*` inputs `[B, Hkv, P, D]`, `present.*`
+    outputs `[B, Hkv, P + S, D]`, as Hugging Face / optimum write them) when
+    the past length `P` is set to 0 and the sequence length `S` kept dynamic
+    (`llmc generate MODEL.onnx` and `llm-translate --import-onnx
+    --kv-cache` do both):
+
+    - past inputs: the float arguments with a dimension of size 0, unused
+      (the concatenation `concat(past, new)` folded away);
+    - present outputs: the results that return the keys or the values of an
+      `llm.attention` (or their head transpose `[0, 2, 1, 3]`); they pair
+      with the past inputs in order.
+
+    The rewrite:
+
+    - each past input becomes a cache argument in its place, with its
+      `llm.name`, the `llm.kv_cache` attribute, the layout and element type
+      of the attention operand it holds, and the sequence bound
+      (`llm.dim_bounds`) as its number of rows;
+    - two 0-d `i64` arguments are appended, `past_length` (tokens already in
+      the cache) and `total_length` (`past_length + S`);
+    - each attention's keys and values go through
+      `llm.kv_cache_update %cache, %new, %past_length` (along the sequence
+      axis of its layout), and the attention reads the updated caches with
+      `kv_length %total_length` (causal attention is aligned at the end of
+      the valid prefix, so a prompt and a decode step are both correct);
+    - a table read by the new positions (`llm.sequence_prefix` on one axis:
+      positions, position embeddings, rotary tables) is read at rows
+      `[past_length, past_length + S)`: `llm.add` of `past_length` to an
+      iota table, and `llm.gather` of other tables by those positions;
+    - the present outputs are dropped; the other results (the logits) stay.
+
+    Errors (at the op or the function; the function is then left partly
+    rewritten): no dynamic sequence dimension; no past input; a past input
+    still read; an attention with an explicit mask (the cached form takes
+    causal or unmasked attention) or already reading a cache; keys or values
+    that no result returns; past inputs and present outputs that do not
+    pair up; keys or values dynamic along another axis than the sequence; a
+    table read along two sequence axes (a mask not recognized as causal).
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "The function to rewrite">,
+  ];
+}
+
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD

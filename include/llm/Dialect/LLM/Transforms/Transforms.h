@@ -17,6 +17,7 @@
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cstdint>
 #include <optional>
@@ -138,6 +139,26 @@ void populateOptimizeLayoutPatterns(RewritePatternSet &patterns,
 /// modules are only read.
 LogicalResult generalizeSequenceLength(ArrayRef<ModuleOp> modules,
                                        ArrayRef<int64_t> lengths);
+
+/// Rewrites `func`, a decoder built for an empty past (a "decoder with past"
+/// export imported with the past length set to 0, its sequence dimension
+/// dynamic), into the generation entry interface of docs/Generation.md (see
+/// `llm-form-kv-cache` for the rules):
+///   - each past argument (a float argument with a dimension of size 0)
+///     becomes a cache argument (`llm.kv_cache`, the layout the attention
+///     reads, the sequence bound's rows), in the same place and with the
+///     same `llm.name`;
+///   - each attention's keys and values are written into their cache by
+///     `llm.kv_cache_update` at `past_length`, and the attention reads the
+///     caches with `kv_length` = `total_length` (two new 0-d i64 arguments,
+///     appended);
+///   - the results that return the new keys/values (the present outputs)
+///     are dropped;
+///   - a table read by the new positions (`llm.sequence_prefix` on one axis)
+///     is read at rows [past_length, past_length + S).
+/// Errors at the op or argument that prevents it; `func` is then left
+/// partly rewritten and must be dropped.
+LogicalResult formKVCache(FunctionOpInterface func);
 
 } // namespace mlir::llm
 

@@ -1,0 +1,214 @@
+//===- ImportKVCache.cpp - ONNX decoders with past in the cached form -----===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A decoder exported for generation with a key/value cache (Hugging Face /
+// optimum "decoder with past": inputs `input_ids [B, S]`, per layer
+// `past_key_values.L.key|value [B, Hkv, P, D]`, maybe `attention_mask
+// [B, P + S]`; outputs `logits` and `present.L.key|value [B, Hkv, P + S, D]`)
+// is imported in llmc's generation form (docs/Generation.md):
+//
+//   1. the past length P is set to 0 and the batch to 1, and the attention
+//      mask becomes ones (one sequence, no padding), so that the model is
+//      the prefill of an empty cache with one symbolic dimension left, the
+//      sequence length S; ImportDynamic.cpp keeps it dynamic up to the
+//      model's bound;
+//   2. `formKVCache` (llm-form-kv-cache) turns that function into the
+//      cached form: caches in place of the past inputs, written by
+//      llm.kv_cache_update at `past_length` and read by attention up to
+//      `total_length`, position tables read from `past_length` on.
+//
+// Importing at P = 0 makes the concatenation of the past fold away, so the
+// attention reads the new keys and values and the present outputs return
+// them: which cache belongs to which attention is read off the results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportKVCache.h"
+
+#include "llm/Dialect/LLM/Transforms/Transforms.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include "onnx/onnx_pb.h"
+
+using namespace mlir;
+using namespace mlir::llm;
+
+namespace {
+
+bool isPastInput(const std::string &name) {
+  return StringRef(name).contains_insensitive("past");
+}
+
+/// Sets dimension `index` of input `vi` to `value` in `options`, unless the
+/// user set it already (then it must be `value`).
+LogicalResult pin(const onnx::ValueInfoProto &vi, int index, int64_t value,
+                  StringRef what, ImportOptions &options, Location loc) {
+  const onnx::TensorShapeProto_Dimension &d =
+      vi.type().tensor_type().shape().dim(index);
+  std::string key = vi.name() + ":" + std::to_string(index);
+  for (const std::string &k : {key, d.has_dim_param() ? d.dim_param() : key}) {
+    auto it = options.dimValues.find(k);
+    if (it != options.dimValues.end() && it->second != value) {
+      emitError(loc) << "graph input '" << vi.name() << "' dimension " << index
+                     << " ('" << k << "') is " << what
+                     << ": the cached form sets it to " << value
+                     << ", not --dim " << k << "=" << it->second;
+      return failure();
+    }
+    if (options.dimBounds.count(k)) {
+      emitError(loc) << "graph input '" << vi.name() << "' dimension " << index
+                     << " ('" << k << "') is " << what
+                     << ": the cached form sets it to " << value
+                     << "; it takes no --dim-bound";
+      return failure();
+    }
+  }
+  if (d.has_dim_value() && d.dim_value() >= 0) {
+    if (d.dim_value() != value) {
+      emitError(loc) << "graph input '" << vi.name() << "' dimension " << index
+                     << " is " << what << " but has the fixed size "
+                     << d.dim_value()
+                     << ": the cached form needs an export with a symbolic "
+                        "one (dynamic_axes)";
+      return failure();
+    }
+    return success();
+  }
+  options.dimValues[key] = value;
+  return success();
+}
+
+} // namespace
+
+LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
+                                                ImportOptions &options,
+                                                Location loc) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  llvm::StringSet<> initNames;
+  for (const onnx::TensorProto &t : graph.initializer())
+    initNames.insert(t.name());
+  const onnx::ValueInfoProto *ids = nullptr;
+  int maskIndex = -1;
+  unsigned pastCount = 0;
+  for (auto [i, vi] : llvm::enumerate(graph.input())) {
+    if (initNames.contains(vi.name()) || !vi.type().has_tensor_type() ||
+        !vi.type().tensor_type().has_shape())
+      continue;
+    const onnx::TensorShapeProto &shape = vi.type().tensor_type().shape();
+    if (vi.name() == "input_ids")
+      ids = &vi;
+    if (vi.name() == "attention_mask") {
+      maskIndex = i;
+      continue;
+    }
+    // The batch: one sequence.
+    if (shape.dim_size() >= 2 &&
+        failed(pin(vi, 0, 1, "the batch", options, loc)))
+      return failure();
+    if (!isPastInput(vi.name()))
+      continue;
+    ++pastCount;
+    // The past length: the one symbolic dimension after the batch.
+    int length = -1;
+    for (int d = 1; d < shape.dim_size(); ++d) {
+      const onnx::TensorShapeProto_Dimension &dim = shape.dim(d);
+      if (dim.has_dim_value() && dim.dim_value() >= 0)
+        continue;
+      if (length >= 0) {
+        emitError(loc) << "past input '" << vi.name()
+                       << "' has two symbolic dimensions after the batch ("
+                       << length << " and " << d
+                       << "): the past keys/values have one, the past length";
+        return failure();
+      }
+      length = d;
+    }
+    if (length < 0) {
+      emitError(loc) << "past input '" << vi.name()
+                     << "' has no symbolic dimension for the past length: "
+                        "export it with dynamic_axes on the past length";
+      return failure();
+    }
+    if (failed(pin(vi, length, 0, "the past length", options, loc)))
+      return failure();
+  }
+  if (pastCount == 0) {
+    emitError(loc) << "the model has no past key/value inputs (graph inputs "
+                      "named past*, e.g. past_key_values.0.key): llmc forms "
+                      "a key/value cache from a decoder exported with its "
+                      "past (docs/Generation.md)";
+    return failure();
+  }
+  // One sequence has no padding: the attention mask [B, P + S] is ones, of
+  // the shape of input_ids at P = 0.
+  if (maskIndex >= 0) {
+    const onnx::ValueInfoProto &mask = graph.input(maskIndex);
+    if (!ids) {
+      emitError(loc) << "the model has an attention_mask input but no "
+                        "input_ids to size it";
+      return failure();
+    }
+    int elemType = mask.type().tensor_type().elem_type();
+    std::string name = mask.name();
+    std::string shapeName = name + "__llmc_shape";
+    onnx::NodeProto shapeNode;
+    shapeNode.set_op_type("Shape");
+    shapeNode.set_name(shapeName);
+    shapeNode.add_input(ids->name());
+    shapeNode.add_output(shapeName);
+    onnx::NodeProto ones;
+    ones.set_op_type("ConstantOfShape");
+    ones.set_name(name + "__llmc_ones");
+    ones.add_input(shapeName);
+    ones.add_output(name);
+    onnx::AttributeProto *value = ones.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    onnx::TensorProto *one = value->mutable_t();
+    one->set_data_type(elemType);
+    one->add_dims(1);
+    switch (elemType) {
+    case onnx::TensorProto::FLOAT:
+      one->add_float_data(1.0f);
+      break;
+    case onnx::TensorProto::INT64:
+      one->add_int64_data(1);
+      break;
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::BOOL:
+      one->add_int32_data(1);
+      break;
+    default:
+      emitError(loc) << "attention_mask has an element type (ONNX " << elemType
+                     << ") that is not bool, int32, int64 or float";
+      return failure();
+    }
+    graph.mutable_input()->DeleteSubrange(maskIndex, 1);
+    // Before every other node (the graph is topologically sorted).
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    nodes.Swap(graph.mutable_node());
+    *graph.add_node() = std::move(shapeNode);
+    *graph.add_node() = std::move(ones);
+    for (onnx::NodeProto &node : nodes)
+      *graph.add_node() = std::move(node);
+  }
+  return success();
+}
+
+LogicalResult onnx_import::finishKVCacheImport(ModuleOp module,
+                                               const ImportOptions &options) {
+  auto func = module.lookupSymbol<FunctionOpInterface>(options.funcName);
+  if (!func)
+    return module.emitError() << "no function @" << options.funcName;
+  return formKVCache(func);
+}
