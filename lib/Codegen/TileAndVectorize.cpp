@@ -634,16 +634,20 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
 LogicalResult
 mlir::llm::tileMatmulInPlaceForCPU(RewriterBase &rewriter, linalg::LinalgOp op,
                                    const CPUTargetDescription &target) {
-  if (!isa<linalg::MatmulOp>(op) || !hasStaticTensorShapes(op) ||
-      op->getNumResults() != 1)
+  if (!isa<linalg::MatmulOp>(op) || op->getNumResults() != 1)
     return failure();
+  // The rows may be dynamic (a prefill's dequantized panels, whose row count
+  // is the sequence length): full register tiles of rows, the remainder
+  // peeled. N and K are static.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges.size() != 3 || llvm::any_of(ranges, [](int64_t r) {
-        return r <= 0;
-      }))
+  if (ranges.size() != 3 || ranges[1] <= 0 || ranges[2] <= 0)
+    return failure();
+  bool dynamicRows = ShapedType::isDynamic(ranges[0]);
+  if (!dynamicRows && (ranges[0] <= 0 || !hasStaticTensorShapes(op)))
     return failure();
   SmallVector<int64_t> regSizes{
-      std::min(target.matmulRegisterTile[0], ranges[0]),
+      dynamicRows ? target.matmulRegisterTile[0]
+                  : std::min(target.matmulRegisterTile[0], ranges[0]),
       std::min(target.matmulRegisterTile[1], ranges[1]),
       std::min(target.matmulRegisterTile[2], ranges[2])};
   FailureOr<scf::SCFTilingResult> reg =
