@@ -2014,16 +2014,11 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
       rewriter.replaceOp(op, *r);
       return success();
     }
-    // A dynamic number of rows (a prefill) takes the panels only.
+    // A dynamic number of rows (a prefill) where the panels do not apply
+    // (N without a panel divisor, e.g. a 50257-token LM head): the generic
+    // contraction over the rows read at run time.
     if (dynamicRows)
-      return rewriter.notifyMatchFailure(
-          op, "dynamic rows need the dequantized panels (f32 x, static "
-              "2-D integer weight)");
-    // A dynamic number of rows (a prefill) takes the panels only.
-    if (dynamicRows)
-      return rewriter.notifyMatchFailure(
-          op, "dynamic rows need the dequantized panels (f32 x, static "
-              "2-D integer weight)");
+      rows = ShapedType::kDynamic;
     Value x = adaptor.getLhs();
     if (lt.getRank() > 2) {
       SmallVector<ReassociationIndices> re{
@@ -2100,8 +2095,12 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
       maps.append({pm, pm});
     }
     maps.push_back(AffineMap::get(numDims, 0, {m, n}, ctx));
-    Value empty = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{rows, N}, rewriter.getF32Type());
+    SmallVector<Value> dynSizes;
+    if (dynamicRows)
+      dynSizes.push_back(tensor::DimOp::create(rewriter, loc, x, 0));
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, N},
+                                rewriter.getF32Type(), dynSizes);
     Value init = linalg::FillOp::create(rewriter, loc,
                                         ValueRange{f32Const(rewriter, loc, 0)},
                                         ValueRange{empty})
