@@ -159,17 +159,10 @@ static cl::opt<bool> noOpt("no-opt",
                            cl::sub(llmc::generateCommand),
                            cl::cat(llmc::generateCategory));
 
-static int fail(const llvm::Twine &msg) {
-  llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
-  return 1;
-}
+using llmc::fail;
 
-static int fail(llvm::Error err) {
-  return fail(llvm::toString(std::move(err)));
-}
-
-/// Parses "1,2,3" (spaces allowed around the ids).
-static llvm::Expected<SmallVector<int64_t>> parseIds(StringRef text) {
+llvm::Expected<SmallVector<int64_t>>
+llmc::parseTokenIds(StringRef text, StringRef option, StringRef example) {
   SmallVector<int64_t> ids;
   SmallVector<StringRef> parts;
   text.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
@@ -178,9 +171,9 @@ static llvm::Expected<SmallVector<int64_t>> parseIds(StringRef text) {
     long long id;
     if (part.empty() || part.getAsInteger(10, id))
       return llvm::createStringError(
-          "--prompt-ids: '" + part +
-          "' is not an integer token id (give comma-separated ids, e.g. "
-          "464,3290,318)");
+          option + ": '" + part +
+          "' is not an integer token id (give comma-separated ids, e.g. " +
+          example + ")");
     ids.push_back(id);
   }
   return ids;
@@ -217,7 +210,7 @@ int llmc::generateMain() {
   }
   llvm::Expected<SmallVector<int64_t>> prompt = SmallVector<int64_t>();
   if (haveIds)
-    prompt = parseIds(promptIds);
+    prompt = llmc::parseTokenIds(promptIds, "--prompt-ids", "464,3290,318");
   if (!prompt)
     return fail(prompt.takeError());
   if (haveText) {
@@ -298,6 +291,16 @@ int llmc::generateMain() {
       getGenerationInterface(*signature);
   if (!interface)
     return fail(interface.takeError());
+  // A tokenizer that cannot print every id the model may produce: said
+  // before anything runs (models often pad their vocabulary; an id past
+  // the tokenizer's is an error only if it comes out).
+  if (tokenizer && tokenizer->vocabSize() < interface->vocabSize)
+    llvm::WithColor::warning(llvm::errs(), "llmc")
+        << "the tokenizer has " << tokenizer->vocabSize()
+        << " ids but the model " << interface->vocabSize
+        << " logits: generation stops with an error if the model produces "
+           "an id of "
+        << tokenizer->vocabSize() << " or more\n";
   int64_t limit = interface->maxSequence;
   if (maxSeq.getNumOccurrences()) {
     if (maxSeq < 1 || maxSeq > limit)

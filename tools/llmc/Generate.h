@@ -14,9 +14,34 @@
 #ifndef LLMC_TOOLS_LLMC_GENERATE_H
 #define LLMC_TOOLS_LLMC_GENERATE_H
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
 
 namespace llmc {
+
+/// Prints "llmc: error: MSG" (in color on a terminal) and returns the exit
+/// code 1.
+inline int fail(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
+  return 1;
+}
+inline int fail(llvm::Error err) {
+  return fail(llvm::toString(std::move(err)));
+}
+
+/// Parses the comma-separated token ids of option `option` ("1, 2,3":
+/// spaces allowed around each id). Errors name the option and the entry
+/// that is not an integer (an empty entry included), with `example` as the
+/// expected form.
+llvm::Expected<llvm::SmallVector<int64_t>>
+parseTokenIds(llvm::StringRef text, llvm::StringRef option,
+              llvm::StringRef example);
 
 /// The subcommand and the category of its options (defined in
 /// Generate.cpp).

@@ -29,14 +29,7 @@
 using namespace mlir::llm::runtime;
 namespace cl = llvm::cl;
 
-static int fail(const llvm::Twine &msg) {
-  llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
-  return 1;
-}
-
-static int fail(llvm::Error err) {
-  return fail(llvm::toString(std::move(err)));
-}
+using llmc::fail;
 
 cl::SubCommand llmc::tokenizeCommand(
     "tokenize",
@@ -105,16 +98,12 @@ int llmc::tokenizeMain() {
   if (!haveIds)
     return 0;
   std::vector<int64_t> ids;
-  llvm::SmallVector<llvm::StringRef> parts;
-  if (!llvm::StringRef(tokenizeIds).trim().empty())
-    llvm::StringRef(tokenizeIds).split(parts, ',');
-  for (llvm::StringRef part : parts) {
-    int64_t id;
-    if (part.trim().getAsInteger(10, id))
-      return fail("--ids: '" + part +
-                  "' is not an integer (expected "
-                  "comma-separated ids, e.g. --ids 15496,995)");
-    ids.push_back(id);
+  if (!llvm::StringRef(tokenizeIds).trim().empty()) {
+    llvm::Expected<llvm::SmallVector<int64_t>> parsed =
+        llmc::parseTokenIds(tokenizeIds, "--ids", "15496,995");
+    if (!parsed)
+      return fail(parsed.takeError());
+    ids.assign(parsed->begin(), parsed->end());
   }
   if (!tokenizeStream) {
     llvm::Expected<std::string> text = tok.decode(ids);

@@ -355,15 +355,15 @@ static cl::opt<std::string>
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Prints `llmc: error: <msg>` and returns the exit code 1.
 /// The progress line being shown, if any (cleared before a diagnostic).
 static CompileProgress *activeProgress = nullptr;
 
+/// Prints `llmc: error: <msg>` (llmc::fail) after clearing the progress
+/// line, and returns the exit code 1.
 static int fail(const llvm::Twine &msg) {
   if (activeProgress)
     activeProgress->clear();
-  llvm::WithColor::error(llvm::errs(), "llmc") << msg << "\n";
-  return 1;
+  return llmc::fail(msg);
 }
 
 static int fail(llvm::Error err) {

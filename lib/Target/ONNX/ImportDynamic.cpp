@@ -107,6 +107,16 @@ std::optional<SmallVector<int64_t>> constantInts(const onnx::GraphProto &graph,
   return std::nullopt;
 }
 
+/// The `--dim-bound` entry of a free dimension: by its name, else by
+/// `INPUT:INDEX`.
+const llvm::StringMapEntry<int64_t> *findBound(const ImportOptions &options,
+                                               const onnx_import::FreeDim &d) {
+  auto it = options.dimBounds.find(d.name);
+  if (it == options.dimBounds.end())
+    it = options.dimBounds.find(d.input + ":" + std::to_string(d.index));
+  return it == options.dimBounds.end() ? nullptr : &*it;
+}
+
 } // namespace
 
 SmallVector<onnx_import::FreeDim>
@@ -244,10 +254,8 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
   std::optional<int64_t> bound;
   std::string boundFrom;
   for (const FreeDim &d : free) {
-    auto it = options.dimBounds.find(d.name);
-    if (it == options.dimBounds.end())
-      it = options.dimBounds.find(d.input + ":" + std::to_string(d.index));
-    if (it == options.dimBounds.end())
+    const llvm::StringMapEntry<int64_t> *it = findBound(options, d);
+    if (!it)
       continue;
     if (bound && *bound != it->second) {
       emitError(loc) << "symbolic dimensions bounded with --dim-bound must "
@@ -261,7 +269,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
   }
   if (names.size() > 1) {
     for (const FreeDim &d : free) {
-      if (options.dimBounds.count(d.name))
+      if (findBound(options, d))
         continue;
       InFlightDiagnostic diag = emitError(loc);
       diag << "graph input '" << d.input << "' has symbolic dimension "

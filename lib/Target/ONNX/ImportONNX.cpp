@@ -830,6 +830,19 @@ static bool parseNamedValue(StringRef part, StringRef sep, int64_t min,
   return true;
 }
 
+/// Fails naming the first dimension given both a value and a bound
+/// (`how` says where the two came from, e.g. " (--dim) and a bound").
+static bool checkValueOrBound(const ImportOptions &options, StringRef how,
+                              std::string &error) {
+  for (const auto &entry : options.dimBounds)
+    if (options.dimValues.count(entry.getKey())) {
+      error = ("dimension '" + entry.getKey() + "' is given both a value" + how)
+                  .str();
+      return false;
+    }
+  return true;
+}
+
 bool mlir::llm::parseDimSpec(StringRef spec, ImportOptions &options,
                              std::string &error) {
   // NAME<=N entries are bounds (the C API's and Python's one string).
@@ -841,14 +854,7 @@ bool mlir::llm::parseDimSpec(StringRef spec, ImportOptions &options,
                          bound ? options.dimBounds : options.dimValues, error))
       return false;
   }
-  for (const auto &entry : options.dimBounds)
-    if (options.dimValues.count(entry.getKey())) {
-      error = ("dimension '" + entry.getKey() +
-               "' is given both a value and a bound")
-                  .str();
-      return false;
-    }
-  return true;
+  return checkValueOrBound(options, " and a bound", error);
 }
 
 bool mlir::llm::parseDimBoundSpec(StringRef spec, ImportOptions &options,
@@ -858,14 +864,8 @@ bool mlir::llm::parseDimBoundSpec(StringRef spec, ImportOptions &options,
   for (StringRef part : parts)
     if (!parseNamedValue(part, "=", 1, options.dimBounds, error))
       return false;
-  for (const auto &entry : options.dimBounds)
-    if (options.dimValues.count(entry.getKey())) {
-      error = ("dimension '" + entry.getKey() +
-               "' is given both a value (--dim) and a bound (--dim-bound)")
-                  .str();
-      return false;
-    }
-  return true;
+  return checkValueOrBound(options, " (--dim) and a bound (--dim-bound)",
+                           error);
 }
 
 /// Imports a parsed model (see the public overloads).
