@@ -267,7 +267,15 @@ int llmc::generateMain() {
     importOptions.kvCache = true;
     if (maxSeq.getNumOccurrences() && maxSeq >= 1)
       importOptions.dimBounds["input_ids:1"] = maxSeq;
+    if (maxSeq.getNumOccurrences() && maxSeq < 3)
+      return fail("--max-seq must be at least 3 for an ONNX model (its "
+                  "sequence stays dynamic up to that bound), got " +
+                  llvm::Twine(maxSeq.getValue()));
     module = llm::importONNXModel(modelPath, &ctx, importOptions);
+    if (!module && !maxSeq.getNumOccurrences())
+      return fail("cannot import '" + modelPath +
+                  "' for generation (where an error above suggests "
+                  "--dim-bound, `llmc generate` takes --max-seq N)");
     if (!module && maxSeq.getNumOccurrences())
       return fail("cannot import '" + modelPath + "' with --max-seq " +
                   llvm::Twine(maxSeq.getValue()) +

@@ -372,23 +372,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
   // the model's file as the importer's other errors are.
   bool merged;
   {
-    bool forwarding = false;
-    ScopedDiagnosticHandler toModel(
-        ctx, [&](Diagnostic &diag) -> LogicalResult {
-          if (forwarding)
-            return failure();
-          std::string prefix;
-          if (auto name = dyn_cast<NameLoc>(diag.getLocation())) {
-            prefix = "ONNX node '" + name.getName().str() + "'";
-            if (auto kind = dyn_cast<NameLoc>(name.getChildLoc()))
-              prefix += " (" + kind.getName().str() + ")";
-            prefix += ": ";
-          }
-          forwarding = true;
-          emitError(loc) << prefix << diag.str();
-          forwarding = false;
-          return success();
-        });
+    onnx_import::NodeDiagnostics toModel(ctx, loc);
     merged = succeeded(generalizeSequenceLength(ops, lengths));
   }
   if (!merged) {
@@ -399,4 +383,33 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     return nullptr;
   }
   return std::move(modules.front());
+}
+
+onnx_import::NodeDiagnostics::NodeDiagnostics(MLIRContext *ctx, Location loc)
+    : ScopedDiagnosticHandler(ctx) {
+  setHandler([this, loc](Diagnostic &diag) -> LogicalResult {
+    if (forwarding)
+      return failure();
+    std::string prefix;
+    if (auto name = dyn_cast<NameLoc>(diag.getLocation())) {
+      prefix = "ONNX node '" + name.getName().str() + "'";
+      if (auto kind = dyn_cast<NameLoc>(name.getChildLoc()))
+        prefix += " (" + kind.getName().str() + ")";
+      prefix += ": ";
+    }
+    forwarding = true;
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      emitError(loc) << prefix << diag.str();
+      break;
+    case DiagnosticSeverity::Warning:
+      emitWarning(loc) << prefix << diag.str();
+      break;
+    default:
+      emitRemark(loc) << prefix << diag.str();
+      break;
+    }
+    forwarding = false;
+    return success();
+  });
 }

@@ -17,6 +17,7 @@
 #include "llm/Target/ONNX/ImportONNX.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -48,6 +49,17 @@ SmallVector<FreeDim> findFreeDims(const onnx::ModelProto &model,
 /// (along the gathered axis), or of a constant sliced with ends computed at
 /// import (along the sliced axes). std::nullopt when there is none.
 std::optional<int64_t> inferSequenceBound(const onnx::GraphProto &graph);
+
+/// While alive, reports every diagnostic of `ctx` at `loc` (the model's
+/// file), prefixed with the ONNX node its op came from (the importer's
+/// NameLoc: "ONNX node 'NAME' (OP): ...").
+class NodeDiagnostics : public ScopedDiagnosticHandler {
+public:
+  NodeDiagnostics(MLIRContext *ctx, Location loc);
+
+private:
+  bool forwarding = false;
+};
 
 /// Imports `model` with its free dimensions `free` as one dynamic, bounded
 /// sequence dimension: `import` is called with the free dimensions set to

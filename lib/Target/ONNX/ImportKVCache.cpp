@@ -30,11 +30,19 @@
 
 #include "ImportKVCache.h"
 
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -100,6 +108,9 @@ LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
   const onnx::ValueInfoProto *ids = nullptr;
   int maskIndex = -1;
   unsigned pastCount = 0;
+  // The first past input and its length axis (the mask's P).
+  std::string firstPast;
+  int firstPastAxis = -1;
   for (auto [i, vi] : llvm::enumerate(graph.input())) {
     if (initNames.contains(vi.name()) || !vi.type().has_tensor_type() ||
         !vi.type().tensor_type().has_shape())
@@ -141,6 +152,10 @@ LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
     }
     if (failed(pin(vi, length, 0, "the past length", options, loc)))
       return failure();
+    if (firstPast.empty()) {
+      firstPast = vi.name();
+      firstPastAxis = length;
+    }
   }
   if (pastCount == 0) {
     emitError(loc) << "the model has no past key/value inputs (graph inputs "
@@ -149,8 +164,9 @@ LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
                       "past (docs/Generation.md)";
     return failure();
   }
-  // One sequence has no padding: the attention mask [B, P + S] is ones, of
-  // the shape of input_ids at P = 0.
+  // One sequence has no padding: the attention mask [B, P + S] is ones,
+  // shaped Shape(input_ids) + [0, P] with P read from the first past input
+  // (so that it also fits the check at P = 1, checkPastUse).
   if (maskIndex >= 0) {
     const onnx::ValueInfoProto &mask = graph.input(maskIndex);
     if (!ids) {
@@ -161,11 +177,39 @@ LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
     int elemType = mask.type().tensor_type().elem_type();
     std::string name = mask.name();
     std::string shapeName = name + "__llmc_shape";
-    onnx::NodeProto shapeNode;
-    shapeNode.set_op_type("Shape");
-    shapeNode.set_name(shapeName);
-    shapeNode.add_input(ids->name());
-    shapeNode.add_output(shapeName);
+    SmallVector<onnx::NodeProto> shapeNodes;
+    auto node = [&](StringRef op, ArrayRef<std::string> inputs,
+                    const std::string &out) -> onnx::NodeProto & {
+      onnx::NodeProto &n = shapeNodes.emplace_back();
+      n.set_op_type(op.str());
+      n.set_name(out);
+      for (const std::string &in : inputs)
+        n.add_input(in);
+      n.add_output(out);
+      return n;
+    };
+    auto int64Constant = [&](const std::string &out, int64_t v) {
+      onnx::AttributeProto *a = node("Constant", {}, out).add_attribute();
+      a->set_name("value");
+      a->set_type(onnx::AttributeProto::TENSOR);
+      a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+      a->mutable_t()->add_dims(1);
+      a->mutable_t()->add_int64_data(v);
+    };
+    node("Shape", {ids->name()}, name + "__llmc_ids_shape");
+    node("Shape", {firstPast}, name + "__llmc_past_shape");
+    int64Constant(name + "__llmc_axis", firstPastAxis);
+    int64Constant(name + "__llmc_zero", 0);
+    node("Gather", {name + "__llmc_past_shape", name + "__llmc_axis"},
+         name + "__llmc_past");
+    onnx::AttributeProto *axis =
+        node("Concat", {name + "__llmc_zero", name + "__llmc_past"},
+             name + "__llmc_pad")
+            .add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    node("Add", {name + "__llmc_ids_shape", name + "__llmc_pad"}, shapeName);
     onnx::NodeProto ones;
     ones.set_op_type("ConstantOfShape");
     ones.set_name(name + "__llmc_ones");
@@ -197,7 +241,8 @@ LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
     // Before every other node (the graph is topologically sorted).
     google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
     nodes.Swap(graph.mutable_node());
-    *graph.add_node() = std::move(shapeNode);
+    for (onnx::NodeProto &n : shapeNodes)
+      *graph.add_node() = std::move(n);
     *graph.add_node() = std::move(ones);
     for (onnx::NodeProto &node : nodes)
       *graph.add_node() = std::move(node);
@@ -211,4 +256,58 @@ LogicalResult onnx_import::finishKVCacheImport(ModuleOp module,
   if (!func)
     return module.emitError() << "no function @" << options.funcName;
   return formKVCache(func);
+}
+
+LogicalResult onnx_import::checkKVCacheImport(ModuleOp module,
+                                              const ImportOptions &options) {
+  PassManager pm(module.getContext());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLLMRecomposePass());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(module)))
+    return failure();
+  auto func = module.lookupSymbol<FunctionOpInterface>(options.funcName);
+  if (!func)
+    return module.emitError() << "no function @" << options.funcName;
+  return checkDecoderWithPast(func);
+}
+
+/// A fingerprint of every constant's value in `module` (a sorted list of
+/// hashes: inline elements by their uniqued attribute, resources by their
+/// bytes).
+static SmallVector<llvm::hash_code> constantValues(ModuleOp module) {
+  SmallVector<llvm::hash_code> hashes;
+  module.walk([&](Operation *op) {
+    if (!op->hasTrait<OpTrait::ConstantLike>())
+      return;
+    for (NamedAttribute a : op->getAttrs()) {
+      if (auto r = dyn_cast<DenseResourceElementsAttr>(a.getValue())) {
+        AsmResourceBlob *blob = r.getRawHandle().getBlob();
+        ArrayRef<char> data = blob ? blob->getData() : ArrayRef<char>();
+        hashes.push_back(llvm::hash_combine(
+            r.getType(), llvm::hash_combine_range(data.begin(), data.end())));
+      } else if (isa<ElementsAttr>(a.getValue())) {
+        hashes.push_back(mlir::hash_value(a.getValue()));
+      }
+    }
+  });
+  llvm::sort(hashes, [](llvm::hash_code x, llvm::hash_code y) {
+    return size_t(x) < size_t(y);
+  });
+  return hashes;
+}
+
+LogicalResult onnx_import::checkPositionsMove(ModuleOp cached, ModuleOp onePast,
+                                              ModuleOp twoPast, Location loc) {
+  bool readsTables = false;
+  cached.walk([&](SequencePrefixOp) { readsTables = true; });
+  if (!readsTables || constantValues(onePast) != constantValues(twoPast))
+    return success();
+  emitError(loc) << "llm-form-kv-cache: the model reads position tables by "
+                    "the new tokens' positions, but with a past of one and of "
+                    "two tokens it computes with the same constants: its "
+                    "positions do not move with the past (e.g. arange(S) "
+                    "instead of arange(P, P + S)), which the cached form "
+                    "would not reproduce";
+  return failure();
 }

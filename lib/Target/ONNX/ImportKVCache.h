@@ -39,6 +39,18 @@ LogicalResult prepareKVCacheImport(onnx::ModelProto &model,
 LogicalResult finishKVCacheImport(ModuleOp module,
                                   const ImportOptions &options);
 
+/// Checks `module`, the model imported with a past of one token (static),
+/// for the past's use that finishKVCacheImport assumed
+/// (`checkDecoderWithPast`, after recomposition).
+LogicalResult checkKVCacheImport(ModuleOp module, const ImportOptions &options);
+
+/// Checks that a model whose cached form `cached` reads tables by the new
+/// tokens' positions computes with other constants with a past of two
+/// tokens (`twoPast`) than with one (`onePast`, both imported static):
+/// otherwise its positions ignore the past. Errors at `loc`.
+LogicalResult checkPositionsMove(ModuleOp cached, ModuleOp onePast,
+                                 ModuleOp twoPast, Location loc);
+
 } // namespace mlir::llm::onnx_import
 
 #endif // LLM_LIB_TARGET_ONNX_IMPORTKVCACHE_H

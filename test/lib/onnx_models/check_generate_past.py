@@ -81,7 +81,8 @@ def main():
                                                   run.stderr.strip()))
             failed += 1
             continue
-        got = [int(t) for t in run.stdout.strip().split(",")]
+        text = run.stdout.strip()
+        got = [int(t) for t in text.split(",")] if text else []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model, kv = epk.build(family, a.layers, SCALE)

@@ -32,6 +32,8 @@ modeling_gpt2.py / modeling_llama.py (transformers 4.3x) write them:
 
 Usage: export_past_kv.py FAMILY OUT.onnx [--layers L] [--d D] [--heads H]
                          [--vocab V] [--max-pos N] [--scale X] [--no-past]
+                         [--variant ignore_past|top_left_mask|
+                                    positions_ignore_past]
 Weights are seeded; `--scale` multiplies the 2-D weights other than the
 embeddings, so that greedy generation does not repeat one token (small random
 weights do: the residual stream then carries the embedding through, and the
@@ -57,13 +59,30 @@ import export_corpus as ec  # noqa: E402
 FAMILIES = ["gpt2", "gpt2_mask", "llama"]
 
 
+# Broken variants (what llmc must refuse, not get wrong): the attention
+# ignores the past ("ignore_past"), the causal mask is sliced from the top
+# left, bias[:q, :k] ("top_left_mask"), the positions ignore the past,
+# arange(S) ("positions_ignore_past").
+VARIANT = ""
+
+
 def gpt2_attn(attn, h, past_k, past_v, mask=None):
     """GPT2Attention.forward with layer_past (modeling_gpt2.py); `mask` is
     the additive form of attention_mask, [B, 1, 1, P + S]."""
     q, k, v = attn.c_attn(h).split(ec.D, dim=2)
     q, k, v = attn._split_heads(q), attn._split_heads(k), attn._split_heads(v)
+    new_k, new_v = k, v
     k = torch.cat((past_k, k), dim=-2)
     v = torch.cat((past_v, v), dim=-2)
+    if VARIANT == "ignore_past":
+        out = attn.c_proj(attn._merge_heads(attn._attn(q, new_k, new_v)))
+        return out, k, v
+    if VARIANT == "top_left_mask":
+        w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(v.size(-1))
+        causal = attn.bias[:, :, :q.size(-2), :k.size(-2)]
+        w = torch.where(causal, w, torch.full([], torch.finfo(w.dtype).min))
+        y = torch.matmul(F.softmax(w, dim=-1), v)
+        return attn.c_proj(attn._merge_heads(y)), k, v
     if mask is None:
         y = attn._attn(q, k, v)
     else:
@@ -93,6 +112,8 @@ class GPT2Past(ec.HFGPT2):
             mask = (1.0 - am[:, None, None, :].to(torch.float32)) * \
                 torch.finfo(torch.float32).min
         past_length = past[0].size(-2)
+        if VARIANT == "positions_ignore_past":
+            past_length = 0
         position_ids = torch.arange(past_length,
                                     input_ids.size(-1) + past_length,
                                     dtype=torch.long).unsqueeze(0)
@@ -271,7 +292,13 @@ def main():
                    help="vocabulary size (default 2 * d)")
     p.add_argument("--no-past", action="store_true",
                    help="export the plain forward, without past and present")
+    p.add_argument("--variant", default="",
+                   choices=["", "ignore_past", "top_left_mask",
+                            "positions_ignore_past"],
+                   help="gpt2 only: a broken variant (see VARIANT)")
     a = p.parse_args()
+    global VARIANT
+    VARIANT = a.variant
     ec.set_size(a.d, a.heads, 1, a.max_pos // 2)
     if a.vocab:
         ec.VOCAB = a.vocab

@@ -140,6 +140,12 @@ LogicalResult mlir::llm::formKVCache(FunctionOpInterface func) {
   Operation *ret = body.getTerminator();
   SmallVector<AttentionOp> attentions;
   func.walk([&](AttentionOp a) { attentions.push_back(a); });
+  if (attentions.empty())
+    return fail(func) << "@" << func.getName()
+                      << " has past inputs but no llm.attention: no "
+                         "attention was recognized (llm-recompose finds "
+                         "softmax(scale * Q K^T + causal or no mask) V; other "
+                         "biases, e.g. ALiBi, are not taken)";
   // result index -> (attention, operand: 1 keys, 2 values)
   DenseMap<unsigned, std::pair<AttentionOp, unsigned>> present;
   for (AttentionOp a : attentions) {
@@ -300,6 +306,57 @@ LogicalResult mlir::llm::formKVCache(FunctionOpInterface func) {
     args.set(p);
   if (failed(func.eraseArguments(args)))
     return fail(func) << "cannot drop the past inputs";
+  return success();
+}
+
+LogicalResult mlir::llm::checkDecoderWithPast(FunctionOpInterface func) {
+  Block &body = func.getFunctionBody().front();
+  Operation *ret = body.getTerminator();
+  unsigned numPast = 0;
+  for (BlockArgument arg : body.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kName);
+    if (!name || !name.getValue().contains_insensitive("past"))
+      continue;
+    ++numPast;
+    auto fail = [&](Operation *at) {
+      return at->emitError()
+             << "llm-form-kv-cache: with a past of one token, the past input '"
+             << name.getValue() << "' ";
+    };
+    // past -> concat(past, new) along the sequence.
+    auto concat =
+        arg.hasOneUse() ? dyn_cast<ConcatOp>(*arg.user_begin()) : ConcatOp();
+    if (!concat || concat->getNumOperands() != 2 ||
+        concat->getOperand(0) != arg)
+      return fail(arg.use_empty() ? func.getOperation() : *arg.user_begin())
+             << "is not concatenated before the new keys or values "
+                "(concat(past, new)); the cached form needs that";
+    Value all = concat.getResult();
+    // ... read by an attention without a mask (causal aligned at the end:
+    // a mask sliced bias[k - q:k, :k] is recognized; one that is not, or an
+    // attention that ignores the past, would be computed differently).
+    bool read = false;
+    func.walk([&](AttentionOp a) {
+      for (unsigned operand : {1u, 2u})
+        if (sameRows(a->getOperand(operand), all) && !a.getMask())
+          read = true;
+    });
+    if (!read)
+      return fail(concat)
+             << "is concatenated here but no attention reads concat(past, "
+                "new) with causal (end-aligned) or no masking: the model "
+                "attends differently once a past exists (it ignores the past, "
+                "or its causal mask is not aligned at the last key), which "
+                "the cached form would not reproduce";
+    bool returned = llvm::any_of(ret->getOperands(),
+                                 [&](Value v) { return sameRows(v, all); });
+    if (!returned)
+      return fail(concat) << "is concatenated here but concat(past, new) is "
+                             "not returned as a present output";
+  }
+  if (numPast == 0)
+    return func.emitError() << "llm-form-kv-cache: @" << func.getName()
+                            << " has no past input (an argument named past*)";
   return success();
 }
 

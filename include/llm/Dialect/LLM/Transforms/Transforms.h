@@ -160,6 +160,16 @@ LogicalResult generalizeSequenceLength(ArrayRef<ModuleOp> modules,
 /// partly rewritten and must be dropped.
 LogicalResult formKVCache(FunctionOpInterface func);
 
+/// Checks `func`, the same decoder built for a past of one token (static
+/// shapes, recomposed), for what `formKVCache` assumes of the past: each
+/// argument named past* is used once, by `concat(past, new)`, which an
+/// attention reads as its keys or values without a mask (causal aligned at
+/// the end, or none) and which a result returns (the present output).
+/// Errors at the op that breaks it: a model that ignores its past, or whose
+/// causal mask is not aligned at the last key, computes differently once a
+/// past exists.
+LogicalResult checkDecoderWithPast(FunctionOpInterface func);
+
 } // namespace mlir::llm
 
 #endif // LLM_DIALECT_LLM_TRANSFORMS_TRANSFORMS_H
