@@ -90,6 +90,18 @@ struct LLMQuantizeWeightsPass final
       bool tb = op.getTransposeB();
       int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
       int64_t K = tb ? cols : rows, N = tb ? rows : cols;
+      // A weight stored [K, N] (e.g. Hugging Face GPT-2's Conv1D) is stored
+      // [N, K] with `transpose_b` instead: rows of output channels, the
+      // layout of the weight-only decode kernels (matrix-vector).
+      if (!tb) {
+        std::vector<float> t(w->size());
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t n = 0; n < N; ++n)
+            t[n * K + k] = (*w)[k * N + n];
+        w = std::move(t);
+        tb = true;
+        type = RankedTensorType::get({N, K}, type.getElementType());
+      }
       int64_t g = groupSize ? groupSize.getValue() : K;
       if (K % g != 0) {
         op.emitWarning("llm-quantize-weights: K = ")
@@ -180,6 +192,7 @@ struct LLMQuantizeWeightsPass final
           b, loc, RankedTensorType::get(type.getShape(), qt), qc);
       Value dq = DequantizeOp::create(b, loc, type, qv, nullptr);
       op.getRhsMutable().assign(dq);
+      op.setTransposeB(true);
       ++quantized;
     }
     double rms = count ? std::sqrt(sumSq / double(count)) : 0.0;
@@ -194,10 +207,10 @@ struct LLMQuantizeWeightsPass final
                         int64_t(std::llround(rms * 1e9)));
     }
     if (quantized)
-      getOperation()->emitRemark("llm-quantize-weights: ")
+      emitRemark(getOperation()->getLoc(), "llm-quantize-weights: ")
           << quantized << " weights (" << count << " elements) to int"
-          << bits.getValue() << ", max abs error " << maxErr
-          << ", RMS error " << rms;
+          << bits.getValue() << ", max abs error " << maxErr << ", RMS error "
+          << rms;
   }
 };
 

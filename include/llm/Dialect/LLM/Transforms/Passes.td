@@ -320,7 +320,11 @@ def LLMQuantizeWeightsPass : Pass<"llm-quantize-weights"> {
     ONNX QuantizeLinear rounding (half to even) and saturation. The weight
     becomes `llm.dequantize(quant.scast(arith.constant <int>))` of an
     `!quant.uniform` per-axis or sub-channel type; `llm-fold-quant` then
-    fuses the dequantization into the matmul (`llm.dequant_matmul`).
+    fuses the dequantization into the matmul (`llm.dequant_matmul`). The
+    quantized weight is always stored `[N, K]` (one row per output channel,
+    the layout of the weight-only decode kernels): a weight stored `[K, N]`
+    (Hugging Face GPT-2's Conv1D) is transposed at compile time and the
+    matmul takes `transpose_b`.
 
     The error introduced on the weights, `|dequantize(quantize(w)) - w|` over
     all quantized elements, is reported: a remark with the max abs and RMS
