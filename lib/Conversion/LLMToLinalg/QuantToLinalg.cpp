@@ -299,13 +299,9 @@ struct QuantLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    // Dynamic shapes where checkDynamicShapes accepts them (a weight-only
-    // matmul's rows); static shapes otherwise.
-    auto isStatic = [](Type t) { return cast<ShapedType>(t).hasStaticShape(); };
-    if ((!llvm::all_of(op->getOperandTypes(), isStatic) ||
-         !llvm::all_of(op->getResultTypes(), isStatic)) &&
-        (!isa<DequantMatmulOp>(op.getOperation()) ||
-         failed(checkDynamicShapes(op, /*emit=*/false))))
+    // Static shapes, or dynamic ones where checkDynamicShapes accepts them
+    // (a weight-only matmul's rows), as for the other llm ops.
+    if (failed(checkDynamicShapes(op, /*emit=*/false)))
       return rewriter.notifyMatchFailure(
           op, "llm-to-linalg requires static shapes");
     return lower(op, adaptor, rewriter);

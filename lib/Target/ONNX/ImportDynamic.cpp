@@ -113,7 +113,7 @@ const llvm::StringMapEntry<int64_t> *findBound(const ImportOptions &options,
                                                const onnx_import::FreeDim &d) {
   auto it = options.dimBounds.find(d.name);
   if (it == options.dimBounds.end())
-    it = options.dimBounds.find(d.input + ":" + std::to_string(d.index));
+    it = options.dimBounds.find(d.key());
   return it == options.dimBounds.end() ? nullptr : &*it;
 }
 
@@ -232,8 +232,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
   // leave the dimension at the model's bound without a word).
   for (const auto &entry : options.dimBounds) {
     bool known = llvm::any_of(free, [&](const FreeDim &d) {
-      return d.name == entry.getKey() ||
-             d.input + ":" + std::to_string(d.index) == entry.getKey();
+      return d.name == entry.getKey() || d.key() == entry.getKey();
     });
     if (!known) {
       InFlightDiagnostic diag = emitError(loc);
@@ -332,7 +331,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
   for (auto [i, length] : llvm::enumerate(lengths)) {
     ImportOptions at = options;
     for (const FreeDim &d : free)
-      at.dimValues[d.input + ":" + std::to_string(d.index)] = length;
+      at.dimValues[d.key()] = length;
     // Shape inference's cross-check warnings once, not per length.
     at.runShapeInference = options.runShapeInference && i == 0;
     OwningOpRef<ModuleOp> module = import(at);
@@ -353,14 +352,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
                       << b << ", from " << boundFrom << ")";
       return nullptr;
     }
-    // Causal masks and RoPE tables are recognized while they are constants
-    // (after the simplifications the pipeline's inliner also runs first:
-    // an all-ones padding mask added as zeros, x + 0 -> x).
-    PassManager pm(ctx);
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createLLMRecomposePass());
-    pm.addPass(createCanonicalizerPass());
-    if (failed(pm.run(*module)))
+    if (failed(recomposeProbe(*module)))
       return nullptr;
     modules.push_back(std::move(module));
   }
@@ -383,6 +375,17 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     return nullptr;
   }
   return std::move(modules.front());
+}
+
+LogicalResult onnx_import::recomposeProbe(ModuleOp module) {
+  // Causal masks and RoPE tables are recognized while they are constants
+  // (after the simplifications the pipeline's inliner also runs first: an
+  // all-ones padding mask added as zeros, x + 0 -> x).
+  PassManager pm(module.getContext());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLLMRecomposePass());
+  pm.addPass(createCanonicalizerPass());
+  return pm.run(module);
 }
 
 onnx_import::NodeDiagnostics::NodeDiagnostics(MLIRContext *ctx, Location loc)

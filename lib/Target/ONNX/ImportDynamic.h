@@ -38,7 +38,15 @@ struct FreeDim {
   int index = 0;
   /// Its dim_param, else `INPUT:INDEX`.
   std::string name;
+
+  /// `INPUT:INDEX`, the ImportOptions key of this dimension.
+  std::string key() const { return input + ":" + std::to_string(index); }
 };
+
+/// The simplifications and recomposition a probe import gets before it is
+/// compared (canonicalize, llm-recompose, canonicalize): causal masks and
+/// RoPE tables are recognized while they are constants.
+LogicalResult recomposeProbe(ModuleOp module);
 
 /// The free dimensions of `model`'s graph inputs (initializers excluded).
 SmallVector<FreeDim> findFreeDims(const onnx::ModelProto &model,

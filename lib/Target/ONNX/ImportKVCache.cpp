@@ -30,8 +30,9 @@
 
 #include "ImportKVCache.h"
 
+#include "ImportDynamic.h"
+
 #include "llm/Dialect/LLM/IR/LLMOps.h"
-#include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 
 #include "mlir/IR/AsmState.h"
@@ -39,8 +40,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"
@@ -98,9 +97,12 @@ LogicalResult pin(const onnx::ValueInfoProto &vi, int index, int64_t value,
 
 } // namespace
 
-LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
-                                                ImportOptions &options,
-                                                Location loc) {
+/// Step 1: sets the past inputs' length to 0 and the batch to 1 in
+/// `options` (the past lengths' keys, INPUT:INDEX, go to `pastKeys`), and
+/// replaces an `attention_mask` input by ones.
+static LogicalResult
+prepareKVCacheImport(onnx::ModelProto &model, ImportOptions &options,
+                     Location loc, SmallVectorImpl<std::string> &pastKeys) {
   onnx::GraphProto &graph = *model.mutable_graph();
   llvm::StringSet<> initNames;
   for (const onnx::TensorProto &t : graph.initializer())
@@ -152,6 +154,12 @@ LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
     }
     if (failed(pin(vi, length, 0, "the past length", options, loc)))
       return failure();
+    // The keys that set it (a fixed size 0 is none): INPUT:INDEX, and the
+    // dim_param when the user gave it too.
+    for (const std::string &key : {vi.name() + ":" + std::to_string(length),
+                                   shape.dim(length).dim_param()})
+      if (!key.empty() && options.dimValues.count(key))
+        pastKeys.push_back(key);
     if (firstPast.empty()) {
       firstPast = vi.name();
       firstPastAxis = length;
@@ -250,26 +258,13 @@ LogicalResult onnx_import::prepareKVCacheImport(onnx::ModelProto &model,
   return success();
 }
 
-LogicalResult onnx_import::finishKVCacheImport(ModuleOp module,
-                                               const ImportOptions &options) {
+/// The function `options.funcName` of `module`.
+static FunctionOpInterface entryOf(ModuleOp module,
+                                   const ImportOptions &options) {
   auto func = module.lookupSymbol<FunctionOpInterface>(options.funcName);
   if (!func)
-    return module.emitError() << "no function @" << options.funcName;
-  return formKVCache(func);
-}
-
-LogicalResult onnx_import::checkKVCacheImport(ModuleOp module,
-                                              const ImportOptions &options) {
-  PassManager pm(module.getContext());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLLMRecomposePass());
-  pm.addPass(createCanonicalizerPass());
-  if (failed(pm.run(module)))
-    return failure();
-  auto func = module.lookupSymbol<FunctionOpInterface>(options.funcName);
-  if (!func)
-    return module.emitError() << "no function @" << options.funcName;
-  return checkDecoderWithPast(func);
+    module.emitError() << "no function @" << options.funcName;
+  return func;
 }
 
 /// A fingerprint of every constant's value in `module` (a sorted list of
@@ -297,8 +292,11 @@ static SmallVector<llvm::hash_code> constantValues(ModuleOp module) {
   return hashes;
 }
 
-LogicalResult onnx_import::checkPositionsMove(ModuleOp cached, ModuleOp onePast,
-                                              ModuleOp twoPast, Location loc) {
+/// Checks that a model whose cached form `cached` reads tables by the new
+/// tokens' positions computes with other constants with a past of two
+/// tokens than with one: otherwise its positions ignore the past.
+static LogicalResult checkPositionsMove(ModuleOp cached, ModuleOp onePast,
+                                        ModuleOp twoPast, Location loc) {
   bool readsTables = false;
   cached.walk([&](SequencePrefixOp) { readsTables = true; });
   if (!readsTables || constantValues(onePast) != constantValues(twoPast))
@@ -310,4 +308,55 @@ LogicalResult onnx_import::checkPositionsMove(ModuleOp cached, ModuleOp onePast,
                     "instead of arange(P, P + S)), which the cached form "
                     "would not reproduce";
   return failure();
+}
+
+OwningOpRef<ModuleOp> onnx_import::importWithKVCache(
+    onnx::ModelProto &model, const ImportOptions &options, MLIRContext *ctx,
+    Location loc,
+    llvm::function_ref<OwningOpRef<ModuleOp>(const ImportOptions &)> import) {
+  // 1-2: the prefill of an empty past, rewritten.
+  ImportOptions prefill = options;
+  prefill.kvCache = false;
+  SmallVector<std::string> pastKeys;
+  if (failed(prepareKVCacheImport(model, prefill, loc, pastKeys)))
+    return nullptr;
+  OwningOpRef<ModuleOp> module = import(prefill);
+  if (!module)
+    return nullptr;
+  {
+    NodeDiagnostics toModel(ctx, loc);
+    FunctionOpInterface func = entryOf(*module, prefill);
+    if (!func || failed(formKVCache(func)))
+      return nullptr;
+  }
+  // 3: the model with a past of one and of two tokens (two new ones).
+  ImportOptions withPast = prefill;
+  withPast.runShapeInference = false;
+  withPast.dimBounds.clear();
+  for (const FreeDim &d : findFreeDims(model, prefill))
+    withPast.dimValues[d.key()] = 2;
+  SmallVector<OwningOpRef<ModuleOp>, 2> checks;
+  for (int64_t past : {1, 2}) {
+    for (const std::string &key : pastKeys)
+      withPast.dimValues[key] = past;
+    OwningOpRef<ModuleOp> check = import(withPast);
+    bool checked;
+    {
+      NodeDiagnostics toModel(ctx, loc);
+      FunctionOpInterface func;
+      checked = check && succeeded(recomposeProbe(*check)) &&
+                (func = entryOf(*check, withPast)) &&
+                succeeded(checkDecoderWithPast(func));
+    }
+    if (!checked) {
+      emitRemark(loc) << "while checking the model with a past of "
+                      << (past == 1 ? "one token" : "two tokens")
+                      << " (llmc reads the past's use from it)";
+      return nullptr;
+    }
+    checks.push_back(std::move(check));
+  }
+  if (failed(checkPositionsMove(*module, *checks[0], *checks[1], loc)))
+    return nullptr;
+  return module;
 }

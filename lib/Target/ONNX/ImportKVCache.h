@@ -18,6 +18,8 @@
 #include "llm/Target/ONNX/ImportONNX.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace onnx {
 class ModelProto;
@@ -25,31 +27,23 @@ class ModelProto;
 
 namespace mlir::llm::onnx_import {
 
-/// Prepares `model` and `options` for the import of a decoder with past in
-/// the cached form: the past inputs' length is set to 0 and the batch to 1
-/// in `options`, and an `attention_mask` input becomes a constant of ones
-/// shaped like `input_ids` in `model` (one sequence has no padding). Errors
-/// at `loc`: no past input; a past input without exactly one symbolic
-/// length; a past length or batch that the user set to another value.
-LogicalResult prepareKVCacheImport(onnx::ModelProto &model,
-                                   ImportOptions &options, Location loc);
-
-/// Rewrites the imported function `options.funcName` of `module` into the
-/// cached form (`formKVCache`). Errors at the op that prevents it.
-LogicalResult finishKVCacheImport(ModuleOp module,
-                                  const ImportOptions &options);
-
-/// Checks `module`, the model imported with a past of one token (static),
-/// for the past's use that finishKVCacheImport assumed
-/// (`checkDecoderWithPast`, after recomposition).
-LogicalResult checkKVCacheImport(ModuleOp module, const ImportOptions &options);
-
-/// Checks that a model whose cached form `cached` reads tables by the new
-/// tokens' positions computes with other constants with a past of two
-/// tokens (`twoPast`) than with one (`onePast`, both imported static):
-/// otherwise its positions ignore the past. Errors at `loc`.
-LogicalResult checkPositionsMove(ModuleOp cached, ModuleOp onePast,
-                                 ModuleOp twoPast, Location loc);
+/// Imports `model`, a decoder exported with its past, in the cached form
+/// (ImportOptions::kvCache; see ImportKVCache.cpp):
+///   1. the past inputs' length is set to 0 and the batch to 1, and an
+///      `attention_mask` input becomes ones shaped [1, P + S] in `model`;
+///   2. `import` (the importer, which keeps the sequence dynamic) reads that
+///      prefill, and `formKVCache` rewrites it into the cached form;
+///   3. `import` reads the model again with a past of one and of two tokens
+///      (static), and the past's use that step 2 assumed is checked
+///      (`checkDecoderWithPast`; position tables must change with the past).
+/// Errors at `loc` or at the ONNX node: no past input, a past input without
+/// exactly one symbolic length, a past length or batch the user set to
+/// another value, what `formKVCache` refuses, a model that uses its past
+/// otherwise.
+OwningOpRef<ModuleOp> importWithKVCache(
+    onnx::ModelProto &model, const ImportOptions &options, MLIRContext *ctx,
+    Location loc,
+    llvm::function_ref<OwningOpRef<ModuleOp>(const ImportOptions &)> import);
 
 } // namespace mlir::llm::onnx_import
 

@@ -916,62 +916,14 @@ OwningOpRef<ModuleOp> mlir::llm::importONNXModel(llvm::MemoryBufferRef buffer,
                    << "' is not an ONNX model (no graph or no opset_import)";
     return nullptr;
   }
-  // A decoder with past in the cached form (ImportKVCache.cpp): imported
-  // with an empty past, then rewritten.
-  if (options.kvCache) {
-    ImportOptions prefill = options;
-    prefill.kvCache = false;
-    if (failed(prepareKVCacheImport(model, prefill, loc)))
-      return nullptr;
-    OwningOpRef<ModuleOp> module =
-        importParsedModel(model, buffer.getBufferIdentifier(), externalDataDir,
-                          ctx, prefill, loc);
-    if (!module)
-      return nullptr;
-    {
-      NodeDiagnostics toModel(ctx, loc);
-      if (failed(finishKVCacheImport(*module, prefill)))
-        return nullptr;
-    }
-    // The rewrite read the model with an empty past; the model with a past
-    // of one token (and two new ones) must use it as assumed.
-    SmallVector<std::string> pastKeys;
-    for (auto &entry : prefill.dimValues)
-      if (entry.getValue() == 0 &&
-          StringRef(entry.getKey()).contains_insensitive("past"))
-        pastKeys.push_back(entry.getKey().str());
-    ImportOptions onePast = prefill;
-    onePast.runShapeInference = false;
-    onePast.dimBounds.clear();
-    for (const std::string &key : pastKeys)
-      onePast.dimValues[key] = 1;
-    for (const FreeDim &d : findFreeDims(model, onePast))
-      onePast.dimValues[d.input + ":" + std::to_string(d.index)] = 2;
-    OwningOpRef<ModuleOp> check =
-        importParsedModel(model, buffer.getBufferIdentifier(), externalDataDir,
-                          ctx, onePast, loc);
-    bool checked;
-    {
-      NodeDiagnostics toModel(ctx, loc);
-      checked = check && succeeded(checkKVCacheImport(*check, onePast));
-    }
-    if (!checked) {
-      emitRemark(loc) << "while checking the model with a past of one token "
-                         "(llmc reads the past's use from it)";
-      return nullptr;
-    }
-    // Position tables: the constants must change with the past.
-    ImportOptions twoPast = onePast;
-    for (const std::string &key : pastKeys)
-      twoPast.dimValues[key] = 2;
-    OwningOpRef<ModuleOp> check2 =
-        importParsedModel(model, buffer.getBufferIdentifier(), externalDataDir,
-                          ctx, twoPast, loc);
-    if (!check2 || failed(checkKVCacheImport(*check2, twoPast)) ||
-        failed(checkPositionsMove(*module, *check, *check2, loc)))
-      return nullptr;
-    return module;
-  }
+  // A decoder with past in the cached form (ImportKVCache.cpp).
+  if (options.kvCache)
+    return importWithKVCache(
+        model, options, ctx, loc,
+        [&](const ImportOptions &at) -> OwningOpRef<ModuleOp> {
+          return importParsedModel(model, buffer.getBufferIdentifier(),
+                                   externalDataDir, ctx, at, loc);
+        });
   return importParsedModel(model, buffer.getBufferIdentifier(), externalDataDir,
                            ctx, options, loc);
 }

@@ -257,10 +257,10 @@ LogicalResult mlir::llm::formKVCache(FunctionOpInterface func) {
     OpBuilder b(p);
     Location loc = p.getLoc();
     // positions = iota[:S] + past
-    Type elem =
-        isIota(p.getInput()) ? in.getElementType() : IntegerType::get(ctx, 64);
+    bool tableIsIota = isIota(p.getInput());
+    Type elem = tableIsIota ? in.getElementType() : IntegerType::get(ctx, 64);
     Value positions = p.getResult();
-    if (!isIota(p.getInput())) {
+    if (!tableIsIota) {
       int64_t rows = in.getDimSize(axis);
       SmallVector<int64_t> iota(rows);
       std::iota(iota.begin(), iota.end(), int64_t{0});
