@@ -9,8 +9,9 @@
 // This file implements `llm-select-lowering-config`: the CPU target
 // description's choices for the lowering of llm ops (the flash-attention
 // tile, the bf16 dot products and the streaming block shapes of the
-// weight-only decode matvec) are recorded on each op as `llm.lowering_config`,
-// which the target-neutral `convert-llm-to-linalg` reads.
+// weight-only decode matvec, the 8-bit dot products of the integer matmul) are
+// recorded on each op as `llm.lowering_config`, which the target-neutral
+// `convert-llm-to-linalg` reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,11 +93,17 @@ struct LLMSelectLoweringConfigPass
 
     Builder b(&getContext());
     module.walk([&](Operation *op) {
-      if (!isa<AttentionOp, DequantMatmulOp>(op) ||
+      if (!isa<AttentionOp, DequantMatmulOp, MatmulIntegerOp>(op) ||
           op->hasAttr(kLoweringConfigAttrName))
         return;
       SmallVector<NamedAttribute> entries;
-      if (isa<AttentionOp>(op)) {
+      if (isa<MatmulIntegerOp>(op)) {
+        // dot_product: i8 where the target has 8-bit dot products.
+        entries.push_back(b.getNamedAttr(
+            kDotProductKey,
+            b.getStringAttr(desc->int8DotProduct ? kDotProductI8
+                                                 : kDotProductF32)));
+      } else if (isa<AttentionOp>(op)) {
         // attention_tile: the flash-attention tile.
         entries.push_back(
             b.getNamedAttr(kAttentionTileKey, b.getDenseI64ArrayAttr(tile)));

@@ -12,12 +12,21 @@
 
 #include "llm/Codegen/TargetDescription.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/X86TargetParser.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <thread>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::llm;
@@ -89,6 +98,16 @@ CPUTargetDescription CPUTargetDescription::getAVX512() {
   return t;
 }
 
+CPUTargetDescription CPUTargetDescription::getAVX512VNNI() {
+  CPUTargetDescription t = getAVX512();
+  t.name = "avx512-vnni";
+  // vpdpbusd: 64 u8 x s8 products per instruction against 16 f32 FMAs;
+  // W8A8 128x768 @ 768x768 on one Zen 5 core: 0.62 ms (exact f32 panels)
+  // -> 0.20 ms (bench/results/w8a8-*.md).
+  t.int8DotProduct = true;
+  return t;
+}
+
 CPUTargetDescription CPUTargetDescription::getAVX512BF16() {
   CPUTargetDescription t = getAVX512();
   t.name = "avx512-bf16";
@@ -96,20 +115,161 @@ CPUTargetDescription CPUTargetDescription::getAVX512BF16() {
   // median ms: 0.53 (f32 conversion + FMA) -> 0.44-0.47 (vpermw +
   // vdpbf16ps), then bound by memory (bench/quant/results.md).
   t.bf16DotProduct = true;
+  // Every CPU with AVX512-BF16 (Cooper Lake, Sapphire Rapids, Zen 4 and
+  // later) has AVX512-VNNI.
+  t.int8DotProduct = true;
   return t;
 }
 
-CPUTargetDescription CPUTargetDescription::getHost() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  if (features.lookup("avx512f") && features.lookup("avx512bf16") &&
-      features.lookup("avx512bw"))
-    return getAVX512BF16();
-  if (features.lookup("avx512f"))
-    return getAVX512();
-  if (features.lookup("avx2") && features.lookup("fma"))
-    return getAVX2();
-  return getGeneric();
+/// The ISA extensions a target reports (LLVM's spelling), in this order.
+static constexpr llvm::StringLiteral kReportedFeatures[] = {
+    "avx2",       "fma",     "avx512f",  "avx512bw", "avx512vnni", "avx512bf16",
+    "avx512fp16", "avxvnni", "amx-tile", "amx-bf16", "amx-int8"};
+
+CPUTargetDescription CPUTargetDescription::getForCPU(
+    StringRef cpu, StringRef vendor, const llvm::StringMap<bool> &features,
+    int64_t l1dBytes, int64_t l2Bytes, int64_t l3Bytes) {
+  auto has = [&](StringRef f) { return features.lookup(f); };
+  CPUTargetDescription t;
+  if (has("avx512f") && has("avx512bw") && has("avx512bf16")) {
+    t = getAVX512BF16();
+    t.int8DotProduct = has("avx512vnni");
+  } else if (has("avx512f") && has("avx512vnni")) {
+    t = getAVX512VNNI();
+  } else if (has("avx512f")) {
+    t = getAVX512();
+  } else if (has("avx2") && has("fma")) {
+    t = getAVX2();
+  } else {
+    t = getGeneric();
+  }
+  t.cpu = cpu.str();
+  t.vendor = vendor.str();
+  for (StringRef f : kReportedFeatures)
+    if (has(f))
+      t.features.push_back(f.str());
+  t.l1dBytes = l1dBytes;
+  t.l2Bytes = l2Bytes;
+  t.l3Bytes = l3Bytes;
+  // Both thresholds are "about the L2 size" (see their comments).
+  if (l2Bytes > 0) {
+    t.packRhsMinBytes = l2Bytes;
+    if (t.streamedWeightMinBytes != std::numeric_limits<int64_t>::max())
+      t.streamedWeightMinBytes = l2Bytes;
+  }
+  return t;
 }
+
+/// The vendor from CPUID leaf 0, as "AMD" / "Intel" / the raw string.
+static std::string getHostVendor() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+    return "";
+  char id[13];
+  std::memcpy(id, &ebx, 4);
+  std::memcpy(id + 4, &edx, 4);
+  std::memcpy(id + 8, &ecx, 4);
+  id[12] = 0;
+  StringRef v(id);
+  if (v == "AuthenticAMD")
+    return "AMD";
+  if (v == "GenuineIntel")
+    return "Intel";
+  return v.str();
+#else
+  return "";
+#endif
+}
+
+/// A sysfs cache size ("32K", "1024K", "32M") in bytes; 0 if unreadable.
+static int64_t readCacheSize(const llvm::Twine &path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+      llvm::MemoryBuffer::getFileAsStream(path);
+  if (!buf)
+    return 0;
+  StringRef text = (*buf)->getBuffer().trim();
+  int64_t scale = 1;
+  if (text.consume_back("K"))
+    scale = 1024;
+  else if (text.consume_back("M"))
+    scale = 1024 * 1024;
+  int64_t v = 0;
+  if (text.getAsInteger(10, v))
+    return 0;
+  return v * scale;
+}
+
+/// L1 data, L2 and L3 sizes of cpu0 from Linux's sysfs, else glibc's
+/// sysconf (0 where unknown).
+static void getHostCaches(int64_t &l1d, int64_t &l2, int64_t &l3) {
+  l1d = l2 = l3 = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    // sysfs files report a size they do not have: read them as streams.
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> level =
+        llvm::MemoryBuffer::getFileAsStream(dir + "level");
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> type =
+        llvm::MemoryBuffer::getFileAsStream(dir + "type");
+    if (!level || !type)
+      break;
+    StringRef lv = (*level)->getBuffer().trim(),
+              ty = (*type)->getBuffer().trim();
+    int64_t size = readCacheSize(dir + "size");
+    if (lv == "1" && ty == "Data")
+      l1d = size;
+    else if (lv == "2")
+      l2 = size;
+    else if (lv == "3")
+      l3 = size;
+  }
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) &&       \
+    defined(_SC_LEVEL3_CACHE_SIZE)
+  if (!l1d)
+    l1d = std::max<long>(0, sysconf(_SC_LEVEL1_DCACHE_SIZE));
+  if (!l2)
+    l2 = std::max<long>(0, sysconf(_SC_LEVEL2_CACHE_SIZE));
+  if (!l3)
+    l3 = std::max<long>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+#endif
+}
+
+CPUTargetDescription CPUTargetDescription::getHost() {
+  int64_t l1d, l2, l3;
+  getHostCaches(l1d, l2, l3);
+  return getForCPU(llvm::sys::getHostCPUName(), getHostVendor(),
+                   llvm::sys::getHostCPUFeatures(), l1d, l2, l3);
+}
+
+/// Vendor and per-core caches (L1d, L2 bytes) of the x86-64 cores llmc has
+/// tile choices for, by LLVM CPU name (vendors' published figures); other
+/// CPUs get 32 KiB and 1 MiB.
+struct KnownCore {
+  StringRef prefix, vendor;
+  int64_t l1dKiB, l2KiB;
+};
+static constexpr KnownCore kKnownCores[] = {
+    {"znver5", "AMD", 48, 1024},
+    {"znver4", "AMD", 32, 1024},
+    {"znver3", "AMD", 32, 512},
+    {"znver2", "AMD", 32, 512},
+    {"znver1", "AMD", 32, 512},
+    {"graniterapids", "Intel", 48, 2048},
+    {"emeraldrapids", "Intel", 48, 2048},
+    {"sapphirerapids", "Intel", 48, 2048},
+    {"icelake-server", "Intel", 48, 1280},
+    {"cooperlake", "Intel", 32, 1024},
+    {"cascadelake", "Intel", 32, 1024},
+    {"skylake-avx512", "Intel", 32, 1024},
+    {"alderlake", "Intel", 48, 1280},
+    {"raptorlake", "Intel", 48, 2048},
+    {"meteorlake", "Intel", 48, 2048},
+    {"tigerlake", "Intel", 48, 1280},
+    {"icelake-client", "Intel", 48, 512},
+    {"skylake", "Intel", 32, 256},
+    {"broadwell", "Intel", 32, 256},
+    {"haswell", "Intel", 32, 256}};
 
 FailureOr<CPUTargetDescription> CPUTargetDescription::lookup(StringRef name) {
   if (name == "host")
@@ -120,11 +280,73 @@ FailureOr<CPUTargetDescription> CPUTargetDescription::lookup(StringRef name) {
     return getAVX2();
   if (name == "avx512")
     return getAVX512();
+  if (name == "avx512-vnni")
+    return getAVX512VNNI();
   if (name == "avx512-bf16")
     return getAVX512BF16();
-  return failure();
+  // An x86-64 CPU: its features from LLVM's target parser.
+  if (llvm::X86::parseArchX86(name, /*Only64Bit=*/true) == llvm::X86::CK_None)
+    return failure();
+  SmallVector<StringRef> list;
+  llvm::X86::getFeaturesForCPU(name, list);
+  llvm::StringMap<bool> features;
+  for (StringRef f : list)
+    features[f] = true;
+  StringRef vendor;
+  int64_t l1d = 32 * 1024, l2 = 1024 * 1024;
+  for (const KnownCore &c : kKnownCores)
+    if (name == c.prefix) {
+      vendor = c.vendor;
+      l1d = c.l1dKiB * 1024;
+      l2 = c.l2KiB * 1024;
+    }
+  return getForCPU(name, vendor, features, l1d, l2, /*l3Bytes=*/0);
 }
 
 StringRef CPUTargetDescription::getKnownNames() {
-  return "host, generic, avx2, avx512 or avx512-bf16";
+  return "host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 "
+         "CPU name such as znver4 or sapphirerapids";
+}
+
+bool CPUTargetDescription::hasFeature(StringRef feature) const {
+  return llvm::is_contained(features, feature);
+}
+
+void CPUTargetDescription::print(llvm::raw_ostream &os) const {
+  auto kib = [](int64_t bytes) -> std::string {
+    return bytes > 0 ? std::to_string(bytes / 1024) + " KiB" : "unknown";
+  };
+  auto tile = [](ArrayRef<int64_t> t) {
+    return llvm::join(
+        llvm::map_range(t, [](int64_t v) { return std::to_string(v); }), "x");
+  };
+  os << "target:          " << name << "\n";
+  os << "cpu:             " << cpu;
+  if (!vendor.empty())
+    os << " (" << vendor << ")";
+  os << "\n";
+  os << "features:        "
+     << (features.empty() ? std::string("(none that llmc uses)")
+                          : llvm::join(features, " "))
+     << "\n";
+  os << "caches:          L1d " << kib(l1dBytes) << ", L2 " << kib(l2Bytes)
+     << ", L3 " << kib(l3Bytes) << "\n";
+  os << "threads:         " << getNumThreads() << "\n";
+  os << "vector:          " << vectorBits << " bits\n";
+  os << "matmul tiles:    register " << tile(matmulRegisterTile) << ", cache "
+     << tile(matmulCacheTile) << ", weights "
+     << stringifyWeightLayout(matmulWeightLayout) << "\n";
+  if (!matvecRegisterTile.empty())
+    os << "matvec tiles:    register " << tile(matvecRegisterTile) << ", cache "
+       << tile(matvecCacheTile) << "\n";
+  os << "attention tile:  " << tile(attentionTile) << "\n";
+  os << "dot products:    int8 matmul "
+     << (int8DotProduct ? "i8 (vpdpbusd)" : "f32 panels") << ", int4 decode "
+     << (bf16DotProduct ? "bf16 (vdpbf16ps)" : "f32") << "\n";
+  os << "packed B from:   " << kib(packRhsMinBytes) << "\n";
+  os << "streamed from:   "
+     << (streamedWeightMinBytes == std::numeric_limits<int64_t>::max()
+             ? std::string("never (block shapes measured on AVX-512 only)")
+             : kib(streamedWeightMinBytes))
+     << "\n";
 }

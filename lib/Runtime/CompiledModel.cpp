@@ -12,15 +12,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/CompiledModel.h"
+
+#include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
-#include "llm/Runtime/ConstantBytes.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Support/Timing.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/Progress.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Support/Timing.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -54,6 +56,8 @@
 #include "llvm/Support/SmallVectorMemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/X86TargetParser.h"
 
 #include <cstdlib>
 #include <new>
@@ -650,6 +654,47 @@ mlir::llm::runtime::createHostTargetMachine(unsigned optLevel) {
   builder->setRelocationModel(llvm::Reloc::PIC_);
   builder->setCodeModel(llvm::CodeModel::Small);
   return builder->createTargetMachine();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+mlir::llm::runtime::createCPUTargetMachine(StringRef name, unsigned optLevel) {
+  if (name == "host")
+    return createHostTargetMachine(optLevel);
+  static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
+      kFamilyCPUs[] = {{"generic", "x86-64"},
+                       {"avx2", "x86-64-v3"},
+                       {"avx512", "x86-64-v4"},
+                       {"avx512-vnni", "cascadelake"},
+                       {"avx512-bf16", "cooperlake"}};
+  StringRef cpu = name;
+  for (auto [family, representative] : kFamilyCPUs)
+    if (name == family)
+      cpu = representative;
+  if (llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) == llvm::X86::CK_None)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown CPU target '" + name + "' (expected " +
+            CPUTargetDescription::getKnownNames() + ")");
+  initializeNativeTarget();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  if (triple.getArch() != llvm::Triple::x86_64)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "CPU target '" + name +
+                                       "' is x86-64; this llmc runs on " +
+                                       triple.str());
+  llvm::orc::JITTargetMachineBuilder builder(triple);
+  builder.setCPU(cpu.str());
+  SmallVector<StringRef> features;
+  llvm::X86::getFeaturesForCPU(cpu, features, /*NeedPlus=*/true);
+  builder.addFeatures(
+      std::vector<std::string>(features.begin(), features.end()));
+  static constexpr llvm::CodeGenOptLevel levels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  builder.setCodeGenOptLevel(levels[std::min(optLevel, 3u)]);
+  builder.setRelocationModel(llvm::Reloc::PIC_);
+  builder.setCodeModel(llvm::CodeModel::Small);
+  return builder.createTargetMachine();
 }
 
 /// translateToLLVMIR, with `beforeOptimize` run on the LLVM module after

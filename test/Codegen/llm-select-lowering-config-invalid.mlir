@@ -9,7 +9,7 @@
 // TILE: error: llm-select-lowering-config: attention-tile must be two positive sizes [query rows, key/value rows]
 // STREAM: error: llm-select-lowering-config: streamed-weight-min-bytes must be -1 (the target's) or a size in bytes, got -2
 
-// expected-error @+1 {{llm-select-lowering-config: unknown target 'pentium' (expected host, generic, avx2, avx512 or avx512-bf16)}}
+// expected-error @+1 {{llm-select-lowering-config: unknown target 'pentium' (expected host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 CPU name such as znver4 or sapphirerapids)}}
 func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %0 = llm.attention %q, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>

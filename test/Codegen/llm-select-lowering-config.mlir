@@ -57,6 +57,23 @@ func.func @dequant_matmul_i4(%x: tensor<1x16xf32>, %w: tensor<4x16x!quant.unifor
 
 // -----
 
+// dot_product of the integer matmul: i8 where the target has AVX512-VNNI
+// (every AVX512-BF16 CPU has it), else f32.
+// BF16-LABEL: func.func @matmul_integer
+// BF16: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "i8"}}
+// AVX512-LABEL: func.func @matmul_integer
+// AVX512: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "f32"}}
+// AVX2-LABEL: func.func @matmul_integer
+// AVX2: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "f32"}}
+// GENERIC-LABEL: func.func @matmul_integer
+// GENERIC: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "f32"}}
+func.func @matmul_integer(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32> {
+  %y = llm.matmul_integer %a, %b : (tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
+  return %y : tensor<2x16xi32>
+}
+
+// -----
+
 // An op that already has a configuration (a tuner's) keeps it; ops inside a
 // fusion group are configured too; other ops get none.
 // BF16-LABEL: func.func @kept_and_nested

@@ -43,6 +43,9 @@ llvm::Expected<llvm::SmallVector<int64_t>>
 parseTokenIds(llvm::StringRef text, llvm::StringRef option,
               llvm::StringRef example);
 
+/// The category of llmc's own options (llmc.cpp).
+extern llvm::cl::OptionCategory llmcCategory;
+
 /// The subcommand and the category of its options (defined in
 /// Generate.cpp).
 extern llvm::cl::SubCommand generateCommand;
@@ -55,6 +58,11 @@ int generateMain();
 /// `llmc tokenize` (Tokenize.cpp; its options are in generateCategory).
 extern llvm::cl::SubCommand tokenizeCommand;
 int tokenizeMain();
+
+/// `llmc --print-target[=NAME]` (PrintTarget.cpp): whether it was given, and
+/// the command (prints the CPU target description; 1 for an unknown name).
+bool printTargetRequested();
+int printTargetMain();
 
 } // namespace llmc
 

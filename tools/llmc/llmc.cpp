@@ -23,6 +23,8 @@
 
 #include "Generate.h"
 
+#include "llm/Codegen/TargetDescription.h"
+
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/ConstantBytes.h"
@@ -81,13 +83,15 @@
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
+using mlir::llm::CPUTargetDescription;
 namespace cl = llvm::cl;
 
 //===----------------------------------------------------------------------===//
 // Command line
 //===----------------------------------------------------------------------===//
 
-static cl::OptionCategory llmcCategory("llmc options");
+cl::OptionCategory llmc::llmcCategory("llmc options");
+using llmc::llmcCategory;
 
 static cl::SubCommand runCommand(
     "run",
@@ -234,7 +238,10 @@ static cl::opt<ProgressMode> progressMode(
 // The target of `run` and `compile`.
 static cl::opt<std::string> targetName(
     "target",
-    cl::desc("What to compile for: cpu (default), cuda (NVIDIA GPUs: "
+    cl::desc("What to compile for: cpu (default: this machine's CPU), a CPU "
+             "target (a family such as avx2 or avx512-bf16, or an x86-64 CPU "
+             "such as znver4 or sapphirerapids: see --print-target=NAME; "
+             "`run` needs a CPU with its features), cuda (NVIDIA GPUs: "
              "llm-lower-to-nvvm; `run` needs a CUDA driver and device), or "
              "cuda-emulator (`run` only: the CUDA kernels run on the CPU, to "
              "check them without a GPU)"),
@@ -732,6 +739,22 @@ getCacheKey(const CompileCache &cache, const CompileOptions &options,
   return key;
 }
 
+/// For --target NAME, a CPU target: checks the name and makes it the
+/// pipeline's `target` in `options` (unless the options name one); returns
+/// an error message, or "" on success.
+static std::string applyCPUTarget(std::string &options) {
+  if (failed(CPUTargetDescription::lookup(targetName)))
+    return "--target must be cpu, cuda, cuda-emulator or a CPU target (" +
+           CPUTargetDescription::getKnownNames().str() + "), got '" +
+           targetName + "'";
+  if (StringRef(options).contains("target="))
+    return "--target " + targetName +
+           " and --pipeline-options=target=... both name the CPU target; "
+           "give one";
+  options = "target=" + targetName + (options.empty() ? "" : " " + options);
+  return "";
+}
+
 static int runMain() {
   if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
     return fail(std::move(e));
@@ -780,14 +803,30 @@ static int runMain() {
                 "cuda-emulator, or compile them with llmc compile --target "
                 "cuda");
   }
-  if (targetName != "cpu" && targetName != "cuda-emulator")
-    return fail("--target must be cpu, cuda or cuda-emulator, got '" +
-                targetName + "'");
+  // A CPU target name: compiled for it, run only if this CPU has its
+  // features.
+  std::string cpuPipelineOptions = pipelineOptions;
+  bool namedCPU = targetName != "cpu" && targetName != "cuda-emulator";
+  if (namedCPU) {
+    std::string error = applyCPUTarget(cpuPipelineOptions);
+    if (!error.empty())
+      return fail(error);
+    FailureOr<CPUTargetDescription> named =
+        CPUTargetDescription::lookup(targetName);
+    CPUTargetDescription host = CPUTargetDescription::getHost();
+    for (const std::string &f : named->features)
+      if (!host.hasFeature(f))
+        return fail("llmc run --target " + targetName + ": this CPU (" +
+                    host.cpu + ") lacks " + f +
+                    ", which code compiled for it may use; run with --target "
+                    "cpu, or compile with llmc compile --target " +
+                    targetName);
+  }
 
   CompileOptions options;
   options.entry = entryName;
-  options.lowering.target = targetName;
-  options.lowering.pipelineOptions = pipelineOptions;
+  options.lowering.target = namedCPU ? "cpu" : targetName.getValue();
+  options.lowering.pipelineOptions = cpuPipelineOptions;
   options.lowering.noOpt = noOpt;
   options.lowering.verifyEach = verifyEach;
   options.lowering.verifyMemoryPlan = verifyMemoryPlan;
@@ -1190,9 +1229,18 @@ static int compileMain() {
       outputPath == "-")
     return fail("--report writes to stdout, like -o -; give --report-file");
   bool cuda = targetName == "cuda";
-  if (!cuda && targetName != "cpu")
-    return fail("llmc compile: --target must be cpu or cuda, got '" +
-                targetName + "'");
+  // A CPU target name: the pipeline's target and the object's CPU.
+  std::string cpuPipelineOptions = pipelineOptions;
+  std::string objectCPU = "host";
+  if (!cuda && targetName != "cpu") {
+    if (targetName == "cuda-emulator")
+      return fail("llmc compile: --target cuda-emulator is for llmc run; "
+                  "compile with --target cpu, cuda or a CPU target name");
+    std::string error = applyCPUTarget(cpuPipelineOptions);
+    if (!error.empty())
+      return fail(error);
+    objectCPU = targetName;
+  }
   if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
                 emitKind == EmitKind::Exe || emitKind == EmitKind::Shared))
     return fail("--emit=ptx, fatbin, exe and shared need --target cuda");
@@ -1205,7 +1253,7 @@ static int compileMain() {
     return fail("--emit=ptx writes the PTX of one chip; give one --chip (or "
                 "--emit=fatbin for several)");
   LoweringOptions lowering;
-  lowering.pipelineOptions = pipelineOptions;
+  lowering.pipelineOptions = cpuPipelineOptions;
   lowering.noOpt = noOpt;
   lowering.verifyEach = verifyEach;
   // kernels_unfused: the same model compiled with every fusion off.
@@ -1288,7 +1336,7 @@ static int compileMain() {
     module->print(os);
   } else {
     llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
-        createHostTargetMachine(optLevel);
+        createCPUTargetMachine(objectCPU, optLevel);
     if (!tm)
       return fail(tm.takeError());
     targetMachine = std::move(*tm);
@@ -1478,10 +1526,13 @@ int main(int argc, char **argv) {
           "[--greedy | --temperature T --top-k K --top-p P --seed S]\n"
           "  llmc tokenize --tokenizer FILE (--text TEXT | --ids 1,2,3) "
           "[--stream] [--info]\n"
+          "  llmc --print-target[=NAME]\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",
           &llvm::errs()))
     return 1;
+  if (llmc::printTargetRequested())
+    return finishStdout(llmc::printTargetMain());
   if (runCommand)
     return finishStdout(runMain());
   if (compileCommand)

@@ -62,7 +62,11 @@ def LLMSelectLoweringConfigPass
       when the weight's stored bytes (elements times the storage width, 4
       bits for int4) are at least the target's `streamedWeightMinBytes` (or
       `streamed-weight-min-bytes`): the decode matvec kernels then take
-      their streaming block shapes.
+      their streaming block shapes;
+    * every `llm.matmul_integer`: `{dot_product = "i8" | "f32"}`: `i8` on
+      targets with 8-bit dot products (`int8DotProduct`, AVX512-VNNI
+      `vpdpbusd`): a constant 8-bit weight then takes the dot-product kernel
+      (exact i32, like the f32 panels it replaces).
 
     Ops inside `llm.fusion_group` regions are configured too. An op that
     already carries `llm.lowering_config` (a tuner's or a test's choice) is
@@ -86,7 +90,8 @@ def LLMSelectLoweringConfigPass
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "CPU target description: host, avx512-bf16, avx512, avx2 or generic">,
+           "CPU target description: host, a target name or a CPU name "
+           "(llmc --print-target lists them)">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
                "Override the target's flash-attention tile [query rows, "
                "key/value rows]">,
@@ -233,7 +238,8 @@ def LLMTileAndVectorizePass
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "CPU target description: host, avx512-bf16, avx512, avx2 or generic">,
+           "CPU target description: host, a family (avx512-bf16, "
+           "avx512-vnni, avx512, avx2, generic) or an x86-64 CPU name">,
     Option<"parallel", "parallel", "bool", /*default=*/"true",
            "Make the outer tile loops scf.forall (OpenMP later)">,
     Option<"vectorize", "vectorize", "bool", /*default=*/"true",

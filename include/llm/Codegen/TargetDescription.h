@@ -21,6 +21,8 @@
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -28,10 +30,33 @@ namespace mlir::llm {
 
 /// A CPU target. Tile sizes are in elements; a size of 0 leaves that
 /// dimension untiled.
+///
+/// A target is data about a CPU: its kernel family (`name`), the CPU
+/// (`cpu`, `vendor`), the ISA extensions the kernels use (`features`) and
+/// its caches, from which the kernel choices below follow. `lookup` builds
+/// one from a family name, from an x86-64 CPU name (LLVM's: its features
+/// from LLVM's X86 target parser, its caches from a table of known cores)
+/// or from the machine that runs the compiler ("host": CPUID through LLVM,
+/// caches from Linux's sysfs).
 struct CPUTargetDescription {
-  /// Name: "generic", "avx2", "avx512", "avx512-bf16" (or "host" resolved to
-  /// one of them).
+  /// Kernel family: "generic", "avx2", "avx512", "avx512-vnni",
+  /// "avx512-bf16" (CPUs and "host" resolve to one of them).
   std::string name = "generic";
+
+  /// The CPU, in LLVM's spelling ("znver4", "sapphirerapids",
+  /// "skylake-avx512", ...), or "generic" for a family target.
+  std::string cpu = "generic";
+  /// "AMD", "Intel" (from CPUID on the host, from the CPU name otherwise),
+  /// or "" when not known (a family target, another vendor).
+  std::string vendor;
+  /// The ISA extensions of the CPU that llmc's kernels use or report, in
+  /// LLVM's feature spelling: avx2, fma, avx512f, avx512bw, avx512vnni,
+  /// avx512bf16, avx512fp16, avxvnni, amx-tile, amx-bf16, amx-int8.
+  SmallVector<std::string> features;
+  /// Cache sizes in bytes: L1 data and L2 of one core, the L3 shared by the
+  /// cores of the host (0: not known). The L2 size sets `packRhsMinBytes`
+  /// and `streamedWeightMinBytes`.
+  int64_t l1dBytes = 0, l2Bytes = 0, l3Bytes = 0;
 
   /// Width of one SIMD register in bits (128 SSE/NEON, 256 AVX2, 512
   /// AVX-512).
@@ -115,6 +140,13 @@ struct CPUTargetDescription {
   /// `llm.dequant_matmul` by llm-select-lowering-config (dot_product).
   bool bf16DotProduct = false;
 
+  /// Whether the target has 4-way 8-bit dot products into i32 lanes
+  /// (AVX512-VNNI `vpdpbusd`: u8 x s8). `llm.matmul_integer` with a constant
+  /// 8-bit weight then takes the dot-product kernel (exact, as the f32
+  /// panels it replaces). Recorded on each `llm.matmul_integer` by
+  /// llm-select-lowering-config (dot_product = "i8").
+  bool int8DotProduct = false;
+
   /// Smallest weight (stored bytes) of a weight-only decode matvec
   /// (`llm.dequant_matmul` with a few rows of x) assumed streamed from DRAM
   /// on every call, as in a decode step, which reads every layer's weights
@@ -132,24 +164,45 @@ struct CPUTargetDescription {
   /// `numThreads`, or the number of hardware threads when it is 0.
   int64_t getNumThreads() const;
 
+  /// Whether `features` holds `feature` (LLVM's spelling).
+  bool hasFeature(StringRef feature) const;
+
+  /// Prints the target as `llmc --print-target` shows it: the family, the
+  /// CPU, its features and caches, and the kernel choices that follow.
+  void print(llvm::raw_ostream &os) const;
+
   /// Portable 128-bit target.
   static CPUTargetDescription getGeneric();
   /// x86-64 with AVX2 and FMA (16 x 256-bit registers).
   static CPUTargetDescription getAVX2();
   /// x86-64 with AVX-512F (32 x 512-bit registers).
   static CPUTargetDescription getAVX512();
-  /// AVX-512 with AVX512-BF16 and AVX512-BW (`bf16DotProduct`: Zen 4 and
-  /// later, Cooper Lake and Sapphire Rapids and later).
+  /// AVX-512 with AVX512-VNNI (`int8DotProduct`: Cascade Lake, Ice Lake).
+  static CPUTargetDescription getAVX512VNNI();
+  /// AVX-512 with AVX512-BF16, AVX512-BW and AVX512-VNNI (`bf16DotProduct`,
+  /// `int8DotProduct`: Zen 4 and later, Cooper Lake and Sapphire Rapids and
+  /// later).
   static CPUTargetDescription getAVX512BF16();
-  /// The machine that runs the compiler: avx512f + avx512bf16 + avx512bw ->
-  /// avx512-bf16, avx512f -> avx512, avx2 -> avx2, anything else -> generic
-  /// (llvm::sys::getHostCPUFeatures).
+  /// The family of a CPU with these features: avx512f + avx512bw +
+  /// avx512bf16 -> avx512-bf16 (with int8DotProduct only if avx512vnni),
+  /// avx512f + avx512vnni -> avx512-vnni, avx512f -> avx512, avx2 + fma ->
+  /// avx2, anything else -> generic; `cpu`, `vendor`, `features` and the
+  /// caches recorded, the cache-dependent choices set from the L2 size.
+  static CPUTargetDescription getForCPU(StringRef cpu, StringRef vendor,
+                                        const llvm::StringMap<bool> &features,
+                                        int64_t l1dBytes, int64_t l2Bytes,
+                                        int64_t l3Bytes);
+  /// The machine that runs the compiler (llvm::sys::getHostCPUName and
+  /// getHostCPUFeatures, the vendor from CPUID, the caches from
+  /// /sys/devices/system/cpu/cpu0/cache), through getForCPU.
   static CPUTargetDescription getHost();
-  /// Looks a target up by name ("host", "generic", "avx2", "avx512",
-  /// "avx512-bf16"); failure for any other name.
+  /// Looks a target up by name: "host", a family ("generic", "avx2",
+  /// "avx512", "avx512-vnni", "avx512-bf16") or an x86-64 CPU name that LLVM
+  /// knows ("znver4", "sapphirerapids", "icelake-server", "haswell", ...:
+  /// its features from LLVM, its caches from a table of known cores, else
+  /// 32 KiB L1d and 1 MiB L2); failure for any other name.
   static FailureOr<CPUTargetDescription> lookup(StringRef name);
-  /// The names `lookup` accepts, for diagnostics:
-  /// "host, generic, avx2, avx512 or avx512-bf16".
+  /// The names `lookup` accepts, for diagnostics.
   static StringRef getKnownNames();
 };
 

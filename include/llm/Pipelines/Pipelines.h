@@ -77,8 +77,10 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   PassOptions::Option<std::string> target{
       *this, "target",
       llvm::cl::desc("CPU target description: 'host' (detected when the "
-                     "pipeline is built), 'avx2', 'avx512', 'avx512-bf16' or "
-                     "'generic'"),
+                     "pipeline is built), a family ('avx512-bf16', "
+                     "'avx512-vnni', 'avx512', 'avx2', 'generic') or an "
+                     "x86-64 CPU name ('znver4', 'sapphirerapids', ...; "
+                     "llmc --print-target=NAME shows what it gives)"),
       llvm::cl::init("host")};
   /// OpenMP thread count baked into `omp.parallel` and used to split the
   /// work; 0 leaves the count to the OpenMP runtime (OMP_NUM_THREADS, else

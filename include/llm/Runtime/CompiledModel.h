@@ -202,6 +202,15 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createHostTargetMachine(unsigned optLevel);
 
+/// Creates a TargetMachine for the CPU target `name` (as
+/// CPUTargetDescription::lookup takes it: "host" is createHostTargetMachine;
+/// an x86-64 CPU name is that CPU; a family is a representative CPU with its
+/// features: generic x86-64, avx2 x86-64-v3, avx512 x86-64-v4, avx512-vnni
+/// cascadelake, avx512-bf16 cooperlake), for the host's OS, PIC, small code
+/// model, codegen at `optLevel` (0-3). Fails for other names.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createCPUTargetMachine(llvm::StringRef name, unsigned optLevel);
+
 /// Translates a module in the LLVM dialect to LLVM IR for `tm`'s target and
 /// runs the LLVM optimization pipeline at `optLevel`. With
 /// `internalizeAllButCInterface`, every defined function except the

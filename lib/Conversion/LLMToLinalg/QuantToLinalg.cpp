@@ -22,6 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "QuantKernels.h"
+
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
@@ -49,6 +51,7 @@
 
 using namespace mlir;
 using namespace mlir::llm;
+using mlir::llm::detail::readBytes;
 
 namespace {
 
@@ -624,6 +627,9 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
                                          RankedTensorType resultType,
                                          bool integerAccumulate);
 
+// llm.matmul_integer %a, %b [K, N] constant, 8-bit, static shapes,
+//   dot_product = "i8" in its lowering config
+//   -> buildInt8DotMatmul (vpdpbusd register tiles, exact i32);
 // llm.matmul_integer %a, %b [K, N], 8-bit, static shapes
 //   -> a' = f32(ext(a) - za) (exact), then buildPanelDequantMatmul's exact
 //   integer panels (f32 panel matmuls of at most 256 terms, i32 sums);
@@ -653,6 +659,15 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
     }
     Value a =
         storageCast(rewriter, loc, adaptor.getLhs(), storageTensorType(lt));
+    // 8-bit dot products where the target has them (a constant weight).
+    if (getConfiguredInt8DotProduct(op).value_or(false)) {
+      if (FailureOr<Value> r = llm::detail::buildInt8DotMatmul(
+              rewriter, loc, a, *pa, adaptor.getRhs(), *pb, type);
+          succeeded(r)) {
+        rewriter.replaceOp(op, *r);
+        return success();
+      }
+    }
     if (rt.getRank() == 2 && lt.hasStaticShape() && rt.hasStaticShape() &&
         pa->storageWidth == 8 && pb->storageWidth == 8 && pa->isPerTensor()) {
       auto ft = RankedTensorType::get(lt.getShape(), rewriter.getF32Type());
@@ -796,10 +811,10 @@ FailureOr<SmallVector<uint8_t>> readNibbles(Value w, int64_t n, int64_t k,
   return values;
 }
 
-/// The storage bytes of a constant 8-bit weight (inline dense, or a resource
-/// blob of one element per byte), in storage order. Fails for non-constant
-/// weights.
-FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
+} // namespace
+
+FailureOr<SmallVector<uint8_t>> mlir::llm::detail::readBytes(Value w,
+                                                             int64_t count) {
   auto cast = w.getDefiningOp<quant::StorageCastOp>();
   Attribute attr;
   if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
@@ -822,6 +837,8 @@ FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
     return failure();
   return values;
 }
+
+namespace {
 
 /// The 4-bit values of a constant weight (see readNibbles), packed two per
 /// byte in the f32 matvec kernel's internal layout: within each block of 32

@@ -10,7 +10,7 @@
 
 // The CPU target is read by llm-select-lowering-config, which reports an
 // unknown one at the function.
-// expected-error @+1 {{llm-select-lowering-config: unknown target 'sparc' (expected host, generic, avx2, avx512 or avx512-bf16)}}
+// expected-error @+1 {{llm-select-lowering-config: unknown target 'sparc' (expected host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 CPU name such as znver4 or sapphirerapids)}}
 func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %0 = llm.attention %q, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>

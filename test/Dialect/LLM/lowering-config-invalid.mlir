@@ -12,7 +12,7 @@ func.func @not_a_dictionary(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
 // -----
 
 func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'llm.relu' op 'llm.lowering_config' is only meaningful on llm.attention and llm.dequant_matmul}}
+  // expected-error @+1 {{'llm.relu' op 'llm.lowering_config' is only meaningful on llm.attention, llm.dequant_matmul and llm.matmul_integer}}
   %0 = llm.relu %a {llm.lowering_config = {}} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -70,5 +70,29 @@ func.func @streamed(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1
 // A valid configuration.
 func.func @valid(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
   %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "bf16", streamed = true}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @matmul_integer_bf16(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32> {
+  // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': dot_product must be "i8" or "f32", got "bf16"}}
+  %y = llm.matmul_integer %a, %b {llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
+  return %y : tensor<2x16xi32>
+}
+
+// -----
+
+func.func @matmul_integer_streamed(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32> {
+  // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': unknown key 'streamed' (expected dot_product)}}
+  %y = llm.matmul_integer %a, %b {llm.lowering_config = {streamed = true}} : (tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
+  return %y : tensor<2x16xi32>
+}
+
+// -----
+
+func.func @dequant_matmul_i8(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.dequant_matmul' op 'llm.lowering_config': dot_product must be "bf16" or "f32", got "i8"}}
+  %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "i8"}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
   return %y : tensor<1x4xf32>
 }

@@ -33,10 +33,11 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                              << "' must be a dictionary, got " << attr;
   bool attention = isa<AttentionOp>(op);
   bool dequantMatmul = isa<DequantMatmulOp>(op);
-  if (!attention && !dequantMatmul)
-    return op->emitOpError()
-           << "'" << kLoweringConfigAttrName
-           << "' is only meaningful on llm.attention and llm.dequant_matmul";
+  bool matmulInteger = isa<MatmulIntegerOp>(op);
+  if (!attention && !dequantMatmul && !matmulInteger)
+    return op->emitOpError() << "'" << kLoweringConfigAttrName
+                             << "' is only meaningful on llm.attention, "
+                                "llm.dequant_matmul and llm.matmul_integer";
   for (NamedAttribute entry : dict) {
     StringRef key = entry.getName().getValue();
     Attribute value = entry.getValue();
@@ -62,6 +63,17 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << kDotProductF32 << "\", got " << value;
       continue;
     }
+    // dot_product = "i8" | "f32".
+    if (matmulInteger && key == kDotProductKey) {
+      auto name = dyn_cast<StringAttr>(value);
+      if (!name || (name.getValue() != kDotProductI8 &&
+                    name.getValue() != kDotProductF32))
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kDotProductKey
+               << " must be \"" << kDotProductI8 << "\" or \"" << kDotProductF32
+               << "\", got " << value;
+      continue;
+    }
     // streamed = true | false.
     if (dequantMatmul && key == kStreamedKey) {
       if (!isa<BoolAttr>(value))
@@ -70,10 +82,12 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << " must be a boolean, got " << value;
       continue;
     }
-    return op->emitOpError()
-           << "'" << kLoweringConfigAttrName << "': unknown key '" << key
-           << "' (expected "
-           << (attention ? "attention_tile" : "dot_product or streamed") << ")";
+    return op->emitOpError() << "'" << kLoweringConfigAttrName
+                             << "': unknown key '" << key << "' (expected "
+                             << (attention       ? "attention_tile"
+                                 : matmulInteger ? "dot_product"
+                                                 : "dot_product or streamed")
+                             << ")";
   }
   return success();
 }
@@ -101,6 +115,16 @@ std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
   if (!name)
     return std::nullopt;
   return name.getValue() == kDotProductBF16;
+}
+
+std::optional<bool> mlir::llm::getConfiguredInt8DotProduct(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto name = dict.getAs<StringAttr>(kDotProductKey);
+  if (!name)
+    return std::nullopt;
+  return name.getValue() == kDotProductI8;
 }
 
 std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {

@@ -17,9 +17,23 @@ result, bit-exact. Cases:
            (panels of 200), N = 200 (blocks of 100), 9 rows;
   rank3    u8 a [2, 5, 96] x i8 b [96, 48] (per-tensor zb = -1).
 
-  quant_matmul_integer.py gen DIR     writes DIR/model.mlir, DIR/a<i>.npy,
-                                      DIR/b<i>.npy
-  quant_matmul_integer.py check DIR OUTDIR
+With --const the weights b are constants of the model (hex dense
+literals) rather than inputs: the CPU lowering then takes the 8-bit
+dot-product kernel where the target has one (dot_product = "i8",
+Int8DotMatmul.cpp: vpdpbusd register tiles, u8 x s8, a signed a shifted to
+u8 and an unsigned b to s8), with these cases besides:
+  decode   u8 a [1, 256] x i8 b [256, 128] (zb = 0: no row sums; 64-column
+           tiles);
+  rows11   i8 a [11, 64] (za = 5) x u8 b [64, 48] per column (16-column
+           tiles, 8 + 3 rows);
+  k_odd    u8 a [3, 30] x i8 b [30, 32] (K not a multiple of 4: the f32
+           panels);
+  n_odd    u8 a [3, 64] x i8 b [64, 40] (N not a multiple of 16: the f32
+           panels).
+
+  quant_matmul_integer.py gen DIR [--const]  writes DIR/model.mlir,
+                                             DIR/a<i>.npy (and DIR/b<i>.npy)
+  quant_matmul_integer.py check DIR OUTDIR [--const]
 """
 
 import os
@@ -28,7 +42,7 @@ import sys
 import numpy as np
 
 
-def cases():
+def cases(const=False):
     rng = np.random.default_rng(23)
     out = []
     a = np.full((4, 1024), 255)
@@ -41,6 +55,20 @@ def cases():
     a = rng.integers(0, 256, (2, 5, 96))
     b = rng.integers(-128, 128, (96, 48))
     out.append(("rank3", "u8", 7, a, "i8", [-1], b))
+    if not const:
+        return out
+    a = rng.integers(0, 256, (1, 256))
+    b = rng.integers(-128, 128, (256, 128))
+    out.append(("decode", "u8", 3, a, "i8", [0], b))
+    a = rng.integers(-128, 128, (11, 64))
+    b = rng.integers(0, 256, (64, 48))
+    out.append(("rows11", "i8", 5, a, "u8", list(rng.integers(0, 256, 48)), b))
+    a = rng.integers(0, 256, (3, 30))
+    b = rng.integers(-128, 128, (30, 32))
+    out.append(("k_odd", "u8", 9, a, "i8", [2], b))
+    a = rng.integers(0, 256, (3, 64))
+    b = rng.integers(-128, 128, (64, 40))
+    out.append(("n_odd", "u8", 1, a, "i8", [0], b))
     return out
 
 
@@ -60,15 +88,20 @@ def bits(v):
     return np.where(v > 127, v - 256, v).astype(np.int8)
 
 
-def gen(d):
+def gen(d, const):
     args, body, rets, types = [], [], [], []
-    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases()):
+    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const)):
         np.save(os.path.join(d, f"a{i}.npy"), bits(a))
-        np.save(os.path.join(d, f"b{i}.npy"), bits(b))
         ta = qtype(sa, [za])
         tb = qtype(sb, zb, None if len(zb) == 1 else 1)
-        args += [f"%a{i}: tensor<{dims(a.shape)}xi8>",
-                 f"%b{i}: tensor<{dims(b.shape)}xi8>"]
+        args.append(f"%a{i}: tensor<{dims(a.shape)}xi8>")
+        if const:
+            body.append(f'  %b{i} = llm.constant dense<"0x'
+                        f'{bits(b).tobytes().hex().upper()}"> : '
+                        f"tensor<{dims(b.shape)}xi8>\n")
+        else:
+            np.save(os.path.join(d, f"b{i}.npy"), bits(b))
+            args.append(f"%b{i}: tensor<{dims(b.shape)}xi8>")
         rt = f"tensor<{dims(a.shape[:-1] + b.shape[-1:])}xi32>"
         body.append(
             f"  %qa{i} = quant.scast %a{i} : tensor<{dims(a.shape)}xi8> to "
@@ -86,9 +119,9 @@ def gen(d):
                 f"  return {', '.join(rets)} : {', '.join(types)}\n}}\n")
 
 
-def check(d, out):
+def check(d, out, const):
     ok = True
-    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases()):
+    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const)):
         exp = (a.astype(np.int64) - za) @ (b.astype(np.int64) -
                                            np.asarray(zb, np.int64))
         got = np.load(os.path.join(out, f"out{i}.npy"))
@@ -103,7 +136,9 @@ def check(d, out):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "gen":
-        gen(sys.argv[2])
+    const = "--const" in sys.argv
+    argv = [x for x in sys.argv if x != "--const"]
+    if argv[1] == "gen":
+        gen(argv[2], const)
     else:
-        sys.exit(0 if check(sys.argv[2], sys.argv[3]) else 1)
+        sys.exit(0 if check(argv[2], argv[3], const) else 1)

@@ -28,6 +28,13 @@
 //                                            AVX512-BF16 dot products (bf16)
 //                                            or the exact f32 kernel
 //                                            (default "f32")
+//     on `llm.matmul_integer`:
+//       dot_product = "i8" | "f32"           a constant 8-bit weight takes
+//                                            the 4-way 8-bit dot-product
+//                                            kernel (AVX512-VNNI vpdpbusd)
+//                                            or the exact f32 panels
+//                                            (default "f32")
+//     on `llm.dequant_matmul` (continued):
 //       streamed = true | false              the decode matvec kernels take
 //                                            their streaming block shapes:
 //                                            the weight is read from DRAM on
@@ -80,6 +87,8 @@ inline constexpr llvm::StringLiteral kAttentionTileKey = "attention_tile";
 inline constexpr llvm::StringLiteral kDotProductKey = "dot_product";
 inline constexpr llvm::StringLiteral kDotProductBF16 = "bf16";
 inline constexpr llvm::StringLiteral kDotProductF32 = "f32";
+/// `llm.matmul_integer`: 4-way 8-bit dot products into i32 lanes.
+inline constexpr llvm::StringLiteral kDotProductI8 = "i8";
 /// `llm.dequant_matmul`: the weight is streamed from DRAM (BoolAttr).
 inline constexpr llvm::StringLiteral kStreamedKey = "streamed";
 
@@ -92,6 +101,8 @@ LogicalResult verifyLoweringConfig(Operation *op, Attribute attr);
 std::optional<std::array<int64_t, 2>> getConfiguredAttentionTile(Operation *op);
 /// Whether `op`'s configuration asks for the bf16 dot products, if it says.
 std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
+/// Whether `op`'s configuration asks for the 8-bit dot products, if it says.
+std::optional<bool> getConfiguredInt8DotProduct(Operation *op);
 /// Whether `op`'s configuration says its weight is streamed, if it says.
 std::optional<bool> getConfiguredStreamed(Operation *op);
 
