@@ -191,6 +191,27 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
   Block &body = group.getBody().front();
   auto inGroup = [&](Operation *op) { return groupOp->isAncestor(op); };
 
+  // expand_shape [R, N] -> [..., N] that puts N with unit dimensions
+  // ([1, 2304] -> [1, 1, 2304] as [[0], [1, 2]], what canonicalization makes
+  // of a decode's [1, 1, K] x [K, N] matmul) -> the same reshape with N
+  // alone in the last group ([[0, 1], [2]]): collapsing the epilogue's
+  // (d1, d2) below would need every operand to index both, which a bias
+  // over N alone does not; its (d0, d1) can always be collapsed.
+  group.walk([&](tensor::ExpandShapeOp expand) {
+    RankedTensorType src = expand.getSrcType(), dst = expand.getResultType();
+    int64_t r = dst.getRank();
+    if (src.getRank() != 2 || r < 3 || !dst.hasStaticShape() ||
+        !src.hasStaticShape() || dst.getShape().back() != src.getDimSize(1) ||
+        expand.getReassociationIndices().back() ==
+            ReassociationIndices{r - 1})
+      return;
+    SmallVector<ReassociationIndices> groups{
+        llvm::to_vector(llvm::seq<int64_t>(0, r - 1)), {r - 1}};
+    rewriter.setInsertionPoint(expand);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        expand, dst, expand.getSrc(), groups);
+  });
+
   // Reshapes between the group's ops (the expand_shape after a collapsed
   // [B*S, K] x [K, N] matmul) are folded by collapsing the consumer's
   // dimensions, so that the epilogue reads the matmul's result directly.

@@ -75,3 +75,29 @@ func.func @layer_norm(%x: tensor<1x32x64xf32>, %g: tensor<64xf32>, %b: tensor<64
   %0 = llm.layer_norm %x scale %g bias %b {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<1x32x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x32x64xf32>
   return %0 : tensor<1x32x64xf32>
 }
+
+// A decode step's matmul: x[1, 1, K] x w[K, N] + b. The lowering collapses x
+// to [1, K] and expands the [1, N] result back; canonicalization writes that
+// expand_shape as [[0], [1, 2]] (N grouped with a unit dimension), whose
+// folding into the epilogue would need the bias to index the unit dimension
+// too. The group lowering regroups it as [[0, 1], [2]], so the epilogue
+// (bias + gelu) still joins the matmul's loop: one scf.forall, split along
+// N over the two threads.
+// CHECK-LABEL: func.func @decode_bias_gelu
+// CHECK-NOT: linalg.
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32)
+// CHECK:   linalg.fill
+// CHECK:   vector.contract
+// CHECK-NOT: scf.forall
+// CHECK:   linalg.generic
+// CHECK:     math.tanh
+// CHECK:   scf.forall.in_parallel
+// CHECK-NOT: scf.forall
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @decode_bias_gelu(%x: tensor<1x1x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>) -> tensor<1x1x64xf32> {
+  %0 = llm.matmul %x, %w : (tensor<1x1x64xf32>, tensor<64x64xf32>) -> tensor<1x1x64xf32>
+  %1 = llm.add %0, %b : (tensor<1x1x64xf32>, tensor<64xf32>) -> tensor<1x1x64xf32>
+  %2 = llm.gelu %1 approximate <tanh> : tensor<1x1x64xf32>
+  return %2 : tensor<1x1x64xf32>
+}
