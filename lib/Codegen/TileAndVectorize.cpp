@@ -91,6 +91,70 @@ tileWith(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
   return res;
 }
 
+/// Register-tiles the matmul tile `op` with `regSizes` (ForOp loops), marks
+/// the tiles for vectorization (`beforePeel` sees the first) and peels the
+/// partial last iteration of each loop: the main loops then hold full tiles of
+/// static size, the remainders are tiles of their own (static once the bounds
+/// fold), also vectorized.
+///
+/// A remainder of N (dimension `nDim`) wider than one vector of `lanes` and
+/// not a whole number of vectors is split off first (linalg::splitOp) into
+/// its whole vectors and the last partial one, each register-tiled alone:
+/// an [8, 24] f32 tile on AVX-512 lowers its 24-wide rows through element
+/// inserts. N = 120 with 32-column tiles -> 3 x 32 + 16 + 8 (4096x64 @
+/// 64x120 f32 on one Zen 5 core: 1.65 -> 0.26 ms; the same for attention's
+/// P V with head dims 56, 88, 116, 120, 124).
+static LogicalResult
+registerTileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
+                    ArrayRef<int64_t> regSizes, int64_t nDim, int64_t lanes,
+                    function_ref<void(linalg::LinalgOp)> beforePeel = nullptr) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t n = ranges[nDim], rn = regSizes[nDim];
+  // A tile width (N itself when N is below the register tile) that is not
+  // a whole number of vectors: its whole vectors, the rest split below.
+  if (lanes > 0 && rn > lanes && rn % lanes != 0)
+    rn = rn / lanes * lanes;
+  int64_t rest = (ShapedType::isStatic(n) && rn > 0) ? n % rn : 0;
+  SmallVector<std::pair<linalg::LinalgOp, int64_t>> pieces{{op, rn}};
+  if (lanes > 0 && rest > lanes && rest % lanes != 0) {
+    rewriter.setInsertionPoint(op);
+    auto [head, tail] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                        nDim, rewriter.getIndexAttr(n - rest));
+    if (!head || !tail)
+      return failure();
+    rewriter.setInsertionPoint(tail);
+    auto [whole, partial] = linalg::splitOp(
+        rewriter, tail, nDim, rewriter.getIndexAttr(rest / lanes * lanes));
+    if (!whole || !partial)
+      return failure();
+    pieces = {
+        {cast<linalg::LinalgOp>(head.getOperation()), rn},
+        {cast<linalg::LinalgOp>(whole.getOperation()), rest / lanes * lanes},
+        {cast<linalg::LinalgOp>(partial.getOperation()), rest % lanes}};
+  }
+  for (auto [i, piece] : llvm::enumerate(pieces)) {
+    SmallVector<int64_t> sizes(regSizes);
+    sizes[nDim] = piece.second;
+    FailureOr<scf::SCFTilingResult> reg =
+        tileWith(rewriter, cast<TilingInterface>(piece.first.getOperation()),
+                 sizes, scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(reg))
+      return failure();
+    auto tiled = cast<linalg::LinalgOp>(reg->tiledOps.back());
+    tiled->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+    // Before peeling, so that the peeled copies see it too.
+    if (i == 0 && beforePeel)
+      beforePeel(tiled);
+    SmallVector<scf::ForOp> loops;
+    for (LoopLikeOpInterface loop : reg->loops)
+      if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+        loops.push_back(forOp);
+    linalg::peelLoops(rewriter, loops);
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Transposed weights
 //===----------------------------------------------------------------------===//
@@ -603,32 +667,23 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
     tiled = cast<linalg::LinalgOp>(res->tiledOps.back());
   }
 
-  // Level 3: register tiles, K innermost.
+  // Level 3: register tiles, K innermost. A packed B has whole strips (N a
+  // multiple of rn): nothing to split.
   SmallVector<int64_t> regSizes(numLoops, 0);
   if (isBatch)
     regSizes[0] = 1;
   regSizes[b] = rm;
   regSizes[b + 1] = rn;
   regSizes[b + 2] = rk;
-  FailureOr<scf::SCFTilingResult> reg =
-      tileWith(rewriter, cast<TilingInterface>(tiled.getOperation()), regSizes,
-               scf::SCFTilingOptions::LoopType::ForOp);
-  if (failed(reg))
-    return failure();
-  tiled = cast<linalg::LinalgOp>(reg->tiledOps.back());
-  tiled->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
-  if (packedRhs)
-    (void)readPackedRhs(rewriter, tiled, rhs, packedRhs, rn, rk);
-
-  // Peel the partial last iteration of each register-tile loop: the main
-  // loops then hold full tiles of static size (vectorized later), the
-  // remainders stay scalar.
-  SmallVector<scf::ForOp> regLoops;
-  for (LoopLikeOpInterface loop : reg->loops)
-    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
-      regLoops.push_back(forOp);
-  linalg::peelLoops(rewriter, regLoops);
-  return success();
+  // (`op` itself may be gone: tiling replaced it.)
+  int64_t lanes = target.getVectorLanes(
+      getElementTypeOrSelf(tiled.getDpsInits()[0].getType()));
+  return registerTileAndPeel(rewriter, tiled, regSizes, b + 1,
+                             packedRhs ? 0 : lanes, [&](linalg::LinalgOp tile) {
+                               if (packedRhs)
+                                 (void)readPackedRhs(rewriter, tile, rhs,
+                                                     packedRhs, rn, rk);
+                             });
 }
 
 LogicalResult
@@ -650,18 +705,9 @@ mlir::llm::tileMatmulInPlaceForCPU(RewriterBase &rewriter, linalg::LinalgOp op,
                   : std::min(target.matmulRegisterTile[0], ranges[0]),
       std::min(target.matmulRegisterTile[1], ranges[1]),
       std::min(target.matmulRegisterTile[2], ranges[2])};
-  FailureOr<scf::SCFTilingResult> reg =
-      tileWith(rewriter, cast<TilingInterface>(op.getOperation()), regSizes,
-               scf::SCFTilingOptions::LoopType::ForOp);
-  if (failed(reg))
-    return failure();
-  reg->tiledOps.back()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
-  SmallVector<scf::ForOp> loops;
-  for (LoopLikeOpInterface loop : reg->loops)
-    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
-      loops.push_back(forOp);
-  linalg::peelLoops(rewriter, loops);
-  return success();
+  return registerTileAndPeel(rewriter, op, regSizes, /*nDim=*/1,
+                             target.getVectorLanes(getElementTypeOrSelf(
+                                 op.getDpsInits()[0].getType())));
 }
 
 LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,

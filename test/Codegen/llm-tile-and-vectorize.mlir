@@ -242,3 +242,23 @@ func.func @matmul_const_packed(%a: tensor<16x4xf32>, %c: tensor<16x64xf32>) -> t
   %r = linalg.matmul ins(%a, %w : tensor<16x4xf32>, tensor<4x64xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %r : tensor<16x64xf32>
 }
+
+// -----
+
+// N = 120 on avx512 (32-column register tiles, 16 lanes): three full tiles,
+// then the 24-column remainder as a 16-column tile and an 8-column tile
+// (linalg::splitOp), each vectorized; never a 24-wide vector.
+// CHECK-LABEL: func.func @matmul_n120
+// CHECK-NOT:     vector<8x24xf32>
+// CHECK-DAG:     vector.contract {{.*}} into vector<8x32xf32>
+// CHECK-DAG:     vector.contract {{.*}} into vector<8x16xf32>
+// CHECK-DAG:     vector.contract {{.*}} into vector<8x8xf32>
+// CHECK-NOT:     vector<8x24xf32>
+// CHECK:         return
+func.func @matmul_n120(%a: tensor<64x64xf32>, %b: tensor<64x120xf32>) -> tensor<64x120xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x120xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x120xf32>) -> tensor<64x120xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x120xf32>) outs(%f : tensor<64x120xf32>) -> tensor<64x120xf32>
+  return %0 : tensor<64x120xf32>
+}

@@ -12,8 +12,8 @@
 // f32 in different orders (measured up to 3.6e-5 at K = 300, where values
 // reach ~50); a wrong element, strip or tile gives errors of order 1.
 //
-// RUN: rm -rf %t && mkdir -p %t/mm_ktile %t/mm_ktile_ref %t/mv_odd %t/mv_odd_ref %t/mv_rows3 %t/mv_rows3_ref %t/mm_k1 %t/mm_k1_ref %t/mm_packed %t/mm_packed_ref %t/mm_unpacked %t/mm_unpacked_ref %t/mm_kdiv %t/mm_kdiv_ref %t/mm_const %t/mm_const_ref
-// RUN: %python -m llmc_check gen %t a_mv_odd=1x300xf32 b_mv_odd=300x1000xf32 a_mv_rows3=3x64xf32 b_mv_rows3=64x200xf32 a_mm_k1=20x1xf32 b_mm_k1=1x64xf32 a_mm_packed=37x512xf32 b_mm_packed=512x96xf32 a_mm_unpacked=67x33xf32 b_mm_unpacked=33x45xf32 a_mm_kdiv=40x300xf32 b_mm_kdiv=300x64xf32 a_mm_const=40x24xf32 a_mm_ktile=37x1500xf32 b_mm_ktile=1500x192xf32
+// RUN: rm -rf %t && mkdir -p %t/mm_ktile %t/mm_ktile_ref %t/mv_odd %t/mv_odd_ref %t/mv_rows3 %t/mv_rows3_ref %t/mm_k1 %t/mm_k1_ref %t/mm_packed %t/mm_packed_ref %t/mm_unpacked %t/mm_unpacked_ref %t/mm_kdiv %t/mm_kdiv_ref %t/mm_const %t/mm_const_ref %t/mm_n120 %t/mm_n120_ref %t/mm_n24 %t/mm_n24_ref
+// RUN: %python -m llmc_check gen %t a_mv_odd=1x300xf32 b_mv_odd=300x1000xf32 a_mv_rows3=3x64xf32 b_mv_rows3=64x200xf32 a_mm_k1=20x1xf32 b_mm_k1=1x64xf32 a_mm_packed=37x512xf32 b_mm_packed=512x96xf32 a_mm_unpacked=67x33xf32 b_mm_unpacked=33x45xf32 a_mm_kdiv=40x300xf32 b_mm_kdiv=300x64xf32 a_mm_const=40x24xf32 a_mm_ktile=37x1500xf32 b_mm_ktile=1500x192xf32 a_mm_n120=37x64xf32 b_mm_n120=64x120xf32 a_mm_n24=19x40xf32 b_mm_n24=40x24xf32
 
 // M = 1 (small-M register tile 1x256 under 15-row K tiles; N = 1000 leaves a 232-wide remainder).
 // RUN: llmc run %s --entry mv_odd --input arg0=%t/a_mv_odd.npy --input arg1=%t/b_mv_odd.npy --output-dir %t/mv_odd
@@ -152,4 +152,29 @@ func.func @mm_const(%a: tensor<40x24xf32>) -> tensor<40x64xf32> {
     [0.25, 0.625, -0.375, 0.0, 0.375, -0.625, -0.25, 0.125, 0.5, -0.5, -0.125, 0.25, 0.625, -0.375, 0.0, 0.375, -0.625, -0.25, 0.125, 0.5, -0.5, -0.125, 0.25, 0.625, -0.375, 0.0, 0.375, -0.625, -0.25, 0.125, 0.5, -0.5, -0.125, 0.25, 0.625, -0.375, 0.0, 0.375, -0.625, -0.25, 0.125, 0.5, -0.5, -0.125, 0.25, 0.625, -0.375, 0.0, 0.375, -0.625, -0.25, 0.125, 0.5, -0.5, -0.125, 0.25, 0.625, -0.375, 0.0, 0.375, -0.625, -0.25, 0.125, 0.5]]> : tensor<24x64xf32>
   %0 = llm.matmul %a, %w : (tensor<40x24xf32>, tensor<24x64xf32>) -> tensor<40x64xf32>
   return %0 : tensor<40x64xf32>
+}
+
+// N = 120: three 32-column register tiles, then the 24-column remainder
+// split into a 16-column tile and an 8-column one (a 24-wide vector tile
+// lowers through element inserts); N = 24: a 16- and an 8-column tile.
+// RUN: llmc run %s --entry mm_n120 --input arg0=%t/a_mm_n120.npy --input arg1=%t/b_mm_n120.npy --output-dir %t/mm_n120
+// RUN: llmc run %s --no-opt --entry mm_n120 --input arg0=%t/a_mm_n120.npy --input arg1=%t/b_mm_n120.npy --output-dir %t/mm_n120_ref
+// RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a_mm_n120.npy --arg b=%t/b_mm_n120.npy --actual %t/mm_n120/out0.npy --atol 6.4e-05 --name mm_n120 | FileCheck %s --check-prefix=MM_N120
+// RUN: %python -m llmc_check expr "r" --arg r=%t/mm_n120_ref/out0.npy --actual %t/mm_n120/out0.npy --atol 6.4e-05 --name mm_n120_vs_noopt | FileCheck %s --check-prefix=MM_N120_VS
+// MM_N120: mm_n120: shape [37, 120] dtype float32 {{.*}} PASS
+// MM_N120_VS: mm_n120_vs_noopt: shape [37, 120] dtype float32 {{.*}} PASS
+func.func @mm_n120(%a: tensor<37x64xf32>, %b: tensor<64x120xf32>) -> tensor<37x120xf32> {
+  %0 = llm.matmul %a, %b : (tensor<37x64xf32>, tensor<64x120xf32>) -> tensor<37x120xf32>
+  return %0 : tensor<37x120xf32>
+}
+
+// RUN: llmc run %s --entry mm_n24 --input arg0=%t/a_mm_n24.npy --input arg1=%t/b_mm_n24.npy --output-dir %t/mm_n24
+// RUN: llmc run %s --no-opt --entry mm_n24 --input arg0=%t/a_mm_n24.npy --input arg1=%t/b_mm_n24.npy --output-dir %t/mm_n24_ref
+// RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a_mm_n24.npy --arg b=%t/b_mm_n24.npy --actual %t/mm_n24/out0.npy --atol 4e-05 --name mm_n24 | FileCheck %s --check-prefix=MM_N24
+// RUN: %python -m llmc_check expr "r" --arg r=%t/mm_n24_ref/out0.npy --actual %t/mm_n24/out0.npy --atol 4e-05 --name mm_n24_vs_noopt | FileCheck %s --check-prefix=MM_N24_VS
+// MM_N24: mm_n24: shape [19, 24] dtype float32 {{.*}} PASS
+// MM_N24_VS: mm_n24_vs_noopt: shape [19, 24] dtype float32 {{.*}} PASS
+func.func @mm_n24(%a: tensor<19x40xf32>, %b: tensor<40x24xf32>) -> tensor<19x24xf32> {
+  %0 = llm.matmul %a, %b : (tensor<19x40xf32>, tensor<40x24xf32>) -> tensor<19x24xf32>
+  return %0 : tensor<19x24xf32>
 }
