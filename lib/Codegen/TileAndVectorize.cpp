@@ -33,6 +33,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -99,7 +100,8 @@ tileWith(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
 ///
 /// A remainder of N (dimension `nDim`) wider than one vector of `lanes` and
 /// not a whole number of vectors is split off first (linalg::splitOp) into
-/// its whole vectors and the last partial one, each register-tiled alone:
+/// its whole vectors (one-vector tiles) and the last partial one, each
+/// register-tiled alone:
 /// an [8, 24] f32 tile on AVX-512 lowers its 24-wide rows through element
 /// inserts. N = 120 with 32-column tiles -> 3 x 32 + 16 + 8 (4096x64 @
 /// 64x120 f32 on one Zen 5 core: 1.65 -> 0.26 ms; the same for attention's
@@ -110,10 +112,12 @@ registerTileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
                     function_ref<void(linalg::LinalgOp)> beforePeel = nullptr) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t n = ranges[nDim], rn = regSizes[nDim];
-  // A tile width (N itself when N is below the register tile) that is not
-  // a whole number of vectors: its whole vectors, the rest split below.
-  if (lanes > 0 && rn > lanes && rn % lanes != 0)
-    rn = rn / lanes * lanes;
+  // Tile widths are a power of two times the vector: N itself when N is
+  // below the register tile (24 -> 16), the small-M tiles' share of the
+  // accumulators (3 rows: 80 -> 64; a [3, 80] tile also lowers through
+  // element inserts); the rest is split below.
+  if (lanes > 0 && rn > lanes)
+    rn = lanes * int64_t(llvm::bit_floor(uint64_t(rn / lanes)));
   int64_t rest = (ShapedType::isStatic(n) && rn > 0) ? n % rn : 0;
   SmallVector<std::pair<linalg::LinalgOp, int64_t>> pieces{{op, rn}};
   if (lanes > 0 && rest > lanes && rest % lanes != 0) {
@@ -128,10 +132,9 @@ registerTileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
         rewriter, tail, nDim, rewriter.getIndexAttr(rest / lanes * lanes));
     if (!whole || !partial)
       return failure();
-    pieces = {
-        {cast<linalg::LinalgOp>(head.getOperation()), rn},
-        {cast<linalg::LinalgOp>(whole.getOperation()), rest / lanes * lanes},
-        {cast<linalg::LinalgOp>(partial.getOperation()), rest % lanes}};
+    pieces = {{cast<linalg::LinalgOp>(head.getOperation()), rn},
+              {cast<linalg::LinalgOp>(whole.getOperation()), lanes},
+              {cast<linalg::LinalgOp>(partial.getOperation()), rest % lanes}};
   }
   for (auto [i, piece] : llvm::enumerate(pieces)) {
     SmallVector<int64_t> sizes(regSizes);
@@ -452,8 +455,10 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   ArrayRef<int64_t> cacheTile = smallM
                                     ? ArrayRef<int64_t>(target.matvecCacheTile)
                                     : ArrayRef<int64_t>(target.matmulCacheTile);
-  // Register tile, clamped to the problem.
-  int64_t rm = std::min(regTile[0], m);
+  // Register tile, clamped to the problem. Small M: every row in the one
+  // tile (m < matmulRegisterTile[0]), so that B is read once, not once per
+  // row.
+  int64_t rm = smallM ? m : std::min(regTile[0], m);
   int64_t rn = std::min(regTile[1], n);
   // The small-M tile holds about regTile[1] accumulator lanes per row of a
   // one-row tile: split them over the rows (at least one vector per row).

@@ -262,3 +262,22 @@ func.func @matmul_n120(%a: tensor<64x64xf32>, %b: tensor<64x120xf32>) -> tensor<
   %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x120xf32>) outs(%f : tensor<64x120xf32>) -> tensor<64x120xf32>
   return %0 : tensor<64x120xf32>
 }
+
+// -----
+
+// A decode-shaped matmul with 3 rows: one register tile holds all 3 rows
+// (B is read once, not once per row) and 64 columns (the 256 matvec
+// accumulator lanes shared by the rows, rounded down to a power of two of
+// vectors: a [3, 80] tile lowers through element inserts).
+// CHECK-LABEL: func.func @matvec_rows3
+// CHECK-NOT:     vector<1x256xf32>
+// CHECK:         vector.contract {{.*}} : vector<3x1xf32>, vector<1x64xf32> into vector<3x64xf32>
+// CHECK-NOT:     vector<3x80xf32>
+// CHECK:         return
+func.func @matvec_rows3(%a: tensor<3x512xf32>, %b: tensor<512x512xf32>) -> tensor<3x512xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x512xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<3x512xf32>) -> tensor<3x512xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<3x512xf32>, tensor<512x512xf32>) outs(%f : tensor<3x512xf32>) -> tensor<3x512xf32>
+  return %0 : tensor<3x512xf32>
+}
