@@ -463,7 +463,18 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // The small-M tile holds about regTile[1] accumulator lanes per row of a
   // one-row tile: split them over the rows (at least one vector per row).
   // With several threads, narrow it so that N splits into a tile per thread.
-  int64_t threads = options.parallel ? target.getNumThreads() : 1;
+  // Too little work for a fork/join: one thread, a serial outer loop. A
+  // decode matvec does little arithmetic per byte of B: it stays parallel
+  // for a B of 256 KiB or more (two cores stream it faster than one).
+  int64_t bBytes =
+      batch * n * k *
+      llvm::divideCeil(getElementTypeOrSelf(op.getDpsInputs()[1].getType())
+                           .getIntOrFloatBitWidth(),
+                       8);
+  bool parallel =
+      options.parallel && (batch * m * n * k >= target.minParallelMatmulWork ||
+                           bBytes >= (int64_t(1) << 18));
+  int64_t threads = parallel ? target.getNumThreads() : 1;
   if (smallM) {
     int64_t lanes = target.getVectorLanes(
         getElementTypeOrSelf(op.getDpsInits()[0].getType()));
@@ -570,9 +581,8 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   if (epilogue)
     rootOuter.pop_back();
   scf::SCFTilingOptions outerOpts;
-  outerOpts.setLoopType(options.parallel
-                            ? scf::SCFTilingOptions::LoopType::ForallOp
-                            : scf::SCFTilingOptions::LoopType::ForOp);
+  outerOpts.setLoopType(parallel ? scf::SCFTilingOptions::LoopType::ForallOp
+                                 : scf::SCFTilingOptions::LoopType::ForOp);
   outerOpts.setTileSizes(
       getAsIndexOpFoldResult(rewriter.getContext(), rootOuter));
   scf::SCFTileAndFuseOptions fuseOpts;
@@ -859,6 +869,13 @@ struct LLMTileAndVectorizePass
     }
     if (numThreads > 0)
       desc->numThreads = numThreads;
+    if (minParallelWork < -1) {
+      func.emitError() << "llm-tile-and-vectorize: min-parallel-work must be "
+                          "-1 (the target's) or a number of multiply-adds";
+      return signalPassFailure();
+    }
+    if (minParallelWork >= 0)
+      desc->minParallelMatmulWork = minParallelWork;
     CPUTilingOptions opts;
     opts.parallel = parallel;
 

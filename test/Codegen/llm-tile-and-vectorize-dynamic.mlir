@@ -1,4 +1,4 @@
-// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=2" --canonicalize --cse | FileCheck %s
+// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s
 
 // A dynamic sequence (llm.dim_bounds) is tiled like a static one sized at the
 // bound: the matmul group is one loop nest over the run-time rows, the full

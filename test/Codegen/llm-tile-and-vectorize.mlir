@@ -1,6 +1,6 @@
-// RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2}))" | FileCheck %s
-// RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 parallel=false}))" | FileCheck %s --check-prefix=SERIAL
-// RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 vectorize=false}))" | FileCheck %s --check-prefix=NOVEC
+// RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 min-parallel-work=0}))" | FileCheck %s
+// RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 min-parallel-work=0 parallel=false}))" | FileCheck %s --check-prefix=SERIAL
+// RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2 min-parallel-work=0 vectorize=false}))" | FileCheck %s --check-prefix=NOVEC
 
 // 512x1536 @ 1536x512 on avx512 with 2 threads: B (3 MiB) packed at run
 // time into 16 strips [1536, 32] (an scf.forall over 2 chunks of 8 strips,
@@ -280,4 +280,26 @@ func.func @matvec_rows3(%a: tensor<3x512xf32>, %b: tensor<512x512xf32>) -> tenso
   %f = linalg.fill ins(%cst : f32) outs(%e : tensor<3x512xf32>) -> tensor<3x512xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<3x512xf32>, tensor<512x512xf32>) outs(%f : tensor<3x512xf32>) -> tensor<3x512xf32>
   return %0 : tensor<3x512xf32>
+}
+
+// -----
+
+// A matmul below the target's parallel threshold (16 x 16 x 16 = 4096
+// multiply-adds < 2^21) gets a serial outer loop: a fork/join would cost
+// more than the work. Run with the target's threshold (the RUN lines above
+// set it to 0 to show the parallel structure on small shapes).
+// RUN: llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=2}))" | FileCheck %s --check-prefix=THRESHOLD
+// THRESHOLD-LABEL: func.func @tiny_serial
+// THRESHOLD-NOT:   scf.forall
+// THRESHOLD:       vector.contract
+// THRESHOLD-NOT:   scf.forall
+// THRESHOLD:       return
+// RUN: not llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 min-parallel-work=-2}))" 2>&1 | FileCheck %s --check-prefix=BADWORK
+// BADWORK: error: llm-tile-and-vectorize: min-parallel-work must be -1 (the target's) or a number of multiply-adds
+func.func @tiny_serial(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
 }

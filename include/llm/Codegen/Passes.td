@@ -170,15 +170,18 @@ def LLMTileAndVectorizePass
 
     * `linalg.matmul` and `linalg.batch_matmul` (the root of a fusion group):
       the outer level is an `scf.forall` over M (and the batch dimension; over
-      N when M is too small to give every thread work) with the producers of
+      N when M is too small to give every thread work; a serial `scf.for`
+      below `min-parallel-work` multiply-adds unless B has 256 KiB or more)
+      with the producers of
       the tile (`linalg.fill` of the accumulator) fused into it, so that one
       group is one parallel loop nest. Inside, `scf.for` loops tile N to the
       cache tile, K to the cache tile (a divisor of K near the target's, or
       all of K), then [m, n, k] to the register tile. A matmul with fewer
       rows than the register tile (a decode matvec) uses the target's
-      small-M tiles instead: a wide register tile along N (narrowed so that
-      each thread gets a tile) under short K tiles, so that B is read along
-      whole rows. A plain matmul whose N is a multiple of the register tile
+      small-M tiles instead: all its rows in one register tile, wide along
+      N (the target's accumulator lanes shared by the rows, narrowed so that
+      each thread gets a tile) under short K tiles, so that B is read once,
+      along whole rows. A plain matmul whose N is a multiple of the register tile
       width reads B from [N / n, K, n] strips (`packMatmulRhs` of the
       target): a constant B is packed at compile time (M >= two register
       tiles), another B of at least 1 MiB by a transpose at run time
@@ -186,8 +189,13 @@ def LLMTileAndVectorizePass
       time under an `scf.forall` over the strips. The partial last
       iteration of each register-tile loop is peeled (e.g. 67x45x33), so the
       main loops hold full tiles of static size, which are vectorized with
-      `linalg::vectorize` into `vector.contract`; remainder tiles stay scalar
-      (no masks). The accumulator read/write is hoisted out of the K loop
+      `linalg::vectorize` into `vector.contract`, like the remainder tiles
+      once their sizes fold (no masks). Tile widths along N are a power of
+      two times the vector; a remainder of N wider than one vector and not
+      a whole number of vectors is split off first (`linalg::splitOp`) into
+      one-vector tiles and the last partial one (N = 120 with 32-wide tiles:
+      3 x 32, 16, 8), since a 24- or 80-wide vector row lowers through
+      element inserts. The accumulator read/write is hoisted out of the K loop
       (`loop-invariant-subset-hoisting`), so it lives in registers.
     * All-parallel `linalg.generic`/`linalg.fill`/`linalg.transpose` ops
       and generics with trailing reduction dimensions: when `parallel` is set
@@ -251,6 +259,11 @@ def LLMTileAndVectorizePass
                "whole dimension)">,
     Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
            "Threads to plan the parallel split for (0: the target's)">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t",
+           /*default=*/"-1",
+           "Smallest matmul (batch x M x N x K multiply-adds) given a "
+           "parallel outer loop; smaller ones get a serial scf.for (-1: the "
+           "target's minParallelMatmulWork, 2^21)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

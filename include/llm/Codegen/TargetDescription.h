@@ -130,6 +130,14 @@ struct CPUTargetDescription {
   /// a few microseconds).
   int64_t minParallelElements = 1 << 15;
 
+  /// Smallest matmul (multiply-adds, batch x M x N x K) whose outer loop is
+  /// parallel; smaller ones run on one thread unless B has 256 KiB or more
+  /// (a decode matvec, bound by reading B). 2^21 (about 40 us on one core):
+  /// below it the fork/join of a parallel region costs as much as it saves,
+  /// and on a shared 2-vCPU machine a region sometimes costs 60 us (16x16x16
+  /// at 2 threads: 0.001 ms or 0.064 ms; bench/sweep).
+  int64_t minParallelMatmulWork = 1 << 21;
+
   /// Whether the target has AVX512-BF16 dot products (`vdpbf16ps`,
   /// `x86vector.avx512.dot`) and AVX512-BW word permutes (`vpermw`). The
   /// 4-bit weight-only decode matvec then converts nibbles to bf16 with a

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+# ===- qdq_block.py - W8A8 QDQ transformer blocks: llmc against ORT ------===#
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===----------------------------------------------------------------------===#
+#
+# Static W8A8 quantization of whole blocks as ONNX Runtime's quantization
+# tool writes it (QDQ format, per-tensor u8 activations with a zero point,
+# per-channel symmetric s8 weights), from the bench workloads llama_block
+# (LLaMA-style, GQA, RoPE, SwiGLU, d 512, seq 128) and gpt2_layer768
+# (GPT-2-small-shaped layer, seq 128):
+#   1. the f32 workload is exported by torch (bench/llmcbench/workloads.py);
+#   2. a calibration pass in torch records each nn.Linear's input range
+#      (forward hooks; min-max on the workload's input);
+#   3. every MatMul whose second input is an initializer W [K, N] (torch's
+#      exported Linear.weight^T) gets DequantizeLinear(QuantizeLinear(x))
+#      on its activation, with the Linear's range (u8, scale (max - min) /
+#      255, zero point round(-min / scale)), and DequantizeLinear(Wq, sw,
+#      axis=1) for W (sw = max |W[:, n]| / 127, Wq = round(W / sw));
+#   4. the QDQ model runs in llmc (int8: llm-fold-quant makes every such
+#      matmul an llm.matmul_integer; on AVX512-VNNI the dot-product kernel)
+#      and ONNX Runtime (its QDQ fusion, MLAS int8), and the f32 model in
+#      both, in one run, interleaved.
+# Check before timing: llmc's and ORT's int8 outputs agree within 2e-2 of
+# the output's largest magnitude (the two place rounding differently:
+# ORT requantizes in fused kernels), and both are within 0.1 of torch's
+# f32 output relative to its largest magnitude (the quantization error);
+# the f32 models within 1e-4 of torch. Times: median ms of --repeat calls
+# after 10 warm-up calls, median over --trials processes per system
+# (rotated), pinned with taskset to cores 0 .. T-1.
+# Not a test; run it on an idle machine.
+#
+# Usage: /usr/bin/python3 bench/quant/qdq_block.py [--build build]
+#          [--threads 1,2] [--repeat 50] [--trials 3]
+#          [--workloads llama_block,gpt2_layer768] [--out FILE]
+#
+# ===----------------------------------------------------------------------===#
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, os.path.join(ROOT, "test", "lib", "onnx_models"))
+
+from llmcbench import workloads  # noqa: E402
+
+
+def calibrate(name, d):
+    """Input ranges (min, max) of each nn.Linear of workload `name` on its
+    input, keyed by the Linear's weight bytes (transposed, as exported)."""
+    import torch
+    m = workloads.build_module(name)
+    m.load_state_dict(torch.load(os.path.join(d, "state.pt")))
+    ranges = {}
+
+    def hook(mod, inp, out):
+        x = inp[0].detach()
+        key = mod.weight.detach().t().contiguous().numpy().tobytes()
+        lo, hi = ranges.get(key, (0.0, 0.0))
+        ranges[key] = (min(lo, float(x.min())), max(hi, float(x.max())))
+
+    for mod in m.modules():
+        if isinstance(mod, torch.nn.Linear):
+            mod.register_forward_hook(hook)
+    w = workloads.WORKLOADS[name]
+    args = tuple(torch.from_numpy(np.load(os.path.join(d, "in", i[0] + ".npy")))
+                 for i in w["inputs"])
+    with torch.no_grad():
+        m(*args)
+    return ranges
+
+
+def quantize_graph(src, dst, ranges):
+    """Writes the QDQ form of the ONNX model `src` to `dst`; returns the
+    number of matmuls quantized."""
+    model = onnx.load(src)
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    nodes, count = [], 0
+    for node in g.node:
+        w = inits.get(node.input[1]) if node.op_type == "MatMul" else None
+        arr = numpy_helper.to_array(w) if w is not None else None
+        if arr is None or arr.ndim != 2 or arr.dtype != np.float32 or \
+                arr.tobytes() not in ranges:
+            nodes.append(node)
+            continue
+        lo, hi = ranges[arr.tobytes()]
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+        sx = np.float32(max(hi - lo, 1e-8) / 255)
+        zx = np.uint8(np.clip(np.rint(-lo / sx), 0, 255))
+        sw = (np.maximum(np.abs(arr).max(axis=0), 1e-8) / 127).astype(np.float32)
+        wq = np.clip(np.rint(arr / sw), -127, 127).astype(np.int8)
+        p = f"q{count}_"
+        g.initializer.extend([
+            numpy_helper.from_array(np.array(sx), p + "sx"),
+            numpy_helper.from_array(np.array(zx), p + "zx"),
+            numpy_helper.from_array(wq, p + "wq"),
+            numpy_helper.from_array(sw, p + "sw")])
+        nodes += [
+            helper.make_node("QuantizeLinear", [node.input[0], p + "sx",
+                                                p + "zx"], [p + "xq"]),
+            helper.make_node("DequantizeLinear", [p + "xq", p + "sx",
+                                                  p + "zx"], [p + "xd"]),
+            helper.make_node("DequantizeLinear", [p + "wq", p + "sw"],
+                             [p + "wd"], axis=1),
+            helper.make_node("MatMul", [p + "xd", p + "wd"], list(node.output),
+                             name=node.name)]
+        count += 1
+    del g.node[:]
+    g.node.extend(nodes)
+    used = {i for n in g.node for i in n.input}
+    keep = [i for i in g.initializer if i.name in used]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    if model.opset_import[0].version < 13:
+        model.opset_import[0].version = 13
+    onnx.save(model, dst)
+    return count
+
+
+def run_llmc(llmc, d, model, threads, repeat, out):
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    cmd = ["taskset", "-c", f"0-{threads - 1}", llmc, "run", model,
+           "--threads", str(threads), "--repeat", str(repeat), "--warmup",
+           "10", "--output-dir", out]
+    for name in meta["inputs"]:
+        cmd += ["--input", f"{name}=" + os.path.join(d, "in", name + ".npy")]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"time: median ([0-9.]+) ms", r.stdout + r.stderr)
+    if r.returncode or not m:
+        sys.exit("llmc failed: " + " ".join(cmd) + "\n" + r.stderr)
+    return float(m.group(1)), np.load(os.path.join(out, meta["outputs"][0] +
+                                                   ".npy"))
+
+
+def run_ort(d, model, threads, repeat, out):
+    # bench/ort/run.js reads WORKDIR/model.onnx: a directory per model.
+    wd = os.path.join(out, "wd")
+    os.makedirs(wd, exist_ok=True)
+    for f in ("meta.json", "in"):
+        if not os.path.exists(os.path.join(wd, f)):
+            os.symlink(os.path.join(d, f), os.path.join(wd, f))
+    shutil.copy(model, os.path.join(wd, "model.onnx"))
+    cmd = ["taskset", "-c", f"0-{threads - 1}", "node",
+           os.path.join(ROOT, "bench", "ort", "run.js"), wd, str(threads),
+           "10", str(repeat), out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("ONNX Runtime failed: " + " ".join(cmd) + "\n" + r.stderr)
+    times = json.loads(r.stdout.strip().splitlines()[-1])["times_ms"]
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    return float(np.median(times)), np.load(os.path.join(out, meta["outputs"][0]
+                                                         + ".npy"))
+
+
+def cpu_name():
+    with open("/proc/cpuinfo") as fh:
+        for line in fh:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--workloads", default="llama_block,gpt2_layer768")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    llmc = os.path.join(a.build, "bin", "llmc")
+    threads = [int(t) for t in a.threads.split(",")]
+    rows = []
+    work = tempfile.mkdtemp(prefix="llmc-qdq-")
+    try:
+        for name in a.workloads.split(","):
+            d = os.path.join(work, name)
+            workloads.export(name, d)
+            f32 = os.path.join(d, "model.onnx")
+            q = os.path.join(d, "model_qdq.onnx")
+            count = quantize_graph(f32, q, calibrate(name, d))
+            meta = json.load(open(os.path.join(d, "meta.json")))
+            ref = np.load(os.path.join(d, "ref", meta["outputs"][0] + ".npy"))
+            scale = float(np.abs(ref).max())
+            systems = [("llmc int8", "llmc", q), ("ORT int8", "ort", q),
+                       ("llmc f32", "llmc", f32), ("ORT f32", "ort", f32)]
+            for t in threads:
+                times = {s[0]: [] for s in systems}
+                outs = {}
+                for trial in range(a.trials):
+                    k = trial % len(systems)
+                    for sname, how, model in systems[k:] + systems[:k]:
+                        out = os.path.join(d, "out", sname.replace(" ", "_"))
+                        if how == "llmc":
+                            ms, y = run_llmc(llmc, d, model, t, a.repeat, out)
+                        else:
+                            ms, y = run_ort(d, model, t, a.repeat, out)
+                        times[sname].append(ms)
+                        outs[sname] = y
+                errs = {s: float(np.abs(outs[s] - ref).max()) / scale
+                        for s in outs}
+                agree = float(np.abs(outs["llmc int8"] - outs["ORT int8"]
+                                     ).max()) / scale
+                ok = (agree <= 2e-2 and errs["llmc int8"] <= 0.1 and
+                      errs["ORT int8"] <= 0.1 and errs["llmc f32"] <= 1e-4 and
+                      errs["ORT f32"] <= 1e-4)
+                if not ok:
+                    sys.exit(f"{name}: outputs disagree: {errs}, llmc vs ORT "
+                             f"int8 {agree:.3g}")
+                med = {s: float(np.median(v)) for s, v in times.items()}
+                rows.append((name, count, t, med, errs, agree))
+                print(f"{name} ({count} matmuls) T{t}: " + ", ".join(
+                    f"{s} {v:.4f}" for s, v in med.items()) +
+                    f"; rel err int8 llmc {errs['llmc int8']:.3g} ORT "
+                    f"{errs['ORT int8']:.3g}, llmc vs ORT {agree:.3g}",
+                    flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    stamp = datetime.datetime.now(datetime.timezone.utc)
+    lines = [
+        "# W8A8 QDQ blocks: llmc against ONNX Runtime",
+        "",
+        f"Run {stamp:%Y-%m-%dT%H:%MZ} on {cpu_name()} ({os.cpu_count()} "
+        f"cores), `bench/quant/qdq_block.py --threads {a.threads} --repeat "
+        f"{a.repeat} --trials {a.trials}`. ms per call (median of the "
+        "trials' medians). The QDQ models: the torch-exported f32 workload "
+        "with every Linear's MatMul quantized (u8 per-tensor activations "
+        "calibrated min-max in torch, s8 per-channel weights), as ONNX "
+        "Runtime's quantization tool writes them. rel err: max |y - torch "
+        "f32| / max |torch f32|.",
+        "",
+        "| workload | threads | llmc int8 | ORT int8 | llmc f32 | ORT f32 | "
+        "llmc int8 vs ORT int8 | llmc int8 vs llmc f32 | rel err llmc / ORT "
+        "int8 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, count, t, med, errs, agree in rows:
+        lines.append(
+            f"| {name} ({count} matmuls) | {t} | {med['llmc int8']:.4f} | "
+            f"{med['ORT int8']:.4f} | {med['llmc f32']:.4f} | "
+            f"{med['ORT f32']:.4f} | "
+            f"{med['ORT int8'] / med['llmc int8']:.2f}x | "
+            f"{med['llmc f32'] / med['llmc int8']:.2f}x | "
+            f"{errs['llmc int8']:.3g} / {errs['ORT int8']:.3g} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w") as fh:
+            fh.write(text)
+
+
+if __name__ == "__main__":
+    main()
