@@ -47,8 +47,12 @@ typedef struct LlmcTensor {
 /// Compiles `module` for `target` and returns the model, or a null model
 /// (llmcCompiledModelIsNull) after passing the errors to `onError`.
 ///
-/// `target`: "cpu" (the host CPU; JIT through LLVM ORC). Any other value is
-/// an error naming the supported targets.
+/// `target`: "cpu" (the host CPU; JIT through LLVM ORC), or a CPU target
+/// name (a family, "generic", "avx2", "avx512", "avx512-vnni",
+/// "avx512-bf16", or an x86-64 CPU that LLVM knows, "znver4", ...): the
+/// pipeline's `target` (then not also in `options`), refused with an error
+/// naming the ISA extension when this CPU lacks one of the target's. Any
+/// other value is an error naming the supported targets.
 ///
 /// `options`: whitespace-separated `KEY=VALUE` items (empty: defaults):
 ///   entry=NAME      the entry function (default: main)

@@ -19,6 +19,8 @@
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 
+#include "llm/Codegen/TargetDescription.h"
+
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +32,7 @@
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
+using mlir::llm::CPUTargetDescription;
 using mlir::llm::capi::DiagnosticCapture;
 
 using mlir::llm::capi::CAPICompiledModel;
@@ -121,14 +124,33 @@ createModel(MLIRContext *ctx, StringRef target, StringRef options,
             llvm::function_ref<std::optional<std::string>()> digest,
             llvm::function_ref<OwningOpRef<ModuleOp>()> loadModule,
             DiagnosticCapture &diags) {
-  if (target != "cpu") {
-    diags.addError("unknown target '" + target + "'; supported: cpu");
-    return LlmcCompiledModel{nullptr};
-  }
   CAPIOptions all;
   if (!mlir::llm::capi::parseCompileOptions(options, all.compile, &all.cache,
                                             diags))
     return LlmcCompiledModel{nullptr};
+  // A CPU target name: the pipeline's target, if this CPU can run it.
+  if (target != "cpu") {
+    if (failed(CPUTargetDescription::lookup(target))) {
+      diags.addError("unknown target '" + target +
+                     "'; supported: cpu or a CPU target (" +
+                     CPUTargetDescription::getKnownNames() + ")");
+      return LlmcCompiledModel{nullptr};
+    }
+    std::string error =
+        applyCPUTarget(target, all.compile.lowering.pipelineOptions);
+    if (!error.empty()) {
+      diags.addError(error);
+      return LlmcCompiledModel{nullptr};
+    }
+  }
+  // The JIT runs the code here: a CPU target with an ISA extension this CPU
+  // lacks would stop on an illegal instruction.
+  if (std::string error =
+          checkCPUTargetRunsHere(all.compile.lowering.pipelineOptions);
+      !error.empty()) {
+    diags.addError(error);
+    return LlmcCompiledModel{nullptr};
+  }
 
   // The lowering and the JIT need every dialect, extension and LLVM IR
   // translation, whatever the caller registered.

@@ -62,6 +62,7 @@ CPUTargetDescription CPUTargetDescription::getGeneric() {
 CPUTargetDescription CPUTargetDescription::getAVX2() {
   CPUTargetDescription t;
   t.name = "avx2";
+  t.features = {"avx2", "fma"};
   // The streaming matvec block shapes were measured on AVX-512 only (their
   // 64-element int8 chunks need 4 of its 32 registers per row of x).
   t.streamedWeightMinBytes = std::numeric_limits<int64_t>::max();
@@ -78,6 +79,7 @@ CPUTargetDescription CPUTargetDescription::getAVX2() {
 CPUTargetDescription CPUTargetDescription::getAVX512() {
   CPUTargetDescription t;
   t.name = "avx512";
+  t.features = {"avx2", "fma", "avx512f"};
   t.vectorBits = 512;
   // 8 x 2 accumulators of 16 lanes + 2 B vectors + 1 broadcast: 19 of 32 zmm.
   t.matmulRegisterTile = {8, 32, 1};
@@ -101,6 +103,7 @@ CPUTargetDescription CPUTargetDescription::getAVX512() {
 CPUTargetDescription CPUTargetDescription::getAVX512VNNI() {
   CPUTargetDescription t = getAVX512();
   t.name = "avx512-vnni";
+  t.features.push_back("avx512vnni");
   // vpdpbusd: 64 u8 x s8 products per instruction against 16 f32 FMAs;
   // W8A8 128x768 @ 768x768 on one Zen 5 core: 0.62 ms (exact f32 panels)
   // -> 0.20 ms (bench/results/w8a8-*.md).
@@ -111,6 +114,8 @@ CPUTargetDescription CPUTargetDescription::getAVX512VNNI() {
 CPUTargetDescription CPUTargetDescription::getAVX512BF16() {
   CPUTargetDescription t = getAVX512();
   t.name = "avx512-bf16";
+  t.features = {"avx2",     "fma",        "avx512f",
+                "avx512bw", "avx512vnni", "avx512bf16"};
   // int4 decode matvec 1x4096 @ 4096x4096 (groups of 128), one Zen 5 core,
   // median ms: 0.53 (f32 conversion + FMA) -> 0.44-0.47 (vpermw +
   // vdpbf16ps), then bound by memory (bench/quant/results.md).
@@ -145,6 +150,7 @@ CPUTargetDescription CPUTargetDescription::getForCPU(
   }
   t.cpu = cpu.str();
   t.vendor = vendor.str();
+  t.features.clear();
   for (StringRef f : kReportedFeatures)
     if (has(f))
       t.features.push_back(f.str());
@@ -287,11 +293,15 @@ FailureOr<CPUTargetDescription> CPUTargetDescription::lookup(StringRef name) {
   // An x86-64 CPU: its features from LLVM's target parser.
   if (llvm::X86::parseArchX86(name, /*Only64Bit=*/true) == llvm::X86::CK_None)
     return failure();
+  // LLVM lists a CPU's own features; those they imply (avx512bw ->
+  // avx512f, avxvnni -> avx2 on Alder Lake) are added.
   SmallVector<StringRef> list;
   llvm::X86::getFeaturesForCPU(name, list);
   llvm::StringMap<bool> features;
-  for (StringRef f : list)
+  for (StringRef f : list) {
     features[f] = true;
+    llvm::X86::updateImpliedFeatures(f, /*Enabled=*/true, features);
+  }
   StringRef vendor;
   int64_t l1d = 32 * 1024, l2 = 1024 * 1024;
   for (const KnownCore &c : kKnownCores)

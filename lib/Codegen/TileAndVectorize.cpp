@@ -463,7 +463,7 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // The small-M tile holds about regTile[1] accumulator lanes per row of a
   // one-row tile: split them over the rows (at least one vector per row).
   // With several threads, narrow it so that N splits into a tile per thread.
-  // Too little work for a fork/join: one thread, a serial outer loop. A
+  // Too little work for a fork/join: a serial outer loop. A
   // decode matvec does little arithmetic per byte of B: it stays parallel
   // for a B of 256 KiB or more (two cores stream it faster than one).
   int64_t bBytes =
@@ -474,7 +474,9 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   bool parallel =
       options.parallel && (batch * m * n * k >= target.minParallelMatmulWork ||
                            bBytes >= (int64_t(1) << 18));
-  int64_t threads = parallel ? target.getNumThreads() : 1;
+  // The tiles are the parallel ones all the same (a loop of at least two
+  // tiles keeps a fusion group one loop nest); only the loop is serial.
+  int64_t threads = options.parallel ? target.getNumThreads() : 1;
   if (smallM) {
     int64_t lanes = target.getVectorLanes(
         getElementTypeOrSelf(op.getDpsInits()[0].getType()));

@@ -656,6 +656,50 @@ mlir::llm::runtime::createHostTargetMachine(unsigned optLevel) {
   return builder->createTargetMachine();
 }
 
+/// The `target=` value of a pipeline options string, if any.
+static std::optional<StringRef> getPipelineTarget(StringRef pipelineOptions) {
+  SmallVector<StringRef> items;
+  pipelineOptions.split(items, ' ', -1, /*KeepEmpty=*/false);
+  std::optional<StringRef> target;
+  for (StringRef item : items)
+    if (item.consume_front("target="))
+      target = item;
+  return target;
+}
+
+std::string mlir::llm::runtime::applyCPUTarget(StringRef name,
+                                               std::string &pipelineOptions) {
+  if (failed(CPUTargetDescription::lookup(name)))
+    return ("target '" + name + "' is not a CPU target (expected " +
+            CPUTargetDescription::getKnownNames() + ")")
+        .str();
+  if (getPipelineTarget(pipelineOptions))
+    return ("target '" + name +
+            "' and the pipeline option target=... both name the CPU target; "
+            "give one")
+        .str();
+  pipelineOptions = ("target=" + name).str() +
+                    (pipelineOptions.empty() ? "" : " " + pipelineOptions);
+  return "";
+}
+
+std::string
+mlir::llm::runtime::checkCPUTargetRunsHere(StringRef pipelineOptions) {
+  std::optional<StringRef> name = getPipelineTarget(pipelineOptions);
+  if (!name || *name == "host")
+    return "";
+  FailureOr<CPUTargetDescription> named = CPUTargetDescription::lookup(*name);
+  if (failed(named))
+    return "";
+  CPUTargetDescription host = CPUTargetDescription::getHost();
+  for (const std::string &f : named->features)
+    if (!host.hasFeature(f))
+      return ("target '" + *name + "': this CPU (" + host.cpu + ") lacks " + f +
+              ", which code compiled for it may use")
+          .str();
+  return "";
+}
+
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 mlir::llm::runtime::createCPUTargetMachine(StringRef name, unsigned optLevel) {
   if (name == "host")

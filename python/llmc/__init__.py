@@ -262,7 +262,11 @@ def compile(model, target="cpu", **options):
       an .onnx file (imported first), or MLIR text: a str is a path when it
       is one line that names something that exists, or that ends in
       .mlir/.onnx; any other str is MLIR text.
-    target: "cpu" (the host CPU, JIT-compiled).
+    target: "cpu" (the host CPU, JIT-compiled), or a CPU target name: a
+      family ("generic", "avx2", "avx512", "avx512-vnni", "avx512-bf16") or
+      an x86-64 CPU LLVM knows ("znver4", "icelake-server", ...; `llmc
+      --print-target=NAME` shows what it gives), compiled for it and run
+      here, refused when this CPU lacks one of its ISA extensions.
     options (keyword arguments; '_' in a name stands for '-'):
       entry="main"      the entry function;
       opt_level=3       LLVM optimization level 0-3;
@@ -279,7 +283,7 @@ def compile(model, target="cpu", **options):
       cache_dir=PATH    the cache directory (default $LLMC_CACHE_DIR, else
                         $XDG_CACHE_HOME/llmc, else ~/.cache/llmc);
       any llm-lower-to-cpu option, e.g. vectorize=False, parallel=False,
-      target="avx2", register_tile=(4, 16, 1).
+      register_tile=(4, 16, 1).
     Raises ValueError with the diagnostics when the model does not parse,
     import or compile, or an option is invalid (or the path is a device or
     FIFO); FileNotFoundError for a missing path; IsADirectoryError for a

@@ -68,6 +68,11 @@ for label, options in [("no_opt", dict(no_opt=True)),
 # CHECK: serial: float32 {{.*}} PASS
 # CHECK: threads: float32 {{.*}} PASS
 
+# A CPU target name instead of "cpu": compiled for that family (generic:
+# 128-bit vectors, which every x86-64 CPU runs).
+check("target=generic", llmc.compile(MLP, target="generic")(x, w, b), expected)
+# CHECK: target=generic: float32 {{.*}} PASS
+
 # A .mlir path (str and os.PathLike); several results come back as a tuple; an
 # entry other than main.
 TWO = """

@@ -739,20 +739,15 @@ getCacheKey(const CompileCache &cache, const CompileOptions &options,
   return key;
 }
 
-/// For --target NAME, a CPU target: checks the name and makes it the
-/// pipeline's `target` in `options` (unless the options name one); returns
-/// an error message, or "" on success.
-static std::string applyCPUTarget(std::string &options) {
+/// For --target NAME, a CPU target: the pipeline's target in `options`
+/// (runtime::applyCPUTarget); an error message, or "" on success.
+static std::string applyCPUTargetOption(std::string &options) {
   if (failed(CPUTargetDescription::lookup(targetName)))
     return "--target must be cpu, cuda, cuda-emulator or a CPU target (" +
            CPUTargetDescription::getKnownNames().str() + "), got '" +
            targetName + "'";
-  if (StringRef(options).contains("target="))
-    return "--target " + targetName +
-           " and --pipeline-options=target=... both name the CPU target; "
-           "give one";
-  options = "target=" + targetName + (options.empty() ? "" : " " + options);
-  return "";
+  std::string error = applyCPUTarget(targetName, options);
+  return error.empty() ? "" : "--" + error;
 }
 
 static int runMain() {
@@ -808,20 +803,16 @@ static int runMain() {
   std::string cpuPipelineOptions = pipelineOptions;
   bool namedCPU = targetName != "cpu" && targetName != "cuda-emulator";
   if (namedCPU) {
-    std::string error = applyCPUTarget(cpuPipelineOptions);
+    std::string error = applyCPUTargetOption(cpuPipelineOptions);
     if (!error.empty())
       return fail(error);
-    FailureOr<CPUTargetDescription> named =
-        CPUTargetDescription::lookup(targetName);
-    CPUTargetDescription host = CPUTargetDescription::getHost();
-    for (const std::string &f : named->features)
-      if (!host.hasFeature(f))
-        return fail("llmc run --target " + targetName + ": this CPU (" +
-                    host.cpu + ") lacks " + f +
-                    ", which code compiled for it may use; run with --target "
-                    "cpu, or compile with llmc compile --target " +
-                    targetName);
   }
+  // The code runs here: a CPU target (--target or the pipeline's target=)
+  // whose ISA extensions this CPU lacks is refused before compiling.
+  if (std::string error = checkCPUTargetRunsHere(cpuPipelineOptions);
+      !error.empty())
+    return fail("llmc run: " + error +
+                "; run with --target cpu, or compile it with llmc compile");
 
   CompileOptions options;
   options.entry = entryName;
@@ -1236,7 +1227,7 @@ static int compileMain() {
     if (targetName == "cuda-emulator")
       return fail("llmc compile: --target cuda-emulator is for llmc run; "
                   "compile with --target cpu, cuda or a CPU target name");
-    std::string error = applyCPUTarget(cpuPipelineOptions);
+    std::string error = applyCPUTargetOption(cpuPipelineOptions);
     if (!error.empty())
       return fail(error);
     objectCPU = targetName;

@@ -51,7 +51,8 @@ struct CPUTargetDescription {
   std::string vendor;
   /// The ISA extensions of the CPU that llmc's kernels use or report, in
   /// LLVM's feature spelling: avx2, fma, avx512f, avx512bw, avx512vnni,
-  /// avx512bf16, avx512fp16, avxvnni, amx-tile, amx-bf16, amx-int8.
+  /// avx512bf16, avx512fp16, avxvnni, amx-tile, amx-bf16, amx-int8 (a
+  /// family target: those its kernels need).
   SmallVector<std::string> features;
   /// Cache sizes in bytes: L1 data and L2 of one core, the L3 shared by the
   /// cores of the host (0: not known). The L2 size sets `packRhsMinBytes`

@@ -202,6 +202,21 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createHostTargetMachine(unsigned optLevel);
 
+/// Makes `name`, a CPU target as CPUTargetDescription::lookup takes it,
+/// the pipeline's `target` in `pipelineOptions` (prepended; an options
+/// string that names a target already is an error). Returns an error
+/// message ("" on success) that starts with "target 'NAME'" (callers add
+/// their option's name).
+std::string applyCPUTarget(llvm::StringRef name, std::string &pipelineOptions);
+
+/// For code that is to run on this machine (the JIT): the CPU target that
+/// `pipelineOptions` name (`target=NAME`; none or "host": nothing to check)
+/// must have no ISA extension this CPU lacks, or its kernels would stop on
+/// an illegal instruction. Returns an error message naming the target and
+/// the first missing extension, or "" (also for names the pipeline itself
+/// will reject).
+std::string checkCPUTargetRunsHere(llvm::StringRef pipelineOptions);
+
 /// Creates a TargetMachine for the CPU target `name` (as
 /// CPUTargetDescription::lookup takes it: "host" is createHostTargetMachine;
 /// an x86-64 CPU name is that CPU; a family is a representative CPU with its
