@@ -43,10 +43,7 @@ import argparse
 import datetime
 import json
 import os
-import platform
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -59,7 +56,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib", "onnx_models"))
 
-from llmcbench import workloads  # noqa: E402
+from llmcbench import peers, workloads  # noqa: E402
 
 
 def calibrate(name, d):
@@ -135,47 +132,26 @@ def quantize_graph(src, dst, ranges):
     return count
 
 
-def run_llmc(llmc, d, model, threads, repeat, out):
+def run(system, d, model, threads, repeat, out, llmc):
+    """One timed process of `system` ("llmc" or "ort") on `model`; returns
+    (median ms, the first output)."""
     meta = json.load(open(os.path.join(d, "meta.json")))
-    cmd = ["taskset", "-c", f"0-{threads - 1}", llmc, "run", model,
-           "--threads", str(threads), "--repeat", str(repeat), "--warmup",
-           "10", "--output-dir", out]
-    for name in meta["inputs"]:
-        cmd += ["--input", f"{name}=" + os.path.join(d, "in", name + ".npy")]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    m = re.search(r"time: median ([0-9.]+) ms", r.stdout + r.stderr)
-    if r.returncode or not m:
-        sys.exit("llmc failed: " + " ".join(cmd) + "\n" + r.stderr)
-    return float(m.group(1)), np.load(os.path.join(out, meta["outputs"][0] +
-                                                   ".npy"))
-
-
-def run_ort(d, model, threads, repeat, out):
-    # bench/ort/run.js reads WORKDIR/model.onnx: a directory per model.
-    wd = os.path.join(out, "wd")
-    os.makedirs(wd, exist_ok=True)
-    for f in ("meta.json", "in"):
-        if not os.path.exists(os.path.join(wd, f)):
-            os.symlink(os.path.join(d, f), os.path.join(wd, f))
-    shutil.copy(model, os.path.join(wd, "model.onnx"))
-    cmd = ["taskset", "-c", f"0-{threads - 1}", "node",
-           os.path.join(ROOT, "bench", "ort", "run.js"), wd, str(threads),
-           "10", str(repeat), out]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit("ONNX Runtime failed: " + " ".join(cmd) + "\n" + r.stderr)
-    times = json.loads(r.stdout.strip().splitlines()[-1])["times_ms"]
-    meta = json.load(open(os.path.join(d, "meta.json")))
-    return float(np.median(times)), np.load(os.path.join(out, meta["outputs"][0]
-                                                         + ".npy"))
-
-
-def cpu_name():
-    with open("/proc/cpuinfo") as fh:
-        for line in fh:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
+    if system == "llmc":
+        ms, err = peers.llmc_run(
+            llmc, model, {n: os.path.join(d, "in", n + ".npy")
+                          for n in meta["inputs"]}, threads, repeat, out)
+    else:
+        # bench/ort/run.js reads WORKDIR/model.onnx: a directory per model.
+        wd = os.path.join(out, "wd")
+        os.makedirs(wd, exist_ok=True)
+        for f in ("meta.json", "in"):
+            if not os.path.exists(os.path.join(wd, f)):
+                os.symlink(os.path.join(d, f), os.path.join(wd, f))
+        shutil.copy(model, os.path.join(wd, "model.onnx"))
+        ms, err = peers.ort_run(wd, threads, repeat, out)
+    if ms is None:
+        sys.exit(f"{system} failed on {model}: {err}")
+    return ms, np.load(os.path.join(out, meta["outputs"][0] + ".npy"))
 
 
 def main():
@@ -210,10 +186,7 @@ def main():
                     k = trial % len(systems)
                     for sname, how, model in systems[k:] + systems[:k]:
                         out = os.path.join(d, "out", sname.replace(" ", "_"))
-                        if how == "llmc":
-                            ms, y = run_llmc(llmc, d, model, t, a.repeat, out)
-                        else:
-                            ms, y = run_ort(d, model, t, a.repeat, out)
+                        ms, y = run(how, d, model, t, a.repeat, out, llmc)
                         times[sname].append(ms)
                         outs[sname] = y
                 errs = {s: float(np.abs(outs[s] - ref).max()) / scale
@@ -240,7 +213,7 @@ def main():
     lines = [
         "# W8A8 QDQ blocks: llmc against ONNX Runtime",
         "",
-        f"Run {stamp:%Y-%m-%dT%H:%MZ} on {cpu_name()} ({os.cpu_count()} "
+        f"Run {stamp:%Y-%m-%dT%H:%MZ} on {peers.cpu_name()} ({os.cpu_count()} "
         f"cores), `bench/quant/qdq_block.py --threads {a.threads} --repeat "
         f"{a.repeat} --trials {a.trials}`. ms per call (median of the "
         "trials' medians). The QDQ models: the torch-exported f32 workload "
@@ -262,11 +235,7 @@ def main():
             f"{med['ORT int8'] / med['llmc int8']:.2f}x | "
             f"{med['llmc f32'] / med['llmc int8']:.2f}x | "
             f"{errs['llmc int8']:.3g} / {errs['ORT int8']:.3g} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        with open(a.out, "w") as fh:
-            fh.write(text)
+    peers.write_report("\n".join(lines) + "\n", a.out)
 
 
 if __name__ == "__main__":

@@ -40,10 +40,7 @@ import argparse
 import datetime
 import json
 import os
-import platform
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -53,6 +50,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from llmcbench import peers  # noqa: E402
 SHAPES = "128x768x3072,128x3072x768,128x768x768,512x768x768,1x768x3072,1x4096x4096"
 
 
@@ -102,37 +102,11 @@ def check(y, ref):
     return bool((err <= tol).all()), float(err.max())
 
 
-def run_llmc(llmc, d, threads, repeat, extra, out):
-    cmd = (["taskset", "-c", f"0-{threads - 1}", llmc, "run",
-            os.path.join(d, "model.onnx"), "--input",
-            "x=" + os.path.join(d, "in", "x.npy"), "--threads", str(threads),
-            "--repeat", str(repeat), "--warmup", "10", "--output-dir", out]
-           + extra)
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    m = re.search(r"time: median ([0-9.]+) ms", r.stdout + r.stderr)
-    if r.returncode or not m:
-        sys.exit("llmc failed: " + " ".join(cmd) + "\n" + r.stderr)
-    return float(m.group(1)), np.load(os.path.join(out, "y.npy"))
-
-
-def run_ort(d, threads, repeat, out):
-    os.makedirs(out, exist_ok=True)
-    cmd = ["taskset", "-c", f"0-{threads - 1}", "node",
-           os.path.join(ROOT, "bench", "ort", "run.js"), d, str(threads), "10",
-           str(repeat), out]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit("ONNX Runtime failed: " + " ".join(cmd) + "\n" + r.stderr)
-    times = json.loads(r.stdout.strip().splitlines()[-1])["times_ms"]
-    return float(np.median(times)), np.load(os.path.join(out, "y.npy"))
-
-
-def cpu_name():
-    with open("/proc/cpuinfo") as fh:
-        for line in fh:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
+def timed(name, ms_err):
+    ms, err = ms_err
+    if ms is None:
+        sys.exit(f"{name} failed: {err}")
+    return ms
 
 
 def main():
@@ -145,8 +119,7 @@ def main():
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     llmc = os.path.join(a.build, "bin", "llmc")
-    if not os.path.exists(os.path.join(ROOT, "bench", "node_modules",
-                                       "onnxruntime-node")):
+    if not os.path.exists(peers.ORT_MODULE):
         sys.exit("ONNX Runtime is missing: run bench/setup.sh")
     threads = [int(t) for t in a.threads.split(",")]
     shapes = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",")]
@@ -171,12 +144,16 @@ def main():
                         systems[:trial % len(systems)]
                     for name, kind, how in order:
                         out = os.path.join(d, "out", name.replace(" ", "_"))
+                        wd = os.path.join(d, kind)
                         if how[0] == "llmc":
-                            ms, y = run_llmc(llmc, os.path.join(d, kind), t,
-                                             a.repeat, how[1], out)
+                            ms = timed(name, peers.llmc_run(
+                                llmc, os.path.join(wd, "model.onnx"),
+                                {"x": os.path.join(wd, "in", "x.npy")}, t,
+                                a.repeat, out, how[1]))
                         else:
-                            ms, y = run_ort(os.path.join(d, kind), t,
-                                            a.repeat, out)
+                            ms = timed(name, peers.ort_run(wd, t, a.repeat,
+                                                           out))
+                        y = np.load(os.path.join(out, "y.npy"))
                         ok, err = check(y, refs[kind])
                         if not ok:
                             sys.exit(f"{name} {m}x{k}x{n}: wrong output "
@@ -194,7 +171,7 @@ def main():
     lines = [
         "# W8A8 QDQ matmuls: llmc against ONNX Runtime",
         "",
-        f"Run {stamp:%Y-%m-%dT%H:%MZ} on {cpu_name()} "
+        f"Run {stamp:%Y-%m-%dT%H:%MZ} on {peers.cpu_name()} "
         f"({os.cpu_count()} cores), `bench/quant/w8a8.py --threads "
         f"{a.threads} --repeat {a.repeat} --trials {a.trials}`. ms per call "
         "(median of the trials' medians); every output checked against the "
@@ -213,11 +190,7 @@ def main():
             f"{med['ORT int8']:.4f} | {med['ORT f32']:.4f} | "
             f"{med['ORT int8'] / med['llmc int8']:.2f}x | "
             f"{med['llmc f32'] / med['llmc int8']:.2f}x |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        with open(a.out, "w") as fh:
-            fh.write(text)
+    peers.write_report("\n".join(lines) + "\n", a.out)
 
 
 if __name__ == "__main__":

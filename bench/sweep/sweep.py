@@ -36,8 +36,6 @@ import datetime
 import json
 import math
 import os
-import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -49,6 +47,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from llmcbench import peers  # noqa: E402
 
 MATMULS = [
     # (M, K, N)
@@ -113,40 +114,6 @@ def check(y, ref):
     return bool(y.shape == ref.shape and (err <= tol).all()), float(err.max())
 
 
-def run_llmc(llmc, d, threads, repeat, out):
-    meta = json.load(open(os.path.join(d, "meta.json")))
-    cmd = ["taskset", "-c", f"0-{threads - 1}", llmc, "run",
-           os.path.join(d, "model.onnx"), "--threads", str(threads),
-           "--repeat", str(repeat), "--warmup", "10", "--output-dir", out]
-    for name in meta["inputs"]:
-        cmd += ["--input", f"{name}=" + os.path.join(d, "in", name + ".npy")]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    m = re.search(r"time: median ([0-9.]+) ms", r.stdout + r.stderr)
-    if r.returncode or not m:
-        return None, None, (r.stderr.strip().splitlines() or ["?"])[-1]
-    return float(m.group(1)), np.load(os.path.join(out, "y.npy")), ""
-
-
-def run_ort(d, threads, repeat, out):
-    os.makedirs(out, exist_ok=True)
-    cmd = ["taskset", "-c", f"0-{threads - 1}", "node",
-           os.path.join(ROOT, "bench", "ort", "run.js"), d, str(threads), "10",
-           str(repeat), out]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        return None, None, (r.stderr.strip().splitlines() or ["?"])[-1]
-    times = json.loads(r.stdout.strip().splitlines()[-1])["times_ms"]
-    return float(np.median(times)), np.load(os.path.join(out, "y.npy")), ""
-
-
-def cpu_name():
-    with open("/proc/cpuinfo") as fh:
-        for line in fh:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -157,8 +124,7 @@ def main():
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     llmc = os.path.join(a.build, "bin", "llmc")
-    if not os.path.exists(os.path.join(ROOT, "bench", "node_modules",
-                                       "onnxruntime-node")):
+    if not os.path.exists(peers.ORT_MODULE):
         sys.exit("ONNX Runtime is missing: run bench/setup.sh")
     target = subprocess.run([llmc, "--print-target"], capture_output=True,
                             text=True).stdout.splitlines()[:2]
@@ -183,13 +149,19 @@ def main():
                     order = ["llmc", "ORT"] if trial % 2 == 0 else ["ORT", "llmc"]
                     for system in order:
                         out = os.path.join(d, "out", system)
-                        run = run_llmc if system == "llmc" else run_ort
-                        args = (llmc,) if system == "llmc" else ()
-                        ms, y, err = run(*args, d, t, a.repeat, out)
+                        if system == "llmc":
+                            meta = json.load(open(os.path.join(d, "meta.json")))
+                            ms, err = peers.llmc_run(
+                                llmc, os.path.join(d, "model.onnx"),
+                                {n: os.path.join(d, "in", n + ".npy")
+                                 for n in meta["inputs"]}, t, a.repeat, out)
+                        else:
+                            ms, err = peers.ort_run(d, t, a.repeat, out)
                         if ms is None:
                             note += f"{system} failed: {err}; "
                             times[system] = None
                             continue
+                        y = np.load(os.path.join(out, "y.npy"))
                         ok, e = check(y, ref)
                         if not ok:
                             note += f"{system} wrong (max err {e:.3g}); "
@@ -213,7 +185,7 @@ def main():
     lines = [
         "# Shape sweep: llmc against ONNX Runtime",
         "",
-        f"Run {stamp:%Y-%m-%dT%H:%MZ} on {cpu_name()} ({os.cpu_count()} "
+        f"Run {stamp:%Y-%m-%dT%H:%MZ} on {peers.cpu_name()} ({os.cpu_count()} "
         f"cores; llmc target: {'; '.join(s.split(':', 1)[1].strip() for s in target)}), "
         f"`bench/sweep/sweep.py --threads {a.threads} --repeat {a.repeat} "
         f"--trials {a.trials}`. ms per call (median of the trials' "
@@ -236,11 +208,7 @@ def main():
     lines.append("Worst ratio: " + ", ".join(
         f"{w:.2f} at {t} thread{'s' if t > 1 else ''}"
         for t, w in sorted(worst.items())) + ".")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        with open(a.out, "w") as fh:
-            fh.write(text)
+    peers.write_report("\n".join(lines) + "\n", a.out)
 
 
 if __name__ == "__main__":

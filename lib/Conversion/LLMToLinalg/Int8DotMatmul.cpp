@@ -309,12 +309,5 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
   // into the block loop by llm-tile-and-vectorize.
   forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
   b.setInsertionPointAfter(forall);
-  Value r = forall.getResult(0);
-  if (resultType.getRank() != 2)
-    r = tensor::ExpandShapeOp::create(
-        b, loc, resultType, r,
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank() - 1)),
-            {resultType.getRank() - 1}});
-  return r;
+  return expandRows(b, loc, forall.getResult(0), resultType);
 }

@@ -28,6 +28,12 @@ namespace mlir::llm::detail {
 /// order; fails for non-constant weights and when there are not `count`.
 FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count);
 
+/// `r`, a `[rows, N]` kernel result, in `resultType`'s shape `[..., N]`
+/// (rows = the product of its leading dimensions): `r` itself for rank 2,
+/// else a tensor.expand_shape.
+Value expandRows(OpBuilder &b, Location loc, Value r,
+                 RankedTensorType resultType);
+
 /// `llm.matmul_integer` of an activation `a` ([..., K], 8-bit storage, per
 /// tensor zero point `pa`) and a constant 8-bit weight `wq` ([K, N], per
 /// tensor or per column zero points `pb`) on 4-way 8-bit dot products

@@ -813,6 +813,17 @@ FailureOr<SmallVector<uint8_t>> readNibbles(Value w, int64_t n, int64_t k,
 
 } // namespace
 
+Value mlir::llm::detail::expandRows(OpBuilder &b, Location loc, Value r,
+                                    RankedTensorType resultType) {
+  if (resultType.getRank() == 2)
+    return r;
+  return tensor::ExpandShapeOp::create(
+      b, loc, resultType, r,
+      SmallVector<ReassociationIndices>{
+          llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank() - 1)),
+          {resultType.getRank() - 1}});
+}
+
 FailureOr<SmallVector<uint8_t>> mlir::llm::detail::readBytes(Value w,
                                                              int64_t count) {
   auto cast = w.getDefiningOp<quant::StorageCastOp>();
@@ -1868,14 +1879,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   // requantize) are fused into the block loop by llm-tile-and-vectorize.
   forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
   b.setInsertionPointAfter(forall);
-  Value r = forall.getResult(0);
-  if (resultType.getRank() != 2)
-    r = tensor::ExpandShapeOp::create(
-        b, loc, resultType, r,
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank() - 1)),
-            {resultType.getRank() - 1}});
-  return r;
+  return llm::detail::expandRows(b, loc, forall.getResult(0), resultType);
 }
 
 //===----------------------------------------------------------------------===//

@@ -107,24 +107,24 @@ mlir::llm::getConfiguredAttentionTile(Operation *op) {
   return std::array<int64_t, 2>{tile[0], tile[1]};
 }
 
-std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
+/// Whether `op`'s dot_product is `kind`, if it has one.
+static std::optional<bool> isConfiguredDotProduct(Operation *op,
+                                                  StringRef kind) {
   DictionaryAttr dict = getLoweringConfig(op);
   if (!dict)
     return std::nullopt;
   auto name = dict.getAs<StringAttr>(kDotProductKey);
   if (!name)
     return std::nullopt;
-  return name.getValue() == kDotProductBF16;
+  return name.getValue() == kind;
+}
+
+std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
+  return isConfiguredDotProduct(op, kDotProductBF16);
 }
 
 std::optional<bool> mlir::llm::getConfiguredInt8DotProduct(Operation *op) {
-  DictionaryAttr dict = getLoweringConfig(op);
-  if (!dict)
-    return std::nullopt;
-  auto name = dict.getAs<StringAttr>(kDotProductKey);
-  if (!name)
-    return std::nullopt;
-  return name.getValue() == kDotProductI8;
+  return isConfiguredDotProduct(op, kDotProductI8);
 }
 
 std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {
