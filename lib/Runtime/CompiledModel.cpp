@@ -782,6 +782,17 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
                << " that this CPU lacks (compile with target=host, or a "
                   "target without it: avx512, avx2, generic)";
       }
+  // The target's CPU and features on every function, so that the LLVM IR
+  // (--emit=llvm) says what it was compiled for and another backend run
+  // (llc) makes the same choices.
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    if (!tm.getTargetCPU().empty())
+      f.addFnAttr("target-cpu", tm.getTargetCPU());
+    if (!tm.getTargetFeatureString().empty())
+      f.addFnAttr("target-features", tm.getTargetFeatureString());
+  }
   if (internalizeAllButCInterface) {
     for (llvm::Function &f : *llvmModule)
       if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix))

@@ -478,6 +478,12 @@ static llvm::Expected<DType> parseDescr(StringRef descr, StringRef name) {
     return DType::I32;
   if (kind == "i8")
     return DType::I64;
+  // uint8 tensors (quantized activations) travel as their int8 bits.
+  if (kind == "u1")
+    return err("unsupported dtype '" + descr +
+               "' (supported: <f4 <f8 <f2 |b1 |i1 <i4 <i8); uint8 data "
+               "(a u8 quantized tensor) goes in as its int8 bits: "
+               "arr.view(numpy.int8)");
   return err("unsupported dtype '" + descr +
              "' (supported: <f4 <f8 <f2 |b1 |i1 <i4 <i8)");
 }

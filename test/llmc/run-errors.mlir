@@ -58,6 +58,10 @@
 // RUN: %python %S/Inputs/npytool.py save %t/f64.npy --shape 2,3 --dtype float64
 // RUN: not llmc run %s --input arg0=%t/f64.npy --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=DTYPE
 // DTYPE: llmc: error: input 'arg0': {{.*}}f64.npy: expected dtype f32 ('<f4'), got '<f8' (f64)
+// uint8 data is refused with the way in: its int8 view.
+// RUN: %python %S/Inputs/npytool.py save %t/u8.npy --shape 2,3 --dtype uint8
+// RUN: not llmc run %s --input arg0=%t/u8.npy --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=U8
+// U8: llmc: error: input 'arg0': {{.*}}u8.npy: unsupported dtype '|u1' (supported: <f4 <f8 <f2 |b1 |i1 <i4 <i8); uint8 data (a u8 quantized tensor) goes in as its int8 bits: arr.view(numpy.int8)
 // RUN: %python %S/Inputs/npytool.py save %t/shape.npy --shape 3,2
 // RUN: not llmc run %s --input arg0=%t/shape.npy --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: llmc: error: {{.*}}shape.npy: input 'arg0' expects tensor<2x3xf32>, the file holds shape 3x2

@@ -1522,8 +1522,14 @@ int main(int argc, char **argv) {
           "Errors print one diagnostic and exit with code 1.\n",
           &llvm::errs()))
     return 1;
-  if (llmc::printTargetRequested())
+  if (llmc::printTargetRequested()) {
+    if (runCommand || compileCommand || importCommand ||
+        llmc::generateCommand || llmc::tokenizeCommand)
+      return fail("--print-target is a command of its own: give it without "
+                  "run, compile, import, generate or tokenize (their "
+                  "--target takes the same names)");
     return finishStdout(llmc::printTargetMain());
+  }
   if (runCommand)
     return finishStdout(runMain());
   if (compileCommand)
