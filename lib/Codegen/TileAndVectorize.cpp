@@ -199,6 +199,9 @@ materializeTransposedRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   auto plain = linalg::MatmulOp::create(
       rewriter, loc, TypeRange{op->getResult(0).getType()},
       ValueRange{lhs, transposed->getResult(0)}, ValueRange{acc});
+  // The tuned tiles stay with the matmul.
+  if (Attribute config = op->getAttr(kLoweringConfigAttrName))
+    plain->setAttr(kLoweringConfigAttrName, config);
   rewriter.replaceOp(op, plain->getResults());
   return cast<linalg::LinalgOp>(plain.getOperation());
 }
@@ -405,6 +408,72 @@ static LogicalResult readPackedRhs(RewriterBase &rewriter,
 // Matmul strategy
 //===----------------------------------------------------------------------===//
 
+MatmulTiles mlir::llm::normalizeMatmulTiles(ArrayRef<int64_t> registerTile,
+                                            ArrayRef<int64_t> cacheTile,
+                                            const MatmulProblem &problem) {
+  int64_t m = problem.m, n = problem.n, k = problem.k;
+  MatmulTiles t;
+  t.regM = std::clamp<int64_t>(registerTile[0], 1, m);
+  t.regN = std::clamp<int64_t>(registerTile[1], 1, n);
+  t.regK = std::clamp<int64_t>(registerTile[2], 1, k);
+  // Rows of the outer (parallel) chunks: all of M for 0.
+  t.cacheM = (cacheTile[0] <= 0 || cacheTile[0] >= m) ? m : cacheTile[0];
+  // Along N: a multiple of the register tile, or all of N.
+  int64_t cn = cacheTile[1];
+  t.cacheN = (cn <= 0 || cn >= n) ? n : std::max(t.regN, cn / t.regN * t.regN);
+  // Along K: a divisor of K (no partial K tile, whose dynamic size would
+  // keep its register tiles from vectorizing) in [ck / 2, ck] and a
+  // multiple of the register tile; all of K when there is none.
+  t.cacheK = k;
+  int64_t ck = cacheTile[2];
+  if (ck > 0 && ck < k) {
+    for (int64_t c = ck / t.regK * t.regK; c >= t.regK && 2 * c >= ck;
+         c -= t.regK) {
+      if (k % c == 0) {
+        t.cacheK = c;
+        break;
+      }
+    }
+  }
+  return t;
+}
+
+MatmulTiles mlir::llm::selectMatmulTiles(const CPUTargetDescription &target,
+                                         const MatmulProblem &problem) {
+  int64_t m = problem.m, n = problem.n;
+  // Few rows (a decode-shaped matvec, M = 1): the generic register tile
+  // would read 32 floats of each row of B per step of K, one page apart, and
+  // stream B at a fraction of the memory bandwidth. Instead a wide register
+  // tile (more accumulators along N) under a short K cache tile: each block
+  // of `kc` rows of B is read along whole rows, a few sequential streams.
+  bool smallM =
+      m < target.matmulRegisterTile[0] && target.matvecRegisterTile.size() == 3;
+  ArrayRef<int64_t> regTile =
+      smallM ? ArrayRef<int64_t>(target.matvecRegisterTile)
+             : ArrayRef<int64_t>(target.matmulRegisterTile);
+  ArrayRef<int64_t> cacheTile = smallM
+                                    ? ArrayRef<int64_t>(target.matvecCacheTile)
+                                    : ArrayRef<int64_t>(target.matmulCacheTile);
+  // Register tile. Small M: every row in the one tile (m <
+  // matmulRegisterTile[0]), so that B is read once, not once per row.
+  int64_t rm = smallM ? m : std::min(regTile[0], m);
+  int64_t rn = std::min(regTile[1], n);
+  // The small-M tile holds about regTile[1] accumulator lanes per row of a
+  // one-row tile: split them over the rows (at least one vector per row).
+  // With several threads, narrow it so that N splits into a tile per thread.
+  if (smallM) {
+    int64_t lanes =
+        problem.accType ? target.getVectorLanes(problem.accType) : int64_t(1);
+    if (rm > 1)
+      rn = std::min(n, std::max(lanes, regTile[1] / rm / lanes * lanes));
+    if (problem.threads > 1 && problem.batch == 1)
+      rn = std::min(rn, std::max(lanes, n / problem.threads / lanes * lanes));
+  }
+  int64_t reg[3] = {rm, rn, regTile[2]};
+  int64_t cache[3] = {target.matmulCacheTile[0], cacheTile[1], cacheTile[2]};
+  return normalizeMatmulTiles(reg, cache, problem);
+}
+
 LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
                                           linalg::LinalgOp op,
                                           const CPUTargetDescription &target,
@@ -442,30 +511,9 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   if (m <= 0 || n <= 0 || k <= 0)
     return failure();
 
-  // Few rows (a decode-shaped matvec, M = 1): the generic register tile
-  // would read 32 floats of each row of B per step of K, one page apart, and
-  // stream B at a fraction of the memory bandwidth. Instead a wide register
-  // tile (more accumulators along N) under a short K cache tile: each block
-  // of `kc` rows of B is read along whole rows, a few sequential streams.
-  bool smallM =
-      m < target.matmulRegisterTile[0] && target.matvecRegisterTile.size() == 3;
-  ArrayRef<int64_t> regTile =
-      smallM ? ArrayRef<int64_t>(target.matvecRegisterTile)
-             : ArrayRef<int64_t>(target.matmulRegisterTile);
-  ArrayRef<int64_t> cacheTile = smallM
-                                    ? ArrayRef<int64_t>(target.matvecCacheTile)
-                                    : ArrayRef<int64_t>(target.matmulCacheTile);
-  // Register tile, clamped to the problem. Small M: every row in the one
-  // tile (m < matmulRegisterTile[0]), so that B is read once, not once per
-  // row.
-  int64_t rm = smallM ? m : std::min(regTile[0], m);
-  int64_t rn = std::min(regTile[1], n);
-  // The small-M tile holds about regTile[1] accumulator lanes per row of a
-  // one-row tile: split them over the rows (at least one vector per row).
-  // With several threads, narrow it so that N splits into a tile per thread.
-  // Too little work for a fork/join: a serial outer loop. A
-  // decode matvec does little arithmetic per byte of B: it stays parallel
-  // for a B of 256 KiB or more (two cores stream it faster than one).
+  // Too little work for a fork/join: a serial outer loop. A decode matvec
+  // does little arithmetic per byte of B: it stays parallel for a B of
+  // 256 KiB or more (two cores stream it faster than one).
   int64_t bBytes =
       batch * n * k *
       llvm::divideCeil(getElementTypeOrSelf(op.getDpsInputs()[1].getType())
@@ -477,32 +525,25 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // The tiles are the parallel ones all the same (a loop of at least two
   // tiles keeps a fusion group one loop nest); only the loop is serial.
   int64_t threads = options.parallel ? target.getNumThreads() : 1;
-  if (smallM) {
-    int64_t lanes = target.getVectorLanes(
-        getElementTypeOrSelf(op.getDpsInits()[0].getType()));
-    if (rm > 1)
-      rn = std::min(n, std::max(lanes, regTile[1] / rm / lanes * lanes));
-    if (threads > 1 && batch == 1)
-      rn = std::min(rn, std::max(lanes, n / threads / lanes * lanes));
-  }
-  int64_t rk = std::min(regTile[2], k);
-  // Cache tile along N: a multiple of the register tile, or all of N.
-  int64_t cn = cacheTile[1];
-  cn = (cn <= 0 || cn >= n) ? n : std::max(rn, cn / rn * rn);
-  // Cache tile along K: a divisor of K (no partial K tile, whose dynamic
-  // size would keep its register tiles from vectorizing) in
-  // [target / 2, target] and a multiple of the register tile; all of K when
-  // there is none.
-  int64_t ck = k;
-  if (cacheTile[2] > 0 && cacheTile[2] < k) {
-    for (int64_t c = cacheTile[2] / rk * rk; c >= rk && 2 * c >= cacheTile[2];
-         c -= rk) {
-      if (k % c == 0) {
-        ck = c;
-        break;
-      }
-    }
-  }
+  MatmulProblem problem;
+  problem.batch = batch;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  problem.accType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  problem.threads = threads;
+  // A decode-shaped matvec (fewer rows than the register tile): no packing.
+  bool smallM =
+      m < target.matmulRegisterTile[0] && target.matvecRegisterTile.size() == 3;
+  // The tuned tiles recorded on the op (llm-apply-tuning-cache), else the
+  // target's.
+  MatmulTiles tiles = selectMatmulTiles(target, problem);
+  if (std::optional<ConfiguredMatmulTiles> configured =
+          getConfiguredMatmulTiles(op))
+    tiles = normalizeMatmulTiles(configured->registerTile,
+                                 configured->cacheTile, problem);
+  int64_t rm = tiles.regM, rn = tiles.regN, rk = tiles.regK;
+  int64_t cn = tiles.cacheN, ck = tiles.cacheK;
 
   // Pack B into [K, rn] strips (see getOrCreatePackedRhs) for plain
   // matmuls with enough rows to amortize a run-time packing (a constant is
@@ -532,7 +573,7 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // Outer (parallel) level: one chunk of M rows (a multiple of the register
   // tile, at most the cache tile) per thread; batches are split one by one.
   // When M has too few register tiles for the threads, split N instead.
-  int64_t cm = target.matmulCacheTile[0] > 0 ? target.matmulCacheTile[0] : m;
+  int64_t cm = tiles.cacheM;
   SmallVector<int64_t> outer(numLoops, 0);
   if (isBatch)
     outer[0] = 1;

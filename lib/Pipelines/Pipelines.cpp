@@ -115,6 +115,16 @@ void mlir::llm::buildLLMLowerToCPULinalgStage(
   if (options.fuseElementwise)
     pm.addPass(llm::createLLMFuseElementwisePass());
 
+  // The tuned tiles of this kind of CPU, on the matmuls they were measured
+  // for.
+  if (!options.tuningCache.empty()) {
+    LLMApplyTuningCachePassOptions tuneOpts;
+    tuneOpts.cache = options.tuningCache;
+    tuneOpts.target = options.target;
+    tuneOpts.numThreads = options.numThreads;
+    tuneOpts.parallel = options.parallel;
+    pm.addPass(createLLMApplyTuningCachePass(tuneOpts));
+  }
   // Target-specific tiling and vectorization, on tensors.
   LLMTileAndVectorizePassOptions tileOpts;
   tileOpts.target = options.target;

@@ -510,6 +510,11 @@ CompileCache::getKey(llvm::StringRef modelDigest,
      << "entry: " << options.entry << "\n"
      << "pipeline: " << *pipeline << "\n"
      << "opt-level: " << std::min(options.optLevel, 3u) << "\n";
+  // The tuned tiles are part of what is compiled: a retuned cache is a new
+  // key.
+  std::string tuningCache = getTuningCachePath(options.lowering);
+  if (!tuningCache.empty())
+    os << "tuning cache: " << hashFile(tuningCache) << "\n";
   key.hash = hashHex(key.text);
   return key;
 }

@@ -471,6 +471,17 @@ llvm::Expected<std::string> mlir::llm::runtime::getEffectivePipelineOptions(
   return text;
 }
 
+std::string
+mlir::llm::runtime::getTuningCachePath(const LoweringOptions &options) {
+  if (options.target != "cpu")
+    return "";
+  llm::LowerToCPUOptions pipelineOptions;
+  std::string error;
+  if (failed(getPipelineOptions(options, pipelineOptions, error)))
+    return "";
+  return pipelineOptions.tuningCache;
+}
+
 namespace {
 /// Reports the progress of the lowering pipeline: one step per pass of the
 /// top-level pass manager (a nested pass manager is one step), shown with

@@ -108,6 +108,56 @@ def LLMSelectLoweringConfigPass
   ];
 }
 
+def LLMApplyTuningCachePass
+    : Pass<"llm-apply-tuning-cache", "::mlir::ModuleOp"> {
+  let summary = "Record the tuned tiles of a tuning cache on the matmuls "
+                "they were measured for";
+  let description = [{
+    Reads the tuning cache `cache` (a JSON file written by `llmc tune`;
+    llm/Codegen/TuningCache.h) and, for every `linalg.matmul` and
+    `linalg.batch_matmul` on tensors of static shape (in fusion groups too)
+    whose kernel key (op, batch, M, N, K, element types, whether B is a
+    constant and its layout, and the threads the compile is planned for:
+    `num-threads`, or 1 without `parallel`) has an entry for the kind of CPU
+    of `target` ("<cpu>/<family>", e.g. `znver5/avx512-bf16`), attaches
+
+    ```mlir
+    linalg.matmul {llm.lowering_config = {cache_tile = array<i64: 128, 256, 768>,
+                                          register_tile = array<i64: 8, 32, 1>}}
+        ins(...) outs(...) -> tensor<128x3072xf32>
+    ```
+
+    which `llm-tile-and-vectorize` uses instead of the target's default
+    tiles. Runs after `convert-llm-to-linalg` and elementwise fusion, right
+    before `llm-tile-and-vectorize` (the shapes it keys on are the ones the
+    tiler sees). An op that already has `llm.lowering_config` keeps it.
+
+    A cache with entries for other kinds of CPU only (made on another
+    machine) is ignored with a warning naming them; matmuls without an
+    entry keep the default tiles.
+
+    Errors (at the module; the pass fails): an unknown `target`, a cache that
+    cannot be read, is not JSON or is not a tuning cache (the message names
+    the file and the bad field).
+  }];
+  let options = [
+    Option<"cache", "cache", "std::string", /*default=*/"",
+           "Tuning cache file (JSON, from `llmc tune`)">,
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "CPU target description: host, a target name or a CPU name">,
+    Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
+           "Threads the parallel loops are planned for (0: the machine's)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Whether the matmuls get parallel outer loops (else the keys "
+           "say one thread)">,
+  ];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let statistics = [
+    Statistic<"numOpsTuned", "ops-tuned",
+              "matmuls given the tiles of a tuning cache entry">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//

@@ -30,6 +30,41 @@ struct CPUTilingOptions {
   bool parallel = true;
 };
 
+/// A matmul as the tile selection sees it: batch x [M, K] x [K, N], the
+/// accumulator's element type, and the threads its outer loop is planned
+/// for (1: serial).
+struct MatmulProblem {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  Type accType;
+  int64_t threads = 1;
+};
+
+/// The tiles of one matmul, each a size within the problem (no 0): the
+/// register tile [regM, regN, regK] and the cache tile [cacheM, cacheN,
+/// cacheK] (cacheN a multiple of regN or all of N, cacheK a divisor of K or
+/// all of K).
+struct MatmulTiles {
+  int64_t regM, regN, regK;
+  int64_t cacheM, cacheN, cacheK;
+};
+
+/// The tiles `target` gives `problem` by default (its heuristics): the
+/// register and cache tiles of the target (its matvec ones when M has fewer
+/// rows than the register tile: all rows in one tile, wide along N, narrowed
+/// so that each thread gets a tile), normalized.
+MatmulTiles selectMatmulTiles(const CPUTargetDescription &target,
+                              const MatmulProblem &problem);
+
+/// Requested tiles (a tuning cache's, an option's) made valid for
+/// `problem`: register sizes clamped to the problem; cache sizes 0 or
+/// beyond the problem mean the whole dimension; cacheN rounded down to a
+/// multiple of regN; cacheK the largest divisor of K in [cacheK / 2, cacheK]
+/// that is a multiple of regK, else all of K (a partial K tile would keep
+/// the register tiles from vectorizing). Idempotent.
+MatmulTiles normalizeMatmulTiles(ArrayRef<int64_t> registerTile,
+                                 ArrayRef<int64_t> cacheTile,
+                                 const MatmulProblem &problem);
+
 /// Decides whether a producer is fused into a tile loop.
 using ProducerFilter = std::function<bool(Operation *)>;
 
@@ -38,6 +73,8 @@ using ProducerFilter = std::function<bool(Operation *)>;
 /// over M (batch, or N when M is small) with the `linalg.fill` of its
 /// accumulator fused in, an N cache-tile loop, then register-tile loops
 /// [m, n, k] (K innermost) whose partial last iterations are peeled. The
+/// tiles are the op's `llm.lowering_config` (register_tile, cache_tile;
+/// normalizeMatmulTiles) when it has one, else selectMatmulTiles. The
 /// full register tiles are marked for `vectorizeRegisterTiles`.
 /// Failure (IR untouched) when the op is not one of those or is dynamic.
 ///

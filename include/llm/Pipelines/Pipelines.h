@@ -147,6 +147,14 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "cache-tile",
       llvm::cl::desc("Matmul cache tile [m, n, k], 0 for a whole dimension "
                      "(default: the target's)")};
+  /// A tuning cache (`llmc tune`): its tiles for this kind of CPU are
+  /// recorded on the matching matmuls (llm-apply-tuning-cache) before
+  /// llm-tile-and-vectorize.
+  PassOptions::Option<std::string> tuningCache{
+      *this, "tuning-cache",
+      llvm::cl::desc("Tuning cache file from `llmc tune` (default: none, the "
+                     "target's tiles)"),
+      llvm::cl::init("")};
 };
 
 /// Builds `llm-lower-to-cpu`: llm -> linalg -> bufferized loops -> LLVM
@@ -186,7 +194,8 @@ void buildLLMLowerToCPUPipeline(OpPassManager &pm,
 ///                  llm-guard-dim-bounds, [llm-recompose, llm-fold-constants,
 ///                  llm-fold-quant], [llm-optimize-layout], [llm-fuse];
 ///   linalg         llm -> linalg on tensors: convert-llm-to-linalg,
-///                  [llm-fuse-elementwise], llm-tile-and-vectorize,
+///                  [llm-fuse-elementwise], [llm-apply-tuning-cache],
+///                  llm-tile-and-vectorize,
 ///                  llm-count-kernels;
 ///   bufferization  tensors -> memrefs: one-shot bufferization, results to
 ///                  out-params, hoisting, stack promotion, [llm-plan-memory],

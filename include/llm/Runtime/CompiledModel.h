@@ -189,6 +189,12 @@ struct LoweringOptions {
 llvm::Expected<std::string>
 getEffectivePipelineOptions(const LoweringOptions &options);
 
+/// The tuning cache file that `options` name (`llm-lower-to-cpu`
+/// `tuning-cache`), or "" (none, another target, or options that do not
+/// parse). Its contents are part of what is compiled: the compile cache keys
+/// on them.
+std::string getTuningCachePath(const LoweringOptions &options);
+
 /// Marks the public functions with `llvm.emit_c_interface`, drops the
 /// `llm.name` argument and result attributes (the LLVM translation does not
 /// know them) and runs `llm-lower-to-cpu` on `module`. Errors are emitted as

@@ -12,7 +12,7 @@ func.func @not_a_dictionary(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
 // -----
 
 func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'llm.relu' op 'llm.lowering_config' is only meaningful on llm.attention, llm.dequant_matmul and llm.matmul_integer}}
+  // expected-error @+1 {{'llm.relu' op 'llm.lowering_config' is only meaningful on llm.attention, llm.dequant_matmul, llm.matmul_integer, linalg.matmul and linalg.batch_matmul}}
   %0 = llm.relu %a {llm.lowering_config = {}} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -95,4 +95,36 @@ func.func @dequant_matmul_i8(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<
   // expected-error @+1 {{'llm.dequant_matmul' op 'llm.lowering_config': dot_product must be "bf16" or "f32", got "i8"}}
   %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "i8"}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
   return %y : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @matmul_missing_cache_tile(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'linalg.matmul' op 'llm.lowering_config' of a matmul needs both register_tile and cache_tile}}
+  %0 = linalg.matmul {llm.lowering_config = {register_tile = array<i64: 4, 16, 1>}} ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @matmul_zero_register_tile(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'linalg.matmul' op 'llm.lowering_config': register_tile must be three positive sizes array<i64: m, n, k>, got array<i64: 0, 16, 1>}}
+  %0 = linalg.matmul {llm.lowering_config = {register_tile = array<i64: 0, 16, 1>, cache_tile = array<i64: 0, 0, 0>}} ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @batch_matmul_negative_cache_tile(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>, %c: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
+  // expected-error @+1 {{'linalg.batch_matmul' op 'llm.lowering_config': cache_tile must be three non-negative sizes array<i64: m, n, k>, got array<i64: 0, -1, 0>}}
+  %0 = linalg.batch_matmul {llm.lowering_config = {register_tile = array<i64: 4, 16, 1>, cache_tile = array<i64: 0, -1, 0>}} ins(%a, %b : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%c : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}
+
+// -----
+
+func.func @matmul_unknown_key(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'linalg.matmul' op 'llm.lowering_config': unknown key 'attention_tile' (expected register_tile or cache_tile)}}
+  %0 = linalg.matmul {llm.lowering_config = {register_tile = array<i64: 4, 16, 1>, cache_tile = array<i64: 0, 0, 0>, attention_tile = array<i64: 1, 1>}} ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
 }

@@ -34,10 +34,20 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
   bool attention = isa<AttentionOp>(op);
   bool dequantMatmul = isa<DequantMatmulOp>(op);
   bool matmulInteger = isa<MatmulIntegerOp>(op);
-  if (!attention && !dequantMatmul && !matmulInteger)
+  // By name: the dialect does not depend on linalg.
+  StringRef opName = op->getName().getStringRef();
+  bool linalgContraction =
+      opName == "linalg.matmul" || opName == "linalg.batch_matmul";
+  if (!attention && !dequantMatmul && !matmulInteger && !linalgContraction)
     return op->emitOpError() << "'" << kLoweringConfigAttrName
                              << "' is only meaningful on llm.attention, "
-                                "llm.dequant_matmul and llm.matmul_integer";
+                                "llm.dequant_matmul, llm.matmul_integer, "
+                                "linalg.matmul and linalg.batch_matmul";
+  if (linalgContraction &&
+      (!dict.get(kRegisterTileKey) || !dict.get(kCacheTileKey)))
+    return op->emitOpError()
+           << "'" << kLoweringConfigAttrName << "' of a matmul needs both "
+           << kRegisterTileKey << " and " << kCacheTileKey;
   for (NamedAttribute entry : dict) {
     StringRef key = entry.getName().getValue();
     Attribute value = entry.getValue();
@@ -82,12 +92,29 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << " must be a boolean, got " << value;
       continue;
     }
-    return op->emitOpError() << "'" << kLoweringConfigAttrName
-                             << "': unknown key '" << key << "' (expected "
-                             << (attention       ? "attention_tile"
-                                 : matmulInteger ? "dot_product"
-                                                 : "dot_product or streamed")
-                             << ")";
+    // register_tile = array<i64: m, n, k>, each > 0; cache_tile, each >= 0.
+    if (linalgContraction &&
+        (key == kRegisterTileKey || key == kCacheTileKey)) {
+      bool reg = key == kRegisterTileKey;
+      auto tile = dyn_cast<DenseI64ArrayAttr>(value);
+      if (!tile || tile.size() != 3 ||
+          llvm::any_of(tile.asArrayRef(),
+                       [&](int64_t s) { return reg ? s <= 0 : s < 0; }))
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << key
+               << " must be three " << (reg ? "positive" : "non-negative")
+               << " sizes array<i64: m, n, k>, got " << value;
+      continue;
+    }
+    return op->emitOpError()
+           << "'" << kLoweringConfigAttrName << "': unknown key '" << key
+           << "' (expected "
+           << (attention           ? "attention_tile"
+               : matmulInteger     ? "dot_product"
+               : linalgContraction ? "register_tile or "
+                                     "cache_tile"
+                                   : "dot_product or streamed")
+           << ")";
   }
   return success();
 }
@@ -135,6 +162,21 @@ std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {
   if (!streamed)
     return std::nullopt;
   return streamed.getValue();
+}
+
+std::optional<ConfiguredMatmulTiles>
+mlir::llm::getConfiguredMatmulTiles(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto reg = dict.getAs<DenseI64ArrayAttr>(kRegisterTileKey);
+  auto cache = dict.getAs<DenseI64ArrayAttr>(kCacheTileKey);
+  if (!reg || !cache || reg.size() != 3 || cache.size() != 3)
+    return std::nullopt;
+  ConfiguredMatmulTiles tiles;
+  llvm::copy(reg.asArrayRef(), tiles.registerTile.begin());
+  llvm::copy(cache.asArrayRef(), tiles.cacheTile.begin());
+  return tiles;
 }
 
 //===----------------------------------------------------------------------===//

@@ -42,6 +42,16 @@
 //                                            has at least
 //                                            `streamed-weight-min-bytes`
 //                                            stored bytes, 1 MiB)
+//     on `linalg.matmul` / `linalg.batch_matmul` (CPU codegen; written by
+//     `llm-apply-tuning-cache` from a tuning cache, read by
+//     `llm-tile-and-vectorize` instead of the target's tile heuristics):
+//       register_tile = array<i64: m, n, k>  the register tile, each > 0
+//                                            (clamped to the problem)
+//       cache_tile = array<i64: m, n, k>     the cache tile, each >= 0 (0:
+//                                            the whole dimension; n rounded
+//                                            down to a multiple of the
+//                                            register tile, k to a divisor
+//                                            of K)
 //
 //   e.g. `llm.attention ... {llm.lowering_config = {attention_tile =
 //   array<i64: 32, 64>}}`. The dialect verifies it (LLMDialect::
@@ -105,6 +115,19 @@ std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
 std::optional<bool> getConfiguredInt8DotProduct(Operation *op);
 /// Whether `op`'s configuration says its weight is streamed, if it says.
 std::optional<bool> getConfiguredStreamed(Operation *op);
+
+/// `linalg.matmul` / `linalg.batch_matmul`: the register tile [m, n, k].
+inline constexpr llvm::StringLiteral kRegisterTileKey = "register_tile";
+/// `linalg.matmul` / `linalg.batch_matmul`: the cache tile [m, n, k].
+inline constexpr llvm::StringLiteral kCacheTileKey = "cache_tile";
+
+/// The matmul tiles recorded on a linalg contraction (register_tile and
+/// cache_tile, both present), if any.
+struct ConfiguredMatmulTiles {
+  std::array<int64_t, 3> registerTile;
+  std::array<int64_t, 3> cacheTile;
+};
+std::optional<ConfiguredMatmulTiles> getConfiguredMatmulTiles(Operation *op);
 
 //===----------------------------------------------------------------------===//
 // Weight layout requests

@@ -1,0 +1,138 @@
+//===- TuningCache.h - Persistent matmul tuning cache -----------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The tuning cache of the CPU codegen: for each kind of CPU and each distinct
+// matmul kernel (shape, element types, where B comes from, threads), the
+// register and cache tiles that measured fastest on such a CPU (`llmc tune`,
+// llm/Runtime/Tuning.h). `llm-apply-tuning-cache` records them on the
+// matching `linalg.matmul` / `linalg.batch_matmul` as `llm.lowering_config`
+// (register_tile, cache_tile), which `llm-tile-and-vectorize` reads instead
+// of the target's heuristics. In the manner of TVM's AutoTVM tuning logs:
+// measured, keyed by target and workload, applied at compile time.
+//
+// The file is JSON:
+//
+//   {"format": "llmc-tuning-cache", "version": 1, "entries": [
+//     {"target": "znver5/avx512-bf16",
+//      "kernel": "matmul b=1 m=128 n=3072 k=768 f32*f32->f32 rhs=const-kn
+//      threads=1", "register_tile": [8, 32, 1], "cache_tile": [128, 256, 768],
+//      "time_ms": 0.412, "default_ms": 0.455}, ...]}
+//
+// `time_ms` is the kernel's measured time with the entry's tiles and
+// `default_ms` with the target's default tiles, in the same run (for the
+// report; not read by the compiler).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_CODEGEN_TUNINGCACHE_H
+#define LLM_CODEGEN_TUNINGCACHE_H
+
+#include "llm/Codegen/TargetDescription.h"
+#include "llm/Codegen/Transforms.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <string>
+
+namespace mlir::llm {
+
+/// The kind of CPU a tuning result holds for: "<cpu>/<family>" of the
+/// target description ("znver5/avx512-bf16", "generic/avx2" for a family
+/// target). Results measured on one kind are not used for another.
+std::string getTuningTargetId(const CPUTargetDescription &target);
+
+/// What identifies a matmul kernel for tuning.
+struct MatmulTuningKey {
+  /// "matmul" or "batch_matmul".
+  std::string op;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  /// Element types of A, B and C, e.g. "f32*f32->f32".
+  std::string types;
+  /// B: "const" (a constant, packed at compile time) or "value"
+  /// (computed at run time); its layout "kn" (row-major [K, N]), "nk"
+  /// ([N, K]) or "other" (another indexing map).
+  bool constRhs = false;
+  std::string rhsLayout = "kn";
+  /// Threads the outer loop is planned for (1: serial compile).
+  int64_t threads = 1;
+
+  /// The canonical text of the key, as stored in the cache:
+  /// "matmul b=1 m=128 n=3072 k=768 f32*f32->f32 rhs=const-kn threads=1".
+  std::string str() const;
+  /// The problem this key describes for tile selection (accType from
+  /// `ctx`, f32 when the type is not one MLIR's parser reads).
+  MatmulProblem getProblem(MLIRContext *ctx) const;
+};
+
+/// The key of `op`, a `linalg.matmul` or `linalg.batch_matmul` on tensors
+/// of static shape, for a compile planned for `threads` threads; failure for
+/// any other op.
+FailureOr<MatmulTuningKey> getMatmulTuningKey(Operation *op, int64_t threads);
+
+/// One tuning result.
+struct TuningEntry {
+  std::string target;
+  std::string kernel;
+  std::array<int64_t, 3> registerTile = {1, 1, 1};
+  std::array<int64_t, 3> cacheTile = {0, 0, 0};
+  double timeMs = 0, defaultMs = 0;
+};
+
+/// The entries of a tuning cache file, in the order they were added.
+class TuningCache {
+public:
+  /// Reads a tuning cache file. Errors: the file cannot be read ("cannot
+  /// read tuning cache 'PATH': REASON"), is not JSON, or is not a tuning
+  /// cache (names the first bad field).
+  static llvm::Expected<TuningCache> load(StringRef path);
+  /// Parses the text of a tuning cache; `path` names it in errors.
+  static llvm::Expected<TuningCache> parse(StringRef text, StringRef path);
+
+  /// The cache as JSON text (the format of the file comment).
+  std::string serialize() const;
+  /// Writes the cache to `path` through a temporary file in the same
+  /// directory renamed over it, so that a reader never sees half a file.
+  llvm::Error save(StringRef path) const;
+
+  /// The entry for `kernel` on `target`, or null.
+  const TuningEntry *lookup(StringRef target, StringRef kernel) const;
+  /// Adds `entry`, replacing the one with the same target and kernel.
+  void insert(const TuningEntry &entry);
+
+  ArrayRef<TuningEntry> getEntries() const { return entries; }
+  /// The targets with at least one entry, in order of first appearance.
+  SmallVector<std::string> getTargets() const;
+  bool hasTarget(StringRef target) const;
+
+private:
+  SmallVector<TuningEntry> entries;
+};
+
+/// Candidate tiles of a tuning search for `problem` on `target`:
+/// `getRegisterTileCandidates` gives register tiles (with the target's
+/// cache tile) whose accumulators, B vectors and broadcast fit the target's
+/// vector registers; `getCacheTileCandidates` gives the cache tiles that
+/// differ from `best` along `dim` (1: N, 2: K). Both normalized
+/// (normalizeMatmulTiles), without duplicates and without `best` itself.
+SmallVector<MatmulTiles>
+getRegisterTileCandidates(const CPUTargetDescription &target,
+                          const MatmulProblem &problem,
+                          const MatmulTiles &best);
+SmallVector<MatmulTiles>
+getCacheTileCandidates(const CPUTargetDescription &target,
+                       const MatmulProblem &problem, const MatmulTiles &best,
+                       unsigned dim);
+
+} // namespace mlir::llm
+
+#endif // LLM_CODEGEN_TUNINGCACHE_H
