@@ -22,6 +22,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -207,15 +209,18 @@ std::string TuningCache::serialize() const {
   // One entry per line: readable, and diffs stay small.
   os << "{\"format\": \"" << kFormatName
      << "\", \"version\": " << kFormatVersion << ", \"entries\": [";
+  auto tile = [](const std::array<int64_t, 3> &t) {
+    return llvm::formatv("[{0}, {1}, {2}]", t[0], t[1], t[2]).str();
+  };
   for (auto [i, entry] : llvm::enumerate(entries)) {
-    llvm::json::Object object{
-        {"target", entry.target},
-        {"kernel", entry.kernel},
-        {"register_tile", llvm::json::Array(entry.registerTile)},
-        {"cache_tile", llvm::json::Array(entry.cacheTile)},
-        {"time_ms", entry.timeMs},
-        {"default_ms", entry.defaultMs}};
-    os << (i ? ",\n  " : "\n  ") << llvm::json::Value(std::move(object));
+    // The strings through the JSON writer (quoted and escaped).
+    os << (i ? ",\n  " : "\n  ")
+       << "{\"target\": " << llvm::json::Value(entry.target)
+       << ", \"kernel\": " << llvm::json::Value(entry.kernel)
+       << ", \"register_tile\": " << tile(entry.registerTile)
+       << ", \"cache_tile\": " << tile(entry.cacheTile)
+       << llvm::format(", \"time_ms\": %.4f, \"default_ms\": %.4f}",
+                       entry.timeMs, entry.defaultMs);
   }
   os << "\n]}\n";
   return text;

@@ -471,6 +471,12 @@ llvm::Expected<std::string> mlir::llm::runtime::getEffectivePipelineOptions(
   return text;
 }
 
+LogicalResult mlir::llm::runtime::parseCPUPipelineOptions(
+    const LoweringOptions &options, llm::LowerToCPUOptions &pipelineOptions,
+    std::string &error) {
+  return getPipelineOptions(options, pipelineOptions, error);
+}
+
 std::string
 mlir::llm::runtime::getTuningCachePath(const LoweringOptions &options) {
   if (options.target != "cpu")

@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The `generate` and `tokenize` subcommands of llmc (Generate.cpp,
-// Tokenize.cpp), dispatched by llmc.cpp.
+// The `generate`, `tokenize`, `tune` and `--print-target` commands of llmc
+// (Generate.cpp, Tokenize.cpp, Tune.cpp, PrintTarget.cpp), dispatched by
+// llmc.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,10 @@ int generateMain();
 /// `llmc tokenize` (Tokenize.cpp; its options are in generateCategory).
 extern llvm::cl::SubCommand tokenizeCommand;
 int tokenizeMain();
+
+/// `llmc tune` (Tune.cpp; its options are in llmcCategory).
+extern llvm::cl::SubCommand tuneCommand;
+int tuneMain();
 
 /// `llmc --print-target[=NAME]` (PrintTarget.cpp): whether it was given, and
 /// the command (prints the CPU target description; 1 for an unknown name).

@@ -25,6 +25,8 @@
 
 #include "llm/Codegen/TargetDescription.h"
 
+#include "llm/Codegen/TuningCache.h"
+#include "llm/Runtime/CacheEvictor.h"
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/ConstantBytes.h"
@@ -234,6 +236,14 @@ static cl::opt<ProgressMode> progressMode(
                clEnumValN(ProgressMode::Never, "never", "never")),
     cl::Hidden, cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
+
+static cl::opt<std::string> tuningCachePath(
+    "tuning-cache",
+    cl::desc("CPU targets: use the matmul tiles that `llmc tune` stored in "
+             "this tuning cache for this kind of CPU (a cache made on "
+             "another kind is ignored with a warning)"),
+    cl::value_desc("FILE"), cl::init(""), cl::sub(runCommand),
+    cl::sub(compileCommand), cl::cat(llmcCategory));
 
 // The target of `run` and `compile`.
 static cl::opt<std::string> targetName(
@@ -616,64 +626,6 @@ static void fillRandom(HostTensor &tensor, std::mt19937_64 &gen) {
 // llmc run
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The buffer of `--evict-cache`: reading all of it, one load per 64-byte
-/// line, leaves the caches (up to its size) holding its lines rather than
-/// whatever the timed call touched before.
-class CacheEvictor {
-public:
-  /// The x86 (and most AArch64) cache line, in bytes.
-  static constexpr size_t kLine = 64;
-
-  /// Allocates `mib` MiB (not touched yet); an error if it cannot, or if
-  /// it is more than the free physical memory (touching it would then push
-  /// other memory out, or wake the OOM killer, instead of failing here).
-  static llvm::Expected<CacheEvictor> create(uint64_t mib) {
-    size_t bytes = mib << 20;
-    auto error = [&](const llvm::Twine &why) {
-      return llvm::createStringError("--evict-cache: cannot allocate " +
-                                     llvm::Twine(mib) + " MiB (" +
-                                     llvm::Twine(bytes) + " bytes)" + why);
-    };
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (bytes && pages > 0 && page > 0 &&
-        bytes / static_cast<size_t>(page) > static_cast<size_t>(pages))
-      return error(": more than the " +
-                   llvm::Twine((static_cast<uint64_t>(pages) *
-                                static_cast<uint64_t>(page)) >>
-                               20) +
-                   " MiB of free memory");
-    void *p = bytes ? std::aligned_alloc(kLine, bytes) : nullptr;
-    if (bytes && !p)
-      return error("");
-    return CacheEvictor(static_cast<unsigned char *>(p), bytes);
-  }
-  CacheEvictor(CacheEvictor &&o)
-      : data(std::exchange(o.data, nullptr)), bytes(o.bytes) {}
-  CacheEvictor(const CacheEvictor &) = delete;
-  ~CacheEvictor() { std::free(data); }
-
-  /// Writes every line once, so its pages exist before the first evict().
-  void touch() {
-    for (size_t i = 0; i < bytes; i += kLine)
-      data[i] = static_cast<unsigned char>(i / kLine);
-  }
-  /// Reads one byte of every line into a volatile sink.
-  void evict() {
-    unsigned sum = 0;
-    for (size_t i = 0; i < bytes; i += kLine)
-      sum += data[i];
-    sink = sink + sum;
-  }
-
-private:
-  CacheEvictor(unsigned char *data, size_t bytes) : data(data), bytes(bytes) {}
-  unsigned char *data;
-  size_t bytes;
-  static inline volatile unsigned sink = 0;
-};
-} // namespace
-
 /// The compile progress line of `llmc run` and `llmc compile` on stderr
 /// (see --progress and --quiet), or null; registered as `activeProgress`
 /// and cleared before every diagnostic of `ctx`.
@@ -750,6 +702,29 @@ static std::string applyCPUTargetOption(std::string &options) {
   return error.empty() ? "" : "--" + error;
 }
 
+/// For --tuning-cache FILE: the pipeline's `tuning-cache` in `options`; an
+/// error message, or "" on success (also without the flag).
+static std::string applyTuningCacheOption(std::string &options) {
+  if (tuningCachePath.empty())
+    return "";
+  if (targetName == "cuda" || targetName == "cuda-emulator")
+    return "--tuning-cache applies to CPU targets, not --target " +
+           targetName.getValue();
+  if (llvm::StringRef(tuningCachePath).find_first_of(" \t\n\"'{}") !=
+      llvm::StringRef::npos)
+    return "--tuning-cache '" + tuningCachePath +
+           "': the path must not contain spaces, quotes or braces (it "
+           "travels in the pipeline options)";
+  // Read once here, so that a missing or malformed cache is an error
+  // before anything is compiled.
+  if (llvm::Expected<llm::TuningCache> cache =
+          llm::TuningCache::load(tuningCachePath);
+      !cache)
+    return "--tuning-cache: " + llvm::toString(cache.takeError());
+  options += " tuning-cache=" + tuningCachePath;
+  return "";
+}
+
 static int runMain() {
   if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
     return fail(std::move(e));
@@ -769,7 +744,8 @@ static int runMain() {
                 llvm::Twine(kMaxEvictCacheMiB) + "] MiB, got " +
                 llvm::Twine(evictCacheMiB.getValue()));
   // Allocated before compiling, so a size that does not fit fails at once.
-  llvm::Expected<CacheEvictor> evictor = CacheEvictor::create(evictCacheMiB);
+  llvm::Expected<CacheEvictor> evictor = CacheEvictor::create(
+      static_cast<uint64_t>(evictCacheMiB) << 20, "--evict-cache: ");
   if (!evictor)
     return fail(evictor.takeError());
 
@@ -807,6 +783,9 @@ static int runMain() {
     if (!error.empty())
       return fail(error);
   }
+  if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
+      !error.empty())
+    return fail(error);
   // The code runs here: a CPU target (--target or the pipeline's target=)
   // whose ISA extensions this CPU lacks is refused before compiling.
   if (std::string error = checkCPUTargetRunsHere(cpuPipelineOptions);
@@ -1232,6 +1211,9 @@ static int compileMain() {
       return fail(error);
     objectCPU = targetName;
   }
+  if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
+      !error.empty())
+    return fail(error);
   if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
                 emitKind == EmitKind::Exe || emitKind == EmitKind::Shared))
     return fail("--emit=ptx, fatbin, exe and shared need --target cuda");
@@ -1517,6 +1499,7 @@ int main(int argc, char **argv) {
           "[--greedy | --temperature T --top-k K --top-p P --seed S]\n"
           "  llmc tokenize --tokenizer FILE (--text TEXT | --ids 1,2,3) "
           "[--stream] [--info]\n"
+          "  llmc tune MODEL --tuning-cache FILE [--threads N] [--retune]\n"
           "  llmc --print-target[=NAME]\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",
@@ -1524,9 +1507,9 @@ int main(int argc, char **argv) {
     return 1;
   if (llmc::printTargetRequested()) {
     if (runCommand || compileCommand || importCommand ||
-        llmc::generateCommand || llmc::tokenizeCommand)
+        llmc::generateCommand || llmc::tokenizeCommand || llmc::tuneCommand)
       return fail("--print-target is a command of its own: give it without "
-                  "run, compile, import, generate or tokenize (their "
+                  "run, compile, import, generate, tokenize or tune (their "
                   "--target takes the same names)");
     return finishStdout(llmc::printTargetMain());
   }
@@ -1540,7 +1523,10 @@ int main(int argc, char **argv) {
     return finishStdout(llmc::generateMain());
   if (llmc::tokenizeCommand)
     return finishStdout(llmc::tokenizeMain());
+  if (llmc::tuneCommand)
+    return finishStdout(llmc::tuneMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
               "MODEL ...', 'llmc import MODEL.onnx ...', 'llmc generate "
-              "MODEL ...' or 'llmc tokenize ...' (see llmc --help)");
+              "MODEL ...', 'llmc tokenize ...' or 'llmc tune MODEL ...' (see "
+              "llmc --help)");
 }

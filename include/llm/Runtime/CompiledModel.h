@@ -57,6 +57,9 @@ class LLJIT;
 
 namespace mlir {
 class DialectRegistry;
+namespace llm {
+struct LowerToCPUOptions;
+} // namespace llm
 } // namespace mlir
 
 namespace mlir::llm::runtime {
@@ -188,6 +191,13 @@ struct LoweringOptions {
 /// error (also an out-of-range `num-threads`).
 llvm::Expected<std::string>
 getEffectivePipelineOptions(const LoweringOptions &options);
+
+/// Parses the `llm-lower-to-cpu` options that `options` stand for (as
+/// getEffectivePipelineOptions) into `pipelineOptions`; fails with the
+/// parse error in `error`.
+LogicalResult parseCPUPipelineOptions(const LoweringOptions &options,
+                                      llm::LowerToCPUOptions &pipelineOptions,
+                                      std::string &error);
 
 /// The tuning cache file that `options` name (`llm-lower-to-cpu`
 /// `tuning-cache`), or "" (none, another target, or options that do not
