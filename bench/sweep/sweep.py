@@ -23,11 +23,14 @@
 # after 10 warm-up calls, the median over --trials processes per system
 # (the system order alternating), pinned with taskset to cores 0 .. T-1.
 # ratio = llmc / ORT (< 1: llmc faster); the goal is <= 1.2 everywhere.
+# With --tune, each case is also tuned first (`llmc tune --threads T` into a
+# tuning cache of its own, pinned like the timed runs) and timed a third way,
+# llmc with that cache ("tuned"); the goal after tuning is <= 1.0.
 # Not a test; run it on an idle machine.
 #
 # Usage: /usr/bin/python3 bench/sweep/sweep.py [--build build]
 #          [--threads 1,2] [--repeat 50] [--trials 3] [--only SUBSTR]
-#          [--out FILE]
+#          [--tune] [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -121,6 +124,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--only", default="")
+    ap.add_argument("--tune", action="store_true",
+                    help="also time llmc after `llmc tune` (tuned)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     llmc = os.path.join(a.build, "bin", "llmc")
@@ -143,18 +148,35 @@ def main():
             d = os.path.join(work, str(i))
             ref = make(d, rng)
             for t in threads:
-                times = {"llmc": [], "ORT": []}
+                systems = ["llmc", "ORT"] + (["tuned"] if a.tune else [])
+                times = {s: [] for s in systems}
                 note = ""
+                cache = os.path.join(d, f"tuning-{t}.json")
+                if a.tune:
+                    r = subprocess.run(
+                        peers.pinned(t) + [llmc, "tune",
+                                           os.path.join(d, "model.onnx"),
+                                           "--tuning-cache", cache,
+                                           "--threads", str(t), "--quiet"],
+                        capture_output=True, text=True)
+                    if r.returncode:
+                        note += "tune failed: " + (r.stderr.strip().splitlines()
+                                                   or ["?"])[-1] + "; "
+                        systems.remove("tuned")
+                        del times["tuned"]
                 for trial in range(a.trials):
-                    order = ["llmc", "ORT"] if trial % 2 == 0 else ["ORT", "llmc"]
+                    order = systems if trial % 2 == 0 else systems[::-1]
                     for system in order:
                         out = os.path.join(d, "out", system)
-                        if system == "llmc":
+                        if system in ("llmc", "tuned"):
                             meta = json.load(open(os.path.join(d, "meta.json")))
+                            extra = (["--tuning-cache", cache]
+                                     if system == "tuned" else [])
                             ms, err = peers.llmc_run(
                                 llmc, os.path.join(d, "model.onnx"),
                                 {n: os.path.join(d, "in", n + ".npy")
-                                 for n in meta["inputs"]}, t, a.repeat, out)
+                                 for n in meta["inputs"]}, t, a.repeat, out,
+                                extra)
                         else:
                             ms, err = peers.ort_run(d, t, a.repeat, out)
                         if ms is None:
@@ -169,15 +191,16 @@ def main():
                             continue
                         if times[system] is not None:
                             times[system].append(ms)
-                    if times["llmc"] is None or times["ORT"] is None:
+                    if any(v is None for v in times.values()):
                         break
                 med = {s: (float(np.median(v)) if v else None)
                        for s, v in times.items()}
                 rows.append((name, t, med, note.strip()))
                 ratio = (f"{med['llmc'] / med['ORT']:.2f}"
                          if med["llmc"] and med["ORT"] else "-")
+                tuned = (f" tuned {med['tuned']}" if med.get("tuned") else "")
                 print(f"{name} T{t}: llmc {med['llmc']} ORT {med['ORT']} "
-                      f"ratio {ratio} {note}", flush=True)
+                      f"ratio {ratio}{tuned} {note}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -188,26 +211,45 @@ def main():
         f"Run {stamp:%Y-%m-%dT%H:%MZ} on {peers.cpu_name()} ({os.cpu_count()} "
         f"cores; llmc target: {'; '.join(s.split(':', 1)[1].strip() for s in target)}), "
         f"`bench/sweep/sweep.py --threads {a.threads} --repeat {a.repeat} "
-        f"--trials {a.trials}`. ms per call (median of the trials' "
-        "medians), outputs checked against numpy first. ratio = llmc / ORT "
-        "(< 1: llmc faster; the goal is <= 1.2). f32 throughout.",
+        f"--trials {a.trials}{' --tune' if a.tune else ''}`. ms per call "
+        "(median of the trials' medians), outputs checked against numpy "
+        "first. ratio = llmc / ORT (< 1: llmc faster; the goal is <= 1.2)"
+        + ("; tuned = llmc with the tiles `llmc tune --threads T` chose for "
+           "the case (goal <= 1.0)" if a.tune else "") + ". f32 throughout.",
         "",
-        "| case | threads | llmc ms | ORT ms | ratio | note |",
-        "|---|---:|---:|---:|---:|---|",
+        ("| case | threads | llmc ms | tuned ms | ORT ms | ratio | tuned "
+         "ratio | note |" if a.tune else
+         "| case | threads | llmc ms | ORT ms | ratio | note |"),
+        ("|---|---:|---:|---:|---:|---:|---:|---|" if a.tune else
+         "|---|---:|---:|---:|---:|---|"),
     ]
-    worst = {}
+    worst, worstTuned = {}, {}
+    fmt = lambda v: f"{v:.4f}" if v else "-"
     for name, t, med, note in rows:
         r = med["llmc"] / med["ORT"] if med["llmc"] and med["ORT"] else None
         if r is not None:
             worst[t] = max(worst.get(t, 0), r)
-        fmt = lambda v: f"{v:.4f}" if v else "-"
-        lines.append(f"| {name} | {t} | {fmt(med['llmc'])} | "
-                     f"{fmt(med['ORT'])} | {f'{r:.2f}' if r else '-'} | "
-                     f"{note} |")
+        rt = (med["tuned"] / med["ORT"]
+              if med.get("tuned") and med["ORT"] else None)
+        if rt is not None:
+            worstTuned[t] = max(worstTuned.get(t, 0), rt)
+        if a.tune:
+            lines.append(f"| {name} | {t} | {fmt(med['llmc'])} | "
+                         f"{fmt(med.get('tuned'))} | {fmt(med['ORT'])} | "
+                         f"{f'{r:.2f}' if r else '-'} | "
+                         f"{f'{rt:.2f}' if rt else '-'} | {note} |")
+        else:
+            lines.append(f"| {name} | {t} | {fmt(med['llmc'])} | "
+                         f"{fmt(med['ORT'])} | {f'{r:.2f}' if r else '-'} | "
+                         f"{note} |")
     lines.append("")
+    plural = lambda t: f"{t} thread{'s' if t > 1 else ''}"
     lines.append("Worst ratio: " + ", ".join(
-        f"{w:.2f} at {t} thread{'s' if t > 1 else ''}"
-        for t, w in sorted(worst.items())) + ".")
+        f"{w:.2f} at {plural(t)}" for t, w in sorted(worst.items())) + ".")
+    if a.tune:
+        lines.append("Worst ratio after tuning: " + ", ".join(
+            f"{w:.2f} at {plural(t)}" for t, w in sorted(worstTuned.items()))
+            + ".")
     peers.write_report("\n".join(lines) + "\n", a.out)
 
 
