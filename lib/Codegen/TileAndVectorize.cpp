@@ -878,6 +878,53 @@ mlir::llm::tileTransposeForCPU(RewriterBase &rewriter, linalg::TransposeOp op,
 // Pass
 //===----------------------------------------------------------------------===//
 
+/// Whether every use of `value` is, through reshapes outside loops and
+/// slices inside them, the init of a linalg op inside a loop.
+static bool isOnlyInitInLoops(Value value) {
+  return llvm::all_of(value.getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    bool inLoop = user->getParentOfType<LoopLikeOpInterface>() != nullptr;
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
+      return !inLoop && isOnlyInitInLoops(user->getResult(0));
+    if (isa<tensor::ExtractSliceOp>(user))
+      return inLoop && use.getOperandNumber() == 0 &&
+             isOnlyInitInLoops(user->getResult(0));
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    return linalgOp && linalgOp.isDpsInit(&use) &&
+           user->getParentOfType<LoopLikeOpInterface>();
+  });
+}
+
+/// Replaces each use of `value` past its reshapes (by a slice inside a loop,
+/// or an op) by a clone of `chain` (the ops from the root to `value`, in
+/// order) made right before the user.
+static void rematerializeAtUses(RewriterBase &rewriter, Value value,
+                                SmallVectorImpl<Operation *> &chain) {
+  for (OpOperand &use : llvm::make_early_inc_range(value.getUses())) {
+    Operation *user = use.getOwner();
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
+      chain.push_back(user);
+      rematerializeAtUses(rewriter, user->getResult(0), chain);
+      chain.pop_back();
+      continue;
+    }
+    rewriter.setInsertionPoint(user);
+    IRMapping mapping;
+    Operation *last = nullptr;
+    for (Operation *op : chain)
+      last = rewriter.clone(*op, mapping);
+    use.set(last->getResult(0));
+  }
+}
+
+/// Erases `root` and the reshapes of it that have become unused.
+static void eraseDeadChain(RewriterBase &rewriter, Operation *root) {
+  for (Operation *user : llvm::make_early_inc_range(root->getUsers()))
+    eraseDeadChain(rewriter, user);
+  if (root->use_empty())
+    rewriter.eraseOp(root);
+}
+
 namespace {
 struct LLMTileAndVectorizePass
     : public llm::impl::LLMTileAndVectorizePassBase<LLMTileAndVectorizePass> {
@@ -1006,6 +1053,24 @@ struct LLMTileAndVectorizePass
         ++numGroupsTiled;
         anyRegisterTiles |= hasMatmul;
       }
+    }
+
+    // A fill read whole (through reshapes) as the init of linalg ops inside
+    // tile loops (the reductions of a norm prologue fused into a decode
+    // matmul's tiles: one row per tile, so no slice to fuse the fill
+    // through) is rematerialized at each such use, so that it is not a loop
+    // nest of its own.
+    SmallVector<linalg::FillOp> fills;
+    for (Operation &op : func.getBody().front())
+      if (auto fill = dyn_cast<linalg::FillOp>(&op))
+        fills.push_back(fill);
+    for (linalg::FillOp fill : fills) {
+      if (fill->getResult(0).use_empty() ||
+          !isOnlyInitInLoops(fill->getResult(0)))
+        continue;
+      SmallVector<Operation *> chain{fill.getOperation()};
+      rematerializeAtUses(rewriter, fill->getResult(0), chain);
+      eraseDeadChain(rewriter, fill.getOperation());
     }
 
     // Only the ops directly in the function body: ops inside loops were

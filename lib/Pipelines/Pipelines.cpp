@@ -79,6 +79,7 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
   if (options.fuse) {
     LLMFusePassOptions fuseOpts;
     fuseOpts.attentionGroups = options.attentionGroups;
+    fuseOpts.normPrologueMaxRows = options.normPrologueMaxRows;
     pm.addPass(llm::createLLMFusePass(fuseOpts));
   }
 }
@@ -89,6 +90,8 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   graph.optimizeGraph = options.optimizeGraph;
   graph.optimizeLayout = options.optimizeLayout;
   graph.fuse = options.fuse;
+  // The CPU matmul tiles of a decode step fuse the norm of their rows.
+  graph.normPrologueMaxRows = options.normPrologueMaxRows;
   // The CPU target's weight layout, as a target-independent request. An
   // unknown target keeps "kn" here; llm-select-lowering-config reports it.
   if (FailureOr<CPUTargetDescription> desc =

@@ -40,6 +40,15 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Run llm-fuse: fuse sibling matmuls and form fusion "
                      "groups (one loop nest each)"),
       llvm::cl::init(true)};
+  /// llm-fuse `norm-prologue-max-rows`: a norm of at most this many rows
+  /// read only by a matmul is computed in the matmul's tiles (a decode
+  /// step).
+  PassOptions::Option<int64_t> normPrologueMaxRows{
+      *this, "norm-prologue-max-rows",
+      llvm::cl::desc("Fuse a layer_norm / rms_norm of at most this many rows "
+                     "read only by a matmul into the matmul's kernel (0: "
+                     "never)"),
+      llvm::cl::init(8)};
   /// `llm-optimize-layout`: constant weights stored in the layout the
   /// matmul kernel reads, activation transposes cancelled.
   PassOptions::Option<bool> optimizeLayout{
@@ -236,9 +245,11 @@ struct GraphStageOptions {
   /// request each target's pipeline derives from its description).
   bool optimizeLayout = true;
   std::string weightLayout = "kn";
-  /// llm-fuse, and its `attention-groups` option.
+  /// llm-fuse, and its `attention-groups` and `norm-prologue-max-rows`
+  /// options.
   bool fuse = true;
   bool attentionGroups = false;
+  int64_t normPrologueMaxRows = 0;
 };
 
 /// The target-independent graph stage of every llmc pipeline (CPU and GPU):

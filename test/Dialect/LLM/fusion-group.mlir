@@ -1,7 +1,7 @@
 // RUN: llm-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: not llm-opt %s -split-input-file -llm-fuse="max-fan-out=-1" 2>&1 | FileCheck %s --check-prefix=OPTION
 
-// OPTION: error: llm-fuse: max-recompute-ops and max-fan-out must be >= 0
+// OPTION: error: llm-fuse: max-recompute-ops, max-fan-out and norm-prologue-max-rows must be >= 0
 
 // Round trip of llm.fusion_group / llm.yield.
 // CHECK-LABEL: func.func @roundtrip

@@ -199,6 +199,17 @@ def LLMFusePass : Pass<"llm-fuse"> {
          tanh, erf, sigmoid, pow; 5 for silu; 8 for gelu) is at most
          `max-recompute-ops` and it has at most `max-fan-out` users;
          reductions, norms, softmax, matmuls and attention never are.
+       * with `norm-prologue-max-rows` R > 0, a norm's group
+         (`llm.layer_norm` / `llm.rms_norm` over the last dimension alone,
+         static shapes, at most R rows, with its epilogue) whose result is
+         read only as the `lhs` of a matmul (not `transpose_a`) joins that
+         matmul's group: the matmul's outer (parallel) tiles normalize the
+         rows they multiply, one kernel instead of two (a decode step of a
+         GPT-2 or LLaMA layer: two fewer). The tiles of a decode step split
+         N, so each normalizes the same rows again: K elements per row
+         against the K x N / threads multiply-adds of its tile. Many rows
+         (prefill) keep the norm's own row kernel, measured faster.
+         `llm-lower-to-cpu` uses R = 8.
        A matmul alone is not a group (it is one loop nest anyway); a norm or
        softmax alone is (it lowers to several linalg ops: reductions, then
        the normalization);
@@ -213,13 +224,15 @@ def LLMFusePass : Pass<"llm-fuse"> {
 
     Statistics: groups formed, ops fused (group members other than the
     anchor, duplicates included), producers duplicated, matmuls fused
-    horizontally. Release builds of LLVM compile pass statistics out, so
+    horizontally, norms made matmul prologues. Release builds of LLVM compile pass statistics out, so
     when the pass runs on a `builtin.module` the same figures are also set
     in its `llm.report` dictionary (`fusion_groups`, `fused_ops`,
-    `duplicated_producers`, `horizontally_fused_matmuls`), which
+    `duplicated_producers`, `horizontally_fused_matmuls`, and
+    `norm_prologues` with `norm-prologue-max-rows`), which
     `llmc compile --report` prints.
 
-    Errors: a negative `max-recompute-ops` or `max-fan-out`.
+    Errors: a negative `max-recompute-ops`, `max-fan-out` or
+    `norm-prologue-max-rows`.
   }];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let options = [
@@ -233,6 +246,10 @@ def LLMFusePass : Pass<"llm-fuse"> {
            "is duplicated into several consumer groups">,
     Option<"maxFanOut", "max-fan-out", "int64_t", /*default=*/"4",
            "Most users an elementwise producer may have to be duplicated">,
+    Option<"normPrologueMaxRows", "norm-prologue-max-rows", "int64_t",
+           /*default=*/"0",
+           "Put a norm of at most this many rows read only by a matmul's lhs "
+           "into the matmul's group (0: never; the CPU pipeline uses 8)">,
     Option<"attentionGroups", "attention-groups", "bool", /*default=*/"false",
            "Put each llm.attention in a fusion group of its own (the GPU "
            "target lowers its materialized form as one kernel)">,

@@ -56,6 +56,11 @@ struct FusionOptions {
   int64_t maxRecomputeOps = 4;
   /// Most users such a producer may have.
   int64_t maxFanOut = 4;
+  /// A norm group (layer_norm / rms_norm over the last dimension, static
+  /// shapes, at most this many rows; 0: none) whose only user is the lhs of
+  /// a matmul group joins that group: the matmul's outer tiles normalize
+  /// their own rows (see llm-fuse).
+  int64_t normPrologueMaxRows = 0;
 };
 
 /// Counters of `formFusionGroups`.
@@ -63,6 +68,7 @@ struct FusionStatistics {
   int64_t groups = 0;
   int64_t opsFused = 0;
   int64_t duplicated = 0;
+  int64_t normPrologues = 0;
 };
 
 /// Adds the horizontal matmul fusion of `llm-fuse`: matmuls of one `lhs`
