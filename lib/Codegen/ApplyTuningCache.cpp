@@ -17,6 +17,7 @@
 #include "llm/Codegen/TargetDescription.h"
 #include "llm/Codegen/TuningCache.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -61,6 +62,8 @@ struct LLMApplyTuningCachePass
       desc->numThreads = numThreads;
     std::string targetId = getTuningTargetId(*desc);
     if (!loaded->getEntries().empty() && !loaded->hasTarget(targetId)) {
+      if (!warnOtherCPU)
+        return;
       module.emitWarning() << "tuning cache '" << cache
                            << "' was made on another kind of CPU ("
                            << llvm::join(loaded->getTargets(), ", ")
@@ -71,8 +74,23 @@ struct LLMApplyTuningCachePass
     int64_t threads = parallel ? desc->getNumThreads() : 1;
     Builder b(&getContext());
     module.walk([&](Operation *op) {
-      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
-          op->hasAttr(kLoweringConfigAttrName))
+      if (op->hasAttr(kLoweringConfigAttrName))
+        return;
+      // llm.attention: its flash-attention tile.
+      if (isa<AttentionOp>(op)) {
+        FailureOr<std::string> key = getAttentionTuningKey(op, threads);
+        if (failed(key))
+          return;
+        if (const TuningEntry *entry = loaded->lookup(targetId, *key)) {
+          op->setAttr(kLoweringConfigAttrName,
+                      b.getDictionaryAttr(b.getNamedAttr(
+                          kAttentionTileKey,
+                          b.getDenseI64ArrayAttr(entry->attentionTile))));
+          ++numOpsTuned;
+        }
+        return;
+      }
+      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
         return;
       FailureOr<MatmulTuningKey> key = getMatmulTuningKey(op, threads);
       if (failed(key))

@@ -1061,9 +1061,10 @@ struct LLMTileAndVectorizePass
     // through) is rematerialized at each such use, so that it is not a loop
     // nest of its own.
     SmallVector<linalg::FillOp> fills;
-    for (Operation &op : func.getBody().front())
-      if (auto fill = dyn_cast<linalg::FillOp>(&op))
-        fills.push_back(fill);
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        if (auto fill = dyn_cast<linalg::FillOp>(&op))
+          fills.push_back(fill);
     for (linalg::FillOp fill : fills) {
       if (fill->getResult(0).use_empty() ||
           !isOnlyInitInLoops(fill->getResult(0)))

@@ -14,6 +14,8 @@
 
 #include "llm/Codegen/TuningCache.h"
 
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -127,6 +129,36 @@ FailureOr<MatmulTuningKey> mlir::llm::getMatmulTuningKey(Operation *op,
   return key;
 }
 
+FailureOr<std::string> mlir::llm::getAttentionTuningKey(Operation *op,
+                                                        int64_t threads) {
+  auto attention = dyn_cast<AttentionOp>(op);
+  if (!attention || attention.getKvLength())
+    return failure();
+  auto qt = cast<RankedTensorType>(attention.getQuery().getType());
+  auto kt = cast<RankedTensorType>(attention.getKey().getType());
+  auto vt = cast<RankedTensorType>(attention.getValue().getType());
+  if (!qt.hasStaticShape() || !kt.hasStaticShape() || !vt.hasStaticShape() ||
+      (attention.getMask() &&
+       !cast<ShapedType>(attention.getMask().getType()).hasStaticShape()))
+    return failure();
+  bool bshd = attention.getLayout() == AttentionLayout::BSHD;
+  unsigned headDim = bshd ? 2 : 1, seqDim = bshd ? 1 : 2;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "attention b=" << qt.getDimSize(0) << " hq=" << qt.getDimSize(headDim)
+     << " hkv=" << kt.getDimSize(headDim) << " sq=" << qt.getDimSize(seqDim)
+     << " skv=" << kt.getDimSize(seqDim) << " d=" << qt.getDimSize(3)
+     << " dv=" << vt.getDimSize(3) << " " << printType(qt.getElementType())
+     << " layout=" << (bshd ? "bshd" : "bhsd")
+     << " causal=" << (attention.getCausal() ? 1 : 0)
+     << " mask=" << (attention.getMask() ? 1 : 0) << " threads=" << threads;
+  return text;
+}
+
+bool mlir::llm::isAttentionKernel(StringRef kernel) {
+  return kernel.starts_with("attention ");
+}
+
 //===----------------------------------------------------------------------===//
 // The file
 //===----------------------------------------------------------------------===//
@@ -181,12 +213,25 @@ llvm::Expected<TuningCache> TuningCache::parse(StringRef text, StringRef path) {
       return fail(where + ": 'target' and 'kernel' must be non-empty strings");
     entry.target = target->str();
     entry.kernel = kernel->str();
-    if (llvm::Error e =
-            readTile(*object, "register_tile", 1, entry.registerTile, where))
-      return fail(llvm::toString(std::move(e)));
-    if (llvm::Error e =
-            readTile(*object, "cache_tile", 0, entry.cacheTile, where))
-      return fail(llvm::toString(std::move(e)));
+    if (isAttentionKernel(entry.kernel)) {
+      const llvm::json::Array *tile = object->getArray("attention_tile");
+      std::optional<int64_t> q, kv;
+      if (tile && tile->size() == 2) {
+        q = (*tile)[0].getAsInteger();
+        kv = (*tile)[1].getAsInteger();
+      }
+      if (!q || !kv || *q < 1 || *kv < 1)
+        return fail(where + ": 'attention_tile' must be an array of two "
+                            "integers >= 1");
+      entry.attentionTile = {*q, *kv};
+    } else {
+      if (llvm::Error e =
+              readTile(*object, "register_tile", 1, entry.registerTile, where))
+        return fail(llvm::toString(std::move(e)));
+      if (llvm::Error e =
+              readTile(*object, "cache_tile", 0, entry.cacheTile, where))
+        return fail(llvm::toString(std::move(e)));
+    }
     entry.timeMs = object->getNumber("time_ms").value_or(0);
     entry.defaultMs = object->getNumber("default_ms").value_or(0);
     cache.insert(entry);
@@ -216,10 +261,14 @@ std::string TuningCache::serialize() const {
     // The strings through the JSON writer (quoted and escaped).
     os << (i ? ",\n  " : "\n  ")
        << "{\"target\": " << llvm::json::Value(entry.target)
-       << ", \"kernel\": " << llvm::json::Value(entry.kernel)
-       << ", \"register_tile\": " << tile(entry.registerTile)
-       << ", \"cache_tile\": " << tile(entry.cacheTile)
-       << llvm::format(", \"time_ms\": %.4f, \"default_ms\": %.4f}",
+       << ", \"kernel\": " << llvm::json::Value(entry.kernel);
+    if (isAttentionKernel(entry.kernel))
+      os << ", \"attention_tile\": [" << entry.attentionTile[0] << ", "
+         << entry.attentionTile[1] << "]";
+    else
+      os << ", \"register_tile\": " << tile(entry.registerTile)
+         << ", \"cache_tile\": " << tile(entry.cacheTile);
+    os << llvm::format(", \"time_ms\": %.4f, \"default_ms\": %.4f}",
                        entry.timeMs, entry.defaultMs);
   }
   os << "\n]}\n";
@@ -375,6 +424,31 @@ mlir::llm::getCacheTileCandidates(const CPUTargetDescription &target,
     int64_t cache[3] = {best.cacheM, best.cacheN, best.cacheK};
     cache[dim] = size;
     addCandidate(out, reg, cache, problem, best);
+  }
+  return out;
+}
+
+SmallVector<std::array<int64_t, 2>>
+mlir::llm::getAttentionTileCandidates(std::array<int64_t, 2> best, int64_t sq,
+                                      int64_t skv, unsigned dim) {
+  static constexpr int64_t kQuery[] = {8, 16, 32, 64, 128};
+  static constexpr int64_t kKeyValue[] = {16, 32, 64, 128, 256};
+  ArrayRef<int64_t> sizes =
+      dim == 0 ? ArrayRef<int64_t>(kQuery) : ArrayRef<int64_t>(kKeyValue);
+  int64_t bound = dim == 0 ? sq : skv;
+  // A tile beyond the sequence is the whole sequence (clamped by the
+  // lowering).
+  auto clamp = [&](std::array<int64_t, 2> t) {
+    return std::array<int64_t, 2>{std::min(t[0], sq), std::min(t[1], skv)};
+  };
+  std::array<int64_t, 2> base = clamp(best);
+  SmallVector<std::array<int64_t, 2>> out;
+  for (int64_t size : sizes) {
+    std::array<int64_t, 2> t = best;
+    t[dim] = std::min(size, bound);
+    t = clamp(t);
+    if (t != base && !llvm::is_contained(out, t))
+      out.push_back(t);
   }
   return out;
 }

@@ -101,8 +101,26 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   buildLLMGraphStage(pm, graph);
 }
 
+/// llm-apply-tuning-cache for `options`' tuning cache.
+static llm::LLMApplyTuningCachePassOptions
+getTuningCacheOptions(const llm::LowerToCPUOptions &options,
+                      bool warnOtherCPU) {
+  llm::LLMApplyTuningCachePassOptions tuneOpts;
+  tuneOpts.cache = options.tuningCache;
+  tuneOpts.target = options.target;
+  tuneOpts.numThreads = options.numThreads;
+  tuneOpts.parallel = options.parallel;
+  tuneOpts.warnOtherCPU = warnOtherCPU;
+  return tuneOpts;
+}
+
 void mlir::llm::buildLLMLowerToCPULinalgStage(
     OpPassManager &pm, const LowerToCPUOptions &options) {
+  // The tuned flash-attention tiles of this kind of CPU, on the attentions
+  // they were measured for.
+  if (!options.tuningCache.empty())
+    pm.addPass(createLLMApplyTuningCachePass(
+        getTuningCacheOptions(options, /*warnOtherCPU=*/true)));
   // The CPU target's choices for the lowering of llm ops, recorded on them
   // (llm.lowering_config), then llm -> linalg on tensors, which reads them.
   LLMSelectLoweringConfigPassOptions configOpts;
@@ -119,15 +137,10 @@ void mlir::llm::buildLLMLowerToCPULinalgStage(
     pm.addPass(llm::createLLMFuseElementwisePass());
 
   // The tuned tiles of this kind of CPU, on the matmuls they were measured
-  // for.
-  if (!options.tuningCache.empty()) {
-    LLMApplyTuningCachePassOptions tuneOpts;
-    tuneOpts.cache = options.tuningCache;
-    tuneOpts.target = options.target;
-    tuneOpts.numThreads = options.numThreads;
-    tuneOpts.parallel = options.parallel;
-    pm.addPass(createLLMApplyTuningCachePass(tuneOpts));
-  }
+  // for (the attentions got theirs before llm-select-lowering-config).
+  if (!options.tuningCache.empty())
+    pm.addPass(createLLMApplyTuningCachePass(
+        getTuningCacheOptions(options, /*warnOtherCPU=*/false)));
   // Target-specific tiling and vectorization, on tensors.
   LLMTileAndVectorizePassOptions tileOpts;
   tileOpts.target = options.target;

@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -44,14 +45,40 @@ using namespace mlir::llm;
 using namespace mlir::llm::runtime;
 
 namespace {
-/// A distinct matmul kernel of a model.
+/// A distinct kernel of a model: a matmul, or an attention.
 struct Kernel {
-  MatmulTuningKey key;
   std::string text;
-  /// Element types of A, B and C.
-  Type lhsType, rhsType, accType;
   int64_t uses = 0;
+  /// Matmuls: the key and the element types of A, B and C.
+  MatmulTuningKey key;
+  Type lhsType, rhsType, accType;
+  /// Attentions: a module whose @main is the attention alone (its operands
+  /// the arguments), and the sequence lengths.
+  OwningOpRef<ModuleOp> attention;
+  int64_t sq = 0, skv = 0;
 };
+
+/// A module whose @main(q, k, v[, mask]) is `op`, an llm.attention, alone
+/// (without its lowering configuration).
+static OwningOpRef<ModuleOp> buildAttentionModule(AttentionOp op,
+                                                  StringRef name) {
+  OpBuilder b(op.getContext());
+  Location loc = NameLoc::get(b.getStringAttr("tuned kernel " + name));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(
+      b, loc, "main",
+      b.getFunctionType(op->getOperandTypes(), op->getResultTypes()));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  IRMapping mapping;
+  for (auto [operand, arg] : llvm::zip(op->getOperands(), body->getArguments()))
+    mapping.map(operand, arg);
+  Operation *clone = b.clone(*op.getOperation(), mapping);
+  clone->removeAttr(kLoweringConfigAttrName);
+  func::ReturnOp::create(b, loc, clone->getResults());
+  return module;
+}
 
 /// Records the matmuls that llm-tile-and-vectorize is about to tile: those
 /// directly in a function body or in a fusion group (not the tiles a
@@ -62,6 +89,34 @@ public:
       : threads(threads), kernels(kernels) {}
 
   void runBeforePass(Pass *pass, Operation *op) override {
+    // The attentions, before their lowering configuration is chosen.
+    if (pass->getArgument() == "llm-select-lowering-config") {
+      std::lock_guard<std::mutex> lock(mutex);
+      op->walk([&](AttentionOp attention) {
+        FailureOr<std::string> key =
+            getAttentionTuningKey(attention.getOperation(), threads);
+        if (failed(key))
+          return;
+        auto it = llvm::find_if(
+            kernels, [&](const Kernel &k) { return k.text == *key; });
+        if (it != kernels.end()) {
+          ++it->uses;
+          return;
+        }
+        Kernel kernel;
+        kernel.text = *key;
+        kernel.uses = 1;
+        kernel.attention = buildAttentionModule(attention, *key);
+        bool bshd = attention.getLayout() == AttentionLayout::BSHD;
+        kernel.sq = cast<ShapedType>(attention.getQuery().getType())
+                        .getDimSize(bshd ? 1 : 2);
+        kernel.skv = cast<ShapedType>(attention.getKey().getType())
+                         .getDimSize(bshd ? 1 : 2);
+        kernel.lhsType = getElementTypeOrSelf(attention.getQuery());
+        kernels.push_back(std::move(kernel));
+      });
+      return;
+    }
     if (pass->getArgument() != "llm-tile-and-vectorize")
       return;
     std::lock_guard<std::mutex> lock(mutex);
@@ -174,6 +229,13 @@ static OwningOpRef<ModuleOp> buildKernelModule(MLIRContext *ctx,
                                                const Kernel &kernel,
                                                std::mt19937_64 &gen,
                                                std::string &why) {
+  if (kernel.attention) {
+    if (!kernel.lhsType.isF32()) {
+      why = "only f32 attentions are tuned";
+      return nullptr;
+    }
+    return cast<ModuleOp>(kernel.attention.get()->clone());
+  }
   const MatmulTuningKey &key = kernel.key;
   if (!kernel.lhsType.isF32() || !kernel.rhsType.isF32() ||
       !kernel.accType.isF32()) {
@@ -272,9 +334,9 @@ public:
       const EntrySignature &sig = (*model)->getSignature();
       for (const TensorSpec &spec : sig.inputs) {
         HostTensor t(spec.dtype, spec.shape);
-        auto *data = static_cast<float *>(t.getData());
         for (int64_t i = 0, e = t.getNumElements(); i < e; ++i)
-          data[i] = dist(gen);
+          t.setFromDouble(i, spec.dtype == DType::I1 ? double(dist(gen) > 0)
+                                                     : double(dist(gen)));
         inputs.push_back(std::move(t));
       }
       for (const TensorSpec &spec : sig.results)
@@ -354,6 +416,65 @@ static bool sameTiles(const MatmulTiles &a, const MatmulTiles &b) {
 /// measurements is biased low.
 static constexpr double kMinGain = 0.97;
 
+/// Measures the flash-attention tiles of `kernel` (its module `module`):
+/// the target's default, then query tiles, then key/value tiles around the
+/// best so far. Fills `result`'s entry and status.
+static llvm::Error tuneAttention(const Kernel &kernel, ModuleOp module,
+                                 const Plan &plan, const TuneOptions &options,
+                                 StringRef tileFile, StringRef targetId,
+                                 TuneProgress &progress,
+                                 llvm::function_ref<void()> report,
+                                 TunedKernel &result) {
+  KernelTimer timer(module, options, tileFile, /*cold=*/false, nullptr);
+  ArrayRef<int64_t> configured = plan.options->attentionTile;
+  ArrayRef<int64_t> tile = configured.size() == 2
+                               ? configured
+                               : ArrayRef<int64_t>(plan.target.attentionTile);
+  std::array<int64_t, 2> defaults = {std::min(tile[0], kernel.sq),
+                                     std::min(tile[1], kernel.skv)};
+  llvm::Expected<double> defaultMs = timer.measure(nullptr);
+  if (!defaultMs)
+    return defaultMs.takeError();
+  std::array<int64_t, 2> best = defaults;
+  double bestMs = *defaultMs;
+  progress.defaultMs = progress.bestMs = bestMs;
+  progress.candidatesDone = 1;
+  result.candidates = 1;
+  for (unsigned dim = 0; dim < 2; ++dim) {
+    SmallVector<std::array<int64_t, 2>> candidates =
+        getAttentionTileCandidates(best, kernel.sq, kernel.skv, dim);
+    progress.candidatesTotal = progress.candidatesDone + candidates.size();
+    report();
+    std::array<int64_t, 2> roundBest = best;
+    for (const std::array<int64_t, 2> &candidate : candidates) {
+      TuningEntry entry;
+      entry.target = targetId.str();
+      entry.kernel = kernel.text;
+      entry.attentionTile = candidate;
+      llvm::Expected<double> ms = timer.measure(&entry);
+      if (!ms)
+        return ms.takeError();
+      ++progress.candidatesDone;
+      ++result.candidates;
+      if (*ms < bestMs * (roundBest == defaults ? kMinGain : 1.0)) {
+        bestMs = *ms;
+        roundBest = candidate;
+        progress.bestMs = bestMs;
+      }
+      report();
+    }
+    best = roundBest;
+  }
+  result.entry.target = targetId.str();
+  result.entry.kernel = kernel.text;
+  result.entry.attentionTile = best;
+  result.entry.timeMs = bestMs;
+  result.entry.defaultMs = *defaultMs;
+  result.status = best == defaults ? TunedKernel::Status::Default
+                                   : TunedKernel::Status::Tuned;
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // The model
 //===----------------------------------------------------------------------===//
@@ -423,8 +544,10 @@ mlir::llm::runtime::tuneModel(ModuleOp model, TuningCache &cache,
           collect(*kernelModule, *plan);
       if (!rebuilt)
         return rebuilt.takeError();
-      if (rebuilt->size() != 1 || rebuilt->front().text != kernel.text) {
-        why = "a lone matmul of this shape lowers to another kernel";
+      if (llvm::none_of(*rebuilt, [&](const Kernel &k) {
+            return k.text == kernel.text;
+          })) {
+        why = "a lone op of this shape lowers to another kernel";
         kernelModule = nullptr;
       }
     }
@@ -435,6 +558,18 @@ mlir::llm::runtime::tuneModel(ModuleOp model, TuningCache &cache,
       continue;
     }
 
+    if (kernel.attention) {
+      if (llvm::Error e =
+              tuneAttention(kernel, *kernelModule, *plan, options, tileFile,
+                            targetId, progress, report, result))
+        return std::move(e);
+      cache.insert(result.entry);
+      if (!cachePath.empty())
+        if (llvm::Error e = cache.save(cachePath))
+          return std::move(e);
+      finish();
+      continue;
+    }
     MatmulProblem problem = kernel.key.getProblem(ctx);
     bool cold = problem.m < plan->target.matmulRegisterTile[0];
     if (cold && !evictor) {

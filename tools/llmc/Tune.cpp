@@ -245,24 +245,27 @@ int llmc::tuneMain() {
      << llvm::format("%.1f", seconds) << " s; cache: " << cachePath << "\n";
   for (const TunedKernel &k : *results) {
     os << "  " << k.kernel << " (x" << k.uses << "): ";
+    // The tiles of the entry.
+    std::string tiles =
+        mlir::llm::isAttentionKernel(k.kernel)
+            ? llvm::formatv("attention tile [{0}, {1}]",
+                            k.entry.attentionTile[0], k.entry.attentionTile[1])
+                  .str()
+            : "register " + formatTile(k.entry.registerTile) + ", cache " +
+                  formatTile(k.entry.cacheTile);
     switch (k.status) {
     case TunedKernel::Status::Tuned:
       os << llvm::format("%.4f ms -> %.4f ms (%.2fx)", k.entry.defaultMs,
                          k.entry.timeMs,
                          k.entry.defaultMs / std::max(k.entry.timeMs, 1e-9))
-         << ", register " << formatTile(k.entry.registerTile) << ", cache "
-         << formatTile(k.entry.cacheTile) << "\n";
+         << ", " << tiles << "\n";
       break;
     case TunedKernel::Status::Default:
       os << llvm::format("%.4f ms", k.entry.defaultMs)
-         << ", the default tiles are the fastest (register "
-         << formatTile(k.entry.registerTile) << ", cache "
-         << formatTile(k.entry.cacheTile) << ")\n";
+         << ", the default tiles are the fastest (" << tiles << ")\n";
       break;
     case TunedKernel::Status::Cached:
-      os << "in the cache (register " << formatTile(k.entry.registerTile)
-         << ", cache " << formatTile(k.entry.cacheTile)
-         << "; --retune measures it again)\n";
+      os << "in the cache (" << tiles << "; --retune measures it again)\n";
       break;
     case TunedKernel::Status::Skipped:
       os << "skipped: " << k.reason << "\n";

@@ -128,9 +128,14 @@ def LLMApplyTuningCachePass
     ```
 
     which `llm-tile-and-vectorize` uses instead of the target's default
-    tiles. Runs after `convert-llm-to-linalg` and elementwise fusion, right
-    before `llm-tile-and-vectorize` (the shapes it keys on are the ones the
-    tiler sees). An op that already has `llm.lowering_config` keeps it.
+    tiles; and on every `llm.attention` with static shapes and no
+    `kv_length` whose key (batch, heads, sequences, head dims, element type,
+    layout, causal, mask, threads) has an entry, its flash-attention tile
+    `{attention_tile = array<i64: Q, KV>}`, which `convert-llm-to-linalg`
+    reads. `llm-lower-to-cpu` runs it twice: before
+    `llm-select-lowering-config` (the attentions) and right before
+    `llm-tile-and-vectorize` (the matmuls, with the shapes the tiler sees).
+    An op that already has `llm.lowering_config` keeps it.
 
     A cache with entries for other kinds of CPU only (made on another
     machine) is ignored with a warning naming them; matmuls without an
@@ -150,11 +155,15 @@ def LLMApplyTuningCachePass
     Option<"parallel", "parallel", "bool", /*default=*/"true",
            "Whether the matmuls get parallel outer loops (else the keys "
            "say one thread)">,
+    Option<"warnOtherCPU", "warn-other-cpu", "bool", /*default=*/"true",
+           "Warn about a cache made on another kind of CPU (a pipeline "
+           "running the pass twice warns once)">,
   ];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let statistics = [
     Statistic<"numOpsTuned", "ops-tuned",
-              "matmuls given the tiles of a tuning cache entry">,
+              "matmuls and attentions given the tiles of a tuning cache "
+              "entry">,
   ];
 }
 

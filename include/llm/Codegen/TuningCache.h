@@ -21,7 +21,11 @@
 //     {"target": "znver5/avx512-bf16",
 //      "kernel": "matmul b=1 m=128 n=3072 k=768 f32*f32->f32 rhs=const-kn
 //      threads=1", "register_tile": [8, 32, 1], "cache_tile": [128, 256, 768],
-//      "time_ms": 0.412, "default_ms": 0.455}, ...]}
+//      "time_ms": 0.412, "default_ms": 0.455},
+//     {"target": "znver5/avx512-bf16",
+//      "kernel": "attention b=1 hq=8 hkv=8 sq=128 skv=128 d=64 dv=64 f32
+//      layout=bhsd causal=1 mask=0 threads=1", "attention_tile": [64, 64],
+//      "time_ms": 0.21, "default_ms": 0.25}, ...]}
 //
 // `time_ms` is the kernel's measured time with the entry's tiles and
 // `default_ms` with the target's default tiles, in the same run (for the
@@ -79,12 +83,25 @@ struct MatmulTuningKey {
 /// any other op.
 FailureOr<MatmulTuningKey> getMatmulTuningKey(Operation *op, int64_t threads);
 
-/// One tuning result.
+/// The key of `op`, an `llm.attention` with static shapes and no
+/// `kv_length` (whose value the tiles' speed depends on), for a compile
+/// planned for `threads` threads:
+/// "attention b=1 hq=8 hkv=8 sq=128 skv=128 d=64 dv=64 f32 layout=bhsd
+/// causal=1 mask=0 threads=1"; failure for any other op.
+FailureOr<std::string> getAttentionTuningKey(Operation *op, int64_t threads);
+
+/// Whether `kernel` (a key) is an attention's.
+bool isAttentionKernel(StringRef kernel);
+
+/// One tuning result: the matmul tiles of a matmul kernel, or the
+/// flash-attention tile of an attention kernel.
 struct TuningEntry {
   std::string target;
   std::string kernel;
   std::array<int64_t, 3> registerTile = {1, 1, 1};
   std::array<int64_t, 3> cacheTile = {0, 0, 0};
+  /// Attention kernels: [query rows, key/value rows].
+  std::array<int64_t, 2> attentionTile = {1, 1};
   double timeMs = 0, defaultMs = 0;
 };
 
@@ -132,6 +149,13 @@ SmallVector<MatmulTiles>
 getCacheTileCandidates(const CPUTargetDescription &target,
                        const MatmulProblem &problem, const MatmulTiles &best,
                        unsigned dim);
+
+/// Flash-attention tiles that differ from `best` along `dim` (0: query
+/// rows, 1: key/value rows): 8 to 128 query rows, 16 to 256 key/value rows,
+/// none beyond the sequence (`sq`, `skv`) but the whole of it.
+SmallVector<std::array<int64_t, 2>>
+getAttentionTileCandidates(std::array<int64_t, 2> best, int64_t sq, int64_t skv,
+                           unsigned dim);
 
 } // namespace mlir::llm
 

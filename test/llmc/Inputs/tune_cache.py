@@ -2,9 +2,10 @@
 
   tune_cache.py check CACHE            every entry well formed, one per kernel;
                                        prints "entries N targets T"
-  tune_cache.py set-tiles IN OUT       every entry's tiles -> register [2, 16, 1],
-                                       cache [0, 0, 0] (not a default of any
-                                       target), written to OUT
+  tune_cache.py set-tiles IN OUT       every matmul entry's tiles -> register
+                                       [2, 16, 1], cache [0, 0, 0], every
+                                       attention entry's -> [8, 16] (not a
+                                       default of any target), written to OUT
   tune_cache.py retarget IN OUT NAME   every entry's target -> NAME
   tune_cache.py same A.npy B.npy       exits 1 unless the arrays are equal
 """
@@ -31,8 +32,13 @@ def main():
     if cmd == "check":
         keys = set()
         for e in entries:
-            assert len(e["register_tile"]) == 3 and min(e["register_tile"]) >= 1
-            assert len(e["cache_tile"]) == 3 and min(e["cache_tile"]) >= 0
+            if e["kernel"].startswith("attention "):
+                assert len(e["attention_tile"]) == 2
+                assert min(e["attention_tile"]) >= 1
+            else:
+                assert len(e["register_tile"]) == 3
+                assert min(e["register_tile"]) >= 1
+                assert len(e["cache_tile"]) == 3 and min(e["cache_tile"]) >= 0
             assert e["time_ms"] > 0 and e["default_ms"] > 0
             # The stored tiles are never slower than the defaults measured
             # in the same run.
@@ -43,7 +49,9 @@ def main():
               ",".join(sorted({e["target"] for e in entries})))
         return 0
     for e in entries:
-        if cmd == "set-tiles":
+        if cmd == "set-tiles" and e["kernel"].startswith("attention "):
+            e["attention_tile"] = [8, 16]
+        elif cmd == "set-tiles":
             e["register_tile"] = [2, 16, 1]
             e["cache_tile"] = [0, 0, 0]
         elif cmd == "retarget":
