@@ -31,8 +31,13 @@
 # or more threads pinned with taskset to cores 0 .. T-1.
 # Not a test; run it on an idle machine.
 #
+# With --target NAME, llmc compiles for that CPU target (e.g. alderlake:
+# AVX2 with AVX-VNNI, the 256-bit dot-product kernel; it must run here) and
+# its f32-panels row uses --panels-target (default avx512; avx2 for an AVX2
+# target).
 # Usage: /usr/bin/python3 bench/quant/w8a8.py [--build build] [--threads 1,2]
-#          [--repeat 100] [--trials 3] [--shapes MxKxN,...] [--out FILE]
+#          [--repeat 100] [--trials 3] [--shapes MxKxN,...] [--target NAME]
+#          [--panels-target NAME] [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -116,6 +121,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=100)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--shapes", default=SHAPES)
+    ap.add_argument("--target", default=None)
+    ap.add_argument("--panels-target", default="avx512")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     llmc = os.path.join(a.build, "bin", "llmc")
@@ -123,10 +130,11 @@ def main():
         sys.exit("ONNX Runtime is missing: run bench/setup.sh")
     threads = [int(t) for t in a.threads.split(",")]
     shapes = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",")]
-    systems = [("llmc int8", "int8", ["llmc", []]),
+    target = ["--target", a.target] if a.target else []
+    systems = [("llmc int8", "int8", ["llmc", target]),
                ("llmc int8 f32-panels", "int8",
-                ["llmc", ["--pipeline-options=target=avx512"]]),
-               ("llmc f32", "f32", ["llmc", []]),
+                ["llmc", ["--target", a.panels_target]]),
+               ("llmc f32", "f32", ["llmc", target]),
                ("ORT int8", "int8", ["ort"]),
                ("ORT f32", "f32", ["ort"])]
     rng = np.random.default_rng(0)
@@ -173,7 +181,9 @@ def main():
         "",
         f"Run {stamp:%Y-%m-%dT%H:%MZ} on {peers.cpu_name()} "
         f"({os.cpu_count()} cores), `bench/quant/w8a8.py --threads "
-        f"{a.threads} --repeat {a.repeat} --trials {a.trials}`. ms per call "
+        f"{a.threads} --repeat {a.repeat} --trials {a.trials}"
+        + (f" --target {a.target}" if a.target else "")
+        + f" --panels-target {a.panels_target}`. ms per call "
         "(median of the trials' medians); every output checked against the "
         "float64 reference of the ONNX definitions first. Speed-up = ORT "
         "int8 time / llmc int8 time.",

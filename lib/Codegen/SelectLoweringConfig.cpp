@@ -103,6 +103,11 @@ struct LLMSelectLoweringConfigPass
             kDotProductKey,
             b.getStringAttr(desc->int8DotProduct ? kDotProductI8
                                                  : kDotProductF32)));
+        // vector_bits: 256 on AVX-VNNI targets (AVX2 vectors).
+        if (desc->int8DotProduct)
+          entries.push_back(b.getNamedAttr(
+              kVectorBitsKey,
+              b.getI64IntegerAttr(desc->vectorBits >= 512 ? 512 : 256)));
       } else if (isa<AttentionOp>(op)) {
         // attention_tile: the flash-attention tile.
         entries.push_back(

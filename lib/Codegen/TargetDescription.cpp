@@ -145,6 +145,9 @@ CPUTargetDescription CPUTargetDescription::getForCPU(
     t = getAVX512();
   } else if (has("avx2") && has("fma")) {
     t = getAVX2();
+    // AVX-VNNI (Alder Lake and later client cores, Sierra Forest): the
+    // 8-bit dot products on 256-bit vectors (`{vex} vpdpbusd` on ymm).
+    t.int8DotProduct = has("avxvnni");
   } else {
     t = getGeneric();
   }
@@ -351,8 +354,11 @@ void CPUTargetDescription::print(llvm::raw_ostream &os) const {
        << tile(matvecCacheTile) << "\n";
   os << "attention tile:  " << tile(attentionTile) << "\n";
   os << "dot products:    int8 matmul "
-     << (int8DotProduct ? "i8 (vpdpbusd)" : "f32 panels") << ", int4 decode "
-     << (bf16DotProduct ? "bf16 (vdpbf16ps)" : "f32") << "\n";
+     << (!int8DotProduct     ? "f32 panels"
+         : vectorBits >= 512 ? "i8 (vpdpbusd zmm)"
+                             : "i8 (vpdpbusd ymm, AVX-VNNI)")
+     << ", int4 decode " << (bf16DotProduct ? "bf16 (vdpbf16ps)" : "f32")
+     << "\n";
   os << "packed B from:   " << kib(packRhsMinBytes) << "\n";
   os << "streamed from:   "
      << (streamedWeightMinBytes == std::numeric_limits<int64_t>::max()

@@ -1,6 +1,7 @@
 // RUN: llm-opt %s -llm-select-lowering-config=target=avx512-bf16 -split-input-file | FileCheck %s --check-prefix=BF16
 // RUN: llm-opt %s -llm-select-lowering-config=target=avx512 -split-input-file | FileCheck %s --check-prefix=AVX512
 // RUN: llm-opt %s -llm-select-lowering-config=target=avx2 -split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: llm-opt %s -llm-select-lowering-config=target=alderlake -split-input-file | FileCheck %s --check-prefix=ADL
 // RUN: llm-opt %s -llm-select-lowering-config=target=generic -split-input-file | FileCheck %s --check-prefix=GENERIC
 // RUN: llm-opt %s -llm-select-lowering-config="target=generic attention-tile=8,16 streamed-weight-min-bytes=32" -split-input-file | FileCheck %s --check-prefix=OVERRIDE
 // RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 streamed-weight-min-bytes=33" -split-input-file | FileCheck %s --check-prefix=SMALL
@@ -58,9 +59,12 @@ func.func @dequant_matmul_i4(%x: tensor<1x16xf32>, %w: tensor<4x16x!quant.unifor
 // -----
 
 // dot_product of the integer matmul: i8 where the target has AVX512-VNNI
-// (every AVX512-BF16 CPU has it), else f32.
+// (every AVX512-BF16 CPU has it; vector_bits 512) or AVX-VNNI (an AVX2 CPU
+// such as Alder Lake; vector_bits 256), else f32.
 // BF16-LABEL: func.func @matmul_integer
-// BF16: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "i8"}}
+// BF16: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "i8", vector_bits = 512 : i64}}
+// ADL-LABEL: func.func @matmul_integer
+// ADL: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "i8", vector_bits = 256 : i64}}
 // AVX512-LABEL: func.func @matmul_integer
 // AVX512: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "f32"}}
 // AVX2-LABEL: func.func @matmul_integer

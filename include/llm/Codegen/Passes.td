@@ -65,7 +65,9 @@ def LLMSelectLoweringConfigPass
       their streaming block shapes;
     * every `llm.matmul_integer`: `{dot_product = "i8" | "f32"}`: `i8` on
       targets with 8-bit dot products (`int8DotProduct`, AVX512-VNNI
-      `vpdpbusd`): a constant 8-bit weight then takes the dot-product kernel
+      `vpdpbusd`, or AVX-VNNI's on ymm), with `vector_bits = 512 | 256`
+      (the target's vector width): a constant 8-bit weight then takes the
+      dot-product kernel
       (exact i32, like the f32 panels it replaces).
 
     Ops inside `llm.fusion_group` regions are configured too. An op that

@@ -150,7 +150,8 @@ struct CPUTargetDescription {
   bool bf16DotProduct = false;
 
   /// Whether the target has 4-way 8-bit dot products into i32 lanes
-  /// (AVX512-VNNI `vpdpbusd`: u8 x s8). `llm.matmul_integer` with a constant
+  /// (`vpdpbusd`: u8 x s8; AVX512-VNNI on 512-bit vectors, AVX-VNNI on
+  /// 256-bit ones with `vectorBits` 256). `llm.matmul_integer` with a constant
   /// 8-bit weight then takes the dot-product kernel (exact, as the f32
   /// panels it replaces). Recorded on each `llm.matmul_integer` by
   /// llm-select-lowering-config (dot_product = "i8").

@@ -8,8 +8,8 @@
 //
 // This file implements the kernel of `llm.matmul_integer` with a constant
 // 8-bit weight on 4-way 8-bit dot products (`dot_product = "i8"` in the op's
-// `llm.lowering_config`; AVX512-VNNI `vpdpbusd` on x86). See
-// buildInt8DotMatmul in QuantKernels.h.
+// `llm.lowering_config`; `vpdpbusd` on x86: AVX512-VNNI on zmm, AVX-VNNI on
+// ymm). See buildInt8DotMatmul in QuantKernels.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,27 +27,27 @@
 using namespace mlir;
 using namespace mlir::llm;
 
-/// i32 lanes of one dot-product accumulator (a 512-bit register).
-static constexpr int64_t kLanes = 16;
 /// Elements of K per dot product (4 bytes per i32 lane).
 static constexpr int64_t kDepth = 4;
-/// Accumulators of a register tile: 16 of the 32 zmm registers, with the
-/// tile's B vectors and one broadcast of A beside them.
-static constexpr int64_t kAccumulators = 16;
 /// Most output columns of one block of the parallel loop.
 static constexpr int64_t kBlockColumns = 128;
 
 /// `acc += sum_{t < 4} u8(a[4i + t]) * s8(b[4i + t])` per i32 lane i
-/// (`vpdpbusd`, AVX512-VNNI), as inline assembly without side effects (no
-/// memory effects, unlike llvm.call_intrinsic, which bufferization's
+/// (`vpdpbusd`: AVX512-VNNI on zmm; with `vex`, AVX-VNNI's VEX encoding on
+/// ymm, for CPUs without AVX-512), as inline assembly without side effects
+/// (no memory effects, unlike llvm.call_intrinsic, which bufferization's
 /// deallocation refuses; MLIR 22's x86vector has only the AVX-VNNI-INT8
 /// signed x signed form). AT&T order: `$0 += $2 (u8) . $3 (s8)`, $1 tied to
 /// $0.
-static Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w) {
+static Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w,
+                     bool vex) {
   return LLVM::InlineAsmOp::create(
              b, loc, acc.getType(), ValueRange{acc, a, w},
-             b.getStringAttr("vpdpbusd $3, $2, $0"),
-             b.getStringAttr("=v,0,v,v"), /*has_side_effects=*/nullptr,
+             b.getStringAttr(vex ? "{vex} vpdpbusd $3, $2, $0"
+                                 : "vpdpbusd $3, $2, $0"),
+             // VEX encodes ymm0-15 only ("x"); EVEX any of the 32 ("v").
+             b.getStringAttr(vex ? "=x,0,x,x" : "=v,0,v,v"),
+             /*has_side_effects=*/nullptr,
              /*is_align_stack=*/nullptr,
              LLVM::TailCallKindAttr::get(b.getContext(),
                                          LLVM::TailCallKind::None),
@@ -57,7 +57,15 @@ static Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w) {
 
 FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
     OpBuilder &b, Location loc, Value a, const QuantParams &pa, Value wq,
-    const QuantParams &pb, RankedTensorType resultType) {
+    const QuantParams &pb, RankedTensorType resultType, int64_t vectorBits) {
+  if (vectorBits != 256 && vectorBits != 512)
+    return failure();
+  // i32 lanes of one dot-product accumulator; accumulators of a register
+  // tile: 16 of the 32 zmm registers (8 of the 16 ymm), with the tile's B
+  // vectors and one broadcast of A beside them.
+  const int64_t kLanes = vectorBits / 32;
+  const int64_t kAccumulators = vectorBits == 512 ? 16 : 8;
+  const bool vex = vectorBits == 256;
   auto at = cast<RankedTensorType>(a.getType());
   auto wt = cast<RankedTensorType>(wq.getType());
   if (!at.hasStaticShape() || at.getRank() < 2 || !wt.hasStaticShape() ||
@@ -75,8 +83,8 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
   if (failed(bytes))
     return failure();
 
-  // Register tile: H vectors of 16 columns (nr = 16 H) by mr rows, 16
-  // accumulators; few rows (decode) take wider tiles.
+  // Register tile: H vectors of kLanes columns (nr = kLanes H) by mr rows,
+  // kAccumulators accumulators; few rows (decode) take wider tiles.
   int64_t H = N % (2 * kLanes) ? 1 : 2;
   if (M < 4 && N % (4 * kLanes) == 0)
     H = 4;
@@ -238,7 +246,7 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
                 kb, l, bytesType,
                 vector::BroadcastOp::create(kb, l, accType, word));
             for (int64_t h = 0; h < H; ++h)
-              next[r * H + h] = dotU8S8(kb, l, next[r * H + h], av, bv[h]);
+              next[r * H + h] = dotU8S8(kb, l, next[r * H + h], av, bv[h], vex);
           }
           scf::YieldOp::create(kb, l, next);
         });

@@ -47,18 +47,21 @@ Value expandRows(OpBuilder &b, Location loc, Value r,
 /// unsigned weights (s8) and the zero points shifted alike; the weight's
 /// column sums are compile-time constants, the activation's row sums are
 /// computed once per call, only when some `zb'` is not 0. The weight is
-/// packed at compile time into [N / nr, K / 4, nr, 4] bytes (nr = 16, 32
-/// or 64 columns per register tile). Register tiles of mr x nr outputs
-/// (mr * nr / 16 = 16 accumulators) run over K four elements at a time,
+/// packed at compile time into [N / nr, K / 4, nr, 4] bytes (nr = 1, 2 or
+/// 4 vectors of columns per register tile). Register tiles of mr x nr
+/// outputs (16 accumulators of 16 lanes with `vectorBits` 512, AVX512-VNNI;
+/// 8 of 8 lanes with 256, AVX-VNNI's `{vex} vpdpbusd` on ymm, for targets
+/// without AVX-512) run over K four elements at a time,
 /// under an `scf.forall` over blocks of up to 128 columns (whole register
 /// tile columns) marked for consumer fusion (the epilogue joins the block
 /// loop). Fails, creating nothing,
-/// when the shapes are dynamic, K is not a multiple of 4, N of 16, or the
-/// weight is not a constant.
+/// when the shapes are dynamic, K is not a multiple of 4, N of the lanes (16
+/// or 8), or the weight is not a constant.
 FailureOr<Value> buildInt8DotMatmul(OpBuilder &b, Location loc, Value a,
                                     const QuantParams &pa, Value wq,
                                     const QuantParams &pb,
-                                    RankedTensorType resultType);
+                                    RankedTensorType resultType,
+                                    int64_t vectorBits = 512);
 
 } // namespace mlir::llm::detail
 

@@ -662,7 +662,8 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
     // 8-bit dot products where the target has them (a constant weight).
     if (getConfiguredInt8DotProduct(op).value_or(false)) {
       if (FailureOr<Value> r = llm::detail::buildInt8DotMatmul(
-              rewriter, loc, a, *pa, adaptor.getRhs(), *pb, type);
+              rewriter, loc, a, *pa, adaptor.getRhs(), *pb, type,
+              getConfiguredVectorBits(op).value_or(512));
           succeeded(r)) {
         rewriter.replaceOp(op, *r);
         return success();

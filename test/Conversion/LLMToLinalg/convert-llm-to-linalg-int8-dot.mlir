@@ -7,6 +7,9 @@
 // RUN: llm-opt %s -llm-select-lowering-config=target=avx512-bf16 -convert-llm-to-linalg -split-input-file | FileCheck %s
 // RUN: llm-opt %s -llm-select-lowering-config=target=avx512 -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=F32 --implicit-check-not=vpdpbusd
 // RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=F32 --implicit-check-not=vpdpbusd
+// AVX-VNNI (target=alderlake: AVX2 with AVX-VNNI, vector_bits = 256): the
+// same kernel on 8-lane ymm accumulators, `{vex} vpdpbusd` on ymm0-15.
+// RUN: llm-opt %s -llm-select-lowering-config=target=alderlake -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=YMM
 
 // u8 a (za = 3) x i8 b[k, n] = k (zb = 0): the weight packed [N / 16, K / 4
 // * 16 * 4] (16-column tiles: N = 16), step q of K holding bytes
@@ -30,6 +33,12 @@
 // CHECK:         return
 // F32-LABEL: func.func @u8_i8
 // F32:         linalg.matmul {llm.vectorize_in_place}
+// YMM-LABEL: func.func @u8_i8
+// YMM:         scf.forall (%{{.+}}) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<2x16xi32>)
+// YMM:           scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>)
+// YMM:             vector.transfer_read {{.*}} : tensor<1x128xi8>, vector<32xi8>
+// YMM:             vector.broadcast {{.*}} : i32 to vector<8xi32>
+// YMM:             llvm.inline_asm "{vex} vpdpbusd $3, $2, $0", "=x,0,x,x"
 func.func @u8_i8(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>) -> tensor<2x16xi32> {
   %w = llm.constant dense<[[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5], [6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6], [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]]> : tensor<8x16xi8>
   %b = quant.scast %w : tensor<8x16xi8> to tensor<8x16x!quant.uniform<i8:f32, 1.0>>

@@ -84,7 +84,7 @@ func.func @matmul_integer_bf16(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b
 // -----
 
 func.func @matmul_integer_streamed(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32> {
-  // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': unknown key 'streamed' (expected dot_product)}}
+  // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': unknown key 'streamed' (expected dot_product or vector_bits)}}
   %y = llm.matmul_integer %a, %b {llm.lowering_config = {streamed = true}} : (tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
   return %y : tensor<2x16xi32>
 }
@@ -127,4 +127,12 @@ func.func @matmul_unknown_key(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: ten
   // expected-error @+1 {{'linalg.matmul' op 'llm.lowering_config': unknown key 'attention_tile' (expected register_tile or cache_tile)}}
   %0 = linalg.matmul {llm.lowering_config = {register_tile = array<i64: 4, 16, 1>, cache_tile = array<i64: 0, 0, 0>, attention_tile = array<i64: 1, 1>}} ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @matmul_integer_vector_bits(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32> {
+  // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': vector_bits must be 256 or 512, got 128 : i64}}
+  %y = llm.matmul_integer %a, %b {llm.lowering_config = {dot_product = "i8", vector_bits = 128 : i64}} : (tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
+  return %y : tensor<2x16xi32>
 }

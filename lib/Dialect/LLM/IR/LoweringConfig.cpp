@@ -84,6 +84,15 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << "\", got " << value;
       continue;
     }
+    // vector_bits = 256 | 512.
+    if (matmulInteger && key == kVectorBitsKey) {
+      auto bits = dyn_cast<IntegerAttr>(value);
+      if (!bits || (bits.getInt() != 256 && bits.getInt() != 512))
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kVectorBitsKey
+               << " must be 256 or 512, got " << value;
+      continue;
+    }
     // streamed = true | false.
     if (dequantMatmul && key == kStreamedKey) {
       if (!isa<BoolAttr>(value))
@@ -110,7 +119,7 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
            << "'" << kLoweringConfigAttrName << "': unknown key '" << key
            << "' (expected "
            << (attention           ? "attention_tile"
-               : matmulInteger     ? "dot_product"
+               : matmulInteger     ? "dot_product or vector_bits"
                : linalgContraction ? "register_tile or "
                                      "cache_tile"
                                    : "dot_product or streamed")
@@ -152,6 +161,16 @@ std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
 
 std::optional<bool> mlir::llm::getConfiguredInt8DotProduct(Operation *op) {
   return isConfiguredDotProduct(op, kDotProductI8);
+}
+
+std::optional<int64_t> mlir::llm::getConfiguredVectorBits(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto bits = dict.getAs<IntegerAttr>(kVectorBitsKey);
+  if (!bits)
+    return std::nullopt;
+  return bits.getInt();
 }
 
 std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {

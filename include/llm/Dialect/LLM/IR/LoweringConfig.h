@@ -34,6 +34,12 @@
 //                                            kernel (AVX512-VNNI vpdpbusd)
 //                                            or the exact f32 panels
 //                                            (default "f32")
+//       vector_bits = 512 | 256              with dot_product = "i8": the
+//                                            kernel's vector width, 512-bit
+//                                            AVX512-VNNI (zmm) or 256-bit
+//                                            AVX-VNNI (`{vex} vpdpbusd` on
+//                                            ymm: Alder Lake and later
+//                                            client cores; default 512)
 //     on `llm.dequant_matmul` (continued):
 //       streamed = true | false              the decode matvec kernels take
 //                                            their streaming block shapes:
@@ -99,6 +105,9 @@ inline constexpr llvm::StringLiteral kDotProductBF16 = "bf16";
 inline constexpr llvm::StringLiteral kDotProductF32 = "f32";
 /// `llm.matmul_integer`: 4-way 8-bit dot products into i32 lanes.
 inline constexpr llvm::StringLiteral kDotProductI8 = "i8";
+/// `llm.matmul_integer`: the 8-bit dot products' vector width in bits
+/// (IntegerAttr, 256 or 512).
+inline constexpr llvm::StringLiteral kVectorBitsKey = "vector_bits";
 /// `llm.dequant_matmul`: the weight is streamed from DRAM (BoolAttr).
 inline constexpr llvm::StringLiteral kStreamedKey = "streamed";
 
@@ -113,6 +122,8 @@ std::optional<std::array<int64_t, 2>> getConfiguredAttentionTile(Operation *op);
 std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
 /// Whether `op`'s configuration asks for the 8-bit dot products, if it says.
 std::optional<bool> getConfiguredInt8DotProduct(Operation *op);
+/// The vector width in bits of `op`'s 8-bit dot products, if it says.
+std::optional<int64_t> getConfiguredVectorBits(Operation *op);
 /// Whether `op`'s configuration says its weight is streamed, if it says.
 std::optional<bool> getConfiguredStreamed(Operation *op);
 
