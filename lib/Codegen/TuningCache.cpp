@@ -433,9 +433,8 @@ mlir::llm::getAttentionTileCandidates(std::array<int64_t, 2> best, int64_t sq,
                                       int64_t skv, unsigned dim) {
   static constexpr int64_t kQuery[] = {8, 16, 32, 64, 128};
   static constexpr int64_t kKeyValue[] = {16, 32, 64, 128, 256};
-  ArrayRef<int64_t> sizes =
-      dim == 0 ? ArrayRef<int64_t>(kQuery) : ArrayRef<int64_t>(kKeyValue);
-  int64_t bound = dim == 0 ? sq : skv;
+  static constexpr int64_t kJointQuery[] = {32, 64, 128};
+  static constexpr int64_t kJointKeyValue[] = {64, 128, 256};
   // A tile beyond the sequence is the whole sequence (clamped by the
   // lowering).
   auto clamp = [&](std::array<int64_t, 2> t) {
@@ -443,12 +442,24 @@ mlir::llm::getAttentionTileCandidates(std::array<int64_t, 2> best, int64_t sq,
   };
   std::array<int64_t, 2> base = clamp(best);
   SmallVector<std::array<int64_t, 2>> out;
-  for (int64_t size : sizes) {
-    std::array<int64_t, 2> t = best;
-    t[dim] = std::min(size, bound);
+  auto add = [&](std::array<int64_t, 2> t) {
     t = clamp(t);
     if (t != base && !llvm::is_contained(out, t))
       out.push_back(t);
+  };
+  if (dim == 2) {
+    // Both at once: larger tiles trade fewer online-softmax rescales for
+    // more cache, which one dimension at a time does not find.
+    for (int64_t q : kJointQuery)
+      for (int64_t kv : kJointKeyValue)
+        add({q, kv});
+    return out;
+  }
+  for (int64_t size :
+       dim == 0 ? ArrayRef<int64_t>(kQuery) : ArrayRef<int64_t>(kKeyValue)) {
+    std::array<int64_t, 2> t = best;
+    t[dim] = size;
+    add(t);
   }
   return out;
 }

@@ -418,7 +418,7 @@ static constexpr double kMinGain = 0.97;
 
 /// Measures the flash-attention tiles of `kernel` (its module `module`):
 /// the target's default, then query tiles, then key/value tiles around the
-/// best so far. Fills `result`'s entry and status.
+/// best so far, then a grid of both. Fills `result`'s entry and status.
 static llvm::Error tuneAttention(const Kernel &kernel, ModuleOp module,
                                  const Plan &plan, const TuneOptions &options,
                                  StringRef tileFile, StringRef targetId,
@@ -440,7 +440,8 @@ static llvm::Error tuneAttention(const Kernel &kernel, ModuleOp module,
   progress.defaultMs = progress.bestMs = bestMs;
   progress.candidatesDone = 1;
   result.candidates = 1;
-  for (unsigned dim = 0; dim < 2; ++dim) {
+  // Rounds: query rows, key/value rows, then both at once.
+  for (unsigned dim = 0; dim < 3; ++dim) {
     SmallVector<std::array<int64_t, 2>> candidates =
         getAttentionTileCandidates(best, kernel.sq, kernel.skv, dim);
     progress.candidatesTotal = progress.candidatesDone + candidates.size();

@@ -151,8 +151,9 @@ getCacheTileCandidates(const CPUTargetDescription &target,
                        unsigned dim);
 
 /// Flash-attention tiles that differ from `best` along `dim` (0: query
-/// rows, 1: key/value rows): 8 to 128 query rows, 16 to 256 key/value rows,
-/// none beyond the sequence (`sq`, `skv`) but the whole of it.
+/// rows, 8 to 128; 1: key/value rows, 16 to 256; 2: both, a grid of 32 to
+/// 128 query by 64 to 256 key/value rows), none beyond the sequence (`sq`,
+/// `skv`) but the whole of it, without `best` and duplicates.
 SmallVector<std::array<int64_t, 2>>
 getAttentionTileCandidates(std::array<int64_t, 2> best, int64_t sq, int64_t skv,
                            unsigned dim);
