@@ -58,6 +58,12 @@ struct LLMApplyTuningCachePass
                          << llvm::toString(loaded.takeError());
       return signalPassFailure();
     }
+    if (numThreads < 0 || numThreads > 1024) {
+      module.emitError() << "llm-apply-tuning-cache: num-threads must be in "
+                            "[0, 1024] (0: the machine's), got "
+                         << static_cast<int64_t>(numThreads);
+      return signalPassFailure();
+    }
     if (numThreads > 0)
       desc->numThreads = numThreads;
     std::string targetId = getTuningTargetId(*desc);
@@ -72,6 +78,7 @@ struct LLMApplyTuningCachePass
       return;
     }
     int64_t threads = parallel ? desc->getNumThreads() : 1;
+    int64_t numKeyed = 0, numMatched = 0;
     Builder b(&getContext());
     module.walk([&](Operation *op) {
       if (op->hasAttr(kLoweringConfigAttrName))
@@ -81,7 +88,8 @@ struct LLMApplyTuningCachePass
         FailureOr<std::string> key = getAttentionTuningKey(op, threads);
         if (failed(key))
           return;
-        if (const TuningEntry *entry = loaded->lookup(targetId, *key)) {
+        if (const TuningEntry *entry = loaded->lookup(targetId, *key);
+            entry && isAttentionKernel(entry->kernel)) {
           op->setAttr(kLoweringConfigAttrName,
                       b.getDictionaryAttr(b.getNamedAttr(
                           kAttentionTileKey,
@@ -90,13 +98,16 @@ struct LLMApplyTuningCachePass
         }
         return;
       }
-      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      // (Not the tiles a lowering placed in its own loop nest.)
+      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+          op->hasAttr(kVectorizeInPlaceAttr))
         return;
       FailureOr<MatmulTuningKey> key = getMatmulTuningKey(op, threads);
       if (failed(key))
         return;
+      ++numKeyed;
       const TuningEntry *entry = loaded->lookup(targetId, key->str());
-      if (!entry)
+      if (!entry || isAttentionKernel(entry->kernel))
         return;
       NamedAttribute entries[] = {
           b.getNamedAttr(kRegisterTileKey,
@@ -105,7 +116,21 @@ struct LLMApplyTuningCachePass
                          b.getDenseI64ArrayAttr(entry->cacheTile))};
       op->setAttr(kLoweringConfigAttrName, b.getDictionaryAttr(entries));
       ++numOpsTuned;
+      ++numMatched;
     });
+    // Matmuls, entries for this CPU's matmuls, and no match: most likely
+    // tuned for another thread count (part of every key).
+    bool matmulEntries =
+        llvm::any_of(loaded->getEntries(), [&](const TuningEntry &e) {
+          return e.target == targetId && !isAttentionKernel(e.kernel);
+        });
+    if (numKeyed > 0 && numMatched == 0 && matmulEntries)
+      module.emitWarning()
+          << "tuning cache '" << cache << "' has entries for " << targetId
+          << " but none for the " << numKeyed
+          << " matmul(s) of this module planned for " << threads
+          << " thread(s): the default tiles (tune with the --threads of "
+             "this compile)";
   }
 };
 } // namespace

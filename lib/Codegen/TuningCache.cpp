@@ -31,11 +31,15 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::llm;
 
 static constexpr llvm::StringLiteral kFormatName = "llmc-tuning-cache";
 static constexpr int64_t kFormatVersion = 1;
+/// The deepest nesting of arrays and objects a cache file may have.
+static constexpr int64_t kMaxDepth = 64;
 
 //===----------------------------------------------------------------------===//
 // Keys
@@ -186,6 +190,31 @@ llvm::Expected<TuningCache> TuningCache::parse(StringRef text, StringRef path) {
   auto fail = [&](const llvm::Twine &msg) -> llvm::Error {
     return llvm::createStringError("tuning cache '" + path + "': " + msg);
   };
+  // llvm::json recurses per level: bound the nesting first (a cache has 4).
+  {
+    int64_t depth = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+      if (inString) {
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          inString = false;
+        continue;
+      }
+      if (c == '"')
+        inString = true;
+      else if (c == '[' || c == '{')
+        depth++;
+      else if (c == ']' || c == '}')
+        depth--;
+      if (depth > kMaxDepth)
+        return fail("not a tuning cache: nested more than " +
+                    llvm::Twine(kMaxDepth) + " levels deep");
+    }
+  }
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return fail("not JSON: " + llvm::toString(json.takeError()));
@@ -234,6 +263,10 @@ llvm::Expected<TuningCache> TuningCache::parse(StringRef text, StringRef path) {
     }
     entry.timeMs = object->getNumber("time_ms").value_or(0);
     entry.defaultMs = object->getNumber("default_ms").value_or(0);
+    if (!std::isfinite(entry.timeMs) || !std::isfinite(entry.defaultMs) ||
+        entry.timeMs < 0 || entry.defaultMs < 0)
+      return fail(where + ": 'time_ms' and 'default_ms' must be finite "
+                          "non-negative numbers");
     cache.insert(entry);
   }
   return cache;
@@ -268,14 +301,23 @@ std::string TuningCache::serialize() const {
     else
       os << ", \"register_tile\": " << tile(entry.registerTile)
          << ", \"cache_tile\": " << tile(entry.cacheTile);
+    // (JSON has no inf or NaN.)
+    auto finite = [](double v) { return std::isfinite(v) ? v : 0.0; };
     os << llvm::format(", \"time_ms\": %.4f, \"default_ms\": %.4f}",
-                       entry.timeMs, entry.defaultMs);
+                       finite(entry.timeMs), finite(entry.defaultMs));
   }
   os << "\n]}\n";
   return text;
 }
 
-llvm::Error TuningCache::save(StringRef path) const {
+llvm::Error TuningCache::save(StringRef givenPath) const {
+  // A link is written through: its target is replaced, the link kept.
+  llvm::SmallString<256> resolved(givenPath);
+  if (llvm::sys::fs::is_symlink_file(givenPath))
+    if (std::error_code ec = llvm::sys::fs::real_path(givenPath, resolved))
+      return llvm::createStringError("cannot write tuning cache '" + givenPath +
+                                     "': " + ec.message());
+  StringRef path = resolved;
   llvm::SmallString<256> dir = llvm::sys::path::parent_path(path);
   if (dir.empty())
     dir = ".";
@@ -307,20 +349,23 @@ llvm::Error TuningCache::save(StringRef path) const {
   return llvm::Error::success();
 }
 
+/// The index key of an entry.
+static std::string indexKey(StringRef target, StringRef kernel) {
+  return (target + "\n" + kernel).str();
+}
+
 const TuningEntry *TuningCache::lookup(StringRef target,
                                        StringRef kernel) const {
-  for (const TuningEntry &entry : entries)
-    if (entry.target == target && entry.kernel == kernel)
-      return &entry;
-  return nullptr;
+  auto it = index.find(indexKey(target, kernel));
+  return it == index.end() ? nullptr : &entries[it->second];
 }
 
 void TuningCache::insert(const TuningEntry &entry) {
-  for (TuningEntry &existing : entries) {
-    if (existing.target == entry.target && existing.kernel == entry.kernel) {
-      existing = entry;
-      return;
-    }
+  auto [it, inserted] =
+      index.try_emplace(indexKey(entry.target, entry.kernel), entries.size());
+  if (!inserted) {
+    entries[it->second] = entry;
+    return;
   }
   entries.push_back(entry);
 }

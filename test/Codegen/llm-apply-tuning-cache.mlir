@@ -14,6 +14,8 @@
 // RUN: not llm-opt %t/input.mlir --llm-apply-tuning-cache="cache=%t/bad-tile.json target=znver4" 2>&1 | FileCheck %s --check-prefix=BADTILE
 // RUN: not llm-opt %t/input.mlir --llm-apply-tuning-cache="cache=%t/other-format.json target=znver4" 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not llm-opt %t/input.mlir --llm-apply-tuning-cache="cache=%t/bad-attention.json target=znver4" 2>&1 | FileCheck %s --check-prefix=BADATTN
+// RUN: not llm-opt %t/input.mlir --llm-apply-tuning-cache="cache=%t/inf-time.json target=znver4" 2>&1 | FileCheck %s --check-prefix=INF
+// RUN: not llm-opt %t/input.mlir --llm-apply-tuning-cache="cache=%t/cache.json target=znver4 num-threads=5000" 2>&1 | FileCheck %s --check-prefix=NUMTHREADS
 // RUN: not llm-opt %t/input.mlir --llm-apply-tuning-cache="cache=%t/missing.json target=znver4" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not llm-opt %t/input.mlir --llm-apply-tuning-cache="cache=%t/cache.json target=pentium-pro" 2>&1 | FileCheck %s --check-prefix=TARGET
 
@@ -21,6 +23,8 @@
 // BADTILE: error: llm-apply-tuning-cache: tuning cache '{{.*}}bad-tile.json': entry 0: 'register_tile' must hold integers >= 1
 // FORMAT: error: llm-apply-tuning-cache: tuning cache '{{.*}}other-format.json': not an llmc tuning cache (its "format" is not "llmc-tuning-cache")
 // BADATTN: error: llm-apply-tuning-cache: tuning cache '{{.*}}bad-attention.json': entry 0: 'attention_tile' must be an array of two integers >= 1
+// INF: error: llm-apply-tuning-cache: tuning cache '{{.*}}inf-time.json': entry 0: 'time_ms' and 'default_ms' must be finite non-negative numbers
+// NUMTHREADS: error: llm-apply-tuning-cache: num-threads must be in [0, 1024] (0: the machine's), got 5000
 // MISSING: error: llm-apply-tuning-cache: cannot read tuning cache '{{.*}}missing.json': No such file or directory
 // TARGET: error: llm-apply-tuning-cache: unknown target 'pentium-pro'
 
@@ -106,6 +110,10 @@ func.func @attention(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
 //--- bad-attention.json
 {"format": "llmc-tuning-cache", "version": 1, "entries": [
   {"target": "znver4/avx512-bf16", "kernel": "attention b=1", "attention_tile": [4]}]}
+
+//--- inf-time.json
+{"format": "llmc-tuning-cache", "version": 1, "entries": [
+  {"target": "znver4/avx512-bf16", "kernel": "matmul", "register_tile": [1, 16, 1], "cache_tile": [0, 0, 0], "time_ms": 1e999}]}
 
 //--- other-format.json
 {"entries": []}

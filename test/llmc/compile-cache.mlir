@@ -44,16 +44,19 @@
 // RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/cache llmc run %t/copy.mlir --verbose 2>&1 | FileCheck %s --check-prefix=MISS
 // RUN: %python %S/Inputs/cache_tool.py count %t/cache | FileCheck %s --check-prefix=SIX
 // SIX: 6 entries
-// Options that do not change the code (--verify-each, --repeat, --seed,
-// --threads) hit.
-// RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/cache llmc run %t/model.mlir --verify-each=false --repeat 2 --seed 3 --threads 1 --verbose 2>&1 | FileCheck %s --check-prefix=HIT
+// Options that do not change the code (--verify-each, --repeat, --seed)
+// hit; --threads, which plans the loops for its threads (num-threads), is a
+// new key.
+// RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/cache llmc run %t/model.mlir --verify-each=false --repeat 2 --seed 3 --verbose 2>&1 | FileCheck %s --check-prefix=HIT
+// RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/cache llmc run %t/model.mlir --threads 1 --verbose 2>&1 | FileCheck %s --check-prefix=MISS
 //
 // --no-cache (and LLMC_CACHE=off, lit's default) neither looks up nor stores.
 // RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/cache llmc run %t/model.mlir --no-cache --verbose 2>&1 | FileCheck %s --check-prefix=NOCACHE
 // NOCACHE: llmc: compile: cache off (--no-cache), {{[0-9.]+}} s
 // RUN: env LLMC_CACHE_DIR=%t/cache llmc run %t/model.mlir --opt-level=0 --verbose 2>&1 | FileCheck %s --check-prefix=ENVOFF
 // ENVOFF: llmc: compile: cache off (LLMC_CACHE=off), {{[0-9.]+}} s
-// RUN: %python %S/Inputs/cache_tool.py count %t/cache | FileCheck %s --check-prefix=SIX
+// RUN: %python %S/Inputs/cache_tool.py count %t/cache | FileCheck %s --check-prefix=SEVEN
+// SEVEN: 7 entries
 // A model on stdin has no key.
 // RUN: env LLMC_CACHE=on LLMC_CACHE_DIR=%t/cache llmc run - --verbose < %t/model.mlir 2>&1 | FileCheck %s --check-prefix=STDIN
 // STDIN: llmc: compile: cache off (model read from stdin)

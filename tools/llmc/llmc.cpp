@@ -285,9 +285,14 @@ static cl::opt<std::string>
               cl::cat(llmcCategory));
 static cl::opt<long long>
     numThreads("threads",
-               cl::desc("OpenMP threads, 1-1024 (sets OMP_NUM_THREADS; "
-                        "default: the OpenMP default)"),
-               cl::init(0), cl::sub(runCommand), cl::cat(llmcCategory));
+               cl::desc("Threads, 1-1024: the parallel loops are planned for "
+                        "them (the pipeline's num-threads, unless "
+                        "--pipeline-options names it; a tuning cache's "
+                        "entries are keyed by it) and `run` sets "
+                        "OMP_NUM_THREADS (default: the machine's / the "
+                        "OpenMP default)"),
+               cl::init(0), cl::sub(runCommand), cl::sub(compileCommand),
+               cl::cat(llmcCategory));
 /// The largest --threads (libomp aborts on absurd counts).
 static constexpr long long kMaxThreads = 1024;
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs (default 1)"),
@@ -702,11 +707,26 @@ static std::string applyCPUTargetOption(std::string &options) {
   return error.empty() ? "" : "--" + error;
 }
 
-/// For --tuning-cache FILE: the pipeline's `tuning-cache` in `options`; an
-/// error message, or "" on success (also without the flag).
+/// For --threads N and --tuning-cache FILE: the pipeline's `num-threads`
+/// and `tuning-cache` in `options`; an error message, or "" on success (also
+/// without the flags).
 static std::string applyTuningCacheOption(std::string &options) {
+  if (numThreads.getNumOccurrences() &&
+      (numThreads < 1 || numThreads > kMaxThreads))
+    return "--threads must be in [1, " + std::to_string(kMaxThreads) +
+           "], got " + std::to_string(numThreads.getValue());
+  // --threads N: the loops are planned for N threads.
+  if (numThreads.getNumOccurrences() &&
+      llvm::StringRef(options).find("num-threads") == llvm::StringRef::npos)
+    options += " num-threads=" + std::to_string(numThreads.getValue());
+  if (tuningCachePath.getNumOccurrences() && tuningCachePath.empty())
+    return "--tuning-cache must not be empty (give the file `llmc tune` "
+           "wrote)";
   if (tuningCachePath.empty())
     return "";
+  if (llvm::StringRef(options).contains("tuning-cache"))
+    return "--tuning-cache and a tuning-cache in --pipeline-options: give "
+           "one";
   if (targetName == "cuda" || targetName == "cuda-emulator")
     return "--tuning-cache applies to CPU targets, not --target " +
            targetName.getValue();
@@ -723,6 +743,21 @@ static std::string applyTuningCacheOption(std::string &options) {
     return "--tuning-cache: " + llvm::toString(cache.takeError());
   options += " tuning-cache=" + tuningCachePath;
   return "";
+}
+
+/// The tuning caches that the command reads (--tuning-cache, and a
+/// tuning-cache in --pipeline-options), as inputs no output may overwrite.
+static SmallVector<llm::NamedFile> getTuningCacheInputs() {
+  SmallVector<llm::NamedFile> files;
+  if (!tuningCachePath.empty())
+    files.push_back(
+        {tuningCachePath, "the tuning cache '" + tuningCachePath + "'"});
+  LoweringOptions lowering;
+  lowering.pipelineOptions = pipelineOptions;
+  std::string inOptions = getTuningCachePath(lowering);
+  if (!inOptions.empty())
+    files.push_back({inOptions, "the tuning cache '" + inOptions + "'"});
+  return files;
 }
 
 static int runMain() {
@@ -928,7 +963,7 @@ static int runMain() {
     if (llvm::sys::fs::exists(outputDir) &&
         !llvm::sys::fs::is_directory(outputDir))
       return fail("--output-dir '" + outputDir + "' is not a directory");
-    SmallVector<llm::NamedFile> inFiles, outFiles;
+    SmallVector<llm::NamedFile> inFiles = getTuningCacheInputs(), outFiles;
     for (const std::string &in : inputFiles)
       if (!in.empty())
         inFiles.push_back({in, "input file '" + in + "'"});
@@ -1115,7 +1150,7 @@ static llvm::Error checkCompileOutputs(bool withReport) {
   outFiles.push_back({outputPath, "output '" + outputPath + "'"});
   if (withReport && !reportFile.empty())
     outFiles.push_back({reportFile, "--report-file '" + reportFile + "'"});
-  return checkOutputs({}, outFiles);
+  return checkOutputs(getTuningCacheInputs(), outFiles);
 }
 
 /// --emit=exe|shared: the host object of the CUDA module `objectModule`

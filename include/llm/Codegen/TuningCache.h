@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -109,8 +110,10 @@ struct TuningEntry {
 class TuningCache {
 public:
   /// Reads a tuning cache file. Errors: the file cannot be read ("cannot
-  /// read tuning cache 'PATH': REASON"), is not JSON, or is not a tuning
-  /// cache (names the first bad field).
+  /// read tuning cache 'PATH': REASON"), is not JSON, is nested more than
+  /// 64 levels deep, or is not a tuning cache (names the first bad field;
+  /// times must be finite and non-negative). A later entry for the same
+  /// target and kernel replaces an earlier one.
   static llvm::Expected<TuningCache> load(StringRef path);
   /// Parses the text of a tuning cache; `path` names it in errors.
   static llvm::Expected<TuningCache> parse(StringRef text, StringRef path);
@@ -118,7 +121,9 @@ public:
   /// The cache as JSON text (the format of the file comment).
   std::string serialize() const;
   /// Writes the cache to `path` through a temporary file in the same
-  /// directory renamed over it, so that a reader never sees half a file.
+  /// directory renamed over it, so that a reader never sees half a file (a
+  /// symbolic link is written through: its target is replaced). Times that
+  /// are not finite are written as 0.
   llvm::Error save(StringRef path) const;
 
   /// The entry for `kernel` on `target`, or null.
@@ -133,6 +138,8 @@ public:
 
 private:
   SmallVector<TuningEntry> entries;
+  /// "target\nkernel" -> position in `entries`.
+  llvm::StringMap<size_t> index;
 };
 
 /// Candidate tiles of a tuning search for `problem` on `target`:
