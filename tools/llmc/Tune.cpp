@@ -243,6 +243,9 @@ int llmc::tuneMain() {
      << (succeeded(target) ? mlir::llm::getTuningTargetId(*target) : "?")
      << ", " << measured << " candidates measured in "
      << llvm::format("%.1f", seconds) << " s; cache: " << cachePath << "\n";
+  if (results->empty())
+    os << "  nothing to tune: the model has no matmul or attention with "
+          "static shapes (a dynamic sequence's kernels are not tuned)\n";
   for (const TunedKernel &k : *results) {
     os << "  " << k.kernel << " (x" << k.uses << "): ";
     // The tiles of the entry.
