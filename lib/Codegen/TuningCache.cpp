@@ -388,11 +388,6 @@ bool TuningCache::hasTarget(StringRef target) const {
 // Candidates
 //===----------------------------------------------------------------------===//
 
-static bool sameTiles(const MatmulTiles &a, const MatmulTiles &b) {
-  return a.regM == b.regM && a.regN == b.regN && a.regK == b.regK &&
-         a.cacheM == b.cacheM && a.cacheN == b.cacheN && a.cacheK == b.cacheK;
-}
-
 /// Adds the normalized `reg` x `cache` to `out` unless it is `best` or
 /// already there.
 static void addCandidate(SmallVectorImpl<MatmulTiles> &out,
@@ -400,8 +395,8 @@ static void addCandidate(SmallVectorImpl<MatmulTiles> &out,
                          const MatmulProblem &problem,
                          const MatmulTiles &best) {
   MatmulTiles t = normalizeMatmulTiles(reg, cache, problem);
-  if (sameTiles(t, best) ||
-      llvm::any_of(out, [&](const MatmulTiles &o) { return sameTiles(o, t); }))
+  if (t == best ||
+      llvm::any_of(out, [&](const MatmulTiles &o) { return o == t; }))
     return;
   out.push_back(t);
 }

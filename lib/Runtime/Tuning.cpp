@@ -202,21 +202,6 @@ static llvm::Expected<SmallVector<Kernel>> collect(ModuleOp model,
   return kernels;
 }
 
-llvm::Expected<SmallVector<std::pair<std::string, int64_t>>>
-mlir::llm::runtime::collectMatmulKernels(ModuleOp model,
-                                         const LoweringOptions &lowering) {
-  llvm::Expected<Plan> plan = getPlan(lowering);
-  if (!plan)
-    return plan.takeError();
-  llvm::Expected<SmallVector<Kernel>> kernels = collect(model, *plan);
-  if (!kernels)
-    return kernels.takeError();
-  SmallVector<std::pair<std::string, int64_t>> result;
-  for (const Kernel &k : *kernels)
-    result.push_back({k.text, k.uses});
-  return result;
-}
-
 //===----------------------------------------------------------------------===//
 // One kernel
 //===----------------------------------------------------------------------===//
@@ -405,11 +390,6 @@ static TuningEntry makeEntry(StringRef target, StringRef kernel,
   entry.registerTile = {tiles.regM, tiles.regN, tiles.regK};
   entry.cacheTile = {tiles.cacheM, tiles.cacheN, tiles.cacheK};
   return entry;
-}
-
-static bool sameTiles(const MatmulTiles &a, const MatmulTiles &b) {
-  return a.regM == b.regM && a.regN == b.regN && a.regK == b.regK &&
-         a.cacheM == b.cacheM && a.cacheN == b.cacheN && a.cacheK == b.cacheK;
 }
 
 /// A winner must beat the default by this factor: the best of many noisy
@@ -613,7 +593,7 @@ mlir::llm::runtime::tuneModel(ModuleOp model, TuningCache &cache,
         ++result.candidates;
         // Away from the defaults only by a margin; between winners, the
         // faster.
-        if (*ms < bestMs * (sameTiles(roundBest, defaults) ? kMinGain : 1.0)) {
+        if (*ms < bestMs * (roundBest == defaults ? kMinGain : 1.0)) {
           bestMs = *ms;
           roundBest = tiles;
           progress.bestMs = bestMs;
@@ -625,7 +605,7 @@ mlir::llm::runtime::tuneModel(ModuleOp model, TuningCache &cache,
     result.entry = makeEntry(targetId, kernel.text, best);
     result.entry.timeMs = bestMs;
     result.entry.defaultMs = *defaultMs;
-    bool isDefault = sameTiles(best, defaults);
+    bool isDefault = best == defaults;
     result.status =
         isDefault ? TunedKernel::Status::Default : TunedKernel::Status::Tuned;
     // Stored either way: a later run need not measure it again, and the

@@ -707,18 +707,23 @@ static std::string applyCPUTargetOption(std::string &options) {
   return error.empty() ? "" : "--" + error;
 }
 
-/// For --threads N and --tuning-cache FILE: the pipeline's `num-threads`
-/// and `tuning-cache` in `options`; an error message, or "" on success (also
-/// without the flags).
-static std::string applyTuningCacheOption(std::string &options) {
-  if (numThreads.getNumOccurrences() &&
-      (numThreads < 1 || numThreads > kMaxThreads))
+/// For --threads N: the loops are planned for N threads (the pipeline's
+/// `num-threads` in `options`, unless they name it). An error message for
+/// a count outside [1, kMaxThreads], or "" (also without the flag).
+static std::string applyThreadsOption(std::string &options) {
+  if (!numThreads.getNumOccurrences())
+    return "";
+  if (numThreads < 1 || numThreads > kMaxThreads)
     return "--threads must be in [1, " + std::to_string(kMaxThreads) +
            "], got " + std::to_string(numThreads.getValue());
-  // --threads N: the loops are planned for N threads.
-  if (numThreads.getNumOccurrences() &&
-      llvm::StringRef(options).find("num-threads") == llvm::StringRef::npos)
+  if (!llvm::StringRef(options).contains("num-threads"))
     options += " num-threads=" + std::to_string(numThreads.getValue());
+  return "";
+}
+
+/// For --tuning-cache FILE: the pipeline's `tuning-cache` in `options`; an
+/// error message, or "" on success (also without the flag).
+static std::string applyTuningCacheOption(std::string &options) {
   if (tuningCachePath.getNumOccurrences() && tuningCachePath.empty())
     return "--tuning-cache must not be empty (give the file `llmc tune` "
            "wrote)";
@@ -770,10 +775,6 @@ static int runMain() {
                 "'.')");
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
-  if (numThreads.getNumOccurrences() &&
-      (numThreads < 1 || numThreads > kMaxThreads))
-    return fail("--threads must be in [1, " + llvm::Twine(kMaxThreads) +
-                "], got " + llvm::Twine(numThreads.getValue()));
   if (evictCacheMiB < 0 || evictCacheMiB > kMaxEvictCacheMiB)
     return fail("--evict-cache must be in [0, " +
                 llvm::Twine(kMaxEvictCacheMiB) + "] MiB, got " +
@@ -818,6 +819,9 @@ static int runMain() {
     if (!error.empty())
       return fail(error);
   }
+  if (std::string error = applyThreadsOption(cpuPipelineOptions);
+      !error.empty())
+    return fail(error);
   if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
       !error.empty())
     return fail(error);
@@ -1246,6 +1250,9 @@ static int compileMain() {
       return fail(error);
     objectCPU = targetName;
   }
+  if (std::string error = applyThreadsOption(cpuPipelineOptions);
+      !error.empty())
+    return fail(error);
   if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
       !error.empty())
     return fail(error);

@@ -46,6 +46,11 @@ struct MatmulProblem {
 struct MatmulTiles {
   int64_t regM, regN, regK;
   int64_t cacheM, cacheN, cacheK;
+
+  bool operator==(const MatmulTiles &o) const {
+    return regM == o.regM && regN == o.regN && regK == o.regK &&
+           cacheM == o.cacheM && cacheN == o.cacheN && cacheK == o.cacheK;
+  }
 };
 
 /// The tiles `target` gives `problem` by default (its heuristics): the

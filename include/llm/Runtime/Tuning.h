@@ -89,19 +89,12 @@ struct TunedKernel {
   size_t candidates = 0;
 };
 
-/// The kernel keys (MatmulTuningKey::str) of the matmuls that
-/// `llm-tile-and-vectorize` will tile in `model` when it is compiled with
-/// `lowering`, in order of first appearance, with their counts. `model` is
-/// not modified. Errors: the options do not parse, name another target than
-/// "cpu" or an unknown CPU target, or the model does not lower.
-llvm::Expected<SmallVector<std::pair<std::string, int64_t>>>
-collectMatmulKernels(ModuleOp model, const LoweringOptions &lowering);
-
 /// Tunes every distinct matmul kernel of `model` (not modified) and adds
 /// the winners to `cache`, which is written to `cachePath` after each kernel
 /// (so an interrupted run keeps what it measured). Entries of other kinds of
-/// CPU in `cache` are kept. Errors: as `collectMatmulKernels`, a tuning
-/// cache named in the pipeline options, a failing compile of a measured
+/// CPU in `cache` are kept. Errors: the options do not parse, name another
+/// target than "cpu" or an unknown CPU target, the model does not lower, a
+/// tuning cache named in the pipeline options, a failing compile of a measured
 /// kernel, or a cache that cannot be written.
 llvm::Expected<SmallVector<TunedKernel>> tuneModel(ModuleOp model,
                                                    TuningCache &cache,
