@@ -12,6 +12,8 @@ PKGS=(
   # tokenizers (lib/Runtime/Tokenizer.cpp): ICU's character classes, and
   # sentencepiece .model files (optional at build time)
   libicu-dev libsentencepiece-dev
+  # calibration data in .npz files (lib/Runtime/Calibration.cpp)
+  libzip-dev
   # sanitizer and libFuzzer runtimes (scripts/test-sanitizers.sh, fuzz.sh)
   libclang-rt-22-dev
   # tests and python

@@ -15,10 +15,13 @@
 #ifndef LLMC_TOOLS_LLMC_GENERATE_H
 #define LLMC_TOOLS_LLMC_GENERATE_H
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -46,6 +49,17 @@ parseTokenIds(llvm::StringRef text, llvm::StringRef option,
 
 /// The category of llmc's own options (llmc.cpp).
 extern llvm::cl::OptionCategory llmcCategory;
+
+/// Loads the model at `path`: an ONNX model (.onnx) imported with the
+/// `--dim NAME=VALUE` specs `dimSpecs`, else an MLIR file parsed with
+/// diagnostics through `sourceMgr`. Prints the error and returns null on
+/// failure.
+mlir::OwningOpRef<mlir::ModuleOp>
+loadModelFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
+              mlir::MLIRContext &ctx, llvm::SourceMgr &sourceMgr);
+
+extern llvm::cl::SubCommand calibrateCommand;
+int calibrateMain();
 
 /// The subcommand and the category of its options (defined in
 /// Generate.cpp).

@@ -93,40 +93,6 @@ static cl::opt<bool> quiet("quiet", cl::desc("No progress on stderr"),
                            cl::init(false), cl::sub(llmc::tuneCommand),
                            cl::cat(llmc::llmcCategory));
 
-/// Loads MODEL (ONNX: imported with --dim).
-static OwningOpRef<ModuleOp> loadTuneModel(MLIRContext &ctx,
-                                           llvm::SourceMgr &sourceMgr) {
-  if (StringRef(modelPath).ends_with_insensitive(".onnx")) {
-#if LLMC_HAVE_ONNX
-    llm::ImportOptions options;
-    for (const std::string &spec : dimSpecs) {
-      std::string error;
-      if (!llm::parseDimSpec(spec, options, error)) {
-        llmc::fail("--dim '" + spec + "': " + error);
-        return nullptr;
-      }
-    }
-    return llm::importONNXModel(modelPath, &ctx, options);
-#else
-    llmc::fail("cannot load '" + modelPath +
-               "': this llmc was built without the ONNX importer");
-    return nullptr;
-#endif
-  }
-  if (!dimSpecs.empty()) {
-    llmc::fail("--dim applies only to ONNX models (.onnx)");
-    return nullptr;
-  }
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(modelPath, &error);
-  if (!file) {
-    llmc::fail("cannot open model '" + modelPath + "': " + error);
-    return nullptr;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
-}
-
 /// A tiles triple as "[8, 32, 1]".
 static std::string formatTile(const std::array<int64_t, 3> &t) {
   return llvm::formatv("[{0}, {1}, {2}]", t[0], t[1], t[2]).str();
@@ -186,7 +152,8 @@ int llmc::tuneMain() {
   ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  OwningOpRef<ModuleOp> module = loadTuneModel(ctx, sourceMgr);
+  OwningOpRef<ModuleOp> module =
+      loadModelFile(modelPath, dimSpecs, ctx, sourceMgr);
   if (!module)
     return 1;
 

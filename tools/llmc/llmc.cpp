@@ -1549,7 +1549,8 @@ int main(int argc, char **argv) {
     return 1;
   if (llmc::printTargetRequested()) {
     if (runCommand || compileCommand || importCommand ||
-        llmc::generateCommand || llmc::tokenizeCommand || llmc::tuneCommand)
+        llmc::generateCommand || llmc::tokenizeCommand || llmc::tuneCommand ||
+        llmc::calibrateCommand)
       return fail("--print-target is a command of its own: give it without "
                   "run, compile, import, generate, tokenize or tune (their "
                   "--target takes the same names)");
@@ -1567,6 +1568,8 @@ int main(int argc, char **argv) {
     return finishStdout(llmc::tokenizeMain());
   if (llmc::tuneCommand)
     return finishStdout(llmc::tuneMain());
+  if (llmc::calibrateCommand)
+    return finishStdout(llmc::calibrateMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
               "MODEL ...', 'llmc import MODEL.onnx ...', 'llmc generate "
               "MODEL ...', 'llmc tokenize ...' or 'llmc tune MODEL ...' (see "

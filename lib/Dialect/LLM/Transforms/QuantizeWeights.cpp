@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "WeightQuantization.h"
+
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Support/Report.h"
@@ -23,10 +25,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
-#include <cstring>
 
 namespace mlir::llm {
 #define GEN_PASS_DEF_LLMQUANTIZEWEIGHTSPASS
@@ -37,28 +37,6 @@ using namespace mlir;
 using namespace mlir::llm;
 
 namespace {
-
-/// The f32 values of a constant (inline dense or little-endian resource).
-std::optional<std::vector<float>> readF32(ElementsAttr attr) {
-  std::vector<float> out;
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (!dense.getElementType().isF32())
-      return std::nullopt;
-    for (float v : dense.getValues<float>())
-      out.push_back(v);
-    return out;
-  }
-  auto res = dyn_cast<DenseResourceElementsAttr>(attr);
-  if (!res || !res.getElementType().isF32() || !res.getRawHandle().getBlob())
-    return std::nullopt;
-  ArrayRef<char> data = res.getRawHandle().getBlob()->getData();
-  int64_t n = res.getNumElements();
-  if (static_cast<int64_t>(data.size()) != n * 4)
-    return std::nullopt;
-  out.resize(n);
-  std::memcpy(out.data(), data.data(), n * 4);
-  return out;
-}
 
 struct LLMQuantizeWeightsPass final
     : mlir::llm::impl::LLMQuantizeWeightsPassBase<LLMQuantizeWeightsPass> {
@@ -74,8 +52,8 @@ struct LLMQuantizeWeightsPass final
           "llm-quantize-weights: group-size must be >= 0");
       return signalPassFailure();
     }
-    double maxErr = 0, sumSq = 0;
-    int64_t count = 0, quantized = 0;
+    llm::detail::WeightQuantError error;
+    int64_t quantized = 0;
     SmallVector<MatmulOp> matmuls;
     getOperation()->walk([&](MatmulOp op) { matmuls.push_back(op); });
     for (MatmulOp op : matmuls) {
@@ -84,7 +62,8 @@ struct LLMQuantizeWeightsPass final
       if (!cst || type.getRank() != 2 || !type.getElementType().isF32() ||
           op.getTransposeA())
         continue;
-      std::optional<std::vector<float>> w = readF32(cst.getValue());
+      std::optional<std::vector<float>> w =
+          llm::detail::readF32Values(cst.getValue());
       if (!w)
         continue;
       bool tb = op.getTransposeB();
@@ -109,93 +88,19 @@ struct LLMQuantizeWeightsPass final
             << "; weight left in f32";
         continue;
       }
-      int64_t groups = K / g;
-      int64_t qmin = bits == 8 ? -128 : -8, qmax = bits == 8 ? 127 : 7;
-      // Parameters per (group, channel), in the weight's layout.
-      SmallVector<int64_t> pshape = tb ? SmallVector<int64_t>{N, groups}
-                                       : SmallVector<int64_t>{groups, N};
-      std::vector<double> scales(groups * N);
-      std::vector<int64_t> zps(groups * N, 0);
-      std::vector<int64_t> q(w->size());
-      auto at = [&](int64_t k, int64_t n) { return tb ? n * K + k : k * N + n; };
-      auto pat = [&](int64_t gi, int64_t n) {
-        return tb ? n * groups + gi : gi * N + n;
-      };
-      for (int64_t n = 0; n < N; ++n)
-        for (int64_t gi = 0; gi < groups; ++gi) {
-          float lo = 0, hi = 0;
-          for (int64_t k = gi * g; k < (gi + 1) * g; ++k) {
-            lo = std::min(lo, (*w)[at(k, n)]);
-            hi = std::max(hi, (*w)[at(k, n)]);
-          }
-          double s;
-          int64_t z = 0;
-          if (symmetric) {
-            s = std::max(std::fabs(lo), std::fabs(hi)) / double(qmax);
-          } else {
-            s = (double(hi) - double(lo)) / double(qmax - qmin);
-            if (s > 0)
-              z = std::clamp<int64_t>(
-                  int64_t(std::nearbyint(double(qmin) - lo / s)), qmin, qmax);
-          }
-          // Keep the f32 scale exact in the type (it is read back as f32).
-          s = double(float(s));
-          if (!(s > 0) || !std::isfinite(s))
-            s = 1.0; // An all-zero group: any scale is exact.
-          scales[pat(gi, n)] = s;
-          zps[pat(gi, n)] = z;
-          for (int64_t k = gi * g; k < (gi + 1) * g; ++k) {
-            float x = (*w)[at(k, n)];
-            // ONNX QuantizeLinear: round half to even of the f32 quotient.
-            double r = std::nearbyint(double(float(x / float(s)))) + double(z);
-            int64_t v = std::clamp<int64_t>(int64_t(r), qmin, qmax);
-            q[at(k, n)] = v;
-            float back = float(v - z) * float(s);
-            double e = std::fabs(double(back) - double(x));
-            maxErr = std::max(maxErr, e);
-            sumSq += e * e;
-            ++count;
-          }
-        }
-      // The quantized constant, its type and the dequantize.
+      llm::detail::WeightQuantization q;
+      q.bits = bits;
+      q.groupSize = groupSize;
+      q.symmetric = symmetric;
       OpBuilder b(op);
-      Location loc = cst.getLoc();
-      Type storage = b.getIntegerType(bits);
-      auto storageType = RankedTensorType::get(type.getShape(), storage);
-      SmallVector<APInt> values;
-      for (int64_t v : q)
-        values.push_back(APInt(bits, v, /*isSigned=*/true));
-      Value qc = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(storageType, values));
-      Type qt;
-      int32_t kDim = tb ? 1 : 0, nDim = 1 - kDim;
-      if (groups == 1) {
-        qt = quant::UniformQuantizedPerAxisType::get(
-            quant::QuantizationFlags::Signed, storage, b.getF32Type(), scales,
-            zps, nDim, qmin, qmax);
-      } else {
-        auto st = RankedTensorType::get(pshape, b.getF32Type());
-        auto zt = RankedTensorType::get(pshape, storage);
-        SmallVector<float> fs(scales.begin(), scales.end());
-        SmallVector<APInt> zs;
-        for (int64_t z : zps)
-          zs.push_back(APInt(bits, z, true));
-        qt = quant::UniformQuantizedSubChannelType::get(
-            quant::QuantizationFlags::Signed, storage, b.getF32Type(),
-            DenseElementsAttr::get(st, ArrayRef<float>(fs)),
-            DenseElementsAttr::get(zt, zs),
-            SmallVector<int32_t>{0, 1},
-            tb ? SmallVector<int64_t>{1, g} : SmallVector<int64_t>{g, 1},
-            qmin, qmax);
-      }
-      Value qv = quant::StorageCastOp::create(
-          b, loc, RankedTensorType::get(type.getShape(), qt), qc);
-      Value dq = DequantizeOp::create(b, loc, type, qv, nullptr);
-      op.getRhsMutable().assign(dq);
+      op.getRhsMutable().assign(llm::detail::buildQuantizedWeight(
+          b, cst.getLoc(), *w, type, tb, q, error));
       op.setTransposeB(true);
       ++quantized;
     }
-    double rms = count ? std::sqrt(sumSq / double(count)) : 0.0;
+    int64_t count = error.count;
+    double maxErr = error.maxAbs;
+    double rms = count ? std::sqrt(error.sumSquares / double(count)) : 0.0;
     numWeights += quantized;
     numElements += count;
     if (auto module = dyn_cast<ModuleOp>(getOperation())) {

@@ -371,6 +371,116 @@ def LLMQuantizeWeightsPass : Pass<"llm-quantize-weights"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Calibration (static activation quantization)
+//===----------------------------------------------------------------------===//
+
+def LLMInstrumentActivationsPass
+    : Pass<"llm-instrument-activations", "::mlir::ModuleOp"> {
+  let summary = "return the activations to calibrate as extra results";
+  let description = [{
+    The first step of static (post-training) activation quantization
+    (docs/Calibration.md). The calibration points of the entry function
+    (`getCalibrationPoints` in llm/Dialect/LLM/Transforms/Calibration.h: the
+    f32 activations read by `llm.matmul`, `llm.attention`, `llm.layer_norm`
+    and `llm.rms_norm`, each once, keys `t0`, `t1`, ... in walk order) are
+    appended to every `func.return` of the entry, in that order, after the
+    original results. The function gets `llm.calibration_points`, an array
+    of `{key, name, op, type}` dictionaries (name: the first reader's
+    location name, e.g. the ONNX node, and the operand), and each new result
+    the `llm.name` `calibration:<key>`. Running the instrumented model on
+    sample inputs gives the values whose statistics
+    `llm-quantize-activations` reads (`llmc calibrate` does this).
+
+    Run it on the module that will be quantized, after the graph
+    preparation that `llmc calibrate` also runs (`inline`, `llm-recompose`,
+    `llm-fold-constants`): the keys are positions in that module.
+
+    Errors: no function `entry`; an entry with more than one block; an entry
+    already instrumented.
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "the function to instrument">,
+  ];
+}
+
+def LLMQuantizeActivationsPass
+    : Pass<"llm-quantize-activations", "::mlir::ModuleOp"> {
+  let summary = "quantize matmul activations and weights to 8 bits from "
+                "recorded ranges (W8A8)";
+  let description = [{
+    Static quantization from a calibration table (`ranges`, written by
+    `llmc calibrate --ranges-out` or by a run of the model instrumented by
+    `llm-instrument-activations`; format in docs/Calibration.md). For every
+    calibration point of the entry that an `llm.matmul` reads as `lhs`
+    (without `transpose_a`) with a rank-2 constant f32 weight as `rhs`:
+
+    * the activation `x` gets `llm.dequantize(llm.quantize(x))`, once for all
+      its matmuls, with parameters chosen by `method`:
+      - `minmax`: the recorded `[min(min, 0), max(max, 0)]`, asymmetric
+        `!quant.uniform<u8:f32, s:z>`, `s = (hi - lo) / 255`,
+        `z = round(-lo / s)` (ONNX Runtime's MinMax calibration);
+      - `percentile`: symmetric, `T` = the `percentile` % point of the |x|
+        histogram, `!quant.uniform<i8:f32, T/127>`;
+      - `entropy`: symmetric, `T` minimizing the KL divergence between the
+        |x| histogram clipped at `T` and its 128-level quantization
+        (TensorRT's entropy calibration, S. Migacz, "8-bit Inference with
+        TensorRT", GTC 2017; the algorithm of NVIDIA's pytorch-quantization
+        `_compute_amax_entropy`);
+      - with `percentile` and `entropy`, an activation that was never
+        negative (a relu's output) takes `[0, T]` onto u8 instead:
+        `!quant.uniform<u8:f32, T/255>`;
+    * the weight is quantized to i8, symmetric (`s = max|w| / 127`, zero
+      point 0), per tensor or, with `per-channel-weights`, per output
+      column, stored `[K, N]` (a `transpose_b` weight is transposed at
+      compile time);
+    * with `fp8`, both become f8E4M3FN with a per-tensor `scale` (`T / 448`,
+      max|w| / 448); CPUs run these as f32 with the FP8 rounding.
+
+    `llm-fold-quant` then turns each `matmul(dequantize(a),
+    dequantize(w))` into `llm.matmul_integer` with a dequantize epilogue
+    (FP8: the weight-only `llm.dequant_matmul`). Activations read by
+    attention, norms or activation x activation matmuls are recorded but
+    not quantized (llmc has no integer kernel for them). A matmul whose
+    location name, or whose activation's key (`t3`) or name, matches a
+    glob of `exclude` stays f32 (mixed precision).
+
+    Errors: no `ranges`, or a table that does not load; an unknown `method`;
+    `percentile` outside (0, 100]; a table whose entry for a key has another
+    type or op than this module's calibration point (a table recorded for
+    another model, or another preparation of it); a point without an entry;
+    an invalid glob.
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect",
+                           "::mlir::quant::QuantDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"ranges", "ranges", "std::string", /*default=*/"",
+           "the calibration table (JSON)">,
+    Option<"method", "method", "std::string", /*default=*/"\"entropy\"",
+           "minmax, percentile or entropy">,
+    Option<"percentile", "percentile", "double", /*default=*/"99.99",
+           "percentile of |x| for method=percentile, in (0, 100]">,
+    Option<"perChannelWeights", "per-channel-weights", "bool",
+           /*default=*/"false", "one weight scale per output column">,
+    Option<"fp8", "fp8", "bool", /*default=*/"false",
+           "f8E4M3FN instead of 8-bit integers">,
+    ListOption<"exclude", "exclude", "std::string",
+               "globs of matmul location names or activation keys/names "
+               "kept in f32">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "the function to quantize">,
+  ];
+  let statistics = [
+    Statistic<"numActivations", "quantized-activations",
+              "Number of activations quantized">,
+    Statistic<"numMatmuls", "quantized-matmuls",
+              "Number of matmuls given quantized operands">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
 

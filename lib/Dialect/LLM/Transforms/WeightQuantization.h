@@ -1,0 +1,67 @@
+//===- WeightQuantization.h - Quantized constant weights --------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The quantization of a constant f32 matmul weight into
+// `llm.dequantize(quant.scast(arith.constant <int>))`, shared by
+// llm-quantize-weights (weight-only) and llm-quantize-activations (W8A8).
+// Private to the llm transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_DIALECT_LLM_TRANSFORMS_WEIGHTQUANTIZATION_H
+#define LIB_DIALECT_LLM_TRANSFORMS_WEIGHTQUANTIZATION_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir::llm::detail {
+
+/// The f32 values of a constant (inline dense, or a little-endian
+/// dense_resource blob), row-major; std::nullopt for other element types or
+/// a blob of the wrong size.
+std::optional<std::vector<float>> readF32Values(ElementsAttr attr);
+
+/// How a rank-2 weight is quantized.
+struct WeightQuantization {
+  /// 8 or 4.
+  int bits = 8;
+  /// Elements per group along K (0: all of K, one group per channel).
+  int64_t groupSize = 0;
+  /// One scale and zero point for the whole weight (groupSize unused).
+  bool perTensor = false;
+  /// Zero point 0 and `s = max|w| / qmax`; else `s = (max - min) / (qmax -
+  /// qmin)`, `z = round(qmin - min / s)`.
+  bool symmetric = true;
+};
+
+/// The error the quantization introduced, `|dequantize(quantize(w)) - w|`.
+struct WeightQuantError {
+  double maxAbs = 0, sumSquares = 0;
+  int64_t count = 0;
+};
+
+/// Builds `llm.dequantize(quant.scast(arith.constant q))` of type `type`
+/// (f32, rank 2) for the weight values `w` (row-major in `type`'s shape),
+/// which is stored [N, K] when `transposed` (the matmul's `transpose_b`),
+/// else [K, N]. Parameters per tensor, per channel (per-axis along N) or per
+/// group of `groupSize` along K (sub-channel), with ONNX QuantizeLinear
+/// rounding (half to even) and saturation; scales are f32-exact; an all-zero
+/// group gets scale 1. K must be a multiple of the group size (the caller
+/// checks). Accumulates the error into `error`.
+Value buildQuantizedWeight(OpBuilder &b, Location loc, ArrayRef<float> w,
+                           RankedTensorType type, bool transposed,
+                           const WeightQuantization &q,
+                           WeightQuantError &error);
+
+} // namespace mlir::llm::detail
+
+#endif // LIB_DIALECT_LLM_TRANSFORMS_WEIGHTQUANTIZATION_H

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# ===- make_ranges.py - crafted calibration tables for lit tests ---------=== #
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===---------------------------------------------------------------------=== #
+"""Writes calibration tables (docs/Calibration.md) for
+llm-quantize-activations.mlir: `make_ranges.py KIND OUT.json`.
+
+  good       t0: tensor<4x8xf32> read by llm.matmul, min -1.5, max 2.5, |x|
+             histogram over [0, 2.5]: 1000 elements in bin 0..799 evenly, 10
+             in bin 2047 (an outlier); t1: tensor<4x16xf32> read by
+             llm.matmul, min 0, max 6.35, all in bin 1000.
+  othertype  as good, but t0 recorded as tensor<2x8xf32>.
+  missing    only t0.
+  badhist    t0's histogram has 3 bins.
+"""
+
+import json
+import sys
+
+BINS = 2048
+
+
+def tensor(key, typ, lo, hi, hist):
+    return {"key": key, "name": key + "-name", "op": "llm.matmul",
+            "type": typ, "min": lo, "max": hi,
+            "count": int(sum(hist)), "non_finite": 0,
+            "hist_max": max(-lo, hi), "histogram": hist,
+            "channel_absmax": []}
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    h0 = [0] * BINS
+    for b in range(800):
+        h0[b] = 1000 // 800 + (1 if b < 1000 % 800 else 0)
+    h0[BINS - 1] = 10
+    h1 = [0] * BINS
+    h1[1000] = 64
+    t0 = tensor("t0", "tensor<4x8xf32>", -1.5, 2.5, h0)
+    t1 = tensor("t1", "tensor<4x16xf32>", 0.0, 6.35, h1)
+    if kind == "othertype":
+        t0["type"] = "tensor<2x8xf32>"
+    if kind == "badhist":
+        t0["histogram"] = [1, 2, 3]
+    tensors = [t0] if kind == "missing" else [t0, t1]
+    with open(out, "w") as f:
+        json.dump({"llmc_calibration": 1, "entry": "main", "samples": 1,
+                   "tensors": tensors}, f)
+
+
+if __name__ == "__main__":
+    main()

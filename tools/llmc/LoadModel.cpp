@@ -1,0 +1,54 @@
+//===- LoadModel.cpp - Model files for llmc's subcommands -----------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "Generate.h"
+
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#if LLMC_HAVE_ONNX
+#include "llm/Target/ONNX/ImportONNX.h"
+#endif
+
+using namespace mlir;
+
+OwningOpRef<ModuleOp> llmc::loadModelFile(llvm::StringRef path,
+                                          llvm::ArrayRef<std::string> dimSpecs,
+                                          MLIRContext &ctx,
+                                          llvm::SourceMgr &sourceMgr) {
+  if (path.ends_with_insensitive(".onnx")) {
+#if LLMC_HAVE_ONNX
+    llm::ImportOptions options;
+    for (const std::string &spec : dimSpecs) {
+      std::string error;
+      if (!llm::parseDimSpec(spec, options, error)) {
+        fail("--dim '" + spec + "': " + error);
+        return nullptr;
+      }
+    }
+    return llm::importONNXModel(path, &ctx, options);
+#else
+    fail("cannot load '" + path +
+         "': this llmc was built without the ONNX importer");
+    return nullptr;
+#endif
+  }
+  if (!dimSpecs.empty()) {
+    fail("--dim applies only to ONNX models (.onnx)");
+    return nullptr;
+  }
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
+  if (!file) {
+    fail("cannot open model '" + path + "': " + error);
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+}
