@@ -1542,6 +1542,8 @@ int main(int argc, char **argv) {
           "  llmc tokenize --tokenizer FILE (--text TEXT | --ids 1,2,3) "
           "[--stream] [--info]\n"
           "  llmc tune MODEL --tuning-cache FILE [--threads N] [--retune]\n"
+          "  llmc calibrate MODEL --data DIR_OR_NPZ -o MODEL_Q.mlir "
+          "[--method minmax|percentile=P|entropy] [--fp8]\n"
           "  llmc --print-target[=NAME]\n"
           "MODEL is an llm-dialect .mlir file or an ONNX .onnx model.\n\n"
           "Errors print one diagnostic and exit with code 1.\n",
@@ -1552,7 +1554,8 @@ int main(int argc, char **argv) {
         llmc::generateCommand || llmc::tokenizeCommand || llmc::tuneCommand ||
         llmc::calibrateCommand)
       return fail("--print-target is a command of its own: give it without "
-                  "run, compile, import, generate, tokenize or tune (their "
+                  "run, compile, import, generate, tokenize, tune or calibrate "
+                  "(their "
                   "--target takes the same names)");
     return finishStdout(llmc::printTargetMain());
   }
@@ -1572,6 +1575,7 @@ int main(int argc, char **argv) {
     return finishStdout(llmc::calibrateMain());
   return fail("expected a command: 'llmc run MODEL ...', 'llmc compile "
               "MODEL ...', 'llmc import MODEL.onnx ...', 'llmc generate "
-              "MODEL ...', 'llmc tokenize ...' or 'llmc tune MODEL ...' (see "
+              "MODEL ...', 'llmc tokenize ...', 'llmc tune MODEL ...' or 'llmc "
+              "calibrate MODEL ...' (see "
               "llmc --help)");
 }
