@@ -8,10 +8,16 @@
 
 #include "llm/Runtime/Calibration.h"
 
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -545,4 +551,167 @@ llvm::Expected<QuantizationEvaluation> mlir::llm::runtime::evaluateQuantization(
     eval.activations.push_back(std::move(e));
   }
   return eval;
+}
+
+//===----------------------------------------------------------------------===//
+// The whole calibration
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::llm::runtime::prepareForCalibration(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(createLLMVerifyCallGraphPass());
+  pm.addPass(createInlinerPass());
+  pm.addPass(createLLMRecomposePass());
+  pm.addPass(createLLMFoldConstantsPass());
+  pm.addPass(createCanonicalizerPass());
+  return pm.run(module);
+}
+
+FailureOr<CalibrateResult>
+mlir::llm::runtime::calibrateModel(ModuleOp module,
+                                   ArrayRef<CalibrationSample> samples,
+                                   const CalibrateOptions &options) {
+  auto fail = [&](llvm::Error e) -> FailureOr<CalibrateResult> {
+    module.emitError(llvm::toString(std::move(e)));
+    return failure();
+  };
+  auto progress = [&](llvm::StringRef stage) {
+    return [&options, stage](size_t done, size_t total) {
+      if (options.onProgress)
+        options.onProgress(stage, done, total);
+    };
+  };
+  CalibrateResult result;
+  size_t n = samples.size();
+  if (n == 0)
+    return fail(llvm::createStringError("no calibration samples"));
+  size_t held = options.holdout >= 0
+                    ? size_t(options.holdout)
+                    : (n == 1 ? 0 : std::max<size_t>(1, n / 4));
+  if (held >= n)
+    return fail(llvm::createStringError("holdout " + llvm::Twine(held) +
+                                        " leaves no calibration sample (" +
+                                        llvm::Twine(n) + " samples)"));
+  ArrayRef<CalibrationSample> calib = samples.take_front(n - held);
+  ArrayRef<CalibrationSample> eval = held ? samples.take_back(held) : calib;
+  result.calibrationSamples = calib.size();
+  result.heldoutSamples = held;
+
+  // The f32 model: the module, or its smoothed form.
+  OwningOpRef<ModuleOp> f32 = module.clone();
+  if (options.smoothAlpha > 0) {
+    progress("compiling the instrumented f32 model")(0, 1);
+    FailureOr<std::unique_ptr<InstrumentedModel>> original =
+        InstrumentedModel::create(*f32, options.compile);
+    if (failed(original))
+      return failure();
+    llvm::Expected<CalibrationTable> ranges = (*original)->collect(
+        calib, progress("recording channel maxima for smoothing"));
+    if (!ranges)
+      return fail(ranges.takeError());
+    FailureOr<int64_t> smoothed = smoothActivations(
+        *f32, *ranges, options.smoothAlpha, options.quantize.entry);
+    if (failed(smoothed))
+      return failure();
+    result.smoothed = *smoothed;
+  }
+  progress("compiling the instrumented f32 model")(0, 1);
+  FailureOr<std::unique_ptr<InstrumentedModel>> reference =
+      InstrumentedModel::create(*f32, options.compile);
+  if (failed(reference))
+    return failure();
+  if (options.ranges) {
+    result.table = *options.ranges;
+  } else {
+    llvm::Expected<CalibrationTable> table =
+        (*reference)->collect(calib, progress("recording activations"));
+    if (!table)
+      return fail(table.takeError());
+    result.table = std::move(*table);
+  }
+
+  progress("quantizing")(0, 1);
+  result.quantized = f32->clone();
+  FailureOr<QuantizeActivationsResult> quantization =
+      quantizeActivations(*result.quantized, result.table, options.quantize);
+  if (failed(quantization))
+    return failure();
+  result.quantization = std::move(*quantization);
+
+  progress("compiling the quantized model")(0, 1);
+  OwningOpRef<ModuleOp> toCompile = result.quantized->clone();
+  FailureOr<std::unique_ptr<CompiledModel>> quantized =
+      CompiledModel::create(*toCompile, options.compile);
+  if (failed(quantized))
+    return failure();
+  llvm::Expected<QuantizationEvaluation> evaluation = evaluateQuantization(
+      **reference, **quantized, result.quantization.activations, eval,
+      progress("evaluating"));
+  if (!evaluation)
+    return fail(evaluation.takeError());
+  result.evaluation = std::move(*evaluation);
+
+  // Activations whose error is far above the rest.
+  std::vector<double> errors;
+  for (const ActivationError &e : result.evaluation.activations)
+    errors.push_back(e.relativeRms);
+  llvm::sort(errors);
+  result.medianError = errors.empty() ? 0 : errors[errors.size() / 2];
+  for (auto [i, e] : llvm::enumerate(result.evaluation.activations))
+    if (e.relativeRms > 3 * result.medianError && e.relativeRms > 0.01)
+      result.outliers.push_back(i);
+  return result;
+}
+
+std::string mlir::llm::runtime::formatCalibrationReportJSON(
+    const CalibrateResult &result, const CalibrateOptions &options) {
+  const QuantizeActivationsOptions &q = options.quantize;
+  llvm::json::Array acts;
+  for (auto [i, a, e] : llvm::enumerate(result.quantization.activations,
+                                        result.evaluation.activations)) {
+    llvm::json::Array mms;
+    for (const std::string &m : a.matmuls)
+      mms.push_back(m);
+    acts.push_back(llvm::json::Object{
+        {"key", a.key},
+        {"name", a.name},
+        {"matmuls", std::move(mms)},
+        {"scale", a.params.scale},
+        {"zero_point", a.params.zeroPoint},
+        {"storage",
+         a.params.fp8 ? "f8E4M3FN" : (a.params.isUnsigned ? "u8" : "i8")},
+        {"lo", a.params.lo},
+        {"hi", a.params.hi},
+        {"clipped_fraction", a.params.clippedFraction},
+        {"heldout_clipped_fraction", e.clippedFraction},
+        {"heldout_relative_rms_error", e.relativeRms},
+        {"far_above_the_rest", llvm::is_contained(result.outliers, i)}});
+  }
+  llvm::json::Array outs;
+  for (const OutputError &o : result.evaluation.outputs)
+    outs.push_back(llvm::json::Object{{"name", o.name},
+                                      {"max_abs_error", o.maxAbs},
+                                      {"rms_error", o.rms},
+                                      {"cosine_similarity", o.cosine}});
+  llvm::json::Array excluded;
+  for (const std::string &x : result.quantization.excluded)
+    excluded.push_back(x);
+  llvm::json::Object root{
+      {"method", stringifyCalibrationMethod(q.method)},
+      {"percentile", q.percentile},
+      {"fp8", q.fp8},
+      {"per_channel_weights", q.perChannelWeights},
+      {"smooth_alpha", options.smoothAlpha},
+      {"smoothed_activations", result.smoothed},
+      {"calibration_samples", int64_t(result.table.samples)},
+      {"heldout_samples", int64_t(result.heldoutSamples)},
+      {"recorded_activations", int64_t(result.table.tensors.size())},
+      {"quantized_matmuls", result.quantization.matmuls},
+      {"excluded_matmuls", std::move(excluded)},
+      {"weight_max_abs_error", result.quantization.weightMaxAbsError},
+      {"weight_rms_error", result.quantization.weightRmsError},
+      {"median_heldout_relative_rms_error", result.medianError},
+      {"activations", std::move(acts)},
+      {"outputs", std::move(outs)}};
+  return llvm::formatv("{0:2}", llvm::json::Value(std::move(root))).str();
 }

@@ -136,6 +136,13 @@ static cl::opt<long long> numThreads(
     cl::desc("Threads for the calibration runs, 1-1024 (default: the "
              "machine's)"),
     cl::init(0), cl::sub(llmc::calibrateCommand), cl::cat(llmc::llmcCategory));
+static cl::opt<double> smoothAlpha(
+    "smooth-alpha",
+    cl::desc("SmoothQuant: migrate activation outliers of norm outputs into "
+             "the weights with this strength in (0, 1] before calibrating "
+             "(default: off)"),
+    cl::init(0.0), cl::sub(llmc::calibrateCommand),
+    cl::cat(llmc::llmcCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("No progress on stderr"),
                            cl::init(false), cl::sub(llmc::calibrateCommand),
                            cl::cat(llmc::llmcCategory));
@@ -186,18 +193,6 @@ struct StageProgress {
 };
 } // namespace
 
-/// The graph preparation the calibration points are taken on: one function
-/// (inlined), recomposed llm ops, constants folded.
-static LogicalResult prepareModel(ModuleOp module) {
-  PassManager pm(module.getContext());
-  pm.addPass(createLLMVerifyCallGraphPass());
-  pm.addPass(createInlinerPass());
-  pm.addPass(createLLMRecomposePass());
-  pm.addPass(createLLMFoldConstantsPass());
-  pm.addPass(createCanonicalizerPass());
-  return pm.run(module);
-}
-
 /// Parses --method into `options`; an error message or "".
 static std::string parseMethod(QuantizeActivationsOptions &options) {
   llvm::StringRef spec = methodSpec;
@@ -246,6 +241,9 @@ int llmc::calibrateMain() {
   if (numThreads.getNumOccurrences() && (numThreads < 1 || numThreads > 1024))
     return fail("--threads must be in [1, 1024], got " +
                 llvm::Twine(numThreads.getValue()));
+  if (smoothAlpha.getNumOccurrences() && !(smoothAlpha > 0 && smoothAlpha <= 1))
+    return fail("--smooth-alpha must be in (0, 1], got " +
+                formatNumber(smoothAlpha.getValue()));
   QuantizeActivationsOptions quantOptions;
   if (std::string error = parseMethod(quantOptions); !error.empty())
     return fail(error);
@@ -284,7 +282,7 @@ int llmc::calibrateMain() {
       loadModelFile(modelPath, dimSpecs, ctx, sourceMgr);
   if (!module)
     return 1;
-  if (failed(prepareModel(*module)))
+  if (failed(prepareForCalibration(*module)))
     return 1;
   compileOptions.entry = "main";
   FailureOr<EntrySignature> signature =
@@ -296,51 +294,42 @@ int llmc::calibrateMain() {
   if (!samples)
     return fail(samples.takeError());
 
-  // Calibration and held-out samples.
-  size_t n = samples->size();
-  size_t held = holdout >= 0 ? size_t(holdout.getValue())
-                             : (n == 1 ? 0 : std::max<size_t>(1, n / 4));
-  if (holdout >= 0 && held >= n)
-    return fail("--holdout " + llvm::Twine(held) +
-                " leaves no calibration "
-                "sample (the data holds " +
-                llvm::Twine(n) + ")");
-  ArrayRef<CalibrationSample> calib = ArrayRef(*samples).take_front(n - held);
-  ArrayRef<CalibrationSample> eval =
-      held ? ArrayRef(*samples).take_back(held) : calib;
-
-  progress.stage("compiling the instrumented f32 model");
-  FailureOr<std::unique_ptr<InstrumentedModel>> instrumented =
-      InstrumentedModel::create(*module, compileOptions);
-  if (failed(instrumented))
-    return 1;
-  CalibrationTable table;
+  CalibrateOptions options;
+  options.quantize = quantOptions;
+  options.compile = compileOptions;
+  options.holdout = holdout;
+  options.smoothAlpha = smoothAlpha;
+  CalibrationTable ranges;
   if (!rangesIn.empty()) {
     llvm::Expected<CalibrationTable> loaded = CalibrationTable::load(rangesIn);
     if (!loaded)
       return fail(loaded.takeError());
-    table = std::move(*loaded);
-  } else {
-    llvm::Expected<CalibrationTable> recorded =
-        (*instrumented)->collect(calib, [&](size_t done, size_t total) {
-          progress.step("recording activations", done, total);
-        });
-    progress.clear();
-    if (!recorded)
-      return fail(recorded.takeError());
-    table = std::move(*recorded);
+    ranges = std::move(*loaded);
+    options.ranges = &ranges;
   }
-
-  progress.stage("quantizing");
-  OwningOpRef<ModuleOp> quantModule = module->clone();
-  FailureOr<QuantizeActivationsResult> result =
-      quantizeActivations(*quantModule, table, quantOptions);
-  if (failed(result))
+  if (holdout >= 0 && size_t(holdout) >= samples->size())
+    return fail("--holdout " + llvm::Twine(holdout.getValue()) +
+                " leaves no calibration sample (the data holds " +
+                llvm::Twine(samples->size()) + ")");
+  std::string lastStage;
+  options.onProgress = [&](StringRef stage, size_t done, size_t total) {
+    if (stage != lastStage) {
+      progress.clear();
+      progress.stage(stage);
+      lastStage = stage.str();
+    }
+    if (total > 1)
+      progress.step(stage, done, total);
+  };
+  FailureOr<CalibrateResult> calibrated =
+      calibrateModel(*module, *samples, options);
+  progress.clear();
+  if (failed(calibrated))
     return 1;
   std::string text;
   {
     llvm::raw_string_ostream os(text);
-    quantModule->print(os);
+    calibrated->quantized->print(os);
     os << "\n";
   }
   if (llvm::Error e = llm::writeFile(outputPath, [&](llvm::raw_ostream &os) {
@@ -350,85 +339,20 @@ int llmc::calibrateMain() {
     return fail(std::move(e));
   if (!rangesOut.empty())
     if (llvm::Error e = llm::writeFile(rangesOut, [&](llvm::raw_ostream &os) {
-          os << table.serialize();
+          os << calibrated->table.serialize();
           return llvm::Error::success();
         }))
       return fail(std::move(e));
-
-  progress.stage("compiling the quantized model");
-  FailureOr<std::unique_ptr<CompiledModel>> quantized =
-      CompiledModel::create(*quantModule, compileOptions);
-  if (failed(quantized))
-    return 1;
-  llvm::Expected<QuantizationEvaluation> evaluation =
-      evaluateQuantization(**instrumented, **quantized, result->activations,
-                           eval, [&](size_t done, size_t total) {
-                             progress.step("evaluating", done, total);
-                           });
-  progress.clear();
-  if (!evaluation)
-    return fail(evaluation.takeError());
-
-  // Activations whose error is far above the rest: more than 3x the median
-  // and above 1%.
-  std::vector<double> errors;
-  for (const ActivationError &e : evaluation->activations)
-    errors.push_back(e.relativeRms);
-  std::vector<double> sorted = errors;
-  llvm::sort(sorted);
-  double median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
-  auto isOutlier = [&](double e) { return e > 3 * median && e > 0.01; };
+  const CalibrationTable &table = calibrated->table;
+  const QuantizeActivationsResult *result = &calibrated->quantization;
+  const QuantizationEvaluation *evaluation = &calibrated->evaluation;
+  size_t held = calibrated->heldoutSamples;
+  double median = calibrated->medianError;
 
   llvm::raw_ostream &os = llvm::outs();
   StringRef methodName = stringifyCalibrationMethod(quantOptions.method);
   if (reportKind == CalibrateReport::JSON) {
-    llvm::json::Array acts;
-    for (auto [a, e] :
-         llvm::zip_equal(result->activations, evaluation->activations)) {
-      llvm::json::Array mms;
-      for (const std::string &m : a.matmuls)
-        mms.push_back(m);
-      acts.push_back(llvm::json::Object{
-          {"key", a.key},
-          {"name", a.name},
-          {"matmuls", std::move(mms)},
-          {"scale", a.params.scale},
-          {"zero_point", a.params.zeroPoint},
-          {"storage",
-           a.params.fp8 ? "f8E4M3FN" : (a.params.isUnsigned ? "u8" : "i8")},
-          {"lo", a.params.lo},
-          {"hi", a.params.hi},
-          {"clipped_fraction", a.params.clippedFraction},
-          {"heldout_clipped_fraction", e.clippedFraction},
-          {"heldout_relative_rms_error", e.relativeRms},
-          {"far_above_the_rest", isOutlier(e.relativeRms)}});
-    }
-    llvm::json::Array outs;
-    for (const OutputError &o : evaluation->outputs)
-      outs.push_back(llvm::json::Object{{"name", o.name},
-                                        {"max_abs_error", o.maxAbs},
-                                        {"rms_error", o.rms},
-                                        {"cosine_similarity", o.cosine}});
-    llvm::json::Array excluded;
-    for (const std::string &x : result->excluded)
-      excluded.push_back(x);
-    llvm::json::Object root{
-        {"model", modelPath.getValue()},
-        {"output", outputPath.getValue()},
-        {"method", methodName},
-        {"percentile", quantOptions.percentile},
-        {"fp8", fp8.getValue()},
-        {"per_channel_weights", perChannelWeights.getValue()},
-        {"calibration_samples", int64_t(table.samples)},
-        {"heldout_samples", int64_t(held)},
-        {"recorded_activations", int64_t(table.tensors.size())},
-        {"quantized_matmuls", result->matmuls},
-        {"excluded_matmuls", std::move(excluded)},
-        {"weight_max_abs_error", result->weightMaxAbsError},
-        {"weight_rms_error", result->weightRmsError},
-        {"activations", std::move(acts)},
-        {"outputs", std::move(outs)}};
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+    os << formatCalibrationReportJSON(*calibrated, options) << "\n";
     return 0;
   }
 
@@ -437,7 +361,11 @@ int llmc::calibrateMain() {
      << (table.samples == 1 ? "" : "s") << ", method " << methodName;
   if (quantOptions.method == CalibrationMethod::Percentile)
     os << " " << quantOptions.percentile;
-  os << (fp8 ? ", FP8 (f8E4M3FN)" : ", INT8") << "\n";
+  os << (fp8 ? ", FP8 (f8E4M3FN)" : ", INT8");
+  if (smoothAlpha > 0)
+    os << ", SmoothQuant alpha " << llvm::format("%g", smoothAlpha.getValue())
+       << " (" << calibrated->smoothed << " norm outputs smoothed)";
+  os << "\n";
   os << "  " << result->activations.size() << " activations quantized for "
      << result->matmuls << " matmuls (weights "
      << (fp8                 ? "per tensor"
@@ -470,10 +398,8 @@ int llmc::calibrateMain() {
        << llvm::format("%.4g", o.rms) << ", cosine similarity "
        << llvm::format("%.6f", o.cosine) << "\n";
   std::vector<std::string> outliers;
-  for (auto [a, e] :
-       llvm::zip_equal(result->activations, evaluation->activations))
-    if (isOutlier(e.relativeRms))
-      outliers.push_back(a.key);
+  for (size_t i : calibrated->outliers)
+    outliers.push_back(result->activations[i].key);
   if (!outliers.empty()) {
     os << "  far above the rest (> 3x the median "
        << llvm::format("%.2f%%", 100 * median) << "):";

@@ -22,7 +22,10 @@
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Npy.h"
 
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <functional>
 
 #include <memory>
 #include <string>
@@ -129,6 +132,58 @@ evaluateQuantization(InstrumentedModel &reference, CompiledModel &quantized,
                      ArrayRef<QuantizedActivation> activations,
                      ArrayRef<CalibrationSample> samples,
                      llvm::function_ref<void(size_t, size_t)> onProgress = {});
+
+/// The graph preparation calibration points are taken on: call-graph check,
+/// inlining, llm-recompose, llm-fold-constants, canonicalization (in place).
+/// Errors are diagnostics.
+LogicalResult prepareForCalibration(ModuleOp module);
+
+/// Options of `calibrateModel`.
+struct CalibrateOptions {
+  QuantizeActivationsOptions quantize;
+  /// How the instrumented and the quantized models are compiled (entry,
+  /// pipeline options such as num-threads).
+  CompileOptions compile;
+  /// Samples held out for the evaluation, from the end; -1: a quarter (at
+  /// least one; none with a single sample, which then serves both).
+  int64_t holdout = -1;
+  /// A recorded table to use instead of recording one (not owned).
+  const CalibrationTable *ranges = nullptr;
+  /// SmoothQuant's migration strength alpha in (0, 1]; 0: no smoothing
+  /// (`smoothActivations`, llm/Dialect/LLM/Transforms/Calibration.h).
+  double smoothAlpha = 0;
+  /// Called with a stage ("recording activations", ...) and its progress.
+  std::function<void(llvm::StringRef, size_t, size_t)> onProgress;
+};
+
+/// What `calibrateModel` produced.
+struct CalibrateResult {
+  /// The quantized model (QDQ llm IR).
+  OwningOpRef<ModuleOp> quantized;
+  CalibrationTable table;
+  QuantizeActivationsResult quantization;
+  QuantizationEvaluation evaluation;
+  size_t calibrationSamples = 0, heldoutSamples = 0;
+  /// Norm outputs smoothed (0 without smoothing).
+  int64_t smoothed = 0;
+  /// Indices into quantization.activations whose held-out error is far
+  /// above the rest: more than 3x the median and above 1%.
+  SmallVector<size_t> outliers;
+  double medianError = 0;
+};
+
+/// Static quantization of `module` (prepared by `prepareForCalibration`;
+/// not changed) from `samples` (docs/Calibration.md): optionally smoothed,
+/// recorded on the calibration samples (or `options.ranges`), quantized by
+/// `quantizeActivations`, and evaluated against the f32 model on the
+/// held-out samples. Errors are diagnostics at the module's location.
+FailureOr<CalibrateResult> calibrateModel(ModuleOp module,
+                                          ArrayRef<CalibrationSample> samples,
+                                          const CalibrateOptions &options);
+
+/// The report of `result` as JSON (docs/Calibration.md, "The report").
+std::string formatCalibrationReportJSON(const CalibrateResult &result,
+                                        const CalibrateOptions &options);
 
 /// `x` rounded to the grid of `params` (quantized, then dequantized, as
 /// llm.quantize / llm.dequantize compute it).

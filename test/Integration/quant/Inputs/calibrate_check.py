@@ -31,6 +31,8 @@
       samples of X.npz (the calibration samples).
   calibrate_check.py cosine REPORT.json MIN
       Every output's cosine similarity >= MIN.
+  calibrate_check.py lower-error BEFORE.json AFTER.json KEY
+      KEY's held-out error in report AFTER is below the one in BEFORE.
   calibrate_check.py data-gpt2 OUT.npz N VOCAB SEQ
   calibrate_check.py data-llama OUT.npz N SEQ D
       Random token ids / activations (and positions 0..SEQ-1) for N samples.
@@ -237,6 +239,18 @@ def cosine(report_path, minimum):
     return 1 if bad else 0
 
 
+def lower_error(before_path, after_path, key):
+    errs = []
+    for path in (before_path, after_path):
+        with open(path) as f:
+            acts = {a["key"]: a for a in json.load(f)["activations"]}
+        errs.append(acts[key]["heldout_relative_rms_error"])
+    ok = errs[1] < errs[0]
+    print("%s: error %.4f -> %.4f %s" % (key, errs[0], errs[1],
+                                          "PASS" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "mlp":
@@ -248,6 +262,8 @@ def main(argv):
         return thresholds(argv[2], argv[3])
     if cmd == "histogram":
         return histogram(argv[2], argv[3], argv[4], int(argv[5]))
+    if cmd == "lower-error":
+        return lower_error(argv[2], argv[3], argv[4])
     if cmd == "cosine":
         return cosine(argv[2], float(argv[3]))
     rng = np.random.default_rng(11)

@@ -212,6 +212,26 @@ FailureOr<QuantizeActivationsResult>
 quantizeActivations(ModuleOp module, const CalibrationTable &table,
                     const QuantizeActivationsOptions &options);
 
+/// SmoothQuant's migration of activation outliers into the weights (G. Xiao
+/// et al., "SmoothQuant: Accurate and Efficient Post-Training Quantization
+/// for Large Language Models", ICML 2023, arXiv:2211.10438, eq. 4): for each
+/// calibration point of `entry` that is the output of an `llm.layer_norm`
+/// (constant `scale`, optional constant `bias`, both [D]) or `llm.rms_norm`
+/// (constant `weight` [D]) read only by `llm.matmul`s as `lhs` (no
+/// `transpose_a`) with rank-2 constant f32 weights, the per-channel factor
+/// `s_j = max|X_j|^alpha / max|W_j|^(1 - alpha)` (max|X_j| from the table's
+/// `channel_absmax`, max|W_j| over row j of every reading weight; s_j = 1
+/// where either is 0; clamped to [1e-5, 1e5]) divides the norm's scale and
+/// bias and multiplies row j of each weight: the f32 result is unchanged
+/// up to rounding, and the activation's channels are evened out for
+/// quantization. The norm's and the matmuls' constants are replaced by new
+/// ones (the old ones stay for other users). Returns how many activations
+/// were smoothed; fails (with a diagnostic) for alpha outside (0, 1] or a
+/// table whose entry does not match the point's type.
+FailureOr<int64_t> smoothActivations(ModuleOp module,
+                                     const CalibrationTable &table,
+                                     double alpha, llvm::StringRef entry);
+
 } // namespace mlir::llm
 
 #endif // LLM_DIALECT_LLM_TRANSFORMS_CALIBRATION_H

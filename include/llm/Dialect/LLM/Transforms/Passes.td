@@ -405,6 +405,37 @@ def LLMInstrumentActivationsPass
   ];
 }
 
+def LLMSmoothActivationsPass
+    : Pass<"llm-smooth-activations", "::mlir::ModuleOp"> {
+  let summary = "migrate activation outliers into the weights (SmoothQuant)";
+  let description = [{
+    SmoothQuant (G. Xiao et al., "SmoothQuant: Accurate and Efficient
+    Post-Training Quantization for Large Language Models", ICML 2023,
+    arXiv:2211.10438): for each norm output (`llm.layer_norm` with constant
+    scale and bias, `llm.rms_norm` with a constant weight) that only matmuls
+    with constant weights read, divides channel j of the norm's scale (and
+    bias) by `s_j = max|X_j|^alpha / max|W_j|^(1 - alpha)` and multiplies
+    row j of each weight by it (`smoothActivations`,
+    llm/Dialect/LLM/Transforms/Calibration.h). `max|X_j|` is the
+    `channel_absmax` of the calibration table `ranges`; the model computes
+    the same function (up to f32 rounding) with flatter activations, which
+    a new calibration run (on the smoothed model) then quantizes with less
+    error. `llmc calibrate --smooth-alpha A` runs both.
+
+    Errors: no `ranges`, or a table that does not load or does not match
+    the module (as `llm-quantize-activations`); `alpha` outside (0, 1].
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let options = [
+    Option<"ranges", "ranges", "std::string", /*default=*/"",
+           "the calibration table (JSON)">,
+    Option<"alpha", "alpha", "double", /*default=*/"0.5",
+           "migration strength in (0, 1]">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "the function to smooth">,
+  ];
+}
+
 def LLMQuantizeActivationsPass
     : Pass<"llm-quantize-activations", "::mlir::ModuleOp"> {
   let summary = "quantize matmul activations and weights to 8 bits from "

@@ -16,6 +16,9 @@ llm-quantize-activations.mlir: `make_ranges.py KIND OUT.json`.
   othertype  as good, but t0 recorded as tensor<2x8xf32>.
   missing    only t0.
   badhist    t0's histogram has 3 bins.
+  smooth     for llm-smooth-activations.mlir: t0 (x, tensor<2x4xf32>, read by
+             llm.layer_norm) and t1 (its output, read by llm.matmul) with
+             channel maxima [4, 1, 1, 0.25].
 """
 
 import json
@@ -40,6 +43,15 @@ def main():
     h0[BINS - 1] = 10
     h1 = [0] * BINS
     h1[1000] = 64
+    if kind == "smooth":
+        s0 = tensor("t0", "tensor<2x4xf32>", -1.0, 1.0, h1)
+        s0["op"] = "llm.layer_norm"
+        s1 = tensor("t1", "tensor<2x4xf32>", -4.0, 4.0, h1)
+        s1["channel_absmax"] = [4.0, 1.0, 1.0, 0.25]
+        with open(out, "w") as f:
+            json.dump({"llmc_calibration": 1, "entry": "main", "samples": 1,
+                       "tensors": [s0, s1]}, f)
+        return
     t0 = tensor("t0", "tensor<4x8xf32>", -1.5, 2.5, h0)
     t1 = tensor("t1", "tensor<4x16xf32>", 0.0, 6.35, h1)
     if kind == "othertype":
