@@ -33,8 +33,8 @@ import numpy as np
 
 from . import _llmc
 
-__all__ = ["compile", "import_onnx", "run_pipeline", "CompiledModel", "Generator",
-           "TensorInfo", "has_onnx_importer"]
+__all__ = ["calibrate", "Calibrated", "compile", "import_onnx", "run_pipeline",
+           "CompiledModel", "Generator", "TensorInfo", "has_onnx_importer"]
 
 TensorInfo = collections.namedtuple("TensorInfo",
                                     ["name", "shape", "element_type", "dtype"])
@@ -399,6 +399,107 @@ class Generator:
                                    "on the same Generator restarted its session (one "
                                    "sequence at a time per Generator)")
             self._native.decode(token)
+
+
+class Calibrated:
+    """The result of `calibrate`: `model` (the quantized llm-dialect module,
+    MLIR text: give it to `compile` or write it to a .mlir file) and
+    `report` (a dict: the JSON report of docs/Calibration.md)."""
+
+    def __init__(self, model, report):
+        self.model = model
+        self.report = report
+
+    def __repr__(self):
+        outs = ", ".join("%s cosine %.6f" % (o["name"], o["cosine_similarity"])
+                         for o in self.report.get("outputs", []))
+        return "<llmc.Calibrated: %d matmuls quantized (%s), %s>" % (
+            self.report.get("quantized_matmuls", 0),
+            self.report.get("method", "?"), outs)
+
+
+def _write_samples(inputs, directory):
+    """Writes a list of samples (each a dict NAME -> array, or a sequence of
+    arrays for arg0, arg1, ...) as one .npz file per sample."""
+    import numpy as np
+    for i, sample in enumerate(inputs):
+        if isinstance(sample, dict):
+            arrays = {str(k): np.asarray(v) for k, v in sample.items()}
+        elif isinstance(sample, (list, tuple)):
+            arrays = {"arg%d" % j: np.asarray(v) for j, v in enumerate(sample)}
+        else:
+            arrays = {"arg0": np.asarray(sample)}
+        np.savez(os.path.join(directory, "%08d.npz" % i), **arrays)
+
+
+def calibrate(model, inputs, method="entropy", percentile=None,
+              per_channel_weights=False, fp8=False, exclude=(), holdout=None,
+              smooth_alpha=None, threads=None, dims=None):
+    """Static INT8 (or FP8) quantization of an f32 model from sample inputs
+    (docs/Calibration.md; what `llmc calibrate` does). Returns a Calibrated
+    with the quantized model's MLIR text and the report.
+
+    model: a path to a .mlir or .onnx file, or MLIR text (as for compile).
+    inputs: a path (str or os.PathLike) to a .npz file or a directory of
+      samples, or a list of samples, each a dict {input name: array} (names
+      of the ONNX graph inputs / `llm.name`s) or a sequence of arrays (arg0,
+      arg1, ...). The last quarter (at least one) is held out for the
+      evaluation unless `holdout` says how many.
+    method: "minmax", "percentile" (with `percentile`, default 99.99) or
+      "entropy" (TensorRT's KL method).
+    per_channel_weights, fp8, exclude (globs of matmul names or activation
+      keys kept in f32), smooth_alpha (SmoothQuant strength in (0, 1]),
+      threads: as the llmc calibrate flags.
+    Raises ValueError with the diagnostics on failure.
+    """
+    import json
+    import tempfile
+    items = ["method=%s" % method]
+    if percentile is not None:
+        items.append("percentile=%r" % float(percentile))
+    items.append("per-channel-weights=%d" % bool(per_channel_weights))
+    items.append("fp8=%d" % bool(fp8))
+    if isinstance(exclude, str):
+        exclude = [exclude]
+    if exclude:
+        items.append("exclude=" + ",".join(exclude))
+    if holdout is not None:
+        items.append("holdout=%d" % _as_int(holdout, "holdout"))
+    if smooth_alpha is not None:
+        items.append("smooth-alpha=%r" % float(smooth_alpha))
+    if threads is not None:
+        items.append("threads=%d" % _as_int(threads, "threads"))
+    for item in items:
+        if any(c.isspace() for c in item):
+            raise ValueError("calibrate: option '%s' must not contain spaces"
+                             % item)
+    options = " ".join(items)
+    dims = _format_dims(dims)
+    text, source, onnx_path = "", "<string>", ""
+    if _is_path(model):
+        path = os.fspath(model)
+        _check_model_file(path)
+        if path.endswith(".onnx"):
+            onnx_path = path
+        else:
+            if dims:
+                raise ValueError("dims applies only to ONNX models")
+            with open(path) as f:
+                text = f.read()
+            source = path
+    elif dims:
+        raise ValueError("dims applies only to ONNX models")
+    else:
+        text = model
+    with tempfile.TemporaryDirectory(prefix="llmc-calibrate-") as tmp:
+        if isinstance(inputs, (str, os.PathLike)):
+            data = os.fspath(inputs)
+        else:
+            _write_samples(list(inputs), tmp)
+            data = tmp
+        quantized, report = _llmc.calibrate(text, source, onnx_path, dims,
+                                            data, options)
+    return Calibrated(quantized, json.loads(report))
 
 
 def _as_int(value, what):

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm-c/Calibration.h"
 #include "llm-c/Dialects.h"
 #include "llm-c/Generation.h"
 #include "llm-c/ImportONNX.h"
@@ -355,6 +356,46 @@ PYBIND11_MODULE(_llmc, m) {
       py::arg("text"), py::arg("pipeline"), py::arg("source_name") = "",
       "Parses MLIR `text`, runs the textual pass `pipeline` on it and "
       "returns the result as MLIR text. Raises ValueError on failure.");
+
+  m.def(
+      "calibrate",
+      [](const std::string &text, const std::string &sourceName,
+         const std::string &onnxPath, const std::string &dims,
+         const std::string &data, const std::string &options) {
+        Context ctx;
+        std::unique_ptr<Module> module = onnxPath.empty()
+                                             ? parse(ctx, text, sourceName)
+                                             : importONNX(ctx, onnxPath, dims);
+        struct Outputs {
+          std::string model, report, errors;
+        } out;
+        MlirLogicalResult result;
+        {
+          py::gil_scoped_release release;
+          result = llmcCalibrate(
+              module->get(), toRef(data), toRef(options),
+              [](MlirStringRef piece, void *u) {
+                static_cast<Outputs *>(u)->model.append(piece.data,
+                                                        piece.length);
+              },
+              [](MlirStringRef piece, void *u) {
+                static_cast<Outputs *>(u)->report.append(piece.data,
+                                                         piece.length);
+              },
+              [](MlirStringRef piece, void *u) {
+                static_cast<Outputs *>(u)->errors.append(piece.data,
+                                                         piece.length);
+              },
+              &out);
+        }
+        if (mlirLogicalResultIsFailure(result))
+          throw py::value_error(message(out.errors, "calibration failed"));
+        return std::make_pair(out.model, out.report);
+      },
+      py::arg("text"), py::arg("source_name"), py::arg("onnx_path"),
+      py::arg("dims"), py::arg("data"), py::arg("options"),
+      "Static quantization (llmcCalibrate): returns (quantized MLIR text, "
+      "JSON report). Raises ValueError with the diagnostics on failure.");
 
   py::class_<CompiledModel>(m, "CompiledModel")
       .def_static(
