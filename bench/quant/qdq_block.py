@@ -33,9 +33,19 @@
 # (rotated), pinned with taskset to cores 0 .. T-1.
 # Not a test; run it on an idle machine.
 #
+# With --calibrate METHOD (minmax, percentile, entropy), llmc quantizes the
+# f32 model itself instead (`llmc calibrate`, docs/Calibration.md): 16
+# seeded N(0, 1) samples of the workload's inputs, per-channel weights; the
+# "llmc calibrated" row runs llmc's quantized .mlir, and the QDQ ONNX model
+# for ONNX Runtime is written with llmc's chosen activation scales and
+# zero points (from the --report=json, by MatMul node name) and the same
+# weight rule, so both run the same quantized model. Workloads may then
+# include decode768 (one token over 512 cached positions).
+#
 # Usage: /usr/bin/python3 bench/quant/qdq_block.py [--build build]
 #          [--threads 1,2] [--repeat 50] [--trials 3]
-#          [--workloads llama_block,gpt2_layer768] [--out FILE]
+#          [--workloads llama_block,gpt2_layer768] [--calibrate METHOD]
+#          [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -84,9 +94,11 @@ def calibrate(name, d):
     return ranges
 
 
-def quantize_graph(src, dst, ranges):
+def quantize_graph(src, dst, ranges, by_node=None):
     """Writes the QDQ form of the ONNX model `src` to `dst`; returns the
-    number of matmuls quantized."""
+    number of matmuls quantized. `ranges`: (min, max) by weight bytes; or
+    `by_node`: (scale, zero point, storage "u8"|"i8") by MatMul node name
+    (llmc calibrate's choice)."""
     model = onnx.load(src)
     g = model.graph
     inits = {i.name: i for i in g.initializer}
@@ -94,14 +106,21 @@ def quantize_graph(src, dst, ranges):
     for node in g.node:
         w = inits.get(node.input[1]) if node.op_type == "MatMul" else None
         arr = numpy_helper.to_array(w) if w is not None else None
+        known = (node.name in by_node) if by_node is not None else (
+            arr is not None and arr.tobytes() in ranges)
         if arr is None or arr.ndim != 2 or arr.dtype != np.float32 or \
-                arr.tobytes() not in ranges:
+                not known:
             nodes.append(node)
             continue
-        lo, hi = ranges[arr.tobytes()]
-        lo, hi = min(lo, 0.0), max(hi, 0.0)
-        sx = np.float32(max(hi - lo, 1e-8) / 255)
-        zx = np.uint8(np.clip(np.rint(-lo / sx), 0, 255))
+        if by_node is not None:
+            scale, zero, storage = by_node[node.name]
+            sx = np.float32(scale)
+            zx = (np.uint8 if storage == "u8" else np.int8)(zero)
+        else:
+            lo, hi = ranges[arr.tobytes()]
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+            sx = np.float32(max(hi - lo, 1e-8) / 255)
+            zx = np.uint8(np.clip(np.rint(-lo / sx), 0, 255))
         sw = (np.maximum(np.abs(arr).max(axis=0), 1e-8) / 127).astype(np.float32)
         wq = np.clip(np.rint(arr / sw), -127, 127).astype(np.int8)
         p = f"q{count}_"
@@ -130,6 +149,33 @@ def quantize_graph(src, dst, ranges):
         model.opset_import[0].version = 13
     onnx.save(model, dst)
     return count
+
+
+def llmc_calibrate(llmc, d, method, out_mlir):
+    """`llmc calibrate` of the workload's f32 model on 16 seeded N(0, 1)
+    samples of its inputs; returns the MatMul node name -> (scale, zero
+    point, storage) map of the report."""
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    rng = np.random.default_rng(7)
+    arrays = {}
+    for n in meta["inputs"]:
+        x = np.load(os.path.join(d, "in", n + ".npy"))
+        arrays[n] = rng.standard_normal((16,) + x.shape).astype(x.dtype)
+    data = os.path.join(d, "calib.npz")
+    np.savez(data, **arrays)
+    report = os.path.join(d, "calib.json")
+    cmd = (f"{llmc} calibrate {os.path.join(d, 'model.onnx')} --data {data} "
+           f"--method {method} --per-channel-weights --report=json --quiet "
+           f"-o {out_mlir} > {report}")
+    if os.system(cmd) != 0:
+        sys.exit("llmc calibrate failed: " + cmd)
+    rep = json.load(open(report))
+    by_node = {}
+    for a in rep["activations"]:
+        for m in a["matmuls"]:
+            by_node[m] = (a["scale"], a["zero_point"], a["storage"])
+    cos = min(o["cosine_similarity"] for o in rep["outputs"])
+    return by_node, cos
 
 
 def run(system, d, model, threads, repeat, out, llmc):
@@ -161,6 +207,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--workloads", default="llama_block,gpt2_layer768")
+    ap.add_argument("--calibrate", default=None,
+                    help="minmax, percentile or entropy: llmc calibrate "
+                         "quantizes the models (see above)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     llmc = os.path.join(a.build, "bin", "llmc")
@@ -173,11 +222,20 @@ def main():
             workloads.export(name, d)
             f32 = os.path.join(d, "model.onnx")
             q = os.path.join(d, "model_qdq.onnx")
-            count = quantize_graph(f32, q, calibrate(name, d))
+            if a.calibrate:
+                qm = os.path.join(d, "model_q.mlir")
+                by_node, cos = llmc_calibrate(llmc, d, a.calibrate, qm)
+                count = quantize_graph(f32, q, None, by_node)
+                print(f"{name}: llmc calibrate ({a.calibrate}) quantized "
+                      f"{count} matmuls, held-out cosine {cos:.5f}",
+                      flush=True)
+            else:
+                count = quantize_graph(f32, q, calibrate(name, d))
             meta = json.load(open(os.path.join(d, "meta.json")))
             ref = np.load(os.path.join(d, "ref", meta["outputs"][0] + ".npy"))
             scale = float(np.abs(ref).max())
-            systems = [("llmc int8", "llmc", q), ("ORT int8", "ort", q),
+            systems = [("llmc int8", "llmc", qm if a.calibrate else q),
+                       ("ORT int8", "ort", q),
                        ("llmc f32", "llmc", f32), ("ORT f32", "ort", f32)]
             for t in threads:
                 times = {s[0]: [] for s in systems}
@@ -215,12 +273,19 @@ def main():
         "",
         f"Run {stamp:%Y-%m-%dT%H:%MZ} on {peers.cpu_name()} ({os.cpu_count()} "
         f"cores), `bench/quant/qdq_block.py --threads {a.threads} --repeat "
-        f"{a.repeat} --trials {a.trials}`. ms per call (median of the "
-        "trials' medians). The QDQ models: the torch-exported f32 workload "
-        "with every Linear's MatMul quantized (u8 per-tensor activations "
-        "calibrated min-max in torch, s8 per-channel weights), as ONNX "
-        "Runtime's quantization tool writes them. rel err: max |y - torch "
-        "f32| / max |torch f32|.",
+        f"{a.repeat} --trials {a.trials}" +
+        (f" --calibrate {a.calibrate}" if a.calibrate else "") +
+        "`. ms per call (median of the trials' medians). " +
+        ("The quantized models: `llmc calibrate --method "
+         f"{a.calibrate} --per-channel-weights` on 16 seeded N(0, 1) "
+         "samples (llmc int8: its .mlir); ORT int8 runs the QDQ ONNX model "
+         "written with llmc's activation scales and the same per-channel "
+         "s8 weights. " if a.calibrate else
+         "The QDQ models: the torch-exported f32 workload "
+         "with every Linear's MatMul quantized (u8 per-tensor activations "
+         "calibrated min-max in torch, s8 per-channel weights), as ONNX "
+         "Runtime's quantization tool writes them. ") +
+        "rel err: max |y - torch f32| / max |torch f32|.",
         "",
         "| workload | threads | llmc int8 | ORT int8 | llmc f32 | ORT f32 | "
         "llmc int8 vs ORT int8 | llmc int8 vs llmc f32 | rel err llmc / ORT "
