@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/TuningCache.h"
+#include "llm/Support/JSON.h"
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
@@ -191,30 +192,9 @@ llvm::Expected<TuningCache> TuningCache::parse(StringRef text, StringRef path) {
     return llvm::createStringError("tuning cache '" + path + "': " + msg);
   };
   // llvm::json recurses per level: bound the nesting first (a cache has 4).
-  {
-    int64_t depth = 0;
-    bool inString = false, escaped = false;
-    for (char c : text) {
-      if (inString) {
-        if (escaped)
-          escaped = false;
-        else if (c == '\\')
-          escaped = true;
-        else if (c == '"')
-          inString = false;
-        continue;
-      }
-      if (c == '"')
-        inString = true;
-      else if (c == '[' || c == '{')
-        depth++;
-      else if (c == ']' || c == '}')
-        depth--;
-      if (depth > kMaxDepth)
-        return fail("not a tuning cache: nested more than " +
-                    llvm::Twine(kMaxDepth) + " levels deep");
-    }
-  }
+  if (exceedsJSONDepth(text, kMaxDepth))
+    return fail("not a tuning cache: nested more than " +
+                llvm::Twine(kMaxDepth) + " levels deep");
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return fail("not JSON: " + llvm::toString(json.takeError()));

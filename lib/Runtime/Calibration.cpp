@@ -28,6 +28,7 @@
 
 #if LLMC_HAVE_LIBZIP
 #include <zip.h>
+#include <zlib.h>
 #endif
 
 using namespace mlir;
@@ -170,6 +171,17 @@ static llvm::Expected<NamedArrays> readNpz(llvm::StringRef path,
     if (got < 0 || uint64_t(got) != st.size)
       return llvm::createStringError("'" + path + "': member '" + st.name +
                                      "' is truncated");
+    // libzip does not check the data against the member's CRC-32.
+    if ((st.valid & ZIP_STAT_CRC) &&
+        crc32(crc32(0L, Z_NULL, 0),
+              reinterpret_cast<const Bytef *>(bytes.data()),
+              static_cast<uInt>(bytes.size())) != st.crc)
+      return llvm::createStringError("'" + path + "': member '" + st.name +
+                                     "' is corrupt (its CRC-32 does not "
+                                     "match)");
+    if (arrays.count(member.str()))
+      return llvm::createStringError("'" + path + "': member '" + st.name +
+                                     "' appears twice");
     std::string where = (path + ":" + st.name).str();
     llvm::Expected<HostTensor> t =
         parseNpy(bytes, where, getExpectedDType(signature, member));
@@ -213,6 +225,13 @@ static llvm::Expected<NamedArrays> readNpyDir(llvm::StringRef dir,
 llvm::Expected<std::vector<CalibrationSample>>
 mlir::llm::runtime::loadCalibrationSamples(llvm::StringRef path,
                                            const EntrySignature &signature) {
+  for (size_t i = 0; i < signature.inputs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (getInputName(signature, i) == getInputName(signature, j))
+        return llvm::createStringError(
+            "the model's inputs " + llvm::Twine(j) + " and " + llvm::Twine(i) +
+            " are both named '" + getInputName(signature, i) +
+            "': calibration data names each input once");
   if (llvm::is_contained(signature.inputIsKVCache, true))
     return llvm::createStringError(
         "calibration runs the model once per sample; a model with key/value "
@@ -582,6 +601,15 @@ mlir::llm::runtime::calibrateModel(ModuleOp module,
     };
   };
   CalibrateResult result;
+  if (llvm::Error e = checkQuantizeActivationsOptions(options.quantize))
+    return fail(std::move(e));
+  if (options.ranges && options.smoothAlpha > 0)
+    return fail(llvm::createStringError(
+        "a recorded table and smoothing do not go together: the table must "
+        "be recorded on the smoothed model (calibrate without the table)"));
+  if (options.holdout < -1)
+    return fail(llvm::createStringError("holdout must be >= 0 (or -1: a "
+                                        "quarter of the samples)"));
   size_t n = samples.size();
   if (n == 0)
     return fail(llvm::createStringError("no calibration samples"));
@@ -663,6 +691,13 @@ mlir::llm::runtime::calibrateModel(ModuleOp module,
   return result;
 }
 
+/// A JSON number, or null when `x` is NaN or infinite (JSON has neither).
+static llvm::json::Value jsonNumber(double x) {
+  if (std::isfinite(x))
+    return x;
+  return nullptr;
+}
+
 std::string mlir::llm::runtime::formatCalibrationReportJSON(
     const CalibrateResult &result, const CalibrateOptions &options) {
   const QuantizeActivationsOptions &q = options.quantize;
@@ -676,23 +711,24 @@ std::string mlir::llm::runtime::formatCalibrationReportJSON(
         {"key", a.key},
         {"name", a.name},
         {"matmuls", std::move(mms)},
-        {"scale", a.params.scale},
+        {"scale", jsonNumber(a.params.scale)},
         {"zero_point", a.params.zeroPoint},
         {"storage",
          a.params.fp8 ? "f8E4M3FN" : (a.params.isUnsigned ? "u8" : "i8")},
-        {"lo", a.params.lo},
-        {"hi", a.params.hi},
-        {"clipped_fraction", a.params.clippedFraction},
-        {"heldout_clipped_fraction", e.clippedFraction},
-        {"heldout_relative_rms_error", e.relativeRms},
+        {"lo", jsonNumber(a.params.lo)},
+        {"hi", jsonNumber(a.params.hi)},
+        {"clipped_fraction", jsonNumber(a.params.clippedFraction)},
+        {"heldout_clipped_fraction", jsonNumber(e.clippedFraction)},
+        {"heldout_relative_rms_error", jsonNumber(e.relativeRms)},
         {"far_above_the_rest", llvm::is_contained(result.outliers, i)}});
   }
   llvm::json::Array outs;
   for (const OutputError &o : result.evaluation.outputs)
-    outs.push_back(llvm::json::Object{{"name", o.name},
-                                      {"max_abs_error", o.maxAbs},
-                                      {"rms_error", o.rms},
-                                      {"cosine_similarity", o.cosine}});
+    outs.push_back(
+        llvm::json::Object{{"name", o.name},
+                           {"max_abs_error", jsonNumber(o.maxAbs)},
+                           {"rms_error", jsonNumber(o.rms)},
+                           {"cosine_similarity", jsonNumber(o.cosine)}});
   llvm::json::Array excluded;
   for (const std::string &x : result.quantization.excluded)
     excluded.push_back(x);
@@ -708,9 +744,10 @@ std::string mlir::llm::runtime::formatCalibrationReportJSON(
       {"recorded_activations", int64_t(result.table.tensors.size())},
       {"quantized_matmuls", result.quantization.matmuls},
       {"excluded_matmuls", std::move(excluded)},
-      {"weight_max_abs_error", result.quantization.weightMaxAbsError},
-      {"weight_rms_error", result.quantization.weightRmsError},
-      {"median_heldout_relative_rms_error", result.medianError},
+      {"weight_max_abs_error",
+       jsonNumber(result.quantization.weightMaxAbsError)},
+      {"weight_rms_error", jsonNumber(result.quantization.weightRmsError)},
+      {"median_heldout_relative_rms_error", jsonNumber(result.medianError)},
       {"activations", std::move(acts)},
       {"outputs", std::move(outs)}};
   return llvm::formatv("{0:2}", llvm::json::Value(std::move(root))).str();

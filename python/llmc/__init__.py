@@ -433,8 +433,8 @@ def _write_samples(inputs, directory):
 
 
 def calibrate(model, inputs, method="entropy", percentile=None,
-              per_channel_weights=False, fp8=False, exclude=(), holdout=None,
-              smooth_alpha=None, threads=None, dims=None):
+              per_channel_weights=False, fp8=False, bits=8, exclude=(),
+              holdout=None, smooth_alpha=None, threads=None, dims=None):
     """Static INT8 (or FP8) quantization of an f32 model from sample inputs
     (docs/Calibration.md; what `llmc calibrate` does). Returns a Calibrated
     with the quantized model's MLIR text and the report.
@@ -447,28 +447,46 @@ def calibrate(model, inputs, method="entropy", percentile=None,
       evaluation unless `holdout` says how many.
     method: "minmax", "percentile" (with `percentile`, default 99.99) or
       "entropy" (TensorRT's KL method).
-    per_channel_weights, fp8, exclude (globs of matmul names or activation
-      keys kept in f32), smooth_alpha (SmoothQuant strength in (0, 1]),
-      threads: as the llmc calibrate flags.
+    per_channel_weights, fp8 (bools), bits (8), exclude (globs of matmul
+      names or activation keys kept in f32), smooth_alpha (SmoothQuant
+      strength in (0, 1]), threads: as the llmc calibrate flags.
     Raises ValueError with the diagnostics on failure.
     """
     import json
     import tempfile
+    for name, flag in (("per_channel_weights", per_channel_weights),
+                       ("fp8", fp8)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"calibrate: {name} must be True or False, got "
+                             f"{flag!r}")
+    if bits != 8:
+        raise ValueError(f"calibrate: bits must be 8 (llmc's integer matmuls "
+                         f"are 8-bit; fp8=True for FP8), got {bits!r}")
+    if percentile is not None and method != "percentile":
+        raise ValueError("calibrate: percentile applies to "
+                         "method=\"percentile\" only")
     items = ["method=%s" % method]
     if percentile is not None:
         items.append("percentile=%r" % float(percentile))
-    items.append("per-channel-weights=%d" % bool(per_channel_weights))
-    items.append("fp8=%d" % bool(fp8))
+    items.append("per-channel-weights=%d" % per_channel_weights)
+    items.append("fp8=%d" % fp8)
     if isinstance(exclude, str):
         exclude = [exclude]
     if exclude:
         items.append("exclude=" + ",".join(exclude))
     if holdout is not None:
-        items.append("holdout=%d" % _as_int(holdout, "holdout"))
+        holdout = _as_int(holdout, "holdout")
+        if holdout < 0:
+            raise ValueError(f"calibrate: holdout must be >= 0, got {holdout}")
+        items.append("holdout=%d" % holdout)
     if smooth_alpha is not None:
         items.append("smooth-alpha=%r" % float(smooth_alpha))
     if threads is not None:
-        items.append("threads=%d" % _as_int(threads, "threads"))
+        threads = _as_int(threads, "threads")
+        if not 1 <= threads <= 1024:
+            raise ValueError(f"calibrate: threads must be in [1, 1024], got "
+                             f"{threads}")
+        items.append("threads=%d" % threads)
     for item in items:
         if any(c.isspace() for c in item):
             raise ValueError("calibrate: option '%s' must not contain spaces"
@@ -494,11 +512,20 @@ def calibrate(model, inputs, method="entropy", percentile=None,
     with tempfile.TemporaryDirectory(prefix="llmc-calibrate-") as tmp:
         if isinstance(inputs, (str, os.PathLike)):
             data = os.fspath(inputs)
+        elif isinstance(inputs, dict):
+            raise ValueError("calibrate: inputs must be a path or a list of "
+                             "samples (each a dict of arrays), not one dict")
         else:
             _write_samples(list(inputs), tmp)
             data = tmp
-        quantized, report = _llmc.calibrate(text, source, onnx_path, dims,
-                                            data, options)
+        try:
+            quantized, report = _llmc.calibrate(text, source, onnx_path, dims,
+                                                data, options)
+        except ValueError as e:
+            # Name the samples, not the temporary files they travelled in.
+            message = re.sub(re.escape(tmp) + r"/0*(\d+)\.npz",
+                             r"sample \1", str(e))
+            raise ValueError(message) from None
     return Calibrated(quantized, json.loads(report))
 
 

@@ -79,4 +79,23 @@ try:
     llmc.calibrate(text, [{"z": samples[0]["x"]}])
 except ValueError as e:
     print("ValueError:", str(e).splitlines()[0])
-# CHECK: ValueError: error: calibration data '{{.*}}': 'z' is not an input of the model (its inputs: x)
+# Samples given as arrays are named by their position.
+# CHECK: ValueError: error: calibration data 'sample 0': 'z' is not an input of the model (its inputs: x)
+
+for bad in [dict(fp8="no"), dict(holdout=-1), dict(threads=0),
+            dict(method="entropy", percentile=99.0), dict(bits=4)]:
+    try:
+        llmc.calibrate(text, samples, **bad)
+        print("no error")
+    except ValueError as e:
+        print("ValueError:", str(e).splitlines()[0])
+# CHECK: ValueError: calibrate: fp8 must be True or False, got 'no'
+# CHECK: ValueError: calibrate: holdout must be >= 0, got -1
+# CHECK: ValueError: calibrate: threads must be in [1, 1024], got 0
+# CHECK: ValueError: calibrate: percentile applies to method="percentile" only
+# CHECK: ValueError: calibrate: bits must be 8
+try:
+    llmc.calibrate(text, samples[0])
+except ValueError as e:
+    print("ValueError:", str(e))
+# CHECK: ValueError: calibrate: inputs must be a path or a list of samples (each a dict of arrays), not one dict

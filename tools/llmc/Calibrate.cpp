@@ -29,6 +29,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -131,6 +132,13 @@ static cl::list<std::string>
                       "NAME=VALUE; repeatable, or comma-separated"),
              cl::value_desc("NAME=VALUE"), cl::sub(llmc::calibrateCommand),
              cl::cat(llmc::llmcCategory));
+static cl::list<std::string> dimBoundSpecs(
+    "dim-bound",
+    cl::desc("ONNX models: keep a symbolic dimension dynamic with this "
+             "bound, NAME=N (activations with dynamic dimensions are not "
+             "quantized yet: this gives that error)"),
+    cl::value_desc("NAME=N"), cl::sub(llmc::calibrateCommand),
+    cl::cat(llmc::llmcCategory));
 static cl::opt<long long> numThreads(
     "threads",
     cl::desc("Threads for the calibration runs, 1-1024 (default: the "
@@ -244,12 +252,20 @@ int llmc::calibrateMain() {
   if (smoothAlpha.getNumOccurrences() && !(smoothAlpha > 0 && smoothAlpha <= 1))
     return fail("--smooth-alpha must be in (0, 1], got " +
                 formatNumber(smoothAlpha.getValue()));
+  if (holdout.getNumOccurrences() && holdout < 0)
+    return fail("--holdout must be >= 0, got " +
+                llvm::Twine(holdout.getValue()));
+  if (!rangesIn.empty() && smoothAlpha > 0)
+    return fail("--ranges and --smooth-alpha: a table for the smoothed model "
+                "is recorded on the smoothed model; give one of them");
   QuantizeActivationsOptions quantOptions;
   if (std::string error = parseMethod(quantOptions); !error.empty())
     return fail(error);
   quantOptions.perChannelWeights = perChannelWeights;
   quantOptions.fp8 = fp8;
   quantOptions.exclude.assign(excludes.begin(), excludes.end());
+  if (llvm::Error e = checkQuantizeActivationsOptions(quantOptions))
+    return fail("--" + llvm::toString(std::move(e)));
   if (llvm::Error e =
           llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
     return fail(std::move(e));
@@ -279,7 +295,7 @@ int llmc::calibrateMain() {
   StageProgress progress;
   progress.stage("loading " + modelPath);
   OwningOpRef<ModuleOp> module =
-      loadModelFile(modelPath, dimSpecs, ctx, sourceMgr);
+      loadModelFile(modelPath, dimSpecs, ctx, sourceMgr, dimBoundSpecs);
   if (!module)
     return 1;
   if (failed(prepareForCalibration(*module)))
@@ -332,17 +348,19 @@ int llmc::calibrateMain() {
     calibrated->quantized->print(os);
     os << "\n";
   }
-  if (llvm::Error e = llm::writeFile(outputPath, [&](llvm::raw_ostream &os) {
-        os << text;
-        return llvm::Error::success();
-      }))
-    return fail(std::move(e));
+  // Both outputs or neither.
+  SmallVector<std::string> paths = {outputPath};
   if (!rangesOut.empty())
-    if (llvm::Error e = llm::writeFile(rangesOut, [&](llvm::raw_ostream &os) {
-          os << calibrated->table.serialize();
-          return llvm::Error::success();
-        }))
-      return fail(std::move(e));
+    paths.push_back(rangesOut);
+  if (llvm::Error e =
+          llm::writeFiles(paths, [&](size_t i, llvm::raw_ostream &os) {
+            if (i == 0)
+              os << text;
+            else
+              os << calibrated->table.serialize();
+            return llvm::Error::success();
+          }))
+    return fail(std::move(e));
   const CalibrationTable &table = calibrated->table;
   const QuantizeActivationsResult *result = &calibrated->quantization;
   const QuantizationEvaluation *evaluation = &calibrated->evaluation;
@@ -351,6 +369,13 @@ int llmc::calibrateMain() {
 
   llvm::raw_ostream &os = llvm::outs();
   StringRef methodName = stringifyCalibrationMethod(quantOptions.method);
+  for (const OutputError &o : evaluation->outputs)
+    if (!std::isfinite(o.maxAbs) || !std::isfinite(o.cosine))
+      llvm::WithColor::warning(llvm::errs(), "llmc")
+          << "output " << o.name
+          << " is not finite on the held-out samples (NaN or infinity in "
+             "the f32 or the quantized model's output): its error figures "
+             "mean nothing\n";
   if (reportKind == CalibrateReport::JSON) {
     os << formatCalibrationReportJSON(*calibrated, options) << "\n";
     return 0;
@@ -360,7 +385,7 @@ int llmc::calibrateMain() {
      << " activations recorded on " << table.samples << " sample"
      << (table.samples == 1 ? "" : "s") << ", method " << methodName;
   if (quantOptions.method == CalibrationMethod::Percentile)
-    os << " " << quantOptions.percentile;
+    os << " " << formatNumber(quantOptions.percentile);
   os << (fp8 ? ", FP8 (f8E4M3FN)" : ", INT8");
   if (smoothAlpha > 0)
     os << ", SmoothQuant alpha " << llvm::format("%g", smoothAlpha.getValue())

@@ -51,12 +51,13 @@ parseTokenIds(llvm::StringRef text, llvm::StringRef option,
 extern llvm::cl::OptionCategory llmcCategory;
 
 /// Loads the model at `path`: an ONNX model (.onnx) imported with the
-/// `--dim NAME=VALUE` specs `dimSpecs`, else an MLIR file parsed with
-/// diagnostics through `sourceMgr`. Prints the error and returns null on
-/// failure.
+/// `--dim NAME=VALUE` specs `dimSpecs` and `--dim-bound NAME=N` specs
+/// `dimBoundSpecs`, else an MLIR file parsed with diagnostics through
+/// `sourceMgr`. Prints the error and returns null on failure.
 mlir::OwningOpRef<mlir::ModuleOp>
 loadModelFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
-              mlir::MLIRContext &ctx, llvm::SourceMgr &sourceMgr);
+              mlir::MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
+              llvm::ArrayRef<std::string> dimBoundSpecs = {});
 
 extern llvm::cl::SubCommand calibrateCommand;
 int calibrateMain();

@@ -18,10 +18,10 @@
 
 using namespace mlir;
 
-OwningOpRef<ModuleOp> llmc::loadModelFile(llvm::StringRef path,
-                                          llvm::ArrayRef<std::string> dimSpecs,
-                                          MLIRContext &ctx,
-                                          llvm::SourceMgr &sourceMgr) {
+OwningOpRef<ModuleOp>
+llmc::loadModelFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
+                    MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
+                    llvm::ArrayRef<std::string> dimBoundSpecs) {
   if (path.ends_with_insensitive(".onnx")) {
 #if LLMC_HAVE_ONNX
     llm::ImportOptions options;
@@ -32,6 +32,13 @@ OwningOpRef<ModuleOp> llmc::loadModelFile(llvm::StringRef path,
         return nullptr;
       }
     }
+    for (const std::string &spec : dimBoundSpecs) {
+      std::string error;
+      if (!llm::parseDimBoundSpec(spec, options, error)) {
+        fail("--dim-bound '" + spec + "': " + error);
+        return nullptr;
+      }
+    }
     return llm::importONNXModel(path, &ctx, options);
 #else
     fail("cannot load '" + path +
@@ -39,8 +46,9 @@ OwningOpRef<ModuleOp> llmc::loadModelFile(llvm::StringRef path,
     return nullptr;
 #endif
   }
-  if (!dimSpecs.empty()) {
-    fail("--dim applies only to ONNX models (.onnx)");
+  if (!dimSpecs.empty() || !dimBoundSpecs.empty()) {
+    fail(llvm::Twine(dimSpecs.empty() ? "--dim-bound" : "--dim") +
+         " applies only to ONNX models (.onnx)");
     return nullptr;
   }
   std::string error;

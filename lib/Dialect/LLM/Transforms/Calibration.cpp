@@ -15,6 +15,7 @@
 #include "llm/Dialect/LLM/Transforms/Calibration.h"
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Support/JSON.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -145,6 +146,9 @@ llvm::Expected<CalibrationTable> CalibrationTable::parse(StringRef text,
   auto error = [&](const llvm::Twine &msg) {
     return llvm::createStringError("calibration table '" + name + "': " + msg);
   };
+  // llvm::json recurses per level: bound the nesting first (a table has 3).
+  if (exceedsJSONDepth(text, 16))
+    return error("not a calibration table: nested more than 16 levels deep");
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return error("not JSON: " + llvm::toString(json.takeError()));
@@ -190,6 +194,16 @@ llvm::Expected<CalibrationTable> CalibrationTable::parse(StringRef text,
       return where("'" + *key +
                    "': min, max, hist_max must be finite with min <= max and "
                    "hist_max >= 0; counts >= 0");
+    // The statistics must describe f32 values and agree with each other.
+    constexpr double kF32Max = 3.4028234663852886e38;
+    if (std::fabs(*mn) > kF32Max || std::fabs(*mx) > kF32Max)
+      return where("'" + *key + "': min and max must be f32 values");
+    if (*count > 0 && *hmax != std::max(-*mn, *mx))
+      return where("'" + *key + "': hist_max must be max(-min, max)");
+    if (*count == 0 && (*hmax != 0 || *mn != 0 || *mx != 0))
+      return where("'" + *key +
+                   "': min, max and hist_max must be 0 when no "
+                   "element was recorded");
     if (static_cast<int64_t>(hist->size()) != kCalibrationHistogramBins)
       return where("'" + *key + "': the histogram has " +
                    llvm::Twine(hist->size()) + " bins, expected " +
@@ -205,10 +219,19 @@ llvm::Expected<CalibrationTable> CalibrationTable::parse(StringRef text,
     t.nonFinite = *nonFinite;
     for (const llvm::json::Value &h : *hist) {
       std::optional<int64_t> v = h.getAsInteger();
-      if (!v || *v < 0)
-        return where("'" + *key + "': histogram counts must be integers >= 0");
+      if (!v || *v < 0 || *v > (int64_t(1) << 50))
+        return where("'" + *key +
+                     "': histogram counts must be integers in "
+                     "[0, 2^50]");
       t.histogram.push_back(*v);
     }
+    int64_t histSum = 0;
+    for (int64_t h : t.histogram)
+      histSum += h;
+    if (histSum != t.count)
+      return where("'" + *key + "': the histogram holds " +
+                   llvm::Twine(histSum) + " elements but count is " +
+                   llvm::Twine(t.count));
     for (const llvm::json::Value &c : *channels) {
       std::optional<double> v = c.getAsNumber();
       if (!v || !std::isfinite(*v) || *v < 0)

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/GlobPattern.h"
 
 #include <cmath>
@@ -107,6 +108,29 @@ struct ActivationPlan {
 };
 } // namespace
 
+llvm::Error mlir::llm::checkQuantizeActivationsOptions(
+    const QuantizeActivationsOptions &options) {
+  if (options.method == CalibrationMethod::Percentile &&
+      !(options.percentile > 0 && options.percentile <= 100)) {
+    std::string value;
+    llvm::raw_string_ostream(value) << llvm::format("%g", options.percentile);
+    return llvm::createStringError("percentile must be in (0, 100], got " +
+                                   value);
+  }
+  for (const std::string &text : options.exclude) {
+    if (StringRef(text).contains('{') || StringRef(text).contains('}'))
+      return llvm::createStringError(
+          "exclude '" + text +
+          "': braces are not supported (give several patterns instead of "
+          "{a,b})");
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(text);
+    if (!glob)
+      return llvm::createStringError("exclude '" + text +
+                                     "': " + llvm::toString(glob.takeError()));
+  }
+  return llvm::Error::success();
+}
+
 FailureOr<QuantizeActivationsResult>
 mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
                                const QuantizeActivationsOptions &options) {
@@ -114,19 +138,16 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
   if (!func || func.isExternal())
     return module.emitError("llm-quantize-activations: no function @")
            << options.entry << " with a body";
-  if (options.method == CalibrationMethod::Percentile &&
-      !(options.percentile > 0 && options.percentile <= 100))
-    return module.emitError("llm-quantize-activations: percentile must be in "
-                            "(0, 100], got ")
-           << options.percentile;
+  if (llvm::Error e = checkQuantizeActivationsOptions(options))
+    return module.emitError("llm-quantize-activations: ")
+           << llvm::toString(std::move(e));
+  if (table.entry != options.entry)
+    return module.emitError("llm-quantize-activations: the calibration table "
+                            "was recorded for @")
+           << table.entry << ", not @" << options.entry;
   SmallVector<llvm::GlobPattern> globs;
-  for (const std::string &text : options.exclude) {
-    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(text);
-    if (!glob)
-      return module.emitError("llm-quantize-activations: exclude '")
-             << text << "': " << llvm::toString(glob.takeError());
-    globs.push_back(std::move(*glob));
-  }
+  for (const std::string &text : options.exclude)
+    globs.push_back(cantFail(llvm::GlobPattern::create(text)));
   auto excluded = [&](ArrayRef<StringRef> names) {
     for (llvm::GlobPattern &g : globs)
       for (StringRef n : names)
@@ -174,6 +195,12 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
     }
     if (plan.matmuls.empty())
       continue;
+    if (!cast<RankedTensorType>(p.value.getType()).hasStaticShape())
+      return func.emitError("llm-quantize-activations: ")
+             << p.key << " (" << p.name << ") is a " << type
+             << ": activations with dynamic dimensions cannot be quantized "
+                "yet (llm.quantize and llm.matmul_integer need static "
+                "shapes); calibrate the model with static shapes";
     llvm::Expected<ActivationQuantParams> params = chooseActivationParams(
         *stats, options.method, options.percentile, options.fp8);
     if (!params)
@@ -184,10 +211,19 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
   }
   // The weights' values, read before anything changes.
   for (ActivationPlan &plan : plans)
-    for (MatmulOp mm : plan.matmuls)
-      if (!llm::detail::readF32Values(getConstantWeight(mm).getValue()))
+    for (MatmulOp mm : plan.matmuls) {
+      std::optional<std::vector<float>> w =
+          llm::detail::readF32Values(getConstantWeight(mm).getValue());
+      if (!w)
         return mm.emitError("llm-quantize-activations: cannot read the "
                             "weight's values");
+      if (!llvm::all_of(*w, [](float v) { return std::isfinite(v); }))
+        return getConstantWeight(mm).emitError(
+                   "llm-quantize-activations: the weight of the matmul at ")
+               << getMatmulName(mm)
+               << " has NaN or infinite values; it cannot be quantized "
+                  "(exclude the matmul to keep it in f32)";
+    }
 
   MLIRContext *ctx = module.getContext();
   Type f32 = Float32Type::get(ctx);

@@ -16,6 +16,14 @@
 // MISSING: error: llm-quantize-activations: the calibration table has no entry for t1 (fc2:lhs, tensor<4x16xf32> read by llm.matmul)
 // RUN: not llm-opt %s --llm-quantize-activations="ranges=%t.badhist.json" 2>&1 | FileCheck %s --check-prefix=HIST
 // HIST: error: llm-quantize-activations: calibration table '{{.*}}': tensor 0: 't0': the histogram has 3 bins, expected 2048
+// RUN: %python %S/Inputs/make_ranges.py badhistmax %t.badhistmax.json
+// RUN: not llm-opt %s --llm-quantize-activations="ranges=%t.badhistmax.json" 2>&1 | FileCheck %s --check-prefix=HISTMAX
+// HISTMAX: error: llm-quantize-activations: calibration table '{{.*}}': tensor 0: 't0': hist_max must be max(-min, max)
+// RUN: %python %S/Inputs/make_ranges.py badcount %t.badcount.json
+// RUN: not llm-opt %s --llm-quantize-activations="ranges=%t.badcount.json" 2>&1 | FileCheck %s --check-prefix=COUNT
+// COUNT: error: llm-quantize-activations: calibration table '{{.*}}': tensor 0: 't0': the histogram holds 1010 elements but count is 6144
+// RUN: not llm-opt %s --llm-quantize-activations="ranges=%t.good.json entry=main2" 2>&1 | FileCheck %s --check-prefix=ENTRY2
+// ENTRY2: error: llm-quantize-activations: no function @main2 with a body
 // RUN: not llm-opt %s --llm-quantize-activations="ranges=%s" 2>&1 | FileCheck %s --check-prefix=NOTJSON
 // NOTJSON: error: llm-quantize-activations: calibration table '{{.*}}': not JSON
 // RUN: not llm-opt %s --llm-quantize-activations="ranges=%t.none.json" 2>&1 | FileCheck %s --check-prefix=NOFILE

@@ -33,6 +33,15 @@
       Every output's cosine similarity >= MIN.
   calibrate_check.py lower-error BEFORE.json AFTER.json KEY
       KEY's held-out error in report AFTER is below the one in BEFORE.
+  calibrate_check.py corrupt IN.npz OUT.npz
+      IN.npz with one byte of its first member's data flipped.
+  calibrate_check.py deep OUT.json
+      A JSON file nested 50000 levels deep.
+  calibrate_check.py nan-heldout IN.npz OUT.npz
+      IN.npz's samples with a NaN in the last one (held out).
+  calibrate_check.py json-null REPORT.json
+      Loads the report with Python's json (fails on NaN literals written as
+      nan) and prints the first output's cosine similarity.
   calibrate_check.py data-gpt2 OUT.npz N VOCAB SEQ
   calibrate_check.py data-llama OUT.npz N SEQ D
       Random token ids / activations (and positions 0..SEQ-1) for N samples.
@@ -262,6 +271,27 @@ def main(argv):
         return thresholds(argv[2], argv[3])
     if cmd == "histogram":
         return histogram(argv[2], argv[3], argv[4], int(argv[5]))
+    if cmd == "corrupt":
+        b = bytearray(open(argv[2], "rb").read())
+        i = b.find(b"NUMPY")
+        b[i + 1000] ^= 0x7F
+        open(argv[3], "wb").write(bytes(b))
+        return 0
+    if cmd == "deep":
+        with open(argv[2], "w") as f:
+            f.write('{"llmc_calibration": 1, "x": ' + "[" * 50000 +
+                    "]" * 50000 + "}")
+        return 0
+    if cmd == "nan-heldout":
+        x = np.load(argv[2])["arg0"].copy()
+        x[-1, 0, 0, 0] = np.nan
+        np.savez(argv[3], arg0=x)
+        return 0
+    if cmd == "json-null":
+        with open(argv[2]) as f:
+            report = json.load(f)
+        print("cosine_similarity:", report["outputs"][0]["cosine_similarity"])
+        return 0
     if cmd == "lower-error":
         return lower_error(argv[2], argv[3], argv[4])
     if cmd == "cosine":

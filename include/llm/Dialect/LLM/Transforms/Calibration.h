@@ -205,6 +205,12 @@ struct QuantizeActivationsResult {
   double weightMaxAbsError = 0, weightRmsError = 0;
 };
 
+/// Checks `options` before anything runs: `percentile` in (0, 100] (for
+/// the percentile method), every `exclude` a valid llvm::GlobPattern without
+/// braces (`{a,b}`: give several patterns). Errors name the option.
+llvm::Error
+checkQuantizeActivationsOptions(const QuantizeActivationsOptions &options);
+
 /// Places the quantization of `llm-quantize-activations` in `module` from
 /// `table`. Emits an error and fails on what the pass documents as errors
 /// (nothing is changed then).

@@ -16,6 +16,8 @@ llm-quantize-activations.mlir: `make_ranges.py KIND OUT.json`.
   othertype  as good, but t0 recorded as tensor<2x8xf32>.
   missing    only t0.
   badhist    t0's histogram has 3 bins.
+  badhistmax t0's hist_max is not max(-min, max).
+  badcount   t0's count differs from its histogram's sum.
   smooth     for llm-smooth-activations.mlir: t0 (x, tensor<2x4xf32>, read by
              llm.layer_norm) and t1 (its output, read by llm.matmul) with
              channel maxima [4, 1, 1, 0.25].
@@ -58,6 +60,10 @@ def main():
         t0["type"] = "tensor<2x8xf32>"
     if kind == "badhist":
         t0["histogram"] = [1, 2, 3]
+    if kind == "badhistmax":
+        t0["hist_max"] = 0.0
+    if kind == "badcount":
+        t0["count"] = 6144
     tensors = [t0] if kind == "missing" else [t0, t1]
     with open(out, "w") as f:
         json.dump({"llmc_calibration": 1, "entry": "main", "samples": 1,
