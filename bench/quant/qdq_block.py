@@ -197,7 +197,10 @@ def run(system, d, model, threads, repeat, out, llmc):
         ms, err = peers.ort_run(wd, threads, repeat, out)
     if ms is None:
         sys.exit(f"{system} failed on {model}: {err}")
-    return ms, np.load(os.path.join(out, meta["outputs"][0] + ".npy"))
+    path = os.path.join(out, meta["outputs"][0] + ".npy")
+    if not os.path.exists(path):  # llmc run on .mlir names results outN
+        path = os.path.join(out, "out0.npy")
+    return ms, np.load(path)
 
 
 def main():

@@ -289,6 +289,9 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
       mm.getLhsMutable().assign(dq);
       mm.getRhsMutable().assign(dw);
       mm.setTransposeB(false);
+      // The f32 weight, unless something else reads it.
+      if (cst->use_empty())
+        cst->erase();
       info.matmuls.push_back(getMatmulName(mm));
       ++result.matmuls;
     }

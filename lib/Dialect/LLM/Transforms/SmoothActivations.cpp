@@ -153,6 +153,13 @@ FailureOr<int64_t> mlir::llm::smoothActivations(ModuleOp module,
     if (beta)
       norm->setOperand(2, createConstant(norm, biasValue.getLoc(),
                                          biasValue.getType(), bvec));
+    // The replaced constants, unless something else reads them.
+    auto eraseIfDead = [](Value v) {
+      if (v && v.use_empty())
+        v.getDefiningOp()->erase();
+    };
+    eraseIfDead(scaleValue);
+    eraseIfDead(biasValue);
     for (auto [mm, w] : llvm::zip_equal(matmuls, weights)) {
       RankedTensorType wt = mm.getRhs().getType();
       int64_t other = wt.getDimSize(mm.getTransposeB() ? 0 : 1);
@@ -161,8 +168,9 @@ FailureOr<int64_t> mlir::llm::smoothActivations(ModuleOp module,
           float &v = mm.getTransposeB() ? w[n * d + j] : w[j * other + n];
           v = float(double(v) * s[j]);
         }
-      mm.getRhsMutable().assign(
-          createConstant(mm, mm.getRhs().getLoc(), wt, w));
+      Value old = mm.getRhs();
+      mm.getRhsMutable().assign(createConstant(mm, old.getLoc(), wt, w));
+      eraseIfDead(old);
     }
     ++smoothed;
   }
