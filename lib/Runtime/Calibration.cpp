@@ -54,6 +54,16 @@ using NamedArrays = std::map<std::string, HostTensor>;
 static llvm::Error addSamples(NamedArrays arrays, llvm::StringRef source,
                               const EntrySignature &signature,
                               std::vector<CalibrationSample> &samples) {
+  // `argN` names input N when the input has another name (samples given
+  // by position, e.g. from Python).
+  for (size_t i = 0; i < signature.inputs.size(); ++i) {
+    std::string alias = "arg" + std::to_string(i);
+    std::string name = getInputName(signature, i);
+    if (name != alias && arrays.count(alias) && !arrays.count(name)) {
+      arrays[name] = std::move(arrays[alias]);
+      arrays.erase(alias);
+    }
+  }
   for (auto &[name, tensor] : arrays) {
     bool known = false;
     for (size_t i = 0; i < signature.inputs.size(); ++i)
@@ -610,6 +620,16 @@ mlir::llm::runtime::calibrateModel(ModuleOp module,
   if (options.holdout < -1)
     return fail(llvm::createStringError("holdout must be >= 0 (or -1: a "
                                         "quarter of the samples)"));
+  // Dynamic dimensions cannot be quantized: say so before recording.
+  if (FailureOr<EntrySignature> signature =
+          getEntrySignature(module, options.compile.entry);
+      succeeded(signature) && signature->seqBound > 0)
+    return fail(llvm::createStringError(
+        "@" + options.compile.entry +
+        " has a dynamic sequence dimension: activations with dynamic "
+        "dimensions cannot be quantized yet (llm.quantize and "
+        "llm.matmul_integer need static shapes); calibrate the model at a "
+        "fixed length (ONNX: --dim NAME=VALUE)"));
   size_t n = samples.size();
   if (n == 0)
     return fail(llvm::createStringError("no calibration samples"));
@@ -729,12 +749,16 @@ std::string mlir::llm::runtime::formatCalibrationReportJSON(
                            {"max_abs_error", jsonNumber(o.maxAbs)},
                            {"rms_error", jsonNumber(o.rms)},
                            {"cosine_similarity", jsonNumber(o.cosine)}});
-  llvm::json::Array excluded;
+  llvm::json::Array excluded, unmatched;
   for (const std::string &x : result.quantization.excluded)
     excluded.push_back(x);
+  for (const std::string &x : result.quantization.unmatchedExcludes)
+    unmatched.push_back(x);
   llvm::json::Object root{
       {"method", stringifyCalibrationMethod(q.method)},
-      {"percentile", q.percentile},
+      {"percentile", q.method == CalibrationMethod::Percentile
+                         ? llvm::json::Value(q.percentile)
+                         : llvm::json::Value(nullptr)},
       {"fp8", q.fp8},
       {"per_channel_weights", q.perChannelWeights},
       {"smooth_alpha", options.smoothAlpha},
@@ -744,6 +768,7 @@ std::string mlir::llm::runtime::formatCalibrationReportJSON(
       {"recorded_activations", int64_t(result.table.tensors.size())},
       {"quantized_matmuls", result.quantization.matmuls},
       {"excluded_matmuls", std::move(excluded)},
+      {"unmatched_excludes", std::move(unmatched)},
       {"weight_max_abs_error",
        jsonNumber(result.quantization.weightMaxAbsError)},
       {"weight_rms_error", jsonNumber(result.quantization.weightRmsError)},

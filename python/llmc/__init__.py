@@ -459,6 +459,9 @@ def calibrate(model, inputs, method="entropy", percentile=None,
         if not isinstance(flag, bool):
             raise ValueError(f"calibrate: {name} must be True or False, got "
                              f"{flag!r}")
+    if method not in ("minmax", "percentile", "entropy"):
+        raise ValueError(f"calibrate: method must be \"minmax\", "
+                         f"\"percentile\" or \"entropy\", got {method!r}")
     if bits != 8:
         raise ValueError(f"calibrate: bits must be 8 (llmc's integer matmuls "
                          f"are 8-bit; fp8=True for FP8), got {bits!r}")

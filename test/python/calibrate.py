@@ -72,14 +72,14 @@ for bad in [dict(method="kl"), dict(percentile=0, method="percentile"),
         print("no error")
     except ValueError as e:
         print("ValueError:", str(e).splitlines()[0])
-# CHECK: ValueError: error: invalid option 'method=kl': expected minmax, percentile or entropy
+# CHECK: ValueError: calibrate: method must be "minmax", "percentile" or "entropy", got 'kl'
 # CHECK: ValueError: error: invalid option 'percentile=0.0': expected a number in (0, 100]
 # CHECK: ValueError: error: invalid option 'smooth-alpha=3.0': expected a number in [0, 1] (0: off)
 try:
     llmc.calibrate(text, [{"z": samples[0]["x"]}])
 except ValueError as e:
     print("ValueError:", str(e).splitlines()[0])
-# Samples given as arrays are named by their position.
+# Samples given as dicts name the inputs.
 # CHECK: ValueError: error: calibration data 'sample 0': 'z' is not an input of the model (its inputs: x)
 
 for bad in [dict(fp8="no"), dict(holdout=-1), dict(threads=0),
@@ -94,6 +94,11 @@ for bad in [dict(fp8="no"), dict(holdout=-1), dict(threads=0),
 # CHECK: ValueError: calibrate: threads must be in [1, 1024], got 0
 # CHECK: ValueError: calibrate: percentile applies to method="percentile" only
 # CHECK: ValueError: calibrate: bits must be 8
+# Samples given as sequences of arrays are positional (arg0 = the input x).
+r3 = llmc.calibrate(text, [[s["x"]] for s in samples], method="minmax")
+print("positional:", r3.report["quantized_matmuls"],
+      r3.model == result.model)
+# CHECK: positional: 2 True
 try:
     llmc.calibrate(text, samples[0])
 except ValueError as e:

@@ -376,6 +376,11 @@ int llmc::calibrateMain() {
           << " is not finite on the held-out samples (NaN or infinity in "
              "the f32 or the quantized model's output): its error figures "
              "mean nothing\n";
+  for (const std::string &x : result->unmatchedExcludes)
+    llvm::WithColor::warning(llvm::errs(), "llmc")
+        << "--exclude '" << x
+        << "' matches no quantized matmul (patterns match matmul location "
+           "names such as ONNX node names, activation keys t3 or names)\n";
   if (reportKind == CalibrateReport::JSON) {
     os << formatCalibrationReportJSON(*calibrated, options) << "\n";
     return 0;
@@ -399,8 +404,7 @@ int llmc::calibrateMain() {
      << ", max abs error " << llvm::format("%.3g", result->weightMaxAbsError)
      << ", RMS " << llvm::format("%.3g", result->weightRmsError) << ")";
   if (!result->excluded.empty())
-    os << "; " << result->excluded.size() << " matmul"
-       << (result->excluded.size() == 1 ? "" : "s") << " kept in f32";
+    os << "; kept in f32: " << llvm::join(result->excluded, ", ");
   os << "\n";
   os << llvm::formatv("  {0,-5} {1,-12} {2,-5} {3,-24} {4,-9} {5,-9} {6}\n",
                       "key", "scale", "zero", "range", "clipped", "error",
@@ -415,7 +419,7 @@ int llmc::calibrateMain() {
   os << "  (error: RMS of dequantize(quantize(x)) - x over RMS of x; clipped: "
         "share outside the range; both on "
      << (held ? llvm::Twine(held) + " held-out sample" + (held == 1 ? "" : "s")
-              : llvm::Twine("the calibration sample (no held-out sample)"))
+              : llvm::Twine("the calibration samples (none held out)"))
      << ")\n";
   for (const OutputError &o : evaluation->outputs)
     os << "  output " << o.name << ": max abs error "

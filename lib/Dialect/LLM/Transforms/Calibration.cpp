@@ -34,24 +34,23 @@ using namespace mlir::llm;
 // Calibration points
 //===----------------------------------------------------------------------===//
 
-/// The name of a location: the first NameLoc's name, else file:line:col.
-static std::string getLocationName(Location loc) {
+std::string mlir::llm::getCalibrationLocationName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return name.getName().str();
   if (auto fused = dyn_cast<FusedLoc>(loc)) {
     for (Location inner : fused.getLocations())
       if (isa<NameLoc>(inner))
-        return getLocationName(inner);
+        return getCalibrationLocationName(inner);
     for (Location inner : fused.getLocations())
       if (isa<FileLineColLoc>(inner))
-        return getLocationName(inner);
+        return getCalibrationLocationName(inner);
   }
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
                          file.getLine(), file.getColumn())
         .str();
   if (auto callsite = dyn_cast<CallSiteLoc>(loc))
-    return getLocationName(callsite.getCallee());
+    return getCalibrationLocationName(callsite.getCallee());
   return "?";
 }
 
@@ -91,7 +90,7 @@ mlir::llm::getCalibrationPoints(func::FuncOp func) {
       CalibrationPoint point;
       point.value = value;
       point.key = "t" + std::to_string(points.size());
-      point.name = getLocationName(op->getLoc()) + ":" + role.str();
+      point.name = getCalibrationLocationName(op->getLoc()) + ":" + role.str();
       point.op = op->getName().getStringRef().str();
       points.push_back(std::move(point));
     }

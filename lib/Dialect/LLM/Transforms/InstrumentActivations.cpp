@@ -35,13 +35,14 @@ FailureOr<SmallVector<CalibrationPoint>>
 mlir::llm::instrumentActivations(ModuleOp module, StringRef entry) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func || func.isExternal())
-    return module.emitError("llm-instrument-activations: no function @")
+    return mlir::emitError(module.getLoc(),
+                           "llm-instrument-activations: no function @")
            << entry << " with a body";
   if (!func.getBody().hasOneBlock())
-    return func.emitError("llm-instrument-activations: @")
+    return mlir::emitError(func.getLoc(), "llm-instrument-activations: @")
            << entry << " has more than one block";
   if (func->hasAttr(kCalibrationPointsAttr))
-    return func.emitError("llm-instrument-activations: @")
+    return mlir::emitError(func.getLoc(), "llm-instrument-activations: @")
            << entry << " is instrumented already";
   SmallVector<CalibrationPoint> points = getCalibrationPoints(func);
   // Only values of the body's block reach its return.

@@ -40,19 +40,9 @@ using namespace mlir::llm;
 /// The largest finite f8E4M3FN value.
 static constexpr double kFloat8E4M3FNMax = 448.0;
 
-/// The name of an op's location as calibration points name their readers.
+/// The name of a matmul's location as calibration points name their readers.
 static std::string getMatmulName(MatmulOp op) {
-  Location loc = op.getLoc();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (isa<NameLoc>(inner))
-        loc = inner;
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
+  return getCalibrationLocationName(op.getLoc());
 }
 
 /// The constant f32 [K, N] or [N, K] weight of `op`, or nullptr.
@@ -136,24 +126,28 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
                                const QuantizeActivationsOptions &options) {
   auto func = module.lookupSymbol<func::FuncOp>(options.entry);
   if (!func || func.isExternal())
-    return module.emitError("llm-quantize-activations: no function @")
+    return mlir::emitError(module.getLoc(),
+                           "llm-quantize-activations: no function @")
            << options.entry << " with a body";
   if (llvm::Error e = checkQuantizeActivationsOptions(options))
-    return module.emitError("llm-quantize-activations: ")
+    return mlir::emitError(module.getLoc(), "llm-quantize-activations: ")
            << llvm::toString(std::move(e));
   if (table.entry != options.entry)
-    return module.emitError("llm-quantize-activations: the calibration table "
-                            "was recorded for @")
+    return mlir::emitError(module.getLoc(),
+                           "llm-quantize-activations: the calibration table "
+                           "was recorded for @")
            << table.entry << ", not @" << options.entry;
   SmallVector<llvm::GlobPattern> globs;
   for (const std::string &text : options.exclude)
     globs.push_back(cantFail(llvm::GlobPattern::create(text)));
+  SmallVector<bool> globMatched(globs.size(), false);
   auto excluded = [&](ArrayRef<StringRef> names) {
-    for (llvm::GlobPattern &g : globs)
+    bool any = false;
+    for (auto [g, matched] : llvm::zip_equal(globs, globMatched))
       for (StringRef n : names)
         if (g.match(n))
-          return true;
-    return false;
+          any = matched = true;
+    return any;
   };
 
   // Check the table against the module and plan; nothing changes before the
@@ -166,13 +160,15 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
     llvm::raw_string_ostream(type) << p.value.getType();
     const ActivationStats *stats = table.lookup(p.key);
     if (!stats)
-      return func.emitError("llm-quantize-activations: the calibration table "
-                            "has no entry for ")
+      return mlir::emitError(func.getLoc(),
+                             "llm-quantize-activations: the calibration table "
+                             "has no entry for ")
              << p.key << " (" << p.name << ", " << type << " read by " << p.op
              << "): it was recorded for another model";
     if (stats->type != type || stats->op != p.op)
-      return func.emitError("llm-quantize-activations: the calibration "
-                            "table's ")
+      return mlir::emitError(func.getLoc(),
+                             "llm-quantize-activations: the calibration "
+                             "table's ")
              << p.key << " is a " << stats->type << " read by " << stats->op
              << " (" << stats->name << "), but this module's " << p.key
              << " is a " << type << " read by " << p.op << " (" << p.name
@@ -196,7 +192,7 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
     if (plan.matmuls.empty())
       continue;
     if (!cast<RankedTensorType>(p.value.getType()).hasStaticShape())
-      return func.emitError("llm-quantize-activations: ")
+      return mlir::emitError(func.getLoc(), "llm-quantize-activations: ")
              << p.key << " (" << p.name << ") is a " << type
              << ": activations with dynamic dimensions cannot be quantized "
                 "yet (llm.quantize and llm.matmul_integer need static "
@@ -204,7 +200,7 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
     llvm::Expected<ActivationQuantParams> params = chooseActivationParams(
         *stats, options.method, options.percentile, options.fp8);
     if (!params)
-      return func.emitError("llm-quantize-activations: ")
+      return mlir::emitError(func.getLoc(), "llm-quantize-activations: ")
              << llvm::toString(params.takeError());
     plan.params = *params;
     plans.push_back(std::move(plan));
@@ -215,10 +211,12 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
       std::optional<std::vector<float>> w =
           llm::detail::readF32Values(getConstantWeight(mm).getValue());
       if (!w)
-        return mm.emitError("llm-quantize-activations: cannot read the "
-                            "weight's values");
+        return mlir::emitError(mm.getLoc(),
+                               "llm-quantize-activations: cannot read the "
+                               "weight's values");
       if (!llvm::all_of(*w, [](float v) { return std::isfinite(v); }))
-        return getConstantWeight(mm).emitError(
+        return mlir::emitError(
+                   getConstantWeight(mm).getLoc(),
                    "llm-quantize-activations: the weight of the matmul at ")
                << getMatmulName(mm)
                << " has NaN or infinite values; it cannot be quantized "
@@ -297,6 +295,9 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
     }
     result.activations.push_back(std::move(info));
   }
+  for (auto [text, matched] : llvm::zip_equal(options.exclude, globMatched))
+    if (!matched)
+      result.unmatchedExcludes.push_back(text);
   result.weightMaxAbsError = weightError.maxAbs;
   result.weightRmsError =
       weightError.count
@@ -313,15 +314,17 @@ struct LLMQuantizeActivationsPass final
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (ranges.empty()) {
-      module.emitError("llm-quantize-activations: ranges=FILE is required "
-                       "(a calibration table: llmc calibrate --ranges-out, "
-                       "docs/Calibration.md)");
+      mlir::emitError(module.getLoc(),
+                      "llm-quantize-activations: ranges=FILE is required "
+                      "(a calibration table: llmc calibrate --ranges-out, "
+                      "docs/Calibration.md)");
       return signalPassFailure();
     }
     QuantizeActivationsOptions options;
     std::optional<CalibrationMethod> m = parseCalibrationMethod(method);
     if (!m) {
-      module.emitError("llm-quantize-activations: unknown method '")
+      mlir::emitError(module.getLoc(),
+                      "llm-quantize-activations: unknown method '")
           << method << "' (minmax, percentile or entropy)";
       return signalPassFailure();
     }
@@ -333,7 +336,7 @@ struct LLMQuantizeActivationsPass final
     options.entry = entry;
     llvm::Expected<CalibrationTable> table = CalibrationTable::load(ranges);
     if (!table) {
-      module.emitError("llm-quantize-activations: ")
+      mlir::emitError(module.getLoc(), "llm-quantize-activations: ")
           << llvm::toString(table.takeError());
       return signalPassFailure();
     }

@@ -51,12 +51,14 @@ FailureOr<int64_t> mlir::llm::smoothActivations(ModuleOp module,
                                                 const CalibrationTable &table,
                                                 double alpha, StringRef entry) {
   if (!(alpha > 0 && alpha <= 1))
-    return module.emitError("llm-smooth-activations: alpha must be in (0, 1], "
-                            "got ")
+    return mlir::emitError(module.getLoc(),
+                           "llm-smooth-activations: alpha must be in (0, 1], "
+                           "got ")
            << alpha;
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func || func.isExternal())
-    return module.emitError("llm-smooth-activations: no function @")
+    return mlir::emitError(module.getLoc(),
+                           "llm-smooth-activations: no function @")
            << entry << " with a body";
   int64_t smoothed = 0;
   for (const CalibrationPoint &p : getCalibrationPoints(func)) {
@@ -107,12 +109,14 @@ FailureOr<int64_t> mlir::llm::smoothActivations(ModuleOp module,
     std::string typeText;
     llvm::raw_string_ostream(typeText) << p.value.getType();
     if (!stats || stats->type != typeText || stats->op != p.op)
-      return func.emitError("llm-smooth-activations: the calibration table "
-                            "does not match this module at ")
+      return mlir::emitError(func.getLoc(),
+                             "llm-smooth-activations: the calibration table "
+                             "does not match this module at ")
              << p.key << " (" << p.name << ", " << typeText
              << "): it was recorded for another model";
     if (static_cast<int64_t>(stats->channelAbsMax.size()) != d)
-      return func.emitError("llm-smooth-activations: the calibration table's ")
+      return mlir::emitError(func.getLoc(),
+                             "llm-smooth-activations: the calibration table's ")
              << p.key << " has " << stats->channelAbsMax.size()
              << " channel maxima; expected " << d;
     // max |W_j| over the rows j of every weight.
@@ -123,8 +127,9 @@ FailureOr<int64_t> mlir::llm::smoothActivations(ModuleOp module,
       std::optional<std::vector<float>> w =
           llm::detail::readF32Values(cst.getValue());
       if (!w)
-        return mm.emitError("llm-smooth-activations: cannot read the "
-                            "weight's values");
+        return mlir::emitError(mm.getLoc(),
+                               "llm-smooth-activations: cannot read the "
+                               "weight's values");
       RankedTensorType wt = mm.getRhs().getType();
       int64_t other = wt.getDimSize(mm.getTransposeB() ? 0 : 1);
       for (int64_t j = 0; j < d; ++j)
@@ -184,13 +189,14 @@ struct LLMSmoothActivationsPass final
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (ranges.empty()) {
-      module.emitError("llm-smooth-activations: ranges=FILE is required (a "
-                       "calibration table, docs/Calibration.md)");
+      mlir::emitError(module.getLoc(),
+                      "llm-smooth-activations: ranges=FILE is required (a "
+                      "calibration table, docs/Calibration.md)");
       return signalPassFailure();
     }
     llvm::Expected<CalibrationTable> table = CalibrationTable::load(ranges);
     if (!table) {
-      module.emitError("llm-smooth-activations: ")
+      mlir::emitError(module.getLoc(), "llm-smooth-activations: ")
           << llvm::toString(table.takeError());
       return signalPassFailure();
     }

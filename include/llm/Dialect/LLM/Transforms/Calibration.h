@@ -58,6 +58,10 @@ struct CalibrationPoint {
   std::string op;
 };
 
+/// How calibration names an op's location: the first NameLoc's name (the
+/// ONNX node), else `file:line:col`, else "?".
+std::string getCalibrationLocationName(Location loc);
+
 /// The calibration points of `func` in a deterministic order: the f32
 /// operands of `llm.matmul` (both, unless constant), `llm.attention` (query,
 /// key, value), `llm.layer_norm` / `llm.rms_norm` (input), each value once,
@@ -201,6 +205,8 @@ struct QuantizeActivationsResult {
   int64_t matmuls = 0;
   /// Matmuls kept in f32 by `exclude` (location names).
   SmallVector<std::string> excluded;
+  /// Patterns of `exclude` that matched no quantizable matmul.
+  SmallVector<std::string> unmatchedExcludes;
   /// `|dequantize(quantize(w)) - w|` over the quantized weights.
   double weightMaxAbsError = 0, weightRmsError = 0;
 };
