@@ -420,7 +420,9 @@ def LLMSmoothActivationsPass
     `channel_absmax` of the calibration table `ranges`; the model computes
     the same function (up to f32 rounding) with flatter activations, which
     a new calibration run (on the smoothed model) then quantizes with less
-    error. `llmc calibrate --smooth-alpha A` runs both.
+    error: quantize the smoothed model with a table recorded on it, not
+    with `ranges` (its types still match, its ranges are the unsmoothed
+    ones). `llmc calibrate --smooth-alpha A` does both.
 
     Errors: no `ranges`, or a table that does not load or does not match
     the module (as `llm-quantize-activations`); `alpha` outside (0, 1].
@@ -477,11 +479,15 @@ def LLMQuantizeActivationsPass
     location name, or whose activation's key (`t3`) or name, matches a
     glob of `exclude` stays f32 (mixed precision).
 
-    Errors: no `ranges`, or a table that does not load; an unknown `method`;
-    `percentile` outside (0, 100]; a table whose entry for a key has another
-    type or op than this module's calibration point (a table recorded for
-    another model, or another preparation of it); a point without an entry;
-    an invalid glob.
+    Errors: no `ranges`, or a table that does not load (not JSON, nested
+    too deep, fields missing or contradicting each other); an unknown
+    `method`; `percentile` outside (0, 100]; a table recorded for another
+    entry, or whose entry for a key has another type or op than this
+    module's calibration point (a table recorded for another model, or
+    another preparation of it); a point without an entry; an invalid glob
+    (or one with braces); an activation to quantize with a dynamic
+    dimension (not supported yet); a weight with NaN or infinite values. A
+    glob that matches nothing is not an error (`llmc calibrate` warns).
   }];
   let dependentDialects = ["::mlir::llm::LLMDialect",
                            "::mlir::quant::QuantDialect",
