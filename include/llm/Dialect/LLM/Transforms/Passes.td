@@ -518,6 +518,93 @@ def LLMQuantizeActivationsPass
 }
 
 //===----------------------------------------------------------------------===//
+// Sparsity
+//===----------------------------------------------------------------------===//
+
+def LLMPruneWeightsPass : Pass<"llm-prune-weights", "::mlir::ModuleOp"> {
+  let summary = "magnitude-prune the constant matmul weights (n:m, blocks, "
+                "unstructured)";
+  let description = [{
+    For every `llm.matmul` whose `rhs` is a rank-2 f32 constant, viewed as
+    W[N, K] (output channels by the contraction; a `[K, N]` weight is read
+    transposed), sets to zero the elements of smallest magnitude:
+
+    * `pattern=n:m` (e.g. `2:4`): in each group of m consecutive elements
+      along K of each output channel, all but the n largest |w| (the last
+      group of a K that m does not divide is a group of its own);
+    * `pattern=unstructured`: all but the `density` fraction of largest |w|
+      over the whole weight (ties: the lower flat index is kept);
+    * `pattern=RxC` (`4x4`, `16x16`, `1x4`, `1x16`): all but the `density`
+      fraction of R x C blocks of W[N, K] with the largest L1 norm (edge
+      blocks are partial).
+
+    Magnitude pruning as in Han et al., "Learning both Weights and
+    Connections for Efficient Neural Networks", NeurIPS 2015 (no
+    retraining; SparseGPT/Wanda-style pruning with calibration data is not
+    done). The weight is replaced by a new constant (the old one stays for
+    other users). The error introduced, `|w' - w|` over all elements of the
+    pruned weights, is reported as a remark (max abs and RMS) and as the
+    `llm.report` keys `pruned_weights`, `pruned_zeros`,
+    `pruned_max_abs_error_e9`, `pruned_rms_error_e9` (units of 1e-9).
+
+    Errors: an unknown pattern, n > m or m < 1, `density` outside (0, 1].
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let options = [
+    Option<"pattern", "pattern", "std::string", /*default=*/"\"2:4\"",
+           "n:m, unstructured, or a block shape RxC (4x4, 16x16, 1x4, 1x16)">,
+    Option<"density", "density", "double", /*default=*/"0.5",
+           "fraction of elements (unstructured) or blocks (RxC) kept">,
+  ];
+}
+
+def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
+  let summary = "measure each constant matmul weight's sparsity and choose "
+                "its storage format";
+  let description = [{
+    For every `llm.matmul` whose `rhs` is a rank-2 f32 constant (viewed as
+    W[N, K], output channels by the contraction), measures the density
+    (nonzeros / elements), whether every group of 4 along K holds at most 2
+    nonzeros (exact 2:4), and the share of nonzero R x C blocks of W for
+    4x4, 16x16, 1x4 and 1x16, and chooses a format by a cost model of the
+    decode matrix-vector product, which streams the weight from memory once
+    per token: the time of a format relative to dense is its bytes over the
+    dense bytes divided by its measured streaming efficiency (the hand
+    kernels of `../shared/sparsity/sparsity-probe.md`, cold 4096 x 4096
+    matvec, one thread, against a dense AVX-512 kernel):
+
+    | format | bytes per stored element | efficiency |
+    |---|---|---|
+    | dense | 4 | 1.00 |
+    | 2:4 (values + 1-byte in-group index; exact 2:4 only) | 2.25 per element | 0.70 |
+    | BSR RxC (values of every nonzero block, 2-byte block column) | 4 + 2 / (R C) | 16x16: 1.00; 4x4, 1x16: 0.89; 1x4: 0.80 (not measured: assumed) |
+    | CSR (values + 2-byte column index) | 6 | 0.62 |
+
+    The fastest format wins if it is estimated at least 1.1x dense;
+    otherwise dense. This reproduces the measured crossovers: 50%
+    unstructured stays dense (CSR 1.21x slower), 75% unstructured takes CSR
+    (1.65x), exact 2:4 takes the 2:4 kernel (1.24x), 50% of 16x16 blocks
+    BSR16 (2.0x). `format` forces one format (`dense`, `2:4`, `bsr4x4`,
+    `bsr16x16`, `bsr1x4`, `bsr1x16`, `csr`; 2:4 needs an exact 2:4 weight).
+
+    The choice is recorded on the matmul as `llm.sparse_format =
+    {format, density, estimated_speedup, bytes, dense_bytes}` and reported
+    (a remark per weight, and the `llm.report` keys `sparse_weights`,
+    `sparse_bytes_saved`). Code generation for the sparse formats is not
+    done yet: the attribute is the analysis, and the pipelines still run the
+    dense kernels.
+
+    Errors: an unknown `format`; `format=2:4` for a weight that is not
+    exactly 2:4.
+  }];
+  let dependentDialects = ["::mlir::llm::LLMDialect"];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"auto\"",
+           "auto, dense, 2:4, bsr4x4, bsr16x16, bsr1x4, bsr1x16 or csr">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,394 @@
+//===- Sparsity.cpp - Pruning and sparse formats of constant weights ------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// `llm-prune-weights` (magnitude pruning of constant matmul weights to n:m,
+// blocks or an unstructured density) and `llm-sparsify-weights` (each
+// weight's sparsity measured and its storage format chosen by a cost model
+// of the decode matrix-vector product). Both view a weight as W[N, K]:
+// output channels by the contraction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WeightQuantization.h"
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Support/Report.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMPRUNEWEIGHTSPASS
+#define GEN_PASS_DEF_LLMSPARSIFYWEIGHTSPASS
+#include "llm/Dialect/LLM/Transforms/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+namespace {
+
+/// A constant matmul weight viewed as W[N, K].
+struct WeightView {
+  MatmulOp op;
+  ConstantOp cst;
+  int64_t N = 0, K = 0;
+  /// Stored [N, K] (`transpose_b`), else [K, N].
+  bool nk = false;
+  std::vector<float> values;
+
+  size_t index(int64_t n, int64_t k) const {
+    return nk ? size_t(n * K + k) : size_t(k * N + n);
+  }
+  float at(int64_t n, int64_t k) const { return values[index(n, k)]; }
+};
+
+/// The constant f32 rank-2 weights of the matmuls under `root`.
+SmallVector<WeightView> collectWeights(Operation *root) {
+  SmallVector<WeightView> weights;
+  root->walk([&](MatmulOp op) {
+    auto cst = op.getRhs().getDefiningOp<ConstantOp>();
+    RankedTensorType type = op.getRhs().getType();
+    if (!cst || type.getRank() != 2 || !type.hasStaticShape() ||
+        !type.getElementType().isF32() || op.getTransposeA())
+      return;
+    std::optional<std::vector<float>> values =
+        llm::detail::readF32Values(cst.getValue());
+    if (!values)
+      return;
+    WeightView w;
+    w.op = op;
+    w.cst = cst;
+    w.nk = op.getTransposeB();
+    w.N = type.getDimSize(w.nk ? 0 : 1);
+    w.K = type.getDimSize(w.nk ? 1 : 0);
+    w.values = std::move(*values);
+    weights.push_back(std::move(w));
+  });
+  return weights;
+}
+
+/// `x` printed with printf format `spec`.
+std::string formatDouble(const char *spec, double x) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format(spec, x);
+  return text;
+}
+
+/// `pattern`: n:m, unstructured or RxC.
+struct PrunePattern {
+  enum Kind { NM, Unstructured, Block } kind = NM;
+  int64_t n = 2, m = 4;       // NM
+  int64_t rows = 1, cols = 1; // Block
+};
+
+FailureOr<PrunePattern> parsePattern(StringRef text) {
+  PrunePattern p;
+  if (text == "unstructured") {
+    p.kind = PrunePattern::Unstructured;
+    return p;
+  }
+  auto [a, b] = text.split(':');
+  if (text.contains(':')) {
+    if (a.getAsInteger(10, p.n) || b.getAsInteger(10, p.m) || p.m < 1 ||
+        p.n < 0 || p.n > p.m)
+      return failure();
+    return p;
+  }
+  auto [r, c] = text.split('x');
+  if (!text.contains('x') || r.getAsInteger(10, p.rows) ||
+      c.getAsInteger(10, p.cols) || p.rows < 1 || p.cols < 1)
+    return failure();
+  p.kind = PrunePattern::Block;
+  return p;
+}
+
+/// The elements of `w` to keep under `pattern` and `density`.
+std::vector<bool> keepMask(const WeightView &w, const PrunePattern &pattern,
+                           double density) {
+  size_t total = w.values.size();
+  std::vector<bool> keep(total, false);
+  switch (pattern.kind) {
+  case PrunePattern::NM: {
+    SmallVector<int64_t> idx;
+    for (int64_t n = 0; n < w.N; ++n)
+      for (int64_t k0 = 0; k0 < w.K; k0 += pattern.m) {
+        int64_t k1 = std::min(w.K, k0 + pattern.m);
+        idx.clear();
+        for (int64_t k = k0; k < k1; ++k)
+          idx.push_back(k);
+        // Largest |w| first; ties: the lower k.
+        std::sort(idx.begin(), idx.end(), [&](int64_t x, int64_t y) {
+          float ax = std::fabs(w.at(n, x)), ay = std::fabs(w.at(n, y));
+          return ax != ay ? ax > ay : x < y;
+        });
+        for (int64_t i = 0; i < std::min<int64_t>(pattern.n, idx.size()); ++i)
+          keep[w.index(n, idx[i])] = true;
+      }
+    break;
+  }
+  case PrunePattern::Unstructured: {
+    std::vector<size_t> order(total);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      float ax = std::fabs(w.values[x]), ay = std::fabs(w.values[y]);
+      return ax != ay ? ax > ay : x < y;
+    });
+    size_t kept = size_t(std::llround(density * double(total)));
+    for (size_t i = 0; i < kept; ++i)
+      keep[order[i]] = true;
+    break;
+  }
+  case PrunePattern::Block: {
+    int64_t br = (w.N + pattern.rows - 1) / pattern.rows;
+    int64_t bc = (w.K + pattern.cols - 1) / pattern.cols;
+    std::vector<double> norm(br * bc, 0.0);
+    for (int64_t n = 0; n < w.N; ++n)
+      for (int64_t k = 0; k < w.K; ++k)
+        norm[(n / pattern.rows) * bc + k / pattern.cols] +=
+            std::fabs(double(w.at(n, k)));
+    std::vector<size_t> order(norm.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      return norm[x] != norm[y] ? norm[x] > norm[y] : x < y;
+    });
+    std::vector<bool> keepBlock(norm.size(), false);
+    size_t kept = size_t(std::llround(density * double(norm.size())));
+    for (size_t i = 0; i < kept; ++i)
+      keepBlock[order[i]] = true;
+    for (int64_t n = 0; n < w.N; ++n)
+      for (int64_t k = 0; k < w.K; ++k)
+        keep[w.index(n, k)] =
+            keepBlock[(n / pattern.rows) * bc + k / pattern.cols];
+    break;
+  }
+  }
+  return keep;
+}
+
+struct LLMPruneWeightsPass final
+    : mlir::llm::impl::LLMPruneWeightsPassBase<LLMPruneWeightsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<PrunePattern> p = parsePattern(pattern);
+    if (failed(p)) {
+      emitError(module.getLoc(), "llm-prune-weights: unknown pattern '")
+          << pattern
+          << "' (n:m with 0 <= n <= m, unstructured, or RxC such as 16x16)";
+      return signalPassFailure();
+    }
+    if (p->kind != PrunePattern::NM && !(density > 0 && density <= 1)) {
+      emitError(module.getLoc(), "llm-prune-weights: density must be in "
+                                 "(0, 1], got ")
+          << density.getValue();
+      return signalPassFailure();
+    }
+    double maxErr = 0, sumSq = 0;
+    int64_t count = 0, zeros = 0, pruned = 0;
+    for (WeightView &w : collectWeights(module)) {
+      std::vector<bool> keep = keepMask(w, *p, density);
+      std::vector<float> out(w.values.size());
+      for (size_t i = 0; i < out.size(); ++i) {
+        out[i] = keep[i] ? w.values[i] : 0.0f;
+        double e = std::fabs(double(w.values[i]) - double(out[i]));
+        maxErr = std::max(maxErr, e);
+        sumSq += e * e;
+        zeros += out[i] == 0.0f;
+      }
+      count += out.size();
+      auto type = cast<RankedTensorType>(w.cst.getType());
+      OpBuilder b(w.op);
+      Value c = ConstantOp::create(
+          b, w.cst.getLoc(), type,
+          DenseElementsAttr::get(type, ArrayRef<float>(out)));
+      w.op.getRhsMutable().assign(c);
+      if (w.cst->use_empty())
+        w.cst->erase();
+      ++pruned;
+    }
+    double rms = count ? std::sqrt(sumSq / double(count)) : 0.0;
+    accumulateReportValue(module, "pruned_weights", pruned);
+    accumulateReportValue(module, "pruned_zeros", zeros);
+    recordReportValue(module, "pruned_max_abs_error_e9",
+                      int64_t(std::llround(maxErr * 1e9)));
+    recordReportValue(module, "pruned_rms_error_e9",
+                      int64_t(std::llround(rms * 1e9)));
+    if (pruned)
+      emitRemark(module.getLoc(), "llm-prune-weights: ")
+          << pruned << " weights pruned to " << pattern.getValue() << " ("
+          << zeros << " of " << count << " elements zero), max abs error "
+          << maxErr << ", RMS error " << rms;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Formats
+//===----------------------------------------------------------------------===//
+
+/// A storage format and its cost model (sparsity-probe.md, cold matvec).
+struct Format {
+  StringRef name;
+  /// Block shape (BSR), 0 for the others.
+  int64_t rows = 0, cols = 0;
+  double efficiency;
+};
+
+/// The measured streaming efficiencies (Passes.td, llm-sparsify-weights).
+const Format kFormats[] = {
+    {"dense", 0, 0, 1.00},  {"2:4", 0, 0, 0.70},
+    {"bsr4x4", 4, 4, 0.89}, {"bsr16x16", 16, 16, 1.00},
+    {"bsr1x4", 1, 4, 0.80}, {"bsr1x16", 1, 16, 0.89},
+    {"csr", 0, 0, 0.62},
+};
+
+/// What a weight looks like, for the cost model.
+struct SparsityStats {
+  int64_t elements = 0, nonzeros = 0;
+  bool exact24 = true;
+  /// Nonzero blocks per format index (BSR only).
+  int64_t nonzeroBlocks[std::size(kFormats)] = {};
+};
+
+SparsityStats measure(const WeightView &w) {
+  SparsityStats s;
+  s.elements = w.values.size();
+  for (float v : w.values)
+    s.nonzeros += v != 0.0f;
+  for (int64_t n = 0; n < w.N && s.exact24; ++n)
+    for (int64_t k0 = 0; k0 < w.K; k0 += 4) {
+      int64_t nz = 0;
+      for (int64_t k = k0; k < std::min(w.K, k0 + 4); ++k)
+        nz += w.at(n, k) != 0.0f;
+      if (nz > 2) {
+        s.exact24 = false;
+        break;
+      }
+    }
+  for (size_t f = 0; f < std::size(kFormats); ++f) {
+    const Format &fmt = kFormats[f];
+    if (!fmt.rows)
+      continue;
+    int64_t bc = (w.K + fmt.cols - 1) / fmt.cols;
+    int64_t br = (w.N + fmt.rows - 1) / fmt.rows;
+    std::vector<bool> nz(br * bc, false);
+    for (int64_t n = 0; n < w.N; ++n)
+      for (int64_t k = 0; k < w.K; ++k)
+        if (w.at(n, k) != 0.0f)
+          nz[(n / fmt.rows) * bc + k / fmt.cols] = true;
+    s.nonzeroBlocks[f] = std::count(nz.begin(), nz.end(), true);
+  }
+  return s;
+}
+
+/// Bytes of a weight stored in format `f` (values and indices; row pointers
+/// are O(N) and left out).
+double formatBytes(size_t f, const SparsityStats &s) {
+  const Format &fmt = kFormats[f];
+  if (fmt.name == "dense")
+    return 4.0 * s.elements;
+  if (fmt.name == "2:4")
+    return 2.25 * s.elements;
+  if (fmt.name == "csr")
+    return 6.0 * s.nonzeros;
+  double blockElems = double(fmt.rows * fmt.cols);
+  return s.nonzeroBlocks[f] * (4.0 * blockElems + 2.0);
+}
+
+struct LLMSparsifyWeightsPass final
+    : mlir::llm::impl::LLMSparsifyWeightsPassBase<LLMSparsifyWeightsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<size_t> forced;
+    if (format != "auto") {
+      for (size_t f = 0; f < std::size(kFormats); ++f)
+        if (kFormats[f].name == format)
+          forced = f;
+      if (!forced) {
+        emitError(module.getLoc(), "llm-sparsify-weights: unknown format '")
+            << format
+            << "' (auto, dense, 2:4, bsr4x4, bsr16x16, bsr1x4, bsr1x16, csr)";
+        return signalPassFailure();
+      }
+    }
+    int64_t sparse = 0;
+    double saved = 0;
+    Builder b(&getContext());
+    for (WeightView &w : collectWeights(module)) {
+      SparsityStats s = measure(w);
+      double dense = formatBytes(0, s);
+      // Estimated time relative to dense: bytes ratio / efficiency.
+      // (At most 1000x: an all-zero weight stores nothing.)
+      auto relTime = [&](size_t f) {
+        return std::max(formatBytes(f, s) / dense / kFormats[f].efficiency,
+                        1e-3);
+      };
+      size_t choice = 0;
+      if (forced) {
+        choice = *forced;
+        if (kFormats[choice].name == "2:4" && !s.exact24) {
+          emitError(w.op.getLoc(), "llm-sparsify-weights: format=2:4 for a "
+                                   "weight that is not 2:4 (a group of 4 "
+                                   "along K holds more than 2 nonzeros)");
+          return signalPassFailure();
+        }
+      } else {
+        double best = 1.0 / 1.1; // at least 1.1x dense
+        for (size_t f = 1; f < std::size(kFormats); ++f) {
+          if (kFormats[f].name == "2:4" && !s.exact24)
+            continue;
+          if (relTime(f) < best) {
+            best = relTime(f);
+            choice = f;
+          }
+        }
+      }
+      double bytes = formatBytes(choice, s);
+      double density = s.elements ? double(s.nonzeros) / s.elements : 0.0;
+      double speedup = 1.0 / relTime(choice);
+      w.op->setAttr(
+          "llm.sparse_format",
+          b.getDictionaryAttr(
+              {b.getNamedAttr("format", b.getStringAttr(kFormats[choice].name)),
+               b.getNamedAttr("density", b.getF64FloatAttr(density)),
+               b.getNamedAttr("estimated_speedup", b.getF64FloatAttr(speedup)),
+               b.getNamedAttr("bytes", b.getI64IntegerAttr(int64_t(bytes))),
+               b.getNamedAttr("dense_bytes",
+                              b.getI64IntegerAttr(int64_t(dense)))}));
+      if (choice != 0) {
+        ++sparse;
+        saved += dense - bytes;
+      }
+      InFlightDiagnostic remark = emitRemark(w.op.getLoc());
+      remark << "llm-sparsify-weights: weight [N=" << w.N << ", K=" << w.K
+             << "] density " << formatDouble("%.3f", density) << ", 2:4 "
+             << (s.exact24 ? "yes" : "no") << ", nonzero blocks";
+      for (size_t f = 0; f < std::size(kFormats); ++f)
+        if (kFormats[f].rows) {
+          int64_t total = ((w.N + kFormats[f].rows - 1) / kFormats[f].rows) *
+                          ((w.K + kFormats[f].cols - 1) / kFormats[f].cols);
+          remark << " " << kFormats[f].rows << "x" << kFormats[f].cols << " "
+                 << formatDouble(
+                        "%.3f", total ? double(s.nonzeroBlocks[f]) / total : 0);
+        }
+      remark << ": " << kFormats[choice].name << " ("
+             << formatDouble("%.2f", speedup) << "x dense estimated, "
+             << int64_t(bytes) << " of " << int64_t(dense) << " bytes)";
+    }
+    accumulateReportValue(module, "sparse_weights", sparse);
+    accumulateReportValue(module, "sparse_bytes_saved", int64_t(saved));
+  }
+};
+
+} // namespace
