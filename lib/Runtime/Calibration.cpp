@@ -379,9 +379,10 @@ static ArrayRef<float> getFloats(const HostTensor &t) {
                          t.getNumElements());
 }
 
-llvm::Expected<CalibrationTable> InstrumentedModel::collect(
-    ArrayRef<CalibrationSample> samples,
-    llvm::function_ref<void(size_t, size_t)> onProgress) {
+llvm::Expected<CalibrationTable>
+InstrumentedModel::collect(ArrayRef<CalibrationSample> samples,
+                           llvm::function_ref<void(size_t, size_t)> onProgress,
+                           bool histograms) {
   CalibrationTable table;
   table.entry = getSignature().name;
   table.samples = samples.size();
@@ -391,7 +392,7 @@ llvm::Expected<CalibrationTable> InstrumentedModel::collect(
     s.max = -std::numeric_limits<double>::infinity();
     s.histogram.assign(kCalibrationHistogramBins, 0);
   }
-  size_t total = 2 * samples.size(), done = 0;
+  size_t total = (histograms ? 2 : 1) * samples.size(), done = 0;
   SmallVector<HostTensor> outputs, activations;
   // Pass 1: ranges and per-channel maxima.
   for (const CalibrationSample &sample : samples) {
@@ -423,6 +424,8 @@ llvm::Expected<CalibrationTable> InstrumentedModel::collect(
       s.min = s.max = 0;
     s.histMax = s.absMax();
   }
+  if (!histograms)
+    return table;
   // Pass 2: histograms of |x| over [0, max |x|], binned as numpy.histogram
   // does (edges k * (max / bins), the last bin closed).
   const int64_t bins = kCalibrationHistogramBins;
@@ -653,8 +656,11 @@ mlir::llm::runtime::calibrateModel(ModuleOp module,
         InstrumentedModel::create(*f32, options.compile);
     if (failed(original))
       return failure();
-    llvm::Expected<CalibrationTable> ranges = (*original)->collect(
-        calib, progress("recording channel maxima for smoothing"));
+    llvm::Expected<CalibrationTable> ranges =
+        (*original)->collect(calib,
+                             progress("recording channel maxima for "
+                                      "smoothing"),
+                             /*histograms=*/false);
     if (!ranges)
       return fail(ranges.takeError());
     FailureOr<int64_t> smoothed = smoothActivations(

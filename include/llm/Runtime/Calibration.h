@@ -82,11 +82,14 @@ public:
                   SmallVectorImpl<HostTensor> &activations);
 
   /// The statistics of every activation over `samples` (two runs of each:
-  /// the range first, then the |x| histogram over [0, max |x|]).
-  /// `onProgress(done, total)` is called after each run.
+  /// the range first, then the |x| histogram over [0, max |x|]; without
+  /// `histograms` only the first, and the histograms stay empty, e.g. for
+  /// the channel maxima smoothing needs). `onProgress(done, total)` is
+  /// called after each run.
   llvm::Expected<CalibrationTable>
   collect(ArrayRef<CalibrationSample> samples,
-          llvm::function_ref<void(size_t, size_t)> onProgress = {});
+          llvm::function_ref<void(size_t, size_t)> onProgress = {},
+          bool histograms = true);
 
 private:
   InstrumentedModel() = default;

@@ -47,12 +47,7 @@ static std::string getMatmulName(MatmulOp op) {
 
 /// The constant f32 [K, N] or [N, K] weight of `op`, or nullptr.
 static ConstantOp getConstantWeight(MatmulOp op) {
-  auto cst = op.getRhs().getDefiningOp<ConstantOp>();
-  RankedTensorType type = op.getRhs().getType();
-  if (!cst || type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getElementType().isF32())
-    return nullptr;
-  return cst;
+  return llm::detail::getConstantMatmulWeight(op);
 }
 
 /// `w` ([K, N], row-major) as an f8E4M3FN constant with scale `s`:

@@ -57,11 +57,10 @@ struct LLMQuantizeWeightsPass final
     SmallVector<MatmulOp> matmuls;
     getOperation()->walk([&](MatmulOp op) { matmuls.push_back(op); });
     for (MatmulOp op : matmuls) {
-      auto cst = op.getRhs().getDefiningOp<ConstantOp>();
-      auto type = op.getRhs().getType();
-      if (!cst || type.getRank() != 2 || !type.getElementType().isF32() ||
-          op.getTransposeA())
+      ConstantOp cst = llm::detail::getConstantMatmulWeight(op);
+      if (!cst)
         continue;
+      auto type = op.getRhs().getType();
       std::optional<std::vector<float>> w =
           llm::detail::readF32Values(cst.getValue());
       if (!w)

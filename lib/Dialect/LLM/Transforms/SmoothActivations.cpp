@@ -75,12 +75,10 @@ FailureOr<int64_t> mlir::llm::smoothActivations(ModuleOp module,
     bool ok = !p.value.use_empty();
     for (Operation *user : p.value.getUsers()) {
       auto mm = dyn_cast<MatmulOp>(user);
-      auto cst = mm ? mm.getRhs().getDefiningOp<ConstantOp>() : nullptr;
-      RankedTensorType wt = mm ? mm.getRhs().getType() : nullptr;
-      if (!mm || mm.getLhs() != p.value || mm.getRhs() == p.value ||
-          mm.getTransposeA() || !cst || wt.getRank() != 2 ||
-          !wt.getElementType().isF32() ||
-          wt.getDimSize(mm.getTransposeB() ? 1 : 0) != d) {
+      ConstantOp cst =
+          mm ? llm::detail::getConstantMatmulWeight(mm) : ConstantOp();
+      if (!mm || !cst || mm.getLhs() != p.value ||
+          mm.getRhs().getType().getDimSize(mm.getTransposeB() ? 1 : 0) != d) {
         ok = false;
         break;
       }
@@ -123,7 +121,7 @@ FailureOr<int64_t> mlir::llm::smoothActivations(ModuleOp module,
     std::vector<std::vector<float>> weights;
     std::vector<double> wmax(d, 0.0);
     for (MatmulOp mm : matmuls) {
-      auto cst = mm.getRhs().getDefiningOp<ConstantOp>();
+      ConstantOp cst = llm::detail::getConstantMatmulWeight(mm);
       std::optional<std::vector<float>> w =
           llm::detail::readF32Values(cst.getValue());
       if (!w)

@@ -57,11 +57,10 @@ struct WeightView {
 SmallVector<WeightView> collectWeights(Operation *root) {
   SmallVector<WeightView> weights;
   root->walk([&](MatmulOp op) {
-    auto cst = op.getRhs().getDefiningOp<ConstantOp>();
-    RankedTensorType type = op.getRhs().getType();
-    if (!cst || type.getRank() != 2 || !type.hasStaticShape() ||
-        !type.getElementType().isF32() || op.getTransposeA())
+    ConstantOp cst = llm::detail::getConstantMatmulWeight(op);
+    if (!cst)
       return;
+    RankedTensorType type = op.getRhs().getType();
     std::optional<std::vector<float>> values =
         llm::detail::readF32Values(cst.getValue());
     if (!values)

@@ -22,6 +22,15 @@
 using namespace mlir;
 using namespace mlir::llm;
 
+ConstantOp mlir::llm::detail::getConstantMatmulWeight(MatmulOp op) {
+  auto cst = op.getRhs().getDefiningOp<ConstantOp>();
+  RankedTensorType type = op.getRhs().getType();
+  if (!cst || op.getTransposeA() || type.getRank() != 2 ||
+      !type.hasStaticShape() || !type.getElementType().isF32())
+    return nullptr;
+  return cst;
+}
+
 std::optional<std::vector<float>>
 mlir::llm::detail::readF32Values(ElementsAttr attr) {
   std::vector<float> out;

@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The quantization of a constant f32 matmul weight into
+// The constant f32 weights of matmuls: which ones the weight passes take,
+// their values, and their quantization into
 // `llm.dequantize(quant.scast(arith.constant <int>))`, shared by
 // llm-quantize-weights (weight-only) and llm-quantize-activations (W8A8).
 // Private to the llm transforms.
@@ -23,7 +24,17 @@
 #include <optional>
 #include <vector>
 
+namespace mlir::llm {
+class ConstantOp;
+class MatmulOp;
+} // namespace mlir::llm
+
 namespace mlir::llm::detail {
+
+/// The weight of `op` that the weight passes (quantization, calibration,
+/// smoothing, pruning, sparsity) rewrite: a statically shaped rank-2 f32
+/// `llm.constant` as `rhs` of a matmul without `transpose_a`; else null.
+ConstantOp getConstantMatmulWeight(MatmulOp op);
 
 /// The f32 values of a constant (inline dense, or a little-endian
 /// dense_resource blob), row-major; std::nullopt for other element types or
