@@ -50,6 +50,15 @@ parseTokenIds(llvm::StringRef text, llvm::StringRef option,
 /// The category of llmc's own options (llmc.cpp).
 extern llvm::cl::OptionCategory llmcCategory;
 
+/// Imports the ONNX model at `path` with the `--dim NAME=VALUE` specs
+/// `dimSpecs` and `--dim-bound NAME=N` specs `dimBoundSpecs`; diagnostics go
+/// through the context's handler. Prints the error and returns null on
+/// failure (also in a build without the ONNX importer).
+mlir::OwningOpRef<mlir::ModuleOp>
+importONNXFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
+               llvm::ArrayRef<std::string> dimBoundSpecs,
+               mlir::MLIRContext &ctx);
+
 /// Loads the model at `path`: an ONNX model (.onnx) imported with the
 /// `--dim NAME=VALUE` specs `dimSpecs` and `--dim-bound NAME=N` specs
 /// `dimBoundSpecs`, else an MLIR file parsed with diagnostics through

@@ -10,6 +10,7 @@
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #if LLMC_HAVE_ONNX
@@ -19,33 +20,47 @@
 using namespace mlir;
 
 OwningOpRef<ModuleOp>
+llmc::importONNXFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
+                     llvm::ArrayRef<std::string> dimBoundSpecs,
+                     MLIRContext &ctx) {
+#if LLMC_HAVE_ONNX
+  llm::ImportOptions options;
+  for (const std::string &spec : dimSpecs) {
+    std::string error;
+    if (!llm::parseDimSpec(spec, options, error)) {
+      fail("--dim '" + spec + "': " + error);
+      return nullptr;
+    }
+  }
+  for (const std::string &spec : dimBoundSpecs) {
+    std::string error;
+    if (!llm::parseDimBoundSpec(spec, options, error)) {
+      fail("--dim-bound '" + spec + "': " + error);
+      return nullptr;
+    }
+  }
+  if (!llvm::sys::fs::exists(path)) {
+    fail("cannot open model '" + path + "': No such file or directory");
+    return nullptr;
+  }
+  return llm::importONNXModel(path, &ctx, options);
+#else
+  (void)dimSpecs;
+  (void)dimBoundSpecs;
+  (void)ctx;
+  fail("cannot load '" + path +
+       "': this llmc was built without the ONNX importer (it needs "
+       "libonnx-dev); import the model elsewhere and pass the .mlir file");
+  return nullptr;
+#endif
+}
+
+OwningOpRef<ModuleOp>
 llmc::loadModelFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
                     MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
                     llvm::ArrayRef<std::string> dimBoundSpecs) {
-  if (path.ends_with_insensitive(".onnx")) {
-#if LLMC_HAVE_ONNX
-    llm::ImportOptions options;
-    for (const std::string &spec : dimSpecs) {
-      std::string error;
-      if (!llm::parseDimSpec(spec, options, error)) {
-        fail("--dim '" + spec + "': " + error);
-        return nullptr;
-      }
-    }
-    for (const std::string &spec : dimBoundSpecs) {
-      std::string error;
-      if (!llm::parseDimBoundSpec(spec, options, error)) {
-        fail("--dim-bound '" + spec + "': " + error);
-        return nullptr;
-      }
-    }
-    return llm::importONNXModel(path, &ctx, options);
-#else
-    fail("cannot load '" + path +
-         "': this llmc was built without the ONNX importer");
-    return nullptr;
-#endif
-  }
+  if (path.ends_with_insensitive(".onnx"))
+    return importONNXFile(path, dimSpecs, dimBoundSpecs, ctx);
   if (!dimSpecs.empty() || !dimBoundSpecs.empty()) {
     fail(llvm::Twine(dimSpecs.empty() ? "--dim-bound" : "--dim") +
          " applies only to ONNX models (.onnx)");

@@ -467,35 +467,7 @@ static llvm::Error checkOutputs(llvm::ArrayRef<llm::NamedFile> inputs,
 /// Imports the ONNX model MODEL; diagnostics go through the context's
 /// handler. Returns null after printing an error.
 static OwningOpRef<ModuleOp> importModel(MLIRContext &ctx) {
-#if LLMC_HAVE_ONNX
-  llm::ImportOptions options;
-  for (const std::string &spec : dimSpecs) {
-    std::string error;
-    if (!llm::parseDimSpec(spec, options, error)) {
-      fail("--dim '" + spec + "': " + error);
-      return nullptr;
-    }
-  }
-  for (const std::string &spec : dimBoundSpecs) {
-    std::string error;
-    if (!llm::parseDimBoundSpec(spec, options, error)) {
-      fail("--dim-bound '" + spec + "': " + error);
-      return nullptr;
-    }
-  }
-  if (!llvm::sys::fs::exists(modelPath)) {
-    fail("cannot open model '" + modelPath +
-         "': No such file or directory");
-    return nullptr;
-  }
-  return llm::importONNXModel(modelPath, &ctx, options);
-#else
-  (void)ctx;
-  fail("cannot load '" + modelPath +
-       "': this llmc was built without the ONNX importer (it needs "
-       "libonnx-dev); import the model elsewhere and pass the .mlir file");
-  return nullptr;
-#endif
+  return llmc::importONNXFile(modelPath, dimSpecs, dimBoundSpecs, ctx);
 }
 
 /// For ONNX models: prints diagnostics as `FILE:LINE:COL: error: message`
