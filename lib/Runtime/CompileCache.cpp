@@ -773,8 +773,30 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
     ev.detail = "entry of another key (hash collision): recompiling";
     return nullptr;
   }
-  if (!object.weights.empty())
+  if (!object.weights.empty()) {
     object.weightOwner = entry;
+    // A small entry is read into a heap buffer rather than mapped (LLVM maps
+    // files of 16 KiB and more): its weights lose the alignment the code
+    // was compiled for (aligned vector loads faulted), so they are copied
+    // to a buffer aligned as a mapped entry's.
+    if (reinterpret_cast<uintptr_t>(object.weightBytes.data()) %
+            kWeightsAlignment !=
+        0) {
+      std::unique_ptr<llvm::WritableMemoryBuffer> aligned =
+          llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
+              object.weightBytes.size(), path, llvm::Align(kWeightsAlignment));
+      if (!aligned) {
+        ev.detail = "out of memory for the entry's weights: recompiling";
+        return nullptr;
+      }
+      std::memcpy(aligned->getBufferStart(), object.weightBytes.data(),
+                  object.weightBytes.size());
+      object.weightBytes =
+          llvm::StringRef(aligned->getBufferStart(), aligned->getBufferSize());
+      object.weightOwner =
+          std::shared_ptr<const llvm::MemoryBuffer>(std::move(aligned));
+    }
+  }
   llvm::Expected<std::unique_ptr<CompiledModel>> model =
       CompiledModel::load(object, options);
   if (!model) {

@@ -10,11 +10,12 @@
   cache_tool.py corrupt-weights DIR
                                  flips one byte in the middle of every
                                  entry's weights region
-  cache_tool.py model OUT.mlir W.npy B.npy
-                                 writes a model x @ w + b with a dense_resource
-                                 weight w [64, 32] f32 (8 KiB: kept out of the
-                                 object) and b [32] f32 (128 bytes: kept in
-                                 it), and saves w and b for the reference
+  cache_tool.py model OUT.mlir W.npy B.npy [K N]
+                                 writes a model x [4, K] @ w + b with a
+                                 dense_resource weight w [K, N] f32 (default
+                                 [64, 32], 8 KiB: kept out of the object) and
+                                 b [N] f32 (128 bytes: kept in it), and saves
+                                 w and b for the reference
   cache_tool.py evict LLMC MODEL DIR
       checks the size limit and the least-recently-used eviction with
       `LLMC_CACHE_MAX_MB` set from the measured entry sizes (so the check
@@ -107,23 +108,23 @@ def header(path):
     return weights_offset, weights_size, metadata
 
 
-def write_model(out, w_path, b_path):
+def write_model(out, w_path, b_path, k=64, n=32):
     import numpy as np
     rng = np.random.default_rng(7)
-    w = rng.standard_normal((64, 32)).astype(np.float32)
-    b = rng.standard_normal(32).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
     np.save(w_path, w)
     np.save(b_path, b)
 
     def blob(a):  # dense_resource hex: a 4-byte alignment, then the bytes
         return "0x04000000" + a.tobytes().hex().upper()
     with open(out, "w") as f:
-        f.write("""func.func @main(%x: tensor<4x64xf32>) -> tensor<4x32xf32> {
-  %w = llm.constant dense_resource<w> : tensor<64x32xf32>
-  %b = llm.constant dense_resource<b> : tensor<32xf32>
-  %0 = llm.matmul %x, %w : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
-  %1 = llm.add %0, %b : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
-  return %1 : tensor<4x32xf32>
+        f.write("""func.func @main(%x: tensor<4xKxf32>) -> tensor<4xNxf32> {
+  %w = llm.constant dense_resource<w> : tensor<KxNxf32>
+  %b = llm.constant dense_resource<b> : tensor<Nxf32>
+  %0 = llm.matmul %x, %w : (tensor<4xKxf32>, tensor<KxNxf32>) -> tensor<4xNxf32>
+  %1 = llm.add %0, %b : (tensor<4xNxf32>, tensor<Nxf32>) -> tensor<4xNxf32>
+  return %1 : tensor<4xNxf32>
 }
 {-#
   dialect_resources: {
@@ -133,7 +134,8 @@ def write_model(out, w_path, b_path):
     }
   }
 #-}
-""".replace("W_BLOB", blob(w)).replace("B_BLOB", blob(b)))
+""".replace("W_BLOB", blob(w)).replace("B_BLOB", blob(b))
+                .replace("K", str(k)).replace("N", str(n)))
 
 
 def main():
@@ -161,7 +163,8 @@ def main():
             data[offset + size // 2] ^= 0x55
             open(path, "wb").write(data)
     elif cmd == "model":
-        write_model(sys.argv[2], sys.argv[3], sys.argv[4])
+        write_model(sys.argv[2], sys.argv[3], sys.argv[4],
+                    *[int(a) for a in sys.argv[5:7]])
     elif cmd == "count":
         print("%d entries" % len(entries(sys.argv[2])))
     elif cmd == "evict":
