@@ -20,6 +20,7 @@
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -93,11 +94,17 @@ struct LLMSelectLoweringConfigPass
 
     Builder b(&getContext());
     module.walk([&](Operation *op) {
-      if (!isa<AttentionOp, DequantMatmulOp, MatmulIntegerOp>(op) ||
+      bool sparse = isa<MatmulOp>(op) && op->hasAttr(kSparseFormatAttrName);
+      if (!(sparse || isa<AttentionOp, DequantMatmulOp, MatmulIntegerOp>(op)) ||
           op->hasAttr(kLoweringConfigAttrName))
         return;
       SmallVector<NamedAttribute> entries;
-      if (isa<MatmulIntegerOp>(op)) {
+      if (sparse) {
+        // vector_bits: the sparse kernels' vectors (llm-sparsify-weights).
+        entries.push_back(b.getNamedAttr(
+            kVectorBitsKey,
+            b.getI64IntegerAttr(desc->vectorBits >= 512 ? 512 : 256)));
+      } else if (isa<MatmulIntegerOp>(op)) {
         // dot_product: i8 where the target has 8-bit dot products.
         entries.push_back(b.getNamedAttr(
             kDotProductKey,

@@ -82,6 +82,13 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
     fuseOpts.normPrologueMaxRows = options.normPrologueMaxRows;
     pm.addPass(llm::createLLMFusePass(fuseOpts));
   }
+  // After fusion, so that the weights measured are the ones the kernels
+  // read (horizontally fused projections concatenated, layouts final).
+  if (!options.sparsify.empty()) {
+    LLMSparsifyWeightsPassOptions sparseOpts;
+    sparseOpts.format = options.sparsify;
+    pm.addPass(llm::createLLMSparsifyWeightsPass(sparseOpts));
+  }
 }
 
 void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
@@ -90,6 +97,7 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   graph.optimizeGraph = options.optimizeGraph;
   graph.optimizeLayout = options.optimizeLayout;
   graph.fuse = options.fuse;
+  graph.sparsify = options.sparsify;
   // The CPU matmul tiles of a decode step fuse the norm of their rows.
   graph.normPrologueMaxRows = options.normPrologueMaxRows;
   // The CPU target's weight layout, as a target-independent request. An

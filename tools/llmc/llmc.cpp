@@ -26,6 +26,7 @@
 #include "llm/Codegen/TargetDescription.h"
 
 #include "llm/Codegen/TuningCache.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
 #include "llm/Runtime/CacheEvictor.h"
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Runtime/CompiledModel.h"
@@ -184,6 +185,16 @@ static cl::opt<std::string> pipelineOptions(
     cl::desc(
         "llm-lower-to-cpu options, e.g. \"vectorize=false parallel=false\""),
     cl::init(""), cl::sub(runCommand), cl::sub(compileCommand),
+    cl::cat(llmcCategory));
+static cl::opt<std::string> sparsifyFormat(
+    "sparsify", cl::ValueOptional,
+    cl::desc("Store the constant matmul weights sparse and run them with "
+             "llmc's sparse kernels: alone or =auto, the format of each "
+             "weight chosen by llm-sparsify-weights' cost model (dense "
+             "unless it pays); =FORMAT forces one (2:4, bsr4x4, bsr16x16, "
+             "bsr1x4, bsr1x16, csr, dense). Prune dense weights first "
+             "(llm-opt --llm-prune-weights). CPU targets only"),
+    cl::value_desc("auto|FORMAT"), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
 static cl::opt<bool>
     noOpt("no-opt",
@@ -693,6 +704,26 @@ static std::string applyThreadsOption(std::string &options) {
   return "";
 }
 
+/// For --sparsify[=FORMAT]: the pipeline's `sparsify` in `options`; an error
+/// message, or "" on success (also without the flag).
+static std::string applySparsifyOption(std::string &options, bool cpu) {
+  if (!sparsifyFormat.getNumOccurrences())
+    return "";
+  std::string format =
+      sparsifyFormat.empty() ? std::string("auto") : sparsifyFormat.getValue();
+  if (!cpu)
+    return "--sparsify needs a CPU target (the sparse kernels are CPU "
+           "kernels)";
+  if (format != "auto" && failed(llm::SparseFormat::parse(format)))
+    return "--sparsify must be auto or a format (2:4, bsr4x4, bsr16x16, "
+           "bsr1x4, bsr1x16, csr, dense), got '" +
+           format + "'";
+  if (llvm::StringRef(options).contains("sparsify="))
+    return "give --sparsify or sparsify= in --pipeline-options, not both";
+  options += " sparsify=" + format;
+  return "";
+}
+
 /// For --tuning-cache FILE: the pipeline's `tuning-cache` in `options`; an
 /// error message, or "" on success (also without the flag).
 static std::string applyTuningCacheOption(std::string &options) {
@@ -791,6 +822,10 @@ static int runMain() {
     if (!error.empty())
       return fail(error);
   }
+  if (std::string error = applySparsifyOption(cpuPipelineOptions,
+                                              targetName != "cuda-emulator");
+      !error.empty())
+    return fail(error);
   if (std::string error = applyThreadsOption(cpuPipelineOptions);
       !error.empty())
     return fail(error);
@@ -1222,6 +1257,9 @@ static int compileMain() {
       return fail(error);
     objectCPU = targetName;
   }
+  if (std::string error = applySparsifyOption(cpuPipelineOptions, !cuda);
+      !error.empty())
+    return fail(error);
   if (std::string error = applyThreadsOption(cpuPipelineOptions);
       !error.empty())
     return fail(error);

@@ -56,6 +56,17 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Run llm-optimize-layout (weight layouts for the "
                      "target's matmul kernel, transpose cancellation)"),
       llvm::cl::init(true)};
+  /// `llm-sparsify-weights{format=...}` as the last graph pass: each
+  /// constant matmul weight stored in the sparse format of the shortest
+  /// estimated decode time ("auto") or in the one given, and run by llmc's
+  /// sparse kernels (docs/Sparsity.md). Empty: weights stay dense.
+  PassOptions::Option<std::string> sparsify{
+      *this, "sparsify",
+      llvm::cl::desc("Store constant matmul weights in a sparse format: "
+                     "'auto' (chosen per weight by llm-sparsify-weights' "
+                     "cost model) or a format (2:4, bsr4x4, bsr16x16, "
+                     "bsr1x4, bsr1x16, csr, dense); empty: off"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
@@ -250,11 +261,14 @@ struct GraphStageOptions {
   bool fuse = true;
   bool attentionGroups = false;
   int64_t normPrologueMaxRows = 0;
+  /// llm-sparsify-weights{format=sparsify} last, when not empty.
+  std::string sparsify;
 };
 
 /// The target-independent graph stage of every llmc pipeline (CPU and GPU):
 /// llm-verify-call-graph, inline, llm-guard-dim-bounds, [llm-recompose,
-/// llm-fold-constants, llm-fold-quant], [llm-optimize-layout], [llm-fuse].
+/// llm-fold-constants, llm-fold-quant], [llm-optimize-layout], [llm-fuse],
+/// [llm-sparsify-weights].
 void buildLLMGraphStage(OpPassManager &pm, const GraphStageOptions &options);
 
 /// Options of the bufferization stage that every target shares.

@@ -24,6 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SparseMatmul.h"
+
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Conversion/Passes.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
@@ -934,6 +936,16 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
     bool ta = op.getTransposeA(), tb = op.getTransposeB();
     int64_t lr = lt.getRank(), rr = rt.getRank(), outRank = type.getRank();
     int64_t m = type.getDimSize(outRank - 2), n = type.getDimSize(outRank - 1);
+
+    // A constant weight in a sparse format (llm-sparsify-weights): llmc's
+    // loops over its packed nonzeros.
+    if (FailureOr<Value> sparse =
+            llm::detail::lowerSparseMatmul(rewriter, op, lhs);
+        succeeded(sparse)) {
+      Value r = convertTensorFromF32(rewriter, loc, *sparse, et);
+      rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
+      return success();
+    }
 
     AffineExpr d0, d1, d2, d3;
     Value acc;

@@ -12,7 +12,7 @@ func.func @not_a_dictionary(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
 // -----
 
 func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'llm.relu' op 'llm.lowering_config' is only meaningful on llm.attention, llm.dequant_matmul, llm.matmul_integer, linalg.matmul and linalg.batch_matmul}}
+  // expected-error @+1 {{'llm.relu' op 'llm.lowering_config' is only meaningful on llm.attention, llm.dequant_matmul, llm.matmul_integer, llm.matmul, linalg.matmul and linalg.batch_matmul}}
   %0 = llm.relu %a {llm.lowering_config = {}} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -135,4 +135,36 @@ func.func @matmul_integer_vector_bits(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:
   // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': vector_bits must be 256 or 512, got 128 : i64}}
   %y = llm.matmul_integer %a, %b {llm.lowering_config = {dot_product = "i8", vector_bits = 128 : i64}} : (tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
   return %y : tensor<2x16xi32>
+}
+
+// -----
+
+func.func @matmul_sparse_vector_bits(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': vector_bits must be 256 or 512, got 128 : i64}}
+  %y = llm.matmul %x, %w {llm.lowering_config = {vector_bits = 128 : i64}, llm.sparse_format = {format = "csr"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+func.func @matmul_unknown_config_key(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': unknown key 'dot_product'}}
+  %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "i8"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+func.func @sparse_format_unknown(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.sparse_format' must be a dictionary on llm.matmul with a string 'format' (dense, 2:4, bsrRxC, csr), got {format = "bsr0x4"}}}
+  %y = llm.matmul %x, %w {llm.sparse_format = {format = "bsr0x4"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+func.func @sparse_format_not_matmul(%x: tensor<8x16xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'llm.add' op 'llm.sparse_format' must be a dictionary on llm.matmul with a string 'format' (dense, 2:4, bsrRxC, csr), got {format = "csr"}}}
+  %y = llm.add %x, %w {llm.sparse_format = {format = "csr"}} : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
 }

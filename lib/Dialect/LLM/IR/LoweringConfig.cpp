@@ -15,6 +15,7 @@
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
@@ -34,15 +35,19 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
   bool attention = isa<AttentionOp>(op);
   bool dequantMatmul = isa<DequantMatmulOp>(op);
   bool matmulInteger = isa<MatmulIntegerOp>(op);
+  // A matmul whose weight is stored sparse (llm.sparse_format).
+  bool matmul = isa<MatmulOp>(op);
   // By name: the dialect does not depend on linalg.
   StringRef opName = op->getName().getStringRef();
   bool linalgContraction =
       opName == "linalg.matmul" || opName == "linalg.batch_matmul";
-  if (!attention && !dequantMatmul && !matmulInteger && !linalgContraction)
+  if (!attention && !dequantMatmul && !matmulInteger && !matmul &&
+      !linalgContraction)
     return op->emitOpError() << "'" << kLoweringConfigAttrName
                              << "' is only meaningful on llm.attention, "
                                 "llm.dequant_matmul, llm.matmul_integer, "
-                                "linalg.matmul and linalg.batch_matmul";
+                                "llm.matmul, linalg.matmul and "
+                                "linalg.batch_matmul";
   if (linalgContraction &&
       (!dict.get(kRegisterTileKey) || !dict.get(kCacheTileKey)))
     return op->emitOpError()
@@ -85,7 +90,7 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
       continue;
     }
     // vector_bits = 256 | 512.
-    if (matmulInteger && key == kVectorBitsKey) {
+    if ((matmulInteger || matmul) && key == kVectorBitsKey) {
       auto bits = dyn_cast<IntegerAttr>(value);
       if (!bits || (bits.getInt() != 256 && bits.getInt() != 512))
         return op->emitOpError()
@@ -204,10 +209,22 @@ mlir::llm::getConfiguredMatmulTiles(Operation *op) {
 
 LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
-  // Only the lowering configuration is checked; the other `llm.*` markers
-  // (llm.index_checks, llm.vectorize_in_place, ...) are their passes' own.
+  // The lowering configuration and the sparse format are checked; the other
+  // `llm.*` markers (llm.index_checks, llm.vectorize_in_place, ...) are their
+  // passes' own.
   if (attr.getName() == kLoweringConfigAttrName)
     return verifyLoweringConfig(op, attr.getValue());
+  if (attr.getName() == kSparseFormatAttrName) {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    auto format = dict ? dict.getAs<StringAttr>("format") : StringAttr();
+    if (!isa<MatmulOp>(op) || !format ||
+        failed(SparseFormat::parse(format.getValue())))
+      return op->emitOpError()
+             << "'" << kSparseFormatAttrName
+             << "' must be a dictionary on llm.matmul with a string 'format' "
+                "(dense, 2:4, bsrRxC, csr), got "
+             << attr.getValue();
+  }
   return success();
 }
 

@@ -17,6 +17,7 @@
 #include "WeightQuantization.h"
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Support/Report.h"
 
@@ -57,12 +58,12 @@ struct WeightView {
 SmallVector<WeightView> collectWeights(Operation *root) {
   SmallVector<WeightView> weights;
   root->walk([&](MatmulOp op) {
-    ConstantOp cst = llm::detail::getConstantMatmulWeight(op);
+    ConstantOp cst = llm::detail::getConstantMatmulWeight(op,
+                                                          /*halfToo=*/true);
     if (!cst)
       return;
     RankedTensorType type = op.getRhs().getType();
-    std::optional<std::vector<float>> values =
-        llm::detail::readF32Values(cst.getValue());
+    std::optional<std::vector<float>> values = readFloatValues(cst.getValue());
     if (!values)
       return;
     WeightView w;
@@ -207,10 +208,17 @@ struct LLMPruneWeightsPass final
       }
       count += out.size();
       auto type = cast<RankedTensorType>(w.cst.getType());
+      auto et = cast<FloatType>(type.getElementType());
+      SmallVector<APFloat> elems;
+      for (float v : out) {
+        APFloat f(v);
+        bool lost = false;
+        f.convert(et.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+        elems.push_back(f);
+      }
       OpBuilder b(w.op);
-      Value c = ConstantOp::create(
-          b, w.cst.getLoc(), type,
-          DenseElementsAttr::get(type, ArrayRef<float>(out)));
+      Value c = ConstantOp::create(b, w.cst.getLoc(), type,
+                                   DenseElementsAttr::get(type, elems));
       w.op.getRhsMutable().assign(c);
       if (w.cst->use_empty())
         w.cst->erase();
@@ -357,7 +365,7 @@ struct LLMSparsifyWeightsPass final
       double density = s.elements ? double(s.nonzeros) / s.elements : 0.0;
       double speedup = 1.0 / relTime(choice);
       w.op->setAttr(
-          "llm.sparse_format",
+          kSparseFormatAttrName,
           b.getDictionaryAttr(
               {b.getNamedAttr("format", b.getStringAttr(kFormats[choice].name)),
                b.getNamedAttr("density", b.getF64FloatAttr(density)),

@@ -9,6 +9,7 @@
 #include "WeightQuantization.h"
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -22,35 +23,23 @@
 using namespace mlir;
 using namespace mlir::llm;
 
-ConstantOp mlir::llm::detail::getConstantMatmulWeight(MatmulOp op) {
+ConstantOp mlir::llm::detail::getConstantMatmulWeight(MatmulOp op,
+                                                      bool halfToo) {
   auto cst = op.getRhs().getDefiningOp<ConstantOp>();
   RankedTensorType type = op.getRhs().getType();
+  Type et = type.getElementType();
   if (!cst || op.getTransposeA() || type.getRank() != 2 ||
-      !type.hasStaticShape() || !type.getElementType().isF32())
+      !type.hasStaticShape() ||
+      !(et.isF32() || (halfToo && (et.isF16() || et.isBF16()))))
     return nullptr;
   return cst;
 }
 
 std::optional<std::vector<float>>
 mlir::llm::detail::readF32Values(ElementsAttr attr) {
-  std::vector<float> out;
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (!dense.getElementType().isF32())
-      return std::nullopt;
-    for (float v : dense.getValues<float>())
-      out.push_back(v);
-    return out;
-  }
-  auto res = dyn_cast<DenseResourceElementsAttr>(attr);
-  if (!res || !res.getElementType().isF32() || !res.getRawHandle().getBlob())
+  if (!attr.getElementType().isF32())
     return std::nullopt;
-  ArrayRef<char> data = res.getRawHandle().getBlob()->getData();
-  int64_t n = res.getNumElements();
-  if (static_cast<int64_t>(data.size()) != n * 4)
-    return std::nullopt;
-  out.resize(n);
-  std::memcpy(out.data(), data.data(), n * 4);
-  return out;
+  return readFloatValues(attr);
 }
 
 Value mlir::llm::detail::buildQuantizedWeight(

@@ -33,8 +33,9 @@ namespace mlir::llm::detail {
 
 /// The weight of `op` that the weight passes (quantization, calibration,
 /// smoothing, pruning, sparsity) rewrite: a statically shaped rank-2 f32
-/// `llm.constant` as `rhs` of a matmul without `transpose_a`; else null.
-ConstantOp getConstantMatmulWeight(MatmulOp op);
+/// (with `halfToo`, also f16 or bf16) `llm.constant` as `rhs` of a matmul
+/// without `transpose_a`; else null.
+ConstantOp getConstantMatmulWeight(MatmulOp op, bool halfToo = false);
 
 /// The f32 values of a constant (inline dense, or a little-endian
 /// dense_resource blob), row-major; std::nullopt for other element types or

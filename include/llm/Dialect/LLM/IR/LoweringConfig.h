@@ -40,6 +40,10 @@
 //                                            AVX-VNNI (`{vex} vpdpbusd` on
 //                                            ymm: Alder Lake and later
 //                                            client cores; default 512)
+//     on `llm.matmul` with an `llm.sparse_format` (SparseWeights.h):
+//       vector_bits = 512 | 256              the vector width of the sparse
+//                                            kernels (absent: the weight
+//                                            takes the dense lowering)
 //     on `llm.dequant_matmul` (continued):
 //       streamed = true | false              the decode matvec kernels take
 //                                            their streaming block shapes:

@@ -1,0 +1,117 @@
+//===- SparseWeights.h - Sparse storage of constant matmul weights -*- C++ -*-//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The storage formats of a pruned constant matmul weight and their packing,
+// shared by `llm-sparsify-weights` (which chooses a format per weight and
+// records it as `llm.sparse_format` on the matmul) and the CPU lowering of
+// `llm.matmul` (which packs the weight in that format and emits llmc's own
+// static loops over the packed nonzeros). docs/Sparsity.md describes the
+// formats and the kernels.
+//
+// A weight is always viewed as W[N, K]: output channels by the contraction,
+// whatever its stored layout ([K, N], or [N, K] with `transpose_b`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_DIALECT_LLM_IR_SPARSEWEIGHTS_H
+#define LLM_DIALECT_LLM_IR_SPARSEWEIGHTS_H
+
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::llm {
+
+/// The dictionary recorded on an `llm.matmul` by `llm-sparsify-weights`:
+/// `{format = "bsr16x16", density, estimated_speedup, bytes, dense_bytes}`.
+inline constexpr llvm::StringLiteral kSparseFormatAttrName =
+    "llm.sparse_format";
+
+/// A storage format of W[N, K].
+struct SparseFormat {
+  enum class Kind {
+    /// Every element, row-major.
+    Dense,
+    /// Exact 2:4 along K: every group of 4 consecutive elements of a row
+    /// holds at most 2 nonzeros.
+    TwoFour,
+    /// Block-sparse rows (BSR): the nonzero `rows` x `cols` blocks of W.
+    Block,
+    /// Compressed sparse rows with 16-bit column indices.
+    CSR,
+  };
+  Kind kind = Kind::Dense;
+  /// Block shape (Block only): rows of N by columns of K.
+  int64_t rows = 0, cols = 0;
+
+  /// "dense", "2:4", "bsrRxC" (for example "bsr16x16") or "csr"; fails on
+  /// anything else.
+  static FailureOr<SparseFormat> parse(llvm::StringRef name);
+  /// The name `parse` reads.
+  std::string str() const;
+  bool isDense() const { return kind == Kind::Dense; }
+};
+
+/// W[N, K] packed for llmc's sparse matmul kernels. Shapes are padded so
+/// that the kernels never read out of bounds: `paddedN` to a multiple of the
+/// block rows (Block), `paddedK` to a multiple of the block columns (Block)
+/// or of 32 (2:4); the padding holds zeros.
+struct PackedSparseWeight {
+  SparseFormat format;
+  int64_t N = 0, K = 0, paddedN = 0, paddedK = 0;
+  /// Block: nonzero blocks before block row i (size paddedN / rows + 1).
+  /// CSR: chunks of `chunk` stored elements before row n (size N + 1).
+  std::vector<int32_t> rowPtr;
+  /// Block: the block column of each nonzero block. CSR: the column of each
+  /// stored element (a row's last chunk is padded with zeros at the row's
+  /// last column).
+  std::vector<uint16_t> colIdx;
+  /// 2:4: for row n and chunk q of 32 columns, 16 stored elements (two per
+  /// group of 4, padded with zeros), each with its lane in the chunk
+  /// (0..31): `laneIdx[(n * paddedK / 32 + q) * 16 + e]`.
+  std::vector<uint8_t> laneIdx;
+  /// The stored values: Block, `rows * cols` per nonzero block, row-major
+  /// within the block ([r][c]) or, with `transposedBlocks`, column-major
+  /// ([c][r]); CSR, `chunk` per chunk; 2:4, 16 per chunk.
+  std::vector<float> values;
+  /// Block: blocks stored [c][r] (a column of the block is one vector of
+  /// output channels).
+  bool transposedBlocks = false;
+  /// CSR: stored elements per chunk (the vector lanes).
+  int64_t chunk = 0;
+  /// Nonzero elements of W (before padding).
+  int64_t nonzeros = 0;
+
+  /// Bytes of the packed arrays with values of `valueBytes` bytes each.
+  int64_t bytes(int64_t valueBytes) const;
+};
+
+/// Packs `w` (row-major; [N, K] when `nk`, else [K, N]) in `format` for
+/// kernels with vectors of `lanes` f32 elements. Blocks are stored
+/// transposed when `rows` is a multiple of `lanes`. Fails, with the reason
+/// in `why`, for a dense format, a 2:4 format when a group of 4 holds more
+/// than 2 nonzeros, CSR with K above 65536 and Block with more than 65536
+/// block columns (16-bit indices), and `lanes` < 1.
+FailureOr<PackedSparseWeight> packSparseWeight(ArrayRef<float> w, bool nk,
+                                               int64_t N, int64_t K,
+                                               SparseFormat format,
+                                               int64_t lanes, std::string &why);
+
+/// The values of a constant of f32, f16 or bf16 elements (an inline dense
+/// attribute or a little-endian dense_resource blob) as f32, row-major;
+/// std::nullopt for other element types or a blob of the wrong size.
+std::optional<std::vector<float>> readFloatValues(ElementsAttr attr);
+
+} // namespace mlir::llm
+
+#endif // LLM_DIALECT_LLM_IR_SPARSEWEIGHTS_H

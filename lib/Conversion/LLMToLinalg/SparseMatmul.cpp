@@ -1,0 +1,569 @@
+//===- SparseMatmul.cpp - Matmul kernels of sparse constant weights -------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// llmc's static loops over the packed nonzeros of a constant weight (BSR,
+// CSR with 16-bit indices, 2:4), on tensors: see buildSparseMatmul in
+// SparseMatmul.h. The loop structure follows the hand-written ceilings of
+// ../shared/sparsity/sparsity-probe.md (section 2.1): one vector per 4x4
+// block with the activation broadcast as 4-element groups, one accumulator
+// per 16 output channels for 16x16 blocks, `vpermt2ps` over 32 activation
+// elements for 2:4, gathers with 16-bit indices for CSR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SparseMatmul.h"
+
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/APFloat.h"
+
+using namespace mlir;
+using namespace mlir::llm;
+using Kind = SparseFormat::Kind;
+
+namespace {
+
+/// Output columns of one block of the parallel loop.
+constexpr int64_t kGroupColumns = 64;
+
+/// `lo` and `hi` (16 f32 each) permuted by `idx` (16 i32, values 0..31: lane
+/// i of the result is `idx[i] < 16 ? lo[idx[i]] : hi[idx[i] - 16]`), as
+/// AVX-512's `vpermt2ps` in inline assembly without side effects (MLIR's
+/// vector dialect has no permutation by a runtime index vector). AT&T order:
+/// `$0 = perm($1 tied, $2 indices, $3)`.
+Value permute2(OpBuilder &b, Location loc, Value lo, Value idx, Value hi) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, lo.getType(), ValueRange{lo, idx, hi},
+             b.getStringAttr("vpermt2ps $3, $2, $0"),
+             b.getStringAttr("=v,0,v,v"),
+             /*has_side_effects=*/nullptr,
+             /*is_align_stack=*/nullptr,
+             LLVM::TailCallKindAttr::get(b.getContext(),
+                                         LLVM::TailCallKind::None),
+             /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
+/// A 1-D constant of `type` elements from `values` (at least one element:
+/// an empty array gets one zero, never read).
+template <typename T>
+Value constantArray(OpBuilder &b, Location loc, Type type, ArrayRef<T> values) {
+  SmallVector<T> data(values.begin(), values.end());
+  if (data.empty())
+    data.push_back(T());
+  auto t = RankedTensorType::get({int64_t(data.size())}, type);
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::getFromRawBuffer(
+          t, ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                            data.size() * sizeof(T))));
+}
+
+/// The stored values as a constant of `valueType` (f32, f16 or bf16).
+Value constantValues(OpBuilder &b, Location loc, Type valueType,
+                     ArrayRef<float> values) {
+  if (valueType.isF32())
+    return constantArray(b, loc, valueType, values);
+  auto ft = cast<FloatType>(valueType);
+  SmallVector<uint16_t> bits;
+  for (float v : values) {
+    APFloat f(v);
+    bool lost = false;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    bits.push_back(uint16_t(f.bitcastToAPInt().getZExtValue()));
+  }
+  return constantArray(b, loc, valueType, ArrayRef<uint16_t>(bits));
+}
+
+/// Emits the kernel of one packed weight.
+class SparseKernelBuilder {
+public:
+  SparseKernelBuilder(OpBuilder &b, Location loc, const PackedSparseWeight &w,
+                      Type valueType, int64_t lanes)
+      : loc(loc), w(w), lanes(lanes), f32(b.getF32Type()) {
+    values = constantValues(b, loc, valueType, w.values);
+    if (!w.rowPtr.empty())
+      rowPtr = constantArray(b, loc, b.getI32Type(), ArrayRef(w.rowPtr));
+    if (!w.colIdx.empty() || w.format.kind != Kind::TwoFour)
+      colIdx = constantArray(b, loc, b.getI16Type(), ArrayRef(w.colIdx));
+    if (w.format.kind == Kind::TwoFour)
+      laneIdx = constantArray(b, loc, b.getI8Type(), ArrayRef(w.laneIdx));
+  }
+
+  /// Output columns computed by one unit of the loop (a block row or a
+  /// row).
+  int64_t unitColumns() const {
+    return w.format.kind == Kind::Block ? w.format.rows : 1;
+  }
+  int64_t numUnits() const {
+    return w.format.kind == Kind::Block ? w.paddedN / w.format.rows : w.N;
+  }
+  /// Activation rows per register tile.
+  int64_t maxTileRows() const {
+    const int64_t budget = lanes == 16 ? 16 : 8;
+    int64_t vectorsPerRow = 1;
+    if (w.format.kind == Kind::Block)
+      vectorsPerRow = w.transposedBlocks
+                          ? w.format.rows / lanes
+                          : (w.format.rows * w.format.cols + lanes - 1) / lanes;
+    return std::max<int64_t>(1, std::min<int64_t>(8, budget / vectorsPerRow));
+  }
+
+  /// Computes unit `unit` for activation rows [m0, m0 + rows) of `x`
+  /// ([M, paddedK]) into `tile` ([M, group columns]) at column `col`.
+  Value emitTile(OpBuilder &rb, Value x, Value unit, Value col, Value m0,
+                 int64_t rows, Value tile) {
+    switch (w.format.kind) {
+    case Kind::Block:
+      return w.transposedBlocks
+                 ? emitBlockColumns(rb, x, unit, col, m0, rows, tile)
+                 : emitBlockRows(rb, x, unit, col, m0, rows, tile);
+    case Kind::CSR:
+      return emitCSR(rb, x, unit, col, m0, rows, tile);
+    case Kind::TwoFour:
+      return emitTwoFour(rb, x, unit, col, m0, rows, tile);
+    case Kind::Dense:
+      break;
+    }
+    return tile;
+  }
+
+private:
+  Value idx(OpBuilder &ob, int64_t v) {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  }
+  Value add(OpBuilder &ob, Value x, Value y) {
+    return arith::AddIOp::create(ob, loc, x, y);
+  }
+  Value add(OpBuilder &ob, Value x, int64_t y) {
+    return y == 0 ? x : add(ob, x, idx(ob, y));
+  }
+  Value mul(OpBuilder &ob, Value x, int64_t y) {
+    return y == 1 ? x : arith::MulIOp::create(ob, loc, x, idx(ob, y));
+  }
+  /// `v` (scalar or vector of floats) as f32.
+  Value toF32(OpBuilder &ob, Value v) {
+    Type t = v.getType();
+    Type et = getElementTypeOrSelf(t);
+    if (et.isF32())
+      return v;
+    Type to = isa<VectorType>(t)
+                  ? Type(VectorType::get(cast<VectorType>(t).getShape(), f32))
+                  : Type(f32);
+    return arith::ExtFOp::create(ob, loc, to, v);
+  }
+  /// `n` elements of `src` (rank 1 or 2) from `indices`, in bounds.
+  Value read(OpBuilder &ob, Value src, ValueRange indices, int64_t n) {
+    Type et = cast<RankedTensorType>(src.getType()).getElementType();
+    Value pad = arith::ConstantOp::create(ob, loc, ob.getZeroAttr(et));
+    return vector::TransferReadOp::create(ob, loc, VectorType::get({n}, et),
+                                          src, indices, pad,
+                                          ArrayRef<bool>{true});
+  }
+  /// Element `i` of an integer array as an index (zero-extended).
+  Value loadIndex(OpBuilder &ob, Value array, Value i) {
+    Value v = tensor::ExtractOp::create(ob, loc, array, ValueRange{i});
+    if (!v.getType().isInteger(32))
+      v = arith::ExtUIOp::create(ob, loc, ob.getI32Type(), v);
+    return arith::IndexCastUIOp::create(ob, loc, ob.getIndexType(), v);
+  }
+  Value zeros(OpBuilder &ob, int64_t n) {
+    auto t = VectorType::get({n}, f32);
+    return arith::ConstantOp::create(
+        ob, loc, DenseElementsAttr::get(t, ob.getF32FloatAttr(0.0f)));
+  }
+  Value fma(OpBuilder &ob, Value x, Value y, Value acc) {
+    return vector::FMAOp::create(ob, loc, x, y, acc);
+  }
+  /// acc[i] + acc[i + n] + ... for `sets` sets of `n` accumulators.
+  SmallVector<Value> sumSets(OpBuilder &ob, ValueRange accs, int64_t sets) {
+    int64_t n = accs.size() / sets;
+    SmallVector<Value> out(accs.begin(), accs.begin() + n);
+    for (int64_t s = 1; s < sets; ++s)
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = arith::AddFOp::create(ob, loc, out[i], accs[s * n + i]);
+    return out;
+  }
+  /// Writes the scalar sums of `accs[r]` into tile[m0 + r, col].
+  Value writeReduced(OpBuilder &ob, ArrayRef<Value> accs, Value m0, Value col,
+                     Value tile) {
+    for (auto [r, acc] : llvm::enumerate(accs)) {
+      Value s =
+          vector::ReductionOp::create(ob, loc, vector::CombiningKind::ADD, acc);
+      tile = tensor::InsertOp::create(ob, loc, s, tile,
+                                      ValueRange{add(ob, m0, r), col});
+    }
+    return tile;
+  }
+
+  /// The nonzero blocks of block row `unit`, column by column: each column
+  /// of a block is rows/lanes vectors of output channels times a broadcast
+  /// activation element.
+  Value emitBlockColumns(OpBuilder &rb, Value x, Value unit, Value col,
+                         Value m0, int64_t rows, Value tile) {
+    const int64_t R = w.format.rows, C = w.format.cols, H = R / lanes;
+    // Independent accumulator sets (alternate block columns) when few rows
+    // would leave the FMA latency exposed.
+    int64_t sets = 1;
+    while (sets * 2 * rows * H <= 4 && C % (sets * 2) == 0)
+      sets *= 2;
+    Value lo = loadIndex(rb, rowPtr, unit);
+    Value hi = loadIndex(rb, rowPtr, add(rb, unit, 1));
+    SmallVector<Value> init(sets * rows * H, zeros(rb, lanes));
+    auto loop = scf::ForOp::create(
+        rb, loc, lo, hi, idx(rb, 1), init,
+        [&](OpBuilder &kb, Location, Value j, ValueRange accs) {
+          SmallVector<Value> next(accs.begin(), accs.end());
+          Value k0 = mul(kb, loadIndex(kb, colIdx, j), C);
+          Value base = mul(kb, j, R * C);
+          for (int64_t c = 0; c < C; ++c) {
+            int64_t s = c % sets;
+            SmallVector<Value> wv;
+            for (int64_t h = 0; h < H; ++h)
+              wv.push_back(
+                  toF32(kb, read(kb, values, add(kb, base, c * R + h * lanes),
+                                 lanes)));
+            Value k = add(kb, k0, c);
+            for (int64_t r = 0; r < rows; ++r) {
+              Value e =
+                  toF32(kb, tensor::ExtractOp::create(
+                                kb, loc, x, ValueRange{add(kb, m0, r), k}));
+              Value xb = vector::BroadcastOp::create(
+                  kb, loc, VectorType::get({lanes}, f32), e);
+              for (int64_t h = 0; h < H; ++h) {
+                Value &acc = next[(s * rows + r) * H + h];
+                acc = fma(kb, wv[h], xb, acc);
+              }
+            }
+          }
+          scf::YieldOp::create(kb, loc, next);
+        });
+    SmallVector<Value> sums = sumSets(rb, loop.getResults(), sets);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t h = 0; h < H; ++h)
+        tile = vector::TransferWriteOp::create(
+                   rb, loc, sums[r * H + h], tile,
+                   ValueRange{add(rb, m0, r), add(rb, col, h * lanes)},
+                   ArrayRef<bool>{true})
+                   .getResult();
+    return tile;
+  }
+
+  /// The nonzero blocks of block row `unit`, each one vector of R x C
+  /// elements times the activation's C elements repeated R times; the R
+  /// sums are reduced once per block row.
+  Value emitBlockRows(OpBuilder &rb, Value x, Value unit, Value col, Value m0,
+                      int64_t rows, Value tile) {
+    const int64_t R = w.format.rows, C = w.format.cols, RC = R * C;
+    auto blockType = VectorType::get({RC}, f32);
+    Value lo = loadIndex(rb, rowPtr, unit);
+    Value hi = loadIndex(rb, rowPtr, add(rb, unit, 1));
+    SmallVector<Value> init(rows, zeros(rb, RC));
+    auto loop = scf::ForOp::create(
+        rb, loc, lo, hi, idx(rb, 1), init,
+        [&](OpBuilder &kb, Location, Value j, ValueRange accs) {
+          SmallVector<Value> next(accs.begin(), accs.end());
+          Value k0 = mul(kb, loadIndex(kb, colIdx, j), C);
+          Value blk = toF32(kb, read(kb, values, mul(kb, j, RC), RC));
+          for (int64_t r = 0; r < rows; ++r) {
+            Value xv =
+                toF32(kb, read(kb, x, ValueRange{add(kb, m0, r), k0}, C));
+            if (R > 1)
+              xv = vector::ShapeCastOp::create(
+                  kb, loc, blockType,
+                  vector::BroadcastOp::create(
+                      kb, loc, VectorType::get({R, C}, f32), xv));
+            next[r] = fma(kb, blk, xv, next[r]);
+          }
+          scf::YieldOp::create(kb, loc, next);
+        });
+    for (int64_t r = 0; r < rows; ++r) {
+      Value acc = vector::ShapeCastOp::create(
+          rb, loc, VectorType::get({R, C}, f32), loop.getResult(r));
+      Value sums = vector::MultiDimReductionOp::create(
+          rb, loc, acc, zeros(rb, R), ArrayRef<bool>{false, true},
+          vector::CombiningKind::ADD);
+      tile = vector::TransferWriteOp::create(rb, loc, sums, tile,
+                                             ValueRange{add(rb, m0, r), col},
+                                             ArrayRef<bool>{true})
+                 .getResult();
+    }
+    return tile;
+  }
+
+  /// Row `unit`'s chunks of `lanes` nonzeros, the activation gathered at
+  /// their 16-bit columns.
+  Value emitCSR(OpBuilder &rb, Value x, Value unit, Value col, Value m0,
+                int64_t rows, Value tile) {
+    auto it = VectorType::get({lanes}, rb.getI32Type());
+    Type xt = cast<RankedTensorType>(x.getType()).getElementType();
+    Value lo = loadIndex(rb, rowPtr, unit);
+    Value hi = loadIndex(rb, rowPtr, add(rb, unit, 1));
+    Value mask = arith::ConstantOp::create(
+        rb, loc,
+        DenseElementsAttr::get(VectorType::get({lanes}, rb.getI1Type()), true));
+    Value pass = arith::ConstantOp::create(
+        rb, loc,
+        DenseElementsAttr::get(VectorType::get({lanes}, xt),
+                               rb.getZeroAttr(xt)));
+    SmallVector<Value> init(rows, zeros(rb, lanes));
+    auto loop = scf::ForOp::create(
+        rb, loc, lo, hi, idx(rb, 1), init,
+        [&](OpBuilder &kb, Location, Value j, ValueRange accs) {
+          SmallVector<Value> next(accs.begin(), accs.end());
+          Value off = mul(kb, j, lanes);
+          Value v = toF32(kb, read(kb, values, off, lanes));
+          Value cols =
+              arith::ExtUIOp::create(kb, loc, it, read(kb, colIdx, off, lanes));
+          for (int64_t r = 0; r < rows; ++r) {
+            Value g = vector::GatherOp::create(
+                kb, loc, VectorType::get({lanes}, xt), x,
+                ValueRange{add(kb, m0, r), idx(kb, 0)}, cols, mask, pass);
+            next[r] = fma(kb, v, toF32(kb, g), next[r]);
+          }
+          scf::YieldOp::create(kb, loc, next);
+        });
+    return writeReduced(rb, SmallVector<Value>(loop.getResults()), m0, col,
+                        tile);
+  }
+
+  /// Row `unit`'s 16 stored values per 32 columns, the activation's 32
+  /// elements permuted to their lanes.
+  Value emitTwoFour(OpBuilder &rb, Value x, Value unit, Value col, Value m0,
+                    int64_t rows, Value tile) {
+    const int64_t Q = w.paddedK / 32;
+    const int64_t sets = rows == 1 && Q % 2 == 0 ? 2 : 1;
+    auto it = VectorType::get({16}, rb.getI32Type());
+    Value rowBase = mul(rb, unit, Q * 16);
+    SmallVector<Value> init(sets * rows, zeros(rb, 16));
+    auto loop = scf::ForOp::create(
+        rb, loc, idx(rb, 0), idx(rb, Q), idx(rb, sets), init,
+        [&](OpBuilder &kb, Location, Value q, ValueRange accs) {
+          SmallVector<Value> next(accs.begin(), accs.end());
+          for (int64_t s = 0; s < sets; ++s) {
+            Value qs = add(kb, q, s);
+            Value off = add(kb, rowBase, mul(kb, qs, 16));
+            Value v = toF32(kb, read(kb, values, off, 16));
+            Value li =
+                arith::ExtUIOp::create(kb, loc, it, read(kb, laneIdx, off, 16));
+            Value k0 = mul(kb, qs, 32);
+            for (int64_t r = 0; r < rows; ++r) {
+              Value m = add(kb, m0, r);
+              Value xlo = toF32(kb, read(kb, x, ValueRange{m, k0}, 16));
+              Value xhi =
+                  toF32(kb, read(kb, x, ValueRange{m, add(kb, k0, 16)}, 16));
+              Value &acc = next[s * rows + r];
+              acc = fma(kb, v, permute2(kb, loc, xlo, li, xhi), acc);
+            }
+          }
+          scf::YieldOp::create(kb, loc, next);
+        });
+    return writeReduced(rb, sumSets(rb, loop.getResults(), sets), m0, col,
+                        tile);
+  }
+
+  Location loc;
+  const PackedSparseWeight &w;
+  int64_t lanes;
+  Type f32;
+  Value values, rowPtr, colIdx, laneIdx;
+};
+
+} // namespace
+
+FailureOr<Value>
+mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
+                                     const PackedSparseWeight &w,
+                                     Type valueType, int64_t vectorBits) {
+  if (vectorBits != 256 && vectorBits != 512)
+    return failure();
+  const int64_t lanes = vectorBits / 32;
+  const Kind kind = w.format.kind;
+  auto at = cast<RankedTensorType>(a.getType());
+  if (kind == Kind::Dense || at.getRank() < 2 || at.getShape().back() != w.K ||
+      !isa<FloatType>(at.getElementType()) ||
+      at.getElementType().getIntOrFloatBitWidth() > 32)
+    return failure();
+  if (!(valueType.isF32() || valueType.isF16() || valueType.isBF16()))
+    return failure();
+  int64_t staticRows = 1;
+  for (int64_t d : at.getShape().drop_back())
+    staticRows = ShapedType::isDynamic(d) || ShapedType::isDynamic(staticRows)
+                     ? ShapedType::kDynamic
+                     : staticRows * d;
+  if (staticRows == 0)
+    return failure();
+  if ((kind == Kind::TwoFour || kind == Kind::CSR) &&
+      (ShapedType::isDynamic(staticRows) || staticRows > kMaxSparseVectorRows))
+    return failure();
+  // Many rows (prefill) with row-form blocks: above a block fill of 40%
+  // they lose to the dense kernel (a 4x4 fill of 50% at 128 x 4096 x 4096
+  // ran as fast as dense on Zen 5).
+  if (kind == Kind::Block && !w.transposedBlocks &&
+      (ShapedType::isDynamic(staticRows) ||
+       staticRows > kMaxSparseVectorRows)) {
+    int64_t blocks = (w.paddedN / w.format.rows) * (w.paddedK / w.format.cols);
+    if (10 * int64_t(w.colIdx.size()) > 4 * blocks)
+      return failure();
+  }
+  if ((kind == Kind::TwoFour && lanes != 16) ||
+      (kind == Kind::CSR && w.chunk != lanes) ||
+      (kind == Kind::Block && w.transposedBlocks &&
+       w.format.rows % lanes != 0) ||
+      (kind == Kind::Block && !w.transposedBlocks &&
+       w.format.rows * w.format.cols > 4 * lanes))
+    return failure();
+
+  auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  auto idx = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+
+  // The activation as [M, K], zero-padded to [M, paddedK].
+  Value x = a;
+  if (at.getRank() > 2)
+    x = tensor::CollapseShapeOp::create(
+        b, loc, a,
+        SmallVector<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, at.getRank() - 1)),
+            {at.getRank() - 1}});
+  Type xt = at.getElementType();
+  OpFoldResult M =
+      ShapedType::isDynamic(staticRows)
+          ? OpFoldResult(tensor::DimOp::create(b, loc, x, 0).getResult())
+          : ofr(staticRows);
+  if (w.paddedK != w.K) {
+    Value empty = tensor::EmptyOp::create(
+        b, loc, SmallVector<OpFoldResult>{M, ofr(w.paddedK)}, xt);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(xt));
+    Value filled =
+        linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
+            .getResult(0);
+    x = tensor::InsertSliceOp::create(
+        b, loc, x, filled, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
+        SmallVector<OpFoldResult>{M, ofr(w.K)},
+        SmallVector<OpFoldResult>{ofr(1), ofr(1)});
+  }
+
+  SparseKernelBuilder kb(b, loc, w, valueType, lanes);
+  const int64_t unitCols = kb.unitColumns(), units = kb.numUnits();
+  const int64_t perGroup =
+      std::min(units, std::max<int64_t>(1, kGroupColumns / unitCols));
+  const int64_t groups = (units + perGroup - 1) / perGroup;
+  const int64_t groupCols = perGroup * unitCols;
+  const int64_t outCols = groups * groupCols;
+  const int64_t mr = std::min(
+      kb.maxTileRows(),
+      ShapedType::isDynamic(staticRows) ? kb.maxTileRows() : staticRows);
+
+  Value out = tensor::EmptyOp::create(
+      b, loc, SmallVector<OpFoldResult>{M, ofr(outCols)}, b.getF32Type());
+  OpBuilder::InsertionGuard guard(b);
+  auto forall =
+      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(groups)},
+                            ValueRange{out}, std::nullopt);
+  b.setInsertionPointToStart(forall.getBody());
+  Value g = forall.getInductionVar(0);
+  Value col0 = arith::MulIOp::create(b, loc, g, idx(b, groupCols));
+  auto unitStrides = SmallVector<OpFoldResult>(2, ofr(1));
+  Value tile = tensor::ExtractSliceOp::create(
+      b, loc, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{ofr(0), col0},
+      SmallVector<OpFoldResult>{M, ofr(groupCols)}, unitStrides);
+  // The group's units: min(perGroup, units - g perGroup).
+  Value firstUnit = arith::MulIOp::create(b, loc, g, idx(b, perGroup));
+  Value count = arith::MinSIOp::create(
+      b, loc, idx(b, perGroup),
+      arith::SubIOp::create(b, loc, idx(b, units), firstUnit));
+  Value mValue = getValueOrCreateConstantIndexOp(b, loc, M);
+  // Row tiles outside, the group's units inside: a tile's activation rows
+  // (mr x K) and the group's packed blocks both stay in L2 while every unit
+  // of the group reads them (prefill; decode has one tile).
+  auto unitsOf = [&](OpBuilder &tb, Value m0, int64_t rows, Value t) {
+    return scf::ForOp::create(
+               tb, loc, idx(tb, 0), count, idx(tb, 1), ValueRange{t},
+               [&](OpBuilder &ub, Location, Value u, ValueRange ut) {
+                 Value unit = arith::AddIOp::create(ub, loc, firstUnit, u);
+                 Value col =
+                     arith::MulIOp::create(ub, loc, u, idx(ub, unitCols));
+                 scf::YieldOp::create(
+                     ub, loc, kb.emitTile(ub, x, unit, col, m0, rows, ut[0]));
+               })
+        .getResult(0);
+  };
+  // Full register tiles of mr rows, then the rest one row at a time.
+  Value fullEnd = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, mValue, idx(b, mr)), idx(b, mr));
+  Value rowsDone =
+      scf::ForOp::create(
+          b, loc, idx(b, 0), fullEnd, idx(b, mr), ValueRange{tile},
+          [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
+            scf::YieldOp::create(tb, loc, unitsOf(tb, m0, mr, rt[0]));
+          })
+          .getResult(0);
+  if (mr > 1 && (ShapedType::isDynamic(staticRows) || staticRows % mr))
+    rowsDone = scf::ForOp::create(
+                   b, loc, fullEnd, mValue, idx(b, 1), ValueRange{rowsDone},
+                   [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
+                     scf::YieldOp::create(tb, loc, unitsOf(tb, m0, 1, rt[0]));
+                   })
+                   .getResult(0);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, rowsDone, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{ofr(0), col0},
+      SmallVector<OpFoldResult>{M, ofr(groupCols)}, unitStrides);
+  b.setInsertionPointAfter(forall);
+  Value result = forall.getResult(0);
+  if (outCols == w.N) {
+    // Elementwise consumers (bias, activation) join the block loop
+    // (llm-tile-and-vectorize).
+    forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
+    return result;
+  }
+  return tensor::ExtractSliceOp::create(
+             b, loc, result, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
+             SmallVector<OpFoldResult>{M, ofr(w.N)}, unitStrides)
+      .getResult();
+}
+
+FailureOr<Value> mlir::llm::detail::lowerSparseMatmul(OpBuilder &b, MatmulOp op,
+                                                      Value lhs) {
+  auto info = op->getAttrOfType<DictionaryAttr>(kSparseFormatAttrName);
+  std::optional<int64_t> bits = getConfiguredVectorBits(op);
+  if (!info || !bits || op.getTransposeA())
+    return failure();
+  auto name = info.getAs<StringAttr>("format");
+  if (!name)
+    return failure();
+  FailureOr<SparseFormat> format = SparseFormat::parse(name.getValue());
+  if (failed(format) || format->isDense())
+    return failure();
+  auto cst = op.getRhs().getDefiningOp<ConstantOp>();
+  RankedTensorType rt = op.getRhs().getType();
+  if (!cst || rt.getRank() != 2 || !rt.hasStaticShape())
+    return failure();
+  std::optional<std::vector<float>> values = readFloatValues(cst.getValue());
+  if (!values)
+    return failure();
+  bool nk = op.getTransposeB();
+  int64_t N = rt.getDimSize(nk ? 0 : 1), K = rt.getDimSize(nk ? 1 : 0);
+  std::string why;
+  FailureOr<PackedSparseWeight> packed =
+      packSparseWeight(*values, nk, N, K, *format, *bits / 32, why);
+  if (failed(packed))
+    return failure();
+  return buildSparseMatmul(b, op.getLoc(), lhs, *packed, rt.getElementType(),
+                           *bits);
+}

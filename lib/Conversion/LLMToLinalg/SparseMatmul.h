@@ -1,0 +1,72 @@
+//===- SparseMatmul.h - Matmul kernels of sparse constant weights -*- C++ -*-//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Private to the llm-to-linalg lowering: llmc's own static loops over the
+// packed nonzeros of a constant weight (llm/Dialect/LLM/IR/SparseWeights.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_LLMTOLINALG_SPARSEMATMUL_H
+#define LIB_CONVERSION_LLMTOLINALG_SPARSEMATMUL_H
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::llm::detail {
+
+/// Most rows of the activation for which the 2:4 and CSR kernels are used:
+/// above it (prefill) their per-element permutes and gathers lose to the
+/// dense kernel (sparsity-probe.md, section 2.2), and the dense kernel runs.
+inline constexpr int64_t kMaxSparseVectorRows = 8;
+
+/// `a @ W^T` for an activation `a` ([..., K], f32, f16 or bf16; leading
+/// dimensions static or dynamic) and a constant weight packed in `w`
+/// (W[N, K]) whose stored values have type `valueType` (f32, f16 or bf16;
+/// converted to f32 in registers): a `[rows, N]` f32 tensor, rows the
+/// product of `a`'s leading dimensions. An `scf.forall` over blocks of
+/// output columns (marked for consumer fusion when N needs no padding)
+/// runs, per block row or row, register tiles of activation rows over the
+/// row's stored nonzeros, accumulating in f32 with FMAs:
+///
+/// * Block, transposed blocks (rows a multiple of the vector lanes): each
+///   column of a block is one vector of output channels, multiplied by a
+///   broadcast activation element (up to 8 rows share the block's loads);
+/// * Block, other shapes: a block is one vector of rows x cols elements
+///   multiplied by the activation's cols elements repeated rows times; one
+///   reduction per block row;
+/// * CSR: chunks of `lanes` nonzeros with `vector.gather` of the activation;
+/// * 2:4: per 32 columns, 16 stored values with their lanes, the
+///   activation's 32 elements permuted by `vpermt2ps` (AVX-512 only).
+///
+/// The packed arrays are constants, read once per call and row tile. The
+/// activation is copied with zero padding when K is not a multiple of the
+/// block columns (of 32 for 2:4). Fails, creating nothing, when
+/// `vectorBits` is not 256 or 512, for 2:4 without 512-bit vectors, and for
+/// 2:4 and CSR with more than kMaxSparseVectorRows or dynamic rows, and for
+/// row-form blocks with those rows when more than 40% of the blocks are
+/// stored.
+FailureOr<Value> buildSparseMatmul(OpBuilder &b, Location loc, Value a,
+                                   const PackedSparseWeight &w, Type valueType,
+                                   int64_t vectorBits);
+
+/// The sparse kernel of `op` (lhs `lhs`, already converted) when
+/// `llm-sparsify-weights` recorded a sparse `llm.sparse_format` on it, its
+/// lowering configuration gives `vector_bits` (the CPU target's; set by
+/// llm-select-lowering-config) and its weight is a rank-2 f32, f16 or bf16
+/// constant and the lhs is not transposed: the weight is packed
+/// (packSparseWeight) and buildSparseMatmul emits the kernel, a `[rows, N]`
+/// f32 tensor. Fails, creating nothing, otherwise (the dense lowering
+/// runs): no format or "dense", a weight that does not pack in the format,
+/// or a shape buildSparseMatmul does not take.
+FailureOr<Value> lowerSparseMatmul(OpBuilder &b, MatmulOp op, Value lhs);
+
+} // namespace mlir::llm::detail
+
+#endif // LIB_CONVERSION_LLMTOLINALG_SPARSEMATMUL_H

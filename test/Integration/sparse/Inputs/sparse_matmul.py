@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# ===- sparse_matmul.py - sparse weight kernels against the dense path ---=== #
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===---------------------------------------------------------------------=== #
+"""Matmuls with pruned constant weights, each in a sparse format
+(`llm.sparse_format` written on the matmul, as llm-sparsify-weights does),
+at the edges of the kernels' shapes: one row (decode) and several, K not a
+multiple of the block (padded), N not a multiple of the block rows, a 3-D
+activation, both weight layouts ([K, N] and [N, K] with transpose_b), an
+all-zero weight, a fully dense one in BSR, f16 weights and activations, and
+a bias + gelu epilogue (fused into the kernel's block loop).
+
+  sparse_matmul.py gen DIR       writes DIR/sparse.mlir (the formats),
+                                 DIR/dense.mlir (the same model without
+                                 them), DIR/arg<i>.npy and DIR/inputs.txt
+  sparse_matmul.py check DIR SPARSE_OUT DENSE_OUT
+                                 compares both runs with each other and
+                                 with float64 numpy
+
+f32 outputs: |sparse - dense| and |sparse - numpy| <= 1e-6 + 2e-6 S, with
+S = sum_k |x| |w| (the bound of a sum reordered in f32). f16 outputs: the
+f32 sum is rounded once to f16, so within one f16 ulp of each other and of
+numpy: <= 2^-10 |y| + 1e-3 S 2^-10 (inputs already f16).
+"""
+
+import os
+import sys
+
+import numpy as np
+
+# name, format, activation shape (K last), N, K, transpose_b, dtype,
+# pattern, epilogue
+CASES = [
+    ("bsr16_decode", "bsr16x16", (1, 1), 96, 128, True, "f32", "b16", False),
+    ("bsr16_edge", "bsr16x16", (3,), 100, 70, False, "f32", "b16", False),
+    ("bsr16_rows20_gelu", "bsr16x16", (20,), 64, 96, True, "f32", "b16",
+     True),
+    ("bsr4_decode_k66", "bsr4x4", (1,), 64, 66, True, "f32", "b4", False),
+    ("bsr4_rows18", "bsr4x4", (2, 9), 48, 64, False, "f32", "b4", False),
+    ("bsr1x4", "bsr1x4", (2,), 40, 64, True, "f32", "b1x4", False),
+    ("bsr1x16_n33", "bsr1x16", (1,), 33, 80, False, "f32", "b1x16", False),
+    ("csr_decode", "csr", (1,), 50, 77, True, "f32", "u25", False),
+    ("csr_rows8", "csr", (8,), 32, 64, False, "f32", "u25", True),
+    ("nm24_decode", "2:4", (1,), 64, 96, True, "f32", "nm24", False),
+    ("nm24_k44", "2:4", (4,), 24, 44, False, "f32", "nm24", False),
+    ("zero_bsr4", "bsr4x4", (2,), 32, 32, True, "f32", "zero", False),
+    ("full_bsr16", "bsr16x16", (4,), 32, 48, True, "f32", "full", False),
+    ("f16_bsr16", "bsr16x16", (2,), 64, 64, True, "f16", "b16", False),
+    ("f16_nm24", "2:4", (1,), 32, 64, True, "f16", "nm24", False),
+    ("f16_csr", "csr", (1,), 16, 64, False, "f16", "u25", False),
+]
+
+
+def pruned(pattern, n, k, rng):
+    """W[N, K] with the pattern's zeros."""
+    w = rng.standard_normal((n, k))
+    if pattern == "zero":
+        return np.zeros((n, k))
+    if pattern == "full":
+        return w + np.sign(w) * 0.1  # no zeros
+    if pattern == "u25":
+        return np.where(rng.random((n, k)) < 0.25, w, 0.0)
+    if pattern == "nm24":
+        out = np.zeros((n, k))
+        for r in range(n):
+            for g in range(0, k, 4):
+                width = min(4, k - g)
+                # 2 kept, some groups 1 or 0 (padded by the packing).
+                keep = rng.choice(width, min(width, rng.choice([0, 1, 2, 2, 2])),
+                                  replace=False)
+                out[r, g + keep] = w[r, g + keep]
+        return out
+    rows, cols = {"b16": (16, 16), "b4": (4, 4), "b1x4": (1, 4),
+                  "b1x16": (1, 16)}[pattern]
+    keep = rng.random(((n + rows - 1) // rows, (k + cols - 1) // cols)) < 0.3
+    mask = np.kron(keep, np.ones((rows, cols)))[:n, :k]
+    return w * mask
+
+
+def dims(shape):
+    return "x".join(str(d) for d in shape)
+
+
+def data(seed=11):
+    rng = np.random.default_rng(seed)
+    out = []
+    for case in CASES:
+        name, fmt, lead, n, k, tb, dt, pattern, epi = case
+        np_t = np.float16 if dt == "f16" else np.float32
+        w = pruned(pattern, n, k, rng).astype(np_t)
+        x = rng.standard_normal(lead + (k,)).astype(np_t)
+        b = rng.standard_normal(n).astype(np_t) if epi else None
+        out.append((case, w, x, b))
+    return out
+
+
+def literal(a):
+    return "dense<" + np.array2string(
+        a.astype(np.float64), separator=",", threshold=1 << 30,
+        max_line_width=1 << 30, floatmode="unique").replace("\n", "") + ">"
+
+
+def model(with_formats):
+    args, body, rets, types = [], [], [], []
+    for i, ((name, fmt, lead, n, k, tb, dt, pattern, epi), w, x,
+            b) in enumerate(data()):
+        xt = f"tensor<{dims(lead + (k,))}x{dt}>"
+        wshape = (n, k) if tb else (k, n)
+        wt = f"tensor<{dims(wshape)}x{dt}>"
+        yt = f"tensor<{dims(lead + (n,))}x{dt}>"
+        attrs = ["transpose_b"] if tb else []
+        if with_formats:
+            attrs.append(f'llm.sparse_format = {{format = "{fmt}"}}')
+        attr = " {" + ", ".join(attrs) + "}" if attrs else ""
+        args.append(f"%x{i}: {xt}")
+        body.append(f"  %w{i} = llm.constant {literal(w if tb else w.T)} : "
+                    f"{wt} loc(\"{name}\")\n"
+                    f"  %y{i} = llm.matmul %x{i}, %w{i}{attr} : ({xt}, {wt}) "
+                    f"-> {yt} loc(\"{name}\")\n")
+        result = f"%y{i}"
+        if epi:
+            bt = f"tensor<{n}x{dt}>"
+            body.append(f"  %b{i} = llm.constant {literal(b)} : {bt}\n"
+                        f"  %s{i} = llm.add %y{i}, %b{i} : ({yt}, {bt}) -> "
+                        f"{yt}\n"
+                        f"  %g{i} = llm.gelu %s{i} : {yt}\n")
+            result = f"%g{i}"
+        rets.append(result)
+        types.append(yt)
+    return (f"func.func @main({', '.join(args)}) -> ({', '.join(types)}) {{\n"
+            + "".join(body) +
+            f"  return {', '.join(rets)} : {', '.join(types)}\n}}\n")
+
+
+def gen(d):
+    for i, (_, _, x, _) in enumerate(data()):
+        np.save(os.path.join(d, f"arg{i}.npy"), x)
+    with open(os.path.join(d, "sparse.mlir"), "w") as f:
+        f.write(model(True))
+    with open(os.path.join(d, "dense.mlir"), "w") as f:
+        f.write(model(False))
+    with open(os.path.join(d, "inputs.txt"), "w") as f:
+        f.write(" ".join(f"--input arg{i}={os.path.join(d, f'arg{i}.npy')}"
+                         for i in range(len(CASES))))
+
+
+def gelu(v):
+    from math import erf
+    return 0.5 * v * (1 + np.vectorize(erf)(v / np.sqrt(2)))
+
+
+def check(d, sparse_dir, dense_dir):
+    ok = True
+    for i, ((name, fmt, lead, n, k, tb, dt, pattern, epi), w, x,
+            b) in enumerate(data()):
+        xf, wf = x.astype(np.float64), w.astype(np.float64)
+        exp = xf @ wf.T
+        s = np.abs(xf) @ np.abs(wf).T
+        if epi:
+            exp = gelu(exp + b.astype(np.float64))
+        got = np.load(os.path.join(sparse_dir, f"out{i}.npy"))
+        dense = np.load(os.path.join(dense_dir, f"out{i}.npy"))
+        if dt == "f16":
+            bound = 2.0 ** -10 * np.abs(exp) + 1e-3 * s * 2.0 ** -10 + 1e-6
+        else:
+            bound = 1e-6 + 2e-6 * s
+        if epi:  # gelu's slope is at most 1.13; its f32 polynomial ~1e-6
+            bound = 1.2 * bound + 2e-6
+        g64, d64 = got.astype(np.float64), dense.astype(np.float64)
+        good = (got.shape == exp.shape and got.dtype == dense.dtype and
+                bool(np.all(np.abs(g64 - d64) <= bound)) and
+                bool(np.all(np.abs(g64 - exp) <= bound)))
+        worst = float(np.max(np.abs(g64 - exp) / bound)) if got.shape == \
+            exp.shape else float("inf")
+        print(f"{name} ({fmt}, {dt}): shape={list(got.shape)} "
+              f"error/bound={worst:.3f} {'PASS' if good else 'FAIL'}")
+        ok &= good
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2])
+    elif sys.argv[1] == "check":
+        check(*sys.argv[2:5])
+    else:
+        sys.exit("usage: sparse_matmul.py gen DIR | check DIR SPARSE DENSE")
