@@ -13,7 +13,10 @@ updated in place), ONNX Runtime running the same graph in its usual loop
 (presents fed back as the past; bench/generate/ort_generate.js, npm
 onnxruntime-node) and torch eager running the module with its cache, at 1
 and 2 threads, in one run. llmc also runs the int8 and int4 weight-only
-versions (`llm-quantize-weights` on the imported model, per channel).
+versions (`llm-quantize-weights` on the imported model, per channel) and,
+with --sparse, pruned versions run by the sparse kernels (`llm-prune-weights`
+on the imported model: `2:4`, or `b16_75`, 16x16 blocks with 75% of them
+zero; then `llmc.Generator(..., sparsify="auto")`, docs/Sparsity.md).
 
   bench/generate/past_kv.py                 GPT-2-small shape (12 layers,
                                             d 768, 12 heads, vocab 50257)
@@ -56,7 +59,8 @@ def worker(args):
       sys.path.insert(0, os.path.join(args.build, "python_packages"))
       import llmc
       if not hasattr(worker, "gen"):
-        worker.gen = llmc.Generator(args.model, threads=args.threads, cache=False)
+        opts = {"sparsify": args.sparsify} if args.sparsify else {}
+        worker.gen = llmc.Generator(args.model, threads=args.threads, cache=False, **opts)
       t0 = time.perf_counter()
       tokens = worker.gen.generate(prompt, max_new_tokens=args.new, greedy=True)
       ids = [next(tokens)]
@@ -146,6 +150,8 @@ def main():
   p.add_argument("--trials", type=int, default=3)
   p.add_argument("--threads", default="1,2")
   p.add_argument("--quant", default="int8,int4", help="llmc weight-only variants ('' for none)")
+  p.add_argument("--sparse", default="", help="llmc pruned + sparse variants: 2:4, b16_75, b4_75 ('' for none)")
+  p.add_argument("--sparsify", default="", help=argparse.SUPPRESS)
   p.add_argument("--build", default=os.path.join(ROOT, "build"))
   p.add_argument("--out", help="also write the markdown table here")
   p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -182,6 +188,19 @@ def main():
     if imp.wait() != 0:
       raise RuntimeError("llm-translate --kv-cache failed on " + onnx_path)
     variants.append(("llmc " + q, mlir))
+  prune = {"2:4": "pattern=2:4", "b16_75": "pattern=16x16 density=0.25",
+           "b4_75": "pattern=4x4 density=0.25"}
+  for sp in [v for v in args.sparse.split(",") if v]:
+    mlir = os.path.join(tmp, "gpt2_past_%s.mlirbc" % sp.replace(":", ""))
+    imp = subprocess.Popen([os.path.join(bin_dir, "llm-translate"), "--import-onnx",
+                            "--kv-cache", onnx_path], stdout=subprocess.PIPE)
+    subprocess.run([os.path.join(bin_dir, "llm-opt"), "--llm-prune-weights=%s" % prune[sp],
+                    "--mlir-print-op-on-diagnostic=false", "--emit-bytecode", "-o", mlir],
+                   stdin=imp.stdout, check=True, stderr=subprocess.DEVNULL)
+    imp.stdout.close()
+    if imp.wait() != 0:
+      raise RuntimeError("llm-translate --kv-cache failed on " + onnx_path)
+    variants.append(("llmc pruned %s, sparse" % sp, mlir))
   prompt = ",".join(map(str, prompt_ids(args)))
   common = ["--layers", str(args.layers), "--d", str(args.d), "--heads", str(args.heads),
             "--vocab", str(args.vocab), "--max-pos", str(args.max_pos), "--scale", str(args.scale),
@@ -192,8 +211,10 @@ def main():
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     res = {}
     for name, path in variants:
+      sparse = ["--sparsify", "auto"] if "sparse" in name else []
       res[name] = summarize(run_trials([sys.executable, __file__, "--worker", "--system", "llmc",
-                                        "--model", path, "--threads", str(threads)] + common, env))
+                                        "--model", path, "--threads", str(threads)] + sparse
+                                       + common, env))
     res["ONNX Runtime"] = summarize(run_trials(
         ["node", os.path.join(ROOT, "bench", "generate", "ort_generate.js"), onnx_path,
          str(threads), prompt, str(args.new), str(args.trials)], env))

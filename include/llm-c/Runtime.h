@@ -68,7 +68,9 @@ typedef struct LlmcTensor {
 ///                   ~/.cache/llmc; docs/llmc.md)
 ///   any other KEY   an option of the `llm-lower-to-cpu` pipeline, e.g.
 ///                   vectorize=false parallel=false target=avx2
-///                   register-tile=4,16,1 (unknown keys are errors)
+///                   register-tile=4,16,1, or sparsify=auto (pruned
+///                   constant weights run by the sparse kernels,
+///                   docs/Sparsity.md) (unknown keys are errors)
 /// BOOL is true/false/1/0.
 ///
 /// `module` is not modified (a copy is lowered) and may be destroyed right

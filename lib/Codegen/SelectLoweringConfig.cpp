@@ -94,17 +94,18 @@ struct LLMSelectLoweringConfigPass
 
     Builder b(&getContext());
     module.walk([&](Operation *op) {
-      bool sparse = isa<MatmulOp>(op) && op->hasAttr(kSparseFormatAttrName);
+      bool sparse = isa<MatmulOp, DequantMatmulOp>(op) &&
+                    op->hasAttr(kSparseFormatAttrName);
       if (!(sparse || isa<AttentionOp, DequantMatmulOp, MatmulIntegerOp>(op)) ||
           op->hasAttr(kLoweringConfigAttrName))
         return;
       SmallVector<NamedAttribute> entries;
-      if (sparse) {
-        // vector_bits: the sparse kernels' vectors (llm-sparsify-weights).
+      // vector_bits: the sparse kernels' vectors (llm-sparsify-weights).
+      if (sparse)
         entries.push_back(b.getNamedAttr(
             kVectorBitsKey,
             b.getI64IntegerAttr(desc->vectorBits >= 512 ? 512 : 256)));
-      } else if (isa<MatmulIntegerOp>(op)) {
+      if (isa<MatmulIntegerOp>(op)) {
         // dot_product: i8 where the target has 8-bit dot products.
         entries.push_back(b.getNamedAttr(
             kDotProductKey,
@@ -119,7 +120,7 @@ struct LLMSelectLoweringConfigPass
         // attention_tile: the flash-attention tile.
         entries.push_back(
             b.getNamedAttr(kAttentionTileKey, b.getDenseI64ArrayAttr(tile)));
-      } else {
+      } else if (isa<DequantMatmulOp>(op)) {
         // dot_product: bf16 where the target has AVX512-BF16.
         entries.push_back(b.getNamedAttr(
             kDotProductKey,

@@ -283,7 +283,9 @@ def compile(model, target="cpu", **options):
       cache_dir=PATH    the cache directory (default $LLMC_CACHE_DIR, else
                         $XDG_CACHE_HOME/llmc, else ~/.cache/llmc);
       any llm-lower-to-cpu option, e.g. vectorize=False, parallel=False,
-      register_tile=(4, 16, 1).
+      register_tile=(4, 16, 1), sparsify="auto" (pruned constant weights
+      stored sparse and run by the sparse kernels; or a format such as
+      "bsr16x16", docs/Sparsity.md).
     Raises ValueError with the diagnostics when the model does not parse,
     import or compile, or an option is invalid (or the path is a device or
     FIFO); FileNotFoundError for a missing path; IsADirectoryError for a

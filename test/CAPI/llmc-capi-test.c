@@ -45,6 +45,8 @@
 // CHECK-NEXT: compile(cpu, 'no-such-option=1') error: model.mlir:1:1: error: invalid pipeline options 'no-such-option=1': {{.*}}no such option no-such-option
 // CHECK-NEXT: compile(cpu, 'entry=nope') error: model.mlir:1:1: error: entry function @nope not found (public functions: @main)
 // CHECK-NEXT: compile(cpu, 'threads') error: error: invalid option 'threads': expected KEY=VALUE
+// A pipeline option of llm-lower-to-cpu, checked by its pass:
+// CHECK-NEXT: compile(cpu, 'sparsify=bsr3') error: model.mlir:0:0: error: llm-sparsify-weights: unknown format 'bsr3' (auto, dense, 2:4, bsr4x4, bsr16x16, bsr1x4, bsr1x16, csr)
 //
 // CHECK-NEXT: execute(bad shape) error: error: input #0: expected tensor<2x3xf32>, got shape 3x2 of f32
 // CHECK-NEXT: execute(1 input) error: error: @main takes 2 inputs and 1 outputs, got 1 and 1
@@ -298,6 +300,7 @@ int main(int argc, char **argv) {
   expectCompileError(module, "cpu", "no-such-option=1");
   expectCompileError(module, "cpu", "entry=nope");
   expectCompileError(module, "cpu", "threads");
+  expectCompileError(module, "cpu", "sparsify=bsr3");
 
   /* Error paths of execution: nothing runs, the error names the operand. */
   {

@@ -26,7 +26,9 @@ namespace mlir::llm::detail {
 /// The storage bytes of a constant 8-bit weight `w` (a `quant.scast` of an
 /// inline dense or a resource blob of one element per byte), in storage
 /// order; fails for non-constant weights and when there are not `count`.
-FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count);
+inline FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
+  return readStorageBytes(w, count);
+}
 
 /// `r`, a `[rows, N]` kernel result, in `resultType`'s shape `[..., N]`
 /// (rows = the product of its leading dimensions): `r` itself for rank 2,

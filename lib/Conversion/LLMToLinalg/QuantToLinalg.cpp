@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "QuantKernels.h"
+#include "SparseMatmul.h"
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
@@ -823,31 +824,6 @@ Value mlir::llm::detail::expandRows(OpBuilder &b, Location loc, Value r,
       SmallVector<ReassociationIndices>{
           llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank() - 1)),
           {resultType.getRank() - 1}});
-}
-
-FailureOr<SmallVector<uint8_t>> mlir::llm::detail::readBytes(Value w,
-                                                             int64_t count) {
-  auto cast = w.getDefiningOp<quant::StorageCastOp>();
-  Attribute attr;
-  if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
-    return failure();
-  SmallVector<uint8_t> values;
-  values.reserve(count);
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
-    for (const APInt &v : dense.getValues<APInt>())
-      values.push_back(uint8_t(v.getZExtValue()));
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return failure();
-    for (char c : blob->getData())
-      values.push_back(uint8_t(c));
-  } else {
-    return failure();
-  }
-  if (int64_t(values.size()) != count)
-    return failure();
-  return values;
 }
 
 namespace {
@@ -1989,6 +1965,15 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     }
     if (isFloat8(rt.getElementType()))
       return lowerFloat8(op, adaptor, rewriter);
+    // A pruned weight in a sparse format (llm-sparsify-weights): llmc's
+    // loops over its packed nonzero levels, scaled per channel.
+    if (FailureOr<Value> sparse = llm::detail::lowerSparseDequantMatmul(
+            rewriter, op, adaptor.getLhs());
+        succeeded(sparse)) {
+      rewriter.replaceOp(op,
+                         llm::detail::expandRows(rewriter, loc, *sparse, type));
+      return success();
+    }
     FailureOr<QuantParams> p =
         getQuantParams(rt.getElementType(), rt.getShape());
     if (failed(p))

@@ -28,9 +28,9 @@ inline constexpr int64_t kMaxSparseVectorRows = 8;
 
 /// `a @ W^T` for an activation `a` ([..., K], f32, f16 or bf16; leading
 /// dimensions static or dynamic) and a constant weight packed in `w`
-/// (W[N, K]) whose stored values have type `valueType` (f32, f16 or bf16;
-/// converted to f32 in registers): a `[rows, N]` f32 tensor, rows the
-/// product of `a`'s leading dimensions. An `scf.forall` over blocks of
+/// (W[N, K]) whose stored values have type `valueType` (f32, f16, bf16 or
+/// i8 levels; converted to f32 in registers): a `[rows, N]` f32 tensor, rows
+/// the product of `a`'s leading dimensions. An `scf.forall` over blocks of
 /// output columns (marked for consumer fusion when N needs no padding)
 /// runs, per block row or row, register tiles of activation rows over the
 /// row's stored nonzeros, accumulating in f32 with FMAs:
@@ -66,6 +66,16 @@ FailureOr<Value> buildSparseMatmul(OpBuilder &b, Location loc, Value a,
 /// runs): no format or "dense", a weight that does not pack in the format,
 /// or a shape buildSparseMatmul does not take.
 FailureOr<Value> lowerSparseMatmul(OpBuilder &b, MatmulOp op, Value lhs);
+
+/// The same for `llm.dequant_matmul` with an f32 activation and result and
+/// a constant 8- or 4-bit weight with per-tensor or per-output-channel
+/// parameters (readQuantizedWeightLevels): its levels q - zp are packed as
+/// i8 values, accumulated in f32 and scaled per output channel afterwards
+/// (an elementwise consumer fused into the kernel's block loop); a
+/// `[rows, N]` f32 tensor. Fails, creating nothing, as lowerSparseMatmul,
+/// and for sub-channel scales or levels outside [-128, 127].
+FailureOr<Value> lowerSparseDequantMatmul(OpBuilder &b, DequantMatmulOp op,
+                                          Value lhs);
 
 } // namespace mlir::llm::detail
 

@@ -15,8 +15,11 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::llm;
@@ -360,4 +363,29 @@ LogicalResult ReduceMaxOp::verify() {
                             [&] { return emitOpError(); })))
     return failure();
   return success();
+}
+
+FailureOr<SmallVector<uint8_t>> mlir::llm::readStorageBytes(Value w,
+                                                            int64_t count) {
+  auto cast = w.getDefiningOp<quant::StorageCastOp>();
+  Attribute attr;
+  if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
+    return failure();
+  SmallVector<uint8_t> values;
+  values.reserve(count);
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(uint8_t(v.getZExtValue()));
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    for (char c : blob->getData())
+      values.push_back(uint8_t(c));
+  } else {
+    return failure();
+  }
+  if (int64_t(values.size()) != count)
+    return failure();
+  return values;
 }

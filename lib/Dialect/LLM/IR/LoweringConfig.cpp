@@ -90,7 +90,7 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
       continue;
     }
     // vector_bits = 256 | 512.
-    if ((matmulInteger || matmul) && key == kVectorBitsKey) {
+    if ((matmulInteger || matmul || dequantMatmul) && key == kVectorBitsKey) {
       auto bits = dyn_cast<IntegerAttr>(value);
       if (!bits || (bits.getInt() != 256 && bits.getInt() != 512))
         return op->emitOpError()
@@ -217,12 +217,12 @@ LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kSparseFormatAttrName) {
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     auto format = dict ? dict.getAs<StringAttr>("format") : StringAttr();
-    if (!isa<MatmulOp>(op) || !format ||
+    if (!isa<MatmulOp, DequantMatmulOp>(op) || !format ||
         failed(SparseFormat::parse(format.getValue())))
       return op->emitOpError()
              << "'" << kSparseFormatAttrName
-             << "' must be a dictionary on llm.matmul with a string 'format' "
-                "(dense, 2:4, bsrRxC, csr), got "
+             << "' must be a dictionary on llm.matmul or llm.dequant_matmul "
+                "with a string 'format' (dense, 2:4, bsrRxC, csr), got "
              << attr.getValue();
   }
   return success();

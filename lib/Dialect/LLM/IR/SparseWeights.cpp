@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Dialect/LLM/IR/SparseWeights.h"
+#include "llm/Dialect/LLM/IR/LLMQuant.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -233,6 +234,49 @@ mlir::llm::readFloatValues(ElementsAttr attr) {
     uint16_t bits;
     std::memcpy(&bits, data.data() + i * 2, 2);
     out.push_back(toF32(APFloat(ft.getFloatSemantics(), APInt(16, bits))));
+  }
+  return out;
+}
+
+FailureOr<QuantizedWeightLevels> mlir::llm::readQuantizedWeightLevels(Value w,
+                                                                      bool nk) {
+  auto type = dyn_cast<RankedTensorType>(w.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !isUniformQuantType(type.getElementType()))
+    return failure();
+  FailureOr<QuantParams> p =
+      getQuantParams(type.getElementType(), type.getShape());
+  if (failed(p) || (p->storageWidth != 8 && p->storageWidth != 4))
+    return failure();
+  int64_t nDim = nk ? 0 : 1, kDim = 1 - nDim;
+  int64_t N = type.getDimSize(nDim);
+  // Per tensor, or one scale per output channel (none varying along K).
+  bool perChannel = !p->isPerTensor();
+  if (perChannel && (p->paramShape.size() != 2 || p->paramShape[kDim] != 1 ||
+                     p->paramShape[nDim] != N))
+    return failure();
+  FailureOr<SmallVector<uint8_t>> bytes =
+      readStorageBytes(w, type.getNumElements());
+  if (failed(bytes))
+    return failure();
+  QuantizedWeightLevels out;
+  out.storageWidth = p->storageWidth;
+  out.scales.assign(p->scales.begin(), p->scales.end());
+  out.levels.reserve(bytes->size());
+  int64_t cols = type.getDimSize(1);
+  for (size_t i = 0; i < bytes->size(); ++i) {
+    uint8_t b = (*bytes)[i];
+    int64_t q;
+    if (p->storageWidth == 8)
+      q = p->isSigned ? int64_t(int8_t(b)) : int64_t(b);
+    else
+      q = p->isSigned ? int64_t(int8_t(uint8_t(b << 4)) >> 4)
+                      : int64_t(b & 0xF);
+    int64_t n = nDim == 0 ? int64_t(i) / cols : int64_t(i) % cols;
+    int64_t level = q - p->zeroPoints[perChannel ? n : 0];
+    if (level < -128 || level > 127)
+      return failure();
+    out.levels.push_back(float(level));
   }
   return out;
 }

@@ -12,7 +12,9 @@ at the edges of the kernels' shapes: one row (decode) and several, K not a
 multiple of the block (padded), N not a multiple of the block rows, a 3-D
 activation, both weight layouts ([K, N] and [N, K] with transpose_b), an
 all-zero weight, a fully dense one in BSR, f16 weights and activations, and
-a bias + gelu epilogue (fused into the kernel's block loop).
+a bias + gelu epilogue (fused into the kernel's block loop); and
+`llm.dequant_matmul` weights (i8 and i4 per channel, u8 with a zero point)
+whose levels are stored as i8 and scaled per channel.
 
   sparse_matmul.py gen DIR       writes DIR/sparse.mlir (the formats),
                                  DIR/dense.mlir (the same model without
@@ -52,7 +54,13 @@ CASES = [
     ("f16_bsr16", "bsr16x16", (2,), 64, 64, True, "f16", "b16", False),
     ("f16_nm24", "2:4", (1,), 32, 64, True, "f16", "nm24", False),
     ("f16_csr", "csr", (1,), 16, 64, False, "f16", "u25", False),
+    # llm.dequant_matmul: the levels q - zp stored as i8, scaled per channel.
+    ("i8_bsr16_decode", "bsr16x16", (1,), 64, 96, True, "i8", "b16", False),
+    ("u8_zp_bsr4", "bsr4x4", (3,), 32, 64, False, "u8", "b4", False),
+    ("i4_csr", "csr", (1,), 24, 64, True, "i4", "u25", False),
+    ("i8_nm24_gelu", "2:4", (2,), 32, 64, True, "i8", "nm24", True),
 ]
+QUANT = ("i8", "u8", "i4")
 
 
 def pruned(pattern, n, k, rng):
@@ -91,7 +99,17 @@ def data(seed=11):
     for case in CASES:
         name, fmt, lead, n, k, tb, dt, pattern, epi = case
         np_t = np.float16 if dt == "f16" else np.float32
-        w = pruned(pattern, n, k, rng).astype(np_t)
+        w = pruned(pattern, n, k, rng)
+        if dt in QUANT:
+            # Levels q - zp in the storage's range, scales per channel
+            # (u8: one scale and zero point 128 for the tensor).
+            top = 7 if dt == "i4" else 100
+            w = np.clip(np.round(w * top / 3), -top, top)
+            scales = (rng.random(1 if dt == "u8" else n) * 0.02 + 0.01)
+            w = (w, scales.astype(np.float32))
+            np_t = np.float32
+        else:
+            w = w.astype(np_t)
         x = rng.standard_normal(lead + (k,)).astype(np_t)
         b = rng.standard_normal(n).astype(np_t) if epi else None
         out.append((case, w, x, b))
@@ -104,26 +122,63 @@ def literal(a):
         max_line_width=1 << 30, floatmode="unique").replace("\n", "") + ">"
 
 
+def quant_weight(i, name, dt, tb, w, wshape):
+    """The constant and quant.scast of a quantized weight; its type."""
+    levels, scales = w
+    stored = levels if tb else levels.T
+    zp = 128 if dt == "u8" else 0
+    sto = "i4" if dt == "i4" else "i8"
+    if dt == "u8":
+        qt = f"!quant.uniform<u8:f32, {float(scales[0])!r}:{zp}>"
+        bits = stored + zp
+        bits = np.where(bits > 127, bits - 256, bits)  # signless storage
+    else:
+        qt = (f"!quant.uniform<{dt}:f32:{0 if tb else 1}, {{" +
+              ", ".join(f"{float(v)!r}" for v in scales) + "}>")
+        bits = stored
+    ct = f"tensor<{dims(wshape)}x{sto}>"
+    wt = f"tensor<{dims(wshape)}x{qt}>"
+    text = (f"  %c{i} = arith.constant dense<{bits.astype(int).tolist()}> : "
+            f"{ct} loc(\"{name}\")\n"
+            f"  %w{i} = quant.scast %c{i} : {ct} to {wt}\n")
+    return text, wt
+
+
+def dequantized(dt, w):
+    """W[N, K] in float64."""
+    if dt in QUANT:
+        levels, scales = w
+        return scales.astype(np.float64)[:, None] * levels
+    return w.astype(np.float64)
+
+
 def model(with_formats):
     args, body, rets, types = [], [], [], []
     for i, ((name, fmt, lead, n, k, tb, dt, pattern, epi), w, x,
             b) in enumerate(data()):
-        xt = f"tensor<{dims(lead + (k,))}x{dt}>"
+        ft = "f32" if dt in QUANT else dt
+        xt = f"tensor<{dims(lead + (k,))}x{ft}>"
         wshape = (n, k) if tb else (k, n)
-        wt = f"tensor<{dims(wshape)}x{dt}>"
-        yt = f"tensor<{dims(lead + (n,))}x{dt}>"
+        yt = f"tensor<{dims(lead + (n,))}x{ft}>"
         attrs = ["transpose_b"] if tb else []
         if with_formats:
             attrs.append(f'llm.sparse_format = {{format = "{fmt}"}}')
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         args.append(f"%x{i}: {xt}")
-        body.append(f"  %w{i} = llm.constant {literal(w if tb else w.T)} : "
-                    f"{wt} loc(\"{name}\")\n"
-                    f"  %y{i} = llm.matmul %x{i}, %w{i}{attr} : ({xt}, {wt}) "
-                    f"-> {yt} loc(\"{name}\")\n")
+        if dt in QUANT:
+            text, wt = quant_weight(i, name, dt, tb, w, wshape)
+            body.append(text +
+                        f"  %y{i} = llm.dequant_matmul %x{i}, %w{i}{attr} : "
+                        f"({xt}, {wt}) -> {yt} loc(\"{name}\")\n")
+        else:
+            wt = f"tensor<{dims(wshape)}x{dt}>"
+            body.append(f"  %w{i} = llm.constant {literal(w if tb else w.T)} "
+                        f": {wt} loc(\"{name}\")\n"
+                        f"  %y{i} = llm.matmul %x{i}, %w{i}{attr} : ({xt}, "
+                        f"{wt}) -> {yt} loc(\"{name}\")\n")
         result = f"%y{i}"
         if epi:
-            bt = f"tensor<{n}x{dt}>"
+            bt = f"tensor<{n}x{ft}>"
             body.append(f"  %b{i} = llm.constant {literal(b)} : {bt}\n"
                         f"  %s{i} = llm.add %y{i}, %b{i} : ({yt}, {bt}) -> "
                         f"{yt}\n"
@@ -157,7 +212,7 @@ def check(d, sparse_dir, dense_dir):
     ok = True
     for i, ((name, fmt, lead, n, k, tb, dt, pattern, epi), w, x,
             b) in enumerate(data()):
-        xf, wf = x.astype(np.float64), w.astype(np.float64)
+        xf, wf = x.astype(np.float64), dequantized(dt, w)
         exp = xf @ wf.T
         s = np.abs(xf) @ np.abs(wf).T
         if epi:

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace mlir::llm {
@@ -54,6 +55,12 @@ bool isUniformQuantType(Type elementType);
 FailureOr<QuantParams>
 getQuantParams(Type elementType, ArrayRef<int64_t> shape,
                function_ref<InFlightDiagnostic()> emitError = nullptr);
+
+/// The storage values of a constant quantized weight `w` (a `quant.scast`
+/// of an inline dense integer constant or of a resource blob with one
+/// element per byte), one byte per element in storage order; fails for
+/// anything else and when there are not `count` elements.
+FailureOr<SmallVector<uint8_t>> readStorageBytes(Value w, int64_t count);
 
 /// The element type of a reduction's result over `input`'s element type
 /// when the dimensions flagged in `reduced` are reduced (kept as size 1 with

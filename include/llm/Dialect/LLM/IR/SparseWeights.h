@@ -22,6 +22,7 @@
 #define LLM_DIALECT_LLM_IR_SPARSEWEIGHTS_H
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -106,6 +107,25 @@ FailureOr<PackedSparseWeight> packSparseWeight(ArrayRef<float> w, bool nk,
                                                int64_t N, int64_t K,
                                                SparseFormat format,
                                                int64_t lanes, std::string &why);
+
+/// The weight of an `llm.dequant_matmul` as integer levels: W[n, k] =
+/// scales[n] (or scales[0]) * levels[n, k].
+struct QuantizedWeightLevels {
+  /// q - zp of each element, in the weight's storage order (exact in f32).
+  std::vector<float> levels;
+  /// One scale per output channel, or one per tensor.
+  SmallVector<double> scales;
+  /// Stored bits per element (8 or 4).
+  unsigned storageWidth = 8;
+};
+
+/// The levels of `w`, the constant weight of an `llm.dequant_matmul`
+/// (`[N, K]` when `nk`, else `[K, N]`; a `quant.scast` of an integer
+/// constant, see readStorageBytes) with per-tensor or per-output-channel
+/// parameters. Fails for FP8, for scales that vary along K (sub-channel
+/// groups), for levels outside [-128, 127] (they are stored as i8), and for
+/// a weight that is not a constant.
+FailureOr<QuantizedWeightLevels> readQuantizedWeightLevels(Value w, bool nk);
 
 /// The values of a constant of f32, f16 or bf16 elements (an inline dense
 /// attribute or a little-endian dense_resource blob) as f32, row-major;

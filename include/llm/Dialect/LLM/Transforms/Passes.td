@@ -525,9 +525,9 @@ def LLMPruneWeightsPass : Pass<"llm-prune-weights", "::mlir::ModuleOp"> {
   let summary = "magnitude-prune the constant matmul weights (n:m, blocks, "
                 "unstructured)";
   let description = [{
-    For every `llm.matmul` whose `rhs` is a rank-2 f32 constant, viewed as
-    W[N, K] (output channels by the contraction; a `[K, N]` weight is read
-    transposed), sets to zero the elements of smallest magnitude:
+    For every `llm.matmul` whose `rhs` is a rank-2 f32, f16 or bf16
+    constant, viewed as W[N, K] (output channels by the contraction; a
+    `[K, N]` weight is read transposed), sets to zero the elements of smallest magnitude:
 
     * `pattern=n:m` (e.g. `2:4`): in each group of m consecutive elements
       along K of each output channel, all but the n largest |w| (the last
@@ -562,37 +562,43 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
   let summary = "measure each constant matmul weight's sparsity and choose "
                 "its storage format";
   let description = [{
-    For every `llm.matmul` whose `rhs` is a rank-2 f32 constant (viewed as
-    W[N, K], output channels by the contraction), measures the density
+    For every `llm.matmul` whose `rhs` is a rank-2 f32, f16 or bf16
+    constant (viewed as W[N, K], output channels by the contraction; run it
+    after fusion, as `llm-lower-to-cpu{sparsify=...}` does, so that the
+    weights measured are the ones the kernels read), measures the density
     (nonzeros / elements), whether every group of 4 along K holds at most 2
     nonzeros (exact 2:4), and the share of nonzero R x C blocks of W for
     4x4, 16x16, 1x4 and 1x16, and chooses a format by a cost model of the
     decode matrix-vector product, which streams the weight from memory once
     per token: the time of a format relative to dense is its bytes over the
-    dense bytes divided by its measured streaming efficiency (the hand
-    kernels of `../shared/sparsity/sparsity-probe.md`, cold 4096 x 4096
-    matvec, one thread, against a dense AVX-512 kernel):
+    dense bytes divided by its measured streaming efficiency (llmc's sparse
+    kernels against its dense one, cold 4096 x 4096 matvec, one thread,
+    `bench/sparse/sparse_matmul.py`; docs/Sparsity.md). With V the bytes of
+    a stored value (f32 4, f16/bf16 2, the i8 levels of a quantized weight
+    1) and D those of a dense element (4, 2, 1, or 0.5 for 4-bit):
 
-    | format | bytes per stored element | efficiency |
+    | format | bytes | efficiency |
     |---|---|---|
-    | dense | 4 | 1.00 |
-    | 2:4 (values + 1-byte in-group index; exact 2:4 only) | 2.25 per element | 0.70 |
-    | BSR RxC (values of every nonzero block, 2-byte block column) | 4 + 2 / (R C) | 16x16: 1.00; 4x4, 1x16: 0.89; 1x4: 0.80 (not measured: assumed) |
-    | CSR (values + 2-byte column index) | 6 | 0.62 |
+    | dense | D per element | 1.00 |
+    | 2:4 (values + 1-byte lane; exact 2:4 only) | (V + 1) / 2 per element | 0.95 |
+    | BSR RxC (values of every nonzero block, 2-byte block column) | V R C + 2 per nonzero block | 16x16: 1.00; 4x4, 1x16: 0.89; 1x4: 0.80 (1x16, 1x4 assumed) |
+    | CSR (values + 2-byte column) | V + 2 per nonzero | 0.70 |
 
     The fastest format wins if it is estimated at least 1.1x dense;
     otherwise dense. This reproduces the measured crossovers: 50%
-    unstructured stays dense (CSR 1.21x slower), 75% unstructured takes CSR
-    (1.65x), exact 2:4 takes the 2:4 kernel (1.24x), 50% of 16x16 blocks
-    BSR16 (2.0x). `format` forces one format (`dense`, `2:4`, `bsr4x4`,
+    unstructured stays dense, 75% unstructured takes CSR (1.9x measured),
+    exact 2:4 takes the 2:4 kernel (1.6x), 50% of 16x16 blocks BSR16
+    (1.9x). `format` forces one format (`dense`, `2:4`, `bsr4x4`,
     `bsr16x16`, `bsr1x4`, `bsr1x16`, `csr`; 2:4 needs an exact 2:4 weight).
 
     The choice is recorded on the matmul as `llm.sparse_format =
     {format, density, estimated_speedup, bytes, dense_bytes}` and reported
     (a remark per weight, and the `llm.report` keys `sparse_weights`,
-    `sparse_bytes_saved`). Code generation for the sparse formats is not
-    done yet: the attribute is the analysis, and the pipelines still run the
-    dense kernels.
+    `sparse_bytes_saved`). `convert-llm-to-linalg` reads it (with the
+    `vector_bits` that `llm-select-lowering-config` records beside it) and
+    emits llmc's sparse kernels for the weight (docs/Sparsity.md); 2:4 and
+    CSR weights with more than 8 rows of activations (prefill) keep the
+    dense kernel, where they do not pay.
 
     Errors: an unknown `format`; `format=2:4` for a weight that is not
     exactly 2:4.

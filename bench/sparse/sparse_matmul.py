@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# ===- sparse_matmul.py - pruned weights: llmc's sparse kernels vs dense --===#
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===----------------------------------------------------------------------===#
+#
+# One f32 matmul y = x @ W^T with a pruned constant weight W [4096, 4096]
+# (an ONNX MatMul with the initializer W^T [K, N]), for each pruning
+# pattern (4x4 or 16x16 blocks with 50% / 75% of them zero, 50% / 75%
+# unstructured, exact 2:4) and shape (decode 1 x 4096, prefill 128 x 4096),
+# run by:
+#   * llmc sparse: `llmc run model.onnx --sparsify` (llm-sparsify-weights
+#     chooses the format, docs/Sparsity.md; the chosen one is reported);
+#   * llmc dense: the same model without --sparsify;
+#   * ONNX Runtime (CPU EP, bench/ort/run.js): the same model, dense.
+# One thread, pinned (taskset -c 0). llmc evicts the caches between calls
+# (--evict-cache 128: the weights stream from memory, as in decode); ONNX
+# Runtime cannot, but its 64 MB dense weight is twice this L3 (32 MiB on the
+# EPYC VM), so it streams too. Median ms of --repeat calls after 10 warm-up
+# calls, median over --trials processes per system, systems rotated per
+# trial. Before timing, llmc sparse's and dense's outputs are checked
+# against float64 numpy (max |error| <= 1e-4 of the largest |y|).
+# Not a test; run it on an idle machine.
+#
+# Usage: /usr/bin/python3 bench/sparse/sparse_matmul.py [--build build]
+#          [--shapes 1,128] [--patterns b4_50,...] [--repeat 50]
+#          [--trials 3] [--out FILE]
+#
+# ===----------------------------------------------------------------------===#
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from llmcbench import peers  # noqa: E402
+
+ROOT = peers.ROOT
+N = K = 4096
+PATTERNS = ["b4_50", "b4_75", "b16_50", "b16_75", "u50", "u75", "nm24"]
+# The issue's goals (llmc sparse over llmc dense), where it states one.
+GOALS = {(1, "b4_75"): 3.5, (1, "b16_75"): 3.5, (1, "b16_50"): 2.0,
+         (1, "nm24"): 1.2, (128, "b16_75"): 3.5}
+
+
+def pruned(pattern, rng):
+    w = rng.standard_normal((N, K)).astype(np.float32)
+    if pattern.startswith("u"):
+        return np.where(rng.random((N, K)) < 1 - int(pattern[1:]) / 100, w, 0)
+    if pattern == "nm24":
+        keep = np.argsort(rng.random((N, K // 4, 4)), axis=2)[:, :, :2]
+        mask = np.zeros((N, K // 4, 4), bool)
+        np.put_along_axis(mask, keep, True, axis=2)
+        return np.where(mask.reshape(N, K), w, 0)
+    b = int(pattern[1:pattern.index("_")])
+    zero = int(pattern.split("_")[1]) / 100
+    keep = rng.random((N // b, K // b)) >= zero
+    return w * np.kron(keep, np.ones((b, b), np.float32))
+
+
+def write_model(d, rows, w):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    os.makedirs(os.path.join(d, "in"), exist_ok=True)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "wt"], ["y"])], "sparse_matmul",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, K])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [rows, N])],
+        [numpy_helper.from_array(np.ascontiguousarray(w.T), "wt")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    x = np.random.default_rng(rows).standard_normal((rows, K)).astype(np.float32)
+    np.save(os.path.join(d, "in", "x.npy"), x)
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump({"inputs": ["x"], "outputs": ["y"]}, f)
+    return x
+
+
+def llmc_run(llmc, d, repeat, out, sparse):
+    """(median ms, chosen format or "dense") of one pinned llmc process."""
+    cmd = peers.pinned(1) + [
+        llmc, "run", os.path.join(d, "model.onnx"), "--threads", "1",
+        "--repeat", str(repeat), "--warmup", "10", "--evict-cache", "128",
+        "--output-dir", out, "--input", "x=" + os.path.join(d, "in", "x.npy")]
+    if sparse:
+        cmd.append("--sparsify")
+    r = subprocess.run(cmd, capture_output=True, text=True,
+                       env=dict(os.environ, LLMC_CACHE="off"))
+    m = re.search(r"time: median ([0-9.]+) ms", r.stdout + r.stderr)
+    if r.returncode or not m:
+        sys.exit(f"llmc failed: {r.stderr[-2000:]}")
+    fmt = re.search(r"llm-sparsify-weights: .*: (\S+) \(", r.stderr)
+    return float(m.group(1)), fmt.group(1) if fmt else "dense"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--shapes", default="1,128", help="rows of x")
+    ap.add_argument("--patterns", default=",".join(PATTERNS))
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    llmc = os.path.join(a.build, "bin", "llmc")
+    work = tempfile.mkdtemp(prefix="llmc-sparse-bench-")
+    rows_out = []
+    try:
+        for rows in [int(s) for s in a.shapes.split(",")]:
+            for pattern in a.patterns.split(","):
+                d = os.path.join(work, f"{rows}_{pattern}")
+                w = pruned(pattern, np.random.default_rng(7))
+                x = write_model(d, rows, w)
+                ref = x.astype(np.float64) @ w.T.astype(np.float64)
+                density = float(np.count_nonzero(w)) / w.size
+                del w
+                systems = ["llmc sparse", "llmc dense", "ORT dense"]
+                times = {s: [] for s in systems}
+                fmt = "?"
+                repeat = a.repeat if rows == 1 else max(5, a.repeat // 5)
+                for trial in range(a.trials):
+                    k = trial % len(systems)
+                    for s in systems[k:] + systems[:k]:
+                        out = os.path.join(d, "out", s.replace(" ", "_"))
+                        if s == "ORT dense":
+                            ms, err = peers.ort_run(d, 1, repeat, out)
+                            if ms is None:
+                                sys.exit("ONNX Runtime failed: " + err)
+                        else:
+                            ms, f = llmc_run(llmc, d, repeat, out,
+                                             s == "llmc sparse")
+                            if s == "llmc sparse":
+                                fmt = f
+                            got = np.load(os.path.join(out, "y.npy"))
+                            e = float(np.abs(got - ref).max() /
+                                      np.abs(ref).max())
+                            if e > 1e-4:
+                                sys.exit(f"{s} {rows} {pattern}: error {e}")
+                        times[s].append(ms)
+                med = {s: float(np.median(v)) for s, v in times.items()}
+                rows_out.append((rows, pattern, density, fmt, med))
+                print(json.dumps({"rows": rows, "pattern": pattern,
+                                  "format": fmt, **med}), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    lines = [
+        "# Pruned weights: llmc's sparse kernels against dense", "",
+        f"{datetime.date.today()}; {peers.cpu_name()}; one thread "
+        f"(taskset -c 0); y = x @ W^T, W [{N}, {K}] f32 pruned; llmc evicts "
+        "the caches between calls; median of "
+        f"{a.trials} processes x {a.repeat} calls (prefill: "
+        f"{max(5, a.repeat // 5)}). 'format chosen' is llm-sparsify-weights' "
+        "choice; with 128 rows, 2:4 and CSR, and 4x4 / 1x4 / 1x16 blocks with "
+        "more than 40% of the blocks kept, run the dense kernel "
+        "(lib/Conversion/LLMToLinalg/SparseMatmul.h), so those rows compare "
+        "dense with dense.", "",
+        "| x rows | pattern | density | format chosen | llmc sparse ms | "
+        "llmc dense ms | ORT dense ms | vs llmc dense | vs ORT dense | goal |",
+        "|---|---|---|---|---|---|---|---|---|---|"]
+    for rows, pattern, density, fmt, med in rows_out:
+        goal = GOALS.get((rows, pattern))
+        s, dn, o = med["llmc sparse"], med["llmc dense"], med["ORT dense"]
+        lines.append(
+            f"| {rows} | {pattern} | {density:.3f} | {fmt} | {s:.3f} | "
+            f"{dn:.3f} | {o:.3f} | {dn / s:.2f}x | {o / s:.2f}x | "
+            f"{'>= %.1fx' % goal if goal else '>= 1 (never slower)'} |")
+    peers.write_report("\n".join(lines) + "\n", a.out)
+
+
+if __name__ == "__main__":
+    main()
