@@ -597,18 +597,28 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
       .getResult();
 }
 
-FailureOr<Value> mlir::llm::detail::lowerSparseMatmul(OpBuilder &b, MatmulOp op,
-                                                      Value lhs) {
+/// The sparse format `op` was given (llm.sparse_format) and its kernels'
+/// vector bits (lowering config), when both are there and the format is not
+/// dense.
+static FailureOr<std::pair<SparseFormat, int64_t>>
+getSparseLowering(Operation *op) {
   auto info = op->getAttrOfType<DictionaryAttr>(kSparseFormatAttrName);
   std::optional<int64_t> bits = getConfiguredVectorBits(op);
-  if (!info || !bits || op.getTransposeA())
-    return failure();
-  auto name = info.getAs<StringAttr>("format");
-  if (!name)
+  auto name = info ? info.getAs<StringAttr>("format") : StringAttr();
+  if (!name || !bits)
     return failure();
   FailureOr<SparseFormat> format = SparseFormat::parse(name.getValue());
   if (failed(format) || format->isDense())
     return failure();
+  return std::make_pair(*format, *bits);
+}
+
+FailureOr<Value> mlir::llm::detail::lowerSparseMatmul(OpBuilder &b, MatmulOp op,
+                                                      Value lhs) {
+  FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
+  if (failed(lowering) || op.getTransposeA())
+    return failure();
+  auto [format, bits] = *lowering;
   auto cst = op.getRhs().getDefiningOp<ConstantOp>();
   RankedTensorType rt = op.getRhs().getType();
   if (!cst || rt.getRank() != 2 || !rt.hasStaticShape())
@@ -620,28 +630,22 @@ FailureOr<Value> mlir::llm::detail::lowerSparseMatmul(OpBuilder &b, MatmulOp op,
   int64_t N = rt.getDimSize(nk ? 0 : 1), K = rt.getDimSize(nk ? 1 : 0);
   std::string why;
   FailureOr<PackedSparseWeight> packed =
-      packSparseWeight(*values, nk, N, K, *format, *bits / 32, why);
+      packSparseWeight(*values, nk, N, K, format, bits / 32, why);
   if (failed(packed))
     return failure();
   return buildSparseMatmul(b, op.getLoc(), lhs, *packed, rt.getElementType(),
-                           *bits);
+                           bits);
 }
 
 FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
                                                              DequantMatmulOp op,
                                                              Value lhs) {
-  auto info = op->getAttrOfType<DictionaryAttr>(kSparseFormatAttrName);
-  std::optional<int64_t> bits = getConfiguredVectorBits(op);
+  FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
   auto lt = cast<RankedTensorType>(lhs.getType());
-  if (!info || !bits || !lt.getElementType().isF32() ||
+  if (failed(lowering) || !lt.getElementType().isF32() ||
       !op.getType().getElementType().isF32())
     return failure();
-  auto name = info.getAs<StringAttr>("format");
-  if (!name)
-    return failure();
-  FailureOr<SparseFormat> format = SparseFormat::parse(name.getValue());
-  if (failed(format) || format->isDense())
-    return failure();
+  auto [format, bits] = *lowering;
   bool nk = op.getTransposeB();
   FailureOr<QuantizedWeightLevels> q =
       readQuantizedWeightLevels(op.getRhs(), nk);
@@ -651,12 +655,12 @@ FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
   int64_t N = rt.getDimSize(nk ? 0 : 1), K = rt.getDimSize(nk ? 1 : 0);
   std::string why;
   FailureOr<PackedSparseWeight> packed =
-      packSparseWeight(q->levels, nk, N, K, *format, *bits / 32, why);
+      packSparseWeight(q->levels, nk, N, K, format, bits / 32, why);
   if (failed(packed))
     return failure();
   Location loc = op.getLoc();
   FailureOr<Value> acc =
-      buildSparseMatmul(b, loc, lhs, *packed, b.getI8Type(), *bits);
+      buildSparseMatmul(b, loc, lhs, *packed, b.getI8Type(), bits);
   if (failed(acc))
     return failure();
   // y[m, n] = acc[m, n] * scale[n] (or the tensor's scale): an elementwise
