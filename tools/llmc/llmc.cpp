@@ -714,7 +714,8 @@ static std::string applySparsifyOption(std::string &options, bool cpu) {
   if (!cpu)
     return "--sparsify needs a CPU target (the sparse kernels are CPU "
            "kernels)";
-  if (format != "auto" && failed(llm::SparseFormat::parse(format)))
+  if (format != "auto" &&
+      !llvm::is_contained(llm::kSparsifyFormatNames, llvm::StringRef(format)))
     return "--sparsify must be auto or a format (2:4, bsr4x4, bsr16x16, "
            "bsr1x4, bsr1x16, csr, dense), got '" +
            format + "'";

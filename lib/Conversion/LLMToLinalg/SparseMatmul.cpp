@@ -320,17 +320,21 @@ private:
           scf::YieldOp::create(kb, loc, next);
         });
     SmallVector<Value> sums(loop.getResults());
-    for (int64_t r = 0; r < rows; ++r) {
-      Value acc = vector::ShapeCastOp::create(
-          rb, loc, VectorType::get({R, C}, f32), sums[r]);
-      Value sums = vector::MultiDimReductionOp::create(
-          rb, loc, acc, zeros(rb, R), ArrayRef<bool>{false, true},
-          vector::CombiningKind::ADD);
-      tile = vector::TransferWriteOp::create(rb, loc, sums, tile,
-                                             ValueRange{add(rb, m0, r), col},
-                                             ArrayRef<bool>{true})
-                 .getResult();
-    }
+    // Each block row's R sums: a reduction of each of its C-element slices
+    // (vector.reduction lowers to LLVM directly, also in a pipeline without
+    // the vector lowering passes, `vectorize=false`).
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t i = 0; i < R; ++i) {
+        Value part = sums[r];
+        if (R > 1)
+          part = vector::ExtractStridedSliceOp::create(
+              rb, loc, sums[r], ArrayRef<int64_t>{i * C}, ArrayRef<int64_t>{C},
+              ArrayRef<int64_t>{1});
+        Value sum = vector::ReductionOp::create(
+            rb, loc, vector::CombiningKind::ADD, part);
+        tile = tensor::InsertOp::create(
+            rb, loc, sum, tile, ValueRange{add(rb, m0, r), add(rb, col, i)});
+      }
     return tile;
   }
 

@@ -31,14 +31,16 @@ func.func @bsr_columns(%x: tensor<2x4xf32>) -> tensor<2x16xf32> {
 
 // CHECK-LABEL: func.func @bsr_rows_padded_k
 // Row form: a 2x2 block is one vector<4>, times the activation's 2
-// elements repeated; K = 3 is padded to 4 with zeros.
+// elements repeated, then one reduction per row of the block; K = 3 is
+// padded to 4 with zeros.
 // CHECK: %[[PAD:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [3, 3] [1, 1] : tensor<3x3xf32> into tensor<3x4xf32>
 // CHECK: scf.for
 // CHECK: vector.transfer_read {{.*}} : tensor<8xf32>, vector<4xf32>
 // CHECK: vector.transfer_read %[[PAD]]{{.*}} : tensor<3x4xf32>, vector<2xf32>
 // CHECK: vector.broadcast {{.*}} : vector<2xf32> to vector<2x2xf32>
 // CHECK: vector.fma {{.*}} : vector<4xf32>
-// CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<2x2xf32> to vector<2xf32>
+// CHECK: vector.extract_strided_slice {{.*}} {offsets = [2], sizes = [2], strides = [1]} : vector<4xf32> to vector<2xf32>
+// CHECK: vector.reduction <add>, {{.*}} : vector<2xf32> into f32
 // CHECK-NOT: linalg.matmul
 // CHECK: return
 func.func @bsr_rows_padded_k(%x: tensor<3x3xf32>) -> tensor<3x4xf32> {

@@ -386,6 +386,12 @@ struct LLMSparsifyWeightsPass final
         for (size_t f = 1; f < std::size(kFormats); ++f) {
           if (kFormats[f].name == "2:4" && !s.exact24)
             continue;
+          // 16-bit indices (SparseWeights.h): CSR columns up to 65536,
+          // BSR block columns alike.
+          if ((kFormats[f].name == "csr" && w.K > 65536) ||
+              (kFormats[f].rows &&
+               (w.K + kFormats[f].cols - 1) / kFormats[f].cols > 65536))
+            continue;
           if (relTime(f) < best) {
             best = relTime(f);
             choice = f;

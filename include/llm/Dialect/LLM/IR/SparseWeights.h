@@ -38,6 +38,12 @@ namespace mlir::llm {
 inline constexpr llvm::StringLiteral kSparseFormatAttrName =
     "llm.sparse_format";
 
+/// The formats `llm-sparsify-weights` chooses among (or is forced to with
+/// `format=`), as SparseFormat::parse reads them; the kernels take any
+/// `bsrRxC`.
+inline constexpr llvm::StringLiteral kSparsifyFormatNames[] = {
+    "dense", "2:4", "bsr4x4", "bsr16x16", "bsr1x4", "bsr1x16", "csr"};
+
 /// A storage format of W[N, K].
 struct SparseFormat {
   enum class Kind {
