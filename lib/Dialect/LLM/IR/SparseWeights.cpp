@@ -195,6 +195,22 @@ mlir::llm::packSparseWeight(ArrayRef<float> w, bool nk, int64_t N, int64_t K,
   return failure();
 }
 
+DenseElementsAttr mlir::llm::getFloatElementsAttr(RankedTensorType type,
+                                                  ArrayRef<float> values) {
+  auto ft = cast<FloatType>(type.getElementType());
+  if (ft.isF32())
+    return DenseElementsAttr::get(type, values);
+  SmallVector<APFloat> elems;
+  elems.reserve(values.size());
+  for (float v : values) {
+    APFloat f(v);
+    bool lost = false;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    elems.push_back(f);
+  }
+  return DenseElementsAttr::get(type, elems);
+}
+
 std::optional<std::vector<float>>
 mlir::llm::readFloatValues(ElementsAttr attr) {
   auto ft = dyn_cast<FloatType>(attr.getElementType());

@@ -54,7 +54,7 @@ static ConstantOp getConstantWeight(MatmulOp op) {
 /// `dequantize(constant(saturate(w / s)))`, rounded to nearest even.
 static Value buildFloat8Weight(OpBuilder &b, Location loc, ArrayRef<float> w,
                                RankedTensorType type,
-                               llm::detail::WeightQuantError &error) {
+                               llm::detail::WeightError &error) {
   double absMax = 0;
   for (float v : w)
     absMax = std::max(absMax, double(std::fabs(v)));
@@ -73,9 +73,7 @@ static Value buildFloat8Weight(OpBuilder &b, Location loc, ArrayRef<float> w,
     values.push_back(f);
     double back = double(f.convertToDouble()) * double(s);
     double e = std::fabs(back - double(v));
-    error.maxAbs = std::max(error.maxAbs, e);
-    error.sumSquares += e * e;
-    ++error.count;
+    error.add(e);
   }
   auto f8Type =
       RankedTensorType::get(type.getShape(), b.getType<Float8E4M3FNType>());
@@ -220,7 +218,7 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
 
   MLIRContext *ctx = module.getContext();
   Type f32 = Float32Type::get(ctx);
-  llm::detail::WeightQuantError weightError;
+  llm::detail::WeightError weightError;
   for (ActivationPlan &plan : plans) {
     Value x = plan.point->value;
     auto xType = cast<RankedTensorType>(x.getType());
@@ -294,10 +292,7 @@ mlir::llm::quantizeActivations(ModuleOp module, const CalibrationTable &table,
     if (!matched)
       result.unmatchedExcludes.push_back(text);
   result.weightMaxAbsError = weightError.maxAbs;
-  result.weightRmsError =
-      weightError.count
-          ? std::sqrt(weightError.sumSquares / double(weightError.count))
-          : 0.0;
+  result.weightRmsError = weightError.rms();
   return result;
 }
 

@@ -52,7 +52,7 @@ struct LLMQuantizeWeightsPass final
           "llm-quantize-weights: group-size must be >= 0");
       return signalPassFailure();
     }
-    llm::detail::WeightQuantError error;
+    llm::detail::WeightError error;
     int64_t quantized = 0;
     SmallVector<MatmulOp> matmuls;
     getOperation()->walk([&](MatmulOp op) { matmuls.push_back(op); });
@@ -99,7 +99,7 @@ struct LLMQuantizeWeightsPass final
     }
     int64_t count = error.count;
     double maxErr = error.maxAbs;
-    double rms = count ? std::sqrt(error.sumSquares / double(count)) : 0.0;
+    double rms = error.rms();
     numWeights += quantized;
     numElements += count;
     if (auto module = dyn_cast<ModuleOp>(getOperation())) {

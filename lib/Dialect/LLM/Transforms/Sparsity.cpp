@@ -221,37 +221,26 @@ struct LLMPruneWeightsPass final
           << density.getValue();
       return signalPassFailure();
     }
-    double maxErr = 0, sumSq = 0;
-    int64_t count = 0, zeros = 0, pruned = 0;
+    llm::detail::WeightError error;
+    int64_t zeros = 0, pruned = 0;
     for (WeightView &w : collectWeights(module, /*quantized=*/false)) {
       std::vector<bool> keep = keepMask(w, *p, density);
       std::vector<float> out(w.values.size());
       for (size_t i = 0; i < out.size(); ++i) {
         out[i] = keep[i] ? w.values[i] : 0.0f;
-        double e = std::fabs(double(w.values[i]) - double(out[i]));
-        maxErr = std::max(maxErr, e);
-        sumSq += e * e;
+        error.add(std::fabs(double(w.values[i]) - double(out[i])));
         zeros += out[i] == 0.0f;
       }
-      count += out.size();
       auto type = cast<RankedTensorType>(w.cst.getType());
-      auto et = cast<FloatType>(type.getElementType());
-      SmallVector<APFloat> elems;
-      for (float v : out) {
-        APFloat f(v);
-        bool lost = false;
-        f.convert(et.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-        elems.push_back(f);
-      }
       OpBuilder b(w.op);
       Value c = ConstantOp::create(b, w.cst.getLoc(), type,
-                                   DenseElementsAttr::get(type, elems));
+                                   getFloatElementsAttr(type, out));
       cast<MatmulOp>(w.op).getRhsMutable().assign(c);
       if (w.cst->use_empty())
         w.cst->erase();
       ++pruned;
     }
-    double rms = count ? std::sqrt(sumSq / double(count)) : 0.0;
+    double maxErr = error.maxAbs, rms = error.rms();
     accumulateReportValue(module, "pruned_weights", pruned);
     accumulateReportValue(module, "pruned_zeros", zeros);
     recordReportValue(module, "pruned_max_abs_error_e9",
@@ -261,7 +250,7 @@ struct LLMPruneWeightsPass final
     if (pruned)
       emitRemark(module.getLoc(), "llm-prune-weights: ")
           << pruned << " weights pruned to " << pattern.getValue() << " ("
-          << zeros << " of " << count << " elements zero), max abs error "
+          << zeros << " of " << error.count << " elements zero), max abs error "
           << maxErr << ", RMS error " << rms;
   }
 };

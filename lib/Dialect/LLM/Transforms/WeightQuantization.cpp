@@ -44,7 +44,7 @@ mlir::llm::detail::readF32Values(ElementsAttr attr) {
 
 Value mlir::llm::detail::buildQuantizedWeight(
     OpBuilder &b, Location loc, ArrayRef<float> w, RankedTensorType type,
-    bool transposed, const WeightQuantization &q, WeightQuantError &error) {
+    bool transposed, const WeightQuantization &q, WeightError &error) {
   const bool tb = transposed;
   const int bits = q.bits;
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
@@ -100,9 +100,7 @@ Value mlir::llm::detail::buildQuantizedWeight(
           values[at(k, n)] = v;
           float back = float(v - z) * float(s);
           double e = std::fabs(double(back) - double(x));
-          error.maxAbs = std::max(error.maxAbs, e);
-          error.sumSquares += e * e;
-          ++error.count;
+          error.add(e);
         }
     }
   // The quantized constant, its type and the dequantize.

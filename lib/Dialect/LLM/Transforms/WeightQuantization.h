@@ -21,6 +21,8 @@
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -55,10 +57,21 @@ struct WeightQuantization {
   bool symmetric = true;
 };
 
-/// The error the quantization introduced, `|dequantize(quantize(w)) - w|`.
-struct WeightQuantError {
+/// The error a weight pass introduced, `|w' - w|` per element (quantization:
+/// `w' = dequantize(quantize(w))`; pruning: `w'` the pruned weight).
+struct WeightError {
   double maxAbs = 0, sumSquares = 0;
   int64_t count = 0;
+
+  void add(double e) {
+    maxAbs = std::max(maxAbs, e);
+    sumSquares += e * e;
+    ++count;
+  }
+  /// The root mean square of the errors added (0 with none).
+  double rms() const {
+    return count ? std::sqrt(sumSquares / double(count)) : 0.0;
+  }
 };
 
 /// Builds `llm.dequantize(quant.scast(arith.constant q))` of type `type`
@@ -71,8 +84,7 @@ struct WeightQuantError {
 /// checks). Accumulates the error into `error`.
 Value buildQuantizedWeight(OpBuilder &b, Location loc, ArrayRef<float> w,
                            RankedTensorType type, bool transposed,
-                           const WeightQuantization &q,
-                           WeightQuantError &error);
+                           const WeightQuantization &q, WeightError &error);
 
 } // namespace mlir::llm::detail
 

@@ -22,6 +22,8 @@
 #define LLM_DIALECT_LLM_IR_SPARSEWEIGHTS_H
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -132,6 +134,11 @@ struct QuantizedWeightLevels {
 /// groups), for levels outside [-128, 127] (they are stored as i8), and for
 /// a weight that is not a constant.
 FailureOr<QuantizedWeightLevels> readQuantizedWeightLevels(Value w, bool nk);
+
+/// `values` (row-major) as the elements of `type` (f32, f16 or bf16; rounded
+/// to nearest-even): the inverse of readFloatValues.
+DenseElementsAttr getFloatElementsAttr(RankedTensorType type,
+                                       ArrayRef<float> values);
 
 /// The values of a constant of f32, f16 or bf16 elements (an inline dense
 /// attribute or a little-endian dense_resource blob) as f32, row-major;
