@@ -147,13 +147,7 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
       b, loc, DenseElementsAttr::get(vecN, ArrayRef<int32_t>(comp)));
 
   // a as [M, K], unsigned (a' = a ^ 0x80 = a + 128 for signed storage).
-  Value a2 = a;
-  if (at.getRank() > 2)
-    a2 = tensor::CollapseShapeOp::create(
-        b, loc, a,
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, at.getRank() - 1)),
-            {at.getRank() - 1}});
+  Value a2 = collapseRows(b, loc, a);
   auto a2Type = RankedTensorType::get({M, K}, i8);
   AffineMap id2 = b.getMultiDimIdentityMap(2);
   if (pa.isSigned) {

@@ -8,7 +8,7 @@
 //
 // Private to the llm-to-linalg lowering: the kernels of the quantized ops
 // that live in files of their own, and the helpers they share with
-// QuantToLinalg.cpp.
+// QuantToLinalg.cpp (and SparseMatmul.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +29,10 @@ namespace mlir::llm::detail {
 inline FailureOr<SmallVector<uint8_t>> readBytes(Value w, int64_t count) {
   return readStorageBytes(w, count);
 }
+
+/// `v` ([..., K], rank >= 2) as `[rows, K]`, rows the product of its
+/// leading dimensions: `v` itself for rank 2, else a tensor.collapse_shape.
+Value collapseRows(OpBuilder &b, Location loc, Value v);
 
 /// `r`, a `[rows, N]` kernel result, in `resultType`'s shape `[..., N]`
 /// (rows = the product of its leading dimensions): `r` itself for rank 2,

@@ -815,6 +815,16 @@ FailureOr<SmallVector<uint8_t>> readNibbles(Value w, int64_t n, int64_t k,
 
 } // namespace
 
+Value mlir::llm::detail::collapseRows(OpBuilder &b, Location loc, Value v) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  if (rank == 2)
+    return v;
+  return tensor::CollapseShapeOp::create(
+      b, loc, v,
+      SmallVector<ReassociationIndices>{
+          llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}});
+}
+
 Value mlir::llm::detail::expandRows(OpBuilder &b, Location loc, Value r,
                                     RankedTensorType resultType) {
   if (resultType.getRank() == 2)
@@ -1673,13 +1683,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
       DenseElementsAttr::get(pt.clone(b.getI32Type()), ArrayRef<int32_t>(z)));
 
   // x as [rows, K].
-  Value x2 = x;
-  if (xt.getRank() > 2)
-    x2 = tensor::CollapseShapeOp::create(
-        b, loc, x,
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank() - 1)),
-            {xt.getRank() - 1}});
+  Value x2 = llm::detail::collapseRows(b, loc, x);
   auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(bb, loc, v);
   };
@@ -1899,13 +1903,7 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     if (!lt.hasStaticShape())
       return rewriter.notifyMatchFailure(
           op, "FP8 weights with a dynamic number of rows");
-    Value x = adaptor.getLhs();
-    if (lt.getRank() > 2) {
-      SmallVector<ReassociationIndices> re{
-          llvm::to_vector(llvm::seq<int64_t>(0, lt.getRank() - 1)),
-          {lt.getRank() - 1}};
-      x = tensor::CollapseShapeOp::create(rewriter, loc, x, re);
-    }
+    Value x = llm::detail::collapseRows(rewriter, loc, adaptor.getLhs());
     Value table = fp8Table(rewriter, loc, rt.getElementType());
     Value bits = arith::BitcastOp::create(rewriter, loc, storageTensorType(rt),
                                           adaptor.getRhs());
@@ -1940,13 +1938,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
               ValueRange{arith::AddFOp::create(
                   b, l, args[2], arith::MulFOp::create(b, l, args[0], w))});
         });
-    Value r = generic.getResult(0);
-    if (type.getRank() > 2) {
-      SmallVector<ReassociationIndices> re{
-          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank() - 1)),
-          {type.getRank() - 1}};
-      r = tensor::ExpandShapeOp::create(rewriter, loc, type, r, re);
-    }
+    Value r =
+        llm::detail::expandRows(rewriter, loc, generic.getResult(0), type);
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -2022,13 +2015,7 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
     // contraction over the rows read at run time.
     if (dynamicRows)
       rows = ShapedType::kDynamic;
-    Value x = adaptor.getLhs();
-    if (lt.getRank() > 2) {
-      SmallVector<ReassociationIndices> re{
-          llvm::to_vector(llvm::seq<int64_t>(0, lt.getRank() - 1)),
-          {lt.getRank() - 1}};
-      x = tensor::CollapseShapeOp::create(rewriter, loc, x, re);
-    }
+    Value x = llm::detail::collapseRows(rewriter, loc, adaptor.getLhs());
     Value w =
         storageCast(rewriter, loc, adaptor.getRhs(), storageTensorType(rt));
     // A 4-bit dense_resource constant (one element per byte, which LLVM
@@ -2124,13 +2111,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
               ValueRange{arith::AddFOp::create(
                   b, l, acc, arith::MulFOp::create(b, l, args[0], dw))});
         });
-    Value r = generic.getResult(0);
-    if (type.getRank() > 2) {
-      SmallVector<ReassociationIndices> re{
-          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank() - 1)),
-          {type.getRank() - 1}};
-      r = tensor::ExpandShapeOp::create(rewriter, loc, type, r, re);
-    }
+    Value r =
+        llm::detail::expandRows(rewriter, loc, generic.getResult(0), type);
     rewriter.replaceOp(op, r);
     return success();
   }

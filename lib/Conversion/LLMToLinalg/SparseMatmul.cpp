@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SparseMatmul.h"
+#include "QuantKernels.h"
 
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
 
@@ -26,7 +27,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/APFloat.h"
 
 using namespace mlir;
 using namespace mlir::llm;
@@ -82,15 +82,14 @@ Value constantValues(OpBuilder &b, Location loc, Type valueType,
       levels.push_back(int8_t(v));
     return constantArray(b, loc, valueType, ArrayRef<int8_t>(levels));
   }
-  auto ft = cast<FloatType>(valueType);
-  SmallVector<uint16_t> bits;
-  for (float v : values) {
-    APFloat f(v);
-    bool lost = false;
-    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    bits.push_back(uint16_t(f.bitcastToAPInt().getZExtValue()));
-  }
-  return constantArray(b, loc, valueType, ArrayRef<uint16_t>(bits));
+  // f16 / bf16 (at least one element, as constantArray).
+  SmallVector<float> data(values.begin(), values.end());
+  if (data.empty())
+    data.push_back(0.0f);
+  return arith::ConstantOp::create(
+      b, loc,
+      getFloatElementsAttr(
+          RankedTensorType::get({int64_t(data.size())}, valueType), data));
 }
 
 /// Emits the kernel of one packed weight.
@@ -100,12 +99,12 @@ public:
                       Type valueType, int64_t lanes)
       : loc(loc), w(w), lanes(lanes), f32(b.getF32Type()) {
     values = constantValues(b, loc, valueType, w.values);
-    if (!w.rowPtr.empty())
-      rowPtr = constantArray(b, loc, b.getI32Type(), ArrayRef(w.rowPtr));
-    if (!w.colIdx.empty() || w.format.kind != Kind::TwoFour)
-      colIdx = constantArray(b, loc, b.getI16Type(), ArrayRef(w.colIdx));
-    if (w.format.kind == Kind::TwoFour)
+    if (w.format.kind == Kind::TwoFour) {
       laneIdx = constantArray(b, loc, b.getI8Type(), ArrayRef(w.laneIdx));
+    } else {
+      rowPtr = constantArray(b, loc, b.getI32Type(), ArrayRef(w.rowPtr));
+      colIdx = constantArray(b, loc, b.getI16Type(), ArrayRef(w.colIdx));
+    }
   }
 
   /// Output columns computed by one unit of the loop (a block row or a
@@ -237,8 +236,11 @@ private:
       sets *= 2;
     Value lo = loadIndex(rb, rowPtr, unit);
     Value hi = loadIndex(rb, rowPtr, add(rb, unit, 1));
+    // Full tiles read the interleaved copy: a tile's elements of one k
+    // share a cache line.
+    const bool interleaved = packedX && rows == packedRows;
     Value tileIndex;
-    if (packedX && rows == packedRows)
+    if (interleaved)
       tileIndex = arith::DivUIOp::create(rb, loc, m0, idx(rb, packedRows));
     SmallVector<Value> init(sets * rows * H, zeros(rb, lanes));
     auto loop = scf::ForOp::create(
@@ -256,10 +258,8 @@ private:
                                  lanes)));
             Value k = add(kb, k0, c);
             for (int64_t r = 0; r < rows; ++r) {
-              // Full tiles read the interleaved copy: a tile's elements of
-              // one k share a cache line.
               Value e = toF32(
-                  kb, packedX && rows == packedRows
+                  kb, interleaved
                           ? tensor::ExtractOp::create(
                                 kb, loc, packedX,
                                 ValueRange{tileIndex, k, idx(kb, r)})
@@ -468,13 +468,7 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
   };
 
   // The activation as [M, K], zero-padded to [M, paddedK].
-  Value x = a;
-  if (at.getRank() > 2)
-    x = tensor::CollapseShapeOp::create(
-        b, loc, a,
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, at.getRank() - 1)),
-            {at.getRank() - 1}});
+  Value x = collapseRows(b, loc, a);
   Type xt = at.getElementType();
   OpFoldResult M =
       ShapedType::isDynamic(staticRows)
