@@ -716,9 +716,10 @@ static std::string applySparsifyOption(std::string &options, bool cpu) {
            "kernels)";
   if (format != "auto" &&
       !llvm::is_contained(llm::kSparsifyFormatNames, llvm::StringRef(format)))
-    return "--sparsify must be auto or a format (2:4, bsr4x4, bsr16x16, "
-           "bsr1x4, bsr1x16, csr, dense), got '" +
-           format + "'";
+    return "--sparsify must be auto or a format (" +
+           llvm::join(std::begin(llm::kSparsifyFormatNames),
+                      std::end(llm::kSparsifyFormatNames), ", ") +
+           "), got '" + format + "'";
   if (llvm::StringRef(options).contains("sparsify="))
     return "give --sparsify or sparsify= in --pipeline-options, not both";
   options += " sparsify=" + format;

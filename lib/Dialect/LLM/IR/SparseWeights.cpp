@@ -57,11 +57,6 @@ std::string SparseFormat::str() const {
   return "dense";
 }
 
-int64_t PackedSparseWeight::bytes(int64_t valueBytes) const {
-  return int64_t(values.size()) * valueBytes + int64_t(rowPtr.size()) * 4 +
-         int64_t(colIdx.size()) * 2 + int64_t(laneIdx.size());
-}
-
 FailureOr<PackedSparseWeight>
 mlir::llm::packSparseWeight(ArrayRef<float> w, bool nk, int64_t N, int64_t K,
                             SparseFormat format, int64_t lanes,
@@ -77,8 +72,6 @@ mlir::llm::packSparseWeight(ArrayRef<float> w, bool nk, int64_t N, int64_t K,
   p.format = format;
   p.N = p.paddedN = N;
   p.K = p.paddedK = K;
-  for (float v : w)
-    p.nonzeros += v != 0.0f;
 
   switch (format.kind) {
   case SparseFormat::Kind::Dense:

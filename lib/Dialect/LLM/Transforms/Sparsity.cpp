@@ -22,6 +22,7 @@
 #include "llm/Support/Report.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -277,6 +278,8 @@ const Format kFormats[] = {
     {"bsr1x4", 1, 4, 0.80}, {"bsr1x16", 1, 16, 0.89},
     {"csr", 0, 0, 0.70},
 };
+// One entry per name of kSparsifyFormatNames, in its order.
+static_assert(std::size(kFormats) == std::size(kSparsifyFormatNames));
 
 /// What a weight looks like, for the cost model.
 struct SparsityStats {
@@ -344,8 +347,10 @@ struct LLMSparsifyWeightsPass final
           forced = f;
       if (!forced) {
         emitError(module.getLoc(), "llm-sparsify-weights: unknown format '")
-            << format
-            << "' (auto, dense, 2:4, bsr4x4, bsr16x16, bsr1x4, bsr1x16, csr)";
+            << format << "' (auto, "
+            << llvm::join(std::begin(kSparsifyFormatNames),
+                          std::end(kSparsifyFormatNames), ", ")
+            << ")";
         return signalPassFailure();
       }
     }

@@ -98,11 +98,6 @@ struct PackedSparseWeight {
   bool transposedBlocks = false;
   /// CSR: stored elements per chunk (the vector lanes).
   int64_t chunk = 0;
-  /// Nonzero elements of W (before padding).
-  int64_t nonzeros = 0;
-
-  /// Bytes of the packed arrays with values of `valueBytes` bytes each.
-  int64_t bytes(int64_t valueBytes) const;
 };
 
 /// Packs `w` (row-major; [N, K] when `nk`, else [K, N]) in `format` for
