@@ -26,6 +26,8 @@
 // CHECK-NEXT: done
 // clang-format on
 
+#include "Buffer.h"
+
 #include "llm-c/Calibration.h"
 #include "llm-c/Dialects.h"
 #include "llm-c/Passes.h"
@@ -34,33 +36,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// A growing string the callbacks append to.
-typedef struct {
-  char *data;
-  size_t size;
-} Buffer;
-
-static void append(MlirStringRef piece, void *userData) {
-  Buffer *b = (Buffer *)userData;
-  b->data = (char *)realloc(b->data, b->size + piece.length + 1);
-  memcpy(b->data + b->size, piece.data, piece.length);
-  b->size += piece.length;
-  b->data[b->size] = '\0';
-}
-
 /// The three outputs of llmcCalibrate, told apart by their callbacks.
 typedef struct {
   Buffer model, report, errors;
 } Outputs;
 
 static void onModel(MlirStringRef s, void *u) {
-  append(s, &((Outputs *)u)->model);
+  appendToBuffer(s, &((Outputs *)u)->model);
 }
 static void onReport(MlirStringRef s, void *u) {
-  append(s, &((Outputs *)u)->report);
+  appendToBuffer(s, &((Outputs *)u)->report);
 }
 static void onError(MlirStringRef s, void *u) {
-  append(s, &((Outputs *)u)->errors);
+  appendToBuffer(s, &((Outputs *)u)->errors);
 }
 
 static int count(const char *text, const char *word) {
@@ -104,8 +92,8 @@ int main(int argc, char **argv) {
   MlirContext ctx = llmcContextCreate(/*threadingEnabled=*/false);
   char *text = readFile(argv[1]);
   Buffer parseErrors = {0};
-  MlirModule module =
-      llmcParseModule(ctx, ref(text), ref(argv[1]), append, &parseErrors);
+  MlirModule module = llmcParseModule(ctx, ref(text), ref(argv[1]),
+                                      appendToBuffer, &parseErrors);
   if (mlirModuleIsNull(module)) {
     fprintf(stderr, "parse failed: %s\n", parseErrors.data);
     return 1;
@@ -127,16 +115,16 @@ int main(int argc, char **argv) {
 
   // The quantized model is llm IR: llm-fold-quant makes integer matmuls.
   Buffer foldErrors = {0};
-  MlirModule quantized = llmcParseModule(ctx, ref(out.model.data),
-                                         ref("quantized"), append, &foldErrors);
+  MlirModule quantized = llmcParseModule(
+      ctx, ref(out.model.data), ref("quantized"), appendToBuffer, &foldErrors);
   if (mlirModuleIsNull(quantized) ||
       mlirLogicalResultIsFailure(llmcRunPassPipeline(
-          quantized, ref("llm-fold-quant"), append, &foldErrors))) {
+          quantized, ref("llm-fold-quant"), appendToBuffer, &foldErrors))) {
     fprintf(stderr, "fold failed: %s\n", foldErrors.data);
     return 1;
   }
   Buffer folded = {0};
-  llmcModulePrint(quantized, /*generic=*/false, append, &folded);
+  llmcModulePrint(quantized, /*generic=*/false, appendToBuffer, &folded);
   printf("after llm-fold-quant: %d llm.matmul_integer\n",
          count(folded.data, "llm.matmul_integer "));
 

@@ -37,6 +37,8 @@
 // clang-format on
 
 #define _GNU_SOURCE /* dladdr */
+#include "Buffer.h"
+
 #include "llm-c/Dialects.h"
 #include "llm-c/Generation.h"
 
@@ -103,28 +105,6 @@ int posix_memalign(void **out, size_t alignment, size_t n) {
     return ENOMEM;
   *out = p;
   return 0;
-}
-
-typedef struct {
-  char *data;
-  size_t size;
-} Buffer;
-
-static void appendToBuffer(MlirStringRef piece, void *userData) {
-  Buffer *b = (Buffer *)userData;
-  char *grown = (char *)realloc(b->data, b->size + piece.length + 1);
-  if (!grown)
-    return;
-  b->data = grown;
-  memcpy(b->data + b->size, piece.data, piece.length);
-  b->size += piece.length;
-  b->data[b->size] = '\0';
-}
-
-static void resetBuffer(Buffer *b) {
-  free(b->data);
-  b->data = NULL;
-  b->size = 0;
 }
 
 /// The first line of the text.

@@ -71,6 +71,8 @@
 // CHECK-NEXT: 0 failures
 // clang-format on
 
+#include "Buffer.h"
+
 #include "llm-c/Dialects.h"
 #include "llm-c/ImportONNX.h"
 #include "llm-c/Passes.h"
@@ -81,28 +83,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A growable string that MlirStringCallback appends to. */
-typedef struct {
-  char *data;
-  size_t size;
-} Buffer;
-
-static void appendToBuffer(MlirStringRef piece, void *userData) {
-  Buffer *b = (Buffer *)userData;
-  b->data = (char *)realloc(b->data, b->size + piece.length + 1);
-  memcpy(b->data + b->size, piece.data, piece.length);
-  b->size += piece.length;
-  b->data[b->size] = '\0';
-}
-
-static void resetBuffer(Buffer *b) {
-  free(b->data);
-  b->data = NULL;
-  b->size = 0;
-}
-
-static const char *text(const Buffer *b) { return b->data ? b->data : ""; }
 
 static int failures = 0;
 #define EXPECT(cond)                                                           \
