@@ -105,10 +105,7 @@ struct LLMQuantizeWeightsPass final
     if (auto module = dyn_cast<ModuleOp>(getOperation())) {
       accumulateReportValue(module, "quantized_weights", quantized);
       accumulateReportValue(module, "quantized_weight_elements", count);
-      recordReportValue(module, "quantized_weight_max_abs_error_e9",
-                        int64_t(std::llround(maxErr * 1e9)));
-      recordReportValue(module, "quantized_weight_rms_error_e9",
-                        int64_t(std::llround(rms * 1e9)));
+      llm::detail::recordWeightError(module, "quantized_weight", error);
     }
     if (quantized)
       emitRemark(getOperation()->getLoc(), "llm-quantize-weights: ")

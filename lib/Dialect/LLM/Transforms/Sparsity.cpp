@@ -244,10 +244,7 @@ struct LLMPruneWeightsPass final
     double maxErr = error.maxAbs, rms = error.rms();
     accumulateReportValue(module, "pruned_weights", pruned);
     accumulateReportValue(module, "pruned_zeros", zeros);
-    recordReportValue(module, "pruned_max_abs_error_e9",
-                      int64_t(std::llround(maxErr * 1e9)));
-    recordReportValue(module, "pruned_rms_error_e9",
-                      int64_t(std::llround(rms * 1e9)));
+    llm::detail::recordWeightError(module, "pruned", error);
     if (pruned)
       emitRemark(module.getLoc(), "llm-prune-weights: ")
           << pruned << " weights pruned to " << pattern.getValue() << " ("

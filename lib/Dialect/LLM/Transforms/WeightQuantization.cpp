@@ -10,6 +10,7 @@
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/SparseWeights.h"
+#include "llm/Support/Report.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -40,6 +41,14 @@ mlir::llm::detail::readF32Values(ElementsAttr attr) {
   if (!attr.getElementType().isF32())
     return std::nullopt;
   return readFloatValues(attr);
+}
+
+void mlir::llm::detail::recordWeightError(ModuleOp module, StringRef prefix,
+                                          const WeightError &error) {
+  recordReportValue(module, (prefix + "_max_abs_error_e9").str(),
+                    int64_t(std::llround(error.maxAbs * 1e9)));
+  recordReportValue(module, (prefix + "_rms_error_e9").str(),
+                    int64_t(std::llround(error.rms() * 1e9)));
 }
 
 Value mlir::llm::detail::buildQuantizedWeight(

@@ -19,6 +19,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <algorithm>
@@ -73,6 +74,11 @@ struct WeightError {
     return count ? std::sqrt(sumSquares / double(count)) : 0.0;
   }
 };
+
+/// Records `error` in `module`'s `llm.report` as `PREFIX_max_abs_error_e9`
+/// and `PREFIX_rms_error_e9` (the errors times 1e9, rounded).
+void recordWeightError(ModuleOp module, StringRef prefix,
+                       const WeightError &error);
 
 /// Builds `llm.dequantize(quant.scast(arith.constant q))` of type `type`
 /// (f32, rank 2) for the weight values `w` (row-major in `type`'s shape),
