@@ -14,6 +14,9 @@ PKGS=(
   libicu-dev libsentencepiece-dev
   # calibration data in .npz files (lib/Runtime/Calibration.cpp)
   libzip-dev
+  # tensor parallelism: llmc run --tensor-parallel N under mpirun (optional
+  # at build time: without MPI llmc refuses the flag)
+  libopenmpi-dev openmpi-bin
   # sanitizer and libFuzzer runtimes (scripts/test-sanitizers.sh, fuzz.sh)
   libclang-rt-22-dev
   # tests and python

@@ -2,6 +2,7 @@
 # lit configuration for llmc's regression and integration tests.
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -53,6 +54,15 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.enable_sanitizers:
     config.available_features.add("asan")
+
+# Tensor parallelism: `mpi` when llmc links MPI and mpirun runs here.
+# %mpirun starts N local processes (as root too, as CI runs).
+if config.have_mpi and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.substitutions.append(
+        ("%mpirun", "mpirun --oversubscribe --bind-to none"))
 
 # Tokenizers: `sentencepiece` when llmc was built with libsentencepiece.
 if config.have_sentencepiece:

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -70,6 +71,19 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
     pm.addPass(llm::createLLMFoldConstantsPass());
     pm.addPass(llm::createLLMFoldQuantPass());
   }
+  // Tensor parallelism: this rank's part of the graph, before the layout
+  // and fusion passes see it (they then work on the local shapes).
+  if (options.tensorParallel > 1) {
+    LLMShardPassOptions shardOpts;
+    shardOpts.ranks = options.tensorParallel;
+    pm.addPass(llm::createLLMShardPass(shardOpts));
+    pm.addNestedPass<func::FuncOp>(shard::createPartition());
+    LLMLowerShardPassOptions lowerOpts;
+    lowerOpts.rank = options.rank;
+    pm.addPass(llm::createLLMLowerShardPass(lowerOpts));
+    pm.addPass(llm::createLLMFoldConstantsPass());
+    pm.addPass(createCanonicalizerPass());
+  }
   if (options.optimizeLayout) {
     LLMOptimizeLayoutPassOptions layoutOpts;
     layoutOpts.weightLayout = options.weightLayout;
@@ -98,6 +112,8 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   graph.optimizeLayout = options.optimizeLayout;
   graph.fuse = options.fuse;
   graph.sparsify = options.sparsify;
+  graph.tensorParallel = options.tensorParallel;
+  graph.rank = options.rank;
   // The CPU matmul tiles of a decode step fuse the norm of their rows.
   graph.normPrologueMaxRows = options.normPrologueMaxRows;
   // The CPU target's weight layout, as a target-independent request. An
@@ -218,6 +234,12 @@ void mlir::llm::buildLLMBufferizationStage(
 
 void mlir::llm::buildLLMLowerToCPUBufferizationStage(
     OpPassManager &pm, const LowerToCPUOptions &options) {
+  // The all-reduces of a tensor-parallel rank, as MPI calls on buffers.
+  if (options.tensorParallel > 1) {
+    LLMLowerCollectivesPassOptions mpiOpts;
+    mpiOpts.mpi = options.mpi;
+    pm.addPass(createLLMLowerCollectivesPass(mpiOpts));
+  }
   BufferizationStageOptions buf;
   buf.promoteToStack = true;
   buf.planMemory = options.planMemory;
@@ -284,6 +306,14 @@ void mlir::llm::buildLLMLowerToCPULLVMPipeline(
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  // MPI calls (tensor parallelism), through the mpi dialect's
+  // convert-to-llvm interface.
+  if (options.tensorParallel > 1) {
+    ConvertToLLVMPassOptions mpiToLLVM;
+    mpiToLLVM.filterDialects = {"mpi"};
+    pm.addPass(createConvertToLLVMPass(mpiToLLVM));
+    pm.addPass(createLLMFixMPISymbolsPass());
+  }
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/CompiledModel.h"
+#include "llm/Codegen/Collectives.h"
+#include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
 
 #include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
@@ -97,6 +99,8 @@ static Location getModuleDiagLoc(ModuleOp module) {
 
 void mlir::llm::runtime::registerRuntimeDialects(DialectRegistry &registry) {
   registry.insert<llm::LLMDialect>();
+  llm::registerShardingInterfaceExternalModels(registry);
+  llm::registerMPIMemoryEffectModels(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);

@@ -24,6 +24,8 @@
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Support/OutputFile.h"
 
+#include "llm/Codegen/Collectives.h"
+#include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -111,6 +113,8 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::llm::LLMDialect>();
+  mlir::llm::registerShardingInterfaceExternalModels(registry);
+  mlir::llm::registerMPIMemoryEffectModels(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   // gpu-module-to-binary translates the kernel modules to LLVM IR.

@@ -28,6 +28,8 @@
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Pipelines/Pipelines.h"
 
+#include "llm/Codegen/Collectives.h"
+#include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
@@ -56,6 +58,8 @@ mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "LLM", LLVM_VERSION_STRING,
           [](DialectRegistry *registry) {
             registry->insert<llm::LLMDialect>();
+            llm::registerShardingInterfaceExternalModels(*registry);
+            llm::registerMPIMemoryEffectModels(*registry);
             registerLLMPassesOnce();
           }};
 }

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Generate.h"
+#include "TensorParallel.h"
 
 #include "llm/Codegen/TargetDescription.h"
 
@@ -257,6 +258,14 @@ static cl::opt<std::string> tuningCachePath(
     cl::sub(compileCommand), cl::cat(llmcCategory));
 
 // The target of `run` and `compile`.
+static cl::opt<int64_t> tensorParallel(
+    "tensor-parallel",
+    cl::desc("Run as one rank of an N-way tensor-parallel job (under "
+             "`mpirun -np N`): each process compiles and runs its 1/N of "
+             "the split layers, and rank 0 prints and writes the outputs "
+             "(docs/TensorParallelism.md)"),
+    cl::value_desc("N"), cl::init(1), cl::sub(runCommand),
+    cl::cat(llmcCategory));
 static cl::opt<std::string> targetName(
     "target",
     cl::desc("What to compile for: cpu (default: this machine's CPU), a CPU "
@@ -834,6 +843,24 @@ static int runMain() {
   if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
       !error.empty())
     return fail(error);
+  // --tensor-parallel N: this process's rank of the MPI job compiles that
+  // rank's program; only rank 0 prints and writes.
+  bool writesOutputs = true;
+  if (tensorParallel.getNumOccurrences()) {
+    if (targetName == "cuda-emulator")
+      return fail("--tensor-parallel needs a CPU target");
+    if (llvm::StringRef(cpuPipelineOptions).contains("tensor-parallel="))
+      return fail("give --tensor-parallel or tensor-parallel= in "
+                  "--pipeline-options, not both");
+    llvm::Expected<llmc::TensorParallelRank> tp =
+        llmc::initTensorParallel(tensorParallel);
+    if (!tp)
+      return fail(tp.takeError());
+    cpuPipelineOptions += tp->pipelineOptions();
+    writesOutputs = tp->rank == 0;
+    if (!writesOutputs)
+      llmc::silenceStdout();
+  }
   // The code runs here: a CPU target (--target or the pipeline's target=)
   // whose ISA extensions this CPU lacks is refused before compiling.
   if (std::string error = checkCPUTargetRunsHere(cpuPipelineOptions);
@@ -972,7 +999,7 @@ static int runMain() {
   // Output files must not clobber the model, an input or each other, nor
   // be directories.
   SmallVector<std::string> outputFiles;
-  if (!outputDir.empty()) {
+  if (!outputDir.empty() && writesOutputs) {
     if (llvm::sys::fs::exists(outputDir) &&
         !llvm::sys::fs::is_directory(outputDir))
       return fail("--output-dir '" + outputDir + "' is not a directory");
@@ -1572,7 +1599,7 @@ int main(int argc, char **argv) {
     return finishStdout(llmc::printTargetMain());
   }
   if (runCommand)
-    return finishStdout(runMain());
+    return finishStdout(llmc::finishTensorParallel(runMain()));
   if (compileCommand)
     return finishStdout(compileMain());
   if (importCommand)

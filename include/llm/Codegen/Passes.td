@@ -504,6 +504,57 @@ def LLMCloneEmptyTensorsPass : Pass<"llm-clone-empty-tensors"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def LLMLowerCollectivesPass
+    : Pass<"llm-lower-collectives", "::mlir::ModuleOp"> {
+  let summary = "lower the shard all-reduces of a per-rank module to MPI";
+  let description = [{
+    Rewrites each `shard.all_reduce` (sum, over the whole 1-D grid: what
+    `llm-shard` plans) on a tensor into an `mpi.allreduce` on
+    `MPI_COMM_WORLD`, from the tensor's buffer into a new one (the
+    reduction is computed in the tensor's element type: f32 or f64, or an
+    integer type), then erases the grids. It runs before one-shot
+    bufferization; upstream `mpi` lowering (`convert-to-llvm`) turns the ops
+    into calls of the MPI library named by `mpi` (its ABI: `openmpi` or
+    `mpich`), recorded on the module as
+    `dlti.map<"MPI:Implementation" = ...>`.
+
+    Upstream `convert-shard-to-mpi` is not used for the all-reduce: in MLIR
+    22 it splits a new communicator (`MPI_Comm_split`, a collective call
+    that allocates) on every all-reduce, passes one buffer as both send
+    and receive buffer (which MPI forbids), and its `MPI_Comm_split`
+    lowering loads OpenMPI's pointer communicator as an i32.
+
+    The grid must have as many ranks as the MPI job: the runtime checks
+    `MPI_Comm_size` against it before the first call.
+
+    Errors: an all-reduce of f16/bf16 (MPI has no such datatype here), a
+    reduction other than sum, a grid that is not 1-D, a shard op left after
+    `llm-lower-shard`.
+  }];
+  let options = [
+    Option<"mpi", "mpi", "std::string", "\"openmpi\"",
+           "ABI of the MPI library to call: openmpi or mpich">,
+  ];
+  let dependentDialects = ["::mlir::mpi::MPIDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::DLTIDialect"];
+}
+
+def LLMFixMPISymbolsPass : Pass<"llm-fix-mpi-symbols", "::mlir::ModuleOp"> {
+  let summary = "rename MLIR 22's OpenMPI reduction-op symbols to OpenMPI's";
+  let description = [{
+    OpenMPI 4 and 5 export their predefined reduction ops as
+    `ompi_mpi_op_<name>` (`MPI_SUM` is `&ompi_mpi_op_sum`, mpi.h), but MLIR
+    22's `mpi` to LLVM lowering references `ompi_mpi_<name>`, which no
+    OpenMPI library defines (the program fails to link). On a module whose
+    `dlti.map` names `"MPI:Implementation" = "OpenMPI"`, this renames the
+    external `llvm.mlir.global`s `ompi_mpi_{sum, max, min, prod, land, band,
+    lor, bor, lxor, bxor, maxloc, minloc, replace, no_op}` and their uses to
+    OpenMPI's names. Run it after the mpi dialect is lowered to LLVM.
+  }];
+}
+
 def LLMOutlineKernelsPass
     : Pass<"llm-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Move each loop nest of a large function into a function of "

@@ -67,6 +67,24 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "cost model) or a format (2:4, bsr4x4, bsr16x16, "
                      "bsr1x4, bsr1x16, csr, dense); empty: off"),
       llvm::cl::init("")};
+  /// N-way Megatron tensor parallelism (docs/TensorParallelism.md): the
+  /// graph is split by llm-shard and shard-partition and specialized to
+  /// rank `rank` (llm-lower-shard), its all-reduces call MPI
+  /// (llm-lower-collectives, the `mpi` ABI). 1: off.
+  PassOptions::Option<int64_t> tensorParallel{
+      *this, "tensor-parallel",
+      llvm::cl::desc("Number of tensor-parallel ranks (1: off)"),
+      llvm::cl::init(1)};
+  PassOptions::Option<int64_t> rank{
+      *this, "rank",
+      llvm::cl::desc("The tensor-parallel rank this program is for "
+                     "(0-based; with tensor-parallel > 1)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> mpi{
+      *this, "mpi",
+      llvm::cl::desc("ABI of the MPI library the all-reduces call: "
+                     "openmpi or mpich"),
+      llvm::cl::init("openmpi")};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
@@ -263,11 +281,16 @@ struct GraphStageOptions {
   int64_t normPrologueMaxRows = 0;
   /// llm-sparsify-weights{format=sparsify} last, when not empty.
   std::string sparsify;
+  /// With tensorParallel > 1, after the graph simplifications: llm-shard,
+  /// shard-partition, llm-lower-shard{rank}, llm-fold-constants.
+  int64_t tensorParallel = 1;
+  int64_t rank = 0;
 };
 
 /// The target-independent graph stage of every llmc pipeline (CPU and GPU):
 /// llm-verify-call-graph, inline, llm-guard-dim-bounds, [llm-recompose,
-/// llm-fold-constants, llm-fold-quant], [llm-optimize-layout], [llm-fuse],
+/// llm-fold-constants, llm-fold-quant], [llm-shard, shard-partition,
+/// llm-lower-shard, llm-fold-constants], [llm-optimize-layout], [llm-fuse],
 /// [llm-sparsify-weights].
 void buildLLMGraphStage(OpPassManager &pm, const GraphStageOptions &options);
 

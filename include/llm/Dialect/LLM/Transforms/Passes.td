@@ -867,4 +867,95 @@ def LLMFormKVCachePass : Pass<"llm-form-kv-cache", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Tensor parallelism
+//===----------------------------------------------------------------------===//
+
+def LLMShardPass : Pass<"llm-shard", "::mlir::ModuleOp"> {
+  let summary = "annotate the llm graph for N-way Megatron tensor parallelism "
+                "with the shard dialect";
+  let description = [{
+    Plans Megatron-style tensor parallelism (Shoeybi et al. 2019,
+    arXiv:1909.08053, section 3) over a 1-D `shard.grid @tp(shape = N)` and
+    annotates every ranked tensor value of every function with it
+    (`shard.shard` of the value, and `shard.shard ... annotate_for_users`
+    for each sharding its users need), so that upstream `shard-partition`
+    turns the module into the program one rank runs (the llm ops implement
+    the sharding interface: ShardingInterfaceImpl.h).
+
+    The plan:
+    * a matmul of a replicated activation by a constant weight `[K, N]` is
+      **column-parallel**: the weight is split by columns (N), the result by
+      its last dimension;
+    * a split value flows through elementwise ops (a replicated operand of
+      the full size is sliced locally, one of size 1 broadcast), `gelu`,
+      `cast`, a `reshape` that keeps the split on a whole dimension
+      (`[B, S, H*D] -> [B, S, H, D]` splits the heads H), `transpose`,
+      `softmax` and `rope` along another axis, and `attention` split by
+      query heads (key/value heads split too, or replicated when there is
+      one: multi-query attention; the mask is split when it has a head
+      dimension);
+    * when it reaches a matmul by a constant weight as the activation's
+      last (contraction) dimension, that matmul is **row-parallel**: the
+      weight is split by rows, and the partial products are all-reduced
+      (`shard.all_reduce`, sum): one all-reduce after attention and one
+      after the MLP, two per transformer layer;
+    * a fused projection whose result is only sliced along its last
+      dimension (GPT-2's `c_attn` into q, k, v) is first split into one
+      matmul per slice, so that each is column-parallel by heads.
+    * Everything else (norms, embeddings, the LM head, a region whose split
+      would reach an op outside these rules or a function result) stays
+      replicated: every rank computes it.
+
+    Dynamic dimensions are allowed except on a split dimension. Errors: a
+    split dimension (query or key/value heads, the columns of a
+    column-parallel weight, the MLP width) that does not divide by `ranks`,
+    named with its size; `ranks` < 1; a function with more than one block.
+    Run it before `llm-fuse` (fusion groups are not split).
+
+    ```mlir
+    // llm-opt --llm-shard="ranks=2" (abridged)
+    shard.grid @tp(shape = 2)
+    %s = shard.sharding @tp split_axes = [[], [0]] : !shard.sharding
+    %w = shard.shard %w0 to %s annotate_for_users : tensor<64x256xf32>
+    %h = llm.matmul %x, %w : (tensor<1x8x64xf32>, tensor<64x256xf32>) -> tensor<1x8x256xf32>
+    ```
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", "2",
+           "Number of ranks (processes) the tensor-parallel grid has">,
+    Option<"gridName", "grid", "std::string", "\"tp\"",
+           "Name of the shard.grid symbol to create">,
+  ];
+  let dependentDialects = ["::mlir::llm::LLMDialect",
+                           "::mlir::shard::ShardDialect"];
+}
+
+def LLMLowerShardPass : Pass<"llm-lower-shard", "::mlir::ModuleOp"> {
+  let summary = "specialize a partitioned module to one rank";
+  let description = [{
+    After `llm-shard` and `shard-partition`, makes the module the program of
+    rank `rank` of its 1-D grid: `shard.process_linear_index` and
+    `shard.process_multi_index` become that constant and
+    `shard.grid_shape` the grid's size, and `shard.all_slice` (a rank's
+    slice of a replicated value: the weights of column- and row-parallel
+    matmuls) becomes an `llm.slice` with static bounds, which
+    `llm-fold-constants` folds into a constant holding only this rank's
+    slice of the weight. `shard.all_reduce` is kept (llm-lower-collectives
+    lowers it). With static slices every kernel after it is the
+    single-process kernel of the local shapes, and the object holds 1/N of
+    the split weights: llmc compiles one program per rank.
+
+    Errors: `rank` outside `[0, N)`; a grid that is not 1-D; a shard op
+    other than the ones above (all_gather, all_to_all, ... are not
+    produced by llm-shard).
+  }];
+  let options = [
+    Option<"rank", "rank", "int64_t", "0",
+           "The rank to specialize the module for (0-based)">,
+  ];
+  let dependentDialects = ["::mlir::llm::LLMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,200 @@
+//===- LowerCollectives.cpp - shard all-reduces to MPI --------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// llm-lower-collectives: the all-reduces of a tensor-parallel rank's program
+// as MPI calls on MPI_COMM_WORLD.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Codegen/Collectives.h"
+#include "llm/Codegen/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMLOWERCOLLECTIVESPASS
+#define GEN_PASS_DEF_LLMFIXMPISYMBOLSPASS
+#include "llm/Codegen/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+
+namespace {
+
+/// `shard.all_reduce %x <sum>` over the whole grid ->
+///   %in = bufferization.to_buffer %x read_only
+///   %out = memref.alloc()
+///   mpi.allreduce(flat(%in), flat(%out), MPI_SUM, MPI_COMM_WORLD)
+///   %r = bufferization.to_tensor %out restrict writable
+static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+  auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
+  if (!type || !resultType || type != resultType)
+    return op.emitError("llm-lower-collectives: expected an all-reduce of a "
+                        "ranked tensor into the same type");
+  Type element = type.getElementType();
+  if (!element.isF32() && !element.isF64() && !element.isInteger())
+    return op.emitError("llm-lower-collectives: an all-reduce of ")
+           << element
+           << " is not supported (MPI has no such datatype here); "
+              "tensor parallelism needs f32 activations";
+  if (op.getReduction() != shard::ReductionKind::Sum)
+    return op.emitError("llm-lower-collectives: only sum all-reduces are "
+                        "supported");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto memrefType = MemRefType::get(type.getShape(), element);
+  Value in =
+      bufferization::ToBufferOp::create(b, loc, memrefType, op.getInput(),
+                                        /*read_only=*/true);
+  SmallVector<Value> dynSizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynSizes.push_back(tensor::DimOp::create(b, loc, op.getInput(), d));
+  Value out = memref::AllocOp::create(b, loc, memrefType, dynSizes);
+  auto flatten = [&](Value buffer) -> Value {
+    if (type.getRank() == 1)
+      return buffer;
+    ReassociationIndices all;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.push_back(d);
+    return memref::CollapseShapeOp::create(b, loc, buffer,
+                                           ArrayRef<ReassociationIndices>{all});
+  };
+  Value world =
+      mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+  mpi::AllReduceOp::create(b, loc, /*retval=*/Type(), flatten(in), flatten(out),
+                           mpi::MPI_ReductionOpEnum::MPI_SUM, world);
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, type, out, /*restrict=*/true, /*writable=*/true);
+  op.replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+struct LLMLowerCollectivesPass
+    : public llm::impl::LLMLowerCollectivesPassBase<LLMLowerCollectivesPass> {
+  using LLMLowerCollectivesPassBase::LLMLowerCollectivesPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    StringRef impl;
+    if (mpi == "openmpi")
+      impl = "OpenMPI";
+    else if (mpi == "mpich")
+      impl = "MPICH";
+    else {
+      module.emitError("llm-lower-collectives: unknown MPI ABI '")
+          << mpi.getValue() << "' (expected openmpi or mpich)";
+      return signalPassFailure();
+    }
+    for (auto grid : module.getOps<shard::GridOp>())
+      if (grid.getShape().size() != 1) {
+        grid.emitError("llm-lower-collectives: only a 1-D grid is supported");
+        return signalPassFailure();
+      }
+
+    SmallVector<Operation *> shardOps;
+    module.walk([&](Operation *op) {
+      if (isa<shard::ShardDialect>(op->getDialect()))
+        shardOps.push_back(op);
+    });
+    bool any = false;
+    for (Operation *op : shardOps) {
+      if (auto reduce = dyn_cast<shard::AllReduceOp>(op)) {
+        if (failed(lowerAllReduce(reduce)))
+          return signalPassFailure();
+        any = true;
+      } else if (!isa<shard::GridOp>(op)) {
+        op->emitError("llm-lower-collectives: '")
+            << op->getName() << "' is left (run llm-lower-shard first)";
+        return signalPassFailure();
+      }
+    }
+    for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
+      grid.erase();
+    if (!any)
+      return;
+    MLIRContext *ctx = module.getContext();
+    module->setAttr(
+        "dlti.map",
+        MapAttr::get(ctx, {DataLayoutEntryAttr::get(
+                              StringAttr::get(ctx, "MPI:Implementation"),
+                              StringAttr::get(ctx, impl))}));
+  }
+};
+
+/// The MPI library's state: collectives are ordered by it.
+struct MPIResource : public SideEffects::Resource::Base<MPIResource> {
+  StringRef getName() final { return "<MPI>"; }
+};
+
+struct AllReduceMemoryEffects
+    : public MemoryEffectOpInterface::ExternalModel<AllReduceMemoryEffects,
+                                                    mpi::AllReduceOp> {
+  void
+  getEffects(Operation *op,
+             SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) const {
+    auto reduce = cast<mpi::AllReduceOp>(op);
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         &reduce.getSendbufMutable(),
+                         SideEffects::DefaultResource::get());
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         &reduce.getRecvbufMutable(),
+                         SideEffects::DefaultResource::get());
+    effects.emplace_back(MemoryEffects::Read::get(), MPIResource::get());
+    effects.emplace_back(MemoryEffects::Write::get(), MPIResource::get());
+  }
+};
+
+// ompi_mpi_<op> -> ompi_mpi_op_<op> (OpenMPI's mpi.h: MPI_SUM is
+// &ompi_mpi_op_sum).
+struct LLMFixMPISymbolsPass
+    : public llm::impl::LLMFixMPISymbolsPassBase<LLMFixMPISymbolsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<Attribute> impl =
+        dlti::query(module, {"MPI:Implementation"}, /*emitError=*/false);
+    auto name = succeeded(impl) ? dyn_cast<StringAttr>(*impl) : StringAttr();
+    if (!name || name.getValue() != "OpenMPI")
+      return;
+    static const char *const ops[] = {
+        "sum", "max",  "min",  "prod",   "land",   "band",    "lor",
+        "bor", "lxor", "bxor", "maxloc", "minloc", "replace", "no_op"};
+    for (const char *op : ops) {
+      std::string from = std::string("ompi_mpi_") + op;
+      auto global = module.lookupSymbol<LLVM::GlobalOp>(from);
+      if (!global)
+        continue;
+      StringAttr to = StringAttr::get(module.getContext(),
+                                      std::string("ompi_mpi_op_") + op);
+      if (failed(SymbolTable::replaceAllSymbolUses(global, to, module)))
+        return signalPassFailure();
+      global.setSymName(to.getValue());
+    }
+  }
+};
+
+} // namespace
+
+void mlir::llm::registerMPIMemoryEffectModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, mpi::MPIDialect *) {
+    mpi::AllReduceOp::attachInterface<AllReduceMemoryEffects>(*ctx);
+  });
+}

@@ -1,0 +1,39 @@
+// RUN: llm-opt %s --llm-lower-collectives -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: llm-opt %s --llm-lower-collectives --one-shot-bufferize="bufferize-function-boundaries" \
+// RUN:   --ownership-based-buffer-deallocation -split-input-file -verify-diagnostics \
+// RUN:   | FileCheck %s --check-prefix=BUF
+
+// A sum all-reduce over the grid: from the tensor's buffer into a new
+// buffer, both flattened, on MPI_COMM_WORLD; the grid is gone and the
+// module names the MPI ABI.
+// CHECK: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
+// CHECK-NOT: shard.grid
+// CHECK-LABEL: func.func @sum
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<2x3xf32> to memref<2x3xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK-DAG: %[[INF:.*]] = memref.collapse_shape %[[IN]] {{\[\[}}0, 1]] : memref<2x3xf32> into memref<6xf32>
+// CHECK-DAG: %[[OUTF:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1]] : memref<2x3xf32> into memref<6xf32>
+// CHECK-DAG: %[[W:.*]] = mpi.comm_world : !mpi.comm
+// CHECK: mpi.allreduce(%[[INF]], %[[OUTF]], MPI_SUM, %[[W]]) : memref<6xf32>, memref<6xf32>
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+// Buffer deallocation accepts the call (its memory effects are llmc's
+// external model) and frees the received buffer after its last use.
+// BUF-LABEL: func.func @sum
+// BUF: mpi.allreduce
+// BUF: bufferization.dealloc
+shard.grid @tp(shape = 2)
+func.func @sum(%x: tensor<2x3xf32>) -> f32 {
+  %r = shard.all_reduce %x on @tp grid_axes = [0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  %c0 = arith.constant 0 : index
+  %y = tensor.extract %r[%c0, %c0] : tensor<2x3xf32>
+  return %y : f32
+}
+
+// -----
+
+shard.grid @tp(shape = 2)
+func.func @half(%x: tensor<4xf16>) -> tensor<4xf16> {
+  // expected-error @below {{llm-lower-collectives: an all-reduce of 'f16' is not supported (MPI has no such datatype here); tensor parallelism needs f32 activations}}
+  %r = shard.all_reduce %x on @tp grid_axes = [0] : tensor<4xf16> -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}

@@ -1,0 +1,86 @@
+//===- TensorParallel.cpp - llmc's MPI job setup --------------------------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorParallel.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#if LLMC_HAVE_MPI
+#include <mpi.h>
+#endif
+
+using namespace llmc;
+
+std::string TensorParallelRank::pipelineOptions() const {
+  return " tensor-parallel=" + std::to_string(size) +
+         " rank=" + std::to_string(rank);
+}
+
+bool llmc::haveMPI() { return LLMC_HAVE_MPI; }
+
+#if LLMC_HAVE_MPI
+static bool startedMPI = false;
+#endif
+
+llvm::Expected<TensorParallelRank> llmc::initTensorParallel(int64_t ranks) {
+  if (ranks < 2)
+    return llvm::createStringError(
+        "--tensor-parallel must be at least 2, got " + llvm::Twine(ranks));
+#if LLMC_HAVE_MPI
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS)
+      return llvm::createStringError("--tensor-parallel: MPI_Init failed");
+    startedMPI = true;
+  }
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != ranks)
+    return llvm::createStringError(
+        "--tensor-parallel " + llvm::Twine(ranks) + " needs a job of " +
+        llvm::Twine(ranks) + " processes (mpirun -np " + llvm::Twine(ranks) +
+        " llmc run ...); this job has " + llvm::Twine(size));
+  TensorParallelRank result;
+  result.rank = rank;
+  result.size = size;
+  return result;
+#else
+  return llvm::createStringError(
+      "--tensor-parallel: this llmc was built without MPI (install "
+      "libopenmpi-dev and openmpi-bin, then rebuild)");
+#endif
+}
+
+void llmc::silenceStdout() {
+  llvm::outs().flush();
+  int null = ::open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    ::dup2(null, STDOUT_FILENO);
+    ::close(null);
+  }
+}
+
+int llmc::finishTensorParallel(int rc) {
+#if LLMC_HAVE_MPI
+  if (startedMPI) {
+    startedMPI = false;
+    // A failing rank ends the job: the others may be waiting in a
+    // collective for it.
+    if (rc != 0)
+      MPI_Abort(MPI_COMM_WORLD, rc);
+    MPI_Finalize();
+  }
+#endif
+  return rc;
+}

@@ -1,0 +1,53 @@
+//===- TensorParallel.h - llmc's MPI job setup ------------------*- C++ -*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// `llmc run --tensor-parallel N` under `mpirun -np N`: each process
+// initializes MPI, learns its rank, and compiles the program of that rank
+// (docs/TensorParallelism.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_TOOLS_LLMC_TENSORPARALLEL_H
+#define LLMC_TOOLS_LLMC_TENSORPARALLEL_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace llmc {
+
+/// This process's place in a tensor-parallel job.
+struct TensorParallelRank {
+  int64_t rank = 0;
+  int64_t size = 1;
+  /// The pipeline options that compile this rank's program
+  /// (" tensor-parallel=N rank=R").
+  std::string pipelineOptions() const;
+};
+
+/// Whether llmc was built with MPI (Debian's libopenmpi-dev when CMake
+/// found it).
+bool haveMPI();
+
+/// Initializes MPI for an `ranks`-way job and returns this process's rank.
+/// Errors: llmc built without MPI; `ranks` < 2; a job whose size
+/// (`mpirun -np`) differs from `ranks`. The other ranks of a job that fails
+/// here fail the same way, so none waits in a collective.
+llvm::Expected<TensorParallelRank> initTensorParallel(int64_t ranks);
+
+/// Sends this process's stdout to /dev/null (the ranks other than 0 of a
+/// job: rank 0 prints the results and timings for the job).
+void silenceStdout();
+
+/// Ends MPI (MPI_Finalize) if initTensorParallel started it; returns `rc`.
+int finishTensorParallel(int rc);
+
+} // namespace llmc
+
+#endif // LLMC_TOOLS_LLMC_TENSORPARALLEL_H
