@@ -260,12 +260,17 @@ static cl::opt<std::string> tuningCachePath(
 // The target of `run` and `compile`.
 static cl::opt<int64_t> tensorParallel(
     "tensor-parallel",
-    cl::desc("Run as one rank of an N-way tensor-parallel job (under "
-             "`mpirun -np N`): each process compiles and runs its 1/N of "
-             "the split layers, and rank 0 prints and writes the outputs "
-             "(docs/TensorParallelism.md)"),
+    cl::desc("N-way tensor parallelism (docs/TensorParallelism.md). run: "
+             "this process is one rank of an `mpirun -np N` job; it "
+             "compiles and runs its 1/N of the split layers, and rank 0 "
+             "prints and writes the outputs. compile: one output per rank, "
+             "OUT.rankR.EXT for -o OUT.EXT, each holding only its rank's "
+             "weights (link with the MPI library; call MPI_Init first)"),
     cl::value_desc("N"), cl::init(1), cl::sub(runCommand),
-    cl::cat(llmcCategory));
+    cl::sub(compileCommand), cl::cat(llmcCategory));
+/// `llmc compile --tensor-parallel N`: the pipeline options of the rank
+/// being compiled (" tensor-parallel=N rank=R"), empty otherwise.
+static std::string compileRankOptions;
 static cl::opt<std::string> targetName(
     "target",
     cl::desc("What to compile for: cpu (default: this machine's CPU), a CPU "
@@ -1298,6 +1303,7 @@ static int compileMain() {
   if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
                 emitKind == EmitKind::Exe || emitKind == EmitKind::Shared))
     return fail("--emit=ptx, fatbin, exe and shared need --target cuda");
+  cpuPipelineOptions += compileRankOptions;
   bool linked = emitKind == EmitKind::Exe || emitKind == EmitKind::Shared;
   if (linked && outputPath == "-")
     return fail("--emit=exe and --emit=shared write a file; give -o FILE");
@@ -1519,6 +1525,45 @@ static int compileMain() {
   return 0;
 }
 
+/// `llmc compile --tensor-parallel N -o OUT.EXT`: compileMain once per rank,
+/// into OUT.rankR.EXT. One output per rank rather than one taking the rank
+/// at run time: each then holds only its rank's slice of the split weights,
+/// and every slice and kernel shape is static.
+static int compileTensorParallelMain() {
+  if (!tensorParallel.getNumOccurrences())
+    return compileMain();
+  int64_t ranks = tensorParallel;
+  if (ranks < 2)
+    return fail("--tensor-parallel must be at least 2, got " +
+                llvm::Twine(ranks));
+  if (targetName == "cuda" || targetName == "cuda-emulator")
+    return fail("--tensor-parallel needs a CPU target");
+  if (emitKind != EmitKind::Obj && emitKind != EmitKind::LLVM &&
+      emitKind != EmitKind::MLIR)
+    return fail("--tensor-parallel writes --emit=obj, llvm or mlir");
+  if (outputPath == "-")
+    return fail("--tensor-parallel writes one file per rank: give -o a file "
+                "name, not -");
+  if (reportKind != ReportKind::None)
+    return fail("--report is not supported with --tensor-parallel");
+  if (llvm::StringRef(pipelineOptions).contains("tensor-parallel="))
+    return fail("give --tensor-parallel or tensor-parallel= in "
+                "--pipeline-options, not both");
+  std::string base = outputPath;
+  llvm::StringRef ext = llvm::sys::path::extension(base);
+  llvm::StringRef stem = llvm::StringRef(base).drop_back(ext.size());
+  for (int64_t rank = 0; rank < ranks; ++rank) {
+    compileRankOptions = " tensor-parallel=" + std::to_string(ranks) +
+                         " rank=" + std::to_string(rank);
+    outputPath.setValue((stem + ".rank" + llvm::Twine(rank) + ext).str());
+    if (int rc = compileMain())
+      return rc;
+    llvm::outs() << "wrote " << outputPath << " (rank " << rank << " of "
+                 << ranks << ")\n";
+  }
+  return 0;
+}
+
 //===----------------------------------------------------------------------===//
 // llmc import
 //===----------------------------------------------------------------------===//
@@ -1601,7 +1646,7 @@ int main(int argc, char **argv) {
   if (runCommand)
     return finishStdout(llmc::finishTensorParallel(runMain()));
   if (compileCommand)
-    return finishStdout(compileMain());
+    return finishStdout(compileTensorParallelMain());
   if (importCommand)
     return finishStdout(importMain());
   if (llmc::generateCommand)
