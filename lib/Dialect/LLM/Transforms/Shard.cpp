@@ -360,34 +360,50 @@ private:
   }
 
   // [.., A, B, ..] <-> [.., A*B, ..]: the split moves to the output
-  // dimension that starts at the same element offset.
+  // dimension that starts at the same element offset. Dynamic dimensions
+  // (a sequence) may lead, when the output keeps them as they are.
   LogicalResult visitReshape(ReshapeOp reshape) {
     auto in = reshape.getInput().getType(), out = reshape.getType();
     int64_t d = valueDim(reshape.getInput());
-    if (!in.hasStaticShape() || !out.hasStaticShape())
+    ArrayRef<int64_t> inShape = in.getShape(), outShape = out.getShape();
+    if (ShapedType::isDynamicShape(inShape.drop_front(d)))
       return drop(reshape.getInput());
+    if (!in.hasStaticShape() || !out.hasStaticShape()) {
+      // The same leading dimensions: the split stays at d.
+      if (d >= out.getRank() ||
+          inShape.take_front(d) != outShape.take_front(d) ||
+          ShapedType::isDynamicShape(outShape.drop_front(d)))
+        return drop(reshape.getInput());
+      return splitReshapeAt(reshape, d);
+    }
     int64_t prefix = 1;
     for (int64_t i = 0; i < d; ++i)
       prefix *= in.getDimSize(i);
     int64_t outPrefix = 1;
     for (int64_t e = 0; e < out.getRank(); ++e) {
-      if (outPrefix == prefix && out.getDimSize(e) != 1) {
-        // The split of in[d] must also split out[e] at whole elements:
-        // out[e] is in[d] or a multiple/factor of it.
-        int64_t a = in.getDimSize(d), b = out.getDimSize(e);
-        if (a % b != 0 && b % a != 0)
-          return drop(reshape.getInput());
-        setSplit(reshape.getResult(), e, {reshape.getInput()});
-        requireDivisible(reshape, reshape.getResult(), e,
-                         b < a ? "heads of this reshape"
-                               : "elements of this reshape's dimension");
-        return success();
-      }
+      if (outPrefix == prefix && out.getDimSize(e) != 1)
+        return splitReshapeAt(reshape, e);
       outPrefix *= out.getDimSize(e);
       if (outPrefix > prefix)
         break;
     }
     return drop(reshape.getInput());
+  }
+
+  // The reshape's split of input dimension d onto output dimension e
+  // (in[d..] and out[e..] span the same elements): out[e] must be in[d] or
+  // a multiple or factor of it, so that the split cuts whole elements.
+  LogicalResult splitReshapeAt(ReshapeOp reshape, int64_t e) {
+    auto in = reshape.getInput().getType(), out = reshape.getType();
+    int64_t a = in.getDimSize(valueDim(reshape.getInput()));
+    int64_t b = out.getDimSize(e);
+    if (a % b != 0 && b % a != 0)
+      return drop(reshape.getInput());
+    setSplit(reshape.getResult(), e, {reshape.getInput()});
+    requireDivisible(reshape, reshape.getResult(), e,
+                     b < a ? "heads of this reshape"
+                           : "elements of this reshape's dimension");
+    return success();
   }
 
   // rope along another dimension than the rotated one; positions

@@ -165,3 +165,24 @@ func.func @lm_head(%x: tensor<1x4x8xf32>) -> tensor<1x4x16xf32> {
   %y = llm.matmul %x, %w : (tensor<1x4x8xf32>, tensor<8x16xf32>) -> tensor<1x4x16xf32>
   return %y : tensor<1x4x16xf32>
 }
+
+// -----
+
+// A dynamic sequence dimension before the split one: the reshape into heads
+// keeps it, and the split moves to the heads.
+// PART-LABEL: func.func @dynamic_seq
+// PART: llm.reshape %{{.*}} : (tensor<1x?x4xf32>) -> tensor<1x?x1x4xf32>
+// PART: llm.reshape %{{.*}} : (tensor<1x?x1x4xf32>) -> tensor<1x?x4xf32>
+// PART: %[[P:.*]] = llm.matmul %{{.*}}, %{{.*}} : (tensor<1x?x4xf32>, tensor<4x8xf32>) -> tensor<1x?x8xf32>
+// PART-NEXT: shard.all_reduce %[[P]]
+// RANK1-LABEL: func.func @dynamic_seq
+func.func @dynamic_seq(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
+  %w = llm.constant dense<0.5> : tensor<8x8xf32>
+  %h = llm.matmul %x, %w : (tensor<1x?x8xf32>, tensor<8x8xf32>) -> tensor<1x?x8xf32>
+  %r = llm.reshape %h : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
+  %s = llm.sigmoid %r : tensor<1x?x2x4xf32>
+  %b = llm.reshape %s : (tensor<1x?x2x4xf32>) -> tensor<1x?x8xf32>
+  %w2 = llm.constant dense<0.25> : tensor<8x8xf32>
+  %y = llm.matmul %b, %w2 : (tensor<1x?x8xf32>, tensor<8x8xf32>) -> tensor<1x?x8xf32>
+  return %y : tensor<1x?x8xf32>
+}
