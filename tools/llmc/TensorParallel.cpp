@@ -62,6 +62,22 @@ llvm::Expected<TensorParallelRank> llmc::initTensorParallel(int64_t ranks) {
 #endif
 }
 
+std::string llmc::checkNoShardOps(mlir::ModuleOp module) {
+  std::string name;
+  module.walk([&](mlir::Operation *op) {
+    if (op->getName().getDialectNamespace() == "shard") {
+      name = op->getName().getStringRef().str();
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  if (name.empty())
+    return "";
+  return "the model holds shard ops ('" + name +
+         "'): it was sharded before; llmc shards the unsharded model itself "
+         "with --tensor-parallel N (under mpirun -np N)";
+}
+
 void llmc::silenceStdout() {
   llvm::outs().flush();
   int null = ::open("/dev/null", O_WRONLY);

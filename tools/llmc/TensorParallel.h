@@ -15,6 +15,7 @@
 #ifndef LLMC_TOOLS_LLMC_TENSORPARALLEL_H
 #define LLMC_TOOLS_LLMC_TENSORPARALLEL_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -40,6 +41,11 @@ bool haveMPI();
 /// (`mpirun -np`) differs from `ranks`. The other ranks of a job that fails
 /// here fail the same way, so none waits in a collective.
 llvm::Expected<TensorParallelRank> initTensorParallel(int64_t ranks);
+
+/// An error message when `module` already holds shard dialect ops (it was
+/// partitioned before) and llmc is not asked for --tensor-parallel, which
+/// shards the unsharded model itself; "" otherwise.
+std::string checkNoShardOps(mlir::ModuleOp module);
 
 /// Sends this process's stdout to /dev/null (the ranks other than 0 of a
 /// job: rank 0 prints the results and timings for the job).

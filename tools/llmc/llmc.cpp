@@ -922,6 +922,9 @@ static int runMain() {
       tracker->clear();
     if (!module)
       return 1;
+    if (!tensorParallel.getNumOccurrences())
+      if (std::string error = llmc::checkNoShardOps(*module); !error.empty())
+        return fail(error);
     FailureOr<EntrySignature> entrySig = getEntrySignature(*module, entryName);
     if (failed(entrySig))
       return 1;
@@ -1270,6 +1273,9 @@ static int compileMain() {
   OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
   if (!module)
     return 1;
+  if (!tensorParallel.getNumOccurrences())
+    if (std::string error = llmc::checkNoShardOps(*module); !error.empty())
+      return fail(error);
   FailureOr<EntrySignature> entrySignature =
       getEntrySignature(*module, entryName);
   if (failed(entrySignature))

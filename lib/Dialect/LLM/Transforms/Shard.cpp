@@ -23,6 +23,7 @@
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -485,6 +486,10 @@ static void annotate(func::FuncOp func, const ShardPlan &plan,
     if (s)
       return s;
     SmallVector<shard::GridAxesAttr> axes;
+    // Replicated: one empty group, `split_axes = [[]]` (the printed form
+    // of no groups, `[]`, does not parse back).
+    if (dim == kReplicated)
+      axes.push_back(shard::GridAxesAttr::get(ctx, {}));
     for (int64_t i = 0; i <= dim; ++i)
       axes.push_back(shard::GridAxesAttr::get(
           ctx, i == dim ? ArrayRef<shard::GridAxis>{0}
@@ -547,6 +552,21 @@ struct LLMShardPass : public llm::impl::LLMShardPassBase<LLMShardPass> {
     if (ranks < 1) {
       module.emitError("llm-shard: ranks must be at least 1, got ")
           << ranks.getValue();
+      return signalPassFailure();
+    }
+    // A module sharded before (by llm-shard or by hand) is not planned
+    // again: its grid and annotations would mix with a second plan.
+    Operation *sharded = nullptr;
+    module.walk([&](Operation *op) {
+      if (isa<shard::ShardDialect>(op->getDialect())) {
+        sharded = op;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (sharded) {
+      sharded->emitError("llm-shard: the module is already sharded ('")
+          << sharded->getName() << "'); run llm-shard on the unsharded model";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> funcs;

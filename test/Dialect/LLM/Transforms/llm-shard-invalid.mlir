@@ -27,3 +27,14 @@ func.func @mlp(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
   %y = llm.matmul %g, %w2 : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
   return %y : tensor<1x4x8xf32>
 }
+
+// -----
+
+// A module sharded before is not planned again.
+// expected-error @below {{llm-shard: the module is already sharded ('shard.grid'); run llm-shard on the unsharded model}}
+shard.grid @tp(shape = 2)
+func.func @sharded(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = shard.sharding @tp split_axes = [[0]] : !shard.sharding
+  %y = shard.shard %x to %s : tensor<4xf32>
+  return %y : tensor<4xf32>
+}

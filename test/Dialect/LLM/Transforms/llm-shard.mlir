@@ -5,6 +5,10 @@
 // RUN: llm-opt %s -split-input-file \
 // RUN:   --pass-pipeline="builtin.module(llm-shard{ranks=2},func.func(shard-partition))" \
 // RUN:   | FileCheck %s --check-prefix=PART
+// The annotated module parses back and partitions the same way.
+// RUN: llm-opt %s -split-input-file --llm-shard="ranks=2" -o %t.mlir 2>/dev/null
+// RUN: llm-opt %t.mlir -split-input-file --pass-pipeline="builtin.module(func.func(shard-partition))" \
+// RUN:   | FileCheck %s --check-prefix=PART
 // RUN: llm-opt %s -split-input-file \
 // RUN:   --pass-pipeline="builtin.module(llm-shard{ranks=2},func.func(shard-partition),llm-lower-shard{rank=1},llm-fold-constants)" \
 // RUN:   | FileCheck %s --check-prefix=RANK1
@@ -17,7 +21,7 @@
 
 // ANNOT-LABEL: shard.grid @tp(shape = 2)
 // ANNOT-LABEL: func.func @gpt2_block
-// ANNOT-DAG: %[[REP:.*]] = shard.sharding @tp split_axes = [] : !shard.sharding
+// ANNOT-DAG: %[[REP:.*]] = shard.sharding @tp split_axes = {{\[\[}}]] : !shard.sharding
 // ANNOT-DAG: %[[COL:.*]] = shard.sharding @tp split_axes = {{\[\[}}], [0]] : !shard.sharding
 // ANNOT-DAG: %[[ROW:.*]] = shard.sharding @tp split_axes = {{\[\[}}0]] : !shard.sharding
 // ANNOT-DAG: %[[LAST:.*]] = shard.sharding @tp split_axes = {{\[\[}}], [], [0]] : !shard.sharding

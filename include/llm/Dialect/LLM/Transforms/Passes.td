@@ -910,7 +910,8 @@ def LLMShardPass : Pass<"llm-shard", "::mlir::ModuleOp"> {
     Dynamic dimensions are allowed except on a split dimension. Errors: a
     split dimension (query or key/value heads, the columns of a
     column-parallel weight, the MLP width) that does not divide by `ranks`,
-    named with its size; `ranks` < 1; a function with more than one block.
+    named with its size; `ranks` < 1; a function with more than one block;
+    a module that already holds shard ops (sharded before).
     Run it before `llm-fuse` (fusion groups are not split).
 
     ```mlir
