@@ -58,6 +58,19 @@ mlir::llm::getLLMLowerToCPUStages() {
   return stages;
 }
 
+void mlir::llm::buildLLMTensorParallelStage(OpPassManager &pm, int64_t ranks,
+                                            int64_t rank) {
+  LLMShardPassOptions shardOpts;
+  shardOpts.ranks = ranks;
+  pm.addPass(llm::createLLMShardPass(shardOpts));
+  pm.addNestedPass<func::FuncOp>(shard::createPartition());
+  LLMLowerShardPassOptions lowerOpts;
+  lowerOpts.rank = rank;
+  pm.addPass(llm::createLLMLowerShardPass(lowerOpts));
+  pm.addPass(llm::createLLMFoldConstantsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
                                    const GraphStageOptions &options) {
   // One function per entry point. A call cycle
@@ -73,17 +86,8 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
   }
   // Tensor parallelism: this rank's part of the graph, before the layout
   // and fusion passes see it (they then work on the local shapes).
-  if (options.tensorParallel > 1) {
-    LLMShardPassOptions shardOpts;
-    shardOpts.ranks = options.tensorParallel;
-    pm.addPass(llm::createLLMShardPass(shardOpts));
-    pm.addNestedPass<func::FuncOp>(shard::createPartition());
-    LLMLowerShardPassOptions lowerOpts;
-    lowerOpts.rank = options.rank;
-    pm.addPass(llm::createLLMLowerShardPass(lowerOpts));
-    pm.addPass(llm::createLLMFoldConstantsPass());
-    pm.addPass(createCanonicalizerPass());
-  }
+  if (options.tensorParallel > 1)
+    buildLLMTensorParallelStage(pm, options.tensorParallel, options.rank);
   if (options.optimizeLayout) {
     LLMOptimizeLayoutPassOptions layoutOpts;
     layoutOpts.weightLayout = options.weightLayout;
@@ -112,7 +116,8 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   graph.optimizeLayout = options.optimizeLayout;
   graph.fuse = options.fuse;
   graph.sparsify = options.sparsify;
-  graph.tensorParallel = options.tensorParallel;
+  if (options.shard)
+    graph.tensorParallel = options.tensorParallel;
   graph.rank = options.rank;
   // The CPU matmul tiles of a decode step fuse the norm of their rows.
   graph.normPrologueMaxRows = options.normPrologueMaxRows;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/Generation.h"
+#include "llm/Pipelines/Pipelines.h"
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
@@ -172,6 +173,15 @@ mlir::llm::runtime::compileForGeneration(ModuleOp module,
     return emitError(module.getLoc()) << llvm::toString(interface.takeError());
   std::string decode = getDecodeEntryName(options.entry);
   PassManager pm(module.getContext());
+  // Tensor parallelism: the rank's program first, so that the signature
+  // the session sizes its caches from is the rank's (its heads only).
+  std::unique_ptr<LowerToCPUOptions> cpuOptions =
+      LowerToCPUOptions::createFromString(options.lowering.pipelineOptions);
+  bool split =
+      cpuOptions && cpuOptions->tensorParallel > 1 && cpuOptions->shard;
+  if (split)
+    buildLLMTensorParallelStage(pm, cpuOptions->tensorParallel,
+                                cpuOptions->rank);
   LLMSpecializeSequencePassOptions specialize;
   specialize.entry = options.entry;
   specialize.length = 1;
@@ -184,7 +194,7 @@ mlir::llm::runtime::compileForGeneration(ModuleOp module,
       (options.lowering.pipelineOptions.empty()
            ? std::string()
            : options.lowering.pipelineOptions + " ") +
-      "memory-arena=caller";
+      "memory-arena=caller" + (split ? " shard=false" : "");
   return CompiledModel::create(module, options);
 }
 

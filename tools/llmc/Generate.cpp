@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Generate.h"
+#include "TensorParallel.h"
 
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Runtime/Generation.h"
@@ -148,6 +149,14 @@ static cl::opt<std::string> pipelineOptions(
              "(memory-arena=caller is always added: the session owns the "
              "arena)"),
     cl::sub(llmc::generateCommand), cl::cat(llmc::generateCategory));
+static cl::opt<int64_t> tensorParallel(
+    "tensor-parallel",
+    cl::desc("Run as one rank of an N-way tensor-parallel job (under "
+             "`mpirun -np N`): each rank holds its heads of every layer and "
+             "of the key/value cache; rank 0 prints the tokens and figures "
+             "(docs/TensorParallelism.md)"),
+    cl::value_desc("N"), cl::init(1), cl::sub(llmc::generateCommand),
+    cl::cat(llmc::generateCategory));
 static cl::opt<bool> reportJson(
     "report-json",
     cl::desc("Print the speed and memory figures as one JSON object on "
@@ -338,9 +347,26 @@ int llmc::generateMain() {
                 " is outside the vocabulary [0, " +
                 llvm::Twine(interface->vocabSize) + ")");
 
+  // --tensor-parallel N: this rank's program (compileForGeneration splits
+  // the graph and the caches); rank 0 alone prints.
+  std::string loweringOptions = pipelineOptions;
+  bool printsFigures = true;
+  if (tensorParallel.getNumOccurrences()) {
+    if (llvm::StringRef(loweringOptions).contains("tensor-parallel="))
+      return fail("give --tensor-parallel or tensor-parallel= in "
+                  "--pipeline-options, not both");
+    llvm::Expected<llmc::TensorParallelRank> tp =
+        llmc::initTensorParallel(tensorParallel);
+    if (!tp)
+      return fail(tp.takeError());
+    loweringOptions += tp->pipelineOptions();
+    printsFigures = tp->rank == 0;
+    if (!printsFigures)
+      llmc::silenceStdout();
+  }
   CompileOptions options;
   options.entry = entryName;
-  options.lowering.pipelineOptions = pipelineOptions;
+  options.lowering.pipelineOptions = loweringOptions;
   options.lowering.noOpt = noOpt;
   auto compileStart = std::chrono::steady_clock::now();
   FailureOr<std::unique_ptr<CompiledModel>> compiled =
@@ -416,6 +442,8 @@ int llmc::generateMain() {
   }
   GenerationMemory memory = (*session)->getMemory();
   llvm::raw_ostream &es = llvm::errs();
+  if (!printsFigures)
+    return 0;
   if (reportJson) {
     // One object on stderr (stdout holds the tokens); times in ms, sizes
     // in bytes.

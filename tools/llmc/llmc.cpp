@@ -1656,7 +1656,7 @@ int main(int argc, char **argv) {
   if (importCommand)
     return finishStdout(importMain());
   if (llmc::generateCommand)
-    return finishStdout(llmc::generateMain());
+    return finishStdout(llmc::finishTensorParallel(llmc::generateMain()));
   if (llmc::tokenizeCommand)
     return finishStdout(llmc::tokenizeMain());
   if (llmc::tuneCommand)

@@ -80,6 +80,14 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("The tensor-parallel rank this program is for "
                      "(0-based; with tensor-parallel > 1)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> shard{
+      *this, "shard",
+      llvm::cl::desc("With tensor-parallel > 1: split the graph in the "
+                     "graph stage (false: the module is already the program "
+                     "of rank `rank`, split by buildLLMTensorParallelStage "
+                     "before, as compileForGeneration does to read the "
+                     "rank's cache shapes)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> mpi{
       *this, "mpi",
       llvm::cl::desc("ABI of the MPI library the all-reduces call: "
@@ -286,6 +294,13 @@ struct GraphStageOptions {
   int64_t tensorParallel = 1;
   int64_t rank = 0;
 };
+
+/// The program of rank `rank` of `ranks`-way tensor parallelism
+/// (docs/TensorParallelism.md): llm-shard{ranks}, shard-partition,
+/// llm-lower-shard{rank}, llm-fold-constants, canonicalize. Its
+/// `shard.all_reduce`s are left for llm-lower-collectives.
+void buildLLMTensorParallelStage(OpPassManager &pm, int64_t ranks,
+                                 int64_t rank);
 
 /// The target-independent graph stage of every llmc pipeline (CPU and GPU):
 /// llm-verify-call-graph, inline, llm-guard-dim-bounds, [llm-recompose,

@@ -88,6 +88,16 @@ static void splitFusedProjections(func::FuncOp func) {
         out = add.getResult();
       }
     }
+    // Hugging Face's Conv1D flattens the rows around the projection:
+    // reshape(x @ W + b) to [1, S, N] before slicing.
+    ReshapeOp rows;
+    if (out.hasOneUse())
+      if (auto reshape = dyn_cast<ReshapeOp>(*out.user_begin()))
+        if (reshape.getType().getShape().back() ==
+            cast<RankedTensorType>(out.getType()).getShape().back()) {
+          rows = reshape;
+          out = reshape.getResult();
+        }
     auto outType = cast<RankedTensorType>(out.getType());
     int64_t rank = outType.getRank();
     SmallVector<SliceOp> slices;
@@ -131,18 +141,25 @@ static void splitFusedProjections(func::FuncOp func) {
       Value w = SliceOp::create(
           b, loc, mm.getRhs(), b.getDenseI64ArrayAttr(wStarts),
           b.getDenseI64ArrayAttr(wLimits), b.getDenseI64ArrayAttr({1, 1}));
+      SmallVector<int64_t> partShape(mm.getType().getShape());
+      partShape.back() = limit - start;
+      auto partType = mm.getType().clone(partShape);
       Value part =
-          MatmulOp::create(b, loc, slice.getType(), mm.getLhs(), w,
+          MatmulOp::create(b, loc, partType, mm.getLhs(), w,
                            mm.getTransposeAAttr(), mm.getTransposeBAttr());
       if (bias) {
         Value bb = SliceOp::create(
             b, loc, biasValue, b.getDenseI64ArrayAttr({start}),
             b.getDenseI64ArrayAttr({limit}), b.getDenseI64ArrayAttr({1}));
-        part = AddOp::create(b, loc, slice.getType(), part, bb);
+        part = AddOp::create(b, loc, partType, part, bb);
       }
+      if (rows)
+        part = ReshapeOp::create(b, loc, slice.getType(), part);
       slice.replaceAllUsesWith(part);
       slice.erase();
     }
+    if (rows)
+      rows.erase();
     if (bias)
       bias.erase();
     mm.erase();
@@ -175,7 +192,7 @@ public:
     while (true) {
       bool restart = false;
       analyze(restart);
-      if (!restart)
+      if (!restart && !splitArgument)
         break;
     }
     // One error: the first split of heads that does not divide (what a
@@ -214,8 +231,18 @@ private:
     origins.clear();
     violations.clear();
     rows = 0;
+    splitArgument = false;
+    // Key/value cache arguments split with the heads written into them
+    // (found by an earlier run), unless that region was dropped since.
+    for (auto &[arg, split] : argumentSplits) {
+      if (llvm::any_of(split.second,
+                       [&](Operation *o) { return dropped.contains(o); }))
+        continue;
+      values[arg] = split.first;
+      origins[arg].insert(split.second.begin(), split.second.end());
+    }
     func.walk([&](Operation *op) {
-      if (restart)
+      if (restart || splitArgument)
         return;
       if (failed(visit(op)))
         restart = true;
@@ -297,7 +324,37 @@ private:
       return visitRope(rope);
     if (auto attention = dyn_cast<AttentionOp>(op))
       return visitAttention(attention);
+    if (auto update = dyn_cast<KVCacheUpdateOp>(op))
+      return visitCacheUpdate(update);
     return drop(split.front());
+  }
+
+  // kv_cache_update(cache, rows, position): the new rows split by heads go
+  // into this rank's heads of the cache. A cache that is a function
+  // argument (the session's buffer, updated in place) is split with them:
+  // the rank's program takes its heads only, and the analysis reruns with
+  // the argument split.
+  LogicalResult visitCacheUpdate(KVCacheUpdateOp update) {
+    Value cache = update.getCache(), rows = update.getUpdate();
+    int64_t d = valueDim(rows);
+    if (d == kReplicated || d == static_cast<int64_t>(update.getAxis()) ||
+        valueDim(update.getPosition()) != kReplicated)
+      return drop(d == kReplicated ? cache : rows);
+    if (valueDim(cache) != d) {
+      auto arg = dyn_cast<BlockArgument>(cache);
+      bool onlyUpdated = arg && valueDim(cache) == kReplicated &&
+                         llvm::all_of(arg.getUsers(), [](Operation *user) {
+                           return isa<KVCacheUpdateOp>(user);
+                         });
+      if (!onlyUpdated || argumentSplits.count(arg))
+        return drop(rows);
+      argumentSplits[arg] = {d, origins.lookup(rows)};
+      splitArgument = true;
+      return success();
+    }
+    requireDivisible(update, cache, d, "key/value heads of this cache");
+    setSplit(update.getResult(), d, {cache, rows});
+    return success();
   }
 
   // x @ W: column-parallel when x is replicated, row-parallel when x is
@@ -370,12 +427,24 @@ private:
     if (ShapedType::isDynamicShape(inShape.drop_front(d)))
       return drop(reshape.getInput());
     if (!in.hasStaticShape() || !out.hasStaticShape()) {
-      // The same leading dimensions: the split stays at d.
-      if (d >= out.getRank() ||
-          inShape.take_front(d) != outShape.take_front(d) ||
-          ShapedType::isDynamicShape(outShape.drop_front(d)))
-        return drop(reshape.getInput());
-      return splitReshapeAt(reshape, d);
+      // The same leading dimensions but for units ([S, N] <-> [1, S, N]),
+      // and the same number of elements from the split on.
+      auto nonUnit = [](ArrayRef<int64_t> dims) {
+        SmallVector<int64_t> kept;
+        for (int64_t dim : dims)
+          if (dim != 1)
+            kept.push_back(dim);
+        return kept;
+      };
+      SmallVector<int64_t> leading = nonUnit(inShape.take_front(d));
+      int64_t tail = ShapedType::getNumElements(inShape.drop_front(d));
+      for (int64_t e = 0; e < out.getRank(); ++e)
+        if (outShape[e] != 1 &&
+            !ShapedType::isDynamicShape(outShape.drop_front(e)) &&
+            ShapedType::getNumElements(outShape.drop_front(e)) == tail &&
+            nonUnit(outShape.take_front(e)) == leading)
+          return splitReshapeAt(reshape, e);
+      return drop(reshape.getInput());
     }
     int64_t prefix = 1;
     for (int64_t i = 0; i < d; ++i)
@@ -464,6 +533,13 @@ private:
   DenseMap<Value, llvm::SmallSetVector<Operation *, 4>> origins;
   SmallVector<Violation> violations;
   llvm::SmallPtrSet<Operation *, 8> dropped;
+  /// Cache arguments split by the heads of their updates, with the
+  /// column-parallel matmuls that split them.
+  llvm::MapVector<BlockArgument,
+                  std::pair<int64_t, llvm::SmallSetVector<Operation *, 4>>>
+      argumentSplits;
+  /// An argument split was found: the analysis reruns from the start.
+  bool splitArgument = false;
   int64_t rows = 0;
 };
 

@@ -129,7 +129,8 @@ void mlir::llm::registerShardingInterfaceExternalModels(
                 ReciprocalOp, SigmoidOp, ReluOp, AbsOp, FloorOp, CeilOp,
                 RoundOp, SinOp, CosOp, AcosOp, AsinOp, AtanOp, SiluOp, GeluOp,
                 CastOp>(ctx);
-    attachLocal<ReshapeOp, TransposeOp, SoftmaxOp, RopeOp, AttentionOp>(ctx);
+    attachLocal<ReshapeOp, TransposeOp, SoftmaxOp, RopeOp, AttentionOp,
+                KVCacheUpdateOp>(ctx);
     MatmulOp::attachInterface<MatmulShardingModel>(*ctx);
   });
 }

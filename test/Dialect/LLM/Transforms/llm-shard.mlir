@@ -190,3 +190,41 @@ func.func @dynamic_seq(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
   %y = llm.matmul %b, %w2 : (tensor<1x?x8xf32>, tensor<8x8xf32>) -> tensor<1x?x8xf32>
   return %y : tensor<1x?x8xf32>
 }
+
+// -----
+
+// Generation: a key/value cache argument updated in place is split with the
+// heads written into it (the rank's program takes its heads of the cache),
+// and a Hugging Face Conv1D projection (rows flattened around the fused
+// c_attn matmul) is split into q, k and v before the slices.
+// PART-LABEL: func.func @decoder
+// PART-SAME: %{{.*}}: tensor<1x32x1x4xf32> {llm.kv_cache}, %{{.*}}: tensor<1x32x1x4xf32> {llm.kv_cache}
+// PART-COUNT-3: llm.matmul %{{.*}}, %{{.*}} : (tensor<?x8xf32>, tensor<8x4xf32>) -> tensor<?x4xf32>
+// PART: llm.kv_cache_update %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<1x32x1x4xf32>, tensor<1x?x1x4xf32>, tensor<i64>) -> tensor<1x32x1x4xf32>
+// PART: llm.attention
+// PART-SAME: (tensor<1x?x1x4xf32>, tensor<1x32x1x4xf32>, tensor<1x32x1x4xf32>, tensor<i64>) -> tensor<1x?x1x4xf32>
+// PART: shard.all_reduce
+// RANK1-LABEL: func.func @decoder
+func.func @decoder(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 32, 8>}, %kc: tensor<1x32x2x4xf32> {llm.kv_cache}, %vc: tensor<1x32x2x4xf32> {llm.kv_cache}, %past: tensor<i64>, %total: tensor<i64>) -> tensor<1x?x8xf32> {
+  %rows = llm.reshape %x : (tensor<1x?x8xf32>) -> tensor<?x8xf32>
+  %w = llm.constant dense<0.5> : tensor<8x24xf32>
+  %p = llm.matmul %rows, %w : (tensor<?x8xf32>, tensor<8x24xf32>) -> tensor<?x24xf32>
+  %b = llm.constant dense<0.1> : tensor<24xf32>
+  %pb = llm.add %p, %b : (tensor<?x24xf32>, tensor<24xf32>) -> tensor<?x24xf32>
+  %qkv = llm.reshape %pb : (tensor<?x24xf32>) -> tensor<1x?x24xf32>
+  %q0 = llm.slice %qkv {starts = array<i64: 0, 0, 0>, limits = array<i64: 1, 32, 8>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x24xf32>) -> tensor<1x?x8xf32>
+  %k0 = llm.slice %qkv {starts = array<i64: 0, 0, 8>, limits = array<i64: 1, 32, 16>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x24xf32>) -> tensor<1x?x8xf32>
+  %v0 = llm.slice %qkv {starts = array<i64: 0, 0, 16>, limits = array<i64: 1, 32, 24>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x24xf32>) -> tensor<1x?x8xf32>
+  %q = llm.reshape %q0 : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
+  %k = llm.reshape %k0 : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
+  %v = llm.reshape %v0 : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
+  %kn = llm.kv_cache_update %kc, %k, %past {axis = 1 : i64} : (tensor<1x32x2x4xf32>, tensor<1x?x2x4xf32>, tensor<i64>) -> tensor<1x32x2x4xf32>
+  %vn = llm.kv_cache_update %vc, %v, %past {axis = 1 : i64} : (tensor<1x32x2x4xf32>, tensor<1x?x2x4xf32>, tensor<i64>) -> tensor<1x32x2x4xf32>
+  %a = llm.attention %q, %kn, %vn kv_length %total {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x?x2x4xf32>, tensor<1x32x2x4xf32>, tensor<1x32x2x4xf32>, tensor<i64>) -> tensor<1x?x2x4xf32>
+  %a1 = llm.reshape %a : (tensor<1x?x2x4xf32>) -> tensor<?x8xf32>
+  %wo = llm.constant dense<0.25> : tensor<8x8xf32>
+  %o = llm.matmul %a1, %wo : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+  %o1 = llm.reshape %o : (tensor<?x8xf32>) -> tensor<1x?x8xf32>
+  %y = llm.add %x, %o1 : (tensor<1x?x8xf32>, tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  return %y : tensor<1x?x8xf32>
+}

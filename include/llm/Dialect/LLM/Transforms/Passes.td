@@ -894,15 +894,19 @@ def LLMShardPass : Pass<"llm-shard", "::mlir::ModuleOp"> {
       `softmax` and `rope` along another axis, and `attention` split by
       query heads (key/value heads split too, or replicated when there is
       one: multi-query attention; the mask is split when it has a head
-      dimension);
+      dimension), and `kv_cache_update` by heads: a cache that is a
+      function argument updated in place (`llm.kv_cache`, the generation
+      interface) is split with them, so the rank's program takes its heads
+      of the cache;
     * when it reaches a matmul by a constant weight as the activation's
       last (contraction) dimension, that matmul is **row-parallel**: the
       weight is split by rows, and the partial products are all-reduced
       (`shard.all_reduce`, sum): one all-reduce after attention and one
       after the MLP, two per transformer layer;
     * a fused projection whose result is only sliced along its last
-      dimension (GPT-2's `c_attn` into q, k, v) is first split into one
-      matmul per slice, so that each is column-parallel by heads.
+      dimension (GPT-2's `c_attn` into q, k, v; also through Hugging Face
+      Conv1D's reshape of the rows) is first split into one matmul per
+      slice, so that each is column-parallel by heads.
     * Everything else (norms, embeddings, the LM head, a region whose split
       would reach an op outside these rules or a function result) stays
       replicated: every rank computes it.

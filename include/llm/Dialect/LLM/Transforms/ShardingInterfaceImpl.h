@@ -22,12 +22,12 @@ namespace llm {
 /// Attaches `shard::ShardingInterface` to the llm ops `llm-shard` may split:
 /// the elementwise ops (unary and numpy-broadcasting binary), `llm.gelu`,
 /// `llm.cast`, `llm.reshape`, `llm.transpose`, `llm.softmax`, `llm.rope`,
-/// `llm.attention` and `llm.matmul`. Their `partition` clones the op on its
-/// per-rank operands with per-rank result types (`shard::shardType`); a
-/// matmul whose contraction dimension is split sums its partial products
-/// with `shard.all_reduce` (sum over grid axis 0) and yields a replicated
-/// result. The plan is `llm-shard`'s: it annotates every value, so the
-/// models implement `partition` only (no propagation rules).
+/// `llm.attention`, `llm.kv_cache_update` and `llm.matmul`. Their `partition`
+/// clones the op on its per-rank operands with per-rank result types
+/// (`shard::shardType`); a matmul whose contraction dimension is split sums its
+/// partial products with `shard.all_reduce` (sum over grid axis 0) and yields a
+/// replicated result. The plan is `llm-shard`'s: it annotates every value, so
+/// the models implement `partition` only (no propagation rules).
 void registerShardingInterfaceExternalModels(DialectRegistry &registry);
 
 } // namespace llm
