@@ -380,6 +380,7 @@ int llmc::generateMain() {
       GenerationSession::create(std::move(*compiled), *interface);
   if (!session)
     return fail(session.takeError());
+  llmc::waitForAllRanks();
 
   using Clock = std::chrono::steady_clock;
   if (llvm::Error e = (*session)->setSampling(sampling))

@@ -51,6 +51,10 @@ llvm::Expected<TensorParallelRank> llmc::initTensorParallel(int64_t ranks) {
         "--tensor-parallel " + llvm::Twine(ranks) + " needs a job of " +
         llvm::Twine(ranks) + " processes (mpirun -np " + llvm::Twine(ranks) +
         " llmc run ...); this job has " + llvm::Twine(size));
+  // OpenMPI connects the ranks at their first collective: done here, so
+  // that the model's first call (a prefill, timed) does not pay for it.
+  float zero = 0, sum = 0;
+  MPI_Allreduce(&zero, &sum, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   TensorParallelRank result;
   result.rank = rank;
   result.size = size;
@@ -76,6 +80,13 @@ std::string llmc::checkNoShardOps(mlir::ModuleOp module) {
   return "the model holds shard ops ('" + name +
          "'): it was sharded before; llmc shards the unsharded model itself "
          "with --tensor-parallel N (under mpirun -np N)";
+}
+
+void llmc::waitForAllRanks() {
+#if LLMC_HAVE_MPI
+  if (startedMPI)
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
 }
 
 void llmc::silenceStdout() {

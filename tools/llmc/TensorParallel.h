@@ -47,6 +47,11 @@ llvm::Expected<TensorParallelRank> initTensorParallel(int64_t ranks);
 /// shards the unsharded model itself; "" otherwise.
 std::string checkNoShardOps(mlir::ModuleOp module);
 
+/// Waits until every rank of the job gets here (MPI_Barrier; nothing
+/// without a job): called once the rank's program is compiled, so that no
+/// rank's first timed call includes waiting for another rank's compile.
+void waitForAllRanks();
+
 /// Sends this process's stdout to /dev/null (the ranks other than 0 of a
 /// job: rank 0 prints the results and timings for the job).
 void silenceStdout();

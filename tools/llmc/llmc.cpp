@@ -1121,6 +1121,8 @@ static int runMain() {
 
   unsigned numWarmup = warmup >= 0 ? warmup : (repeat > 1 ? 1 : 0);
   evictor->touch();
+  // Every rank compiled (no rank's first call waits for another's compile).
+  llmc::waitForAllRanks();
   for (unsigned i = 0; i < numWarmup; ++i) {
     evictor->evict();
     if (llvm::Error e = model->invoke(inViews, outViews))
