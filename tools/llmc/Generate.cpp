@@ -352,17 +352,11 @@ int llmc::generateMain() {
   std::string loweringOptions = pipelineOptions;
   bool printsFigures = true;
   if (tensorParallel.getNumOccurrences()) {
-    if (llvm::StringRef(loweringOptions).contains("tensor-parallel="))
-      return fail("give --tensor-parallel or tensor-parallel= in "
-                  "--pipeline-options, not both");
-    llvm::Expected<llmc::TensorParallelRank> tp =
-        llmc::initTensorParallel(tensorParallel);
-    if (!tp)
-      return fail(tp.takeError());
-    loweringOptions += tp->pipelineOptions();
-    printsFigures = tp->rank == 0;
-    if (!printsFigures)
-      llmc::silenceStdout();
+    llvm::Expected<bool> rankZero =
+        llmc::joinTensorParallelJob(tensorParallel, loweringOptions);
+    if (!rankZero)
+      return fail(rankZero.takeError());
+    printsFigures = *rankZero;
   }
   CompileOptions options;
   options.entry = entryName;

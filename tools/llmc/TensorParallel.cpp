@@ -98,6 +98,21 @@ void llmc::silenceStdout() {
   }
 }
 
+llvm::Expected<bool> llmc::joinTensorParallelJob(int64_t ranks,
+                                                 std::string &pipelineOptions) {
+  if (llvm::StringRef(pipelineOptions).contains("tensor-parallel="))
+    return llvm::createStringError("give --tensor-parallel or "
+                                   "tensor-parallel= in --pipeline-options, "
+                                   "not both");
+  llvm::Expected<TensorParallelRank> tp = initTensorParallel(ranks);
+  if (!tp)
+    return tp.takeError();
+  pipelineOptions += tp->pipelineOptions();
+  if (tp->rank != 0)
+    silenceStdout();
+  return tp->rank == 0;
+}
+
 int llmc::finishTensorParallel(int rc) {
 #if LLMC_HAVE_MPI
   if (startedMPI) {

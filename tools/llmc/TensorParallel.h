@@ -56,6 +56,14 @@ void waitForAllRanks();
 /// job: rank 0 prints the results and timings for the job).
 void silenceStdout();
 
+/// `llmc run/generate --tensor-parallel N`: joins the MPI job
+/// (initTensorParallel), appends this rank's options to `pipelineOptions`
+/// and sends stdout to /dev/null on the ranks other than 0. Returns whether
+/// this process is rank 0 (it prints and writes for the job). Errors: those
+/// of initTensorParallel; `tensor-parallel=` already in `pipelineOptions`.
+llvm::Expected<bool> joinTensorParallelJob(int64_t ranks,
+                                           std::string &pipelineOptions);
+
 /// Ends MPI (MPI_Finalize) if initTensorParallel started it; returns `rc`.
 int finishTensorParallel(int rc);
 

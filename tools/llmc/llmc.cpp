@@ -854,17 +854,11 @@ static int runMain() {
   if (tensorParallel.getNumOccurrences()) {
     if (targetName == "cuda-emulator")
       return fail("--tensor-parallel needs a CPU target");
-    if (llvm::StringRef(cpuPipelineOptions).contains("tensor-parallel="))
-      return fail("give --tensor-parallel or tensor-parallel= in "
-                  "--pipeline-options, not both");
-    llvm::Expected<llmc::TensorParallelRank> tp =
-        llmc::initTensorParallel(tensorParallel);
-    if (!tp)
-      return fail(tp.takeError());
-    cpuPipelineOptions += tp->pipelineOptions();
-    writesOutputs = tp->rank == 0;
-    if (!writesOutputs)
-      llmc::silenceStdout();
+    llvm::Expected<bool> rankZero =
+        llmc::joinTensorParallelJob(tensorParallel, cpuPipelineOptions);
+    if (!rankZero)
+      return fail(rankZero.takeError());
+    writesOutputs = *rankZero;
   }
   // The code runs here: a CPU target (--target or the pipeline's target=)
   // whose ISA extensions this CPU lacks is refused before compiling.
