@@ -14,9 +14,11 @@
 #include "llm/Codegen/Collectives.h"
 #include "llm/Codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
@@ -36,11 +38,43 @@ using namespace mlir;
 
 namespace {
 
+/// `x` converted elementwise to `element` (arith.extf / arith.truncf in a
+/// linalg.generic): the f32 copy of an f16/bf16 all-reduce and back.
+static Value convertElements(OpBuilder &b, Location loc, Value x,
+                             Type element) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> dynSizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynSizes.push_back(tensor::DimOp::create(b, loc, x, d));
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), element, dynSizes);
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  bool widen = element.getIntOrFloatBitWidth() >
+               type.getElementType().getIntOrFloatBitWidth();
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x}, ValueRange{init},
+             ArrayRef<AffineMap>{identity, identity}, parallel,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v =
+                   widen ? arith::ExtFOp::create(nb, nloc, element, args[0])
+                               .getResult()
+                         : arith::TruncFOp::create(nb, nloc, element, args[0])
+                               .getResult();
+               linalg::YieldOp::create(nb, nloc, v);
+             })
+      .getResult(0);
+}
+
 /// `shard.all_reduce %x <sum>` over the whole grid ->
 ///   %in = bufferization.to_buffer %x read_only
 ///   %out = memref.alloc()
 ///   mpi.allreduce(flat(%in), flat(%out), MPI_SUM, MPI_COMM_WORLD)
 ///   %r = bufferization.to_tensor %out restrict writable
+/// An f16/bf16 tensor is summed in f32 (MPI has no 16-bit float type):
+/// extended before, rounded once after.
 static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
   auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
   auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
@@ -48,24 +82,29 @@ static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
     return op.emitError("llm-lower-collectives: expected an all-reduce of a "
                         "ranked tensor into the same type");
   Type element = type.getElementType();
-  if (!element.isF32() && !element.isF64() && !element.isInteger())
+  bool narrow = element.isF16() || element.isBF16();
+  if (!narrow && !element.isF32() && !element.isF64() && !element.isInteger())
     return op.emitError("llm-lower-collectives: an all-reduce of ")
            << element
-           << " is not supported (MPI has no such datatype here); "
-              "tensor parallelism needs f32 activations";
+           << " is not supported (MPI has no such datatype here; f16, bf16, "
+              "f32, f64 and integers are)";
   if (op.getReduction() != shard::ReductionKind::Sum)
     return op.emitError("llm-lower-collectives: only sum all-reduces are "
                         "supported");
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto memrefType = MemRefType::get(type.getShape(), element);
-  Value in =
-      bufferization::ToBufferOp::create(b, loc, memrefType, op.getInput(),
-                                        /*read_only=*/true);
+  Value input = op.getInput();
+  if (narrow) {
+    input = convertElements(b, loc, input, b.getF32Type());
+    type = cast<RankedTensorType>(input.getType());
+  }
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  Value in = bufferization::ToBufferOp::create(b, loc, memrefType, input,
+                                               /*read_only=*/true);
   SmallVector<Value> dynSizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (type.isDynamicDim(d))
-      dynSizes.push_back(tensor::DimOp::create(b, loc, op.getInput(), d));
+      dynSizes.push_back(tensor::DimOp::create(b, loc, input, d));
   Value out = memref::AllocOp::create(b, loc, memrefType, dynSizes);
   auto flatten = [&](Value buffer) -> Value {
     if (type.getRank() == 1)
@@ -82,6 +121,8 @@ static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
                            mpi::MPI_ReductionOpEnum::MPI_SUM, world);
   Value result = bufferization::ToTensorOp::create(
       b, loc, type, out, /*restrict=*/true, /*writable=*/true);
+  if (narrow)
+    result = convertElements(b, loc, result, element);
   op.replaceAllUsesWith(result);
   op.erase();
   return success();

@@ -31,9 +31,27 @@ func.func @sum(%x: tensor<2x3xf32>) -> f32 {
 
 // -----
 
+// An f16 all-reduce sums in f32: extended before, rounded once after.
+// CHECK-LABEL: func.func @half
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.extf
+// CHECK: bufferization.to_buffer %[[W]] read_only : tensor<4xf32> to memref<4xf32>
+// CHECK: mpi.allreduce(%{{.*}}, %{{.*}}, MPI_SUM, %{{.*}}) : memref<4xf32>, memref<4xf32>
+// CHECK: %[[S:.*]] = bufferization.to_tensor
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<4xf32>) outs(%{{.*}} : tensor<4xf16>)
+// CHECK: arith.truncf
+// CHECK: return %[[R]]
 shard.grid @tp(shape = 2)
 func.func @half(%x: tensor<4xf16>) -> tensor<4xf16> {
-  // expected-error @below {{llm-lower-collectives: an all-reduce of 'f16' is not supported (MPI has no such datatype here); tensor parallelism needs f32 activations}}
   %r = shard.all_reduce %x on @tp grid_axes = [0] : tensor<4xf16> -> tensor<4xf16>
   return %r : tensor<4xf16>
+}
+
+// -----
+
+shard.grid @tp(shape = 2)
+func.func @fp8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  // expected-error @below {{llm-lower-collectives: an all-reduce of 'f8E4M3FN' is not supported (MPI has no such datatype here; f16, bf16, f32, f64 and integers are)}}
+  %r = shard.all_reduce %x on @tp grid_axes = [0] : tensor<4xf8E4M3FN> -> tensor<4xf8E4M3FN>
+  return %r : tensor<4xf8E4M3FN>
 }

@@ -512,7 +512,8 @@ def LLMLowerCollectivesPass
     `llm-shard` plans) on a tensor into an `mpi.allreduce` on
     `MPI_COMM_WORLD`, from the tensor's buffer into a new one (the
     reduction is computed in the tensor's element type: f32 or f64, or an
-    integer type), then erases the grids. It runs before one-shot
+    integer type; an f16/bf16 tensor is extended to f32 before and rounded
+    once after, as MPI has no 16-bit float type), then erases the grids. It runs before one-shot
     bufferization; upstream `mpi` lowering (`convert-to-llvm`) turns the ops
     into calls of the MPI library named by `mpi` (its ABI: `openmpi` or
     `mpich`), recorded on the module as
@@ -527,8 +528,8 @@ def LLMLowerCollectivesPass
     The grid must have as many ranks as the MPI job: the runtime checks
     `MPI_Comm_size` against it before the first call.
 
-    Errors: an all-reduce of f16/bf16 (MPI has no such datatype here), a
-    reduction other than sum, a grid that is not 1-D, a shard op left after
+    Errors: an all-reduce of another element type (f8, ...), a reduction
+    other than sum, a grid that is not 1-D, a shard op left after
     `llm-lower-shard`.
   }];
   let options = [
@@ -538,6 +539,9 @@ def LLMLowerCollectivesPass
   let dependentDialects = ["::mlir::mpi::MPIDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect",
                            "::mlir::DLTIDialect"];
 }
 
