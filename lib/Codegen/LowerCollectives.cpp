@@ -128,6 +128,51 @@ static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
   return success();
 }
 
+/// `shard.all_gather %x` along axis a ->
+///   all_reduce(insert_slice %x into zeros at [.., rank * part, ..])
+/// with the rank from MPI_Comm_rank: the ranks' parts, summed, are the
+/// whole tensor (the MPI lowering has no gather; the gathered tensors are
+/// results, e.g. logits, not the per-layer traffic).
+static LogicalResult lowerAllGather(shard::AllGatherOp op) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t axis = op.getGatherAxis().getSExtValue();
+  if (inType.isDynamicDim(axis))
+    return op.emitError("llm-lower-collectives: an all_gather along a "
+                        "dynamic dimension is not supported");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> dynSizes;
+  for (int64_t d = 0; d < outType.getRank(); ++d)
+    if (outType.isDynamicDim(d))
+      dynSizes.push_back(tensor::DimOp::create(b, loc, op.getInput(), d));
+  Value empty = tensor::EmptyOp::create(b, loc, outType.getShape(),
+                                        outType.getElementType(), dynSizes);
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(outType.getElementType()));
+  Value zeros = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value world =
+      mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+  Value rank =
+      mpi::CommRankOp::create(b, loc, /*retval=*/Type(), b.getI32Type(), world)
+          .getRank();
+  Value offset = arith::MulIOp::create(
+      b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), rank),
+      arith::ConstantIndexOp::create(b, loc, inType.getDimSize(axis)));
+  SmallVector<OpFoldResult> offsets(inType.getRank(), b.getIndexAttr(0)),
+      sizes = tensor::getMixedSizes(b, loc, op.getInput()),
+      strides(inType.getRank(), b.getIndexAttr(1));
+  offsets[axis] = offset;
+  Value placed = tensor::InsertSliceOp::create(b, loc, op.getInput(), zeros,
+                                               offsets, sizes, strides);
+  auto sum =
+      shard::AllReduceOp::create(b, loc, placed, op.getGridAttr().getValue(),
+                                 op.getGridAxes(), shard::ReductionKind::Sum);
+  op.replaceAllUsesWith(sum.getResult());
+  op.erase();
+  return lowerAllReduce(sum);
+}
+
 struct LLMLowerCollectivesPass
     : public llm::impl::LLMLowerCollectivesPassBase<LLMLowerCollectivesPass> {
   using LLMLowerCollectivesPassBase::LLMLowerCollectivesPassBase;
@@ -159,6 +204,10 @@ struct LLMLowerCollectivesPass
     for (Operation *op : shardOps) {
       if (auto reduce = dyn_cast<shard::AllReduceOp>(op)) {
         if (failed(lowerAllReduce(reduce)))
+          return signalPassFailure();
+        any = true;
+      } else if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
+        if (failed(lowerAllGather(gather)))
           return signalPassFailure();
         any = true;
       } else if (!isa<shard::GridOp>(op)) {

@@ -55,3 +55,21 @@ func.func @fp8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
   %r = shard.all_reduce %x on @tp grid_axes = [0] : tensor<4xf8E4M3FN> -> tensor<4xf8E4M3FN>
   return %r : tensor<4xf8E4M3FN>
 }
+
+// -----
+
+// A gather of a split result (logits split by vocabulary): this rank's part
+// placed at MPI_Comm_rank * 8 into zeros, then summed over the ranks.
+// CHECK-LABEL: func.func @gather
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x16xf32>)
+// CHECK: %[[RANK:.*]] = mpi.comm_rank(%{{.*}}) : i32
+// CHECK: %[[I:.*]] = arith.index_cast %[[RANK]] : i32 to index
+// CHECK: %[[OFF:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK: %[[P:.*]] = tensor.insert_slice %{{.*}} into %[[Z]][0, %[[OFF]]] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<1x16xf32>
+// CHECK: bufferization.to_buffer %[[P]] read_only
+// CHECK: mpi.allreduce
+shard.grid @tp(shape = 2)
+func.func @gather(%x: tensor<1x8xf32>) -> tensor<1x16xf32> {
+  %g = shard.all_gather %x on @tp grid_axes = [0] gather_axis = 1 : tensor<1x8xf32> -> tensor<1x16xf32>
+  return %g : tensor<1x16xf32>
+}

@@ -508,7 +508,10 @@ def LLMLowerCollectivesPass
     : Pass<"llm-lower-collectives", "::mlir::ModuleOp"> {
   let summary = "lower the shard all-reduces of a per-rank module to MPI";
   let description = [{
-    Rewrites each `shard.all_reduce` (sum, over the whole 1-D grid: what
+    Rewrites each `shard.all_gather` (of a split function result, e.g. the
+    logits of a vocabulary-split LM head) into an all-reduce of the rank's
+    part placed at its offset (`mpi.comm_rank` times the part) into zeros,
+    and each `shard.all_reduce` (sum, over the whole 1-D grid: what
     `llm-shard` plans) on a tensor into an `mpi.allreduce` on
     `MPI_COMM_WORLD`, from the tensor's buffer into a new one (the
     reduction is computed in the tensor's element type: f32 or f64, or an

@@ -209,12 +209,12 @@ struct LLMLowerShardPass
         }
         slice.replaceAllUsesWith(result);
         op->erase();
-      } else if (!isa<shard::AllReduceOp, shard::GridOp, shard::ShardingOp>(
-                     op)) {
+      } else if (!isa<shard::AllReduceOp, shard::AllGatherOp, shard::GridOp,
+                      shard::ShardingOp>(op)) {
         op->emitError("llm-lower-shard: '")
             << op->getName()
             << "' is not supported (llm-shard plans only slices of "
-               "replicated values and all-reduces)";
+               "replicated values, all-reduces and gathers of results)";
         failedAny = true;
       }
     }

@@ -294,6 +294,8 @@ private:
         split.push_back(v);
     if (split.empty())
       return success();
+    if (auto ret = dyn_cast<func::ReturnOp>(op))
+      return visitReturn(ret);
     if (op->getNumRegions() != 0 || op->getNumResults() != 1)
       return drop(split.front());
     if (isa<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, NegOp,
@@ -354,6 +356,23 @@ private:
     }
     requireDivisible(update, cache, d, "key/value heads of this cache");
     setSplit(update.getResult(), d, {cache, rows});
+    return success();
+  }
+
+  // A split function result (the logits of a column-parallel LM head,
+  // split by vocabulary) is gathered: every rank returns the whole tensor.
+  // A split that does not divide by the ranks (GPT-2's 50257 entries)
+  // keeps the region replicated instead.
+  LogicalResult visitReturn(func::ReturnOp ret) {
+    for (OpOperand &use : ret->getOpOperands()) {
+      int64_t d = valueDim(use.get());
+      if (d == kReplicated)
+        continue;
+      int64_t size = getRanked(use.get()).getDimSize(d);
+      if (ShapedType::isDynamic(size) || size % ranks != 0)
+        return drop(use.get());
+      uses[&use] = kReplicated;
+    }
     return success();
   }
 

@@ -30,10 +30,10 @@ shard.grid @one(shape = 1)
 // -----
 
 shard.grid @tp(shape = 2)
-func.func @gather(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @below {{llm-lower-shard: 'shard.all_gather' is not supported (llm-shard plans only slices of replicated values and all-reduces)}}
-  %g = shard.all_gather %x on @tp grid_axes = [0] gather_axis = 0 : tensor<2x4xf32> -> tensor<4x4xf32>
-  return %g : tensor<4x4xf32>
+func.func @exchange(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{llm-lower-shard: 'shard.all_to_all' is not supported (llm-shard plans only slices of replicated values, all-reduces and gathers of results)}}
+  %g = shard.all_to_all %x on @tp grid_axes = [0] split_axis = 0 concat_axis = 0 : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %g : tensor<2x4xf32>
 }
 
 // -----

@@ -156,18 +156,32 @@ func.func @llama_block(%x: tensor<1x4x8xf32>, %pos: tensor<4xi64>) -> tensor<1x4
 
 // -----
 
-// An LM head whose result is a function result stays replicated (llm-shard
-// warns: nothing to split).
+// An LM head whose result is a function result is column-parallel (split
+// by vocabulary) and its logits are gathered; one whose vocabulary does
+// not divide by the ranks stays replicated, with a warning.
 
-// ANNOT: warning: llm-shard: no column-/row-parallel matmul pair found; every op is replicated on the 2 ranks
 // PART-LABEL: func.func @lm_head
+// PART: %[[W:.*]] = shard.all_slice %{{.*}} on @tp grid_axes = [0] slice_axis = 1 : tensor<8x16xf32> -> tensor<8x8xf32>
+// PART: %[[L:.*]] = llm.matmul %{{.*}}, %[[W]] : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+// PART: shard.all_gather %[[L]] on @tp grid_axes = [0] gather_axis = 2 : tensor<1x4x8xf32> -> tensor<1x4x16xf32>
 // RANK1-LABEL: func.func @lm_head
-// PART-NOT: all_slice
-// PART: llm.matmul %{{.*}}, %{{.*}} : (tensor<1x4x8xf32>, tensor<8x16xf32>) -> tensor<1x4x16xf32>
 func.func @lm_head(%x: tensor<1x4x8xf32>) -> tensor<1x4x16xf32> {
   %w = llm.constant dense<0.5> : tensor<8x16xf32>
   %y = llm.matmul %x, %w : (tensor<1x4x8xf32>, tensor<8x16xf32>) -> tensor<1x4x16xf32>
   return %y : tensor<1x4x16xf32>
+}
+
+// -----
+
+// ANNOT: warning: llm-shard: no column-/row-parallel matmul pair found; every op is replicated on the 2 ranks
+// PART-LABEL: func.func @odd_vocab
+// PART-NOT: all_slice
+// PART: llm.matmul %{{.*}}, %{{.*}} : (tensor<1x4x8xf32>, tensor<8x15xf32>) -> tensor<1x4x15xf32>
+// RANK1-LABEL: func.func @odd_vocab
+func.func @odd_vocab(%x: tensor<1x4x8xf32>) -> tensor<1x4x15xf32> {
+  %w = llm.constant dense<0.5> : tensor<8x15xf32>
+  %y = llm.matmul %x, %w : (tensor<1x4x8xf32>, tensor<8x15xf32>) -> tensor<1x4x15xf32>
+  return %y : tensor<1x4x15xf32>
 }
 
 // -----

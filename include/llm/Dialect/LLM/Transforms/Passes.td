@@ -907,9 +907,12 @@ def LLMShardPass : Pass<"llm-shard", "::mlir::ModuleOp"> {
       dimension (GPT-2's `c_attn` into q, k, v; also through Hugging Face
       Conv1D's reshape of the rows) is first split into one matmul per
       slice, so that each is column-parallel by heads.
-    * Everything else (norms, embeddings, the LM head, a region whose split
-      would reach an op outside these rules or a function result) stays
-      replicated: every rank computes it.
+    * a split function result is gathered (every rank returns the whole
+      tensor): a column-parallel LM head is split by vocabulary, unless the
+      vocabulary does not divide by `ranks` (GPT-2's 50257), when it stays
+      replicated;
+    * everything else (norms, embeddings, a region whose split would reach
+      an op outside these rules) stays replicated: every rank computes it.
 
     Dynamic dimensions are allowed except on a split dimension. Errors: a
     split dimension (query or key/value heads, the columns of a
@@ -946,8 +949,8 @@ def LLMLowerShardPass : Pass<"llm-lower-shard", "::mlir::ModuleOp"> {
     slice of a replicated value: the weights of column- and row-parallel
     matmuls) becomes an `llm.slice` with static bounds, which
     `llm-fold-constants` folds into a constant holding only this rank's
-    slice of the weight. `shard.all_reduce` is kept (llm-lower-collectives
-    lowers it). With static slices every kernel after it is the
+    slice of the weight. `shard.all_reduce` and `shard.all_gather` (of a
+    split function result) are kept: llm-lower-collectives lowers them. With static slices every kernel after it is the
     single-process kernel of the local shapes, and the object holds 1/N of
     the split weights: llmc compiles one program per rank.
 
@@ -960,7 +963,8 @@ def LLMLowerShardPass : Pass<"llm-lower-shard", "::mlir::ModuleOp"> {
            "The rank to specialize the module for (0-based)">,
   ];
   let dependentDialects = ["::mlir::llm::LLMDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // LLM_DIALECT_LLM_TRANSFORMS_PASSES_TD
