@@ -690,43 +690,6 @@ FailureOr<Buffer> evaluate(Operation *op, ArrayRef<Buffer> in,
       .Default([](Operation *) { return failure(); });
 }
 
-/// The elements of `slice` of the `dense_resource` `attr` (of static shape
-/// and byte-addressable elements) in a new blob `<name>_slice`, copied
-/// without evaluation; null otherwise.
-ElementsAttr sliceResource(DenseResourceElementsAttr attr, SliceOp slice,
-                           RankedTensorType type) {
-  auto inType = cast<RankedTensorType>(attr.getType());
-  Type et = inType.getElementType();
-  if (!inType.hasStaticShape() || !et.isIntOrFloat() ||
-      et.getIntOrFloatBitWidth() % 8 != 0)
-    return nullptr;
-  size_t width = et.getIntOrFloatBitWidth() / 8;
-  ArrayRef<char> data = attr.getData();
-  if (data.size() != static_cast<size_t>(inType.getNumElements()) * width)
-    return nullptr;
-  ArrayRef<int64_t> starts = slice.getStarts(), steps = slice.getStrides();
-  ArrayRef<int64_t> outShape = type.getShape();
-  SmallVector<int64_t> inStrides = stridesOf(inType.getShape());
-  int64_t rank = outShape.size(), n = type.getNumElements();
-  std::vector<char> bytes(static_cast<size_t>(n) * width);
-  SmallVector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      src += (starts[d] + index[d] * steps[d]) * inStrides[d];
-    std::memcpy(bytes.data() + k * width, data.data() + src * width, width);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < outShape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return DenseResourceElementsAttr::get(
-      type, (attr.getRawHandle().getKey() + "_slice").str(),
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(
-          ArrayRef<char>(bytes.data(), bytes.size()), alignof(uint64_t)));
-}
-
 /// Ops whose result is a splat when every operand is one.
 bool preservesSplat(Operation *op) {
   return unaryFn(op) || binaryFn(op) ||
@@ -778,16 +741,6 @@ struct FoldConstantOperands final : RewritePattern {
         return success();
       }
     }
-
-    // slice(dense_resource) -> dense_resource of the slice's bytes: the
-    // weight stays external (a tensor-parallel rank's part of a weight),
-    // and a slice never grows, so the size policy does not apply.
-    if (auto slice = dyn_cast<SliceOp>(op))
-      if (auto res = dyn_cast<DenseResourceElementsAttr>(attrs[0]))
-        if (ElementsAttr value = sliceResource(res, slice, type)) {
-          replace(op, rewriter, value);
-          return success();
-        }
 
     int64_t resultSize =
         allSplat && preservesSplat(op) ? 1 : type.getNumElements();

@@ -365,28 +365,3 @@ func.func @resource() -> (tensor<2x2xf32>, tensor<4xf32>, tensor<2xf16>) {
     }
   }
 #-}
-
-// -----
-
-// slice of a dense_resource constant copies the slice's bytes into a blob
-// of its own (even above max-result-elements: a slice never grows); strided
-// slices too. Elements 1 and 3 of [1, 2, 3, 6]: 2, 6.
-// CHECK-LABEL: func @resource_slice
-//       CHECK: %[[S:.+]] = llm.constant dense_resource<w_slice> : tensor<2xf32>
-//       CHECK: return %[[S]]
-//       CHECK: w_slice: "0x08000000000000400000C040"
-// SMALL-LABEL: func @resource_slice
-//       SMALL: llm.constant dense_resource<w_slice> : tensor<2xf32>
-func.func @resource_slice() -> tensor<2xf32> {
-  %w = llm.constant dense_resource<w> : tensor<4xf32>
-  %0 = llm.slice %w {starts = array<i64: 1>, limits = array<i64: 4>, strides = array<i64: 2>} : (tensor<4xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
-}
-
-{-#
-  dialect_resources: {
-    builtin: {
-      w: "0x040000000000803F00000040000040400000C040"
-    }
-  }
-#-}

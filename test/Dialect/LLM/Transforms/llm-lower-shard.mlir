@@ -1,18 +1,12 @@
 // RUN: llm-opt %s --llm-lower-shard="rank=1" -split-input-file -verify-diagnostics | FileCheck %s
-// RUN: llm-opt %s --llm-lower-shard="rank=1" --llm-fold-constants -split-input-file -verify-diagnostics \
-// RUN:   | FileCheck %s --check-prefix=FOLD
 
-// Rank 1's slice of a replicated value is a static llm.slice (rank 1's
-// columns 3..5); of a weight, it folds into a constant of its own. The
-// process index is the constant 1; the all-reduce stays.
+// Rank 1's slice of a replicated weight is a constant of its own (rank 1's
+// columns 3..5); of a runtime value, a static llm.slice. The process index
+// is the constant 1; the all-reduce stays.
 // CHECK-LABEL: func.func @rank1
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>, %[[A:.*]]: tensor<2x6xf32>)
-// CHECK: %[[W:.*]] = llm.constant dense<{{.*}}> : tensor<4x6xf32>
-// CHECK: %[[S:.*]] = llm.slice %[[W]] {limits = array<i64: 4, 6>, starts = array<i64: 0, 3>, strides = array<i64: 1, 1>} : (tensor<4x6xf32>) -> tensor<4x3xf32>
+// CHECK: %[[S:.*]] = llm.constant dense<{{\[\[}}3.000000e+00, 4.000000e+00, 5.000000e+00], {{.*}}> : tensor<4x3xf32>
 // CHECK: %[[M:.*]] = llm.matmul %[[X]], %[[S]]
-// FOLD-LABEL: func.func @rank1
-// FOLD: %[[S:.*]] = llm.constant dense<{{\[\[}}3.000000e+00, 4.000000e+00, 5.000000e+00], {{.*}}> : tensor<4x3xf32>
-// FOLD: llm.matmul %{{.*}}, %[[S]]
 // CHECK: shard.all_reduce %[[M]] on @tp
 // CHECK: llm.slice %[[A]] {limits = array<i64: 2, 6>, starts = array<i64: 0, 3>, strides = array<i64: 1, 1>} : (tensor<2x6xf32>) -> tensor<2x3xf32>
 // CHECK: %[[C1:.*]] = arith.constant 1 : index
@@ -44,15 +38,13 @@ func.func @exchange(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// A dense_resource weight's slice folds into a resource of its own: the
-// rank's object holds only its part.
+// A dense_resource weight's slice is a resource of its own: the rank's
+// object holds only its part.
 // CHECK-LABEL: func.func @resource
-// CHECK: llm.slice %{{.*}} {limits = array<i64: 2, 4>, starts = array<i64: 0, 2>, strides = array<i64: 1, 1>} : (tensor<2x4xf32>) -> tensor<2x2xf32>
-// FOLD-LABEL: func.func @resource
-// FOLD: llm.constant dense_resource<w_slice> : tensor<2x2xf32>
+// CHECK: llm.constant dense_resource<w_rank1> : tensor<2x2xf32>
 // Columns 2..3 of [[1, 2, 3, 4], [5, 6, 7, 8]]: 3, 4, 7, 8 (after the
 // blob's 8-byte alignment word).
-// FOLD: w_slice: "0x0800000000004040000080400000E04000000041"
+// CHECK: w_rank1: "0x0800000000004040000080400000E04000000041"
 shard.grid @tp(shape = 2)
 func.func @resource() -> tensor<2x2xf32> {
   %w = llm.constant dense_resource<w> : tensor<2x4xf32>
