@@ -1596,7 +1596,10 @@ FailureOr<Value> getPanelStorage(OpBuilder &b, Location loc, Value wq,
 /// rows take the matvec kernels), without a dequantized copy of the weight:
 ///
 ///   scf.forall over blocks of nc output channels (nc = kPanelN or a
-///                                                  divisor of N):
+///                                                  divisor of N; when N
+///                                                  has none, the last
+///                                                  N % kPanelN channels are
+///                                                  one block after it):
 ///     C[rows, nc] = 0
 ///     scf.for over panels of kc elements of K (kc = kPanelK or a divisor):
 ///       panel[kc, nc] = dequantize(w[k0 : k0 + kc, n0 : n0 + nc])
@@ -1641,7 +1644,10 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   int64_t rows =
       dynamicRows ? 1 : xt.getNumElements() / std::max<int64_t>(K, 1);
   bool packed4 = p.storageWidth == 4;
+  // Blocks of N: a divisor of N, else kPanelN and a narrower last block.
   int64_t nc = getPanelSize(N, kPanelN, 16);
+  if (nc == 0)
+    nc = kPanelN;
   int64_t kc = getPanelSize(K, kPanelK, packed4 ? 2 : 1);
   // K without a divisor near kPanelK (a prime K would make one-row panels,
   // each a matmul of depth 1): one panel of all of K up to kMaxPanelK (the
@@ -1702,160 +1708,183 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
         ValueRange{getValueOrCreateConstantIndexOp(eb, l, rowCount)});
   };
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  auto rowType = VectorType::get({nc}, f32);
-  auto rowI32 = VectorType::get({nc}, i32);
-  auto rowI8 = VectorType::get({nc}, b.getI8Type());
-
   OpBuilder::InsertionGuard guard(b);
   Type accElem = integerAccumulate ? i32 : f32;
+  // C[rows, nc] of the block of nc output channels at n0: the loop over
+  // the panels of K.
+  auto buildBlock = [&](OpBuilder &b, Location loc, Value n0,
+                        int64_t nc) -> Value {
+    auto rowType = VectorType::get({nc}, f32);
+    auto rowI32 = VectorType::get({nc}, i32);
+    auto rowI8 = VectorType::get({nc}, b.getI8Type());
+    auto zeroFill = [&](OpBuilder &fb, Location l, Type elem) {
+      Value e = rowsEmpty(fb, l, nc, elem);
+      Value zero = elem.isF32() ? f32Const(fb, l, 0) : i32Const(fb, l, 0);
+      return linalg::FillOp::create(fb, l, ValueRange{zero}, ValueRange{e})
+          .getResult(0);
+    };
+    Value acc = zeroFill(b, loc, accElem);
+    Value pad8 =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
+    Value padF = f32Const(b, loc, 0);
+    Value padI = i32Const(b, loc, 0);
+    auto panels = scf::ForOp::create(
+        b, loc, idx(b, 0), idx(b, K), idx(b, kc), ValueRange{acc},
+        [&](OpBuilder &pb, Location l, Value k0, ValueRange accs) {
+          // The row of scales and zero points of element k of K, over the
+          // block's nc channels (broadcast when they do not vary along N).
+          auto params = [&](OpBuilder &rb, Value k) -> std::pair<Value, Value> {
+            Value g =
+                kb == 1
+                    ? idx(rb, 0)
+                    : arith::DivUIOp::create(rb, l, k, idx(rb, G)).getResult();
+            if (nParams == 1) {
+              Value sv = tensor::ExtractOp::create(rb, l, scales,
+                                                   ValueRange{g, idx(rb, 0)});
+              Value zv = tensor::ExtractOp::create(rb, l, zeros,
+                                                   ValueRange{g, idx(rb, 0)});
+              return {vector::BroadcastOp::create(rb, l, rowType, sv),
+                      vector::BroadcastOp::create(rb, l, rowI32, zv)};
+            }
+            return {vector::TransferReadOp::create(rb, l, rowType, scales,
+                                                   ValueRange{g, n0}, padF,
+                                                   ArrayRef<bool>{true}),
+                    vector::TransferReadOp::create(rb, l, rowI32, zeros,
+                                                   ValueRange{g, n0}, padI,
+                                                   ArrayRef<bool>{true})};
+          };
+          // A panel inside one group (or per channel / per tensor): its
+          // parameters once, outside the row loop.
+          std::optional<std::pair<Value, Value>> panelParams;
+          if (kb == 1 || G % kc == 0)
+            panelParams = params(pb, k0);
+          // (q - z) * s on a row of nc channels (q as i32).
+          auto dequant = [&](OpBuilder &rb, Value q, Value k) {
+            auto [sv, zv] = panelParams ? *panelParams : params(rb, k);
+            Value d = arith::SubIOp::create(rb, l, q, zv);
+            return arith::MulFOp::create(
+                rb, l, arith::SIToFPOp::create(rb, l, rowType, d), sv);
+          };
+          Value panel0 =
+              tensor::EmptyOp::create(pb, l, ArrayRef<int64_t>{kc, nc}, f32);
+          int64_t step = packed4 ? 2 : 1;
+          auto fill = scf::ForOp::create(
+              pb, l, idx(pb, 0), idx(pb, kc / step), idx(pb, 1),
+              ValueRange{panel0},
+              [&](OpBuilder &rb, Location, Value r, ValueRange panel) {
+                Value k = arith::AddIOp::create(
+                    rb, l, k0,
+                    packed4 ? arith::MulIOp::create(rb, l, r, idx(rb, 2))
+                                  .getResult()
+                            : r);
+                Value wrow = packed4
+                                 ? arith::DivUIOp::create(rb, l, k, idx(rb, 2))
+                                       .getResult()
+                                 : k;
+                Value bytes = vector::TransferReadOp::create(
+                    rb, l, rowI8, w, ValueRange{wrow, n0}, pad8,
+                    ArrayRef<bool>{true});
+                Value prow = packed4
+                                 ? arith::MulIOp::create(rb, l, r, idx(rb, 2))
+                                       .getResult()
+                                 : r;
+                Value next = panel[0];
+                if (!packed4) {
+                  Value q = p.isSigned
+                                ? arith::ExtSIOp::create(rb, l, rowI32, bytes)
+                                      .getResult()
+                                : arith::ExtUIOp::create(rb, l, rowI32, bytes)
+                                      .getResult();
+                  next = vector::TransferWriteOp::create(
+                             rb, l, dequant(rb, q, k), next,
+                             ValueRange{prow, idx(rb, 0)}, ArrayRef<bool>{true})
+                             .getResult();
+                } else {
+                  // Elements 2i and 2i + 1 (one group: G is even).
+                  Value wv = arith::ExtUIOp::create(rb, l, rowI32, bytes);
+                  auto splat = [&](int64_t v) -> Value {
+                    return arith::ConstantOp::create(
+                        rb, l,
+                        DenseElementsAttr::get(rowI32,
+                                               rb.getIntegerAttr(i32, v)));
+                  };
+                  Value lo = arith::AndIOp::create(rb, l, wv, splat(0xF));
+                  Value hi = arith::ShRUIOp::create(rb, l, wv, splat(4));
+                  next = vector::TransferWriteOp::create(
+                             rb, l, dequant(rb, lo, k), next,
+                             ValueRange{prow, idx(rb, 0)}, ArrayRef<bool>{true})
+                             .getResult();
+                  Value prow1 = arith::AddIOp::create(rb, l, prow, idx(rb, 1));
+                  next =
+                      vector::TransferWriteOp::create(
+                          rb, l, dequant(rb, hi, k), next,
+                          ValueRange{prow1, idx(rb, 0)}, ArrayRef<bool>{true})
+                          .getResult();
+                }
+                scf::YieldOp::create(rb, l, next);
+              });
+          Value xs = tensor::ExtractSliceOp::create(
+              pb, l, x2, SmallVector<OpFoldResult>{pb.getIndexAttr(0), k0},
+              SmallVector<OpFoldResult>{rowCount, pb.getIndexAttr(kc)}, unit);
+          Value init = integerAccumulate ? zeroFill(pb, l, f32) : accs[0];
+          auto mm = linalg::MatmulOp::create(pb, l, TypeRange{init.getType()},
+                                             ValueRange{xs, fill.getResult(0)},
+                                             ValueRange{init});
+          mm->setAttr(kVectorizeInPlaceAttr, pb.getUnitAttr());
+          if (!integerAccumulate) {
+            scf::YieldOp::create(pb, l, mm->getResult(0));
+            return;
+          }
+          // acc (i32) += the panel's exact f32 sums, one row at a time.
+          auto add = scf::ForOp::create(
+              pb, l, idx(pb, 0), idx(pb, rows), idx(pb, 1), ValueRange{accs[0]},
+              [&](OpBuilder &ab, Location, Value m, ValueRange a) {
+                Value c = vector::TransferReadOp::create(
+                    ab, l, rowType, mm->getResult(0), ValueRange{m, idx(ab, 0)},
+                    padF, ArrayRef<bool>{true});
+                Value t = vector::TransferReadOp::create(
+                    ab, l, rowI32, a[0], ValueRange{m, idx(ab, 0)}, padI,
+                    ArrayRef<bool>{true});
+                t = arith::AddIOp::create(
+                    ab, l, t, arith::FPToSIOp::create(ab, l, rowI32, c));
+                scf::YieldOp::create(
+                    ab, l,
+                    vector::TransferWriteOp::create(ab, l, t, a[0],
+                                                    ValueRange{m, idx(ab, 0)},
+                                                    ArrayRef<bool>{true})
+                        .getResult());
+              });
+          scf::YieldOp::create(pb, l, add.getResult(0));
+        });
+    return panels.getResult(0);
+  };
+
+  // N without a panel divisor (a 50257-token LM head): blocks of kPanelN
+  // channels in the parallel loop, and the last N % kPanelN channels as one
+  // narrower block after it.
+  int64_t blocks = N / nc, tail = N - blocks * nc;
   Value out = rowsEmpty(b, loc, N, accElem);
-  auto forall = scf::ForallOp::create(
-      b, loc, SmallVector<OpFoldResult>{ofr(N / nc)}, ValueRange{out},
-      std::nullopt);
+  auto forall =
+      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(blocks)},
+                            ValueRange{out}, std::nullopt);
   b.setInsertionPointToStart(forall.getBody());
   Value n0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nc));
-  auto zeroFill = [&](OpBuilder &fb, Location l, Type elem) {
-    Value e = rowsEmpty(fb, l, nc, elem);
-    Value zero = elem.isF32() ? f32Const(fb, l, 0) : i32Const(fb, l, 0);
-    return linalg::FillOp::create(fb, l, ValueRange{zero}, ValueRange{e})
-        .getResult(0);
-  };
-  Value acc = zeroFill(b, loc, accElem);
-  Value pad8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI8Type(), 0));
-  Value padF = f32Const(b, loc, 0);
-  Value padI = i32Const(b, loc, 0);
-  auto panels = scf::ForOp::create(
-      b, loc, idx(b, 0), idx(b, K), idx(b, kc), ValueRange{acc},
-      [&](OpBuilder &pb, Location l, Value k0, ValueRange accs) {
-        // The row of scales and zero points of element k of K, over the
-        // block's nc channels (broadcast when they do not vary along N).
-        auto params = [&](OpBuilder &rb, Value k) -> std::pair<Value, Value> {
-          Value g = kb == 1 ? idx(rb, 0)
-                            : arith::DivUIOp::create(rb, l, k, idx(rb, G))
-                                  .getResult();
-          if (nParams == 1) {
-            Value sv = tensor::ExtractOp::create(rb, l, scales,
-                                                 ValueRange{g, idx(rb, 0)});
-            Value zv = tensor::ExtractOp::create(rb, l, zeros,
-                                                 ValueRange{g, idx(rb, 0)});
-            return {vector::BroadcastOp::create(rb, l, rowType, sv),
-                    vector::BroadcastOp::create(rb, l, rowI32, zv)};
-          }
-          return {vector::TransferReadOp::create(rb, l, rowType, scales,
-                                                 ValueRange{g, n0}, padF,
-                                                 ArrayRef<bool>{true}),
-                  vector::TransferReadOp::create(rb, l, rowI32, zeros,
-                                                 ValueRange{g, n0}, padI,
-                                                 ArrayRef<bool>{true})};
-        };
-        // A panel inside one group (or per channel / per tensor): its
-        // parameters once, outside the row loop.
-        std::optional<std::pair<Value, Value>> panelParams;
-        if (kb == 1 || G % kc == 0)
-          panelParams = params(pb, k0);
-        // (q - z) * s on a row of nc channels (q as i32).
-        auto dequant = [&](OpBuilder &rb, Value q, Value k) {
-          auto [sv, zv] = panelParams ? *panelParams : params(rb, k);
-          Value d = arith::SubIOp::create(rb, l, q, zv);
-          return arith::MulFOp::create(
-              rb, l, arith::SIToFPOp::create(rb, l, rowType, d), sv);
-        };
-        Value panel0 =
-            tensor::EmptyOp::create(pb, l, ArrayRef<int64_t>{kc, nc}, f32);
-        int64_t step = packed4 ? 2 : 1;
-        auto fill = scf::ForOp::create(
-            pb, l, idx(pb, 0), idx(pb, kc / step), idx(pb, 1),
-            ValueRange{panel0},
-            [&](OpBuilder &rb, Location, Value r, ValueRange panel) {
-              Value k = arith::AddIOp::create(
-                  rb, l, k0,
-                  packed4 ? arith::MulIOp::create(rb, l, r, idx(rb, 2))
-                                .getResult()
-                          : r);
-              Value wrow = packed4 ? arith::DivUIOp::create(rb, l, k,
-                                                            idx(rb, 2))
-                                         .getResult()
-                                   : k;
-              Value bytes = vector::TransferReadOp::create(
-                  rb, l, rowI8, w, ValueRange{wrow, n0}, pad8,
-                  ArrayRef<bool>{true});
-              Value prow = packed4 ? arith::MulIOp::create(rb, l, r,
-                                                           idx(rb, 2))
-                                         .getResult()
-                                   : r;
-              Value next = panel[0];
-              if (!packed4) {
-                Value q = p.isSigned
-                              ? arith::ExtSIOp::create(rb, l, rowI32, bytes)
-                                    .getResult()
-                              : arith::ExtUIOp::create(rb, l, rowI32, bytes)
-                                    .getResult();
-                next = vector::TransferWriteOp::create(
-                           rb, l, dequant(rb, q, k), next,
-                           ValueRange{prow, idx(rb, 0)}, ArrayRef<bool>{true})
-                           .getResult();
-              } else {
-                // Elements 2i and 2i + 1 (one group: G is even).
-                Value wv = arith::ExtUIOp::create(rb, l, rowI32, bytes);
-                auto splat = [&](int64_t v) -> Value {
-                  return arith::ConstantOp::create(
-                      rb, l,
-                      DenseElementsAttr::get(rowI32,
-                                             rb.getIntegerAttr(i32, v)));
-                };
-                Value lo = arith::AndIOp::create(rb, l, wv, splat(0xF));
-                Value hi = arith::ShRUIOp::create(rb, l, wv, splat(4));
-                next = vector::TransferWriteOp::create(
-                           rb, l, dequant(rb, lo, k), next,
-                           ValueRange{prow, idx(rb, 0)}, ArrayRef<bool>{true})
-                           .getResult();
-                Value prow1 = arith::AddIOp::create(rb, l, prow, idx(rb, 1));
-                next = vector::TransferWriteOp::create(
-                           rb, l, dequant(rb, hi, k), next,
-                           ValueRange{prow1, idx(rb, 0)}, ArrayRef<bool>{true})
-                           .getResult();
-              }
-              scf::YieldOp::create(rb, l, next);
-            });
-        Value xs = tensor::ExtractSliceOp::create(
-            pb, l, x2, SmallVector<OpFoldResult>{pb.getIndexAttr(0), k0},
-            SmallVector<OpFoldResult>{rowCount, pb.getIndexAttr(kc)}, unit);
-        Value init = integerAccumulate ? zeroFill(pb, l, f32) : accs[0];
-        auto mm = linalg::MatmulOp::create(pb, l, TypeRange{init.getType()},
-                                           ValueRange{xs, fill.getResult(0)},
-                                           ValueRange{init});
-        mm->setAttr(kVectorizeInPlaceAttr, pb.getUnitAttr());
-        if (!integerAccumulate) {
-          scf::YieldOp::create(pb, l, mm->getResult(0));
-          return;
-        }
-        // acc (i32) += the panel's exact f32 sums, one row at a time.
-        auto add = scf::ForOp::create(
-            pb, l, idx(pb, 0), idx(pb, rows), idx(pb, 1), ValueRange{accs[0]},
-            [&](OpBuilder &ab, Location, Value m, ValueRange a) {
-              Value c = vector::TransferReadOp::create(
-                  ab, l, rowType, mm->getResult(0), ValueRange{m, idx(ab, 0)},
-                  padF, ArrayRef<bool>{true});
-              Value t = vector::TransferReadOp::create(
-                  ab, l, rowI32, a[0], ValueRange{m, idx(ab, 0)}, padI,
-                  ArrayRef<bool>{true});
-              t = arith::AddIOp::create(
-                  ab, l, t, arith::FPToSIOp::create(ab, l, rowI32, c));
-              scf::YieldOp::create(
-                  ab, l,
-                  vector::TransferWriteOp::create(ab, l, t, a[0],
-                                                  ValueRange{m, idx(ab, 0)},
-                                                  ArrayRef<bool>{true})
-                      .getResult());
-            });
-        scf::YieldOp::create(pb, l, add.getResult(0));
-      });
+  Value block = buildBlock(b, loc, n0, nc);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
-      b, loc, panels.getResult(0), forall.getRegionIterArgs()[0],
+      b, loc, block, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), n0},
       SmallVector<OpFoldResult>{rowCount, ofr(nc)}, unit);
+  b.setInsertionPointAfter(forall);
+  if (tail) {
+    Value last = buildBlock(b, loc, idx(b, blocks * nc), tail);
+    Value result = tensor::InsertSliceOp::create(
+        b, loc, last, forall.getResult(0),
+        SmallVector<OpFoldResult>{ofr(0), ofr(blocks * nc)},
+        SmallVector<OpFoldResult>{rowCount, ofr(tail)}, unit);
+    return llm::detail::expandRows(b, loc, result, resultType);
+  }
   // Elementwise consumers (bias, activation, the W8A8 rescale and
   // requantize) are fused into the block loop by llm-tile-and-vectorize.
   forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
@@ -2011,8 +2040,8 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
       return success();
     }
     // A dynamic number of rows (a prefill) where the panels do not apply
-    // (N without a panel divisor, e.g. a 50257-token LM head): the generic
-    // contraction over the rows read at run time.
+    // (weights getPanelStorage does not take): the generic contraction over
+    // the rows read at run time.
     if (dynamicRows)
       rows = ShapedType::kDynamic;
     Value x = llm::detail::collapseRows(rewriter, loc, adaptor.getLhs());

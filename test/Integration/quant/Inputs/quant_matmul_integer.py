@@ -29,7 +29,9 @@ u8 and an unsigned b to s8), with these cases besides:
   k_odd    u8 a [3, 30] x i8 b [30, 32] (K not a multiple of 4: the f32
            panels);
   n_odd    u8 a [3, 64] x i8 b [64, 40] (N not a multiple of 16: the f32
-           panels).
+           panels);
+  n_prime  u8 a [5, 64] x i8 b [64, 131] (N prime, above the panel block of
+           128 channels: a block loop and a last block of 3).
 
   quant_matmul_integer.py gen DIR [--const]  writes DIR/model.mlir,
                                              DIR/a<i>.npy (and DIR/b<i>.npy)
@@ -69,6 +71,9 @@ def cases(const=False):
     a = rng.integers(0, 256, (3, 64))
     b = rng.integers(-128, 128, (64, 40))
     out.append(("n_odd", "u8", 1, a, "i8", [0], b))
+    a = rng.integers(0, 256, (5, 64))
+    b = rng.integers(-128, 128, (64, 131))
+    out.append(("n_prime", "u8", 4, a, "i8", [-2], b))
     return out
 
 

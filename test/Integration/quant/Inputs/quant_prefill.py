@@ -59,8 +59,11 @@ def cases():
             ("i8_channel_kn_arg", "i8", 48, 0, True, False, "arg", (9, K)),
             ("i8_channel_nk_arg", "i8", 48, 0, False, True, "arg", (2, K)),
             ("i8_channel_kn_m2", "i8", 48, 0, True, False, "const", (2, K)),
-            # N = 131 (prime, > 128) has no panel size: the generic contraction.
-            ("i8_channel_n131_nk", "i8", 131, 0, False, True, "const", (9, K))]:
+            # N = 131 (prime, > 128) has no panel size: a block of 128
+            # channels and a last block of 3.
+            ("i8_channel_n131_nk", "i8", 131, 0, False, True, "const", (9, K)),
+            ("i4_group64_zp_n131_nk", "i4", 131, 64, True, True, "const",
+             (9, K))]:
         lo, hi = {"i8": (-128, 127), "u8": (0, 255), "i4": (-8, 7),
                   "u4": (0, 15)}[storage]
         q = rng.integers(lo, hi + 1, (n, K) if tb else (K, n))
