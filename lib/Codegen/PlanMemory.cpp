@@ -8,7 +8,7 @@
 //
 // This file implements `llm-plan-memory`: the statically shaped intermediate
 // buffers of a bufferized function are given offsets in one arena from their
-// live intervals (greedy by size, best fit), and each `memref.alloc` becomes
+// live intervals (planArena, MemoryPlan.cpp), and each `memref.alloc` becomes
 // a `memref.view` into the arena.
 //
 //===----------------------------------------------------------------------===//
@@ -46,106 +46,6 @@ namespace mlir::llm {
 
 using namespace mlir;
 using namespace mlir::llm;
-
-//===----------------------------------------------------------------------===//
-// Placement (IR-independent)
-//===----------------------------------------------------------------------===//
-
-int64_t mlir::llm::alignTo(int64_t size, int64_t alignment) {
-  return llvm::alignTo(static_cast<uint64_t>(size),
-                       static_cast<uint64_t>(alignment));
-}
-
-int64_t mlir::llm::planArena(MutableArrayRef<PlannedBuffer> buffers,
-                             int64_t alignment) {
-  SmallVector<unsigned> order;
-  for (unsigned i = 0, e = buffers.size(); i < e; ++i)
-    order.push_back(i);
-  // A total order (the index breaks the remaining ties), so a plain sort is
-  // deterministic; libstdc++'s stable_sort uses the deprecated
-  // std::get_temporary_buffer.
-  llvm::sort(order, [&](unsigned a, unsigned b) {
-    if (buffers[a].size != buffers[b].size)
-      return buffers[a].size > buffers[b].size;
-    if (buffers[a].first != buffers[b].first)
-      return buffers[a].first < buffers[b].first;
-    return a < b;
-  });
-  SmallVector<unsigned> placed;
-  int64_t arenaSize = 0;
-  for (unsigned i : order) {
-    PlannedBuffer &buf = buffers[i];
-    // The placed buffers live at the same time as `buf`, by offset.
-    SmallVector<unsigned> conflicts;
-    for (unsigned j : placed)
-      if (buffers[j].overlapsInTime(buf))
-        conflicts.push_back(j);
-    llvm::sort(conflicts, [&](unsigned a, unsigned b) {
-      return buffers[a].offset < buffers[b].offset;
-    });
-    // Best fit: the smallest gap that holds `buf`; else above them all.
-    int64_t best = -1, bestGap = std::numeric_limits<int64_t>::max();
-    int64_t cursor = 0;
-    for (unsigned j : conflicts) {
-      int64_t gap = buffers[j].offset - cursor;
-      if (gap >= buf.size && gap < bestGap) {
-        best = cursor;
-        bestGap = gap;
-      }
-      cursor = std::max(cursor, buffers[j].offset + buffers[j].size);
-    }
-    if (best < 0)
-      best = cursor;
-    buf.offset = alignTo(best, alignment);
-    arenaSize = std::max(arenaSize, buf.offset + buf.size);
-    placed.push_back(i);
-  }
-  return arenaSize;
-}
-
-int64_t mlir::llm::computeLiveBound(ArrayRef<PlannedBuffer> buffers) {
-  // Sweep over interval end points: +size at `first`, -size after `last`.
-  SmallVector<std::pair<int64_t, int64_t>> events;
-  for (const PlannedBuffer &b : buffers) {
-    events.push_back({b.first, b.size});
-    events.push_back({b.last + 1, -b.size});
-  }
-  // At equal positions, releases (negative) before acquisitions.
-  llvm::sort(events);
-  int64_t live = 0, bound = 0;
-  for (auto [pos, delta] : events) {
-    live += delta;
-    bound = std::max(bound, live);
-  }
-  return bound;
-}
-
-std::string mlir::llm::verifyArenaPlan(ArrayRef<PlannedBuffer> buffers,
-                                       int64_t arenaSize, int64_t alignment) {
-  std::string msg;
-  llvm::raw_string_ostream os(msg);
-  for (auto [i, a] : llvm::enumerate(buffers)) {
-    if (a.offset < 0 || a.offset % alignment != 0 ||
-        a.offset + a.size > arenaSize) {
-      os << "buffer #" << i << " at offset " << a.offset << " (" << a.size
-         << " bytes) is misaligned or outside the arena of " << arenaSize
-         << " bytes";
-      return msg;
-    }
-    for (size_t j = i + 1; j < buffers.size(); ++j) {
-      const PlannedBuffer &b = buffers[j];
-      if (a.overlapsInTime(b) && a.overlapsInSpace(b)) {
-        os << "buffers #" << i << " [" << a.offset << ", "
-           << a.offset + a.size << ") live over [" << a.first << ", "
-           << a.last << "] and #" << j << " [" << b.offset << ", "
-           << b.offset + b.size << ") live over [" << b.first << ", "
-           << b.last << "] overlap";
-        return msg;
-      }
-    }
-  }
-  return msg;
-}
 
 //===----------------------------------------------------------------------===//
 // Buffers of a function

@@ -16,6 +16,7 @@
 #define LLM_CODEGEN_MEMORYPLAN_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -43,12 +44,20 @@ struct PlannedBuffer {
 /// Rounds `size` up to a multiple of `alignment` (a power of two).
 int64_t alignTo(int64_t size, int64_t alignment);
 
-/// Greedy-by-size best-fit placement (TFLite ArenaPlanner/SimpleMemoryArena,
-/// IREE slice packing): buffers in decreasing size order (ties: smaller
-/// `first`, then index), each in the smallest gap between the already placed
-/// buffers that overlap it in time, else after the highest of them. Sizes
-/// must already be multiples of `alignment`; offsets come out as multiples
-/// of it. Sets every `offset` and returns the arena size (0 for no buffers).
+/// Offline placement (dynamic storage allocation; NP-hard in general):
+/// greedy placements, each putting the buffers one at a time in the best-
+/// or first-fitting gap between the already placed buffers that overlap it
+/// in time (else above the highest of them), in four orders: decreasing
+/// size (TFLite's ArenaPlanner / SimpleMemoryArena, IREE's slice packing),
+/// decreasing breadth (the live bytes at the buffer's busiest position),
+/// decreasing size x duration, and increasing start. The first plan at the
+/// live bound (computeLiveBound, which no plan can beat) is taken; if none
+/// reaches it, a deterministic local search moves one buffer earlier in the
+/// best order at a time, keeping moves that do not grow the arena, within a
+/// budget of about 3e7 interval comparisons. Sizes must already be
+/// multiples of `alignment` (bytes, a power of two); offsets come out as
+/// multiples of it. Sets every `offset` and returns the arena size in bytes
+/// (0 for no buffers).
 int64_t planArena(MutableArrayRef<PlannedBuffer> buffers, int64_t alignment);
 
 /// The largest total size of the buffers live at one position: a lower bound
