@@ -330,8 +330,6 @@ def build(kind, a):
     # The generation entry interface (docs/Generation.md): ids and positions
     # of the S new tokens (S <= M = --max-seq), the past and total lengths,
     # then a key and a value cache per layer.
-    if a.dtype != "f32":
-      raise ValueError("gpt2_decoder: only --dtype f32 (the generation session reads f32 logits)")
     m = a.max_seq
     header.update(eps=1e-5, layers=a.layers, vocab=a.vocab, max_seq=m, seq_bound=m)
     s = Seq(s)

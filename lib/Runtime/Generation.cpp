@@ -147,10 +147,13 @@ mlir::llm::runtime::getGenerationInterface(const EntrySignature &sig) {
                      !ShapedType::isDynamic(logits.shape[2]);
   bool last = logits.shape.size() == 2 && logits.shape[0] == 1 &&
               !ShapedType::isDynamic(logits.shape[1]);
-  if (logits.dtype != DType::F32 || (!perPosition && !last))
+  bool floatType = logits.dtype == DType::F32 || logits.dtype == DType::F16 ||
+                   logits.dtype == DType::BF16;
+  if (!floatType || (!perPosition && !last))
     return error("result #0 is " + logits.str() +
-                 "; expected the logits, tensor<1x?xVxf32> (every new "
-                 "position) or tensor<1xVxf32> (the last one)");
+                 "; expected the logits, tensor<1x?xVxT> (every new "
+                 "position) or tensor<1xVxT> (the last one), T = f32, f16 "
+                 "or bf16");
   gi.logitsPerPosition = perPosition;
   gi.vocabSize = logits.shape.back();
   if (gi.vocabSize < 1)
@@ -325,13 +328,17 @@ GenerationSession::create(std::shared_ptr<CompiledModel> model,
   session->positionsBuffer.resize(m);
   session->ids32Buffer.resize(m);
   session->positions32Buffer.resize(m);
+  DType logitsType = sig.results[0].dtype;
   llvm::Expected<HostTensor> logits =
-      HostTensor::allocate(DType::F32, {rows, interface.vocabSize});
+      HostTensor::allocate(logitsType, {rows, interface.vocabSize});
   if (!logits)
     return makeError("cannot allocate the logits buffer (" + llvm::Twine(rows) +
-                     " x " + llvm::Twine(interface.vocabSize) +
-                     " floats): " + llvm::toString(logits.takeError()));
+                     " x " + llvm::Twine(interface.vocabSize) + " " +
+                     getDTypeName(logitsType) +
+                     "): " + llvm::toString(logits.takeError()));
   session->logitsBuffer = std::move(*logits);
+  if (logitsType != DType::F32)
+    session->logitsF32.resize(interface.vocabSize);
   return session;
 }
 
@@ -405,7 +412,7 @@ llvm::Error GenerationSession::run(ArrayRef<int64_t> ids) {
   }
   int64_t logitsShape3[3] = {1, s, interface.vocabSize};
   int64_t logitsShape2[2] = {1, interface.vocabSize};
-  TensorView logits(DType::F32,
+  TensorView logits(logitsBuffer.getDType(),
                     interface.logitsPerPosition
                         ? ArrayRef<int64_t>(logitsShape3)
                         : ArrayRef<int64_t>(logitsShape2),
@@ -415,10 +422,19 @@ llvm::Error GenerationSession::run(ArrayRef<int64_t> ids) {
     return err;
   position += s;
   lastCallTokens = s;
+  // 16-bit logits: the last position's row as f32 (exact).
+  if (!logitsF32.empty()) {
+    int64_t first =
+        (interface.logitsPerPosition ? s - 1 : 0) * interface.vocabSize;
+    for (int64_t i = 0; i < interface.vocabSize; ++i)
+      logitsF32[i] = static_cast<float>(logitsBuffer.getAsDouble(first + i));
+  }
   return llvm::Error::success();
 }
 
 ArrayRef<float> GenerationSession::getLogits() const {
+  if (!logitsF32.empty())
+    return logitsF32;
   int64_t row = interface.logitsPerPosition ? lastCallTokens - 1 : 0;
   if (row < 0)
     row = 0;
@@ -434,7 +450,7 @@ GenerationMemory GenerationSession::getMemory() const {
   m.arena = model->getArenaBytes();
   m.io = (idsBuffer.size() + positionsBuffer.size()) * sizeof(int64_t) +
          (ids32Buffer.size() + positions32Buffer.size()) * sizeof(int32_t) +
-         logitsBuffer.getSizeInBytes();
+         logitsBuffer.getSizeInBytes() + logitsF32.size() * sizeof(float);
   return m;
 }
 

@@ -28,7 +28,8 @@
 // `llm.kv_cache` argument is a statically shaped buffer that the session
 // allocates zeroed, passes to every call and that the model updates in place
 // (`llm.kv_cache_update`). The result is `[1, S, V]` (the logits of every new
-// position; the session uses the last) or `[1, V]`. Arguments without a
+// position; the session uses the last) or `[1, V]`, in f32, f16 or bf16.
+// Arguments without a
 // name take the roles in order: the first `[1, ?]` integer tensor is the ids,
 // the second the positions, the first 0-d integer tensor the past length, the
 // second the total length.
@@ -172,7 +173,8 @@ public:
   /// maxSequence tokens or `id` is outside the vocabulary.
   llvm::Error decode(int64_t id);
 
-  /// The logits of the last position of the last call (vocabSize floats).
+  /// The logits of the last position of the last call (vocabSize floats;
+  /// f16/bf16 logits of the model converted to f32, exactly).
   ArrayRef<float> getLogits() const;
 
   /// Sets how `sampleNext` chooses tokens and reseeds its generator with
@@ -201,6 +203,9 @@ private:
   std::vector<int64_t> idsBuffer, positionsBuffer;
   std::vector<int32_t> ids32Buffer, positions32Buffer;
   HostTensor logitsBuffer;
+  /// The last position's logits as f32 when the model's are f16 or bf16
+  /// (vocabSize floats, converted after each call).
+  std::vector<float> logitsF32;
   /// The input views of a call (reused: no allocation per call).
   SmallVector<TensorView, 0> callInputs;
   int64_t pastLength = 0, totalLength = 0;
