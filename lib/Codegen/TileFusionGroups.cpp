@@ -272,6 +272,19 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
     }
   }
 
+  // With a dynamic (sequence) dimension the tile loops' bounds are
+  // tensor.dim of the untiled ops' results (the matmul's, for an epilogue
+  // root): resolved to the sizes those ops were created with, so that the
+  // untiled ops die instead of running beside the tiled ones.
+  {
+    RewritePatternSet patterns(rewriter.getContext());
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::DimOp::getCanonicalizationPatterns(patterns, rewriter.getContext());
+    GreedyRewriteConfig config;
+    config.setScope(&group.getBody());
+    (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);
+  }
+
   // Inline the region.
   SmallVector<Value> values(group.getYield().getValues());
   rewriter.eraseOp(group.getYield());

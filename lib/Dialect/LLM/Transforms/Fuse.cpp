@@ -366,15 +366,19 @@ static std::optional<SlicedRope> matchSlicedRope(RopeOp rope) {
   auto st = cast<RankedTensorType>(slice.getType());
   auto rt = cast<RankedTensorType>(reshape.getType());
   int64_t rank = xt.getRank();
-  if (!xt.hasStaticShape() || !rt.hasStaticShape() || rank < 1 ||
-      rt.getRank() != rank + 1 ||
+  // The sliced (last) dimension and the heads are static; a dynamic
+  // (sequence) dimension before them is taken whole (start 0, stride 1:
+  // what llm.slice does with one), as every other dimension must be.
+  if (rank < 1 || rt.getRank() != rank + 1 || xt.isDynamicDim(rank - 1) ||
+      rt.isDynamicDim(rank - 1) || rt.isDynamicDim(rank) ||
       rt.getShape().take_front(rank - 1) != st.getShape().take_front(rank - 1))
     return std::nullopt;
   for (int64_t d = 0; d < rank; ++d) {
     if (slice.getStrides()[d] != 1)
       return std::nullopt;
     if (d + 1 < rank &&
-        (slice.getStarts()[d] != 0 || slice.getLimits()[d] != xt.getDimSize(d)))
+        (slice.getStarts()[d] != 0 ||
+         (!xt.isDynamicDim(d) && slice.getLimits()[d] != xt.getDimSize(d))))
       return std::nullopt;
   }
   // The positions must not vary over the heads (so that they also cover
@@ -433,7 +437,8 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
       Location loc = op.getLoc();
       auto xt = cast<RankedTensorType>(x.getType());
       int64_t rank = xt.getRank();
-      SmallVector<int64_t> starts(rank, 0), limits(xt.getShape()),
+      // A dynamic dimension keeps the limit it had (taken whole).
+      SmallVector<int64_t> starts(rank, 0), limits(a->slice.getLimits()),
           strides(rank, 1);
       starts.back() = a->lo;
       limits.back() = b->hi;
@@ -454,6 +459,9 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
                          op.getModeAttr(), op.getThetaAttr());
       auto headSlice = [&](RopeOp old, int64_t lo, int64_t hi) {
         SmallVector<int64_t> s(rank + 1, 0), l(headsShape), st(rank + 1, 1);
+        for (int64_t d = 0; d + 1 < rank; ++d)
+          if (ShapedType::isDynamic(l[d]))
+            l[d] = limits[d];
         s[rank - 1] = lo;
         l[rank - 1] = hi;
         Value v = SliceOp::create(rewriter, loc, old.getType(), rotated,

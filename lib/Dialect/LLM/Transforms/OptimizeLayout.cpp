@@ -273,7 +273,8 @@ struct SinkTransposeThroughBinary : OpRewritePattern<BinOp> {
 /// 1s) and permuted by p^-1 (a reshape when its non-unit dimensions keep
 /// their order, as for the [S] positions of a [B, H, S, D] head split; a
 /// transpose otherwise). The head split that feeds llm.attention then moves
-/// next to the attention, which absorbs it (layout bshd).
+/// next to the attention, which absorbs it (layout bshd). A dynamic sequence
+/// dimension (one `?` in x and in pos) is permuted like a static one.
 struct SinkTransposeThroughRope : OpRewritePattern<RopeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RopeOp op,
@@ -288,8 +289,13 @@ struct SinkTransposeThroughRope : OpRewritePattern<RopeOp> {
       return rewriter.notifyMatchFailure(op, "transpose moves the head dim");
     auto posType = cast<RankedTensorType>(op.getPositions().getType());
     auto inType = cast<RankedTensorType>(t.getInput().getType());
-    if (!posType.hasStaticShape() || !inType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    // A dynamic (sequence) dimension moves with its row: at most one `?` in
+    // each type (what llm.reshape carries through).
+    auto numDynamic = [](RankedTensorType type) {
+      return llvm::count_if(type.getShape(), ShapedType::isDynamic);
+    };
+    if (numDynamic(posType) > 1 || numDynamic(inType) > 1)
+      return rewriter.notifyMatchFailure(op, "more than one dynamic dim");
     int64_t rows = rank - 1;
     if (posType.getRank() > rows)
       return rewriter.notifyMatchFailure(op, "positions rank above rows");

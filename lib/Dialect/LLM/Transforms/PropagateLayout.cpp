@@ -50,6 +50,14 @@ bool isStatic(Value v) {
   return t && t.hasStaticShape();
 }
 
+/// A static shape or one with a single dynamic (sequence) dimension: what
+/// llm.reshape carries through, and what the row-wise patterns move (each
+/// row keeps its place in the sequence).
+bool isStaticOrSequence(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && llvm::count_if(t.getShape(), ShapedType::isDynamic) <= 1;
+}
+
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
@@ -67,11 +75,12 @@ SmallVector<int64_t> invert(ArrayRef<int64_t> p) {
 //===----------------------------------------------------------------------===//
 
 /// True when `op` maps each row of its lhs on its own: a 2-D rhs (the same
-/// matrix for every row), no transpose_a, a static result.
+/// matrix for every row), no transpose_a, a static result (or one whose
+/// only dynamic dimension is the sequence, a row dimension).
 bool isRowWiseMatmul(MatmulOp op) {
-  return !op.getTransposeA() &&
-         cast<RankedTensorType>(op.getRhs().getType()).getRank() == 2 &&
-         isStatic(op.getResult());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  return !op.getTransposeA() && rhs.getRank() == 2 && rhs.hasStaticShape() &&
+         isStaticOrSequence(op.getResult());
 }
 
 /// `op` (isRowWiseMatmul) applied to the rows of `x` instead of its lhs:
@@ -97,7 +106,7 @@ struct SinkTransposeThroughMatmul final : OpRewritePattern<MatmulOp> {
                                 PatternRewriter &rewriter) const override {
     auto t = op.getLhs().getDefiningOp<TransposeOp>();
     if (!t || !t->hasOneUse() || !isRowWiseMatmul(op) ||
-        !isStatic(t.getInput()))
+        !isStaticOrSequence(t.getInput()))
       return failure();
     ArrayRef<int64_t> p = t.getPermutation();
     if (p.back() != static_cast<int64_t>(p.size()) - 1)
@@ -174,7 +183,7 @@ struct SinkTransposeThroughBinaryWithConstant final : OpRewritePattern<BinOp> {
       Value c = transposedLhs ? op.getRhs() : op.getLhs();
       auto t = x.template getDefiningOp<TransposeOp>();
       if (!t || !t->hasOneUse() || x.getType() != op.getType() ||
-          !matchPattern(c, m_Constant()) || !isStatic(x) ||
+          !matchPattern(c, m_Constant()) || !isStaticOrSequence(x) ||
           cast<RankedTensorType>(c.getType()).getRank() >
               static_cast<int64_t>(t.getPermutation().size()))
         continue;
@@ -236,12 +245,13 @@ struct SinkTransposeThroughSlices final : OpRewritePattern<TransposeOp> {
 // Reshapes past row-wise ops
 //===----------------------------------------------------------------------===//
 
-/// The number of trailing dimensions that `a` and `b` share (equal sizes,
-/// counted from the last).
+/// The number of trailing dimensions that `a` and `b` share (equal static
+/// sizes, counted from the last).
 int64_t commonTrailingDims(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   int64_t n = 0;
   while (n < static_cast<int64_t>(a.size()) &&
          n < static_cast<int64_t>(b.size()) &&
+         !ShapedType::isDynamic(a[a.size() - 1 - n]) &&
          a[a.size() - 1 - n] == b[b.size() - 1 - n])
     ++n;
   return n;
@@ -258,7 +268,7 @@ struct SinkReshapeThroughMatmul final : OpRewritePattern<MatmulOp> {
                                 PatternRewriter &rewriter) const override {
     auto r = op.getLhs().getDefiningOp<ReshapeOp>();
     if (!r || !r->hasOneUse() || !isRowWiseMatmul(op) ||
-        !isStatic(r.getInput()))
+        !isStaticOrSequence(r.getInput()))
       return failure();
     // (The matmul needs rank >= 2: a reshape of a vector stays.)
     ArrayRef<int64_t> in = shapeOf(r.getInput());
@@ -286,11 +296,12 @@ struct SinkReshapeThroughBinaryWithConstant final : OpRewritePattern<BinOp> {
       Value c = reshapedLhs ? op.getRhs() : op.getLhs();
       auto r = y.template getDefiningOp<ReshapeOp>();
       if (!r || !r->hasOneUse() || y.getType() != op.getType() ||
-          !matchPattern(c, m_Constant()) || !isStatic(r.getInput()) ||
-          !isStatic(y))
+          !matchPattern(c, m_Constant()) || !isStaticOrSequence(r.getInput()) ||
+          !isStaticOrSequence(y))
         continue;
       ArrayRef<int64_t> in = shapeOf(r.getInput()), out = shapeOf(y),
                         cs = shapeOf(c);
+      // (Static trailing dimensions only: c must be 1 along the sequence.)
       int64_t kept = commonTrailingDims(in, out);
       int64_t crank = cs.size();
       // c's dimensions before the kept trailing ones must all be 1.

@@ -301,6 +301,28 @@ func.func @merge_ropes(%x: tensor<1x5x32xf32>, %pos: tensor<1x5x1xi64>) -> (tens
 
 // -----
 
+// The same with a dynamic sequence (bound 16): the slices take it whole
+// (limit 16), and so do the merged slice and the head slices.
+// HONLY-LABEL: func.func @merge_ropes_dynamic
+// HONLY: %[[S:.*]] = llm.slice %arg0 {limits = array<i64: 1, 16, 24>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x32xf32>) -> tensor<1x?x24xf32>
+// HONLY-NEXT: %[[H:.*]] = llm.reshape %[[S]] : (tensor<1x?x24xf32>) -> tensor<1x?x3x8xf32>
+// HONLY-NEXT: %[[R:.*]] = llm.rope %[[H]], %arg1 : (tensor<1x?x3x8xf32>, tensor<1x?x1xi64>) -> tensor<1x?x3x8xf32>
+// HONLY-NEXT: %[[Q:.*]] = llm.slice %[[R]] {limits = array<i64: 1, 16, 2, 8>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x?x3x8xf32>) -> tensor<1x?x2x8xf32>
+// HONLY-NEXT: %[[K:.*]] = llm.slice %[[R]] {limits = array<i64: 1, 16, 3, 8>, starts = array<i64: 0, 0, 2, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x?x3x8xf32>) -> tensor<1x?x1x8xf32>
+// HONLY-NOT: llm.rope
+// HONLY: return %[[Q]], %[[K]]
+func.func @merge_ropes_dynamic(%x: tensor<1x?x32xf32> {llm.dim_bounds = array<i64: 1, 16, 32>}, %pos: tensor<1x?x1xi64> {llm.dim_bounds = array<i64: 1, 16, 1>}) -> (tensor<1x?x2x8xf32>, tensor<1x?x1x8xf32>) {
+  %q = llm.slice %x {limits = array<i64: 1, 16, 16>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x32xf32>) -> tensor<1x?x16xf32>
+  %k = llm.slice %x {limits = array<i64: 1, 16, 24>, starts = array<i64: 0, 0, 16>, strides = array<i64: 1, 1, 1>} : (tensor<1x?x32xf32>) -> tensor<1x?x8xf32>
+  %qh = llm.reshape %q : (tensor<1x?x16xf32>) -> tensor<1x?x2x8xf32>
+  %kh = llm.reshape %k : (tensor<1x?x8xf32>) -> tensor<1x?x1x8xf32>
+  %qr = llm.rope %qh, %pos : (tensor<1x?x2x8xf32>, tensor<1x?x1xi64>) -> tensor<1x?x2x8xf32>
+  %kr = llm.rope %kh, %pos : (tensor<1x?x1x8xf32>, tensor<1x?x1xi64>) -> tensor<1x?x1x8xf32>
+  return %qr, %kr : tensor<1x?x2x8xf32>, tensor<1x?x1x8xf32>
+}
+
+// -----
+
 // Near misses: ropes with different theta, or over slices that are not
 // adjacent, stay two ropes.
 // HONLY-LABEL: func.func @ropes_not_merged

@@ -162,6 +162,32 @@ func.func @rope_heads(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x2x8xf32>, %v: te
 
 // -----
 
+// The same with a dynamic sequence (the ONNX import of a LLaMA export with a
+// symbolic length): the [?] positions become [1, ?, 1] and the transposes go.
+// CHECK: module attributes {llm.report = {runtime_transposes = 0 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @rope_heads_dynamic(
+// CHECK-SAME:    %[[Q:arg[0-9]+]]: tensor<1x?x4x8xf32>{{.*}}%[[K:arg[0-9]+]]: tensor<1x?x2x8xf32>{{.*}}%[[V:arg[0-9]+]]: tensor<1x?x2x8xf32>{{.*}}%[[P:arg[0-9]+]]: tensor<?xi64>
+// CHECK-NOT:     llm.transpose
+// CHECK:         %[[P2:.+]] = llm.reshape %[[P]] : (tensor<?xi64>) -> tensor<1x?x1xi64>
+// CHECK:         %[[RQ:.+]] = llm.rope %[[Q]], %[[P2]] : (tensor<1x?x4x8xf32>, tensor<1x?x1xi64>) -> tensor<1x?x4x8xf32>
+// CHECK:         %[[P3:.+]] = llm.reshape %[[P]] : (tensor<?xi64>) -> tensor<1x?x1xi64>
+// CHECK:         %[[RK:.+]] = llm.rope %[[K]], %[[P3]] : (tensor<1x?x2x8xf32>, tensor<1x?x1xi64>) -> tensor<1x?x2x8xf32>
+// CHECK:         %[[A:.+]] = llm.attention %[[RQ]], %[[RK]], %[[V]] {causal, layout = #llm.attention_layout<bshd>}
+// CHECK-NOT:     llm.transpose
+// CHECK:         return %[[A]]
+func.func @rope_heads_dynamic(%q: tensor<1x?x4x8xf32> {llm.dim_bounds = array<i64: 1, 16, 4, 8>}, %k: tensor<1x?x2x8xf32> {llm.dim_bounds = array<i64: 1, 16, 2, 8>}, %v: tensor<1x?x2x8xf32> {llm.dim_bounds = array<i64: 1, 16, 2, 8>}, %p: tensor<?xi64> {llm.dim_bounds = array<i64: 16>}) -> tensor<1x?x4x8xf32> {
+  %qt = llm.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x?x4x8xf32>) -> tensor<1x4x?x8xf32>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x?x2x8xf32>) -> tensor<1x2x?x8xf32>
+  %vt = llm.transpose %v {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x?x2x8xf32>) -> tensor<1x2x?x8xf32>
+  %qr = llm.rope %qt, %p : (tensor<1x4x?x8xf32>, tensor<?xi64>) -> tensor<1x4x?x8xf32>
+  %kr = llm.rope %kt, %p : (tensor<1x2x?x8xf32>, tensor<?xi64>) -> tensor<1x2x?x8xf32>
+  %a = llm.attention %qr, %kr, %vt {causal} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) -> tensor<1x4x?x8xf32>
+  %m = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x?x8xf32>) -> tensor<1x?x4x8xf32>
+  return %m : tensor<1x?x4x8xf32>
+}
+
+// -----
+
 // Positions [H, S] of rows [B, H, S] cannot be reshaped to [B, S, H] order:
 // they are transposed (a small int transpose) and the rope still moves.
 // CHECK-LABEL: func.func @rope_positions_transposed(
