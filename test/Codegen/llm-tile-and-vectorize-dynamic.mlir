@@ -1,4 +1,5 @@
 // RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s
+// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=1" --canonicalize --cse | FileCheck %s --check-prefix=SERIAL --strict-whitespace
 
 // A dynamic sequence (llm.dim_bounds) is tiled like a static one sized at the
 // bound: the matmul group is one loop nest over the run-time rows, the full
@@ -35,4 +36,38 @@ func.func @add_layer_norm(%x: tensor<1x?x256xf32> {llm.dim_bounds = array<i64: 1
   %0 = llm.add %x, %r : (tensor<1x?x256xf32>, tensor<1x?x256xf32>) -> tensor<1x?x256xf32>
   %1 = llm.layer_norm %0 scale %g bias %b : (tensor<1x?x256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<1x?x256xf32>
   return %1 : tensor<1x?x256xf32>
+}
+
+// The projection of a Hugging Face GPT-2 import: the rows come from an
+// embedding and a layer norm (its own group), the run-time length from the
+// ids, and the weight is a constant stored [N, K] with a bias epilogue. The
+// epilogue's loop bound is that length, not a tensor.dim of the untiled
+// matmul, which kept that matmul alive as a second loop nest (every such
+// matmul was computed twice).
+// CHECK-LABEL: func.func @embedding_norm_matmul_bias
+// CHECK: %[[S:.*]] = tensor.dim %arg0
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]] step
+// CHECK-NOT: linalg.matmul
+// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (16)
+// CHECK:   vector.contract
+// CHECK:   arith.addf
+// CHECK:   scf.forall.in_parallel
+// CHECK-NOT: scf.for
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+// Serial (one thread): the norm's row loop and one loop nest for the matmul
+// and its bias, nothing else at the top level.
+// SERIAL-LABEL: func.func @embedding_norm_matmul_bias
+// SERIAL-COUNT-2: {{^}}    %{{[0-9a-z_]+}} = scf.for
+// SERIAL-NOT: {{^}}    %{{[0-9a-z_]+}} = scf.for
+// SERIAL: return
+func.func @embedding_norm_matmul_bias(%ids: tensor<1x?xi64> {llm.dim_bounds = array<i64: 1, 32>}, %g: tensor<48xf32>, %bn: tensor<48xf32>) -> tensor<1x?x144xf32> {
+  %e = llm.constant dense<0.125> : tensor<96x48xf32>
+  %w = llm.constant dense<0.5> : tensor<144x48xf32>
+  %b = llm.constant dense<0.25> : tensor<144xf32>
+  %x = llm.embedding %e, %ids : (tensor<96x48xf32>, tensor<1x?xi64>) -> tensor<1x?x48xf32>
+  %n = llm.layer_norm %x scale %g bias %bn : (tensor<1x?x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<1x?x48xf32>
+  %0 = llm.matmul %n, %w {transpose_b} : (tensor<1x?x48xf32>, tensor<144x48xf32>) -> tensor<1x?x144xf32>
+  %1 = llm.add %0, %b : (tensor<1x?x144xf32>, tensor<144xf32>) -> tensor<1x?x144xf32>
+  return %1 : tensor<1x?x144xf32>
 }
