@@ -347,12 +347,25 @@ Value reshapeTo(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
   if (!src.hasStaticShape() && !getReassociationIndicesForReshape(src, type)) {
     auto [srcGroups, mid] = aroundSequence(src.getShape());
     auto [dstGroups, dstMid] = aroundSequence(type.getShape());
-    (void)dstMid;
     auto midType = RankedTensorType::get(mid, src.getElementType());
     Value m = v;
     if (midType != src)
       m = tensor::CollapseShapeOp::create(b, loc, midType, v, srcGroups);
-    if (midType == type)
+    // The two sides may differ by a unit group around the `?` (no static
+    // size before it on one side, a product of 1 on the other):
+    // [?, 256] -> [1, ?, 256].
+    auto dstMidType = RankedTensorType::get(dstMid, src.getElementType());
+    if (dstMidType != midType) {
+      std::optional<SmallVector<ReassociationIndices>> re =
+          getReassociationIndicesForReshape(midType, dstMidType);
+      if (!re)
+        return {};
+      if (midType.getRank() > dstMidType.getRank())
+        m = tensor::CollapseShapeOp::create(b, loc, dstMidType, m, *re);
+      else
+        m = tensor::ExpandShapeOp::create(b, loc, dstMidType, m, *re);
+    }
+    if (dstMidType == type)
       return m;
     return tensor::ExpandShapeOp::create(b, loc, type, m, dstGroups);
   }

@@ -116,6 +116,20 @@ func.func @regroup_heads(%x: tensor<?x1x48xf32> {llm.dim_bounds = array<i64: 16,
 
 // -----
 
+// The two sides differ by a unit group before the sequence ([?, 256] on one,
+// [1, ?, 256] on the other): a collapse, an expand of the unit, then the
+// heads (this crashed in tensor.expand_shape's shape inference).
+// CHECK-LABEL: func.func @unit_before_sequence
+// CHECK: %[[C:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2]] : tensor<?x1x256xf32> into tensor<?x256xf32>
+// CHECK: %[[U:.+]] = tensor.expand_shape %[[C]] {{\[}}[0, 1], [2]] output_shape [1, %{{.+}}, 256] : tensor<?x256xf32> into tensor<1x?x256xf32>
+// CHECK: tensor.expand_shape %[[U]] {{\[}}[0], [1], [2, 3]] output_shape [1, %{{.+}}, 4, 64] : tensor<1x?x256xf32> into tensor<1x?x4x64xf32>
+func.func @unit_before_sequence(%x: tensor<?x1x256xf32> {llm.dim_bounds = array<i64: 64, 1, 256>}) -> tensor<1x?x4x64xf32> {
+  %0 = llm.reshape %x : (tensor<?x1x256xf32>) -> tensor<1x?x4x64xf32>
+  return %0 : tensor<1x?x4x64xf32>
+}
+
+// -----
+
 // llm.select, llm.compare and the logical ops broadcast a dynamic sequence
 // dimension like the arithmetic ops (a key padding mask [1, S] over scores).
 // CHECK-LABEL: func.func @masked_fill

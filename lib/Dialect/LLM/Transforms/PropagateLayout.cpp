@@ -210,12 +210,15 @@ struct SinkTransposeThroughSlices final : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op->use_empty() || !isStatic(op.getInput()) ||
+    // (A dynamic dimension, taken whole by every slice, moves with its
+    // limit.)
+    if (op->use_empty() || !isStaticOrSequence(op.getInput()) ||
         !llvm::all_of(op->getUsers(),
                       [](Operation *u) { return isa<SliceOp>(u); }))
       return failure();
-    if (llvm::any_of(op->getUsers(),
-                     [](Operation *u) { return !isStatic(u->getResult(0)); }))
+    if (llvm::any_of(op->getUsers(), [](Operation *u) {
+          return !isStaticOrSequence(u->getResult(0));
+        }))
       return failure();
     ArrayRef<int64_t> p = op.getPermutation();
     SmallVector<int64_t> inv = invert(p);
@@ -336,7 +339,9 @@ struct SinkReshapeThroughBinaryWithConstant final : OpRewritePattern<BinOp> {
 /// A chain of transposes and reshapes read as one permutation of "atoms":
 /// the dimensions of the chain's input, each split into the factors that some
 /// reshape of the chain needs. Every tensor of the chain is the atoms in some
-/// order, grouped into its dimensions.
+/// order, grouped into its dimensions. A dynamic (sequence) dimension is one
+/// atom that is never split nor grouped with others: llm.reshape carries its
+/// `?` through unchanged.
 class AtomChain {
 public:
   explicit AtomChain(ArrayRef<int64_t> inputShape) {
@@ -368,10 +373,19 @@ public:
     size_t pos = 0;
     for (int64_t want : shape) {
       SmallVector<int64_t> group;
+      // A `?` is the dynamic atom alone.
+      if (ShapedType::isDynamic(want)) {
+        if (pos >= order.size() || !ShapedType::isDynamic(sizes[order[pos]]))
+          return false;
+        next.push_back({order[pos++]});
+        continue;
+      }
       while (want > 1) {
         if (pos >= order.size())
           return false;
         int64_t atom = order[pos], size = sizes[atom];
+        if (ShapedType::isDynamic(size))
+          return false;
         if (want % size == 0) {
           group.push_back(atom);
           want /= size;
@@ -409,10 +423,12 @@ public:
     SmallVector<int64_t> order;
     for (auto &g : dims)
       llvm::append_range(order, g);
-    // Merge atoms that follow each other both in the input and at the end.
+    // Merge atoms that follow each other both in the input and at the end
+    // (never the dynamic atom: a `?` dimension is that atom alone).
     SmallVector<SmallVector<int64_t>> runs; // in input order
     for (int64_t a : base) {
-      if (!runs.empty()) {
+      if (!runs.empty() && !ShapedType::isDynamic(sizes[a]) &&
+          !ShapedType::isDynamic(sizes[runs.back().back()])) {
         int64_t prev = runs.back().back();
         auto it = llvm::find(order, prev);
         if (it + 1 != order.end() && *(it + 1) == a) {
@@ -432,7 +448,7 @@ public:
     for (auto &r : runs) {
       int64_t n = 1;
       for (int64_t a : r)
-        n *= sizes[a];
+        n = ShapedType::isDynamic(sizes[a]) ? sizes[a] : n * sizes[a];
       midShape.push_back(n);
     }
     for (int64_t a : order) {
@@ -518,21 +534,22 @@ struct SimplifyTransposeReshapeChain final : RewritePattern {
         unitsInTranspose(unitsInTranspose) {}
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<TransposeOp, ReshapeOp>(op) || !isStatic(op->getResult(0)))
+    if (!isa<TransposeOp, ReshapeOp>(op) ||
+        !isStaticOrSequence(op->getResult(0)))
       return failure();
     // The chain, last op first.
     SmallVector<Operation *> chain{op};
     Value input = op->getOperand(0);
     while (Operation *def = input.getDefiningOp()) {
       if (!isa<TransposeOp, ReshapeOp>(def) || !def->hasOneUse() ||
-          !isStatic(def->getResult(0)))
+          !isStaticOrSequence(def->getResult(0)))
         break;
       chain.push_back(def);
       input = def->getOperand(0);
     }
     // (Zero-size tensors have no elements to move: left alone, and their
     // sizes would not factor.)
-    if (chain.size() < 2 || !isStatic(input) ||
+    if (chain.size() < 2 || !isStaticOrSequence(input) ||
         llvm::is_contained(shapeOf(input), 0))
       return failure();
     AtomChain atoms(shapeOf(input));

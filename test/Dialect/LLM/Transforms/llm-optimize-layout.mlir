@@ -266,6 +266,51 @@ func.func @mha_batch_first(%x: tensor<2x7x48xf32>) -> tensor<2x7x48xf32> {
 
 // -----
 
+// The same with a dynamic sequence and batch 1 (the dynamic import of
+// torch.nn.TransformerEncoderLayer): the sequence is one atom of the
+// transpose/reshape chains, never split nor merged, and every transpose
+// still goes.
+// CHECK: module attributes {llm.report = {runtime_transposes = 0 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @mha_dynamic
+// CHECK-NOT: llm.transpose
+// CHECK: llm.matmul %arg0, %{{.*}} : (tensor<1x?x48xf32>, tensor<48x144xf32>) -> tensor<1x?x144xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: llm.attention %{{.*}}, %{{.*}}, %{{.*}} {layout = #llm.attention_layout<bshd>, scale = 2.500000e-01 : f32} : (tensor<1x?x3x16xf32>, tensor<1x?x3x16xf32>, tensor<1x?x3x16xf32>) -> tensor<1x?x3x16xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: return
+func.func @mha_dynamic(%x: tensor<1x?x48xf32> {llm.dim_bounds = array<i64: 1, 16, 48>}) -> tensor<1x?x48xf32> {
+  %w = llm.constant dense<0.5> : tensor<48x144xf32>
+  %b = llm.constant dense<0.25> : tensor<144xf32>
+  %wo = llm.constant dense<0.125> : tensor<48x48xf32>
+  %bo = llm.constant dense<1.0> : tensor<48xf32>
+  %0 = llm.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<1x?x48xf32>) -> tensor<?x1x48xf32>
+  %1 = llm.matmul %0, %w : (tensor<?x1x48xf32>, tensor<48x144xf32>) -> tensor<?x1x144xf32>
+  %2 = llm.add %b, %1 : (tensor<144xf32>, tensor<?x1x144xf32>) -> tensor<?x1x144xf32>
+  %q = llm.slice %2 {limits = array<i64: 16, 1, 48>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<?x1x144xf32>) -> tensor<?x1x48xf32>
+  %k = llm.slice %2 {limits = array<i64: 16, 1, 96>, starts = array<i64: 0, 0, 48>, strides = array<i64: 1, 1, 1>} : (tensor<?x1x144xf32>) -> tensor<?x1x48xf32>
+  %v = llm.slice %2 {limits = array<i64: 16, 1, 144>, starts = array<i64: 0, 0, 96>, strides = array<i64: 1, 1, 1>} : (tensor<?x1x144xf32>) -> tensor<?x1x48xf32>
+  %q1 = llm.reshape %q : (tensor<?x1x48xf32>) -> tensor<?x3x16xf32>
+  %q2 = llm.transpose %q1 {permutation = array<i64: 1, 0, 2>} : (tensor<?x3x16xf32>) -> tensor<3x?x16xf32>
+  %q3 = llm.reshape %q2 : (tensor<3x?x16xf32>) -> tensor<1x3x?x16xf32>
+  %k1 = llm.reshape %k : (tensor<?x1x48xf32>) -> tensor<?x3x16xf32>
+  %k2 = llm.transpose %k1 {permutation = array<i64: 1, 0, 2>} : (tensor<?x3x16xf32>) -> tensor<3x?x16xf32>
+  %k3 = llm.reshape %k2 : (tensor<3x?x16xf32>) -> tensor<1x3x?x16xf32>
+  %v1 = llm.reshape %v : (tensor<?x1x48xf32>) -> tensor<?x3x16xf32>
+  %v2 = llm.transpose %v1 {permutation = array<i64: 1, 0, 2>} : (tensor<?x3x16xf32>) -> tensor<3x?x16xf32>
+  %v3 = llm.reshape %v2 : (tensor<3x?x16xf32>) -> tensor<1x3x?x16xf32>
+  %a = llm.attention %q3, %k3, %v3 {scale = 0.25 : f32} : (tensor<1x3x?x16xf32>, tensor<1x3x?x16xf32>, tensor<1x3x?x16xf32>) -> tensor<1x3x?x16xf32>
+  %a1 = llm.reshape %a : (tensor<1x3x?x16xf32>) -> tensor<3x?x16xf32>
+  %a2 = llm.transpose %a1 {permutation = array<i64: 1, 0, 2>} : (tensor<3x?x16xf32>) -> tensor<?x3x16xf32>
+  %a3 = llm.reshape %a2 : (tensor<?x3x16xf32>) -> tensor<?x48xf32>
+  %o = llm.matmul %a3, %wo : (tensor<?x48xf32>, tensor<48x48xf32>) -> tensor<?x48xf32>
+  %o1 = llm.add %o, %bo : (tensor<?x48xf32>, tensor<48xf32>) -> tensor<?x48xf32>
+  %o2 = llm.reshape %o1 : (tensor<?x48xf32>) -> tensor<?x1x48xf32>
+  %o3 = llm.transpose %o2 {permutation = array<i64: 1, 0, 2>} : (tensor<?x1x48xf32>) -> tensor<1x?x48xf32>
+  return %o3 : tensor<1x?x48xf32>
+}
+
+// -----
+
 // Hugging Face Conv1D: reshape to [B*S, K] -> addmm -> reshape back. The
 // reshapes sink through the matmul and the bias and cancel: a 3-D matmul.
 // CHECK-LABEL: func.func @conv1d_flatten

@@ -7,8 +7,8 @@
 #
 # ===---------------------------------------------------------------------=== #
 """Compiles MODEL.onnx twice with `llmc compile --report=json` (batch 1):
-the sequence dynamic (its bound from the model) and static (--dim seq=N),
-and prints per model whether the kernel counts are equal and both runtime
+the sequence dynamic (--dim-bound seq=N) and static (--dim seq=N), and
+prints per model whether the kernel counts are equal and both runtime
 transpose counts.
 
   dynamic_kernels.py LLMC DIR N MODEL...
@@ -34,7 +34,7 @@ def main():
     for name in sys.argv[4:]:
         model = os.path.join(d, name + ".onnx")
         out = os.path.join(d, name + ".kernels.mlir")
-        dyn = report(llmc, model, out, [])
+        dyn = report(llmc, model, out, ["--dim-bound", "seq=" + n])
         static = report(llmc, model, out, ["--dim", "seq=" + n])
         print("%s: kernels %d dynamic, %d static: %s; transposes %d dynamic, "
               "%d static" % (name, dyn["kernels"], static["kernels"],
