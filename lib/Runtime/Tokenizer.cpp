@@ -33,7 +33,12 @@
 #include <unicode/unorm2.h>
 
 #if LLMC_HAVE_SENTENCEPIECE
-#include <sentencepiece_processor.h>
+#include "llm/Runtime/SentencePieceShim.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+#include <type_traits>
 #endif
 
 #include <algorithm>
@@ -702,26 +707,137 @@ llvm::Expected<std::string> BPETokenizer::decodeToken(int64_t id) {
 //===----------------------------------------------------------------------===//
 
 #if LLMC_HAVE_SENTENCEPIECE
+/// The functions of libllmc_sentencepiece.so (SentencePieceShim.h), loaded
+/// once per process with RTLD_LOCAL | RTLD_DEEPBIND: sentencepiece and its
+/// bundled protobuf then bind to their own symbols, not to the ONNX
+/// importer's libprotobuf.
+struct SentencePieceApi {
+  decltype(&llmc_spm_load) load;
+  decltype(&llmc_spm_free) free;
+  decltype(&llmc_spm_piece_size) pieceSize;
+  decltype(&llmc_spm_bos_id) bosId;
+  decltype(&llmc_spm_eos_id) eosId;
+  decltype(&llmc_spm_encode) encode;
+  decltype(&llmc_spm_decode) decode;
+  decltype(&llmc_spm_id_to_piece) idToPiece;
+  decltype(&llmc_spm_piece_to_id) pieceToId;
+  decltype(&llmc_spm_is_control) isControl;
+  decltype(&llmc_spm_is_unknown) isUnknown;
+  decltype(&llmc_spm_is_byte) isByte;
+
+  /// The loaded library's functions, or why it could not be loaded.
+  static llvm::Expected<const SentencePieceApi *> get();
+};
+
+/// Where libllmc_sentencepiece.so may be: $LLMC_SENTENCEPIECE_SHIM, where
+/// this build put it, and beside the binary or library holding this code
+/// (../lib and its own directory: an installed tree).
+static llvm::SmallVector<std::string> getShimCandidates() {
+  llvm::SmallVector<std::string> paths;
+  if (const char *env = std::getenv("LLMC_SENTENCEPIECE_SHIM"))
+    paths.push_back(env);
+#ifdef LLMC_SENTENCEPIECE_SHIM_PATH
+  paths.push_back(LLMC_SENTENCEPIECE_SHIM_PATH);
+#endif
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&getShimCandidates), &info) &&
+      info.dli_fname) {
+    llvm::SmallString<256> dir(llvm::sys::path::parent_path(info.dli_fname));
+    llvm::SmallString<256> lib(dir);
+    llvm::sys::path::append(lib, "..", "lib", "libllmc_sentencepiece.so");
+    paths.push_back(std::string(lib));
+    llvm::sys::path::append(dir, "libllmc_sentencepiece.so");
+    paths.push_back(std::string(dir));
+  }
+  return paths;
+}
+
+llvm::Expected<const SentencePieceApi *> SentencePieceApi::get() {
+  static const SentencePieceApi *api = nullptr;
+  static std::string failure;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *handle = nullptr;
+    std::string tried;
+    for (const std::string &path : getShimCandidates()) {
+      if (!llvm::sys::fs::exists(path))
+        continue;
+      handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      if (handle)
+        break;
+      const char *e = dlerror();
+      tried += "; " + path + ": " + (e ? e : "cannot be loaded");
+    }
+    if (!handle) {
+      failure = "sentencepiece models need libllmc_sentencepiece.so, which "
+                "was not found (set LLMC_SENTENCEPIECE_SHIM to its path)" +
+                tried;
+      return;
+    }
+    static SentencePieceApi loaded;
+    bool ok = true;
+    auto sym = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(handle, name));
+      ok &= fn != nullptr;
+    };
+    sym(loaded.load, "llmc_spm_load");
+    sym(loaded.free, "llmc_spm_free");
+    sym(loaded.pieceSize, "llmc_spm_piece_size");
+    sym(loaded.bosId, "llmc_spm_bos_id");
+    sym(loaded.eosId, "llmc_spm_eos_id");
+    sym(loaded.encode, "llmc_spm_encode");
+    sym(loaded.decode, "llmc_spm_decode");
+    sym(loaded.idToPiece, "llmc_spm_id_to_piece");
+    sym(loaded.pieceToId, "llmc_spm_piece_to_id");
+    sym(loaded.isControl, "llmc_spm_is_control");
+    sym(loaded.isUnknown, "llmc_spm_is_unknown");
+    sym(loaded.isByte, "llmc_spm_is_byte");
+    if (!ok) {
+      failure = "libllmc_sentencepiece.so lacks a function llmc needs (a "
+                "library from another llmc version?)";
+      return;
+    }
+    api = &loaded;
+  });
+  if (!api)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), failure);
+  return api;
+}
+
 class SentencePieceTokenizer : public Tokenizer {
 public:
-  SentencePieceTokenizer(StringRef path) { filePath = path.str(); }
+  SentencePieceTokenizer(StringRef path, const SentencePieceApi &api)
+      : api(api) {
+    filePath = path.str();
+  }
+  ~SentencePieceTokenizer() override {
+    if (spm)
+      api.free(spm);
+  }
 
   llvm::Error load() {
-    auto status = processor.Load(filePath);
-    if (!status.ok())
-      return error("not a sentencepiece model: " +
-                   StringRef(status.ToString()).trim());
-    if (processor.eos_id() >= 0)
-      eos = processor.eos_id();
-    if (processor.bos_id() >= 0)
-      bos = processor.bos_id();
+    char message[512] = "";
+    spm = api.load(filePath.c_str(), message, sizeof(message));
+    if (!spm)
+      return error("not a sentencepiece model: " + StringRef(message).trim());
+    pieces = api.pieceSize(spm);
+    if (api.eosId(spm) >= 0)
+      eos = api.eosId(spm);
+    if (api.bosId(spm) >= 0)
+      bos = api.bosId(spm);
     return llvm::Error::success();
   }
 
   std::vector<int64_t> encode(StringRef text) override {
-    std::vector<int> ids;
+    std::vector<int> ids(text.size() + 16);
+    long n = api.encode(spm, text.data(), text.size(), ids.data(), ids.size());
+    if (n > static_cast<long>(ids.size())) {
+      ids.resize(n);
+      n = api.encode(spm, text.data(), text.size(), ids.data(), ids.size());
+    }
     // Encoding fails only for an unloaded model.
-    (void)processor.Encode(absl::string_view(text.data(), text.size()), &ids);
+    ids.resize(std::max<long>(n, 0));
     return std::vector<int64_t>(ids.begin(), ids.end());
   }
 
@@ -732,10 +848,16 @@ public:
         return std::move(e);
       ints.push_back(static_cast<int>(id));
     }
-    std::string text;
-    auto status = processor.Decode(ints, &text);
-    if (!status.ok())
-      return error("cannot decode: " + status.ToString());
+    std::string text(64 + 16 * ints.size(), '\0');
+    long n =
+        api.decode(spm, ints.data(), ints.size(), text.data(), text.size());
+    if (n > static_cast<long>(text.size())) {
+      text.resize(n);
+      n = api.decode(spm, ints.data(), ints.size(), text.data(), text.size());
+    }
+    if (n < 0)
+      return error("cannot decode: " + StringRef(text.c_str()).trim());
+    text.resize(n);
     return sanitizeUTF8(text);
   }
 
@@ -743,13 +865,13 @@ public:
     if (llvm::Error e = checkId(id))
       return std::move(e);
     int i = static_cast<int>(id);
-    if (processor.IsControl(i))
+    if (api.isControl(spm, i))
       return std::string();
-    if (processor.IsUnknown(i))
+    if (api.isUnknown(spm, i))
       return std::string(" \xE2\x81\x87 "); // sentencepiece's " ⁇ "
-    std::string piece = processor.IdToPiece(i);
+    std::string piece = getPiece(i);
     unsigned byte;
-    if (processor.IsByte(i) && piece.size() == 6 &&
+    if (api.isByte(spm, i) && piece.size() == 6 &&
         !StringRef(piece).substr(3, 2).getAsInteger(16, byte))
       return std::string(1, static_cast<char>(byte));
     for (size_t pos; (pos = piece.find(kMetaspace)) != std::string::npos;)
@@ -757,11 +879,11 @@ public:
     return piece;
   }
 
-  int64_t vocabSize() const override { return processor.GetPieceSize(); }
+  int64_t vocabSize() const override { return pieces; }
 
   std::optional<int64_t> tokenId(StringRef token) const override {
-    int id = processor.PieceToId(absl::string_view(token.data(), token.size()));
-    if (id < 0 || (processor.IsUnknown(id) && token != processor.IdToPiece(id)))
+    int id = api.pieceToId(spm, token.data(), token.size());
+    if (id < 0 || (api.isUnknown(spm, id) && token != getPiece(id)))
       return std::nullopt;
     return id;
   }
@@ -770,6 +892,17 @@ protected:
   bool stripsLeadingSpace() const override { return true; }
 
 private:
+  std::string getPiece(int id) const {
+    std::string piece(32, '\0');
+    long n = api.idToPiece(spm, id, piece.data(), piece.size());
+    if (n > static_cast<long>(piece.size())) {
+      piece.resize(n);
+      n = api.idToPiece(spm, id, piece.data(), piece.size());
+    }
+    piece.resize(std::max<long>(n, 0));
+    return piece;
+  }
+
   llvm::Error checkId(int64_t id) const {
     if (id < 0 || id >= vocabSize())
       return error(llvm::formatv("token id {0} is not in the vocabulary "
@@ -778,7 +911,9 @@ private:
     return llvm::Error::success();
   }
 
-  sentencepiece::SentencePieceProcessor processor;
+  const SentencePieceApi &api;
+  llmc_spm *spm = nullptr;
+  int64_t pieces = 0;
 };
 #endif
 
@@ -1133,7 +1268,10 @@ llvm::Expected<std::unique_ptr<Tokenizer>> loadSentencePiece(StringRef path) {
 #if LLMC_HAVE_SENTENCEPIECE
   if (auto buffer = readFile(path); !buffer)
     return buffer.takeError();
-  auto tok = std::make_unique<SentencePieceTokenizer>(path);
+  llvm::Expected<const SentencePieceApi *> api = SentencePieceApi::get();
+  if (!api)
+    return fileError(path, llvm::toString(api.takeError()));
+  auto tok = std::make_unique<SentencePieceTokenizer>(path, **api);
   if (llvm::Error e = tok->load())
     return std::move(e);
   return std::unique_ptr<Tokenizer>(std::move(tok));
