@@ -561,13 +561,31 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
           ? rhsType.getNumElements() *
                 llvm::divideCeil(rhsElem.getIntOrFloatBitWidth(), 8)
           : 0;
-  if (rhsElem.isIntOrFloat() && !isBatch && !smallM && target.packMatmulRhs &&
-      n % rn == 0 && n > rn &&
-      rk == 1 &&
-      (constRhs ? m >= 2 * rm
+  bool plainMaps = op.getIndexingMapsArray() ==
+                   linalg::MatmulOp::getDefaultIndexingMaps(op->getContext());
+  // A decode-shaped matvec by a constant B reads the strips that a matmul
+  // with more rows packs it into (the width of the target's matmul register
+  // tile): the prefill and decode entries of a generation model then hold
+  // one copy of each weight (equal constants are stored once,
+  // externalizeConstants). Each strip is one contiguous stream of K rows of
+  // `packWidth` elements: no K cache tile; two vectors of accumulators per
+  // register tile already stream B faster than memory delivers it.
+  int64_t packWidth = target.matmulRegisterTile[1];
+  bool packDecode = rhsElem.isIntOrFloat() && !isBatch && smallM && constRhs &&
+                    target.packMatmulRhs && !dynamicM &&
+                    !getConfiguredMatmulTiles(op) && n % packWidth == 0 &&
+                    n > packWidth && plainMaps;
+  if (packDecode) {
+    rn = packWidth;
+    rk = 1;
+    ck = k;
+    cn = std::max(rn, cn / rn * rn);
+  }
+  if (rhsElem.isIntOrFloat() && !isBatch && (!smallM || packDecode) &&
+      target.packMatmulRhs && n % rn == 0 && n > rn && rk == 1 &&
+      (constRhs ? m >= 2 * rm || packDecode
                 : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes) &&
-      op.getIndexingMapsArray() ==
-          linalg::MatmulOp::getDefaultIndexingMaps(op->getContext()))
+      plainMaps)
     packedRhs = getOrCreatePackedRhs(rewriter, rhs, rn, threads);
 
   // Outer (parallel) level: one chunk of M rows (a multiple of the register

@@ -12,17 +12,19 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstring>
 
@@ -123,14 +125,36 @@ mlir::llm::runtime::externalizeConstants(
   };
   SmallVector<Moved> moved;
   uint64_t total = 0, maxAlign = 64;
+  // Equal values are stored once: the moved globals of each (hash, size),
+  // by index in `moved`. (The prefill and decode entries of a generation
+  // model pack each weight alike, each into a blob of its own.)
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, SmallVector<unsigned, 1>>
+      byContent;
   for (auto [global, resource, blob] : getResourceGlobals(module, minBytes)) {
     uint64_t align = std::max<uint64_t>(64, global.getAlignment().value_or(1));
     if (align > 4096 || !llvm::isPowerOf2_64(align))
       continue;
+    ArrayRef<char> bytes = blob->getData();
+    std::pair<uint64_t, uint64_t> key = {
+        llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+            reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size())),
+        bytes.size()};
+    SmallVector<unsigned, 1> &same = byContent[key];
+    auto equal = llvm::find_if(same, [&](unsigned i) {
+      return moved[i].offset % align == 0 &&
+             (moved[i].bytes.data() == bytes.data() ||
+              std::memcmp(moved[i].bytes.data(), bytes.data(), bytes.size()) ==
+                  0);
+    });
+    if (equal != same.end()) {
+      moved.push_back({global, bytes, moved[*equal].offset});
+      continue;
+    }
     total = llvm::alignTo(total, align);
     maxAlign = std::max(maxAlign, align);
-    moved.push_back({global, blob->getData(), total});
-    total += blob->getData().size();
+    same.push_back(moved.size());
+    moved.push_back({global, bytes, total});
+    total += bytes.size();
   }
   if (moved.empty())
     return nullptr;
@@ -142,9 +166,13 @@ mlir::llm::runtime::externalizeConstants(
   char *data = buffer->getBufferStart();
   uint64_t end = 0;
   for (Moved &m : moved) {
-    std::memset(data + end, 0, m.offset - end);
-    std::memcpy(data + m.offset, m.bytes.data(), m.bytes.size());
-    end = m.offset + m.bytes.size();
+    // (A value stored once already, at an earlier offset, is not copied
+    // again.)
+    if (m.offset >= end) {
+      std::memset(data + end, 0, m.offset - end);
+      std::memcpy(data + m.offset, m.bytes.data(), m.bytes.size());
+      end = m.offset + m.bytes.size();
+    }
     // The declaration keeps the symbol, the type and `constant`; its
     // alignment is what the buffer guarantees.
     LLVM::GlobalOp global = m.global;

@@ -82,6 +82,9 @@ struct ExternalConstant {
 /// aligned to the largest of these alignments, and a copy of it placed on a
 /// page boundary (the compile cache's mapped entry) keeps every alignment.
 ///
+/// Globals with equal bytes share one copy (one offset; found by an xxh3
+/// hash of the bytes, then compared).
+///
 /// Appends the moved constants to `constants` in buffer order and returns
 /// the buffer (null when nothing was moved). The module's resource blobs
 /// are left as they are (other modules may share them).
