@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Support/Report.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -56,6 +57,9 @@ struct LLMCountKernelsPass
     getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal())
         return;
+      std::optional<int64_t> bound;
+      if (!func.getBody().empty() && !func.getBody().front().empty())
+        bound = llm::getSequenceBound(&func.getBody().front().front());
       for (Block &block : func.getBody())
         for (Operation &op : block) {
           if (!isKernel(&op))
@@ -63,12 +67,23 @@ struct LLMCountKernelsPass
           ++kernels;
           for (Value r : op.getResults()) {
             auto type = dyn_cast<RankedTensorType>(r.getType());
-            if (!type || !type.hasStaticShape() || reachesReturn(r))
+            if (!type || reachesReturn(r))
+              continue;
+            // A dynamic (sequence) dimension counts at its declared bound.
+            int64_t elements = 1;
+            for (int64_t d : type.getShape()) {
+              if (ShapedType::isDynamic(d))
+                d = bound.value_or(-1);
+              elements = d < 0 ? -1 : elements * d;
+              if (elements < 0)
+                break;
+            }
+            if (elements < 0)
               continue;
             int64_t bits = type.getElementType().isIntOrFloat()
                                ? type.getElementTypeBitWidth()
                                : 64;
-            bytes += type.getNumElements() * ((bits + 7) / 8);
+            bytes += elements * ((bits + 7) / 8);
           }
         }
     });

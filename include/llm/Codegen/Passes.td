@@ -614,7 +614,9 @@ def LLMCountKernelsPass : Pass<"llm-count-kernels", "::mlir::ModuleOp"> {
     tensors that are not function results (directly or through
     `tensor.expand_shape`/`collapse_shape`): the intermediates written per
     call, before bufferization and memory planning (which may reuse their
-    storage but not avoid the writes).
+    storage but not avoid the writes). A dynamic (sequence) dimension counts
+    at the function's declared bound (`llm.dim_bounds`); tensors with a
+    dynamic dimension and no bound are not counted.
 
     Both figures are set (not accumulated) as `kernels` and
     `intermediate_bytes` in the module's `llm.report` dictionary
