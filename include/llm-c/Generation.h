@@ -94,7 +94,8 @@ MLIR_CAPI_EXPORTED MlirLogicalResult llmcGenerationSessionSetSampling(
     int64_t topK, double topP, uint64_t seed, MlirStringCallback onError,
     void *userData);
 
-/// The next token chosen from the current logits (default: greedy).
+/// The next token chosen from the current logits (default: greedy); -1 when
+/// the logits are not finite (a NaN or +inf, or every one -inf).
 MLIR_CAPI_EXPORTED int64_t
 llmcGenerationSessionSampleNext(LlmcGenerationSession session);
 

@@ -233,11 +233,15 @@ int64_t mlir::llm::runtime::sampleToken(ArrayRef<float> logits,
                                         std::mt19937_64 &rng) {
   int64_t n = logits.size();
   int64_t best = -1;
-  for (int64_t i = 0; i < n; ++i)
-    if (!std::isnan(logits[i]) && (best < 0 || logits[i] > logits[best]))
+  for (int64_t i = 0; i < n; ++i) {
+    // NaN or +inf: no distribution to choose from.
+    if (std::isnan(logits[i]) || logits[i] == INFINITY)
+      return -1;
+    if (logits[i] != -INFINITY && (best < 0 || logits[i] > logits[best]))
       best = i;
+  }
   if (best < 0)
-    return 0;
+    return -1;
   if (options.greedy)
     return best;
 
@@ -245,7 +249,7 @@ int64_t mlir::llm::runtime::sampleToken(ArrayRef<float> logits,
   std::vector<int64_t> order;
   order.reserve(n);
   for (int64_t i = 0; i < n; ++i)
-    if (!std::isnan(logits[i]))
+    if (logits[i] != -INFINITY)
       order.push_back(i);
   auto byLogit = [&](int64_t a, int64_t b) {
     return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);

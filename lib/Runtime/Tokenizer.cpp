@@ -729,13 +729,16 @@ struct SentencePieceApi {
   static llvm::Expected<const SentencePieceApi *> get();
 };
 
-/// Where libllmc_sentencepiece.so may be: $LLMC_SENTENCEPIECE_SHIM, where
-/// this build put it, and beside the binary or library holding this code
-/// (../lib and its own directory: an installed tree).
+/// Where libllmc_sentencepiece.so may be: $LLMC_SENTENCEPIECE_SHIM alone
+/// when it is set; else where this build put it, and beside the binary or
+/// library holding this code (../lib and its own directory: an installed
+/// tree).
 static llvm::SmallVector<std::string> getShimCandidates() {
   llvm::SmallVector<std::string> paths;
-  if (const char *env = std::getenv("LLMC_SENTENCEPIECE_SHIM"))
+  if (const char *env = std::getenv("LLMC_SENTENCEPIECE_SHIM")) {
     paths.push_back(env);
+    return paths;
+  }
 #ifdef LLMC_SENTENCEPIECE_SHIM_PATH
   paths.push_back(LLMC_SENTENCEPIECE_SHIM_PATH);
 #endif
@@ -758,20 +761,31 @@ llvm::Expected<const SentencePieceApi *> SentencePieceApi::get() {
   static std::once_flag once;
   std::call_once(once, [] {
     void *handle = nullptr;
-    std::string tried;
+    std::string tried, loadedPath;
+    bool fromEnv = std::getenv("LLMC_SENTENCEPIECE_SHIM") != nullptr;
     for (const std::string &path : getShimCandidates()) {
-      if (!llvm::sys::fs::exists(path))
+      // (Only regular files: a FIFO would block dlopen.)
+      if (!llvm::sys::fs::is_regular_file(path)) {
+        if (fromEnv)
+          tried += "; " + path + ": not a regular file";
         continue;
+      }
       handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-      if (handle)
+      if (handle) {
+        loadedPath = path;
         break;
+      }
       const char *e = dlerror();
       tried += "; " + path + ": " + (e ? e : "cannot be loaded");
     }
     if (!handle) {
-      failure = "sentencepiece models need libllmc_sentencepiece.so, which "
-                "was not found (set LLMC_SENTENCEPIECE_SHIM to its path)" +
-                tried;
+      failure = fromEnv ? "LLMC_SENTENCEPIECE_SHIM does not name a loadable "
+                          "libllmc_sentencepiece.so" +
+                              tried
+                        : "sentencepiece models need "
+                          "libllmc_sentencepiece.so, which was not found "
+                          "(set LLMC_SENTENCEPIECE_SHIM to its path)" +
+                              tried;
       return;
     }
     static SentencePieceApi loaded;
@@ -794,8 +808,10 @@ llvm::Expected<const SentencePieceApi *> SentencePieceApi::get() {
     sym(loaded.isUnknown, "llmc_spm_is_unknown");
     sym(loaded.isByte, "llmc_spm_is_byte");
     if (!ok) {
-      failure = "libllmc_sentencepiece.so lacks a function llmc needs (a "
-                "library from another llmc version?)";
+      failure = loadedPath +
+                " lacks a function of libllmc_sentencepiece.so (not that "
+                "library, or one from another llmc version?)";
+      dlclose(handle);
       return;
     }
     api = &loaded;

@@ -393,6 +393,10 @@ class Generator:
                                    "on the same Generator restarted its session (one "
                                    "sequence at a time per Generator)")
             token = self._native.sample_next()
+            if token < 0:
+                raise RuntimeError("the model's logits are not finite (NaN or +inf, or all "
+                                   "-inf): nothing to sample (an overflow in the model, "
+                                   "e.g. in f16?)")
             yield token
             if token == stop_id or produced + 1 == count:
                 return

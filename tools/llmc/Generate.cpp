@@ -400,6 +400,14 @@ int llmc::generateMain() {
   int64_t promptLength = prompt->size();
   while (produced < maxNewTokens && promptLength + produced < limit) {
     int64_t id = (*session)->sampleNext();
+    if (id < 0) {
+      os << "\n";
+      return fail("the model's logits after " +
+                  llvm::Twine(promptLength + produced) +
+                  " tokens are not finite (NaN or +inf, or all -inf): "
+                  "nothing to sample (an overflow in the model, e.g. in "
+                  "f16?)");
+    }
     if (text) {
       llvm::Expected<std::string> piece = text->push(id);
       if (!piece) {

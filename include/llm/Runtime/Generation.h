@@ -125,8 +125,10 @@ llvm::Error checkSamplingOptions(const SamplingOptions &options);
 
 /// Chooses a token from `logits` (one per vocabulary entry): greedy argmax,
 /// or a draw from softmax(logits / temperature) restricted by top-k, then
-/// top-p, using `rng` (one uniform draw per token). NaN logits are never
-/// chosen; all-NaN logits give token 0.
+/// top-p, using `rng` (one uniform draw per token). -inf logits are never
+/// chosen (masked tokens); returns -1, drawing nothing, when a logit is NaN
+/// or +inf or every logit is -inf (no distribution: an overflow in the
+/// model, e.g. in f16).
 int64_t sampleToken(ArrayRef<float> logits, const SamplingOptions &options,
                     std::mt19937_64 &rng);
 
@@ -182,7 +184,8 @@ public:
   llvm::Error setSampling(const SamplingOptions &options);
 
   /// The next token chosen from getLogits() by the sampling options, with
-  /// the session's generator (sampleToken).
+  /// the session's generator (sampleToken); -1 when the logits are not
+  /// finite (see sampleToken).
   int64_t sampleNext();
 
   /// Tokens in the cache (the next position).
