@@ -591,6 +591,11 @@ def LLM_SliceOp : LLM_Op<"slice", [InferTypeOpAdaptor]> {
     `i_d in [0, ceil((limits_d - starts_d) / strides_d))`, one entry of
     `starts`, `limits` and `strides` per dimension (like `stablehlo.slice`).
     Requires `0 <= starts_d <= limits_d <= shape_d` and `strides_d >= 1`.
+    A dynamic (sequence) dimension (`?`, bounded by `llm.dim_bounds`) is
+    kept whole: its start must be 0 and its stride 1 (convert-llm-to-linalg
+    reports others), and its limit is not read (producers write the bound
+    or the length they were traced with; a slice that must cut the sequence
+    at run time is not expressible with one dynamic dimension).
 
     ```mlir
     %s = llm.slice %x {starts = array<i64: 0, 2>, limits = array<i64: 4, 8>,
