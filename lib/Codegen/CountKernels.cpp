@@ -67,19 +67,12 @@ struct LLMCountKernelsPass
           ++kernels;
           for (Value r : op.getResults()) {
             auto type = dyn_cast<RankedTensorType>(r.getType());
-            if (!type || reachesReturn(r))
-              continue;
             // A dynamic (sequence) dimension counts at its declared bound.
-            int64_t elements = 1;
-            for (int64_t d : type.getShape()) {
-              if (ShapedType::isDynamic(d))
-                d = bound.value_or(-1);
-              elements = d < 0 ? -1 : elements * d;
-              if (elements < 0)
-                break;
-            }
-            if (elements < 0)
+            if (!type || reachesReturn(r) || (!type.hasStaticShape() && !bound))
               continue;
+            int64_t elements = 1;
+            for (int64_t d : type.getShape())
+              elements *= ShapedType::isDynamic(d) ? *bound : d;
             int64_t bits = type.getElementType().isIntOrFloat()
                                ? type.getElementTypeBitWidth()
                                : 64;

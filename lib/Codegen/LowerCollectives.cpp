@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -43,12 +44,9 @@ namespace {
 static Value convertElements(OpBuilder &b, Location loc, Value x,
                              Type element) {
   auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<Value> dynSizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      dynSizes.push_back(tensor::DimOp::create(b, loc, x, d));
   Value init =
-      tensor::EmptyOp::create(b, loc, type.getShape(), element, dynSizes);
+      tensor::EmptyOp::create(b, loc, type.getShape(), element,
+                              tensor::createDynamicDimValues(b, loc, x));
   AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> parallel(type.getRank(),
                                             utils::IteratorType::parallel);
@@ -101,11 +99,8 @@ static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
   auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
   Value in = bufferization::ToBufferOp::create(b, loc, memrefType, input,
                                                /*read_only=*/true);
-  SmallVector<Value> dynSizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      dynSizes.push_back(tensor::DimOp::create(b, loc, input, d));
-  Value out = memref::AllocOp::create(b, loc, memrefType, dynSizes);
+  Value out = memref::AllocOp::create(
+      b, loc, memrefType, tensor::createDynamicDimValues(b, loc, input));
   auto flatten = [&](Value buffer) -> Value {
     if (type.getRank() == 1)
       return buffer;
@@ -142,12 +137,10 @@ static LogicalResult lowerAllGather(shard::AllGatherOp op) {
                         "dynamic dimension is not supported");
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SmallVector<Value> dynSizes;
-  for (int64_t d = 0; d < outType.getRank(); ++d)
-    if (outType.isDynamicDim(d))
-      dynSizes.push_back(tensor::DimOp::create(b, loc, op.getInput(), d));
-  Value empty = tensor::EmptyOp::create(b, loc, outType.getShape(),
-                                        outType.getElementType(), dynSizes);
+  // (The dynamic dimensions are the input's: the gather axis is static.)
+  Value empty = tensor::EmptyOp::create(
+      b, loc, outType.getShape(), outType.getElementType(),
+      tensor::createDynamicDimValues(b, loc, op.getInput()));
   Value zero = arith::ConstantOp::create(
       b, loc, b.getZeroAttr(outType.getElementType()));
   Value zeros = linalg::FillOp::create(b, loc, zero, empty).getResult(0);

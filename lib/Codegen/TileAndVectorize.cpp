@@ -538,8 +538,9 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // The tuned tiles recorded on the op (llm-apply-tuning-cache), else the
   // target's.
   MatmulTiles tiles = selectMatmulTiles(target, problem);
-  if (std::optional<ConfiguredMatmulTiles> configured =
-          getConfiguredMatmulTiles(op))
+  std::optional<ConfiguredMatmulTiles> configured =
+      getConfiguredMatmulTiles(op);
+  if (configured)
     tiles = normalizeMatmulTiles(configured->registerTile,
                                  configured->cacheTile, problem);
   int64_t rm = tiles.regM, rn = tiles.regN, rk = tiles.regK;
@@ -561,8 +562,10 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
           ? rhsType.getNumElements() *
                 llvm::divideCeil(rhsElem.getIntOrFloatBitWidth(), 8)
           : 0;
-  bool plainMaps = op.getIndexingMapsArray() ==
-                   linalg::MatmulOp::getDefaultIndexingMaps(op->getContext());
+  bool packable =
+      rhsElem.isIntOrFloat() && !isBatch && target.packMatmulRhs &&
+      op.getIndexingMapsArray() ==
+          linalg::MatmulOp::getDefaultIndexingMaps(op->getContext());
   // A decode-shaped matvec by a constant B reads the strips that a matmul
   // with more rows packs it into (the width of the target's matmul register
   // tile): the prefill and decode entries of a generation model then hold
@@ -571,21 +574,19 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // `packWidth` elements: no K cache tile; two vectors of accumulators per
   // register tile already stream B faster than memory delivers it.
   int64_t packWidth = target.matmulRegisterTile[1];
-  bool packDecode = rhsElem.isIntOrFloat() && !isBatch && smallM && constRhs &&
-                    target.packMatmulRhs && !dynamicM &&
-                    !getConfiguredMatmulTiles(op) && n % packWidth == 0 &&
-                    n > packWidth && plainMaps;
+  bool packDecode = packable && smallM && constRhs && !dynamicM &&
+                    !configured && n % packWidth == 0 && n > packWidth;
   if (packDecode) {
     rn = packWidth;
     rk = 1;
     ck = k;
     cn = std::max(rn, cn / rn * rn);
   }
-  if (rhsElem.isIntOrFloat() && !isBatch && (!smallM || packDecode) &&
-      target.packMatmulRhs && n % rn == 0 && n > rn && rk == 1 &&
-      (constRhs ? m >= 2 * rm || packDecode
-                : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes) &&
-      plainMaps)
+  bool packRows =
+      packable && !smallM && n % rn == 0 && n > rn && rk == 1 &&
+      (constRhs ? m >= 2 * rm
+                : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes);
+  if (packDecode || packRows)
     packedRhs = getOrCreatePackedRhs(rewriter, rhs, rn, threads);
 
   // Outer (parallel) level: one chunk of M rows (a multiple of the register

@@ -165,6 +165,18 @@ static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
   return success();
 }
 
+/// Applies `patterns` to the body of `group` (only), together with the
+/// patterns that resolve `tensor.dim` of an op's result to the sizes the op
+/// was created with.
+static void applyWithDimResolution(FusionGroupOp group,
+                                   RewritePatternSet &&patterns) {
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  tensor::DimOp::getCanonicalizationPatterns(patterns, group.getContext());
+  GreedyRewriteConfig config;
+  config.setScope(&group.getBody());
+  (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);
+}
+
 /// Erases the ops of `block` (and of nested regions) whose results are
 /// unused and that have no side effects, to a fixed point.
 static void eraseDeadOps(RewriterBase &rewriter, Block &block) {
@@ -229,11 +241,7 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
     // The sizes of those reshapes with a dynamic (sequence) dimension are
     // read from the reshape's own sizes, not with tensor.dim of its result,
     // which would keep the untiled producer alive next to the tiled one.
-    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
-    tensor::DimOp::getCanonicalizationPatterns(patterns, rewriter.getContext());
-    GreedyRewriteConfig config;
-    config.setScope(&group.getBody());
-    (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);
+    applyWithDimResolution(group, std::move(patterns));
   }
 
   LogicalResult result = success();
@@ -276,14 +284,7 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
   // tensor.dim of the untiled ops' results (the matmul's, for an epilogue
   // root): resolved to the sizes those ops were created with, so that the
   // untiled ops die instead of running beside the tiled ones.
-  {
-    RewritePatternSet patterns(rewriter.getContext());
-    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
-    tensor::DimOp::getCanonicalizationPatterns(patterns, rewriter.getContext());
-    GreedyRewriteConfig config;
-    config.setScope(&group.getBody());
-    (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);
-  }
+  applyWithDimResolution(group, RewritePatternSet(rewriter.getContext()));
 
   // Inline the region.
   SmallVector<Value> values(group.getYield().getValues());

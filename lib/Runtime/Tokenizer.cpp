@@ -729,16 +729,11 @@ struct SentencePieceApi {
   static llvm::Expected<const SentencePieceApi *> get();
 };
 
-/// Where libllmc_sentencepiece.so may be: $LLMC_SENTENCEPIECE_SHIM alone
-/// when it is set; else where this build put it, and beside the binary or
-/// library holding this code (../lib and its own directory: an installed
-/// tree).
+/// Where libllmc_sentencepiece.so may be when $LLMC_SENTENCEPIECE_SHIM is
+/// not set: where this build put it, and beside the binary or library
+/// holding this code (../lib and its own directory: an installed tree).
 static llvm::SmallVector<std::string> getShimCandidates() {
   llvm::SmallVector<std::string> paths;
-  if (const char *env = std::getenv("LLMC_SENTENCEPIECE_SHIM")) {
-    paths.push_back(env);
-    return paths;
-  }
 #ifdef LLMC_SENTENCEPIECE_SHIM_PATH
   paths.push_back(LLMC_SENTENCEPIECE_SHIM_PATH);
 #endif
@@ -762,8 +757,12 @@ llvm::Expected<const SentencePieceApi *> SentencePieceApi::get() {
   std::call_once(once, [] {
     void *handle = nullptr;
     std::string tried, loadedPath;
-    bool fromEnv = std::getenv("LLMC_SENTENCEPIECE_SHIM") != nullptr;
-    for (const std::string &path : getShimCandidates()) {
+    // $LLMC_SENTENCEPIECE_SHIM, when set, is the only path tried.
+    const char *env = std::getenv("LLMC_SENTENCEPIECE_SHIM");
+    bool fromEnv = env != nullptr;
+    llvm::SmallVector<std::string> candidates =
+        fromEnv ? llvm::SmallVector<std::string>{env} : getShimCandidates();
+    for (const std::string &path : candidates) {
       // (Only regular files: a FIFO would block dlopen.)
       if (!llvm::sys::fs::is_regular_file(path)) {
         if (fromEnv)
@@ -821,6 +820,22 @@ llvm::Expected<const SentencePieceApi *> SentencePieceApi::get() {
   return api;
 }
 
+/// Calls `fill(data, capacity)`, a shim function that writes at most
+/// `capacity` elements into `data` and returns how many there are (-1 on
+/// failure), with `buffer`; when `buffer` was too small, grows it and calls
+/// again. On success `buffer` is cut to that count. Returns the count.
+template <typename Buffer, typename Fill>
+static long fillBuffer(Buffer &buffer, Fill fill) {
+  long n = fill(buffer.data(), buffer.size());
+  if (n > static_cast<long>(buffer.size())) {
+    buffer.resize(n);
+    n = fill(buffer.data(), buffer.size());
+  }
+  if (n >= 0)
+    buffer.resize(n);
+  return n;
+}
+
 class SentencePieceTokenizer : public Tokenizer {
 public:
   SentencePieceTokenizer(StringRef path, const SentencePieceApi &api)
@@ -847,13 +862,11 @@ public:
 
   std::vector<int64_t> encode(StringRef text) override {
     std::vector<int> ids(text.size() + 16);
-    long n = api.encode(spm, text.data(), text.size(), ids.data(), ids.size());
-    if (n > static_cast<long>(ids.size())) {
-      ids.resize(n);
-      n = api.encode(spm, text.data(), text.size(), ids.data(), ids.size());
-    }
     // Encoding fails only for an unloaded model.
-    ids.resize(std::max<long>(n, 0));
+    if (fillBuffer(ids, [&](int *data, size_t cap) {
+          return api.encode(spm, text.data(), text.size(), data, cap);
+        }) < 0)
+      ids.clear();
     return std::vector<int64_t>(ids.begin(), ids.end());
   }
 
@@ -864,16 +877,12 @@ public:
         return std::move(e);
       ints.push_back(static_cast<int>(id));
     }
+    // (On failure the buffer holds sentencepiece's message.)
     std::string text(64 + 16 * ints.size(), '\0');
-    long n =
-        api.decode(spm, ints.data(), ints.size(), text.data(), text.size());
-    if (n > static_cast<long>(text.size())) {
-      text.resize(n);
-      n = api.decode(spm, ints.data(), ints.size(), text.data(), text.size());
-    }
-    if (n < 0)
+    if (fillBuffer(text, [&](char *data, size_t cap) {
+          return api.decode(spm, ints.data(), ints.size(), data, cap);
+        }) < 0)
       return error("cannot decode: " + StringRef(text.c_str()).trim());
-    text.resize(n);
     return sanitizeUTF8(text);
   }
 
@@ -910,12 +919,10 @@ protected:
 private:
   std::string getPiece(int id) const {
     std::string piece(32, '\0');
-    long n = api.idToPiece(spm, id, piece.data(), piece.size());
-    if (n > static_cast<long>(piece.size())) {
-      piece.resize(n);
-      n = api.idToPiece(spm, id, piece.data(), piece.size());
-    }
-    piece.resize(std::max<long>(n, 0));
+    if (fillBuffer(piece, [&](char *data, size_t cap) {
+          return api.idToPiece(spm, id, data, cap);
+        }) < 0)
+      piece.clear();
     return piece;
   }
 

@@ -1710,15 +1710,14 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   OpBuilder::InsertionGuard guard(b);
   Type accElem = integerAccumulate ? i32 : f32;
-  // C[rows, nc] of the block of nc output channels at n0: the loop over
-  // the panels of K.
-  auto buildBlock = [&](OpBuilder &b, Location loc, Value n0,
-                        int64_t nc) -> Value {
-    auto rowType = VectorType::get({nc}, f32);
-    auto rowI32 = VectorType::get({nc}, i32);
-    auto rowI8 = VectorType::get({nc}, b.getI8Type());
+  // C[rows, width] of the block of `width` output channels at n0, built at
+  // b's insertion point: the loop over the panels of K.
+  auto buildBlock = [&](Value n0, int64_t width) -> Value {
+    auto rowType = VectorType::get({width}, f32);
+    auto rowI32 = VectorType::get({width}, i32);
+    auto rowI8 = VectorType::get({width}, b.getI8Type());
     auto zeroFill = [&](OpBuilder &fb, Location l, Type elem) {
-      Value e = rowsEmpty(fb, l, nc, elem);
+      Value e = rowsEmpty(fb, l, width, elem);
       Value zero = elem.isF32() ? f32Const(fb, l, 0) : i32Const(fb, l, 0);
       return linalg::FillOp::create(fb, l, ValueRange{zero}, ValueRange{e})
           .getResult(0);
@@ -1732,7 +1731,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
         b, loc, idx(b, 0), idx(b, K), idx(b, kc), ValueRange{acc},
         [&](OpBuilder &pb, Location l, Value k0, ValueRange accs) {
           // The row of scales and zero points of element k of K, over the
-          // block's nc channels (broadcast when they do not vary along N).
+          // block's channels (broadcast when they do not vary along N).
           auto params = [&](OpBuilder &rb, Value k) -> std::pair<Value, Value> {
             Value g =
                 kb == 1
@@ -1758,7 +1757,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
           std::optional<std::pair<Value, Value>> panelParams;
           if (kb == 1 || G % kc == 0)
             panelParams = params(pb, k0);
-          // (q - z) * s on a row of nc channels (q as i32).
+          // (q - z) * s on a row of the block's channels (q as i32).
           auto dequant = [&](OpBuilder &rb, Value q, Value k) {
             auto [sv, zv] = panelParams ? *panelParams : params(rb, k);
             Value d = arith::SubIOp::create(rb, l, q, zv);
@@ -1766,7 +1765,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
                 rb, l, arith::SIToFPOp::create(rb, l, rowType, d), sv);
           };
           Value panel0 =
-              tensor::EmptyOp::create(pb, l, ArrayRef<int64_t>{kc, nc}, f32);
+              tensor::EmptyOp::create(pb, l, ArrayRef<int64_t>{kc, width}, f32);
           int64_t step = packed4 ? 2 : 1;
           auto fill = scf::ForOp::create(
               pb, l, idx(pb, 0), idx(pb, kc / step), idx(pb, 1),
@@ -1870,7 +1869,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
   b.setInsertionPointToStart(forall.getBody());
   Value n0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nc));
-  Value block = buildBlock(b, loc, n0, nc);
+  Value block = buildBlock(n0, nc);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
       b, loc, block, forall.getRegionIterArgs()[0],
@@ -1878,7 +1877,7 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
       SmallVector<OpFoldResult>{rowCount, ofr(nc)}, unit);
   b.setInsertionPointAfter(forall);
   if (tail) {
-    Value last = buildBlock(b, loc, idx(b, blocks * nc), tail);
+    Value last = buildBlock(idx(b, blocks * nc), tail);
     Value result = tensor::InsertSliceOp::create(
         b, loc, last, forall.getResult(0),
         SmallVector<OpFoldResult>{ofr(0), ofr(blocks * nc)},

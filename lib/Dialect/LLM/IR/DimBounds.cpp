@@ -130,6 +130,11 @@ static FunctionOpInterface getEnclosingFunction(Operation *op) {
   return op->getParentOfType<FunctionOpInterface>();
 }
 
+bool mlir::llm::isStaticOrSequence(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && llvm::count_if(t.getShape(), ShapedType::isDynamic) <= 1;
+}
+
 bool mlir::llm::hasSequenceDim(Operation *op) {
   FunctionOpInterface func = getEnclosingFunction(op);
   if (!func)

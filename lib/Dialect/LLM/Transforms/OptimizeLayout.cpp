@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
@@ -291,10 +292,7 @@ struct SinkTransposeThroughRope : OpRewritePattern<RopeOp> {
     auto inType = cast<RankedTensorType>(t.getInput().getType());
     // A dynamic (sequence) dimension moves with its row: at most one `?` in
     // each type (what llm.reshape carries through).
-    auto numDynamic = [](RankedTensorType type) {
-      return llvm::count_if(type.getShape(), ShapedType::isDynamic);
-    };
-    if (numDynamic(posType) > 1 || numDynamic(inType) > 1)
+    if (!isStaticOrSequence(posType) || !isStaticOrSequence(inType))
       return rewriter.notifyMatchFailure(op, "more than one dynamic dim");
     int64_t rows = rank - 1;
     if (posType.getRank() > rows)

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 
@@ -50,12 +51,11 @@ bool isStatic(Value v) {
   return t && t.hasStaticShape();
 }
 
-/// A static shape or one with a single dynamic (sequence) dimension: what
-/// llm.reshape carries through, and what the row-wise patterns move (each
-/// row keeps its place in the sequence).
+/// A static shape or one with a single dynamic (sequence) dimension
+/// (DimBounds.h): the row-wise patterns move it like a static row
+/// dimension (each row keeps its place in the sequence).
 bool isStaticOrSequence(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && llvm::count_if(t.getShape(), ShapedType::isDynamic) <= 1;
+  return llm::isStaticOrSequence(v.getType());
 }
 
 ArrayRef<int64_t> shapeOf(Value v) {

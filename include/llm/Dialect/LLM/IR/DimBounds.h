@@ -72,6 +72,11 @@ Value getSequenceLength(OpBuilder &b, Location loc);
 Value createEmptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         Type elemTy);
 
+/// Whether `type` is a ranked tensor type with a static shape or one dynamic
+/// (sequence) dimension: what llm.reshape carries through, and what the
+/// layout rewrites move like a static row dimension.
+bool isStaticOrSequence(Type type);
+
 /// Whether the function around `op` has a bounded sequence dimension.
 bool hasSequenceDim(Operation *op);
 
