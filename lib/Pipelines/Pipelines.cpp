@@ -293,7 +293,12 @@ void mlir::llm::buildLLMLowerToCPULoopsStage(OpPassManager &pm,
 
 void mlir::llm::buildLLMLowerToCPULLVMPipeline(
     OpPassManager &pm, const LowerToCPUOptions &options) {
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Allocations through _mlir_memref_to_llvm_alloc, which
+  // llm-check-allocations defines with a null check (out of memory is an
+  // error, not a write through a null pointer).
+  FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
+  memrefOpts.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
   pm.addPass(createSCFToControlFlowPass());
   ConvertVectorToLLVMPassOptions vecOpts;
   vecOpts.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
@@ -319,6 +324,7 @@ void mlir::llm::buildLLMLowerToCPULLVMPipeline(
     pm.addPass(createConvertToLLVMPass(mpiToLLVM));
     pm.addPass(createLLMFixMPISymbolsPass());
   }
+  pm.addPass(createLLMCheckAllocationsPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

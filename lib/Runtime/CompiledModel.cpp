@@ -13,6 +13,7 @@
 
 #include "llm/Runtime/CompiledModel.h"
 #include "llm/Codegen/Collectives.h"
+#include "llm/Codegen/Passes.h"
 #include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
 
 #include "llm/Codegen/TargetDescription.h"
@@ -22,6 +23,7 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Runtime/ConstantBytes.h"
+#include "llm/Runtime/OutOfMemory.h"
 #include "llm/Runtime/Progress.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/Timing.h"
@@ -350,7 +352,7 @@ static bool isRuntimeLibrarySymbol(StringRef name, bool usesF64) {
     for (StringRef lib :
          {"malloc", "free", "calloc", "realloc", "aligned_alloc",
           "posix_memalign", "memrefCopy", "memcpy", "memmove", "memset",
-          "printf", "puts", "putchar", "abort", "exit"})
+          "printf", "dprintf", "puts", "putchar", "abort", "exit"})
       always.insert(lib);
     return result;
   }();
@@ -816,7 +818,8 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
   }
   if (internalizeAllButCInterface) {
     for (llvm::Function &f : *llvmModule)
-      if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix))
+      if (!f.isDeclaration() && !f.getName().starts_with(kCInterfacePrefix) &&
+          f.getName() != llm::kOutOfMemoryHandlerName)
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   if (beforeOptimize)
@@ -1164,6 +1167,16 @@ CompiledModel::load(const CompiledObject &object,
             mainJD.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return std::move(err);
   }
+  // The handler of llm-check-allocations' allocation functions.
+  {
+    llvm::orc::SymbolMap symbols;
+    symbols[mangle(llm::kOutOfMemoryHandlerName)] = {
+        llvm::orc::ExecutorAddr::fromPtr(getOutOfMemoryHandler()),
+        llvm::JITSymbolFlags::Exported};
+    if (llvm::Error err =
+            mainJD.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+      return std::move(err);
+  }
   using llvm::orc::DynamicLibrarySearchGenerator;
   llvm::Expected<std::unique_ptr<DynamicLibrarySearchGenerator>> process =
       DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
@@ -1215,7 +1228,11 @@ CompiledModel::load(const CompiledObject &object,
     llvm::Expected<llvm::orc::ExecutorAddr> init = (*jit)->lookup(kInitName);
     if (!init)
       return init.takeError();
-    init->toPtr<void (*)()>()();
+    void *initArgs[] = {init->toPtr<void *>()};
+    if (llvm::Error err = callCatchingOutOfMemory(
+            [](void **args) { reinterpret_cast<void (*)()>(args[0])(); },
+            initArgs))
+      return std::move(err);
   }
 
   if (!object.indexChecks.empty()) {
@@ -1347,7 +1364,9 @@ llvm::Error CompiledModel::invokeEntry(unsigned index,
     lock.lock();
   if (indexStatus)
     std::fill_n(indexStatus, kIndexCheckStatusSize, 0);
-  packedEntries[index](args.data());
+  if (llvm::Error err =
+          callCatchingOutOfMemory(packedEntries[index], args.data()))
+    return err;
   if (indexStatus && indexStatus[0] != 0)
     return getIndexCheckError();
   return llvm::Error::success();

@@ -30,6 +30,26 @@
 // HUGECONST-NOT: LLVM ERROR
 // RUN: test ! -e %t/c.o
 //
+// An intermediate that fits the lowering but not the machine (64 TiB): the
+// compiled code's allocation fails; llmc reports it (it used to write through
+// the null pointer: SIGSEGV), writes no output, and so does an object linked
+// into a C program (the fallback without a handler, or the program's own
+// __llmc_out_of_memory).
+// RUN: not llmc run %t/huge-mid.mlir --output-dir %t/mid 2>&1 | FileCheck %s --check-prefix=HUGEMID
+// RUN: not llmc run %t/huge-mid.mlir --no-opt --threads 2 2>&1 | FileCheck %s --check-prefix=HUGEMID
+// HUGEMID: llmc: error: out of memory: the compiled model could not allocate {{[0-9]+}} bytes (the outputs of this call are not valid)
+// RUN: test ! -e %t/mid/out0.npy
+// RUN: llmc compile %t/huge-mid.mlir -o %t/mid.o --emit=obj
+// RUN: clang-22 %S/Inputs/oom_main.c %t/mid.o -o %t/oom %omp_lib -lm -Wl,-rpath,%mlir_lib_dir
+// RUN: not %t/oom 2>&1 | FileCheck %s --check-prefix=OOMOBJ
+// OOMOBJ: llmc: out of memory: the compiled model could not allocate {{[0-9]+}} bytes
+// OOMOBJ-NOT: returned
+// RUN: clang-22 -DHANDLER %S/Inputs/oom_main.c %t/mid.o -o %t/oom-handler %omp_lib -lm -Wl,-rpath,%mlir_lib_dir
+// RUN: %t/oom-handler > %t/handler.txt || test $? = 3
+// RUN: FileCheck %s --check-prefix=OOMHANDLER < %t/handler.txt
+// OOMHANDLER: handler: {{[0-9]+}} bytes
+// OOMHANDLER-NOT: returned
+//
 // A function named like a library function the compiled code calls.
 // RUN: not llmc run %t/clash-expf.mlir 2>&1 | FileCheck %s --check-prefix=EXPF
 // EXPF: clash-expf.mlir:1:1: error: function name '@expf' clashes with a runtime library symbol the compiled code calls; rename it
@@ -92,6 +112,14 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %b = llm.broadcast_to %x : (tensor<2x3xf32>) -> tensor<4611686018427387904x2x3xf32>
   %0 = llm.reduce_sum %b {axes = array<i64: 0>} : (tensor<4611686018427387904x2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+//--- huge-mid.mlir
+func.func @main(%a: tensor<4194304x1xf32>, %b: tensor<1x4194304xf32>) -> tensor<4194304xf32> {
+  %0 = llm.matmul %a, %b : (tensor<4194304x1xf32>, tensor<1x4194304xf32>) -> tensor<4194304x4194304xf32>
+  %1 = llm.softmax %0 {axis = 1 : i64} : tensor<4194304x4194304xf32>
+  %2 = llm.reduce_sum %1 {axes = array<i64: 1>, keepdims = false} : (tensor<4194304x4194304xf32>) -> tensor<4194304xf32>
+  return %2 : tensor<4194304xf32>
 }
 
 //--- huge-const.mlir

@@ -20,6 +20,12 @@ namespace mlir::llm {
 #define GEN_PASS_REGISTRATION
 #include "llm/Codegen/Passes.h.inc"
 
+/// `void __llmc_out_of_memory(int64_t bytes)`: what the allocation functions
+/// of llm-check-allocations call when `malloc` returns null. It must not
+/// return; llmc's runtime defines it (llm/Runtime/OutOfMemory.h).
+inline constexpr llvm::StringLiteral kOutOfMemoryHandlerName =
+    "__llmc_out_of_memory";
+
 } // namespace mlir::llm
 
 #endif // LLM_CODEGEN_PASSES_H

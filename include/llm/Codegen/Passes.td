@@ -562,6 +562,44 @@ def LLMFixMPISymbolsPass : Pass<"llm-fix-mpi-symbols", "::mlir::ModuleOp"> {
   }];
 }
 
+def LLMCheckAllocationsPass
+    : Pass<"llm-check-allocations", "::mlir::ModuleOp"> {
+  let summary = "define the generic allocation functions with a null check "
+                "that reports out-of-memory instead of crashing";
+  let description = [{
+    `finalize-memref-to-llvm{use-generic-functions=true}` lowers
+    `memref.alloc` / `memref.dealloc` to calls of
+    `_mlir_memref_to_llvm_alloc(i64 bytes) -> !llvm.ptr`,
+    `_mlir_memref_to_llvm_aligned_alloc(i64 alignment, i64 bytes)` and
+    `_mlir_memref_to_llvm_free(!llvm.ptr)` and leaves them declared. This
+    pass gives each declared one a body in the module (`weak` linkage;
+    `llmc compile` makes them internal, like every function but the C
+    wrappers):
+
+    ```
+    p = malloc(bytes)            // aligned_alloc(alignment, bytes)
+    if (p == null && bytes != 0) __llmc_out_of_memory(bytes)  // no return
+    return p
+    ```
+
+    The module also gets `__llmc_out_of_memory(i64 bytes)` (weak, unless
+    it already defines one): it prints "llmc: out of memory: the compiled
+    model could not allocate N bytes" on standard error (`dprintf(2, ...)`)
+    and calls `exit(1)`; it must not return. llmc's runtime defines its own
+    in each JIT, which wins over the weak one: the call that ran out of
+    memory returns that error to `llmc run`, Python and the C API (the
+    buffers the call had already allocated are not freed). A C program
+    linking an llmc object may define one too. `llmc compile` keeps this
+    function weak. Without this pass the lowered code writes through a null
+    pointer when `malloc` fails (a segfault).
+
+    Run it after `finalize-memref-to-llvm` with generic functions, on a
+    module in the LLVM dialect. A module that declares none of the three
+    functions is left unchanged.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def LLMOutlineKernelsPass
     : Pass<"llm-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Move each loop nest of a large function into a function of "

@@ -245,9 +245,10 @@ createCPUTargetMachine(llvm::StringRef name, unsigned optLevel);
 /// Translates a module in the LLVM dialect to LLVM IR for `tm`'s target and
 /// runs the LLVM optimization pipeline at `optLevel`. With
 /// `internalizeAllButCInterface`, every defined function except the
-/// `_mlir_ciface_*` wrappers gets internal linkage, so that the object
-/// exports only the C interface (an MLIR `@main` would otherwise clash with
-/// C's `main`). Emits an error at the module location on failure. Reports
+/// `_mlir_ciface_*` wrappers and the weak out-of-memory handler
+/// (llm-check-allocations) gets internal linkage, so that the object exports
+/// only the C interface (an MLIR `@main` would otherwise clash with C's
+/// `main`). Emits an error at the module location on failure. Reports
 /// the translation and optimization stages to `progress` (if not null).
 FailureOr<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
