@@ -326,14 +326,18 @@ int llmc::generateMain() {
                   llvm::Twine(maxSeq.getValue()));
     limit = maxSeq;
   }
-  if (static_cast<int64_t>(prompt->size()) > limit)
-    return fail("the prompt has " + llvm::Twine(prompt->size()) +
-                " tokens, more than the " + llvm::Twine(limit) +
-                " positions available (" +
+  // The sequence (prompt and new tokens) holds at most `limit` tokens: a
+  // prompt that fills it leaves no room for a new one.
+  int64_t promptTokens = static_cast<int64_t>(prompt->size());
+  if (promptTokens > limit || (promptTokens == limit && maxNewTokens > 0))
+    return fail("the prompt has " + llvm::Twine(promptTokens) + " tokens, " +
+                (promptTokens > limit ? "more than" : "as many as") + " the " +
+                llvm::Twine(limit) + " positions available (" +
                 (maxSeq.getNumOccurrences() ? "--max-seq"
                                             : "the model's declared sequence "
                                               "bound, llm.dim_bounds") +
-                ")");
+                ")" +
+                (promptTokens == limit ? ": no room for a new token" : ""));
   for (auto [i, id] : llvm::enumerate(*prompt))
     if (id < 0 || id >= interface->vocabSize)
       return fail(llvm::Twine(haveIds ? "--prompt-ids" : "--prompt") +

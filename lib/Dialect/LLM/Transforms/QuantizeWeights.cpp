@@ -65,6 +65,20 @@ struct LLMQuantizeWeightsPass final
           llm::detail::readF32Values(cst.getValue());
       if (!w)
         continue;
+      // NaN / Inf have no integer level: quantizing would hide them.
+      auto nonFinite =
+          llvm::find_if(*w, [](float v) { return !std::isfinite(v); });
+      if (nonFinite != w->end()) {
+        op.emitError("llm-quantize-weights: the weight holds a non-finite "
+                     "value (")
+            << (std::isnan(*nonFinite) ? "nan"
+                : *nonFinite > 0       ? "+inf"
+                                       : "-inf")
+            << " at flat index " << (nonFinite - w->begin()) << " of "
+            << cst.getType() << "), which int" << bits.getValue()
+            << " cannot represent";
+        return signalPassFailure();
+      }
       bool tb = op.getTransposeB();
       int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
       int64_t K = tb ? cols : rows, N = tb ? rows : cols;
@@ -95,6 +109,9 @@ struct LLMQuantizeWeightsPass final
       op.getRhsMutable().assign(llm::detail::buildQuantizedWeight(
           b, cst.getLoc(), *w, type, tb, q, error));
       op.setTransposeB(true);
+      // The f32 weight, unless another op still reads it.
+      if (cst->use_empty())
+        cst.erase();
       ++quantized;
     }
     int64_t count = error.count;
