@@ -9,14 +9,17 @@
 // This file implements `llm-clone-empty-tensors`: undoes CSE's merging of
 // `tensor.empty` ops before bufferization, so that one-shot bufferization
 // sees each destination as its own value (linear analysis time, no
-// conflict copies).
+// conflict copies), and shrinks an empty tensor that is only sliced to the
+// slice.
 //
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::llm {
 #define GEN_PASS_DEF_LLMCLONEEMPTYTENSORSPASS
@@ -49,6 +52,16 @@ struct LLMCloneEmptyTensorsPass
         use->set(builder.clone(*op)->getResult(0));
       }
     }
+    // extract_slice(empty) -> empty of the slice's sizes (and the same for
+    // a reshape): the destination of a producer fused into a tile loop
+    // (e.g. the accumulator of a matmul whose bias epilogue was tiled) is a
+    // slice of an empty of the whole result, which would bufferize to a
+    // whole-result buffer allocated in every iteration.
+    RewritePatternSet patterns(&getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns,
+                                            /*foldSingleUseOnly=*/true);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
   }
 };
 

@@ -531,9 +531,10 @@ static memref::AllocOp getReshapedAlloc(Value v) {
 }
 
 /// Reshapes the contiguous identity-layout memref `v` to `type` (same
-/// element type and element count): collapse to 1-D, then expand.
+/// element type and element count): collapse to 1-D, then expand; the
+/// dynamic sizes of `type` are `dynamicSizes`.
 static Value reshapeContiguous(OpBuilder &b, Location loc, Value v,
-                               MemRefType type) {
+                               MemRefType type, ValueRange dynamicSizes) {
   auto srcType = cast<MemRefType>(v.getType());
   if (srcType.getShape() == type.getShape())
     return v;
@@ -549,12 +550,46 @@ static Value reshapeContiguous(OpBuilder &b, Location loc, Value v,
   ReassociationIndices all;
   for (int64_t i = 0; i < type.getRank(); ++i)
     all.push_back(i);
-  return memref::ExpandShapeOp::create(b, loc, type.getShape(), v,
-                                       ArrayRef<ReassociationIndices>{all});
+  SmallVector<OpFoldResult> sizes;
+  unsigned next = 0;
+  for (int64_t size : type.getShape())
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? OpFoldResult(dynamicSizes[next++])
+                        : OpFoldResult(b.getIndexAttr(size)));
+  return memref::ExpandShapeOp::create(
+      b, loc, type, v, ArrayRef<ReassociationIndices>{all}, sizes);
+}
+
+/// Whether the identity-layout `alloc` holds as many elements as the
+/// out-param type `out`: equal static counts, or one dynamic dimension each,
+/// the alloc's being a dimension of a bounded argument (the sequence length
+/// n, which every dynamic argument dimension equals at run time,
+/// getSequenceSizeBound), and equal products of the static ones.
+static bool sameElementCount(func::FuncOp func, memref::AllocOp alloc,
+                             MemRefType out) {
+  MemRefType a = alloc.getType();
+  if (a.hasStaticShape() && out.hasStaticShape())
+    return a.getNumElements() == out.getNumElements();
+  if (a.getNumDynamicDims() != 1 || out.getNumDynamicDims() != 1)
+    return false;
+  Value size = alloc.getDynamicSizes().front();
+  auto dim = size.getDefiningOp<memref::DimOp>();
+  if (!dim || !isa<BlockArgument>(dim.getSource()) ||
+      !llm::getSequenceSizeBound(func, size))
+    return false;
+  auto staticProduct = [](MemRefType t) {
+    int64_t product = 1;
+    for (int64_t d : t.getShape())
+      if (!ShapedType::isDynamic(d))
+        product *= d;
+    return product;
+  };
+  return staticProduct(a) == staticProduct(out);
 }
 
 /// copy(reshape*(alloc), %out) as the last use of the alloc, with %out a
-/// function argument used by nothing else
+/// function argument used by nothing else (static shapes, or one dynamic
+/// dimension each: the sequence length, see sameElementCount)
 ///   -> the alloc becomes reshape(%out) and the copy disappears.
 /// `buffer-results-to-out-params{hoist-static-allocs}` only handles a
 /// returned alloc; a result reshaped after its last write (e.g. the
@@ -573,11 +608,10 @@ static int64_t forwardResultCopies(func::FuncOp func) {
       continue;
     auto allocType = alloc.getType();
     auto outType = dyn_cast<MemRefType>(out.getType());
-    if (!outType || !allocType.hasStaticShape() ||
-        !outType.hasStaticShape() || !allocType.getLayout().isIdentity() ||
+    if (!outType || !allocType.getLayout().isIdentity() ||
         !outType.getLayout().isIdentity() ||
         allocType.getElementType() != outType.getElementType() ||
-        allocType.getNumElements() != outType.getNumElements())
+        !sameElementCount(func, alloc, outType))
       continue;
     // The copy must be the last use of every alias of the alloc.
     bool lastUse = true;
@@ -591,7 +625,8 @@ static int64_t forwardResultCopies(func::FuncOp func) {
     if (!lastUse)
       continue;
     OpBuilder b(alloc);
-    Value replacement = reshapeContiguous(b, alloc.getLoc(), out, allocType);
+    Value replacement = reshapeContiguous(b, alloc.getLoc(), out, allocType,
+                                          alloc.getDynamicSizes());
     alloc.getResult().replaceAllUsesWith(replacement);
     alloc.erase();
     copy.erase();

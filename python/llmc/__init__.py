@@ -378,6 +378,10 @@ class Generator:
         self._native.set_sampling(not sampled, 1.0 if temperature is None else float(temperature),
                                   0 if top_k is None else _as_int(top_k, "top_k"),
                                   1.0 if top_p is None else float(top_p), seed)
+        if max_new_tokens > 0 and len(prompt) == self.max_sequence:
+            raise ValueError(f"the prompt has {len(prompt)} tokens, as many as the "
+                             f"{self.max_sequence} positions available: no room "
+                             f"for a new token")
         self._native.prefill(prompt)
         # The sequence (prompt and new tokens) holds at most max_sequence.
         count = min(max_new_tokens, self.max_sequence - len(prompt))

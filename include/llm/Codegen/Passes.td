@@ -499,6 +499,15 @@ def LLMCloneEmptyTensorsPass : Pass<"llm-clone-empty-tensors"> {
     its own allocation candidate, as before CSE. It changes no value: an
     empty tensor's contents are undefined.
 
+    Then a `tensor.extract_slice` (or reshape) of a single-use
+    `tensor.empty` becomes an empty of the slice's (or reshape's) sizes
+    (upstream `tensor::populateFoldTensorEmptyPatterns`). A producer fused
+    into a tile loop (a matmul under its bias epilogue, an add before a
+    norm) writes a slice of an empty of the whole result; without the fold
+    that becomes a whole-result buffer allocated in each iteration of the
+    loop (a `[S, 3d]` buffer per row tile of a QKV projection), with it a
+    tile-sized one.
+
     Run it right before `eliminate-empty-tensors`.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
