@@ -1250,8 +1250,8 @@ CompiledModel::load(const CompiledObject &object,
     // 64 bytes of slack to align the start (llm-plan-memory's alignment).
     model->callerArena = true;
     model->arenaBytes = object.arenaBytes;
-    model->arenaStorage = std::unique_ptr<uint8_t[]>(
-        new (std::nothrow) uint8_t[object.arenaBytes + 64]());
+    model->arenaStorage.reset(
+        static_cast<uint8_t *>(std::calloc(object.arenaBytes + 64, 1)));
     if (!model->arenaStorage)
       return error("cannot allocate the model's arena of " +
                    llvm::Twine(object.arenaBytes) + " bytes");

@@ -39,6 +39,11 @@
 // RUN: not llmc run %t/huge-mid.mlir --no-opt --threads 2 2>&1 | FileCheck %s --check-prefix=HUGEMID
 // HUGEMID: llmc: error: out of memory: the compiled model could not allocate {{[0-9]+}} bytes (the outputs of this call are not valid)
 // RUN: test ! -e %t/mid/out0.npy
+// The caller's arena (as llmc generate uses) is allocated by the runtime: an
+// error too (it used to abort in LLVM's new-handler).
+// RUN: not llmc run %t/huge-mid.mlir --pipeline-options=memory-arena=caller 2>&1 | FileCheck %s --check-prefix=HUGEARENA
+// HUGEARENA: error: JIT compilation failed: cannot allocate the model's arena of {{[0-9]+}} bytes
+// HUGEARENA-NOT: LLVM ERROR
 // RUN: llmc compile %t/huge-mid.mlir -o %t/mid.o --emit=obj
 // RUN: clang-22 %S/Inputs/oom_main.c %t/mid.o -o %t/oom %omp_lib -lm -Wl,-rpath,%mlir_lib_dir
 // RUN: not %t/oom 2>&1 | FileCheck %s --check-prefix=OOMOBJ

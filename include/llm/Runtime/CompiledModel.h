@@ -39,6 +39,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -424,7 +425,12 @@ private:
   /// inside `arenaStorage`.
   bool callerArena = false;
   int64_t arenaBytes = 0;
-  std::unique_ptr<uint8_t[]> arenaStorage;
+  struct FreeDeleter {
+    void operator()(void *p) const { std::free(p); }
+  };
+  /// From calloc: LLVM's new-handler aborts where malloc returns null, and
+  /// calloc leaves untouched pages unallocated.
+  std::unique_ptr<uint8_t, FreeDeleter> arenaStorage;
   uint8_t *arena = nullptr;
   /// The run-time index checks: the status global in the loaded code (null
   /// when the code has no check) and the checks' descriptions.
