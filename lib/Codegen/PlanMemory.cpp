@@ -577,14 +577,8 @@ static bool sameElementCount(func::FuncOp func, memref::AllocOp alloc,
   if (!dim || !isa<BlockArgument>(dim.getSource()) ||
       !llm::getSequenceSizeBound(func, size))
     return false;
-  auto staticProduct = [](MemRefType t) {
-    int64_t product = 1;
-    for (int64_t d : t.getShape())
-      if (!ShapedType::isDynamic(d))
-        product *= d;
-    return product;
-  };
-  return staticProduct(a) == staticProduct(out);
+  return llm::getStaticProduct(a.getShape()) ==
+         llm::getStaticProduct(out.getShape());
 }
 
 /// copy(reshape*(alloc), %out) as the last use of the alloc, with %out a

@@ -490,15 +490,6 @@ bool hasStaticShapes(Operation *op) {
 
 bool isStaticDim(int64_t d) { return !ShapedType::isDynamic(d); }
 
-/// Product of the static sizes of `shape` (dynamic ones skipped).
-int64_t staticProduct(ArrayRef<int64_t> shape) {
-  int64_t p = 1;
-  for (int64_t d : shape)
-    if (isStaticDim(d))
-      p *= d;
-  return p;
-}
-
 bool allStatic(ArrayRef<int64_t> shape) {
   return llvm::all_of(shape, isStaticDim);
 }
@@ -549,7 +540,7 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
         !allStatic(lt.take_back(1)))
       return fail("llm.matmul takes a dynamic dimension only in the rows of "
                   "an untransposed lhs against a static 2-D rhs");
-    if (staticProduct(lt.drop_back()) != 1)
+    if (getStaticProduct(lt.drop_back()) != 1)
       return fail("llm.matmul: the lhs rows other than the sequence must be "
                   "of size 1 (the rows are collapsed into one dimension)");
     return success();
@@ -626,8 +617,8 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
     // after it theirs: the sequence stays one whole dimension.
     auto aroundSeq = [](ArrayRef<int64_t> s) {
       auto *it = llvm::find_if(s, [](int64_t d) { return !isStaticDim(d); });
-      return std::make_pair(staticProduct(ArrayRef<int64_t>(s.begin(), it)),
-                            staticProduct(ArrayRef<int64_t>(it, s.end())));
+      return std::make_pair(getStaticProduct(ArrayRef<int64_t>(s.begin(), it)),
+                            getStaticProduct(ArrayRef<int64_t>(it, s.end())));
     };
     if (count(src.getShape()) != 1 || count(dst.getShape()) != 1 ||
         aroundSeq(src.getShape()) != aroundSeq(dst.getShape()))

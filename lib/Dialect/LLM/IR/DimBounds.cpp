@@ -135,6 +135,14 @@ bool mlir::llm::isStaticOrSequence(Type type) {
   return t && llvm::count_if(t.getShape(), ShapedType::isDynamic) <= 1;
 }
 
+int64_t mlir::llm::getStaticProduct(ArrayRef<int64_t> shape) {
+  int64_t product = 1;
+  for (int64_t d : shape)
+    if (!ShapedType::isDynamic(d))
+      product *= d;
+  return product;
+}
+
 bool mlir::llm::hasSequenceDim(Operation *op) {
   FunctionOpInterface func = getEnclosingFunction(op);
   if (!func)

@@ -77,6 +77,10 @@ Value createEmptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 /// layout rewrites move like a static row dimension.
 bool isStaticOrSequence(Type type);
 
+/// The product of the static sizes of `shape`, dynamic (sequence) ones
+/// skipped: the element count per position of a `?` shape.
+int64_t getStaticProduct(ArrayRef<int64_t> shape);
+
 /// Whether the function around `op` has a bounded sequence dimension.
 bool hasSequenceDim(Operation *op);
 
