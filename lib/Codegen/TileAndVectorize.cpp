@@ -93,10 +93,10 @@ tileWith(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
 }
 
 /// Register-tiles the matmul tile `op` with `regSizes` (ForOp loops), marks
-/// the tiles for vectorization (`beforePeel` sees the first) and peels the
-/// partial last iteration of each loop: the main loops then hold full tiles of
-/// static size, the remainders are tiles of their own (static once the bounds
-/// fold), also vectorized.
+/// the tiles for vectorization (`beforePeel` sees the tile of each piece
+/// below, before peeling) and peels the partial last iteration of each loop:
+/// the main loops then hold full tiles of static size, the remainders are
+/// tiles of their own (static once the bounds fold), also vectorized.
 ///
 /// A remainder of N (dimension `nDim`) wider than one vector of `lanes` and
 /// not a whole number of vectors is split off first (linalg::splitOp) into
@@ -106,48 +106,61 @@ tileWith(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
 /// inserts. N = 120 with 32-column tiles -> 3 x 32 + 16 + 8 (4096x64 @
 /// 64x120 f32 on one Zen 5 core: 1.65 -> 0.26 ms; the same for attention's
 /// P V with head dims 56, 88, 116, 120, 124).
+///
+/// `exactWidth` (B read from packed strips of width regSizes[nDim]): the
+/// width is kept as given, and any remainder of N is split off, so that
+/// every tile has a static width and lies inside one strip.
 static LogicalResult
 registerTileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
                     ArrayRef<int64_t> regSizes, int64_t nDim, int64_t lanes,
-                    function_ref<void(linalg::LinalgOp)> beforePeel = nullptr) {
+                    function_ref<void(linalg::LinalgOp)> beforePeel = nullptr,
+                    bool exactWidth = false) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t n = ranges[nDim], rn = regSizes[nDim];
   // Tile widths are a power of two times the vector: N itself when N is
   // below the register tile (24 -> 16), the small-M tiles' share of the
   // accumulators (3 rows: 80 -> 64; a [3, 80] tile also lowers through
   // element inserts); the rest is split below.
-  if (lanes > 0 && rn > lanes)
+  if (!exactWidth && lanes > 0 && rn > lanes)
     rn = lanes * int64_t(llvm::bit_floor(uint64_t(rn / lanes)));
   int64_t rest = (ShapedType::isStatic(n) && rn > 0) ? n % rn : 0;
+  bool splitVectors = lanes > 0 && rest > lanes && rest % lanes != 0;
   SmallVector<std::pair<linalg::LinalgOp, int64_t>> pieces{{op, rn}};
-  if (lanes > 0 && rest > lanes && rest % lanes != 0) {
+  if (rest > 0 && n > rest && (splitVectors || exactWidth)) {
     rewriter.setInsertionPoint(op);
     auto [head, tail] =
         linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
                         nDim, rewriter.getIndexAttr(n - rest));
     if (!head || !tail)
       return failure();
-    rewriter.setInsertionPoint(tail);
-    auto [whole, partial] = linalg::splitOp(
-        rewriter, tail, nDim, rewriter.getIndexAttr(rest / lanes * lanes));
-    if (!whole || !partial)
-      return failure();
-    pieces = {{cast<linalg::LinalgOp>(head.getOperation()), rn},
-              {cast<linalg::LinalgOp>(whole.getOperation()), lanes},
-              {cast<linalg::LinalgOp>(partial.getOperation()), rest % lanes}};
+    pieces = {{cast<linalg::LinalgOp>(head.getOperation()), rn}};
+    if (splitVectors) {
+      rewriter.setInsertionPoint(tail);
+      auto [whole, partial] = linalg::splitOp(
+          rewriter, tail, nDim, rewriter.getIndexAttr(rest / lanes * lanes));
+      if (!whole || !partial)
+        return failure();
+      pieces.push_back({cast<linalg::LinalgOp>(whole.getOperation()), lanes});
+      pieces.push_back(
+          {cast<linalg::LinalgOp>(partial.getOperation()), rest % lanes});
+    } else {
+      // Whole vectors (rest a multiple of lanes), or less than one.
+      pieces.push_back({cast<linalg::LinalgOp>(tail.getOperation()),
+                        lanes > 0 && rest > lanes ? lanes : rest});
+    }
   }
-  for (auto [i, piece] : llvm::enumerate(pieces)) {
+  for (auto [piece, width] : pieces) {
     SmallVector<int64_t> sizes(regSizes);
-    sizes[nDim] = piece.second;
+    sizes[nDim] = width;
     FailureOr<scf::SCFTilingResult> reg =
-        tileWith(rewriter, cast<TilingInterface>(piece.first.getOperation()),
-                 sizes, scf::SCFTilingOptions::LoopType::ForOp);
+        tileWith(rewriter, cast<TilingInterface>(piece.getOperation()), sizes,
+                 scf::SCFTilingOptions::LoopType::ForOp);
     if (failed(reg))
       return failure();
     auto tiled = cast<linalg::LinalgOp>(reg->tiledOps.back());
     tiled->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
     // Before peeling, so that the peeled copies see it too.
-    if (i == 0 && beforePeel)
+    if (beforePeel)
       beforePeel(tiled);
     SmallVector<scf::ForOp> loops;
     for (LoopLikeOpInterface loop : reg->loops)
@@ -255,22 +268,26 @@ static Value tilePackingForCPU(RewriterBase &rewriter,
   return result;
 }
 
-/// B [K, N] stored as N / nr strips of [K, nr] ("packed"), so that the
-/// register tile reads one contiguous row of nr elements per step of K
+/// B [K, N] stored as ceil(N / nr) strips of [K, nr] ("packed"), so that
+/// the register tile reads one contiguous row of nr elements per step of K
 /// instead of a row of B every N elements (a new page per step of K):
-///   Bp[j, k, c] = B[k, j * nr + c].
+///   Bp[j, k, c] = B[k, j * nr + c]   (0 for j * nr + c >= N).
 /// A constant B (dense or dense_resource, byte-sized elements) is packed at
-/// compile time into a new constant; any other B gets
+/// compile time into a new constant, its last strip padded with zeros when
+/// nr does not divide N (GPT-2's 50257-wide LM head: 1571 strips, the last
+/// holding 17 columns); any other B, whose N must be a multiple of nr, gets
 ///   transpose(expand_shape(B) : [K, N / nr, nr], [1, 0, 2])
 /// right after its definition (reused by every matmul with the same B and
 /// nr). Returns null when B is neither a constant nor defined in the
-/// function body (a value of an enclosing region stays unpacked).
+/// function body (a value of an enclosing region stays unpacked), and for a
+/// non-constant B whose N is not a multiple of nr.
 static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
                                   int64_t nr, int64_t threads) {
   auto type = cast<RankedTensorType>(rhs.getType());
   int64_t kDim = type.getDimSize(0), nDim = type.getDimSize(1);
   Type elem = type.getElementType();
-  auto packedType = RankedTensorType::get({nDim / nr, kDim, nr}, elem);
+  int64_t strips = llvm::divideCeil(nDim, nr);
+  auto packedType = RankedTensorType::get({strips, kDim, nr}, elem);
   OpBuilder::InsertionGuard guard(rewriter);
   Location loc = rhs.getLoc();
 
@@ -296,11 +313,14 @@ static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
     }
     if (static_cast<int64_t>(data.size()) != kDim * nDim * bytes)
       return nullptr;
-    std::vector<char> out(data.size());
-    for (int64_t j = 0; j < nDim / nr; ++j)
+    // Zero-initialized: the padding columns of the last strip stay 0.
+    std::vector<char> out(strips * kDim * nr * bytes, 0);
+    for (int64_t j = 0; j < strips; ++j) {
+      int64_t width = std::min(nr, nDim - j * nr);
       for (int64_t kk = 0; kk < kDim; ++kk)
         std::memcpy(out.data() + ((j * kDim + kk) * nr) * bytes,
-                    data.data() + (kk * nDim + j * nr) * bytes, nr * bytes);
+                    data.data() + (kk * nDim + j * nr) * bytes, width * bytes);
+    }
     TypedAttr packed;
     if (resource) {
       std::string name = (resource.getRawHandle().getKey() + "_packed" +
@@ -318,6 +338,9 @@ static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
     return arith::ConstantOp::create(rewriter, loc, packed);
   }
 
+  // A run-time packing has whole strips only.
+  if (nDim % nr != 0)
+    return nullptr;
   // Only values of the function body: the packing must not land inside a
   // tile loop or a fusion group.
   Region *region = rhs.getParentRegion();
@@ -347,15 +370,18 @@ static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
   return tilePackingForCPU(rewriter, transpose, threads);
 }
 
-/// In the register tile `tile` (a matmul [rm, nr, rk] tiled out of a matmul
-/// whose B operand is `rhs`):
+/// In the register tile `tile` (a matmul [rm, w, rk] tiled out of a matmul
+/// whose B operand is `rhs`, its w columns inside one strip: a full strip,
+/// or a piece of the last, partial one):
 ///   B slice = extract_slice(... extract_slice(rhs)) at [k0, n0] (unit
-///   strides, n0 a multiple of nr)
-///   -> extract_slice Bp[n0 / nr, k0, 0] [1, rk, nr] (rank-reducing)
-/// Fails, changing nothing, when the chain of slices does not lead to `rhs`.
+///   strides)
+///   -> extract_slice Bp[n0 floordiv nr, k0, n0 mod nr] [1, rk, w]
+///      (rank-reducing)
+/// Fails, changing nothing, when the chain of slices does not lead to `rhs`,
+/// the tile's K size is dynamic or its static width exceeds nr.
 static LogicalResult readPackedRhs(RewriterBase &rewriter,
                                    linalg::LinalgOp tile, Value rhs,
-                                   Value packed, int64_t nr, int64_t rk) {
+                                   Value packed, int64_t nr) {
   OpOperand *operand = tile.getDpsInputOperand(1);
   SmallVector<tensor::ExtractSliceOp> chain;
   Value v = operand->get();
@@ -385,16 +411,31 @@ static LogicalResult readPackedRhs(RewriterBase &rewriter,
     nOff = affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1,
                                                  {nOff, offs[1]});
   }
+  // The tile's width: static (a full strip, or a piece of the last one),
+  // or dynamic inside a partial outer tile of N, whose offset is a multiple
+  // of nr (every outer tile of N is), so that the tile never crosses a strip.
+  auto tileType = cast<RankedTensorType>(operand->get().getType());
+  if (ShapedType::isDynamic(tileType.getDimSize(0)) ||
+      (tileType.hasStaticShape() && tileType.getDimSize(1) > nr))
+    return failure();
+  int64_t rows = tileType.getDimSize(0);
+  OpFoldResult width = chain.front().getMixedSizes()[1];
   OpFoldResult strip = affine::makeComposedFoldedAffineApply(
       rewriter, loc, d0.floorDiv(nr), {nOff});
+  // A tile of a whole strip's width inside one strip starts at its column
+  // 0; a narrower one at n0 mod nr.
+  OpFoldResult column = tileType.getDimSize(1) == nr
+                            ? rewriter.getIndexAttr(0)
+                            : affine::makeComposedFoldedAffineApply(
+                                  rewriter, loc, d0 % nr, {nOff});
   auto packedType = cast<RankedTensorType>(packed.getType());
-  auto sliceType =
-      RankedTensorType::get({rk, nr}, packedType.getElementType());
+  auto sliceType = RankedTensorType::get({rows, tileType.getDimSize(1)},
+                                         packedType.getElementType());
   Value newSlice = tensor::ExtractSliceOp::create(
       rewriter, loc, sliceType, packed,
-      ArrayRef<OpFoldResult>{strip, kOff, rewriter.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1), rewriter.getIndexAttr(rk),
-                             rewriter.getIndexAttr(nr)},
+      ArrayRef<OpFoldResult>{strip, kOff, column},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                             rewriter.getIndexAttr(rows), width},
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
                              rewriter.getIndexAttr(1)});
   if (newSlice.getType() != operand->get().getType())
@@ -548,7 +589,8 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
 
   // Pack B into [K, rn] strips (see getOrCreatePackedRhs) for plain
   // matmuls with enough rows to amortize a run-time packing (a constant is
-  // packed at compile time) and whole strips (N a multiple of rn).
+  // packed at compile time, its last strip zero-padded when rn does not
+  // divide N; a run-time packing needs whole strips).
   Value rhs = op.getDpsInputOperand(1)->get();
   // A run-time packing reads and writes B once: only for a B larger than
   // L2 (smaller ones stay cached across the register tiles anyway) and at
@@ -574,16 +616,17 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // `packWidth` elements: no K cache tile; two vectors of accumulators per
   // register tile already stream B faster than memory delivers it.
   int64_t packWidth = target.matmulRegisterTile[1];
+  // A constant's last strip may be partial (zero padded at compile time).
   bool packDecode = packable && smallM && constRhs && !dynamicM &&
-                    !configured && n % packWidth == 0 && n > packWidth;
+                    !configured && n > packWidth;
   if (packDecode) {
     rn = packWidth;
     rk = 1;
     ck = k;
-    cn = std::max(rn, cn / rn * rn);
+    cn = cn >= n ? n : std::max(rn, cn / rn * rn);
   }
   bool packRows =
-      packable && !smallM && n % rn == 0 && n > rn && rk == 1 &&
+      packable && !smallM && (constRhs || n % rn == 0) && n > rn && rk == 1 &&
       (constRhs ? m >= 2 * rm
                 : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes);
   if (packDecode || packRows)
@@ -744,8 +787,7 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
     tiled = cast<linalg::LinalgOp>(res->tiledOps.back());
   }
 
-  // Level 3: register tiles, K innermost. A packed B has whole strips (N a
-  // multiple of rn): nothing to split.
+  // Level 3: register tiles, K innermost.
   SmallVector<int64_t> regSizes(numLoops, 0);
   if (isBatch)
     regSizes[0] = 1;
@@ -755,12 +797,15 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // (`op` itself may be gone: tiling replaced it.)
   int64_t lanes = target.getVectorLanes(
       getElementTypeOrSelf(tiled.getDpsInits()[0].getType()));
-  return registerTileAndPeel(rewriter, tiled, regSizes, b + 1,
-                             packedRhs ? 0 : lanes, [&](linalg::LinalgOp tile) {
-                               if (packedRhs)
-                                 (void)readPackedRhs(rewriter, tile, rhs,
-                                                     packedRhs, rn, rk);
-                             });
+  // A packed B: every tile inside one strip, the remainder of N (the last,
+  // partial strip of a constant) split into tiles of whole vectors.
+  return registerTileAndPeel(
+      rewriter, tiled, regSizes, b + 1, lanes,
+      [&](linalg::LinalgOp tile) {
+        if (packedRhs)
+          (void)readPackedRhs(rewriter, tile, rhs, packedRhs, rn);
+      },
+      /*exactWidth=*/packedRhs != nullptr);
 }
 
 LogicalResult
