@@ -19,6 +19,7 @@
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Support/Report.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -313,32 +314,141 @@ static memref::SubViewOp getSingleOuterAccess(Operation *loop,
   return ok ? tile : memref::SubViewOp();
 }
 
+/// The SSA value of the run-time size of dimension `d` of `v` (a dynamic
+/// dimension), through the reshapes that isFullAlias follows: an alloc's
+/// or a subview's size operand, an expand_shape's output size, the one
+/// dynamic dimension of a collapse_shape's group whose other dimensions are
+/// 1. Null when it is none of these.
+static Value getDynamicDimSize(Value v, int64_t d) {
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    auto type = cast<MemRefType>(v.getType());
+    if (!ShapedType::isDynamic(type.getDimSize(d)))
+      return {};
+    if (auto alloc = dyn_cast_or_null<memref::AllocOp>(def))
+      return alloc.getDynamicSizes()[type.getDynamicDimIndex(d)];
+    if (auto e = dyn_cast_or_null<memref::ExpandShapeOp>(def))
+      return dyn_cast<Value>(e.getMixedOutputShape()[d]);
+    // A tile (not rank-reducing): its size operand.
+    if (auto sub = dyn_cast_or_null<memref::SubViewOp>(def))
+      return sub.getSourceType().getRank() == type.getRank()
+                 ? dyn_cast<Value>(sub.getMixedSizes()[d])
+                 : Value();
+    if (auto c = dyn_cast_or_null<memref::CastOp>(def)) {
+      v = c.getSource();
+      continue;
+    }
+    auto c = dyn_cast_or_null<memref::CollapseShapeOp>(def);
+    if (!c)
+      return {};
+    ReassociationIndices group = c.getReassociationIndices()[d];
+    auto srcType = c.getSrcType();
+    std::optional<int64_t> dynamicDim;
+    for (int64_t i : group) {
+      if (ShapedType::isDynamic(srcType.getDimSize(i))) {
+        if (dynamicDim)
+          return {};
+        dynamicDim = i;
+      } else if (srcType.getDimSize(i) != 1) {
+        return {};
+      }
+    }
+    if (!dynamicDim)
+      return {};
+    v = c.getSrc();
+    d = *dynamicDim;
+  }
+}
+
+/// Whether `size` is the size of the tile at `iv` of a loop from 0 to `ub`
+/// in steps of `step`: `affine.min` of `step` and `ub - iv`, as tiling a
+/// dynamic dimension writes it.
+static bool isBoundedTileSize(OpFoldResult size, Value iv, Value ub,
+                              int64_t step) {
+  auto min = dyn_cast_if_present<Value>(size)
+                 ? cast<Value>(size).getDefiningOp<affine::AffineMinOp>()
+                 : affine::AffineMinOp();
+  if (!min)
+    return false;
+  // The map's operands as two symbols: s0 = iv, s1 = ub.
+  MLIRContext *ctx = min.getContext();
+  AffineMap map = min.getAffineMap();
+  SmallVector<AffineExpr> dims, syms;
+  for (auto [i, operand] : llvm::enumerate(min.getMapOperands())) {
+    AffineExpr e;
+    if (operand == iv)
+      e = getAffineSymbolExpr(0, ctx);
+    else if (operand == ub)
+      e = getAffineSymbolExpr(1, ctx);
+    else
+      return false;
+    (i < map.getNumDims() ? dims : syms).push_back(e);
+  }
+  AffineExpr wantStep = getAffineConstantExpr(step, ctx);
+  AffineExpr wantRest = simplifyAffineExpr(
+      getAffineSymbolExpr(1, ctx) - getAffineSymbolExpr(0, ctx), 0, 2);
+  bool hasStep = false, hasRest = false;
+  for (AffineExpr r : map.getResults()) {
+    AffineExpr e =
+        simplifyAffineExpr(r.replaceDimsAndSymbols(dims, syms), 0, 2);
+    if (e == wantStep)
+      hasStep = true;
+    else if (e == wantRest)
+      hasRest = true;
+    else
+      return false;
+  }
+  return hasStep && hasRest;
+}
+
 /// Whether the subviews `tile` taken by the iterations of a loop nest with
 /// induction variables `ivs` (bounds `lbs`, `ubs`, `steps`) cover its source
 /// without overlapping: unit strides, and per dimension either offset 0 and
 /// the full size, or an induction variable as offset (each used once) with
 /// its loop running from 0 to the dimension's size in steps of the tile's
-/// size.
+/// size. A dynamic dimension (a sequence of run-time length) is covered by
+/// a loop from 0 to its size value (getDynamicDimSize) whose tiles are
+/// `min(step, size - iv)` wide.
 static bool tilesCoverSource(memref::SubViewOp tile, ArrayRef<Value> ivs,
                              ArrayRef<OpFoldResult> lbs,
                              ArrayRef<OpFoldResult> ubs,
                              ArrayRef<OpFoldResult> steps) {
-  auto srcType = cast<MemRefType>(tile.getSource().getType());
-  if (!srcType.hasStaticShape())
-    return false;
+  Value source = tile.getSource();
+  auto srcType = cast<MemRefType>(source.getType());
   SmallVector<OpFoldResult> offsets = tile.getMixedOffsets();
   SmallVector<OpFoldResult> sizes = tile.getMixedSizes();
   SmallVector<OpFoldResult> strides = tile.getMixedStrides();
   SmallVector<bool> ivUsed(ivs.size(), false);
   for (int64_t d = 0, e = srcType.getRank(); d < e; ++d) {
-    std::optional<int64_t> size = getConstantIntValue(sizes[d]);
-    if (!isConstantIntValue(strides[d], 1) || !size)
+    if (!isConstantIntValue(strides[d], 1))
       return false;
     int64_t dim = srcType.getDimSize(d);
-    if (isConstantIntValue(offsets[d], 0) && *size == dim)
-      continue;
+    std::optional<int64_t> size = getConstantIntValue(sizes[d]);
     auto off = dyn_cast_if_present<Value>(offsets[d]);
     const Value *it = off ? llvm::find(ivs, off) : ivs.end();
+    if (ShapedType::isDynamic(dim)) {
+      Value dimSize = getDynamicDimSize(source, d);
+      if (!dimSize)
+        return false;
+      // Offset 0 and the whole dimension.
+      if (isConstantIntValue(offsets[d], 0) &&
+          dyn_cast_if_present<Value>(sizes[d]) == dimSize)
+        continue;
+      if (it == ivs.end())
+        return false;
+      unsigned k = it - ivs.begin();
+      std::optional<int64_t> step = getConstantIntValue(steps[k]);
+      if (ivUsed[k] || !isConstantIntValue(lbs[k], 0) || !step ||
+          dyn_cast_if_present<Value>(ubs[k]) != dimSize ||
+          !isBoundedTileSize(sizes[d], ivs[k], dimSize, *step))
+        return false;
+      ivUsed[k] = true;
+      continue;
+    }
+    if (!size)
+      return false;
+    if (isConstantIntValue(offsets[d], 0) && *size == dim)
+      continue;
     if (it == ivs.end())
       return false;
     unsigned k = it - ivs.begin();
@@ -727,6 +837,11 @@ struct LLMPlanMemoryPass
                             << plan.size() << " buffers, arena " << arenaSize
                             << ", live bound " << computeLiveBound(plan)
                             << ", naive " << naive << "\n");
+    LLVM_DEBUG({
+      for (const PlannedBuffer &p : plan)
+        llvm::dbgs() << "  live [" << p.first << ", " << p.last << "], "
+                     << p.size << " bytes at " << p.offset << "\n";
+    });
 
     Block &body = func.getBody().front();
     Location loc = func.getLoc();

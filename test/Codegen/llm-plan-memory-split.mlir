@@ -154,3 +154,90 @@ func.func @reads_old(%out: memref<16x16xf32>) {
   linalg.copy ins(%a : memref<16x16xf32>) outs(%out : memref<16x16xf32>)
   return
 }
+
+// -----
+
+// A dynamic sequence (llm.dim_bounds, n <= 16 rows): the tiles of a loop
+// from 0 to n in steps of 4, `min(4, n - i)` rows each (as tiling a dynamic
+// dimension writes them), cover the buffer, as do the inner tiles of all
+// the rows of the outer tile (offset 0, the outer tile's size). Split as in
+// @tiled_overwrite: buffers of 1 KiB at the bound, arena 2 KiB; unsplit 3.
+// CHECK: module attributes {llm.report = {arena_bytes = 2048 : i64, live_bound_bytes = 2048 : i64, naive_bytes = 4096 : i64, planned_buffers = 4 : i64}}
+// CHECK-LABEL: func.func @dynamic_tiled_overwrite(
+// NOSPLIT-LABEL: func.func @reads_old(
+// NOSPLIT: module attributes {llm.report = {arena_bytes = 3072 : i64, live_bound_bytes = 3072 : i64, naive_bytes = 3072 : i64, planned_buffers = 3 : i64}}
+// NOSPLIT-NEXT: func.func @dynamic_tiled_overwrite(
+func.func @dynamic_tiled_overwrite(%x: memref<?x16xf32> {llm.dim_bounds = array<i64: 16, 16>}, %out: memref<?x16xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %x, %c0 : memref<?x16xf32>
+  %a = memref.alloc(%n) : memref<?x16xf32>
+  %b = memref.alloc(%n) : memref<?x16xf32>
+  %c = memref.alloc(%n) : memref<?x16xf32>
+  linalg.fill ins(%cst : f32) outs(%a : memref<?x16xf32>)
+  memref.copy %a, %b : memref<?x16xf32> to memref<?x16xf32>
+  memref.copy %b, %c : memref<?x16xf32> to memref<?x16xf32>
+  scf.forall (%i) = (0) to (%n) step (4) {
+    %sz = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 4)>(%i)[%n]
+    %row = memref.subview %a[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    scf.for %j = %c0 to %c16 step %c8 {
+      %t = memref.subview %row[0, %j] [%sz, 8] [1, 1] : memref<?x16xf32, strided<[16, 1], offset: ?>> to memref<?x8xf32, strided<[16, 1], offset: ?>>
+      %src = memref.subview %c[%i, %j] [%sz, 8] [1, 1] : memref<?x16xf32> to memref<?x8xf32, strided<[16, 1], offset: ?>>
+      memref.copy %src, %t : memref<?x8xf32, strided<[16, 1], offset: ?>> to memref<?x8xf32, strided<[16, 1], offset: ?>>
+    }
+  }
+  linalg.copy ins(%a : memref<?x16xf32>) outs(%out : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// Not split: tiles of min(2, n - i) rows in steps of 4 leave rows behind.
+// CHECK: module attributes {llm.report = {arena_bytes = 3072 : i64, live_bound_bytes = 3072 : i64, naive_bytes = 3072 : i64, planned_buffers = 3 : i64}}
+// CHECK-LABEL: func.func @dynamic_partial_tiles(
+func.func @dynamic_partial_tiles(%x: memref<?x16xf32> {llm.dim_bounds = array<i64: 16, 16>}, %out: memref<?x16xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x16xf32>
+  %a = memref.alloc(%n) : memref<?x16xf32>
+  %b = memref.alloc(%n) : memref<?x16xf32>
+  %c = memref.alloc(%n) : memref<?x16xf32>
+  linalg.fill ins(%cst : f32) outs(%a : memref<?x16xf32>)
+  memref.copy %a, %b : memref<?x16xf32> to memref<?x16xf32>
+  memref.copy %b, %c : memref<?x16xf32> to memref<?x16xf32>
+  scf.forall (%i) = (0) to (%n) step (4) {
+    %sz = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 2)>(%i)[%n]
+    %t = memref.subview %a[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    %src = memref.subview %c[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    memref.copy %src, %t : memref<?x16xf32, strided<[16, 1], offset: ?>> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+  }
+  linalg.copy ins(%a : memref<?x16xf32>) outs(%out : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// Not split: the loop runs to another length than the buffer's rows.
+// CHECK: module attributes {llm.report = {arena_bytes = 3072 : i64, live_bound_bytes = 3072 : i64, naive_bytes = 3072 : i64, planned_buffers = 3 : i64}}
+// CHECK-LABEL: func.func @dynamic_other_bound(
+func.func @dynamic_other_bound(%x: memref<?x16xf32> {llm.dim_bounds = array<i64: 16, 16>}, %out: memref<?x16xf32>, %m: index) {
+  %cst = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x16xf32>
+  %a = memref.alloc(%n) : memref<?x16xf32>
+  %b = memref.alloc(%n) : memref<?x16xf32>
+  %c = memref.alloc(%n) : memref<?x16xf32>
+  linalg.fill ins(%cst : f32) outs(%a : memref<?x16xf32>)
+  memref.copy %a, %b : memref<?x16xf32> to memref<?x16xf32>
+  memref.copy %b, %c : memref<?x16xf32> to memref<?x16xf32>
+  scf.forall (%i) = (0) to (%m) step (4) {
+    %sz = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 4)>(%i)[%m]
+    %t = memref.subview %a[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    %src = memref.subview %c[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    memref.copy %src, %t : memref<?x16xf32, strided<[16, 1], offset: ?>> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+  }
+  linalg.copy ins(%a : memref<?x16xf32>) outs(%out : memref<?x16xf32>)
+  return
+}
