@@ -50,10 +50,16 @@ std::string fromRef(MlirStringRef ref) {
   return std::string(ref.data, ref.length);
 }
 
-/// Strips the trailing newline of a diagnostic text (or gives `fallback`).
+/// Strips the trailing newline of a diagnostic text (or gives `fallback`),
+/// and the "error: " severity prefix of a diagnostic without a location
+/// (the exception's type already says it is an error; a located one keeps
+/// its "file:line:col: error: " form).
 std::string message(std::string text, const char *fallback) {
   while (!text.empty() && text.back() == '\n')
     text.pop_back();
+  const std::string prefix = "error: ";
+  if (text.compare(0, prefix.size(), prefix) == 0)
+    text.erase(0, prefix.size());
   return text.empty() ? fallback : text;
 }
 

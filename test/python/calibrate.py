@@ -73,14 +73,14 @@ for bad in [dict(method="kl"), dict(percentile=0, method="percentile"),
     except ValueError as e:
         print("ValueError:", str(e).splitlines()[0])
 # CHECK: ValueError: calibrate: method must be "minmax", "percentile" or "entropy", got 'kl'
-# CHECK: ValueError: error: invalid option 'percentile=0.0': expected a number in (0, 100]
-# CHECK: ValueError: error: invalid option 'smooth-alpha=3.0': expected a number in [0, 1] (0: off)
+# CHECK: ValueError: invalid option 'percentile=0.0': expected a number in (0, 100]
+# CHECK: ValueError: invalid option 'smooth-alpha=3.0': expected a number in [0, 1] (0: off)
 try:
     llmc.calibrate(text, [{"z": samples[0]["x"]}])
 except ValueError as e:
     print("ValueError:", str(e).splitlines()[0])
 # Samples given as dicts name the inputs.
-# CHECK: ValueError: error: calibration data 'sample 0': 'z' is not an input of the model (its inputs: x)
+# CHECK: ValueError: calibration data 'sample 0': 'z' is not an input of the model (its inputs: x)
 
 for bad in [dict(fp8="no"), dict(holdout=-1), dict(threads=0),
             dict(method="entropy", percentile=99.0), dict(bits=4)]:

@@ -78,9 +78,9 @@ expect(ValueError, llmc.compile,
 
 # Options and targets.
 expect(ValueError, llmc.compile, MODEL, target="gpu")
-# CHECK-NEXT: ValueError: error: unknown target 'gpu'; supported: cpu or a CPU target (host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 CPU name such as znver4 or sapphirerapids)
+# CHECK-NEXT: ValueError: unknown target 'gpu'; supported: cpu or a CPU target (host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 CPU name such as znver4 or sapphirerapids)
 expect(ValueError, llmc.compile, MODEL, opt_level=9)
-# CHECK-NEXT: ValueError: error: invalid option 'opt-level=9': opt-level must be 0, 1, 2 or 3
+# CHECK-NEXT: ValueError: invalid option 'opt-level=9': opt-level must be 0, 1, 2 or 3
 expect(ValueError, llmc.compile, MODEL, no_such_option=True)
 # CHECK-NEXT: ValueError: <string>:1:1: error: invalid pipeline options 'no-such-option=true': {{.*}}no such option no-such-option
 expect(ValueError, llmc.compile, MODEL, threads=5000)
@@ -94,9 +94,9 @@ expect(ValueError, llmc.compile, MODEL, dims={"batch": 1})
 
 # Pipelines.
 expect(ValueError, llmc.run_pipeline, MODEL, "no-such-pass")
-# CHECK-NEXT: ValueError: error: invalid pass pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
+# CHECK-NEXT: ValueError: invalid pass pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
 expect(ValueError, llmc.run_pipeline, MODEL, "convert-llm-to-linalg{bogus=1}")
-# CHECK-NEXT: ValueError: error: invalid pass pipeline 'convert-llm-to-linalg{bogus=1}'
+# CHECK-NEXT: ValueError: invalid pass pipeline 'convert-llm-to-linalg{bogus=1}'
 
 # ONNX: a missing file, a corrupt file.
 expect(FileNotFoundError, llmc.import_onnx, os.path.join(tmp, "missing.onnx"))
@@ -108,5 +108,19 @@ expect(ValueError, llmc.import_onnx, corrupt)
 # CHECK-NEXT: ValueError: {{.*}}corrupt.onnx:0:0: error: cannot parse '{{.*}}corrupt.onnx' as an ONNX model
 expect(ValueError, llmc.compile, corrupt)
 # CHECK-NEXT: ValueError: {{.*}}corrupt.onnx:0:0: error: cannot parse '{{.*}}corrupt.onnx' as an ONNX model
+# Out of memory inside the compiled code (a 64 TiB intermediate): a
+# RuntimeError without the "error: " severity prefix.
+HUGE = """
+func.func @main(%a: tensor<4194304x1xf32>, %b: tensor<1x4194304xf32>) -> tensor<4194304xf32> {
+  %0 = llm.matmul %a, %b : (tensor<4194304x1xf32>, tensor<1x4194304xf32>) -> tensor<4194304x4194304xf32>
+  %1 = llm.softmax %0 {axis = 1 : i64} : tensor<4194304x4194304xf32>
+  %2 = llm.reduce_sum %1 {axes = array<i64: 1>, keepdims = false} : (tensor<4194304x4194304xf32>) -> tensor<4194304xf32>
+  return %2 : tensor<4194304xf32>
+}
+"""
+huge = llmc.compile(HUGE)
+expect(RuntimeError, huge, np.ones((4194304, 1), np.float32),
+       np.ones((1, 4194304), np.float32))
+# CHECK-NEXT: RuntimeError: out of memory: the compiled model could not allocate {{[0-9]+}} bytes (the outputs of this call are not valid)
 print("done")
 # CHECK-NEXT: done

@@ -68,12 +68,12 @@ def expect(fn, *args, **kwargs):
 
 # CHECK-NEXT: ValueError: token id 40 (#1) is outside the vocabulary [0, 40)
 expect(gen.generate, [3, 40])
-# CHECK-NEXT: ValueError: error: the prompt has 33 tokens, more than the 32 positions
+# CHECK-NEXT: ValueError: the prompt has 33 tokens, more than the 32 positions
 expect(gen.generate, list(range(33)))
 # A prompt that fills the bound leaves no room for a new token.
 # CHECK-NEXT: ValueError: the prompt has 32 tokens, as many as the 32 positions available: no room for a new token
 expect(gen.generate, list(range(32)))
-# CHECK-NEXT: ValueError: error: top-p must be in (0, 1], got 0
+# CHECK-NEXT: ValueError: top-p must be in (0, 1], got 0
 expect(gen.generate, [3], top_p=0)
 # CHECK-NEXT: ValueError: {{.*}}generation entry @main: has no llm.kv_cache argument
 expect(llmc.Generator, os.path.join(tmp, "gpt2_model.mlir"), cache=False)

@@ -80,8 +80,9 @@ extern llvm::cl::OptionCategory generateCategory;
 /// after printing one error).
 int generateMain();
 
-/// `llmc tokenize` (Tokenize.cpp; its options are in generateCategory).
+/// `llmc tokenize` and the category of its options (Tokenize.cpp).
 extern llvm::cl::SubCommand tokenizeCommand;
+extern llvm::cl::OptionCategory tokenizeCategory;
 int tokenizeMain();
 
 /// `llmc tune` (Tune.cpp; its options are in llmcCategory).

@@ -31,6 +31,8 @@ namespace cl = llvm::cl;
 
 using llmc::fail;
 
+cl::OptionCategory llmc::tokenizeCategory("llmc tokenize options");
+
 cl::SubCommand llmc::tokenizeCommand(
     "tokenize",
     "Encode --text with the tokenizer --tokenizer (tokenizer.json, GPT-2 "
@@ -50,21 +52,21 @@ static cl::opt<std::string>
     tokenizeFile("tokenizer", cl::desc("The tokenizer file or directory"),
                  cl::value_desc("file"), cl::Required,
                  cl::sub(llmc::tokenizeCommand),
-                 cl::cat(llmc::generateCategory));
+                 cl::cat(llmc::tokenizeCategory));
 static cl::opt<std::string> tokenizeText("text", cl::desc("Text to encode"),
                                          cl::value_desc("text"),
                                          cl::sub(llmc::tokenizeCommand),
-                                         cl::cat(llmc::generateCategory));
+                                         cl::cat(llmc::tokenizeCategory));
 static cl::opt<std::string>
     tokenizeIds("ids", cl::desc("Token ids to decode, comma-separated"),
                 cl::value_desc("1,2,3"), cl::sub(llmc::tokenizeCommand),
-                cl::cat(llmc::generateCategory));
+                cl::cat(llmc::tokenizeCategory));
 static cl::opt<bool> tokenizeStream(
     "stream", cl::desc("With --ids: decode one id at a time (see above)"),
-    cl::sub(llmc::tokenizeCommand), cl::cat(llmc::generateCategory));
+    cl::sub(llmc::tokenizeCommand), cl::cat(llmc::tokenizeCategory));
 static cl::opt<bool> tokenizeInfo(
     "info", cl::desc("Print the vocabulary size and the BOS/EOS ids"),
-    cl::sub(llmc::tokenizeCommand), cl::cat(llmc::generateCategory));
+    cl::sub(llmc::tokenizeCommand), cl::cat(llmc::tokenizeCategory));
 
 int llmc::tokenizeMain() {
   bool haveText = tokenizeText.getNumOccurrences() > 0;

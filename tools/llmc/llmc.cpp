@@ -1613,7 +1613,8 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-  cl::HideUnrelatedOptions({&llmcCategory, &llmc::generateCategory});
+  cl::HideUnrelatedOptions(
+      {&llmcCategory, &llmc::generateCategory, &llmc::tokenizeCategory});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "llmc: compile and run llm-dialect and ONNX models on the CPU\n\n"

@@ -542,7 +542,9 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
                   "an untransposed lhs against a static 2-D rhs");
     if (getStaticProduct(lt.drop_back()) != 1)
       return fail("llm.matmul: the lhs rows other than the sequence must be "
-                  "of size 1 (the rows are collapsed into one dimension)");
+                  "of size 1 (the rows are collapsed into one dimension); "
+                  "for a batch above 1, compile with a static sequence "
+                  "length (llmc --dim NAME=N)");
     return success();
   }
   if (auto ln = dyn_cast<LayerNormOp>(op)) {
