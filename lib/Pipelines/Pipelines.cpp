@@ -232,6 +232,11 @@ void mlir::llm::buildLLMBufferizationStage(
     planOpts.splitLiveRangesOpt = options.splitLiveRanges;
     pm.addPass(createLLMPlanMemoryPass(planOpts));
   }
+  // The larger scratch of parallel tiles: no malloc per iteration. After
+  // the planner, whose live-range splitting reads the tiles of a loop
+  // directly in its body (not inside the alloca_scope added here).
+  if (options.promoteToStack)
+    pm.addPass(createLLMPromoteTileScratchPass());
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -585,6 +585,7 @@ static std::string serializeMetadata(const CompileCache::Key &key,
       {"kv_cache_inputs", llvm::json::Array(sig.inputIsKVCache)},
       {"caller_arena", object.callerArena},
       {"arena_bytes", object.arenaBytes},
+      {"tile_scratch_bytes", object.tileScratchBytes},
       {"has_init", object.hasInit},
       {"has_fini", object.hasFini},
       {"index_checks", llvm::json::Array(object.indexChecks)},
@@ -689,6 +690,10 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   sig.seqBound = *seqBound;
   object.callerArena = *callerArena;
   object.arenaBytes = *arenaBytes;
+  // Absent in entries written before it was recorded: unknown, 0.
+  if (std::optional<int64_t> scratch = m->getInteger("tile_scratch_bytes");
+      scratch && *scratch > 0)
+    object.tileScratchBytes = *scratch;
   object.hasInit = *hasInit;
   object.hasFini = *hasFini;
   object.indexChecks.clear();

@@ -25,6 +25,7 @@
 #include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/OutOfMemory.h"
 #include "llm/Runtime/Progress.h"
+#include "llm/Support/Report.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/Timing.h"
 
@@ -1025,6 +1026,8 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
   object.extraSignatures = std::move(extraSignatures);
   object.callerArena = arenaBytes.has_value();
   object.arenaBytes = arenaBytes.value_or(0);
+  object.tileScratchBytes =
+      getReportValue(module, "tile_scratch_bytes").value_or(0);
   if (auto checks = module->getAttrOfType<ArrayAttr>(kIndexChecksAttrName))
     for (auto check : checks.getAsValueRange<StringAttr>())
       object.indexChecks.push_back(check.str());
@@ -1246,6 +1249,7 @@ CompiledModel::load(const CompiledObject &object,
   model->signatures.push_back(object.signature);
   llvm::append_range(model->signatures, object.extraSignatures);
   model->jit = std::move(*jit);
+  model->tileScratchBytes = object.tileScratchBytes;
   if (object.callerArena) {
     // 64 bytes of slack to align the start (llm-plan-memory's alignment).
     model->callerArena = true;

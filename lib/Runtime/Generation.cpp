@@ -452,6 +452,7 @@ GenerationMemory GenerationSession::getMemory() const {
   for (const HostTensor &cache : caches)
     m.kvCache += cache.getSizeInBytes();
   m.arena = model->getArenaBytes();
+  m.tileScratch = model->getTileScratchBytes();
   m.io = (idsBuffer.size() + positionsBuffer.size()) * sizeof(int64_t) +
          (ids32Buffer.size() + positions32Buffer.size()) * sizeof(int32_t) +
          logitsBuffer.getSizeInBytes() + logitsF32.size() * sizeof(float);

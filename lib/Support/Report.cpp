@@ -32,6 +32,16 @@ void mlir::llm::accumulateReportValue(ModuleOp module, llvm::StringRef key,
   recordReportValue(module, key, old + value);
 }
 
+std::optional<int64_t> mlir::llm::getReportValue(ModuleOp module,
+                                                 llvm::StringRef key) {
+  auto dict = module->getAttrOfType<DictionaryAttr>(kReportAttrName);
+  if (!dict)
+    return std::nullopt;
+  if (auto attr = dict.getAs<IntegerAttr>(key))
+    return attr.getInt();
+  return std::nullopt;
+}
+
 llvm::SmallVector<std::pair<std::string, int64_t>>
 mlir::llm::getReportValues(ModuleOp module) {
   llvm::SmallVector<std::pair<std::string, int64_t>> values;

@@ -10,7 +10,8 @@
 |* with key/value caches, runs a greedy prefill + decode loop (the ids are    *|
 |* compared with the numpy reference by the RUN lines), reruns it on the same *|
 |* session (a new prefill restarts the sequence), counts the heap            *|
-|* allocations of 32 decode steps (none), and exercises the errors.          *|
+|* allocations of 32 decode steps and of a prefill (none), and exercises the *|
+|* errors.                                                                    *|
 |* Usage:                                                                     *|
 |*   llmc-capi-generation-test DECODER.mlir NO_CACHE_MODEL.mlir IDS_FILE      *|
 |*                                                                            *|
@@ -27,8 +28,9 @@
 // CHECK-NEXT: generated 16 ids, position 19
 // CHECK-NEXT: second run: same ids
 // CHECK-NEXT: heap allocations in 32 decode steps: 0 (and {{some|none}} in libomp)
+// CHECK-NEXT: heap allocations in a prefill of 8 tokens: 0 (and {{some|none}} in libomp)
 // CHECK-NEXT: parallel=false: 0 heap allocations in 32 decode steps
-// CHECK-NEXT: bad id: error: token id 48 (at position 36) is outside the vocabulary [0, 48)
+// CHECK-NEXT: bad id: error: token id 48 (at position 8) is outside the vocabulary [0, 48)
 // CHECK-NEXT: full: error: the sequence holds 48 tokens, the most the model was compiled for
 // CHECK-NEXT: sampling: error: top-p must be in (0, 1], got 1.5
 // CHECK-NEXT: no cache: null session, {{.*}}gpt2_model.mlir:{{[0-9]+}}:{{[0-9]+}}: error: generation entry @main: has no llm.kv_cache argument
@@ -192,6 +194,18 @@ int main(int argc, char **argv) {
     counting = 0;
   }
   printf("heap allocations in 32 decode steps: %ld (and %s in libomp)\n",
+         allocations, libompAllocations ? "some" : "none");
+
+  // No heap allocation per call either: a prefill of 8 tokens (the tiles of
+  // its parallel loops keep their scratch on the stack).
+  const int64_t prompt8[8] = {3, 14, 15, 9, 26, 5, 35, 8};
+  allocations = libompAllocations = 0;
+  counting = 1;
+  EXPECT(mlirLogicalResultIsSuccess(
+      llmcGenerationSessionPrefill(s, prompt8, 8, appendToBuffer, &errors)));
+  counting = 0;
+  printf("heap allocations in a prefill of 8 tokens: %ld (and %s in "
+         "libomp)\n",
          allocations, libompAllocations ? "some" : "none");
 
   // Without OpenMP, none at all.

@@ -467,6 +467,7 @@ int llmc::generateMain() {
                             {"kv_cache_bytes", memory.kvCache},
                             {"kv_cache_positions", interface->maxSequence},
                             {"arena_bytes", memory.arena},
+                            {"tile_scratch_bytes", memory.tileScratch},
                             {"buffers_bytes", memory.io}}}};
     es << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
        << "\n";
@@ -486,7 +487,8 @@ int llmc::generateMain() {
     es << "decode: no decode step ran\n";
   es << "memory: weights " << formatBytes(memory.weights) << ", KV cache "
      << formatBytes(memory.kvCache) << " (" << interface->maxSequence
-     << " positions), arena " << formatBytes(memory.arena) << ", buffers "
+     << " positions), arena " << formatBytes(memory.arena) << ", tile scratch "
+     << formatBytes(memory.tileScratch) << " per thread (stack), buffers "
      << formatBytes(memory.io) << "\n";
   return 0;
 }

@@ -423,6 +423,44 @@ def LLMBoundDynamicAllocsPass
   ];
 }
 
+def LLMPromoteTileScratchPass
+    : Pass<"llm-promote-tile-scratch", "::mlir::ModuleOp"> {
+  let summary = "Put the static scratch buffers of parallel loop iterations "
+                "on the stack";
+  let description = [{
+    A `memref.alloc()` directly in the body of a bufferized `scf.forall`
+    (no results, no shared outputs) with a static shape, an identity layout,
+    integer or float elements and at most `max-bytes` bytes, whose uses
+    (through view-like ops) all stay inside the body (no call, return,
+    terminator, dealloc or non-view op yielding a memref) becomes a
+    `memref.alloca()` with the same type and alignment: the scratch of a
+    tile (a matmul tile's accumulator panel, flash attention's K/V and score
+    tiles, the bounded scratch of llm-bound-dynamic-allocs), which would
+    otherwise be a `malloc` and a `free` in every iteration of every call.
+    The loop's body then runs in one `memref.alloca_scope`, so that each
+    iteration releases its stack space (the serial lowering turns the loop
+    into an `scf.for`; the OpenMP lowering adds a scope of its own).
+    Buffers above `max-bytes` (default 64 KiB, well below the 4 MiB stack of
+    an OpenMP worker thread even for several tiles), dynamic ones, and
+    allocs that escape the iteration stay heap allocations. The largest
+    stack scratch of one iteration of any loop (the static allocas in its
+    body, in bytes: what one thread holds at a time) goes into the module's
+    `llm.report` as `tile_scratch_bytes`.
+    `llm-lower-to-cpu` runs it after `llm-plan-memory` (which plans the
+    function's top-level buffers and reads the tiles of a loop directly in
+    its body) and before the deallocation pipeline.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"65536",
+           "Largest scratch buffer (bytes) put on the stack">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numPromoted", "allocs-promoted",
+              "Tile scratch allocs of parallel loops put on the stack">,
+  ];
+}
+
 def LLMExpandStridedCopiesPass
     : Pass<"llm-expand-strided-copies", "::mlir::func::FuncOp"> {
   let summary = "Rewrite memref.copy between strided static views to "

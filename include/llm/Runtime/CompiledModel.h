@@ -297,6 +297,10 @@ struct CompiledObject {
   /// memory-arena=caller: the entry takes a trailing arena of this size.
   bool callerArena = false;
   int64_t arenaBytes = 0;
+  /// The stack scratch one thread holds in one iteration of a parallel loop
+  /// (bytes; the `tile_scratch_bytes` of llm-promote-tile-scratch, 0 when
+  /// none).
+  int64_t tileScratchBytes = 0;
   /// A relocatable object for the host (large code model) that defines
   /// `__llmc_entry(void **args)`, the entry with packed arguments (one
   /// pointer to each descriptor pointer, in the order of the C interface;
@@ -380,6 +384,9 @@ public:
   /// takes no arena argument).
   int64_t getArenaBytes() const { return arenaBytes; }
   bool hasCallerArena() const { return callerArena; }
+  /// The stack scratch of one thread's loop iteration (bytes; on the stack of
+  /// each thread, not in the arena).
+  int64_t getTileScratchBytes() const { return tileScratchBytes; }
 
   /// Bytes of the constant weights the code reads (held once, outside the
   /// JIT's memory; 0 when the model has none or they are inside the code).
@@ -425,6 +432,7 @@ private:
   /// inside `arenaStorage`.
   bool callerArena = false;
   int64_t arenaBytes = 0;
+  int64_t tileScratchBytes = 0;
   struct FreeDeleter {
     void operator()(void *p) const { std::free(p); }
   };

@@ -145,6 +145,9 @@ struct GenerationMemory {
   /// The planned arena of intermediates (memory-arena=caller; 0 when the
   /// model allocates its own).
   int64_t arena = 0;
+  /// The stack scratch of one loop iteration, per thread (tile buffers of
+  /// parallel loops; on each thread's stack, not in the arena).
+  int64_t tileScratch = 0;
   /// The session's input and logits buffers.
   int64_t io = 0;
 };

@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -36,6 +37,10 @@ void recordReportValue(ModuleOp module, llvm::StringRef key, int64_t value);
 /// Adds `value` to the entry `key` (0 when absent).
 void accumulateReportValue(ModuleOp module, llvm::StringRef key,
                            int64_t value);
+
+/// The integer entry `key` of the `llm.report` dictionary of `module`, if
+/// any.
+std::optional<int64_t> getReportValue(ModuleOp module, llvm::StringRef key);
 
 /// Returns the entries of the `llm.report` dictionary of `module`, sorted by
 /// key. Entries that are not integers are skipped.
