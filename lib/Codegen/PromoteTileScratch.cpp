@@ -1,5 +1,4 @@
-//===- PromoteTileScratch.cpp - Tile scratch of parallel loops on the stack
-//===//
+//===- PromoteTileScratch.cpp - Parallel tile scratch on the stack -------===//
 //
 // Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
@@ -30,6 +29,13 @@ namespace mlir::llm {
 } // namespace mlir::llm
 
 using namespace mlir;
+
+/// Bytes of a static memref of integer or float elements.
+static int64_t getStaticBytes(MemRefType type) {
+  return type.getNumElements() *
+         static_cast<int64_t>(llvm::divideCeil(
+             type.getElementType().getIntOrFloatBitWidth(), 8));
+}
 
 /// Whether every use of `value`, through view-like ops, stays inside
 /// `body` and neither leaves it through a call, a return, a region
@@ -88,11 +94,7 @@ struct LLMPromoteTileScratchPass
           if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
               !type.getElementType().isIntOrFloat())
             continue;
-          int64_t bytes =
-              type.getNumElements() *
-              static_cast<int64_t>(llvm::divideCeil(
-                  type.getElementType().getIntOrFloatBitWidth(), 8));
-          if (bytes > maxBytes || !staysInIteration(alloc, body))
+          if (getStaticBytes(type) > maxBytes || !staysInIteration(alloc, body))
             continue;
           scratch.push_back(alloc);
         }
@@ -131,9 +133,7 @@ struct LLMPromoteTileScratchPass
       loop.getRegion().walk([&](memref::AllocaOp alloca) {
         MemRefType type = alloca.getType();
         if (type.hasStaticShape() && type.getElementType().isIntOrFloat())
-          bytes += type.getNumElements() *
-                   static_cast<int64_t>(llvm::divideCeil(
-                       type.getElementType().getIntOrFloatBitWidth(), 8));
+          bytes += getStaticBytes(type);
       });
       perThread = std::max(perThread, bytes);
     }
