@@ -360,18 +360,18 @@ static Value getDynamicDimSize(Value v, int64_t d) {
   }
 }
 
-/// Whether `size` is the size of the tile at `iv` of a loop from 0 to `ub`
-/// in steps of `step`: `affine.min` of `step` and `ub - iv`, as tiling a
-/// dynamic dimension writes it.
-static bool isBoundedTileSize(OpFoldResult size, Value iv, Value ub,
-                              int64_t step) {
-  auto min = dyn_cast_if_present<Value>(size)
-                 ? cast<Value>(size).getDefiningOp<affine::AffineMinOp>()
+/// The expressions of `min(...)` that `v` is, in terms of the symbols
+/// s0 = `iv` and s1 = `ub` (a constant, or an `affine.min` whose operands
+/// are among them); none when it is neither.
+static std::optional<SmallVector<AffineExpr>>
+getMinExprs(OpFoldResult v, Value iv, Value ub, MLIRContext *ctx) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return SmallVector<AffineExpr>{getAffineConstantExpr(*c, ctx)};
+  auto min = dyn_cast_if_present<Value>(v)
+                 ? cast<Value>(v).getDefiningOp<affine::AffineMinOp>()
                  : affine::AffineMinOp();
   if (!min)
-    return false;
-  // The map's operands as two symbols: s0 = iv, s1 = ub.
-  MLIRContext *ctx = min.getContext();
+    return std::nullopt;
   AffineMap map = min.getAffineMap();
   SmallVector<AffineExpr> dims, syms;
   for (auto [i, operand] : llvm::enumerate(min.getMapOperands())) {
@@ -381,24 +381,40 @@ static bool isBoundedTileSize(OpFoldResult size, Value iv, Value ub,
     else if (operand == ub)
       e = getAffineSymbolExpr(1, ctx);
     else
-      return false;
+      return std::nullopt;
     (i < map.getNumDims() ? dims : syms).push_back(e);
   }
-  AffineExpr wantStep = getAffineConstantExpr(step, ctx);
-  AffineExpr wantRest = simplifyAffineExpr(
-      getAffineSymbolExpr(1, ctx) - getAffineSymbolExpr(0, ctx), 0, 2);
-  bool hasStep = false, hasRest = false;
-  for (AffineExpr r : map.getResults()) {
-    AffineExpr e =
-        simplifyAffineExpr(r.replaceDimsAndSymbols(dims, syms), 0, 2);
-    if (e == wantStep)
-      hasStep = true;
-    else if (e == wantRest)
-      hasRest = true;
-    else
-      return false;
-  }
-  return hasStep && hasRest;
+  SmallVector<AffineExpr> exprs;
+  for (AffineExpr r : map.getResults())
+    exprs.push_back(
+        simplifyAffineExpr(r.replaceDimsAndSymbols(dims, syms), 0, 2));
+  return exprs;
+}
+
+/// Whether `size` is the size of the tile at `iv` of a loop from 0 to `ub`
+/// in steps of `step`: `min(step, ub - iv)`, as tiling a dynamic dimension
+/// writes it, with `step` a constant or itself an `affine.min` of `ub`
+/// (a chunk that follows the run-time length), whose terms the size's
+/// `affine.min` then holds (composed).
+static bool isBoundedTileSize(OpFoldResult size, Value iv, Value ub,
+                              OpFoldResult step) {
+  MLIRContext *ctx = iv.getContext();
+  std::optional<SmallVector<AffineExpr>> sizeExprs =
+      getMinExprs(size, iv, ub, ctx);
+  std::optional<SmallVector<AffineExpr>> stepExprs =
+      getMinExprs(step, /*iv=*/Value(), ub, ctx);
+  if (!sizeExprs || !stepExprs || isa<Attribute>(size))
+    return false;
+  SmallVector<AffineExpr> want(*stepExprs);
+  want.push_back(simplifyAffineExpr(
+      getAffineSymbolExpr(1, ctx) - getAffineSymbolExpr(0, ctx), 0, 2));
+  // The same set of terms.
+  return llvm::all_of(
+             *sizeExprs,
+             [&](AffineExpr e) { return llvm::is_contained(want, e); }) &&
+         llvm::all_of(want, [&](AffineExpr e) {
+           return llvm::is_contained(*sizeExprs, e);
+         });
 }
 
 /// Whether the subviews `tile` taken by the iterations of a loop nest with
@@ -408,7 +424,7 @@ static bool isBoundedTileSize(OpFoldResult size, Value iv, Value ub,
 /// its loop running from 0 to the dimension's size in steps of the tile's
 /// size. A dynamic dimension (a sequence of run-time length) is covered by
 /// a loop from 0 to its size value (getDynamicDimSize) whose tiles are
-/// `min(step, size - iv)` wide.
+/// `min(step, size - iv)` wide (isBoundedTileSize).
 static bool tilesCoverSource(memref::SubViewOp tile, ArrayRef<Value> ivs,
                              ArrayRef<OpFoldResult> lbs,
                              ArrayRef<OpFoldResult> ubs,
@@ -437,10 +453,9 @@ static bool tilesCoverSource(memref::SubViewOp tile, ArrayRef<Value> ivs,
       if (it == ivs.end())
         return false;
       unsigned k = it - ivs.begin();
-      std::optional<int64_t> step = getConstantIntValue(steps[k]);
-      if (ivUsed[k] || !isConstantIntValue(lbs[k], 0) || !step ||
+      if (ivUsed[k] || !isConstantIntValue(lbs[k], 0) ||
           dyn_cast_if_present<Value>(ubs[k]) != dimSize ||
-          !isBoundedTileSize(sizes[d], ivs[k], dimSize, *step))
+          !isBoundedTileSize(sizes[d], ivs[k], dimSize, steps[k]))
         return false;
       ivUsed[k] = true;
       continue;

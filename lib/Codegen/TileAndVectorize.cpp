@@ -685,11 +685,32 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   SmallVector<int64_t> rootOuter(outer);
   if (epilogue)
     rootOuter.pop_back();
+  SmallVector<OpFoldResult> rootSizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), rootOuter);
+  // A dynamic M split between threads: the chunk chosen for the bound
+  // (ceil(bound / threads) rows) would leave threads idle at shorter
+  // lengths (a 128-token prefill with bound 256 ran on one of two
+  // threads), so the chunk follows the run-time rows:
+  //   min(pm, roundUp(ceil(M / threads), rm)),
+  // at most the static chunk (the scratch is sized for it).
+  if (dynamicM && parallel && threads > 1 && outer[b] > rm) {
+    rewriter.setInsertionPoint(root);
+    Location loc = op.getLoc();
+    Value rows = tensor::DimOp::create(rewriter, loc,
+                                       op.getDpsInputOperand(0)->get(), b);
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx);
+    AffineMap chunk = AffineMap::get(0, 1,
+                                     {getAffineConstantExpr(outer[b], ctx),
+                                      (s0.ceilDiv(threads)).ceilDiv(rm) * rm},
+                                     ctx);
+    rootSizes[b] = affine::makeComposedFoldedAffineMin(
+        rewriter, loc, chunk, ArrayRef<OpFoldResult>{rows});
+  }
   scf::SCFTilingOptions outerOpts;
   outerOpts.setLoopType(parallel ? scf::SCFTilingOptions::LoopType::ForallOp
                                  : scf::SCFTilingOptions::LoopType::ForOp);
-  outerOpts.setTileSizes(
-      getAsIndexOpFoldResult(rewriter.getContext(), rootOuter));
+  outerOpts.setTileSizes(rootSizes);
   scf::SCFTileAndFuseOptions fuseOpts;
   fuseOpts.setTilingOptions(outerOpts);
   Operation *contraction = op.getOperation();

@@ -241,3 +241,57 @@ func.func @dynamic_other_bound(%x: memref<?x16xf32> {llm.dim_bounds = array<i64:
   linalg.copy ins(%a : memref<?x16xf32>) outs(%out : memref<?x16xf32>)
   return
 }
+
+// -----
+
+// The same with a chunk that follows the run-time length (the step of a
+// dynamic matmul's parallel loop, min(8, ceil(n / 2)) rows; tiles of
+// min(n - i, 8, ceil(n / 2)) rows, the composed affine.min): split.
+// CHECK: module attributes {llm.report = {arena_bytes = 2048 : i64, live_bound_bytes = 2048 : i64, naive_bytes = 4096 : i64, planned_buffers = 4 : i64}}
+// CHECK-LABEL: func.func @dynamic_step_overwrite(
+func.func @dynamic_step_overwrite(%x: memref<?x16xf32> {llm.dim_bounds = array<i64: 16, 16>}, %out: memref<?x16xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x16xf32>
+  %a = memref.alloc(%n) : memref<?x16xf32>
+  %b = memref.alloc(%n) : memref<?x16xf32>
+  %c = memref.alloc(%n) : memref<?x16xf32>
+  linalg.fill ins(%cst : f32) outs(%a : memref<?x16xf32>)
+  memref.copy %a, %b : memref<?x16xf32> to memref<?x16xf32>
+  memref.copy %b, %c : memref<?x16xf32> to memref<?x16xf32>
+  %step = affine.min affine_map<()[s0] -> (8, s0 ceildiv 2)>()[%n]
+  scf.forall (%i) = (0) to (%n) step (%step) {
+    %sz = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 8, s0 ceildiv 2)>(%i)[%n]
+    %t = memref.subview %a[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    %src = memref.subview %c[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    memref.copy %src, %t : memref<?x16xf32, strided<[16, 1], offset: ?>> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+  }
+  linalg.copy ins(%a : memref<?x16xf32>) outs(%out : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// Not split: the tiles stop at 4 rows while the chunk is up to 8.
+// CHECK: module attributes {llm.report = {arena_bytes = 3072 : i64, live_bound_bytes = 3072 : i64, naive_bytes = 3072 : i64, planned_buffers = 3 : i64}}
+// CHECK-LABEL: func.func @dynamic_step_short_tiles(
+func.func @dynamic_step_short_tiles(%x: memref<?x16xf32> {llm.dim_bounds = array<i64: 16, 16>}, %out: memref<?x16xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x16xf32>
+  %a = memref.alloc(%n) : memref<?x16xf32>
+  %b = memref.alloc(%n) : memref<?x16xf32>
+  %c = memref.alloc(%n) : memref<?x16xf32>
+  linalg.fill ins(%cst : f32) outs(%a : memref<?x16xf32>)
+  memref.copy %a, %b : memref<?x16xf32> to memref<?x16xf32>
+  memref.copy %b, %c : memref<?x16xf32> to memref<?x16xf32>
+  %step = affine.min affine_map<()[s0] -> (8, s0 ceildiv 2)>()[%n]
+  scf.forall (%i) = (0) to (%n) step (%step) {
+    %sz = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 4, s0 ceildiv 2)>(%i)[%n]
+    %t = memref.subview %a[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    %src = memref.subview %c[%i, 0] [%sz, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    memref.copy %src, %t : memref<?x16xf32, strided<[16, 1], offset: ?>> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+  }
+  linalg.copy ins(%a : memref<?x16xf32>) outs(%out : memref<?x16xf32>)
+  return
+}

@@ -5,11 +5,16 @@
 // bound: the matmul group is one loop nest over the run-time rows, the full
 // register tiles are vectorized and the partial last one is peeled; a norm
 // group is one row-tiled loop. The matmul is computed once (the reshape's
-// size is not a query on the untiled matmul's result).
+// size is not a query on the untiled matmul's result). The parallel
+// chunk of rows follows the run-time length: min(16, roundUp(ceil(S / 2),
+// 4)) rows (the chunk for the bound, 16 = 32 / 2, left one thread idle at
+// lengths up to 16).
 
+// CHECK: #[[CHUNK:.+]] = affine_map<()[s0] -> (16, ((s0 ceildiv 2) ceildiv 4) * 4)>
 // CHECK-LABEL: func.func @matmul_bias_gelu
 // CHECK: %[[S:.*]] = tensor.dim %arg0
-// CHECK: scf.forall (%{{.*}}) = (0) to (%[[S]]) step (16)
+// CHECK: %[[STEP:.*]] = affine.min #[[CHUNK]]()[%[[S]]]
+// CHECK: scf.forall (%{{.*}}) = (0) to (%[[S]]) step (%[[STEP]])
 // CHECK:   linalg.fill
 // CHECK:   vector.contract
 // CHECK:   linalg.generic
@@ -48,7 +53,7 @@ func.func @add_layer_norm(%x: tensor<1x?x256xf32> {llm.dim_bounds = array<i64: 1
 // CHECK: %[[S:.*]] = tensor.dim %arg0
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]] step
 // CHECK-NOT: linalg.matmul
-// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (16)
+// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (%{{.*}})
 // CHECK:   vector.contract
 // CHECK:   arith.addf
 // CHECK:   scf.forall.in_parallel
