@@ -185,6 +185,12 @@ mlir::llm::runtime::compileForGeneration(ModuleOp module,
   if (split)
     buildLLMTensorParallelStage(pm, cpuOptions->tensorParallel,
                                 cpuOptions->rank);
+  // The session samples from the last position: the prefill computes the
+  // logits of that one (the LM head on one row, not S), and the decode
+  // entry is specialized from it.
+  LLMKeepLastLogitsPassOptions keepLast;
+  keepLast.entry = options.entry;
+  pm.addPass(createLLMKeepLastLogitsPass(keepLast));
   LLMSpecializeSequencePassOptions specialize;
   specialize.entry = options.entry;
   specialize.length = 1;

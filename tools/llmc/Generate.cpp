@@ -374,6 +374,11 @@ int llmc::generateMain() {
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
                               .count();
+  // The compiled entries return the last position's logits
+  // (llm-keep-last-logits): the session is sized from their signature.
+  interface = getGenerationInterface((*compiled)->getSignature());
+  if (!interface)
+    return fail(interface.takeError());
   llvm::Expected<std::unique_ptr<GenerationSession>> session =
       GenerationSession::create(std::move(*compiled), *interface);
   if (!session)

@@ -9,8 +9,8 @@
 // This file implements the lowering of the sequence-length ops of
 // LLMCacheOps.td: the key/value cache update to a `tensor.insert_slice` at a
 // run-time offset, which one-shot bufferization writes in place into the
-// cache's buffer, and the sequence prefix of a table to a
-// `tensor.extract_slice` (a view).
+// cache's buffer, and the sequence prefix of a table and the last position
+// of a value to `tensor.extract_slice`s (views).
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,10 +132,45 @@ struct SequencePrefixLowering : OpConversionPattern<SequencePrefixOp> {
   }
 };
 
+// llm.sequence_last %x {axis = a} ->
+//   tensor.extract_slice %x[0, .., n - 1 (at a), .., 0][sizes, 1 at a][1, ..]
+// with n = dim(%x, a) (run time when dynamic).
+struct SequenceLastLowering : OpConversionPattern<SequenceLastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SequenceLastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t axis = op.getAxis();
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    OpFoldResult n = sizes[axis];
+    if (auto size = getConstantIntValue(n)) {
+      offsets[axis] = rewriter.getIndexAttr(*size - 1);
+    } else {
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      offsets[axis] =
+          arith::SubIOp::create(rewriter, loc, cast<Value>(n), one).getResult();
+    }
+    sizes[axis] = rewriter.getIndexAttr(1);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, cast<RankedTensorType>(op.getType()), input, offsets, sizes,
+        strides);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::llm::populateSequenceOpsToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<KVCacheUpdateLowering, SequencePrefixLowering>(
-      patterns.getContext());
+  patterns
+      .add<KVCacheUpdateLowering, SequencePrefixLowering, SequenceLastLowering>(
+          patterns.getContext());
 }

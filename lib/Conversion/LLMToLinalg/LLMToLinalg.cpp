@@ -528,8 +528,8 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
           LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReciprocalOp, SigmoidOp, AbsOp,
           FloorOp, CeilOp, RoundOp, SinOp, CosOp, ReluOp, SiluOp, GeluOp,
           CastOp, SoftmaxOp, EmbeddingOp, TransposeOp, BroadcastToOp,
-          SequencePrefixOp, CompareOp, SelectOp, LogicalAndOp, LogicalOrOp,
-          LogicalXorOp, LogicalNotOp>(op))
+          SequencePrefixOp, SequenceLastOp, CompareOp, SelectOp, LogicalAndOp,
+          LogicalOrOp, LogicalXorOp, LogicalNotOp>(op))
     return success();
   // Fusion groups carry their ops' types; the ops are checked themselves.
   if (isa<FusionGroupOp, YieldOp>(op))

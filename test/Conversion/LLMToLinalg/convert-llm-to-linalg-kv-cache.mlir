@@ -48,3 +48,28 @@ func.func @prefix(%x: tensor<1x?x4xf32> {llm.dim_bounds = array<i64: 1, 16, 4>},
   %0 = llm.sequence_prefix %t {axes = array<i64: 2, 3>} : (tensor<1x1x16x16xi1>) -> tensor<1x1x?x?xi1>
   return %0 : tensor<1x1x?x?xi1>
 }
+
+// -----
+
+// llm.sequence_last lowers to a view of the last row: offset S - 1 on the
+// axis, S the run-time length.
+// CHECK-LABEL: func.func @last
+// CHECK-SAME: (%[[X:.*]]: tensor<1x?x4xf32>
+// CHECK: %[[S:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<1x?x4xf32>
+// CHECK: %[[O:.*]] = arith.subi %[[S]], %{{.*}} : index
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[X]][0, %[[O]], 0] [1, 1, 4] [1, 1, 1] : tensor<1x?x4xf32> to tensor<1x1x4xf32>
+// CHECK: return %[[R]]
+func.func @last(%x: tensor<1x?x4xf32> {llm.dim_bounds = array<i64: 1, 16, 4>}) -> tensor<1x1x4xf32> {
+  %0 = llm.sequence_last %x {axis = 1 : i64} : (tensor<1x?x4xf32>) -> tensor<1x1x4xf32>
+  return %0 : tensor<1x1x4xf32>
+}
+
+// -----
+
+// A static axis: a constant offset.
+// CHECK-LABEL: func.func @last_static
+// CHECK: tensor.extract_slice %{{.*}}[5, 0] [1, 3] [1, 1] : tensor<6x3xi64> to tensor<1x3xi64>
+func.func @last_static(%x: tensor<6x3xi64>) -> tensor<1x3xi64> {
+  %0 = llm.sequence_last %x {axis = 0 : i64} : (tensor<6x3xi64>) -> tensor<1x3xi64>
+  return %0 : tensor<1x3xi64>
+}

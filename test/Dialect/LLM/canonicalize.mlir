@@ -635,3 +635,27 @@ func.func @attention_absorb_bshd_stays(%q: tensor<1x16x4x8xf32>) -> tensor<1x4x1
   %o = llm.attention %t, %t, %t {layout = #llm.attention_layout<bshd>} : (tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
   return %o : tensor<1x4x16x8xf32>
 }
+
+// -----
+
+// sequence_last(x) -> x when x has one entry on the axis;
+// sequence_last(x) -> slice(x, [n - 1, n)) when n is static.
+// CHECK-LABEL: func @sequence_last_static
+//  CHECK-SAME: (%[[X:.*]]: tensor<1x1x4xf32>, %[[Y:.*]]: tensor<2x6x4xf32>)
+//       CHECK: %[[S:.*]] = llm.slice %[[Y]] {limits = array<i64: 2, 6, 4>, starts = array<i64: 0, 5, 0>, strides = array<i64: 1, 1, 1>} : (tensor<2x6x4xf32>) -> tensor<2x1x4xf32>
+//       CHECK: return %[[X]], %[[S]]
+func.func @sequence_last_static(%x: tensor<1x1x4xf32>, %y: tensor<2x6x4xf32>) -> (tensor<1x1x4xf32>, tensor<2x1x4xf32>) {
+  %0 = llm.sequence_last %x {axis = 1 : i64} : (tensor<1x1x4xf32>) -> tensor<1x1x4xf32>
+  %1 = llm.sequence_last %y {axis = 1 : i64} : (tensor<2x6x4xf32>) -> tensor<2x1x4xf32>
+  return %0, %1 : tensor<1x1x4xf32>, tensor<2x1x4xf32>
+}
+
+// -----
+
+// Stays: the run-time sequence length.
+// CHECK-LABEL: func @sequence_last_dynamic_stays
+//       CHECK: llm.sequence_last %{{.*}} {axis = 1 : i64}
+func.func @sequence_last_dynamic_stays(%x: tensor<1x?x4xf32> {llm.dim_bounds = array<i64: 1, 8, 4>}) -> tensor<1x1x4xf32> {
+  %0 = llm.sequence_last %x {axis = 1 : i64} : (tensor<1x?x4xf32>) -> tensor<1x1x4xf32>
+  return %0 : tensor<1x1x4xf32>
+}

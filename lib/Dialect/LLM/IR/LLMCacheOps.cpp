@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the verifier of `llm.kv_cache_update`
-// (LLMCacheOps.td).
+// This file implements the verifiers of `llm.kv_cache_update` and
+// `llm.sequence_prefix`, and the type inference, folder and
+// canonicalization of `llm.sequence_last` (LLMCacheOps.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::llm;
@@ -108,4 +110,63 @@ LogicalResult SequencePrefixOp::verify() {
              << (*seq)->bound << " but the input has only " << in.getDimSize(a)
              << " entries along axis " << a;
   return success();
+}
+
+LogicalResult
+SequenceLastOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  int64_t axis = adaptor.getAxis();
+  int64_t rank = type.getRank();
+  if (axis < 0 || axis >= rank)
+    return emitOptionalError(loc, "'llm.sequence_last' axis ", axis,
+                             " is out of range [0, ", rank, ")");
+  if (type.getDimSize(axis) == 0)
+    return emitOptionalError(loc, "'llm.sequence_last' axis ", axis,
+                             " has size 0: there is no last entry");
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = 1;
+  inferred.push_back(type.clone(shape));
+  return success();
+}
+
+// sequence_last(x) -> x when x has one entry along the axis.
+OpFoldResult SequenceLastOp::fold(FoldAdaptor) {
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (type.getDimSize(getAxis()) == 1 && type == getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+// sequence_last(x) -> slice(x, [n - 1, n)) on the axis, n static.
+struct StaticSequenceLastToSlice : OpRewritePattern<SequenceLastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SequenceLastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    int64_t axis = op.getAxis();
+    int64_t n = type.getDimSize(axis);
+    if (ShapedType::isDynamic(n) || n <= 1)
+      return failure();
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> starts(rank, 0), limits(type.getShape()),
+        strides(rank, 1);
+    starts[axis] = n - 1;
+    // A slice keeps the other (dynamic) dimensions whole; their limit is
+    // not read (llm.slice).
+    for (int64_t d = 0; d < rank; ++d)
+      if (ShapedType::isDynamic(limits[d]))
+        limits[d] = 1;
+    rewriter.replaceOpWithNewOp<SliceOp>(op, op.getInput(), starts, limits,
+                                         strides);
+    return success();
+  }
+};
+} // namespace
+
+void SequenceLastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *ctx) {
+  results.add<StaticSequenceLastToSlice>(ctx);
 }

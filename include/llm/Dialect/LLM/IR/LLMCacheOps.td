@@ -9,7 +9,8 @@
 // Ops of the sequence length: `llm.kv_cache_update` writes the keys or
 // values of the new tokens into a preallocated cache at the current position
 // (autoregressive generation); `llm.sequence_prefix` reads the first S
-// entries of a table sized for the longest sequence. Included from
+// entries of a table sized for the longest sequence; `llm.sequence_last`
+// keeps the last position of a per-position value. Included from
 // LLMOps.td; verifiers in lib/Dialect/LLM/IR/LLMCacheOps.cpp, lowering in
 // lib/Conversion/LLMToLinalg/CacheToLinalg.cpp. The entry interface of a
 // model with a cache (the `llm.kv_cache` argument attribute) is described in
@@ -116,6 +117,43 @@ def LLM_SequencePrefixOp : LLM_Op<"sequence_prefix", [Pure,
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+}
+
+def LLM_SequenceLastOp : LLM_Op<"sequence_last", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the last entry along the sequence axis, kept as size 1";
+  let description = [{
+    Reads the last entry along `axis` of `input`:
+
+    `result[i...] = input[i...]` with `i_axis = 0` reading `input`'s index
+    `n - 1`, where `n` is the size of that dimension: static, or the
+    run-time sequence length when it is dynamic (`?`, bounded by
+    `llm.dim_bounds`).
+
+    The result has the input's element type (any) and shape, with 1 on
+    `axis`. A generation model's prefill needs the logits of the last
+    prompt position only; `llm-keep-last-logits` writes this op on the
+    logits and moves it towards the inputs through the ops that compute
+    each position by itself (the LM head, the last norms and MLP), so those
+    run on one row instead of `S`.
+
+    Folds to its input when `n` is 1; canonicalized to an `llm.slice` of
+    `[n - 1, n)` when `n` is static. Lowered to a `tensor.extract_slice` at
+    offset `n - 1` (a view, no copy).
+
+    Errors: `axis` outside `[0, rank)`; a static size 0 on `axis` (there is
+    no last entry).
+
+    ```mlir
+    %l = llm.sequence_last %logits {axis = 1 : i64}
+        : (tensor<1x?x50257xf32>) -> tensor<1x1x50257xf32>
+    ```
+  }];
+  let arguments = (ins LLM_AnyTensor:$input, LLM_AxisAttr:$axis);
+  let results = (outs LLM_AnyTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // LLM_DIALECT_LLM_IR_LLMCACHEOPS_TD

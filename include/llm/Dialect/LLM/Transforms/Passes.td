@@ -812,6 +812,47 @@ def LLMSpecializeSequencePass
   ];
 }
 
+def LLMKeepLastLogitsPass : Pass<"llm-keep-last-logits", "::mlir::ModuleOp"> {
+  let summary = "Return the logits of the last position only, computing one row";
+  let description = [{
+    Rewrites the function `entry`, whose result #0 is the logits of every
+    position, `tensor<BxSxVxT>` (S the sequence length, usually the dynamic
+    one; B and V static), to return those of the last position only,
+    `tensor<BxVxT>`, and computes no more than that: an
+    `llm.sequence_last {axis = 1}` selects the last position and is moved
+    towards the inputs (`populateSequenceLastSinkingPatterns`) through each
+    op with no other user that computes every position by itself:
+
+    * elementwise ops (numpy broadcasting: an operand of size 1 or absent
+      on the axis is used whole), `llm.cast`, `llm.compare`, `llm.select`;
+    * `llm.layer_norm` and `llm.rms_norm` over axes after it;
+    * `llm.matmul` (without `transpose_a`) and `llm.dequant_matmul` by a
+      rank-2 `rhs` (a weight): the rows of the lhs;
+    * `llm.reshape` that keeps the axis whole (`[1, S, D]` <-> `[S, D]`).
+
+    It stops at anything else (attention mixes positions) and at values
+    with other users (the residual stream feeding the last layer), where
+    the `llm.sequence_last` is lowered to a view of the last row. On a
+    GPT-2 or LLaMA decoder this leaves the LM head (30% of GPT-2-small's
+    prefill work at 128 tokens), the final norm and the last layer's MLP on
+    one row. The result is the same within float rounding: each row is
+    computed by the same ops as before, only fewer of them.
+
+    A generation prefill needs no more (the session samples from the last
+    position; docs/Generation.md), so `compileForGeneration` runs this pass
+    before `llm-specialize-sequence`. A function already returning
+    `tensor<BxV>` is left unchanged.
+
+    Errors (at the function or module): no function `entry`; no result; a
+    result #0 that is neither `tensor<BxSxV>` nor `tensor<BxV>` with static
+    B and V.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "The function whose result #0 are the logits">,
+  ];
+}
+
 def LLMFormKVCachePass : Pass<"llm-form-kv-cache", "::mlir::ModuleOp"> {
   let summary = "Turn a decoder with past inputs into the cached generation form";
   let description = [{

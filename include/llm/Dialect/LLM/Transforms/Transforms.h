@@ -43,6 +43,14 @@ void populateConstantFoldingPatterns(RewritePatternSet &patterns,
 /// result type).
 void populateFastMathSimplificationPatterns(RewritePatternSet &patterns);
 
+/// Adds the patterns of `llm-keep-last-logits` that move an
+/// `llm.sequence_last` towards the inputs: through ops that compute each
+/// position by itself (elementwise ops with broadcasting, layer_norm and
+/// rms_norm over later axes, the rows of a matmul or dequant_matmul by a
+/// rank-2 rhs) and reshapes that keep the axis, when the op has no other
+/// user.
+void populateSequenceLastSinkingPatterns(RewritePatternSet &patterns);
+
 /// Adds the patterns of `llm-recompose`, which rebuild `layer_norm`,
 /// `rms_norm`, `gelu`, `silu` and `attention` from the elementwise chains,
 /// reductions and matmuls exporters decompose them into (see the pass
