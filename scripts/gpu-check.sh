@@ -9,14 +9,18 @@
 #
 # prepare compiles each model with `llmc compile --target cuda --emit=exe`
 # (programs that need only libc and the CUDA driver: the GPU machine has no
-# MLIR or LLVM) for CHIP (default sm_90a), with its inputs and the CPU's
+# MLIR or LLVM) for CHIP (default sm_90a; cubins only, format=bin: the PTX of
+# a fatbin would double the size of the weights), with its inputs and the CPU's
 # results (`llmc run --target cpu`) where they are small, and copies this
 # script next to them; DIR stays well under the 64 MiB that may travel.
 # run executes each program on the GPU, compares its results with the CPU's
 # (rtol 1e-3, atol 1e-3 * max|expected|), prints the per-call time (with
 # and without the host<->device copies), the achieved GB/s or TFLOP/s, and
-# times PyTorch eager and torch.compile on the same shapes. It exits 1 when
-# a result differs or a program fails; the whole run takes about a minute.
+# times PyTorch eager and torch.compile on the same shapes. prepare also
+# readies every public function of test/Integration/*.mlir (op families:
+# scripts/gpu_check_ops.py), which run compares with the CPU the same way at
+# the emulator test's tolerances. It exits 1 when a result differs or a
+# program fails; the whole run takes a few minutes.
 set -euo pipefail
 
 mode="${1:-}"
@@ -27,8 +31,9 @@ if [[ -z "$mode" || -z "$dir" ]]; then
 fi
 
 # Models: NAME and what its numbers mean. Shapes of the issue's goals
-# (decode matvec 4096 x 4096; prefill matmul) and the GPT-2 example.
-MODELS="gpt2_model matvec4096 matmul1024"
+# (decode matvec 4096 x 4096; prefill matmul), the GPT-2 example and a
+# GPT-2-small-shaped layer (d 768, 12 heads, 512 tokens, f32 weights).
+MODELS="gpt2_model gpt2_layer768 matvec4096 matmul1024"
 
 prepare() {
   local root llmc chip
@@ -37,6 +42,8 @@ prepare() {
   chip="${3:-sm_90a}"
   mkdir -p "$dir/models" "$dir/inputs" "$dir/ref"
   /usr/bin/python3 "$root/examples/generate.py" gpt2_model --out-dir "$dir/models" >/dev/null
+  /usr/bin/python3 "$root/examples/generate.py" gpt2_block --name gpt2_layer768 \
+    --d 768 --heads 12 --ffn 3072 --seq 512 --out-dir "$dir/models" >/dev/null
   cat >"$dir/models/matvec4096.mlir" <<'EOF'
 // Decode matvec: y[1, 4096] = x[1, 4096] @ W[4096, 4096] (f32, W an input).
 func.func @main(%x: tensor<1x4096xf32>, %w: tensor<4096x4096xf32>) -> tensor<1x4096xf32> {
@@ -54,16 +61,25 @@ EOF
   for m in $MODELS; do
     echo "compiling $m for $chip"
     "$llmc" compile "$dir/models/$m.mlir" --target cuda --chip "$chip" \
-      --emit=exe -o "$dir/$m.exe" --quiet
+      --emit=exe -o "$dir/$m.exe" --quiet --pipeline-options=format=bin \
+      --report=json --report-file "$dir/$m.report.json"
+    strip "$dir/$m.exe"
   done
   # Inputs and CPU results of the models small enough to travel.
-  cp "$dir/models/gpt2_model.arg0.npy" "$dir/inputs/gpt2_model.arg0.npy"
-  mkdir -p "$dir/ref/gpt2_model"
-  "$llmc" run "$dir/models/gpt2_model.mlir" \
-    --input "arg0=$dir/inputs/gpt2_model.arg0.npy" \
-    --output-dir "$dir/ref/gpt2_model" --no-cache --quiet >/dev/null
+  for m in gpt2_model gpt2_layer768; do
+    cp "$dir/models/$m.arg0.npy" "$dir/inputs/$m.arg0.npy"
+    mkdir -p "$dir/ref/$m"
+    "$llmc" run "$dir/models/$m.mlir" \
+      --input "arg0=$dir/inputs/$m.arg0.npy" \
+      --output-dir "$dir/ref/$m" --no-cache --quiet >/dev/null
+  done
   rm -rf "$dir/models"
+  # Every public function of the integration tests (op families), with its
+  # inputs and CPU results (scripts/gpu_check_ops.py).
+  /usr/bin/python3 "$root/scripts/gpu_check_ops.py" prepare "$llmc" "$dir" \
+    "$chip" "$root"/test/Integration/*.mlir
   cp "${BASH_SOURCE[0]}" "$dir/gpu-check.sh"
+  cp "$root/scripts/gpu_check_ops.py" "$dir/gpu_check_ops.py"
   du -sh "$dir"
 }
 
@@ -98,17 +114,39 @@ for name in sorted(os.listdir(ref)):
 sys.exit(0 if ok else 1)
 EOF
     fi
-    python3 - "$m" "$out/log" <<'EOF'
-import re, sys
+    python3 - "$m" "$out/log" "$dir/$m.report.json" <<'EOF'
+import json, re, sys
 name, log = sys.argv[1], open(sys.argv[2]).read()
 t = float(re.search(r"device time: median ([0-9.]+) ms", log).group(1)) * 1e-3
-if name == "matvec4096":
+print("llmc: %d kernel launches per call" % json.load(open(sys.argv[3]))["gpu_launches"])
+if name == "gpt2_layer768":
+    # 2 * S * (QKV, out proj, MLP) + QK^T and PV (the causal half included).
+    s, d = 512, 768
+    flops = 2 * s * (d * 3 * d + d * d + 2 * d * 4 * d) + 4 * s * s * d
+    print("llmc: %.2f TFLOP/s" % (flops / t / 1e12))
+elif name == "matvec4096":
     print("llmc: %.1f GB/s (weights read once per call)" % (4096 * 4096 * 4 / t / 1e9))
 elif name == "matmul1024":
     print("llmc: %.2f TFLOP/s" % (2 * 1024 ** 3 / t / 1e12))
 EOF
   done
-  # Peers on the same shapes.
+  # Per-kernel times of the GPT-2-shaped layer (Nsight Compute, when the
+  # machine has it and lets it read the counters).
+  if command -v ncu >/dev/null; then
+    echo "== per-kernel times of gpt2_layer768 (ncu, gpu__time_duration)"
+    timeout 120 ncu --metrics gpu__time_duration.sum,dram__bytes.sum \
+      --csv "$dir/gpt2_layer768.exe" "$dir"/inputs/gpt2_layer768.arg0.npy \
+      --repeat 1 >"$dir/ncu.csv" 2>&1 || true
+    grep -E '==ERROR==|==WARNING==' "$dir/ncu.csv" | head -5 || true
+    grep -E '"(gpu__time_duration.sum|dram__bytes.sum)"' "$dir/ncu.csv" \
+      | awk -F'","' '{print $5, "block", $8, "grid", $9, $(NF-2), $(NF-1), $NF}' \
+      | head -60 || true
+  fi
+  # The op families: each integration-test function against the CPU.
+  if [[ -f "$dir/ops/manifest.json" ]]; then
+    python3 "$dir/gpu_check_ops.py" run "$dir" || fail=1
+  fi
+  # Peers on the same shapes, and the read bandwidth (a sum over 2 GiB).
   python3 - <<'EOF' || true
 import time
 import torch
@@ -122,6 +160,30 @@ def bench(f, *a, n=50):
     return sorted(ts)[n // 2]
 x = torch.randn(1, 4096, device=dev); w = torch.randn(4096, 4096, device=dev)
 a = torch.randn(1024, 1024, device=dev); b = torch.randn(1024, 1024, device=dev)
+big = torch.empty(512 * 1024 * 1024, device=dev).uniform_()
+t = bench(torch.sum, big, n=20)
+print("read bandwidth (torch.sum over 2 GiB f32): %.0f GB/s" % (big.numel() * 4 / t / 1e9))
+del big
+class Block(torch.nn.Module):
+    """A GPT-2 block like examples/generate.py's gpt2_block (f32)."""
+    def __init__(self, d, h):
+        super().__init__()
+        self.h = h
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc, self.out = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q, k, v = [t.view(b, s, self.h, d // self.h).transpose(1, 2) for t in (q, k, v)]
+        a = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, s, d))
+        return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+with torch.no_grad():
+    blk = Block(768, 12).to(dev).eval()
+    xs = torch.randn(1, 512, 768, device=dev)
+    for label, f in [("torch eager", blk), ("torch.compile", torch.compile(blk))]:
+        print("%s gpt2_layer768 (S 512, f32): %.4f ms" % (label, bench(f, xs) * 1e3))
 for label, f in [("torch eager", torch.matmul), ("torch.compile", torch.compile(torch.matmul))]:
     t = bench(f, x, w)
     print("%s matvec4096 f32: %.4f ms, %.1f GB/s" % (label, t * 1e3, 4096 * 4096 * 4 / t / 1e9))

@@ -110,11 +110,20 @@ mlir::llm::runtime::lowerToNVVM(ModuleOp module,
     return emitError(getLoc(module))
            << "invalid pipeline options '" << options.pipelineOptions
            << "': " << StringRef(errors).trim();
-  if (options.format != "isa" && options.format != "bin" &&
-      options.format != "fatbin")
-    return emitError(getLoc(module))
-           << "unknown kernel format '" << options.format
-           << "' (expected isa, bin or fatbin)";
+  // The pipeline options' `format` (given explicitly) chooses the object
+  // kind of a binary (bin: cubins only, fatbin: cubin + PTX); PTX output
+  // needs isa.
+  std::string format = options.format;
+  if (pipeline.format.hasValue() && pipeline.format.getValue() != format) {
+    if (format == "isa")
+      return emitError(getLoc(module))
+             << "the pipeline option format=" << pipeline.format.getValue()
+             << " contradicts PTX output (format=isa)";
+    format = pipeline.format.getValue();
+  }
+  if (format != "isa" && format != "bin" && format != "fatbin")
+    return emitError(getLoc(module)) << "unknown kernel format '" << format
+                                     << "' (expected isa, bin or fatbin)";
   if (options.optLevel > 3)
     return emitError(getLoc(module)) << "the optimization level must be 0-3";
   SmallVector<std::string> chips = options.chips;
@@ -127,8 +136,8 @@ mlir::llm::runtime::lowerToNVVM(ModuleOp module,
   pipeline.chip = ArrayRef<std::string>(chips);
   // A fatbin of several chips is combined from their cubins here; one chip
   // is MLIR's own fatbin.
-  bool combine = options.format == "fatbin" && chips.size() > 1;
-  pipeline.format = combine ? "bin" : options.format;
+  bool combine = format == "fatbin" && chips.size() > 1;
+  pipeline.format = combine ? "bin" : format;
   pipeline.toolkit =
       options.toolkit.empty() ? getDefaultCUDAToolkit().str() : options.toolkit;
   pipeline.optLevel = options.optLevel;

@@ -44,6 +44,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/JITEventListener.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -187,6 +188,20 @@ static FailureOr<TensorSpec> getTensorSpec(Type type, Location loc,
   spec.dtype = *dtype;
   spec.shape.assign(tensorTy.getShape().begin(), tensorTy.getShape().end());
   return spec;
+}
+
+LogicalResult
+mlir::llm::runtime::keepOnlyEntries(ModuleOp module,
+                                    ArrayRef<std::string> entries) {
+  llvm::StringSet<> keep;
+  for (const std::string &name : entries)
+    keep.insert(name);
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isDeclaration() && !keep.contains(fn.getName()))
+      fn.setPrivate();
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  pm.addPass(createSymbolDCEPass());
+  return pm.run(module);
 }
 
 FailureOr<EntrySignature>
@@ -966,6 +981,15 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
     if (failed(extra))
       return failure();
     extraSignatures.push_back(std::move(*extra));
+  }
+  // On the GPU emulator only the entries are compiled: the GPU path
+  // refuses some ops that another function of the module may hold. (The CPU
+  // compiles and checks the whole module.)
+  if (lowering.target != "cpu") {
+    SmallVector<std::string> entries = {options.entry};
+    llvm::append_range(entries, options.extraEntries);
+    if (failed(keepOnlyEntries(module, entries)))
+      return failure();
   }
   if (failed(lowerToLLVMDialect(module, lowering)))
     return failure();

@@ -1281,6 +1281,13 @@ static int compileMain() {
       outputPath == "-")
     return fail("--report writes to stdout, like -o -; give --report-file");
   bool cuda = targetName == "cuda";
+  // A CUDA program or library runs its entry alone, and a CUDA compile with
+  // --entry is for that entry: the other functions are not compiled (the GPU
+  // path refuses some ops that another function may hold).
+  if ((cuda && entryName.getNumOccurrences()) || emitKind == EmitKind::Exe ||
+      emitKind == EmitKind::Shared)
+    if (failed(keepOnlyEntries(*module, {entryName.getValue()})))
+      return 1;
   // A CPU target name: the pipeline's target and the object's CPU.
   std::string cpuPipelineOptions = pipelineOptions;
   std::string objectCPU = "host";
@@ -1356,6 +1363,15 @@ static int compileMain() {
       FailureOr<SmallVector<KernelObject>> objects = getKernelObjects(*module);
       if (failed(objects))
         return 1;
+      // The pipeline options may ask for cubins (format=bin); a .fatbin
+      // file must be a fatbin.
+      if (emitKind == EmitKind::Fatbin && objects->front().format != "fatbin")
+        return fail("--emit=fatbin writes a fatbin; the pipeline option "
+                    "format=" +
+                    objects->front().format + " makes a " +
+                    objects->front().format +
+                    " object (use --emit=obj, exe "
+                    "or shared for it)");
       kernelBytes = objects->front().bytes;
     }
   } else if (failed(lowerToLLVMDialect(*module, lowering))) {

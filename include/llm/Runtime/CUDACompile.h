@@ -25,8 +25,10 @@ namespace mlir::llm::runtime {
 /// Options of a CUDA compile.
 struct CUDACompileOptions {
   /// Further `llm-lower-to-nvvm` options in pass-option syntax (e.g.
-  /// "block-size=128"); `chip`, `format`, `toolkit` and `opt-level` are set
-  /// from the fields below.
+  /// "block-size=128"); `chip`, `toolkit` and `opt-level` are set from the
+  /// fields below, and `format` too unless given here (`format=bin` there
+  /// makes a binary output carry cubins only, without the PTX a one-chip
+  /// fatbin also holds; it is an error with `format` isa).
   std::string pipelineOptions;
   /// Chips (sm_80, sm_89, sm_90a); empty: sm_80.
   SmallVector<std::string> chips;

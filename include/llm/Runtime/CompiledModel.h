@@ -141,6 +141,13 @@ struct EntrySignature {
 /// location) and returns failure otherwise.
 FailureOr<EntrySignature> getEntrySignature(ModuleOp module, StringRef entry);
 
+/// Keeps of `module` only the functions `entries` and what they reach: every
+/// other public `func.func` becomes private and symbol-dce erases what no
+/// entry uses. So a module whose other functions the target refuses (the
+/// GPU path's run-time index checks, say) still compiles for one entry.
+/// Fails (with symbol-dce's diagnostic) only on a malformed symbol table.
+LogicalResult keepOnlyEntries(ModuleOp module, ArrayRef<std::string> entries);
+
 //===----------------------------------------------------------------------===//
 // Lowering and translation
 //===----------------------------------------------------------------------===//
