@@ -17,9 +17,8 @@ Everything goes to DIR/ops (manifest.json, one program per function, its
 inputs and the CPU results).
 
 run executes each program on its inputs and compares every result with the
-CPU's, with the tolerances of test/lib/gpu_emulator_check.py (f32/f64:
-rtol 1e-4 + atol 1e-5 * max(1, max |expected|), f16: 2e-3 + 1e-3 * the same
-scale; integers and booleans exactly), prints a line per function and a
+CPU's (`compare`: f32/f64 rtol 1e-4 + atol 1e-5 * max(1, max |expected|),
+f16: 2e-3 + 1e-3 * the same scale; integers and booleans exactly), prints a line per function and a
 summary, and exits 1 when any failed. Needs only python3 + numpy there.
 """
 
@@ -139,6 +138,12 @@ def prepare(llmc, root, chip, files):
 
 
 def compare(ref_dir, out_dir):
+    """None when every .npy result of REF_DIR is in OUT_DIR with the same
+    shape and dtype and close enough, else the first problem as text: floats
+    within rtol 1e-4 + atol 1e-5 * max(1, max |expected|) (f32, f64; the
+    GPU's reductions add in another order), 2e-3 + 1e-3 * the same scale for
+    f16/bf16; integers and booleans exactly. test/lib/gpu_emulator_check.py
+    uses it too."""
     names = sorted(f for f in os.listdir(ref_dir) if f.endswith(".npy"))
     if not names:
         return "no results"

@@ -20,10 +20,12 @@ using namespace mlir::llm::runtime;
 
 /// The runner's fixed part: .npy reading and writing, inputs, timing.
 static constexpr llvm::StringLiteral kRunnerPrologue = R"C(
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 int llmcCudaGetLastError(void);
@@ -406,6 +408,8 @@ int main(int argc, char **argv) {
     mgpuMemFree(device[k], stream);
   mgpuStreamSynchronize(stream);
   mgpuStreamDestroy(stream);
+  if (outDir && mkdir(outDir, 0777) != 0 && errno != EEXIST)
+    die("cannot create the output directory ", outDir);
   for (int k = numInputs; k < numAll; ++k) {{
     printf("out%d: sum=%.6g\n", k - numInputs, sum(&specs[k], data[k]));
     if (outDir) {{

@@ -26,7 +26,11 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
+# The comparison (and its tolerances) is the GPU check's: one definition in
+# scripts/gpu_check_ops.py, which travels alone to the GPU machine.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts"))
+from gpu_check_ops import compare  # noqa: E402
 
 
 def public_functions(path):
@@ -45,34 +49,6 @@ def first_error(proc):
         if "error" in line:
             return line.strip()
     return (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
-
-
-def compare(cpu_dir, gpu_dir):
-    names = sorted(f for f in os.listdir(cpu_dir) if f.endswith(".npy"))
-    if not names:
-        return "no results"
-    for name in names:
-        a = np.load(os.path.join(cpu_dir, name))
-        gpath = os.path.join(gpu_dir, name)
-        if not os.path.exists(gpath):
-            return "%s missing" % name
-        b = np.load(gpath)
-        if a.shape != b.shape or a.dtype != b.dtype:
-            return "%s: %s %s vs %s %s" % (name, a.shape, a.dtype, b.shape,
-                                          b.dtype)
-        if a.dtype.kind in "fc":
-            rtol, atol = (1e-4, 1e-5) if a.dtype == np.float32 or \
-                a.dtype == np.float64 else (2e-3, 1e-3)
-            # Sums in another order: the absolute part scales with the
-            # tensor's magnitude.
-            finite = np.abs(a[np.isfinite(a)])
-            atol *= max(1.0, float(finite.max()) if finite.size else 1.0)
-            if not np.allclose(b, a, rtol=rtol, atol=atol, equal_nan=True):
-                err = np.nanmax(np.abs(b.astype(np.float64) - a))
-                return "%s: max |diff| %.3g" % (name, err)
-        elif not np.array_equal(a, b):
-            return "%s: %d elements differ" % (name, int(np.sum(a != b)))
-    return None
 
 
 def main():

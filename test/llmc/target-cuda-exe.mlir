@@ -37,11 +37,12 @@
 //
 // The pipeline option format=bin: the program embeds the cubin alone (no
 // fatbin, whose PTX part can be large: weights are module globals), and
-// still runs; --emit=fatbin refuses it.
+// still runs (and makes its --output-dir); --emit=fatbin refuses it.
 // RUN: llmc compile %s --entry scale --target cuda --chip sm_80 --emit=exe -o %t/scale-bin.exe --quiet --pipeline-options=format=bin
 // RUN: %python -c "import sys; print([open(p, 'rb').read().count(b'\x50\xed\x55\xba') > 0 for p in sys.argv[1:]])" %t/scale.exe %t/scale-bin.exe | FileCheck %s --check-prefix=FATBIN
 // FATBIN: [True, False]
-// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 %t/scale-bin.exe %t/x.npy --output-dir %t/out --repeat 2 | FileCheck %s --check-prefix=FAKE
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 %t/scale-bin.exe %t/x.npy --output-dir %t/out-bin --repeat 2 | FileCheck %s --check-prefix=FAKE
+// RUN: test -f %t/out-bin/out0.npy
 // RUN: not llmc compile %s --entry scale --target cuda --chip sm_80 --emit=fatbin -o %t/scale.fatbin --pipeline-options=format=bin 2>&1 | FileCheck %s --check-prefix=BINFATBIN
 // BINFATBIN: llmc: error: --emit=fatbin writes a fatbin; the pipeline option format=bin makes a bin object (use --emit=obj, exe or shared for it)
 // RUN: not test -e %t/scale.fatbin
