@@ -108,8 +108,10 @@ mlir::llm::runtime::lowerToNVVM(ModuleOp module,
   llvm::raw_string_ostream errorStream(errors);
   if (failed(pipeline.parseFromString(options.pipelineOptions, errorStream)))
     return emitError(getLoc(module))
-           << "invalid pipeline options '" << options.pipelineOptions
-           << "': " << StringRef(errors).trim();
+           << "invalid pipeline options '" << options.pipelineOptions << "'"
+           << (StringRef(errors).trim().empty()
+                   ? std::string(" (see the message above)")
+                   : (": " + StringRef(errors).trim()).str());
   // The pipeline options' `format` (given explicitly) chooses the object
   // kind of a binary (bin: cubins only, fatbin: cubin + PTX); PTX output
   // needs isa.

@@ -410,9 +410,12 @@ static LogicalResult parsePipelineOptions(const LoweringOptions &options,
   if (succeeded(pipelineOptions.parseFromString(options.pipelineOptions,
                                                 errorStream)))
     return success();
-  error = ("invalid pipeline options '" + options.pipelineOptions +
-           "': " + StringRef(optionErrors).trim())
-              .str();
+  // LLVM's option parsers print some errors (a bad boolean value) to
+  // stderr themselves instead of to `errorStream`.
+  StringRef reason = StringRef(optionErrors).trim();
+  error = "invalid pipeline options '" + options.pipelineOptions + "'";
+  error += reason.empty() ? std::string(" (see the message above)")
+                          : (": " + reason).str();
   return failure();
 }
 

@@ -91,6 +91,10 @@
 // Bad options.
 // RUN: not llmc run %s --pipeline-options="nonsense=1" --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=PIPEOPT
 // PIPEOPT: run-errors.mlir:1:1: error: invalid pipeline options 'nonsense=1': {{.*}}nonsense
+// A bad boolean value: LLVM's parser prints the reason, llmc points to it.
+// RUN: not llmc run %s --pipeline-options="parallel=maybe" --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=PIPEBOOL
+// PIPEBOOL: 'maybe' is invalid value for boolean argument! Try 0 or 1
+// PIPEBOOL: run-errors.mlir:1:1: error: invalid pipeline options 'parallel=maybe' (see the message above)
 // RUN: not llmc run %s --repeat 0 2>&1 | FileCheck %s --check-prefix=REPEAT
 // REPEAT: llmc: error: --repeat must be at least 1
 // RUN: not llmc 2>&1 | FileCheck %s --check-prefix=NOCMD
