@@ -77,7 +77,7 @@ EOF
   # Every public function of the integration tests (op families), with its
   # inputs and CPU results (scripts/gpu_check_ops.py).
   /usr/bin/python3 "$root/scripts/gpu_check_ops.py" prepare "$llmc" "$dir" \
-    "$chip" "$root"/test/Integration/*.mlir
+    "$chip" "$root"/test/Integration/*.mlir "$root"/test/Integration/GPU/Inputs/*.mlir
   cp "${BASH_SOURCE[0]}" "$dir/gpu-check.sh"
   cp "$root/scripts/gpu_check_ops.py" "$dir/gpu_check_ops.py"
   du -sh "$dir"

@@ -25,8 +25,9 @@
 // which is one of the schedules a GPU may execute: each thread runs up to
 // the next barrier before any thread passes it. Values that live across a
 // synchronization point are kept per thread in a buffer of block-size
-// entries. A kernel that reads what another thread writes in the same
-// interval (a missing barrier) reads the value of this schedule, so such
+// entries; the launch's workgroup (shared) memory is one host buffer that
+// the blocks use in turn. A kernel that reads what another thread writes in the
+// same interval (a missing barrier) reads the value of this schedule, so such
 // races show up as wrong results whenever the order matters.
 //
 //===----------------------------------------------------------------------===//
@@ -144,6 +145,16 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value zero = idx(0), one = idx(1), blockSize = idx(*block);
+  // Workgroup (shared) memory: one host buffer, reused by block after
+  // block (they run one at a time).
+  SmallVector<Value> workgroupBuffers;
+  for (BlockArgument attribution : launch.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(attribution.getType());
+    workgroupBuffers.push_back(memref::AllocaOp::create(
+        b, loc,
+        MemRefType::get(type.getShape(), type.getElementType(),
+                        type.getLayout())));
+  }
   auto blockLoop = scf::ForOp::create(b, loc, zero, idx(*grid), one);
   b.setInsertionPointToStart(blockLoop.getBody());
   Value bid = blockLoop.getInductionVar();
@@ -169,6 +180,9 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   for (Value v : {launch.getBlockIds().y, launch.getBlockIds().z,
                   launch.getThreadIds().y, launch.getThreadIds().z})
     uniform.map(v, zero);
+  for (auto [attribution, buffer] :
+       llvm::zip(launch.getWorkgroupAttributions(), workgroupBuffers))
+    uniform.map(attribution, buffer);
   uniform.map(launch.getBlockSize().x, blockSize);
   uniform.map(launch.getGridSize().x, idx(*grid));
   for (Value v : {launch.getBlockSize().y, launch.getBlockSize().z,

@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -60,6 +61,12 @@ using namespace mlir::llm;
 /// decode matvec: N outputs of a K-long dot product) give each point a block
 /// whose threads split the reduction.
 static constexpr int64_t kFlatMinPoints = 4096;
+
+/// Most threads of a block that covers a warp's width of outputs
+/// (chooseColumnGroups): 32 warps, the hardware's limit on sm_80+.
+static constexpr int64_t kMaxColumnThreads = 1024;
+/// Unroll factor of a column-mode warp's reduction loop.
+static constexpr uint64_t kColumnUnroll = 4;
 
 //===----------------------------------------------------------------------===//
 // Kernel analysis
@@ -97,6 +104,10 @@ struct KernelPlan {
   SmallVector<int64_t> rowExtents;
   int64_t gridSize = 1;
   int64_t blockSize = 32;
+  /// rows: when > 0, a block covers a warp's width of consecutive values of
+  /// the last row dim (one per lane) and this many warps split the
+  /// reduction (chooseColumnGroups); 0: a block per row.
+  int64_t columnGroups = 0;
 };
 
 static SmallVector<int64_t> getRanges(linalg::GenericOp op) {
@@ -204,6 +215,61 @@ static int64_t chooseRows(ArrayRef<linalg::GenericOp> stages) {
   return rows;
 }
 
+static std::optional<gpu::AllReduceOperation>
+matchCombiner(linalg::GenericOp stage, Operation *&combiner);
+
+/// The number of warps that split the reduction of a rows kernel whose
+/// block would otherwise compute one output of a reduction that reads an
+/// input along the last row dim (a decode matvec x[1, K] @ W[K, N]: a
+/// block per output has consecutive threads read W N elements apart, a
+/// 32-byte sector per 4-byte load); 0 when the kernel does not qualify.
+/// With groups G, a block covers `warp` consecutive outputs, lane l the
+/// l-th, and warp g the reduction steps g, g + G, ...: each warp load reads
+/// `warp` consecutive elements. The kernel qualifies when every stage has
+/// no parallel dim beyond the rows, one stage reduces with a recognized
+/// combiner over reduction dims whose innermost is at least 2 * warp long,
+/// and one of its inputs is indexed by the last row dim innermost and by
+/// that reduction dim.
+static int64_t chooseColumnGroups(const KernelPlan &plan, int64_t warp,
+                                  int64_t maxThreads) {
+  if (plan.rows == 0 || plan.rowExtents.back() < warp)
+    return 0;
+  linalg::GenericOp reduction;
+  for (linalg::GenericOp stage : plan.stages) {
+    if (static_cast<int64_t>(stage.getNumParallelLoops()) != plan.rows)
+      return 0;
+    if (stage.getNumReductionLoops() == 0)
+      continue;
+    if (reduction)
+      return 0;
+    reduction = stage;
+  }
+  Operation *combiner = nullptr;
+  if (!reduction || !matchCombiner(reduction, combiner))
+    return 0;
+  SmallVector<utils::IteratorType> its = reduction.getIteratorTypesArray();
+  int64_t red = its.size() - 1;
+  while (red >= 0 && its[red] != utils::IteratorType::reduction)
+    --red;
+  int64_t extent = getRanges(reduction)[red];
+  if (extent < 2 * warp)
+    return 0;
+  bool readsColumns =
+      llvm::any_of(reduction.getDpsInputOperands(), [&](OpOperand *input) {
+        AffineMap map = reduction.getMatchingIndexingMap(input);
+        return map.getNumResults() > 0 &&
+               map.getResults().back() ==
+                   getAffineDimExpr(plan.rows - 1, map.getContext()) &&
+               llvm::is_contained(map.getResults(),
+                                  getAffineDimExpr(red, map.getContext()));
+      });
+  if (!readsColumns)
+    return 0;
+  // Each warp at least 16 steps of the reduction; a power of two.
+  int64_t groups = std::min<int64_t>(maxThreads / warp, extent / 16);
+  return llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(groups, 1)));
+}
+
 /// Plans the distribution of a kernel whose stages are known.
 static void planKernel(KernelPlan &plan, const GPUTargetDescription &target) {
   int64_t warp = target.warpSize;
@@ -270,6 +336,12 @@ static void planKernel(KernelPlan &plan, const GPUTargetDescription &target) {
       work = std::max(work, ranges[red]);
   }
   plan.blockSize = clampBlock(work);
+  if (int64_t groups = chooseColumnGroups(plan, warp, kMaxColumnThreads)) {
+    plan.columnGroups = groups;
+    plan.blockSize = groups * warp;
+    plan.gridSize = plan.gridSize / plan.rowExtents.back() *
+                    llvm::divideCeil(plan.rowExtents.back(), warp);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -285,6 +357,17 @@ public:
   StageEmitter(OpBuilder &b, Location loc, IRMapping &mapping, Value tid,
                Value blockSize)
       : b(b), loc(loc), mapping(mapping), tid(tid), blockSize(blockSize) {}
+
+  /// Column mode (KernelPlan::columnGroups): `tid` and `blockSize` are the
+  /// warp's index and the number of warps, `leader` is true on the lanes of
+  /// warp 0 whose output exists (they store every output), and `partials`
+  /// (workgroup memory [groups, warp]) combines the warps' partial results
+  /// at lane `lane`.
+  void setColumnMode(Value leader, Value lane, Value partials) {
+    this->leader = leader;
+    this->lane = lane;
+    this->partials = partials;
+  }
 
   /// Emits `stage` with its leading `rowIvs.size()` dims fixed to `rowIvs`
   /// (rows strategy).
@@ -321,6 +404,7 @@ private:
   Location loc;
   IRMapping &mapping;
   Value tid, blockSize;
+  Value leader, lane, partials;
 };
 
 } // namespace
@@ -568,7 +652,10 @@ LogicalResult StageEmitter::emitRows(linalg::GenericOp stage,
   }
 
   Value isFirst =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
+      leader
+          ? leader
+          : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0))
+                .getResult();
   Operation *combiner = nullptr;
   std::optional<gpu::AllReduceOperation> kind;
   if (!redDims.empty())
@@ -594,24 +681,65 @@ LogicalResult StageEmitter::emitRows(linalg::GenericOp stage,
     ivs[d] = cst(0);
   SmallVector<Value> partial =
       reductionNest(stage, ivs, order, 0, {identity}, /*distribute=*/true);
-  auto reduce = gpu::AllReduceOp::create(
-      b, loc, partial.front(),
-      gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
-      /*uniform=*/true);
-  for (int64_t d : redDims)
-    ivs[d] = cst(0);
-  OpOperand *init = stage.getDpsInitOperand(0);
-  Value outInit =
-      memref::LoadOp::create(b, loc, operand(init->get()),
-                             indices(stage.getMatchingIndexingMap(init), ivs));
   Block &body = stage.getRegion().front();
   BlockArgument outArg = body.getArguments().back();
   Value other = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
                                                   : combiner->getOperand(0);
-  IRMapping combineMap;
-  combineMap.map(outArg, outInit);
-  combineMap.map(other, reduce.getResult());
-  Value total = b.clone(*combiner, combineMap)->getResult(0);
+  // combine(a, b), the payload's combining op.
+  auto combineValues = [&](Value lhs, Value rhs) {
+    IRMapping combineMap;
+    combineMap.map(outArg, lhs);
+    combineMap.map(other, rhs);
+    return b.clone(*combiner, combineMap)->getResult(0);
+  };
+  for (int64_t d : redDims)
+    ivs[d] = cst(0);
+  OpOperand *init = stage.getDpsInitOperand(0);
+  if (partials) {
+    // Each warp's loads are independent of its running sum: unrolled, a
+    // warp has several in flight (the loop's trip count is not constant:
+    // the unroller adds the remainder).
+    // The sum is then the remainder loop's result, when there is one.
+    if (auto loop = partial.front().getDefiningOp<scf::ForOp>()) {
+      FailureOr<UnrolledLoopInfo> unrolled =
+          loopUnrollByFactor(loop, kColumnUnroll);
+      if (succeeded(unrolled) && unrolled->epilogueLoopOp)
+        partial.front() = unrolled->epilogueLoopOp->getResult(0);
+    }
+    // Column mode: partials[warp][lane], then warp 0 combines its lane's
+    // column in warp order: out = combine(out, p_0 . p_1 . ... p_{G-1}).
+    memref::StoreOp::create(b, loc, partial.front(), partials,
+                            ValueRange{tid, lane});
+    gpu::BarrierOp::create(b, loc);
+    auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    Value first =
+        memref::LoadOp::create(b, loc, partials, ValueRange{cst(0), lane});
+    auto loop = scf::ForOp::create(b, loc, cst(1), blockSize, cst(1),
+                                   ValueRange{first});
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value next = memref::LoadOp::create(
+          b, loc, partials, ValueRange{loop.getInductionVar(), lane});
+      scf::YieldOp::create(
+          b, loc, combineValues(loop.getRegionIterArgs().front(), next));
+    }
+    Value outInit = memref::LoadOp::create(
+        b, loc, operand(init->get()),
+        indices(stage.getMatchingIndexingMap(init), ivs));
+    storeOutputs(stage, ivs, {combineValues(outInit, loop.getResult(0))});
+    return success();
+  }
+  auto reduce = gpu::AllReduceOp::create(
+      b, loc, partial.front(),
+      gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
+      /*uniform=*/true);
+  Value outInit =
+      memref::LoadOp::create(b, loc, operand(init->get()),
+                             indices(stage.getMatchingIndexingMap(init), ivs));
+  Value total = combineValues(outInit, reduce.getResult());
   auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
@@ -757,6 +885,13 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
            attrs.getNamedAttr("stages",
                               attrs.getI64IntegerAttr(plan.stages.size())),
            attrs.getNamedAttr("rows", attrs.getI64IntegerAttr(plan.rows))}));
+  if (plan.columnGroups > 0) {
+    SmallVector<NamedAttribute> entries(
+        launch->getAttrOfType<DictionaryAttr>(kGPUStrategyAttr).getValue());
+    entries.push_back(attrs.getNamedAttr(
+        "column_groups", attrs.getI64IntegerAttr(plan.columnGroups)));
+    launch->setAttr(kGPUStrategyAttr, attrs.getDictionaryAttr(entries));
+  }
   Region &body = launch.getBody();
   OpBuilder b = OpBuilder::atBlockBegin(&body.front());
   Value bid = launch.getBlockIds().x;
@@ -781,15 +916,57 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
   } else {
     Value rest = bid;
     SmallVector<Value> reversed;
-    for (int64_t e : llvm::reverse(plan.rowExtents)) {
-      Value extent = arith::ConstantIndexOp::create(b, loc, e);
+    for (auto [i, e] : llvm::enumerate(llvm::reverse(plan.rowExtents))) {
+      // Column mode: the last row dim in tiles of a warp's width.
+      int64_t warp = plan.blockSize / std::max<int64_t>(plan.columnGroups, 1);
+      int64_t count =
+          i == 0 && plan.columnGroups > 0 ? llvm::divideCeil(e, warp) : e;
+      Value extent = arith::ConstantIndexOp::create(b, loc, count);
       reversed.push_back(arith::RemUIOp::create(b, loc, rest, extent));
       rest = arith::DivUIOp::create(b, loc, rest, extent);
     }
     rowIvs.assign(reversed.rbegin(), reversed.rend());
   }
 
-  StageEmitter emitter(b, loc, mapping, tid, bdim);
+  Value emitterTid = tid, emitterBlock = bdim;
+  Value leader, lane, partials;
+  if (plan.columnGroups > 0) {
+    // Lane l of warp g: output tile * warp + l (clamped in the last tile,
+    // whose extra lanes compute a copy and store nothing), reduction steps
+    // g, g + G, ...
+    int64_t warp = plan.blockSize / plan.columnGroups;
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, warp);
+    lane = arith::RemUIOp::create(b, loc, tid, warpSize);
+    emitterTid = arith::DivUIOp::create(b, loc, tid, warpSize);
+    emitterBlock = arith::ConstantIndexOp::create(b, loc, plan.columnGroups);
+    int64_t extent = plan.rowExtents.back();
+    Value column = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowIvs.back(), warpSize), lane);
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                              arith::ConstantIndexOp::create(b, loc, extent));
+    rowIvs.back() = arith::MinUIOp::create(
+        b, loc, column, arith::ConstantIndexOp::create(b, loc, extent - 1));
+    Value isWarp0 =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, emitterTid,
+                              arith::ConstantIndexOp::create(b, loc, 0));
+    leader = arith::AndIOp::create(b, loc, isWarp0, inRange);
+    // The combining op's type: the one reduction stage's output.
+    Type elemType;
+    for (linalg::GenericOp stage : plan.stages)
+      if (stage.getNumReductionLoops() > 0)
+        elemType = getElementTypeOrSelf(stage.getDpsInitOperand(0)->get());
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    partials = launch.addWorkgroupAttribution(
+        MemRefType::get({plan.columnGroups, warp}, elemType,
+                        MemRefLayoutAttrInterface(), workgroup),
+        loc);
+  }
+
+  StageEmitter emitter(b, loc, mapping, emitterTid, emitterBlock);
+  if (plan.columnGroups > 0)
+    emitter.setColumnMode(leader, lane, partials);
   size_t stagesLeft = plan.stages.size();
   for (Operation *op : plan.ops) {
     auto stage = dyn_cast<linalg::GenericOp>(op);

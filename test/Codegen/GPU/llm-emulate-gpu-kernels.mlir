@@ -37,6 +37,41 @@ func.func @reduce(%x: memref<4x32xf32>) {
 
 // -----
 
+// Workgroup memory: one host buffer before the block loop, which every block
+// uses in turn; a thread's write before a barrier is read by another thread
+// after it (the threads run interval by interval).
+// CHECK-LABEL: func.func @workgroup
+// CHECK:         %[[WG:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         scf.for %[[B:.*]] = %c0 to %c2{{.*}} step %c1{{.*}} {
+// CHECK:           scf.for %[[T:.*]] = %c0 to %c32{{.*}} step %c1{{.*}} {
+// CHECK:             %[[V:.*]] = memref.load %arg0[%[[B]], %[[T]]]
+// CHECK:             memref.store %[[V]], %[[WG]][%[[T]]]
+// CHECK:           scf.for %[[U:.*]] = %c0 to %c32{{.*}} step %c1{{.*}} {
+// CHECK:             %[[R:.*]] = arith.subi %c31, %[[U]]
+// CHECK:             %[[W:.*]] = memref.load %[[WG]][%[[R]]]
+// CHECK:             memref.store %[[W]], %arg1[%[[B]], %[[U]]]
+// CHECK-NOT:     gpu.
+func.func @workgroup(%x: memref<2x32xf32>, %y: memref<2x32xf32>) {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c31 = arith.constant 31 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%wg : memref<32xf32, #gpu.address_space<workgroup>>) {
+    %v = memref.load %x[%bx, %tx] : memref<2x32xf32>
+    memref.store %v, %wg[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %r = arith.subi %c31, %tx : index
+    %w = memref.load %wg[%r] : memref<32xf32, #gpu.address_space<workgroup>>
+    memref.store %w, %y[%bx, %tx] : memref<2x32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 func.func @nested_barrier(%x: memref<32xf32>) {
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index

@@ -69,17 +69,53 @@ func.func @flat(%x: memref<16x512xf32>, %out: memref<16x512xf32>) {
 
 // -----
 
-// A decode matvec (one row of x, 768 outputs: fewer than 4096 points): a
-// block per output element whose threads split K (all_reduce add).
+// A decode matvec whose weight is [K, N] (one row of x, 768 outputs: fewer
+// than 4096 points): a block covers 32 consecutive outputs, one per lane
+// (a warp reads 32 consecutive weights), and its 32 warps split K (1024 / 16
+// steps each, capped at 32 warps); the partial sums meet in workgroup
+// memory, combined by warp 0 in warp order after a barrier. 768 / 32 = 24
+// blocks.
 // CHECK-LABEL: func.func @matvec
-// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c768{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}})
-// CHECK:           gpu.all_reduce add
-// CHECK:         } {llm.gpu_strategy = {rows = 2 : i64, stages = 2 : i64, strategy = "rows"}}
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c24{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c1024{{.*}}, {{.*}}) workgroup(%[[PART:.*]] : memref<32x32xf32, #gpu.address_space<workgroup>>)
+// CHECK:           %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// CHECK:           %[[WARP:.*]] = arith.divui %{{.*}}, %c32
+// Warp g's steps g, g + 32, ... unrolled by 4 (4 loads of the weight in
+// flight), then the remainder.
+// CHECK:           %[[MAIN:.*]] = scf.for %{{.*}} = %[[WARP]] to %[[END:.*]] step
+// CHECK-COUNT-4:     memref.load %{{.*}} : memref<1024x768xf32>
+// CHECK:           %[[SUM:.*]] = scf.for %{{.*}} = %[[END]] to %c1024{{.*}} step %c32{{.*}} iter_args(%{{.*}} = %[[MAIN]])
+// CHECK:           memref.store %[[SUM]], %[[PART]][%[[WARP]], %[[LANE]]]
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           scf.if
+// CHECK:             scf.for %{{.*}} = %c1{{.*}} to %c32{{.*}} step %c1
+// CHECK:               memref.load %[[PART]]
+// CHECK:               arith.addf
+// CHECK:         } {llm.gpu_strategy = {column_groups = 32 : i64, rows = 2 : i64, stages = 2 : i64, strategy = "rows"}}
+// CHECK-NOT:       gpu.all_reduce
 func.func @matvec(%x: memref<1x1024xf32>, %w: memref<1024x768xf32>, %out: memref<1x768xf32>) {
   %zero = arith.constant 0.0 : f32
   scf.forall (%i) in (1) {
     linalg.fill ins(%zero : f32) outs(%out : memref<1x768xf32>)
     linalg.matmul ins(%x, %w : memref<1x1024xf32>, memref<1024x768xf32>) outs(%out : memref<1x768xf32>)
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
+// A decode matvec whose weight is [N, K] (transpose_b): the block per output
+// reads a weight row, consecutive threads consecutive weights, so it keeps
+// the threads on K and the block reduction.
+// CHECK-LABEL: func.func @matvec_transposed
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c768{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:           gpu.all_reduce add
+// CHECK:         } {llm.gpu_strategy = {rows = 2 : i64, stages = 2 : i64, strategy = "rows"}}
+func.func @matvec_transposed(%x: memref<1x1024xf32>, %w: memref<768x1024xf32>, %out: memref<1x768xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%out : memref<1x768xf32>)
+    linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+        ins(%x, %w : memref<1x1024xf32>, memref<768x1024xf32>) outs(%out : memref<1x768xf32>)
   } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
   return
 }
