@@ -22,33 +22,21 @@ failed.
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-# The comparison (and its tolerances) is the GPU check's: one definition in
-# scripts/gpu_check_ops.py, which travels alone to the GPU machine.
+# The comparison (and its tolerances) and the process helpers are the GPU
+# check's: one definition in scripts/gpu_check_ops.py, which travels alone to
+# the GPU machine.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "scripts"))
-from gpu_check_ops import compare  # noqa: E402
+from gpu_check_ops import compare, first_error, run  # noqa: E402
 
 
 def public_functions(path):
     text = open(path).read()
     return [m.group(1) for m in re.finditer(
         r"^\s*func\.func\s+@([A-Za-z0-9_]+)\s*\(", text, re.M)]
-
-
-def run(cmd):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
-
-
-def first_error(proc):
-    for line in (proc.stderr + proc.stdout).splitlines():
-        if "error" in line:
-            return line.strip()
-    return (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
 
 
 def main():
