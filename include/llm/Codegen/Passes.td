@@ -915,6 +915,15 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
       thread 0. `gpu.barrier` separates stages. When every stage can keep a
       parallel dim for the threads with a grid of at least one block per SM,
       that is preferred.
+    - `rows` in column mode (`column_groups = G` in the attribute): when the
+      rows are every parallel dim of every stage and the one reduction stage
+      reads an input along the last row dim (a decode matvec x[1, K] @
+      W[K, N], whose block per output would have its threads read W down a
+      column), a block covers 32 consecutive values of the last row dim, one
+      per lane, and its G warps (up to 32, each at least 16 steps) split the
+      reduction dim, each warp's loop unrolled by 4; the partial results go
+      to workgroup memory [G, 32] and, after a barrier, warp 0 combines them
+      in warp order and runs the other stages for its lanes' outputs.
 
     Block size: the longest distributed loop rounded up to the warp size, at
     most `block-size` (default: the chip's, 256). Host allocations
