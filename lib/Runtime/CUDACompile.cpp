@@ -104,14 +104,9 @@ LogicalResult
 mlir::llm::runtime::lowerToNVVM(ModuleOp module,
                                 const CUDACompileOptions &options) {
   LowerToNVVMOptions pipeline;
-  std::string errors;
-  llvm::raw_string_ostream errorStream(errors);
-  if (failed(pipeline.parseFromString(options.pipelineOptions, errorStream)))
-    return emitError(getLoc(module))
-           << "invalid pipeline options '" << options.pipelineOptions << "'"
-           << (StringRef(errors).trim().empty()
-                   ? std::string(" (see the message above)")
-                   : (": " + StringRef(errors).trim()).str());
+  std::string error;
+  if (failed(parsePipelineOptions(options.pipelineOptions, pipeline, error)))
+    return emitError(getLoc(module)) << error;
   // The pipeline options' `format` (given explicitly) chooses the object
   // kind of a binary (bin: cubins only, fatbin: cubin + PTX); PTX output
   // needs isa.

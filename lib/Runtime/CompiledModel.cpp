@@ -398,31 +398,11 @@ static bool usesF64(ModuleOp module) {
 /// Sets `pipelineOptions` to the `llm-lower-to-cpu` options of `options`;
 /// on a parse error (or an out-of-range option) returns failure with the
 /// message in `error`.
-/// Parses `options.pipelineOptions` into `pipelineOptions` (a pipeline's
-/// pass options); on a parse error returns failure with the message in
-/// `error`.
-template <typename PipelineOptionsT>
-static LogicalResult parsePipelineOptions(const LoweringOptions &options,
-                                          PipelineOptionsT &pipelineOptions,
-                                          std::string &error) {
-  std::string optionErrors;
-  llvm::raw_string_ostream errorStream(optionErrors);
-  if (succeeded(pipelineOptions.parseFromString(options.pipelineOptions,
-                                                errorStream)))
-    return success();
-  // LLVM's option parsers print some errors (a bad boolean value) to
-  // stderr themselves instead of to `errorStream`.
-  StringRef reason = StringRef(optionErrors).trim();
-  error = "invalid pipeline options '" + options.pipelineOptions + "'";
-  error += reason.empty() ? std::string(" (see the message above)")
-                          : (": " + reason).str();
-  return failure();
-}
-
 static LogicalResult getPipelineOptions(const LoweringOptions &options,
                                         llm::LowerToCPUOptions &pipelineOptions,
                                         std::string &error) {
-  if (failed(parsePipelineOptions(options, pipelineOptions, error)))
+  if (failed(parsePipelineOptions(options.pipelineOptions, pipelineOptions,
+                                  error)))
     return failure();
   // libomp aborts on absurd thread counts.
   if (pipelineOptions.numThreads < 0 || pipelineOptions.numThreads > 1024) {
@@ -457,7 +437,8 @@ static LogicalResult
 getEmulatorPipelineOptions(const LoweringOptions &options,
                            llm::LowerToNVVMOptions &pipelineOptions,
                            std::string &error) {
-  if (failed(parsePipelineOptions(options, pipelineOptions, error)))
+  if (failed(parsePipelineOptions(options.pipelineOptions, pipelineOptions,
+                                  error)))
     return failure();
   if (options.noFusion || options.noOpt) {
     pipelineOptions.fuse = false;

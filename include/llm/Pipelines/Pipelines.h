@@ -438,6 +438,25 @@ void buildLLMLowerToGPUEmulatorPipeline(OpPassManager &pm,
 /// Registers every llmc pipeline with the global pass registry.
 void registerLLMPipelines();
 
+/// Parses `text` (pass-option syntax, e.g. "parallel=false num-threads=2")
+/// into `options`, the options of one of the pipelines above. On failure
+/// returns failure with `error` = "invalid pipeline options 'TEXT': REASON";
+/// LLVM's option parsers print some reasons (a bad boolean value) to stderr
+/// themselves, and the message then points to it.
+template <typename OptionsT>
+LogicalResult parsePipelineOptions(StringRef text, OptionsT &options,
+                                   std::string &error) {
+  std::string reasons;
+  llvm::raw_string_ostream reasonStream(reasons);
+  if (succeeded(options.parseFromString(text, reasonStream)))
+    return success();
+  StringRef reason = StringRef(reasons).trim();
+  error = ("invalid pipeline options '" + text + "'").str();
+  error += reason.empty() ? std::string(" (see the message above)")
+                          : (": " + reason).str();
+  return failure();
+}
+
 } // namespace mlir::llm
 
 #endif // LLM_PIPELINES_PIPELINES_H

@@ -918,9 +918,9 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
     SmallVector<Value> reversed;
     for (auto [i, e] : llvm::enumerate(llvm::reverse(plan.rowExtents))) {
       // Column mode: the last row dim in tiles of a warp's width.
-      int64_t warp = plan.blockSize / std::max<int64_t>(plan.columnGroups, 1);
-      int64_t count =
-          i == 0 && plan.columnGroups > 0 ? llvm::divideCeil(e, warp) : e;
+      int64_t count = i == 0 && plan.columnGroups > 0
+                          ? llvm::divideCeil(e, target.warpSize)
+                          : e;
       Value extent = arith::ConstantIndexOp::create(b, loc, count);
       reversed.push_back(arith::RemUIOp::create(b, loc, rest, extent));
       rest = arith::DivUIOp::create(b, loc, rest, extent);
@@ -934,7 +934,7 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
     // Lane l of warp g: output tile * warp + l (clamped in the last tile,
     // whose extra lanes compute a copy and store nothing), reduction steps
     // g, g + G, ...
-    int64_t warp = plan.blockSize / plan.columnGroups;
+    int64_t warp = target.warpSize;
     Value warpSize = arith::ConstantIndexOp::create(b, loc, warp);
     lane = arith::RemUIOp::create(b, loc, tid, warpSize);
     emitterTid = arith::DivUIOp::create(b, loc, tid, warpSize);
