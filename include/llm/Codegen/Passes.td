@@ -924,6 +924,19 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
       reduction dim, each warp's loop unrolled by 4; the partial results go
       to workgroup memory [G, 32] and, after a barrier, warp 0 combines them
       in warp order and runs the other stages for its lanes' outputs.
+    - `tiles` (`tile = [TM, TN, TK]`, `thread_tile = [tm, tn]` in the
+      attribute): a kernel whose one reduction stage is a matmul
+      C[b.., m, n] += f(A[.. m, k ..], B[.. k, n ..]) (loops (b.., m, n, k),
+      combined by an addition, M and N at least 32), the other stages
+      parallel over (b.., m, n) and accessing buffers written in the kernel
+      only at the point itself (a prefill projection with its fill, bias,
+      activation or residual). A block computes a TM x TN tile of C (64 x 64
+      with 4 x 4 per thread; 32 x 32 with 2 x 2 when 64 x 64 tiles would
+      leave SMs idle) for one batch index: the K loop steps by TK = 16,
+      copying A's and B's tiles to workgroup memory (k-major, coalesced
+      global loads, a barrier before and after), and each thread reads its
+      tm values of A and tn values of B per step with one vector load each.
+      The other stages run at each of the thread's points, before and after.
 
     Block size: the longest distributed loop rounded up to the warp size, at
     most `block-size` (default: the chip's, 256). Host allocations
@@ -950,6 +963,7 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -963,8 +977,11 @@ def LLMMergeGPUModulesPass
     renamed after its old module (`@main_kernel_3::@main_kernel` becomes
     `@llm_kernels::@main_kernel_3`; `gpu.launch_func` ops follow), and keeps
     one copy of each other symbol (weights, libdevice declarations). The
-    result compiles to one PTX/cubin per chip, loaded once. Nothing changes
-    with fewer than two kernel modules.
+    result compiles to one PTX/cubin per chip, loaded once. Nothing moves
+    with fewer than two kernel modules. Every kernel's workgroup buffers get
+    `llvm.align = 16` (unless set), which the 128-bit vector loads of the
+    matmul tiles need (`gpu.launch` cannot carry attribution attributes,
+    so they are set on the outlined `gpu.func`s).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

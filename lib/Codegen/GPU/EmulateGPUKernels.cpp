@@ -13,8 +13,9 @@
 // lowering on a machine without a GPU.
 //
 // A launch body is a sequence of ops whose only synchronization points are
-// top-level `gpu.barrier` and `gpu.all_reduce` (the form llm-map-gpu-kernels
-// emits). It runs as
+// `gpu.barrier` and `gpu.all_reduce` at its top level or in the body of a
+// uniform `scf.for` (the tiled matmul's K loop), the forms
+// llm-map-gpu-kernels emits. It runs as
 //
 //   for block in grid:
 //     for interval between synchronization points:
@@ -23,12 +24,14 @@
 //        order)
 //
 // which is one of the schedules a GPU may execute: each thread runs up to
-// the next barrier before any thread passes it. Values that live across a
-// synchronization point are kept per thread in a buffer of block-size
-// entries; the launch's workgroup (shared) memory is one host buffer that
-// the blocks use in turn. A kernel that reads what another thread writes in the
-// same interval (a missing barrier) reads the value of this schedule, so such
-// races show up as wrong results whenever the order matters.
+// the next barrier before any thread passes it; a loop that synchronizes
+// becomes a host loop whose body's intervals run in turn. Values that live
+// across a synchronization point (and a synchronizing loop's carried values)
+// are kept per thread in a buffer of block-size entries; the launch's workgroup
+// (shared) memory is one host buffer that the blocks use in turn. A kernel that
+// reads what another thread writes in the same interval (a missing barrier)
+// reads the value of this schedule, so such races show up as wrong results
+// whenever the order matters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +46,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
 
@@ -91,11 +96,278 @@ static Value combine(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
   llvm_unreachable("unknown all_reduce kind");
 }
 
-/// Ops computed again in each interval that uses them instead of being
-/// kept per thread: views and other ops without memory effects or regions
-/// (whose operands are computed again or kept in turn).
-static bool isRecomputable(Operation *op) {
-  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+namespace {
+
+/// The host code of one launch being built (see the file comment).
+class LaunchEmulator {
+public:
+  /// `zero`, `one` and `blockSize`: index constants of the host.
+  LaunchEmulator(gpu::LaunchOp launch, OpBuilder &b, int64_t block, Value zero,
+                 Value one, Value blockSize)
+      : launch(launch), b(b), loc(launch.getLoc()), block(block), zero(zero),
+        one(one), blockSize(blockSize) {}
+
+  /// Emits the host loops of the launch's body; `bid` is the block loop's
+  /// induction variable and `blockLoop` the loop (spill buffers go before
+  /// it).
+  LogicalResult emitBody(scf::ForOp blockLoop, IRMapping uniformValues) {
+    this->blockLoop = blockLoop;
+    uniform = std::move(uniformValues);
+    Block &body = launch.getBody().front();
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    return emitOps(body, ops);
+  }
+
+private:
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// Per-thread storage of `v` (block-size entries).
+  Value spillOf(Value v) {
+    auto it = spills.find(v);
+    if (it != spills.end())
+      return it->second;
+    // Before the block loop: allocas in a loop would grow the stack at
+    // every block.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(blockLoop);
+    Value buffer =
+        memref::AllocaOp::create(b, loc, MemRefType::get({block}, v.getType()));
+    spills[v] = buffer;
+    return buffer;
+  }
+
+  /// Whether `v` is computed again in each interval that uses it instead
+  /// of being kept per thread: a value of the ids, of constants and of the
+  /// host, or of ops without memory effects or regions whose operands are
+  /// such values in turn (views, index math). A value that depends on a
+  /// load or a loop-carried value is kept, so that an interval never
+  /// recomputes from a value no one kept.
+  bool isRecomputable(Value v) {
+    if (perThreadArgs.contains(v))
+      return false;
+    Operation *def = v.getDefiningOp();
+    if (!def || !launch->isProperAncestor(def))
+      return true;
+    auto it = recomputable.find(v);
+    if (it != recomputable.end())
+      return it->second;
+    bool result = def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
+                  llvm::all_of(def->getOperands(), [&](Value operand) {
+                    return isRecomputable(operand);
+                  });
+    recomputable[v] = result;
+    return result;
+  }
+
+  /// Whether `op` holds a synchronization point.
+  static bool hasNestedSync(Operation *op) {
+    bool nested = false;
+    op->walk([&](Operation *inner) {
+      nested |= isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::ShuffleOp,
+                    gpu::SubgroupReduceOp>(inner);
+    });
+    return nested;
+  }
+
+  /// A loop over the threads running `ops` (interval `id`, in `block`),
+  /// then `after(tid, mapping, materialize)`.
+  void emitThreadLoop(Block &parent, ArrayRef<Operation *> ops, size_t id,
+                      llvm::function_ref<void(Value, IRMapping &,
+                                              llvm::function_ref<void(Value)>)>
+                          after = nullptr);
+  /// Emits `ops` (of `parent`), splitting them at synchronization points.
+  LogicalResult emitOps(Block &parent, ArrayRef<Operation *> ops);
+  /// Emits a uniform `scf.for` whose body synchronizes: a host loop whose
+  /// iterations run the body's intervals in turn; the loop-carried values
+  /// are kept per thread.
+  LogicalResult emitSyncLoop(scf::ForOp loop);
+
+  gpu::LaunchOp launch;
+  OpBuilder &b;
+  Location loc;
+  int64_t block;
+  Value zero, one, blockSize;
+  scf::ForOp blockLoop;
+  /// Uniform values of the block: ids, sizes, host loop ivs, all_reduce
+  /// results.
+  IRMapping uniform;
+  DenseMap<Value, Value> spills;
+  /// The interval each op of the launch runs in.
+  DenseMap<Operation *, size_t> intervalOf;
+  size_t numIntervals = 0;
+  /// Loop-carried values of the synchronizing loops (kept per thread).
+  DenseSet<Value> perThreadArgs;
+  DenseMap<Value, bool> recomputable;
+};
+
+} // namespace
+
+void LaunchEmulator::emitThreadLoop(
+    Block &parent, ArrayRef<Operation *> ops, size_t id,
+    llvm::function_ref<void(Value, IRMapping &,
+                            llvm::function_ref<void(Value)>)>
+        after) {
+  auto threadLoop = scf::ForOp::create(b, loc, zero, blockSize, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(threadLoop.getBody());
+  Value tid = threadLoop.getInductionVar();
+  IRMapping mapping = uniform;
+  mapping.map(launch.getThreadIds().x, tid);
+  // Values of other intervals: pure ops (views, constants, index math)
+  // computed again, the others from this thread's storage.
+  std::function<void(Value)> materialize = [&](Value operand) {
+    if (mapping.contains(operand))
+      return;
+    if (perThreadArgs.contains(operand)) {
+      mapping.map(operand,
+                  memref::LoadOp::create(b, loc, spillOf(operand), tid));
+      return;
+    }
+    Operation *def = operand.getDefiningOp();
+    if (!def || !intervalOf.count(def) || intervalOf[def] == id)
+      return;
+    if (isRecomputable(operand)) {
+      for (Value v : def->getOperands())
+        materialize(v);
+      b.clone(*def, mapping);
+      return;
+    }
+    mapping.map(operand, memref::LoadOp::create(b, loc, spillOf(operand), tid));
+  };
+  for (Operation *op : ops)
+    op->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        materialize(operand);
+    });
+  for (Operation *op : ops)
+    b.clone(*op, mapping);
+  // Values other intervals, reductions or the loop's yield use, to this
+  // thread's storage.
+  for (Operation *op : ops)
+    for (Value result : op->getResults()) {
+      bool usedElsewhere = llvm::any_of(result.getUsers(), [&](Operation *u) {
+        Operation *top = parent.findAncestorOpInBlock(*u);
+        return !top || !intervalOf.count(top) || intervalOf[top] != id;
+      });
+      if (usedElsewhere && !isRecomputable(result))
+        memref::StoreOp::create(b, loc, mapping.lookup(result), spillOf(result),
+                                tid);
+    }
+  if (after)
+    after(tid, mapping, materialize);
+}
+
+LogicalResult LaunchEmulator::emitOps(Block &parent,
+                                      ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> interval;
+  size_t id = numIntervals++;
+  auto flush = [&]() {
+    if (!interval.empty())
+      emitThreadLoop(parent, interval, id);
+    interval.clear();
+    id = numIntervals++;
+  };
+  for (Operation *op : ops) {
+    if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
+      if (!reduce.getOp() || !reduce.getBody().empty())
+        return op->emitError("llm-emulate-gpu-kernels: only all_reduce with "
+                             "a reduction kind is emulated");
+      flush();
+      // The threads' values combined in thread order.
+      Value buffer = spillOf(reduce.getValue());
+      Value first = memref::LoadOp::create(b, loc, buffer, zero);
+      auto loop = scf::ForOp::create(b, loc, one, blockSize, one, first);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value next =
+            memref::LoadOp::create(b, loc, buffer, loop.getInductionVar());
+        scf::YieldOp::create(b, loc,
+                             combine(b, loc, *reduce.getOp(),
+                                     loop.getRegionIterArgs()[0], next));
+      }
+      // Later intervals read it like a uniform value.
+      uniform.map(reduce.getResult(), loop.getResult(0));
+      continue;
+    }
+    if (isa<gpu::BarrierOp>(op)) {
+      flush();
+      continue;
+    }
+    if (!hasNestedSync(op)) {
+      intervalOf[op] = id;
+      interval.push_back(op);
+      continue;
+    }
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      return op->emitError("llm-emulate-gpu-kernels: synchronization inside "
+                           "control flow other than a uniform scf.for is not "
+                           "emulated");
+    flush();
+    if (failed(emitSyncLoop(loop)))
+      return failure();
+  }
+  flush();
+  return success();
+}
+
+LogicalResult LaunchEmulator::emitSyncLoop(scf::ForOp loop) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                         ub = getConstantIntValue(loop.getUpperBound()),
+                         step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step)
+    return loop.emitError("llm-emulate-gpu-kernels: a loop that "
+                          "synchronizes must have constant bounds");
+  // Initial values, to each thread's storage of the iteration arguments.
+  for (BlockArgument arg : loop.getRegionIterArgs())
+    perThreadArgs.insert(arg);
+  Block &parent = *loop->getBlock();
+  emitThreadLoop(
+      parent, {}, numIntervals++,
+      [&](Value tid, IRMapping &mapping,
+          llvm::function_ref<void(Value)> materialize) {
+        for (auto [init, arg] :
+             llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs())) {
+          materialize(init);
+          memref::StoreOp::create(b, loc, mapping.lookupOrDefault(init),
+                                  spillOf(arg), tid);
+        }
+      });
+  auto hostLoop = scf::ForOp::create(b, loc, idx(*lb), idx(*ub), idx(*step));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(hostLoop.getBody());
+    uniform.map(loop.getInductionVar(), hostLoop.getInductionVar());
+    Block &body = *loop.getBody();
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    if (failed(emitOps(body, ops)))
+      return failure();
+    // The yielded values become the next iteration's arguments.
+    auto yield = cast<scf::YieldOp>(body.getTerminator());
+    emitThreadLoop(body, {}, numIntervals++,
+                   [&](Value tid, IRMapping &mapping,
+                       llvm::function_ref<void(Value)> materialize) {
+                     SmallVector<Value> values;
+                     for (Value v : yield.getOperands()) {
+                       materialize(v);
+                       values.push_back(mapping.lookupOrDefault(v));
+                     }
+                     for (auto [v, arg] :
+                          llvm::zip(values, loop.getRegionIterArgs()))
+                       memref::StoreOp::create(b, loc, v, spillOf(arg), tid);
+                   });
+  }
+  // The loop's results: each thread's last arguments.
+  for (auto [result, arg] :
+       llvm::zip(loop.getResults(), loop.getRegionIterArgs()))
+    spills[result] = spillOf(arg);
+  intervalOf[loop] = numIntervals++;
+  return success();
 }
 
 /// Replaces `launch` by host loops (see the file comment).
@@ -111,70 +383,27 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   if (!grid || !block)
     return launch.emitError("llm-emulate-gpu-kernels: expected constant grid "
                             "and block sizes");
-  Block &body = launch.getBody().front();
-  // Intervals between synchronization points.
-  SmallVector<SmallVector<Operation *>> intervals(1);
-  SmallVector<Operation *> syncs;
-  for (Operation &op : body.without_terminator()) {
-    if (isa<gpu::BarrierOp, gpu::AllReduceOp>(op)) {
-      if (auto reduce = dyn_cast<gpu::AllReduceOp>(op);
-          reduce && (!reduce.getOp() || !reduce.getBody().empty()))
-        return op.emitError("llm-emulate-gpu-kernels: only all_reduce with "
-                            "a reduction kind is emulated");
-      syncs.push_back(&op);
-      intervals.emplace_back();
-      continue;
-    }
-    bool nestedSync = false;
-    op.walk([&](Operation *inner) {
-      nestedSync |= isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::ShuffleOp,
-                        gpu::SubgroupReduceOp>(inner);
-    });
-    if (nestedSync)
-      return op.emitError("llm-emulate-gpu-kernels: synchronization inside "
-                          "control flow is not emulated");
-    intervals.back().push_back(&op);
-  }
-  DenseMap<Operation *, size_t> intervalOf;
-  for (auto [i, ops] : llvm::enumerate(intervals))
-    for (Operation *op : ops)
-      intervalOf[op] = i;
-
   OpBuilder b(launch);
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value zero = idx(0), one = idx(1), blockSize = idx(*block);
   // Workgroup (shared) memory: one host buffer, reused by block after
-  // block (they run one at a time).
+  // block (they run one at a time); aligned like a vector load of it may
+  // require.
   SmallVector<Value> workgroupBuffers;
   for (BlockArgument attribution : launch.getWorkgroupAttributions()) {
     auto type = cast<MemRefType>(attribution.getType());
     workgroupBuffers.push_back(memref::AllocaOp::create(
         b, loc,
         MemRefType::get(type.getShape(), type.getElementType(),
-                        type.getLayout())));
+                        type.getLayout()),
+        b.getI64IntegerAttr(64)));
   }
   auto blockLoop = scf::ForOp::create(b, loc, zero, idx(*grid), one);
   b.setInsertionPointToStart(blockLoop.getBody());
   Value bid = blockLoop.getInductionVar();
 
-  // Per-thread storage of the values that cross a synchronization point.
-  DenseMap<Value, Value> spills;
-  auto spillOf = [&](Value v) -> Value {
-    auto it = spills.find(v);
-    if (it != spills.end())
-      return it->second;
-    // Before the block loop: allocas in a loop would grow the stack at
-    // every block.
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(blockLoop);
-    Value buffer = memref::AllocaOp::create(
-        b, loc, MemRefType::get({*block}, v.getType()));
-    spills[v] = buffer;
-    return buffer;
-  };
-  // Uniform values of the block (the all_reduce results).
   IRMapping uniform;
   uniform.map(launch.getBlockIds().x, bid);
   for (Value v : {launch.getBlockIds().y, launch.getBlockIds().z,
@@ -189,72 +418,9 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
                   launch.getGridSize().y, launch.getGridSize().z})
     uniform.map(v, one);
 
-  for (size_t i = 0, e = intervals.size(); i < e; ++i) {
-    ArrayRef<Operation *> ops = intervals[i];
-    auto threadLoop = scf::ForOp::create(b, loc, zero, blockSize, one);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(threadLoop.getBody());
-      Value tid = threadLoop.getInductionVar();
-      IRMapping mapping = uniform;
-      mapping.map(launch.getThreadIds().x, tid);
-      // Values of earlier intervals: pure ops (views, constants, index
-      // math) computed again, the others from this thread's storage.
-      std::function<void(Value)> materialize = [&](Value operand) {
-        Operation *def = operand.getDefiningOp();
-        if (!def || !intervalOf.count(def) || intervalOf[def] == i ||
-            mapping.contains(operand))
-          return;
-        if (isRecomputable(def)) {
-          for (Value v : def->getOperands())
-            materialize(v);
-          b.clone(*def, mapping);
-          return;
-        }
-        mapping.map(operand,
-                    memref::LoadOp::create(b, loc, spillOf(operand), tid));
-      };
-      for (Operation *op : ops)
-        op->walk([&](Operation *inner) {
-          for (Value operand : inner->getOperands())
-            materialize(operand);
-        });
-      for (Operation *op : ops)
-        b.clone(*op, mapping);
-      // Values later intervals or reductions use, to this thread's
-      // storage.
-      for (Operation *op : ops)
-        for (Value result : op->getResults()) {
-          bool usedLater = llvm::any_of(result.getUsers(), [&](Operation *u) {
-            Operation *top = body.findAncestorOpInBlock(*u);
-            return !top || !intervalOf.count(top) || intervalOf[top] != i;
-          });
-          if (usedLater && !isRecomputable(op))
-            memref::StoreOp::create(b, loc, mapping.lookup(result),
-                                    spillOf(result), tid);
-        }
-    }
-    if (i == syncs.size())
-      break;
-    // At an all_reduce: the threads' values combined in thread order.
-    if (auto reduce = dyn_cast<gpu::AllReduceOp>(syncs[i])) {
-      Value buffer = spillOf(reduce.getValue());
-      Value first = memref::LoadOp::create(b, loc, buffer, zero);
-      auto loop = scf::ForOp::create(b, loc, one, blockSize, one, first);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value next =
-            memref::LoadOp::create(b, loc, buffer, loop.getInductionVar());
-        scf::YieldOp::create(b, loc,
-                             combine(b, loc, *reduce.getOp(),
-                                     loop.getRegionIterArgs()[0], next));
-      }
-      uniform.map(reduce.getResult(), loop.getResult(0));
-      // Later intervals read it like a uniform value.
-      intervalOf.erase(reduce);
-    }
-  }
+  LaunchEmulator emulator(launch, b, *block, zero, one, blockSize);
+  if (failed(emulator.emitBody(blockLoop, std::move(uniform))))
+    return failure();
   launch.erase();
   return success();
 }

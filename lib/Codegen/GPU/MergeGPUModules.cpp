@@ -17,6 +17,7 @@
 #include "llm/Codegen/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::llm {
@@ -26,6 +27,9 @@ namespace mlir::llm {
 
 using namespace mlir;
 
+/// Byte alignment of every workgroup buffer: a 128-bit vector.
+static constexpr int64_t kWorkgroupAlignment = 16;
+
 namespace {
 
 struct LLMMergeGPUModulesPass
@@ -34,6 +38,19 @@ struct LLMMergeGPUModulesPass
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> kernelModules(
         module.getOps<gpu::GPUModuleOp>());
+    // Workgroup buffers aligned for 128-bit vector loads (the matmul
+    // tiles'); a gpu.launch cannot carry attribution attributes, so they
+    // are set on the outlined kernels.
+    for (gpu::GPUModuleOp kernels : kernelModules)
+      kernels.walk([&](gpu::GPUFuncOp func) {
+        for (unsigned i = 0, e = func.getNumWorkgroupAttributions(); i < e; ++i)
+          if (!func.getWorkgroupAttributionAttr(
+                  i, LLVM::LLVMDialect::getAlignAttrName()))
+            func.setWorkgroupAttributionAttr(
+                i, LLVM::LLVMDialect::getAlignAttrName(),
+                IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                 kWorkgroupAlignment));
+      });
     if (kernelModules.size() < 2)
       return;
     OpBuilder b(kernelModules.front());

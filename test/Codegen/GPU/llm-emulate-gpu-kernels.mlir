@@ -41,7 +41,7 @@ func.func @reduce(%x: memref<4x32xf32>) {
 // uses in turn; a thread's write before a barrier is read by another thread
 // after it (the threads run interval by interval).
 // CHECK-LABEL: func.func @workgroup
-// CHECK:         %[[WG:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         %[[WG:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32xf32>
 // CHECK:         scf.for %[[B:.*]] = %c0 to %c2{{.*}} step %c1{{.*}} {
 // CHECK:           scf.for %[[T:.*]] = %c0 to %c32{{.*}} step %c1{{.*}} {
 // CHECK:             %[[V:.*]] = memref.load %arg0[%[[B]], %[[T]]]
@@ -78,7 +78,7 @@ func.func @nested_barrier(%x: memref<32xf32>) {
   %true = arith.constant true
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    // expected-error@+1 {{llm-emulate-gpu-kernels: synchronization inside control flow is not emulated}}
+    // expected-error@+1 {{llm-emulate-gpu-kernels: synchronization inside control flow other than a uniform scf.for is not emulated}}
     scf.if %true {
       gpu.barrier
     }
@@ -94,6 +94,78 @@ func.func @dynamic_grid(%n: index) {
   // expected-error@+1 {{llm-emulate-gpu-kernels: expected constant grid and block sizes}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A uniform loop whose body synchronizes (the matmul tiles' K loop): a host
+// loop whose iterations run the body's intervals in turn over the threads;
+// the carried value lives per thread: stored before the loop, loaded and
+// stored back around each iteration, read after it.
+// CHECK-LABEL: func.func @sync_loop
+// CHECK-DAG:     %[[WG:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32xf32>
+// CHECK-DAG:     %[[ACC:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step
+// Initial values to each thread's storage.
+// CHECK:           scf.for %[[T0:.*]] = %c0{{.*}} to %c32{{.*}} step
+// CHECK:             memref.store %{{.*}}, %[[ACC]][%[[T0]]]
+// CHECK:           scf.for %[[K:.*]] = %c0{{.*}} to %c4{{.*}} step %c1
+// Before the barrier: every thread writes its element.
+// CHECK:             scf.for %[[T1:.*]] = %c0{{.*}} to %c32{{.*}} step
+// CHECK:               memref.store %{{.*}}, %[[WG]][%[[T1]]]
+// After it: every thread reads its neighbour's and adds to its value.
+// CHECK:             scf.for %[[T2:.*]] = %c0{{.*}} to %c32{{.*}} step
+// CHECK:               memref.load %[[ACC]][%[[T2]]]
+// CHECK:               memref.load %[[WG]]
+// CHECK:               arith.addf
+// The yielded value back to the carried storage.
+// CHECK:             scf.for %[[T3:.*]] = %c0{{.*}} to %c32{{.*}} step
+// CHECK:               memref.store %{{.*}}, %[[ACC]][%[[T3]]]
+// After the loop: the result read from the carried storage.
+// CHECK:           scf.for %[[T4:.*]] = %c0{{.*}} to %c32{{.*}} step
+// CHECK:             %[[R:.*]] = memref.load %[[ACC]][%[[T4]]]
+// CHECK:             memref.store %[[R]], %arg1[%[[T4]]]
+func.func @sync_loop(%x: memref<4x32xf32>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%wg : memref<32xf32, #gpu.address_space<workgroup>>) {
+    %sum = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f32) {
+      gpu.barrier
+      %v = memref.load %x[%k, %tx] : memref<4x32xf32>
+      memref.store %v, %wg[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %n = arith.subi %c31, %tx : index
+      %w = memref.load %wg[%n] : memref<32xf32, #gpu.address_space<workgroup>>
+      %next = arith.addf %acc, %w : f32
+      scf.yield %next : f32
+    }
+    memref.store %sum, %out[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @sync_loop_dynamic(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    // expected-error@+1 {{llm-emulate-gpu-kernels: a loop that synchronizes must have constant bounds}}
+    scf.for %k = %c0 to %n step %c1 {
+      gpu.barrier
+    }
     gpu.terminator
   }
   return

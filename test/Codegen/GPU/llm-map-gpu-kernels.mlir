@@ -103,6 +103,103 @@ func.func @matvec(%x: memref<1x1024xf32>, %w: memref<1024x768xf32>, %out: memref
 
 // -----
 
+// A prefill projection with its fill and bias epilogue: tiles. 512 x 2304
+// outputs in 64 x 64 tiles (8 x 36 = 288 blocks, at least one per SM) of
+// 256 threads, each a 4 x 4 register tile. A [512, 768] (k innermost) is
+// staged k-major with rows padded by 4; B [768, 2304] (n innermost) as it
+// is. The fill runs at the thread's 16 points before the K loop, the bias
+// after it, with no barrier between them.
+// CHECK-LABEL: func.func @prefill
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c288{{.*}}, {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}}) workgroup(%[[AS:.*]] : memref<16x68xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               memref.store %{{.*}}, %arg3
+// CHECK-COUNT-16:  memref.load %arg3
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c768{{.*}} step %c16{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-NEXT:        gpu.barrier
+// CHECK-COUNT-4:     memref.store %{{.*}}, %[[AS]]
+// CHECK-COUNT-4:     memref.store %{{.*}}, %[[BS]]
+// CHECK:             gpu.barrier
+// CHECK:             vector.load %[[AS]][%c0{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK:             vector.load %[[BS]][%c0{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-16:    arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK:             vector.load %[[AS]][%c1{{.*}}, %{{.*}}]
+// CHECK:             scf.yield
+// No remainder tile (768 = 48 x 16), no guard (full tiles):
+// CHECK-NOT:       gpu.barrier
+// CHECK-NOT:       scf.if
+// CHECK-COUNT-16:  memref.store %{{.*}}, %arg3
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               memref.load %arg2
+// CHECK:               arith.addf
+// CHECK:         } {llm.gpu_strategy = {rows = 0 : i64, stages = 3 : i64, strategy = "tiles", thread_tile = array<i64: 4, 4>, tile = array<i64: 64, 64, 16>}}
+func.func @prefill(%x: memref<512x768xf32>, %w: memref<768x2304xf32>, %b: memref<2304xf32>, %out: memref<512x2304xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%out : memref<512x2304xf32>)
+    linalg.matmul ins(%x, %w : memref<512x768xf32>, memref<768x2304xf32>) outs(%out : memref<512x2304xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%out, %b : memref<512x2304xf32>, memref<2304xf32>) outs(%out : memref<512x2304xf32>) {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    }
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
+// Partial tiles (M 70, N 100) and a K remainder (333 = 20 x 16 + 13), with
+// a [N, K] weight: 32 x 32 tiles (3 x 4 = 12 blocks, fewer than the SMs
+// for 64 x 64 ones), both operands staged k-major and padded by 2; loads
+// clamped into the matrices, the last K tile 13 steps, stores guarded.
+// CHECK-LABEL: func.func @partial_tiles
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c12{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}}) workgroup(%[[AS:.*]] : memref<16x34xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x34xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c320{{.*}} step %c16
+// CHECK:             arith.minui %{{.*}}, %c69
+// CHECK:           }
+// The remainder tile: its loads clamped to k <= 332, 13 steps.
+// CHECK:           gpu.barrier
+// CHECK:           arith.minui %{{.*}}, %c332
+// CHECK:           gpu.barrier
+// CHECK:           vector.load %[[AS]][%c12
+// CHECK-NOT:       vector.load %[[AS]][%c13
+// CHECK:           scf.if
+// CHECK:             memref.store
+// CHECK:         } {llm.gpu_strategy = {rows = 0 : i64, stages = 2 : i64, strategy = "tiles", thread_tile = array<i64: 2, 2>, tile = array<i64: 32, 32, 16>}}
+func.func @partial_tiles(%x: memref<70x333xf32>, %w: memref<100x333xf32>, %out: memref<70x100xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%out : memref<70x100xf32>)
+    linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+        ins(%x, %w : memref<70x333xf32>, memref<100x333xf32>) outs(%out : memref<70x100xf32>)
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
+// Not tiles: a stage reads the matmul's output at another point (a row
+// reduction over it), so the threads' points are not independent.
+// CHECK-LABEL: func.func @not_point_local
+// CHECK:         llm.gpu_strategy = {rows = 1 : i64, stages = 3 : i64, strategy = "rows"}
+func.func @not_point_local(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %out: memref<64x64xf32>, %sum: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+    linalg.matmul ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%out : memref<64x64xf32>) outs(%sum : memref<64xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %s = arith.addf %a, %o : f32
+      linalg.yield %s : f32
+    }
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
 // A decode matvec whose weight is [N, K] (transpose_b): the block per output
 // reads a weight row, consecutive threads consecutive weights, so it keeps
 // the threads on K and the block reduction.

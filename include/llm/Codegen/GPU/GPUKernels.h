@@ -16,6 +16,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+
 namespace mlir::llm {
 
 /// Unit attribute on the one-iteration `scf.forall` (mapped to
@@ -34,6 +36,12 @@ inline constexpr llvm::StringLiteral kGPUStrategyAttr = "llm.gpu_strategy";
 /// out-params (read by llm-add-gpu-host-entries).
 inline constexpr llvm::StringLiteral kGPUNumResultsAttr =
     "llm.gpu_num_results";
+
+/// Smallest M and N of a matmul (loops (b.., m, n, k)) that
+/// llm-map-gpu-kernels computes as output tiles (its `tiles` strategy);
+/// llm-form-gpu-kernels gives such a matmul a kernel of its own within a
+/// fusion group.
+inline constexpr int64_t kMinTiledMatmulExtent = 32;
 
 } // namespace mlir::llm
 

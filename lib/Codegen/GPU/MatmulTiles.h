@@ -1,0 +1,81 @@
+//===- MatmulTiles.h - The tiles strategy of llm-map-gpu-kernels -*- C++
+//-*-===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Private to llm-map-gpu-kernels: kernels whose one reduction stage is a
+// matmul (prefill projections, with their fused prologue and epilogue) as
+// output tiles per block, staged through shared memory, with a register tile
+// of outputs per thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLM_LIB_CODEGEN_GPU_MATMULTILES_H
+#define LLM_LIB_CODEGEN_GPU_MATMULTILES_H
+
+#include "llm/Codegen/GPU/GPUTargetDescription.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+
+namespace mlir::llm {
+
+/// How a matmul kernel is tiled. The matmul stage is
+///   C[b..., m, n] = C[b..., m, n] + f(A[.. m .. k ..], B[.. n .. k ..], ...)
+/// (a linalg.generic whose loops are (b..., m, n, k), k its one reduction,
+/// combined by an addition): a block computes a tileM x tileN tile of C for
+/// one value of the batch dims, each of its threads a threadM x threadN
+/// register tile of consecutive outputs; the K loop steps by tileK, staging
+/// A's and B's tiles in shared memory ([tileK][tileM + pad] and [tileK]
+/// [tileN + pad], k-major so each thread reads its rows and columns with
+/// one vector load each).
+struct MatmulTiles {
+  /// The matmul among the kernel's stages.
+  unsigned stage = 0;
+  /// Its input operand numbers of A (indexed by m and k, not n) and B (by
+  /// n and k, not m).
+  unsigned lhs = 0, rhs = 0;
+  /// Its static loop ranges (b..., M, N, K).
+  SmallVector<int64_t> ranges;
+  int64_t tileM = 64, tileN = 64, tileK = 16;
+  int64_t threadM = 4, threadN = 4;
+
+  int64_t getBlockSize() const { return (tileM / threadM) * (tileN / threadN); }
+  /// Blocks: the batch dims' extents times the tiles of M and N.
+  int64_t getGridSize() const;
+};
+
+/// The tiling of a kernel made of `stages` when it qualifies: one stage is
+/// a matmul as above with M and N at least 32; every other stage is
+/// parallel over the same (b..., m, n) space; every access to a buffer
+/// written in the kernel is at the point itself (identity indexing), and
+/// the matmul's inputs are not written in it (`mayAlias` tells whether two
+/// buffers may overlap). The tile is 64 x 64 (4 x 4 per thread) when that
+/// gives at least one block per SM of `target`, else 32 x 32 (2 x 2).
+std::optional<MatmulTiles>
+matchMatmulTiles(ArrayRef<linalg::GenericOp> stages,
+                 const GPUTargetDescription &target,
+                 llvm::function_ref<bool(Value, Value)> mayAlias);
+
+/// Emits the kernel's ops (`ops`: its stages and the view / constant ops
+/// between them, in order) into the body of `launch` (1-D, of
+/// `tiles.getGridSize()` blocks of `tiles.getBlockSize()` threads) at `b`'s
+/// insertion point: the stages before the matmul at each of the thread's
+/// points, the tiled K loop, then the stages after it at each point.
+/// `mapping` holds the kernel's clones of weights and constants.
+LogicalResult emitMatmulTiles(OpBuilder &b, Location loc, gpu::LaunchOp launch,
+                              IRMapping &mapping, ArrayRef<Operation *> ops,
+                              ArrayRef<linalg::GenericOp> stages,
+                              const MatmulTiles &tiles);
+
+} // namespace mlir::llm
+
+#endif // LLM_LIB_CODEGEN_GPU_MATMULTILES_H
