@@ -865,6 +865,16 @@ def LLMFormGPUKernelsPass
     after empty-tensor elimination); `llm-map-gpu-kernels` then replaces it
     by one `gpu.launch`. Results must be statically shaped tensors (error
     otherwise).
+
+    A group holding a matmul that `llm-map-gpu-kernels` computes as output
+    tiles (loops (b.., m, n, k), M and N at least 32) after other work, or
+    followed by more than point-local elementwise ops, is split: each such
+    matmul starts a kernel of its own with the fill of its destination and
+    its elementwise epilogue, and the ops after those start the next
+    kernel; values crossing kernels become their results. A materialized
+    attention (QK^T, scale and mask; softmax; PV) is thus three kernels,
+    both products tiles, instead of one block per query row that reads all
+    of K and V.
   }];
   let dependentDialects = [
     "::mlir::scf::SCFDialect",

@@ -173,6 +173,143 @@ static void absorbInitProducers(SmallVectorImpl<Operation *> &ops) {
   }
 }
 
+/// Whether `op` is a matmul that llm-map-gpu-kernels computes as output
+/// tiles: loops (b.., m, n, k), k its one reduction, M and N at least
+/// kMinTiledMatmulExtent.
+static bool isTiledMatmul(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumLoops() < 3 ||
+      linalgOp.getNumReductionLoops() != 1 ||
+      linalgOp.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return false;
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  int64_t n = ranges.size();
+  for (int64_t d : {n - 3, n - 2})
+    if (ShapedType::isDynamic(ranges[d]) || ranges[d] < kMinTiledMatmulExtent)
+      return false;
+  return true;
+}
+
+/// Whether `op` can run at each output point of the tiled matmul `matmul`
+/// in its kernel: an elementwise generic over the matmul's parallel space
+/// that reads what `segment` computes only at the point itself.
+static bool isPointEpilogue(Operation *op, linalg::LinalgOp matmul,
+                            const llvm::SmallPtrSetImpl<Operation *> &segment) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() != 0)
+    return false;
+  SmallVector<int64_t> space = matmul.getStaticLoopRanges();
+  space.pop_back();
+  if (generic.getStaticLoopRanges() != space)
+    return false;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    Operation *def = operand.get().getDefiningOp();
+    if (!def || !segment.contains(def) || isa<tensor::EmptyOp>(def))
+      continue;
+    if (!generic.getMatchingIndexingMap(&operand).isIdentity())
+      return false;
+  }
+  return true;
+}
+
+/// Splits the ops of a group (in order) into the kernels they become: each
+/// tiled matmul starts a kernel of its own, with the fill of its
+/// destination and the point-local elementwise ops after it (its epilogue);
+/// the ops after those start the next kernel. A materialized attention
+/// (QK^T, its scale and mask; the softmax rows; PV) is three kernels, so
+/// that both products are tiles instead of a block per query row that reads
+/// all of K and V. A group without a tiled matmul, or whose only one comes
+/// first, stays one kernel.
+static SmallVector<SmallVector<Operation *>>
+splitAtTiledMatmuls(ArrayRef<Operation *> ops) {
+  SmallVector<SmallVector<Operation *>> segments(1);
+  std::optional<linalg::LinalgOp> matmul;
+  llvm::SmallPtrSet<Operation *, 16> current;
+  auto startSegment = [&]() {
+    segments.emplace_back();
+    current.clear();
+  };
+  for (Operation *op : ops) {
+    if (isTiledMatmul(op)) {
+      // The fill of its destination (and the empty tensor it fills) moves
+      // with it.
+      SmallVector<Operation *> inits;
+      for (Value init : cast<DestinationStyleOpInterface>(op).getDpsInits()) {
+        auto fill = init.getDefiningOp<linalg::FillOp>();
+        if (!fill || !fill->hasOneUse() || !current.contains(fill))
+          continue;
+        if (Operation *empty = fill.getOutputs()[0].getDefiningOp();
+            empty && isa<tensor::EmptyOp>(empty) && empty->hasOneUse() &&
+            current.contains(empty))
+          inits.push_back(empty);
+        inits.push_back(fill);
+      }
+      // Constants and empty tensors alone are no kernel.
+      bool onlyInits = llvm::all_of(segments.back(), [&](Operation *o) {
+        return llvm::is_contained(inits, o) ||
+               (o->getNumOperands() == 0 && isMemoryEffectFree(o));
+      });
+      if (!onlyInits) {
+        for (Operation *init : inits)
+          llvm::erase(segments.back(), init);
+        startSegment();
+        for (Operation *init : inits) {
+          segments.back().push_back(init);
+          current.insert(init);
+        }
+      }
+      matmul = cast<linalg::LinalgOp>(op);
+    } else if (matmul && !isa<tensor::EmptyOp>(op) &&
+               !isPointEpilogue(op, *matmul, current)) {
+      // The matmul's kernel ends.
+      matmul.reset();
+      startSegment();
+    }
+    segments.back().push_back(op);
+    current.insert(op);
+  }
+  llvm::erase_if(segments, [](const SmallVector<Operation *> &segment) {
+    return segment.empty();
+  });
+  // An empty tensor or constant that several kernels use: a copy in each.
+  for (size_t i = 1; i < segments.size(); ++i) {
+    llvm::SmallPtrSet<Operation *, 16> inside(segments[i].begin(),
+                                              segments[i].end());
+    SmallVector<Operation *> copies;
+    for (Operation *op : segments[i])
+      op->walk([&](Operation *inner) {
+        for (OpOperand &operand : inner->getOpOperands()) {
+          Operation *def = operand.get().getDefiningOp();
+          if (!def || inside.contains(def) || def->getNumOperands() != 0 ||
+              !isMemoryEffectFree(def) || !llvm::is_contained(ops, def))
+            continue;
+          OpBuilder b(op);
+          Operation *copy = b.clone(*def);
+          inside.insert(copy);
+          copies.push_back(copy);
+          operand.set(
+              copy->getResult(cast<OpResult>(operand.get()).getResultNumber()));
+        }
+      });
+    segments[i].insert(segments[i].begin(), copies.begin(), copies.end());
+  }
+  return segments;
+}
+
+/// The values of `segment` used outside it (not by its ops or the ops
+/// nested in them).
+static SmallVector<Value> getEscapingValues(ArrayRef<Operation *> segment) {
+  SmallVector<Value> escaping;
+  for (Operation *op : segment)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return llvm::none_of(
+                segment, [&](Operation *o) { return o->isAncestor(user); });
+          }))
+        escaping.push_back(result);
+  return escaping;
+}
+
 namespace {
 
 struct LLMFormGPUKernelsPass
@@ -202,6 +339,27 @@ struct LLMFormGPUKernelsPass
         SmallVector<SmallVector<Operation *>> chains;
         for (Value &v : yielded)
           chains.push_back(peelSuffix(ops, v));
+        // Kernels before the last one of a group split at its tiled
+        // matmuls: their values used later become their results.
+        SmallVector<SmallVector<Operation *>> segments =
+            splitAtTiledMatmuls(ops);
+        for (ArrayRef<Operation *> segment : ArrayRef(segments).drop_back()) {
+          SmallVector<Operation *> kernelOps(segment);
+          absorbInitProducers(kernelOps);
+          SmallVector<Value> results = getEscapingValues(kernelOps);
+          FailureOr<scf::ForallOp> forall =
+              wrapInKernel(root, kernelOps, results);
+          if (failed(forall))
+            return signalPassFailure();
+          for (auto [oldResult, newResult] :
+               llvm::zip_equal(results, forall->getResults())) {
+            oldResult.replaceUsesWithIf(newResult, [&](OpOperand &use) {
+              return !forall->getOperation()->isAncestor(use.getOwner());
+            });
+            llvm::replace(yielded, oldResult, Value(newResult));
+          }
+        }
+        ops = segments.back();
         absorbInitProducers(ops);
         FailureOr<scf::ForallOp> forall = wrapInKernel(root, ops, yielded);
         if (failed(forall))

@@ -96,3 +96,75 @@ func.func @dynamic(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A materialized attention's group (QK^T, its scale, the softmax's row max
+// and normalization, PV) is split at its tiled matmuls (M, N >= 32): QK^T
+// with the fill of its destination and its point-local scale; the softmax
+// rows; PV with its fill. The values crossing kernels are their results.
+// (With a head dim below 32, PV is no tile and stays with the softmax.)
+// CHECK-LABEL: func.func @attention_split
+// CHECK:         %[[S:.*]] = scf.forall
+// CHECK:           tensor.empty
+// CHECK-NEXT:      linalg.fill
+// CHECK-NEXT:      linalg.batch_matmul
+// CHECK-NEXT:      tensor.empty
+// CHECK-NEXT:      linalg.generic
+// CHECK:         } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+// CHECK:         %[[P:.*]] = scf.forall
+// CHECK:           linalg.fill
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[S]] :
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]{{.*}} ins(%[[S]],
+// CHECK:         } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+// CHECK:         %[[O:.*]] = scf.forall
+// CHECK:           tensor.empty
+// CHECK-NEXT:      linalg.fill
+// CHECK-NEXT:      linalg.batch_matmul ins(%[[P]],
+// CHECK:         } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+// CHECK-NOT:     scf.forall
+// CHECK:         return %[[O]]
+#qk_q = affine_map<(b, m, n, k) -> (b, m, k)>
+#qk_k = affine_map<(b, m, n, k) -> (b, n, k)>
+#qk_s = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @attention_split(%q: tensor<2x64x32xf32>, %k: tensor<2x64x32xf32>, %v: tensor<2x64x32xf32>) -> tensor<2x64x32xf32> {
+  %0 = llm.fusion_group : tensor<2x64x32xf32> {
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %scale = arith.constant 0.25 : f32
+    %e0 = tensor.empty() : tensor<2x64x64xf32>
+    %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+    %s = linalg.batch_matmul indexing_maps = [#qk_q, #qk_k, #qk_s]
+        ins(%q, %k : tensor<2x64x32xf32>, tensor<2x64x32xf32>) outs(%f0 : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+    %e1 = tensor.empty() : tensor<2x64x64xf32>
+    %ss = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%s : tensor<2x64x64xf32>) outs(%e1 : tensor<2x64x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.mulf %in, %scale : f32
+      linalg.yield %m : f32
+    } -> tensor<2x64x64xf32>
+    %e2 = tensor.empty() : tensor<2x64xf32>
+    %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x64xf32>) -> tensor<2x64xf32>
+    %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%ss : tensor<2x64x64xf32>) outs(%f2 : tensor<2x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<2x64xf32>
+    %e3 = tensor.empty() : tensor<2x64x64xf32>
+    %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%ss, %mx : tensor<2x64x64xf32>, tensor<2x64xf32>) outs(%e3 : tensor<2x64x64xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %d = arith.subf %in, %in2 : f32
+      %x = math.exp %d : f32
+      linalg.yield %x : f32
+    } -> tensor<2x64x64xf32>
+    %e4 = tensor.empty() : tensor<2x64x32xf32>
+    %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<2x64x32xf32>) -> tensor<2x64x32xf32>
+    %o = linalg.batch_matmul ins(%p, %v : tensor<2x64x64xf32>, tensor<2x64x32xf32>) outs(%f4 : tensor<2x64x32xf32>) -> tensor<2x64x32xf32>
+    llm.yield %o : tensor<2x64x32xf32>
+  }
+  return %0 : tensor<2x64x32xf32>
+}
