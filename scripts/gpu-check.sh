@@ -31,9 +31,10 @@ if [[ -z "$mode" || -z "$dir" ]]; then
 fi
 
 # Models: NAME and what its numbers mean. Shapes of the issue's goals
-# (decode matvec 4096 x 4096; prefill matmul), the GPT-2 example and a
-# GPT-2-small-shaped layer (d 768, 12 heads, 512 tokens, f32 weights).
-MODELS="gpt2_model gpt2_layer768 matvec4096 matmul1024"
+# (decode matvec 4096 x 4096 in f32 and bf16; prefill matmul 1024^3 f32 and
+# 4096^3 bf16, seeded inputs), the GPT-2 example and a GPT-2-small-shaped
+# layer (d 768, 12 heads, 512 tokens, f32 weights).
+MODELS="gpt2_model gpt2_layer768 matvec4096 matmul1024 matvec4096_bf16 matmul4096_bf16"
 
 prepare() {
   local root llmc chip
@@ -56,6 +57,20 @@ EOF
 func.func @main(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %0 = llm.matmul %a, %b : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
+}
+EOF
+  cat >"$dir/models/matvec4096_bf16.mlir" <<'EOF'
+// Decode matvec in bf16 (the issue's goal shape): y = x @ W, W [4096, 4096].
+func.func @main(%x: tensor<1x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tensor<1x4096xbf16> {
+  %0 = llm.matmul %x, %w : (tensor<1x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<1x4096xbf16>
+  return %0 : tensor<1x4096xbf16>
+}
+EOF
+  cat >"$dir/models/matmul4096_bf16.mlir" <<'EOF'
+// Prefill matmul in bf16 (the issue's goal shape): C = A @ B, 4096^3.
+func.func @main(%a: tensor<4096x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16> {
+  %0 = llm.matmul %a, %b : (tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16>
+  return %0 : tensor<4096x4096xbf16>
 }
 EOF
   for m in $MODELS; do
@@ -128,6 +143,10 @@ elif name == "matvec4096":
     print("llmc: %.1f GB/s (weights read once per call)" % (4096 * 4096 * 4 / t / 1e9))
 elif name == "matmul1024":
     print("llmc: %.2f TFLOP/s" % (2 * 1024 ** 3 / t / 1e12))
+elif name == "matvec4096_bf16":
+    print("llmc: %.1f GB/s (weights read once per call)" % (4096 * 4096 * 2 / t / 1e9))
+elif name == "matmul4096_bf16":
+    print("llmc: %.2f TFLOP/s" % (2 * 4096 ** 3 / t / 1e12))
 EOF
   done
   # Per-kernel times of the GPT-2-shaped layer (Nsight Compute, when the
@@ -189,6 +208,13 @@ for label, f in [("torch eager", torch.matmul), ("torch.compile", torch.compile(
     print("%s matvec4096 f32: %.4f ms, %.1f GB/s" % (label, t * 1e3, 4096 * 4096 * 4 / t / 1e9))
     t = bench(f, a, b)
     print("%s matmul1024 f32: %.4f ms, %.2f TFLOP/s" % (label, t * 1e3, 2 * 1024 ** 3 / t / 1e12))
+xh = x.bfloat16(); wh = w.bfloat16()
+ah = torch.randn(4096, 4096, device=dev).bfloat16(); bh = torch.randn(4096, 4096, device=dev).bfloat16()
+for label, f in [("torch eager", torch.matmul), ("torch.compile", torch.compile(torch.matmul))]:
+    t = bench(f, xh, wh)
+    print("%s matvec4096 bf16: %.4f ms, %.1f GB/s" % (label, t * 1e3, 4096 * 4096 * 2 / t / 1e9))
+    t = bench(f, ah, bh, n=20)
+    print("%s matmul4096 bf16: %.4f ms, %.2f TFLOP/s" % (label, t * 1e3, 2 * 4096 ** 3 / t / 1e12))
 EOF
   if [[ $fail -ne 0 ]]; then
     echo "gpu-check: FAILED"
