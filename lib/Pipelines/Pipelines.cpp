@@ -404,17 +404,21 @@ void mlir::llm::buildLLMLowerToNVVMBufferizationStage(
 
 /// llm-map-gpu-kernels for the first chip of `options` (the kernels of
 /// llm-lower-to-nvvm and of its CPU emulation are the same).
+/// Tensor cores only for the GPU: their MMAs are warp-collective, which the
+/// emulator cannot run.
 static std::unique_ptr<Pass>
-createMapGPUKernelsPass(const llm::LowerToNVVMOptions &options) {
+createMapGPUKernelsPass(const llm::LowerToNVVMOptions &options,
+                        bool tensorCores) {
   llm::LLMMapGPUKernelsPassOptions mapOpts;
   mapOpts.chip = options.getChips().front();
   mapOpts.blockSize = options.blockSize;
+  mapOpts.tensorCores = tensorCores;
   return llm::createLLMMapGPUKernelsPass(mapOpts);
 }
 
 void mlir::llm::buildLLMLowerToNVVMKernelsStage(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
-  pm.addPass(createMapGPUKernelsPass(options));
+  pm.addPass(createMapGPUKernelsPass(options, /*tensorCores=*/true));
   pm.addPass(createLLMAddGPUHostEntriesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -476,7 +480,7 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
   buildLLMLowerToNVVMGraphStage(pm, options);
   buildLLMLowerToNVVMLinalgStage(pm, options);
   buildLLMLowerToNVVMBufferizationStage(pm, options);
-  pm.addPass(createMapGPUKernelsPass(options));
+  pm.addPass(createMapGPUKernelsPass(options, /*tensorCores=*/false));
   pm.addPass(createLLMEmulateGPUKernelsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

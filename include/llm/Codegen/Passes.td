@@ -947,6 +947,14 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
       global loads, a barrier before and after), and each thread reads its
       tm values of A and tn values of B per step with one vector load each.
       The other stages run at each of the thread's points, before and after.
+      With `tensor-cores` (set by `llm-lower-to-nvvm`, not by the emulator's
+      pipeline: the MMAs are warp-collective), a matmul `c + ext(a) *
+      ext(b)` of f16 or bf16 into f32 whose M and N are multiples of 64 and
+      K of 32 (`mma = "m16n8k16"` in the attribute) uses 4 warps per 64 x 64
+      tile, each 2 x 4 `nvvm.mma.sync` m16n8k16 per 16 steps of K, A and B
+      staged in workgroup memory [64][40] (m- and n-major) 32 steps at a
+      time; the other stages run at 32 points per thread with a barrier
+      between them and the MMAs.
 
     Block size: the longest distributed loop rounded up to the warp size, at
     most `block-size` (default: the chip's, 256). Host allocations
@@ -965,11 +973,16 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
            "GPU target description (sm_80, sm_89 or sm_90a)">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
            "Threads per block of the generic kernels (0: the chip's)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "f16/bf16 matmul tiles on tensor cores (nvvm.mma.sync; sm_80+; "
+           "not for the CPU emulator)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",

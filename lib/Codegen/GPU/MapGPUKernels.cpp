@@ -41,6 +41,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -376,7 +378,8 @@ static Value materializeInKernel(OpBuilder &b, Value v, IRMapping &mapping) {
 /// Replaces the kernel made of `ops` (in order, in one block; `anchor` is
 /// the op the launch replaces) by one gpu.launch.
 static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
-                               const GPUTargetDescription &target) {
+                               const GPUTargetDescription &target,
+                               bool tensorCores) {
   IRRewriter rewriter(anchor->getContext());
   KernelPlan plan;
   for (Operation *op : ops) {
@@ -430,6 +433,8 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
   }
   std::optional<MatmulTiles> tiles =
       matchMatmulTiles(plan.stages, target, mayAlias);
+  if (tiles && tensorCores && target.computeCapability >= 80)
+    matchMatmulTensorCores(plan.stages, *tiles);
   if (tiles) {
     plan.gridSize = tiles->getGridSize();
     plan.blockSize = tiles->getBlockSize();
@@ -488,12 +493,19 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
     entries.push_back(attrs.getNamedAttr(
         "tile", attrs.getDenseI64ArrayAttr(
                     {tiles->tileM, tiles->tileN, tiles->tileK})));
-    entries.push_back(attrs.getNamedAttr(
-        "thread_tile",
-        attrs.getDenseI64ArrayAttr({tiles->threadM, tiles->threadN})));
+    if (tiles->tensorCores)
+      entries.push_back(
+          attrs.getNamedAttr("mma", attrs.getStringAttr("m16n8k16")));
+    else
+      entries.push_back(attrs.getNamedAttr(
+          "thread_tile",
+          attrs.getDenseI64ArrayAttr({tiles->threadM, tiles->threadN})));
     launch->setAttr(kGPUStrategyAttr, attrs.getDictionaryAttr(entries));
-    if (failed(emitMatmulTiles(b, loc, launch, mapping, plan.ops, plan.stages,
-                               *tiles)))
+    if (failed(tiles->tensorCores
+                   ? emitMatmulTensorCores(b, loc, launch, mapping, plan.ops,
+                                           plan.stages, *tiles)
+                   : emitMatmulTiles(b, loc, launch, mapping, plan.ops,
+                                     plan.stages, *tiles)))
       return failure();
     gpu::TerminatorOp::create(b, loc);
     for (Operation *op : llvm::reverse(plan.ops))
@@ -711,7 +723,7 @@ struct LLMMapGPUKernelsPass
     for (Operation *anchor : anchors) {
       auto forall = dyn_cast<scf::ForallOp>(anchor);
       if (!forall) {
-        if (failed(mapKernel(anchor, {anchor}, target)))
+        if (failed(mapKernel(anchor, {anchor}, target, tensorCores)))
           return failure();
         continue;
       }
@@ -735,7 +747,7 @@ struct LLMMapGPUKernelsPass
         }
         body.push_back(op);
       }
-      if (failed(mapKernel(forall, body, target)))
+      if (failed(mapKernel(forall, body, target, tensorCores)))
         return failure();
       forall.erase();
     }

@@ -47,8 +47,14 @@ struct MatmulTiles {
   SmallVector<int64_t> ranges;
   int64_t tileM = 64, tileN = 64, tileK = 16;
   int64_t threadM = 4, threadN = 4;
+  /// Tensor cores (`mma.sync.m16n8k16`, f16 or bf16 inputs, f32
+  /// accumulation): 64 x 64 tiles of 4 warps (each 32 x 32: 2 x 4 MMAs),
+  /// K tiles of 32 (see matchMatmulTensorCores).
+  bool tensorCores = false;
 
-  int64_t getBlockSize() const { return (tileM / threadM) * (tileN / threadN); }
+  int64_t getBlockSize() const {
+    return tensorCores ? 128 : (tileM / threadM) * (tileN / threadN);
+  }
   /// Blocks: the batch dims' extents times the tiles of M and N.
   int64_t getGridSize() const;
 };
@@ -65,6 +71,15 @@ matchMatmulTiles(ArrayRef<linalg::GenericOp> stages,
                  const GPUTargetDescription &target,
                  llvm::function_ref<bool(Value, Value)> mayAlias);
 
+/// Switches `tiles` to tensor cores when its matmul qualifies: A and B
+/// both f16 or both bf16, C f32, the payload `c + ext(a) * ext(b)` (nothing
+/// else read), M and N multiples of 64 and K of 32 (no partial tile: the
+/// fragments are stored whole). Returns whether it did. The MMA fragments
+/// are warp-collective: such kernels run on a GPU only (the emulator's
+/// pipeline does not ask for them).
+bool matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
+                            MatmulTiles &tiles);
+
 /// Emits the kernel's ops (`ops`: its stages and the view / constant ops
 /// between them, in order) into the body of `launch` (1-D, of
 /// `tiles.getGridSize()` blocks of `tiles.getBlockSize()` threads) at `b`'s
@@ -75,6 +90,16 @@ LogicalResult emitMatmulTiles(OpBuilder &b, Location loc, gpu::LaunchOp launch,
                               IRMapping &mapping, ArrayRef<Operation *> ops,
                               ArrayRef<linalg::GenericOp> stages,
                               const MatmulTiles &tiles);
+
+/// The same for `tiles.tensorCores` (MatmulTensorCores.cpp): the stages
+/// before and after the matmul run at 32 points per thread (consecutive
+/// threads on consecutive columns), with a barrier on each side of the
+/// MMA loop.
+LogicalResult emitMatmulTensorCores(OpBuilder &b, Location loc,
+                                    gpu::LaunchOp launch, IRMapping &mapping,
+                                    ArrayRef<Operation *> ops,
+                                    ArrayRef<linalg::GenericOp> stages,
+                                    const MatmulTiles &tiles);
 
 } // namespace mlir::llm
 
