@@ -32,8 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MatmulTiles.h"
-#include "StageEmitter.h"
+#include "MatmulEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -101,37 +100,14 @@ bool mlir::llm::matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
 namespace {
 
 /// The emission of one tensor-core matmul kernel (see the file comment).
-class TensorCoreEmitter {
+class TensorCoreEmitter : MatmulEmitterBase {
 public:
-  TensorCoreEmitter(OpBuilder &b, Location loc, gpu::LaunchOp launch,
-                    IRMapping &mapping, linalg::GenericOp mm,
-                    const MatmulTiles &tiles)
-      : b(b), loc(loc), launch(launch), mapping(mapping), mm(mm), tiles(tiles),
-        stages(b, loc, mapping, Value(), Value()) {}
+  using MatmulEmitterBase::MatmulEmitterBase;
 
   LogicalResult emit(ArrayRef<Operation *> ops,
                      ArrayRef<linalg::GenericOp> kernelStages);
 
 private:
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value add(Value x, int64_t y) { return y ? add(x, cst(y)) : x; }
-  Value mul(Value x, int64_t y) {
-    return arith::MulIOp::create(b, loc, x, cst(y));
-  }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, cst(y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, cst(y));
-  }
-
-  /// The loop point (batch, m, n, k) as the matmul's ivs.
-  SmallVector<Value> point(Value row, Value col, Value k) {
-    SmallVector<Value> ivs(batch);
-    ivs.append({row, col, k});
-    return ivs;
-  }
   /// Copies the K tile at `k0` of input `operand` (A: `isA`) into `buffer`
   /// ([64 rows of m or n][k]).
   void copyTile(unsigned operand, bool isA, Value buffer, Value k0);
@@ -145,16 +121,7 @@ private:
   /// fragment (mt, nt, register).
   SmallVector<std::pair<Value, Value>> accumulatorPositions();
 
-  OpBuilder &b;
-  Location loc;
-  gpu::LaunchOp launch;
-  IRMapping &mapping;
-  linalg::GenericOp mm;
-  const MatmulTiles &tiles;
-  StageEmitter stages;
-  Value tid, lane, g, t, warpRow, warpCol;
-  SmallVector<Value> batch;
-  Value row0, col0;
+  Value lane, g, t, warpRow, warpCol;
   Type elementType;
 };
 
@@ -230,22 +197,8 @@ TensorCoreEmitter::emit(ArrayRef<Operation *> ops,
                         ArrayRef<linalg::GenericOp> kernelStages) {
   MLIRContext *ctx = b.getContext();
   int64_t numLoops = tiles.ranges.size();
-  tid = launch.getThreadIds().x;
   elementType = getElementTypeOrSelf(mm->getOperand(tiles.lhs).getType());
-  // bid -> (batch..., tile of M, tile of N), the N tiles fastest.
-  Value rest = launch.getBlockIds().x;
-  SmallVector<int64_t> counts(tiles.ranges.begin(), tiles.ranges.end() - 3);
-  counts.push_back(tiles.ranges[numLoops - 3] / kTile);
-  counts.push_back(tiles.ranges[numLoops - 2] / kTile);
-  SmallVector<Value> reversed;
-  for (int64_t count : llvm::reverse(counts)) {
-    reversed.push_back(rem(rest, count));
-    rest = div(rest, count);
-  }
-  SmallVector<Value> blockIvs(reversed.rbegin(), reversed.rend());
-  batch.assign(blockIvs.begin(), blockIvs.end() - 2);
-  row0 = mul(blockIvs[blockIvs.size() - 2], kTile);
-  col0 = mul(blockIvs.back(), kTile);
+  locateBlock();
   lane = rem(tid, 32);
   Value warp = div(tid, 32);
   g = div(lane, 4);

@@ -30,8 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MatmulTiles.h"
-#include "StageEmitter.h"
+#include "MatmulEmitter.h"
 
 #include "llm/Codegen/GPU/GPUKernels.h"
 
@@ -179,21 +178,14 @@ static void allowContraction(Value sum) {
 namespace {
 
 /// The emission of one tiled matmul kernel (see the file comment).
-class TileEmitter {
+class TileEmitter : MatmulEmitterBase {
 public:
-  TileEmitter(OpBuilder &b, Location loc, gpu::LaunchOp launch,
-              IRMapping &mapping, linalg::GenericOp mm,
-              const MatmulTiles &tiles)
-      : b(b), loc(loc), launch(launch), mapping(mapping), mm(mm), tiles(tiles),
-        stages(b, loc, mapping, Value(), Value()) {}
+  using MatmulEmitterBase::MatmulEmitterBase;
 
   LogicalResult emit(ArrayRef<Operation *> ops,
                      ArrayRef<linalg::GenericOp> kernelStages);
 
 private:
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   /// `v` clamped into loop dim `dim` when its tiles may be partial (M, N)
   /// or its last tile short (K).
   Value clamp(Value v, int64_t dim) {
@@ -230,18 +222,8 @@ private:
   /// that exists (ivs: batch dims, m, n).
   void forEachPoint(llvm::function_ref<void(ArrayRef<Value>)> body);
 
-  OpBuilder &b;
-  Location loc;
-  gpu::LaunchOp launch;
-  IRMapping &mapping;
-  linalg::GenericOp mm;
-  const MatmulTiles &tiles;
-  StageEmitter stages;
-  Value tid;
-  /// The block's batch indices, its first row and column, and the
-  /// thread's first row and column in the tile.
-  SmallVector<Value> batch;
-  Value row0, col0, threadRow, threadCol;
+  /// The thread's first row and column in the tile.
+  Value threadRow, threadCol;
   Staged lhs, rhs;
 };
 
@@ -387,22 +369,7 @@ LogicalResult TileEmitter::emit(ArrayRef<Operation *> ops,
                                 ArrayRef<linalg::GenericOp> kernelStages) {
   int64_t numLoops = tiles.ranges.size();
   int64_t m = numLoops - 3, n = numLoops - 2, kDim = numLoops - 1;
-  tid = launch.getThreadIds().x;
-  // bid -> (batch..., tile of M, tile of N), the N tiles fastest: blocks
-  // running together share their rows of A.
-  Value rest = launch.getBlockIds().x;
-  SmallVector<Value> reversed;
-  SmallVector<int64_t> counts(tiles.ranges.begin(), tiles.ranges.end() - 3);
-  counts.push_back(llvm::divideCeil(tiles.ranges[m], tiles.tileM));
-  counts.push_back(llvm::divideCeil(tiles.ranges[n], tiles.tileN));
-  for (int64_t count : llvm::reverse(counts)) {
-    reversed.push_back(arith::RemUIOp::create(b, loc, rest, cst(count)));
-    rest = arith::DivUIOp::create(b, loc, rest, cst(count));
-  }
-  SmallVector<Value> blockIvs(reversed.rbegin(), reversed.rend());
-  batch.assign(blockIvs.begin(), blockIvs.end() - 2);
-  row0 = mul(blockIvs[m], cst(tiles.tileM));
-  col0 = mul(blockIvs[n], cst(tiles.tileN));
+  locateBlock();
   int64_t threadsN = tiles.tileN / tiles.threadN;
   Value tx = arith::RemUIOp::create(b, loc, tid, cst(threadsN));
   Value ty = arith::DivUIOp::create(b, loc, tid, cst(threadsN));
