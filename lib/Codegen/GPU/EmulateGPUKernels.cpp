@@ -275,8 +275,19 @@ LogicalResult LaunchEmulator::emitOps(Block &parent,
         return op->emitError("llm-emulate-gpu-kernels: only all_reduce with "
                              "a reduction kind is emulated");
       flush();
+      // A recomputable value is kept by no interval: each thread's, first.
+      Value reduced = reduce.getValue();
+      if (isRecomputable(reduced))
+        emitThreadLoop(parent, {}, numIntervals++,
+                       [&](Value tid, IRMapping &mapping,
+                           llvm::function_ref<void(Value)> materialize) {
+                         materialize(reduced);
+                         memref::StoreOp::create(
+                             b, loc, mapping.lookupOrDefault(reduced),
+                             spillOf(reduced), tid);
+                       });
       // The threads' values combined in thread order.
-      Value buffer = spillOf(reduce.getValue());
+      Value buffer = spillOf(reduced);
       Value first = memref::LoadOp::create(b, loc, buffer, zero);
       auto loop = scf::ForOp::create(b, loc, one, blockSize, one, first);
       {

@@ -174,20 +174,10 @@ static void absorbInitProducers(SmallVectorImpl<Operation *> &ops) {
 }
 
 /// Whether `op` is a matmul that llm-map-gpu-kernels computes as output
-/// tiles: loops (b.., m, n, k), k its one reduction, M and N at least
-/// kMinTiledMatmulExtent.
+/// tiles (isTiledMatmulCandidate; the same matcher decides there).
 static bool isTiledMatmul(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp.getNumLoops() < 3 ||
-      linalgOp.getNumReductionLoops() != 1 ||
-      linalgOp.getIteratorTypesArray().back() != utils::IteratorType::reduction)
-    return false;
-  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  int64_t n = ranges.size();
-  for (int64_t d : {n - 3, n - 2})
-    if (ShapedType::isDynamic(ranges[d]) || ranges[d] < kMinTiledMatmulExtent)
-      return false;
-  return true;
+  return linalgOp && isTiledMatmulCandidate(linalgOp);
 }
 
 /// Whether `op` can run at each output point of the tiled matmul `matmul`
@@ -210,6 +200,20 @@ static bool isPointEpilogue(Operation *op, linalg::LinalgOp matmul,
       return false;
   }
   return true;
+}
+
+/// The values of `segment` used outside it (not by its ops or the ops
+/// nested in them).
+static SmallVector<Value> getEscapingValues(ArrayRef<Operation *> segment) {
+  SmallVector<Value> escaping;
+  for (Operation *op : segment)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return llvm::none_of(
+                segment, [&](Operation *o) { return o->isAncestor(user); });
+          }))
+        escaping.push_back(result);
+  return escaping;
 }
 
 /// Splits the ops of a group (in order) into the kernels they become: each
@@ -271,6 +275,18 @@ splitAtTiledMatmuls(ArrayRef<Operation *> ops) {
   llvm::erase_if(segments, [](const SmallVector<Operation *> &segment) {
     return segment.empty();
   });
+  // What crosses kernels must be a kernel result: a statically shaped
+  // tensor (constants and empty tensors are copied below). Otherwise the
+  // group stays one kernel.
+  for (ArrayRef<Operation *> segment : ArrayRef(segments).drop_back())
+    for (Value v : getEscapingValues(segment)) {
+      Operation *def = v.getDefiningOp();
+      if (def->getNumOperands() == 0 && isMemoryEffectFree(def))
+        continue;
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || !type.hasStaticShape())
+        return {SmallVector<Operation *>(ops)};
+    }
   // An empty tensor or constant that several kernels use: a copy in each.
   for (size_t i = 1; i < segments.size(); ++i) {
     llvm::SmallPtrSet<Operation *, 16> inside(segments[i].begin(),
@@ -294,20 +310,6 @@ splitAtTiledMatmuls(ArrayRef<Operation *> ops) {
     segments[i].insert(segments[i].begin(), copies.begin(), copies.end());
   }
   return segments;
-}
-
-/// The values of `segment` used outside it (not by its ops or the ops
-/// nested in them).
-static SmallVector<Value> getEscapingValues(ArrayRef<Operation *> segment) {
-  SmallVector<Value> escaping;
-  for (Operation *op : segment)
-    for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return llvm::none_of(
-                segment, [&](Operation *o) { return o->isAncestor(user); });
-          }))
-        escaping.push_back(result);
-  return escaping;
 }
 
 namespace {

@@ -65,6 +65,56 @@ static bool isPointMap(AffineMap map, unsigned n) {
   return true;
 }
 
+bool mlir::llm::isTiledMatmulCandidate(linalg::LinalgOp op, unsigned *lhs,
+                                       unsigned *rhs) {
+  int64_t numLoops = op.getNumLoops();
+  if (numLoops < 3 || op.getNumReductionLoops() != 1 ||
+      op.getNumDpsInits() != 1 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = numLoops - 3, n = numLoops - 2, k = numLoops - 1;
+  for (int64_t d : {m, n})
+    if (ShapedType::isDynamic(ranges[d]) || ranges[d] < kMinTiledMatmulExtent)
+      return false;
+  // yield out + f(...), out read nowhere else.
+  Block *body = op.getBlock();
+  BlockArgument out = body->getArguments().back();
+  Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || !isa<arith::AddFOp, arith::AddIOp>(combiner) ||
+      !out.hasOneUse() ||
+      (combiner->getOperand(0) != out && combiner->getOperand(1) != out))
+    return false;
+  if (!isPointMap(op.getMatchingIndexingMap(op.getDpsInitOperand(0)),
+                  numLoops - 1))
+    return false;
+  std::optional<unsigned> a, b;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<ShapedType>(input->get().getType());
+    if (!type || op.getMatchingBlockArgument(input).use_empty())
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation() ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() < 8 ||
+        !llvm::isPowerOf2_64(type.getElementTypeBitWidth()))
+      continue;
+    bool usesM = map.isFunctionOfDim(m), usesN = map.isFunctionOfDim(n),
+         usesK = map.isFunctionOfDim(k);
+    if (usesM && usesK && !usesN && !a)
+      a = input->getOperandNumber();
+    else if (usesN && usesK && !usesM && !b)
+      b = input->getOperandNumber();
+  }
+  if (!a || !b)
+    return false;
+  if (lhs)
+    *lhs = *a;
+  if (rhs)
+    *rhs = *b;
+  return true;
+}
+
 std::optional<MatmulTiles>
 mlir::llm::matchMatmulTiles(ArrayRef<linalg::GenericOp> stages,
                             const GPUTargetDescription &target,
@@ -81,50 +131,15 @@ mlir::llm::matchMatmulTiles(ArrayRef<linalg::GenericOp> stages,
   if (!found)
     return std::nullopt;
   linalg::GenericOp mm = stages[*found];
-  SmallVector<int64_t> ranges = getStageRanges(mm);
-  int64_t numLoops = ranges.size();
-  SmallVector<utils::IteratorType> its = mm.getIteratorTypesArray();
-  if (numLoops < 3 || mm.getNumReductionLoops() != 1 ||
-      its.back() != utils::IteratorType::reduction || mm.getNumDpsInits() != 1)
+  unsigned lhs = 0, rhs = 0;
+  if (!isTiledMatmulCandidate(mm, &lhs, &rhs))
     return std::nullopt;
-  int64_t m = numLoops - 3, n = numLoops - 2, k = numLoops - 1;
-  if (ranges[m] < kMinTiledMatmulExtent || ranges[n] < kMinTiledMatmulExtent)
-    return std::nullopt;
-  Operation *combiner = nullptr;
-  std::optional<gpu::AllReduceOperation> kind =
-      matchStageCombiner(mm, combiner);
-  if (kind != gpu::AllReduceOperation::ADD)
-    return std::nullopt;
-  OpOperand *init = mm.getDpsInitOperand(0);
-  if (!isPointMap(mm.getMatchingIndexingMap(init), numLoops - 1))
-    return std::nullopt;
-
   MatmulTiles tiles;
   tiles.stage = *found;
-  tiles.ranges = ranges;
-  std::optional<unsigned> lhs, rhs;
-  for (OpOperand *input : mm.getDpsInputOperands()) {
-    auto type = dyn_cast<MemRefType>(input->get().getType());
-    if (!type || mm.getMatchingBlockArgument(input).use_empty())
-      continue;
-    AffineMap map = mm.getMatchingIndexingMap(input);
-    if (!map.isProjectedPermutation() ||
-        !type.getElementType().isIntOrFloat() ||
-        type.getElementTypeBitWidth() < 8 ||
-        !llvm::isPowerOf2_64(type.getElementTypeBitWidth()))
-      continue;
-    bool usesM = map.isFunctionOfDim(m), usesN = map.isFunctionOfDim(n),
-         usesK = map.isFunctionOfDim(k);
-    unsigned number = input->getOperandNumber();
-    if (usesM && usesK && !usesN && !lhs)
-      lhs = number;
-    else if (usesN && usesK && !usesM && !rhs)
-      rhs = number;
-  }
-  if (!lhs || !rhs)
-    return std::nullopt;
-  tiles.lhs = *lhs;
-  tiles.rhs = *rhs;
+  tiles.ranges = getStageRanges(mm);
+  tiles.lhs = lhs;
+  tiles.rhs = rhs;
+  ArrayRef<int64_t> ranges = tiles.ranges;
 
   // Buffers written in the kernel.
   SmallVector<Value> written;
@@ -145,10 +160,14 @@ mlir::llm::matchMatmulTiles(ArrayRef<linalg::GenericOp> stages,
     if (stage.getNumReductionLoops() != 0 ||
         ArrayRef<int64_t>(getStageRanges(stage)) != space)
       return std::nullopt;
+    // A written buffer is accessed at the point, through the very view it
+    // is written through (another view of it, shifted, would read another
+    // thread's or block's point).
     for (OpOperand &operand : stage->getOpOperands())
       if (isa<MemRefType>(operand.get().getType()) &&
           isWritten(operand.get()) &&
-          !isPointMap(stage.getMatchingIndexingMap(&operand), space.size()))
+          (!llvm::is_contained(written, operand.get()) ||
+           !isPointMap(stage.getMatchingIndexingMap(&operand), space.size())))
         return std::nullopt;
   }
 

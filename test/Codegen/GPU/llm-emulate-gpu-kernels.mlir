@@ -170,3 +170,31 @@ func.func @sync_loop_dynamic(%n: index) {
   }
   return
 }
+
+// -----
+
+// An all_reduce of a value no interval keeps (computed from the thread id
+// alone): each thread's value is stored before the reduction reads them.
+// CHECK-LABEL: func.func @reduce_recomputable
+// CHECK:         %[[BUF:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         scf.for %[[T:.*]] = %c0{{.*}} to %c32{{.*}} step
+// CHECK:           arith.uitofp
+// CHECK:           memref.store %{{.*}}, %[[BUF]][%[[T]]]
+// CHECK:         memref.load %[[BUF]][%c0
+// CHECK:         scf.for {{.*}} = %c1{{.*}} to %c32{{.*}} step {{.*}} iter_args
+// CHECK:           memref.load %[[BUF]]
+// CHECK:           arith.addf
+func.func @reduce_recomputable(%out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %i = arith.index_cast %tx : index to i32
+    %v = arith.uitofp %i : i32 to f32
+    %sum = gpu.all_reduce add %v uniform {} : (f32) -> (f32)
+    memref.store %sum, %out[%c0] : memref<1xf32>
+    gpu.terminator
+  }
+  return
+}

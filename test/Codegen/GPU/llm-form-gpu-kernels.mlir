@@ -168,3 +168,39 @@ func.func @attention_split(%q: tensor<2x64x32xf32>, %k: tensor<2x64x32xf32>, %v:
   }
   return %0 : tensor<2x64x32xf32>
 }
+
+// -----
+
+// Row reductions over a [32, 64, 64] space have the loop shape of a batched
+// matmul but are none (a max, no A and B operands): no split, one kernel.
+// CHECK-LABEL: func.func @reductions_no_split
+// CHECK-COUNT-1: scf.forall (
+// CHECK-NOT:     scf.forall (
+#id3r = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3r = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @reductions_no_split(%s: tensor<32x64x64xf32>) -> tensor<32x64xf32> {
+  %0 = llm.fusion_group : tensor<32x64xf32> {
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<32x64xf32>
+    %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>
+    %mx = linalg.generic {indexing_maps = [#id3r, #row3r], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%s : tensor<32x64x64xf32>) outs(%f : tensor<32x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %out : f32
+      linalg.yield %m : f32
+    } -> tensor<32x64xf32>
+    %e2 = tensor.empty() : tensor<32x64xf32>
+    %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x64xf32>) -> tensor<32x64xf32>
+    %sum = linalg.generic {indexing_maps = [#id3r, #row3r, #row3r], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%s, %mx : tensor<32x64x64xf32>, tensor<32x64xf32>) outs(%f2 : tensor<32x64xf32>) {
+    ^bb0(%in: f32, %m: f32, %out: f32):
+      %d = arith.subf %in, %m : f32
+      %x = math.exp %d : f32
+      %a = arith.addf %out, %x : f32
+      linalg.yield %a : f32
+    } -> tensor<32x64xf32>
+    llm.yield %sum : tensor<32x64xf32>
+  }
+  return %0 : tensor<32x64xf32>
+}

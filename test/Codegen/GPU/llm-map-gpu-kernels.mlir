@@ -200,6 +200,29 @@ func.func @not_point_local(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %out: m
 
 // -----
 
+// Not tiles: the epilogue reads the matmul's output through another view
+// of its buffer (shifted a row down): at the point of that view, it is
+// another thread's (or block's) output.
+// CHECK-LABEL: func.func @shifted_view
+// CHECK-NOT:     strategy = "tiles"
+// CHECK:         return
+func.func @shifted_view(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %c: memref<65x64xf32>, %d: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %top = memref.subview %c[0, 0] [64, 64] [1, 1] : memref<65x64xf32> to memref<64x64xf32, strided<[64, 1]>>
+  %bot = memref.subview %c[1, 0] [64, 64] [1, 1] : memref<65x64xf32> to memref<64x64xf32, strided<[64, 1], offset: 64>>
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%top : memref<64x64xf32, strided<[64, 1]>>)
+    linalg.matmul ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%top : memref<64x64xf32, strided<[64, 1]>>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%bot : memref<64x64xf32, strided<[64, 1], offset: 64>>) outs(%d : memref<64x64xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    }
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
 // A decode matvec whose weight is [N, K] (transpose_b): the block per output
 // reads a weight row, consecutive threads consecutive weights, so it keeps
 // the threads on K and the block reduction.

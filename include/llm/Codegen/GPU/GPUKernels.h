@@ -18,6 +18,10 @@
 
 #include <cstdint>
 
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
 namespace mlir::llm {
 
 /// Unit attribute on the one-iteration `scf.forall` (mapped to
@@ -42,6 +46,15 @@ inline constexpr llvm::StringLiteral kGPUNumResultsAttr =
 /// llm-form-gpu-kernels gives such a matmul a kernel of its own within a
 /// fusion group.
 inline constexpr int64_t kMinTiledMatmulExtent = 32;
+
+/// Whether `op` (on tensors or buffers) is a matmul that llm-map-gpu-kernels
+/// can compute as output tiles: loops (b.., m, n, k) with k its one
+/// reduction, M and N static and at least kMinTiledMatmulExtent, the payload
+/// `out + f(...)` (an addition), the output indexed by (b.., m, n), one input
+/// indexed by m and k but not n (A: its operand number in `lhs`) and one by
+/// n and k but not m (B: in `rhs`), of 8-, 16-, 32- or 64-bit elements.
+bool isTiledMatmulCandidate(linalg::LinalgOp op, unsigned *lhs = nullptr,
+                            unsigned *rhs = nullptr);
 
 } // namespace mlir::llm
 
