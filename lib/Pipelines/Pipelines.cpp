@@ -422,6 +422,7 @@ void mlir::llm::buildLLMLowerToNVVMKernelsStage(
   pm.addPass(createLLMAddGPUHostEntriesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createLLMReportGPUKernelsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
@@ -481,6 +482,7 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
   buildLLMLowerToNVVMLinalgStage(pm, options);
   buildLLMLowerToNVVMBufferizationStage(pm, options);
   pm.addPass(createMapGPUKernelsPass(options, /*tensorCores=*/false));
+  pm.addPass(createLLMReportGPUKernelsPass());
   pm.addPass(createLLMEmulateGPUKernelsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -1182,6 +1182,39 @@ static int runMain() {
 
 /// Checks -o (and --report-file when `withReport`) before anything is read
 /// or written: not empty, not a directory, not the model, not each other.
+/// The table form of the compile report's `gpu_kernels` entries: one line
+/// per launch, in launch order.
+static void printGPUKernelTable(llvm::raw_ostream &os, ArrayAttr kernels) {
+  auto dims = [](DictionaryAttr kernel, StringRef key) {
+    std::string text;
+    if (auto sizes = kernel.getAs<DenseI64ArrayAttr>(key))
+      llvm::interleave(
+          sizes.asArrayRef(), [&](int64_t v) { text += std::to_string(v); },
+          [&] { text += "x"; });
+    return text;
+  };
+  auto integer = [](DictionaryAttr kernel, StringRef key) -> int64_t {
+    auto attr = kernel.getAs<IntegerAttr>(key);
+    return attr ? attr.getInt() : -1;
+  };
+  os << "  gpu kernels (grid, block, shared memory, estimated bytes read / "
+        "written per launch; -1: unknown):\n";
+  for (auto kernel : kernels.getAsRange<DictionaryAttr>()) {
+    StringRef name = "?", strategy = "?";
+    if (auto attr = kernel.getAs<StringAttr>("name"))
+      name = attr.getValue();
+    if (auto dict = kernel.getAs<DictionaryAttr>("strategy"))
+      if (auto attr = dict.getAs<StringAttr>("strategy"))
+        strategy = attr.getValue();
+    os << llvm::formatv("    {0,-24} {1,-7} grid {2,-10} block {3,-10} "
+                        "shared {4,7} B  read {5,11} B  written {6,11} B\n",
+                        name, strategy, dims(kernel, "grid"),
+                        dims(kernel, "block"), integer(kernel, "shared_bytes"),
+                        integer(kernel, "bytes_read"),
+                        integer(kernel, "bytes_written"));
+  }
+}
+
 static llvm::Error checkCompileOutputs(bool withReport) {
   if (outputPath.empty())
     return llvm::createStringError(
@@ -1387,16 +1420,23 @@ static int compileMain() {
       entries["kernels_unfused"] = *kernelsUnfused;
     std::string &text = reportText.emplace();
     llvm::raw_string_ostream os(text);
+    // --target cuda: one entry per kernel (llm-report-gpu-kernels).
+    auto kernels =
+        dyn_cast_or_null<ArrayAttr>(llm::getReportAttr(*module, "gpu_kernels"));
     if (reportKind == ReportKind::JSON) {
       llvm::json::Object object;
       for (auto &[key, value] : entries)
         object[key] = value;
+      if (kernels)
+        object["gpu_kernels"] = llm::reportAttrToJSON(kernels);
       os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
          << "\n";
     } else {
       os << "compile report for " << modelPath << "\n";
       for (auto &[key, value] : entries)
         os << llvm::formatv("  {0,-24} {1}\n", key, value);
+      if (kernels)
+        printGPUKernelTable(os, kernels);
     }
   }
 

@@ -956,6 +956,11 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
       time; the other stages run at 32 points per thread with a barrier
       between them and the MMAs.
 
+    Each launch is named (its `module` and `function` attributes, which
+    `gpu-kernel-outlining` gives the kernel) `<function>_<strategy>_<i>`:
+    the strategy (`mma` for tensor-core tiles) and the launch's index among
+    the module's launches, e.g. `@main_tiles_3`.
+
     Block size: the longest distributed loop rounded up to the warp size, at
     most `block-size` (default: the chip's, 256). Host allocations
     (`memref.alloc`/`dealloc`, the memory plan's arena) become
@@ -997,14 +1002,49 @@ def LLMMergeGPUModulesPass
     After `gpu-kernel-outlining` (one `gpu.module` per kernel, each with its
     own copy of the `memref.global`s its kernel reads), moves every kernel
     into one `gpu.module @llm_kernels` (with the first module's targets),
-    renamed after its old module (`@main_kernel_3::@main_kernel` becomes
-    `@llm_kernels::@main_kernel_3`; `gpu.launch_func` ops follow), and keeps
+    renamed after its old module (`@main_tiles_3::@main_tiles_3` stays
+    `@llm_kernels::@main_tiles_3`, `@f_kernel_0::@f_kernel` becomes
+    `@llm_kernels::@f_kernel_0`; `gpu.launch_func` ops follow), and keeps
     one copy of each other symbol (weights, libdevice declarations). The
     result compiles to one PTX/cubin per chip, loaded once. Nothing moves
     with fewer than two kernel modules. Every kernel's workgroup buffers get
     `llvm.align = 16` (unless set), which the 128-bit vector loads of the
     matmul tiles need (`gpu.launch` cannot carry attribution attributes,
     so they are set on the outlined `gpu.func`s).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def LLMReportGPUKernelsPass
+    : Pass<"llm-report-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Record each GPU kernel's launch figures in the compile "
+                "report";
+  let description = [{
+    After `llm-map-gpu-kernels` (which names each `gpu.launch` after its
+    function, its strategy and its index among the module's launches, e.g.
+    `main_tiles_3`: the outlined kernel's name), records one entry per
+    launch, in launch order, in the `gpu_kernels` array of the module's
+    `llm.report` dictionary (`include/llm/Support/Report.h`), which
+    `llmc compile --target cuda --report[=json]` prints:
+
+    - `name`: the kernel's name (its `function` attribute), `function`: the
+      host function that launches it;
+    - `strategy`: the `llm.gpu_strategy` dictionary (how the work was
+      distributed: `flat`, `rows`, `tiles`, `scalar`, with the tile sizes);
+    - `grid`, `block`: the launch's sizes (x, y, z), -1 where not a constant;
+    - `shared_bytes`: the bytes of its workgroup buffers (and dynamic shared
+      memory when constant);
+    - `bytes_read`, `bytes_written`: an estimate of the global-memory
+      traffic of one launch: each buffer (a function argument, weight,
+      memory-plan slot, seen through its views) the kernel reads, resp.
+      writes, counted once at its full size. This is the compulsory traffic
+      (a lower bound of DRAM traffic when caches catch every reuse); tiles
+      that read a matmul's operands several times move more through L2.
+      -1 when a buffer the kernel touches has a dynamic shape.
+
+    Also sets `gpu_launches` (launches per call of all entry points) and
+    `gpu_scalar_launches` (single-thread scalar kernels) as integers.
+    Nothing in the IR changes but the report.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +42,18 @@ void accumulateReportValue(ModuleOp module, llvm::StringRef key,
 /// The integer entry `key` of the `llm.report` dictionary of `module`, if
 /// any.
 std::optional<int64_t> getReportValue(ModuleOp module, llvm::StringRef key);
+
+/// Sets `key` to `value` (any attribute: an array of dictionaries for
+/// per-kernel figures) in the `llm.report` dictionary of `module`.
+void recordReportAttr(ModuleOp module, llvm::StringRef key, Attribute value);
+
+/// The entry `key` of the `llm.report` dictionary of `module`, or null.
+Attribute getReportAttr(ModuleOp module, llvm::StringRef key);
+
+/// `attr` as JSON: integers and strings as themselves, arrays (ArrayAttr,
+/// DenseI64ArrayAttr) as arrays, dictionaries as objects, anything else as
+/// its printed form (a string).
+llvm::json::Value reportAttrToJSON(Attribute attr);
 
 /// Returns the entries of the `llm.report` dictionary of `module`, sorted by
 /// key. Entries that are not integers are skipped.

@@ -7,7 +7,7 @@
 // i32), carrying 32 f32 accumulators; C read and written at the fragments'
 // positions, the fill before (then a barrier).
 // CHECK-LABEL: func.func @bf16
-// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c4{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c128{{.*}}, {{.*}}) workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>)
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c4{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c128{{.*}}, {{.*}}) module(@bf16_mma_0) function(@bf16_mma_0) workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>)
 // CHECK:           scf.for
 // CHECK:             memref.store %{{.*}}, %arg2
 // CHECK:           gpu.barrier

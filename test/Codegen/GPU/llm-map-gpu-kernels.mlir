@@ -3,10 +3,11 @@
 // A row kernel (a softmax-like group after bufferization): one block per
 // row, the reduction split over the threads and combined by gpu.all_reduce,
 // the elementwise stage strided over thread x, barriers between stages.
-// Host allocations become device allocations.
+// Host allocations become device allocations. The launch is named after
+// its function, strategy and index (the outlined kernel's name).
 // CHECK-LABEL: func.func @rows
 // CHECK:         %[[BUF:.*]] = gpu.alloc () : memref<64xf32>
-// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%[[BD:.*]] = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%[[BD:.*]] = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) module(@rows_rows_0) function(@rows_rows_0)
 // CHECK:           %[[ROW:.*]] = arith.remui %[[BX]]
 // CHECK:           scf.if
 // CHECK:             memref.store %{{.*}}, %[[BUF]][%[[ROW]]]
@@ -245,7 +246,7 @@ func.func @matvec_transposed(%x: memref<1x1024xf32>, %w: memref<768x1024xf32>, %
 // Scalar code on the host (an index check's status update) runs in a
 // single-thread kernel.
 // CHECK-LABEL: func.func @scalar
-// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}})
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c1{{.*}}, {{.*}}) module(@scalar_scalar_0) function(@scalar_scalar_0)
 // CHECK:           memref.load
 // CHECK:           scf.if
 // CHECK:         } {llm.gpu_strategy = {rows = 0 : i64, stages = 0 : i64, strategy = "scalar"}}

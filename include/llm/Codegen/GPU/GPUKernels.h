@@ -31,8 +31,10 @@ namespace mlir::llm {
 inline constexpr llvm::StringLiteral kGPUKernelAttr = "llm.gpu_kernel";
 
 /// Attribute llm-map-gpu-kernels sets on each `gpu.launch`: a dictionary
-/// {strategy = "flat" | "rows", stages = N, rows = R} describing how the
-/// kernel's work was distributed (for the compile report and tests).
+/// {strategy = "flat" | "rows" | "tiles" | "scalar", stages = N, rows = R}
+/// describing how the kernel's work was distributed, plus `column_groups`
+/// (rows in column mode), `tile`, `thread_tile` or `mma` (tiles). Read by
+/// llm-report-gpu-kernels (the compile report) and tests.
 inline constexpr llvm::StringLiteral kGPUStrategyAttr = "llm.gpu_strategy";
 
 /// Integer attribute llm-form-gpu-kernels sets on each function: the number
