@@ -968,10 +968,23 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
     used by a kernel are cloned into it, so the weights live in the kernel
     module. The functions' memref arguments are device pointers.
 
+    Host scalar code (loads, arithmetic, stores and `scf.if`s between the
+    kernels: the run-time index checks, a cache position read from an
+    input, a quantization scale reduced by one kernel and stored as a
+    result) runs on the device: each run of it becomes a single-thread
+    kernel (`scalar`), last run first; a value such code computes and a
+    later kernel or run uses is computed again there (the loads repeated at
+    the kernel's start) when nothing from the load up to the kernel, and
+    nothing in it, may write the bytes loaded (distinct entry buffers do not
+    overlap; memory-plan slots overlap where their byte ranges meet); the
+    host code left without users is erased.
+
     Errors: an unknown `chip`; a `block-size` not a multiple of the warp size
     or above 1024; dynamic loop ranges; a grid above 2^31 - 1 blocks; an op
     with memory effects that is not a linalg op inside a kernel; control flow
-    or memory reads on the host.
+    or memory reads on the host; a value of device scalar code used on the
+    host where it cannot be computed again (its buffer is written before the
+    use).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",

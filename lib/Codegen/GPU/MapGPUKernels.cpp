@@ -348,27 +348,125 @@ static void planKernel(KernelPlan &plan, const GPUTargetDescription &target) {
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// Clones `v` into the launch body when it is a global or a view or constant
-/// of one (device code must not read host pointers of weights): the kernel
-/// module then holds the weights, loaded once with the module.
-static Value materializeInKernel(OpBuilder &b, Value v, IRMapping &mapping) {
+/// The bytes `v` covers in the buffer it is a view of: the root buffer (a
+/// function argument or an allocation) and, for a `memref.view` at a
+/// constant byte offset (a memory-plan slot), its byte range; no range
+/// (the whole root) for other views.
+struct BufferExtent {
+  Value root;
+  std::optional<std::pair<int64_t, int64_t>> bytes; // [begin, end)
+};
+
+static BufferExtent getBufferExtent(Value v) {
+  BufferExtent extent{v, std::nullopt};
+  if (auto view = v.getDefiningOp<memref::ViewOp>()) {
+    auto type = cast<MemRefType>(view.getType());
+    std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
+    if (offset && type.hasStaticShape() && type.getElementType().isIntOrFloat())
+      extent.bytes = {
+          *offset,
+          *offset + type.getNumElements() *
+                        llvm::divideCeil(type.getElementTypeBitWidth(), 8)};
+  }
+  while (auto view = extent.root.getDefiningOp<ViewLikeOpInterface>())
+    extent.root = view.getViewSource();
+  return extent;
+}
+
+/// Whether `a` and `b` may share bytes. Distinct roots do not (the entry's
+/// buffers do not overlap: the C interface's contract), slots of one arena
+/// only where their byte ranges meet.
+static bool mayOverlap(Value a, Value b) {
+  BufferExtent ea = getBufferExtent(a), eb = getBufferExtent(b);
+  if (ea.root != eb.root)
+    return false;
+  if (!ea.bytes || !eb.bytes)
+    return true;
+  return ea.bytes->first < eb.bytes->second &&
+         eb.bytes->first < ea.bytes->second;
+}
+
+/// Whether `root` or an op nested in it may write bytes of `buffer` (ops of
+/// unknown effects may).
+static bool mayWrite(Operation *root, Value buffer) {
+  WalkResult result = root->walk([&](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      // Containers (kernels, loops) are judged by the ops they hold.
+      if (op->getNumRegions() > 0 || isMemoryEffectFree(op) ||
+          op->hasTrait<OpTrait::IsTerminator>())
+        return WalkResult::advance();
+      return WalkResult::interrupt();
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value written = effect.getValue();
+      if (!written || !isa<MemRefType>(written.getType()) ||
+          mayOverlap(written, buffer))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Where a kernel's operands are materialized: its launch and the ops that
+/// will run in it (still on the host, or already moved into the launch).
+struct KernelSite {
+  Operation *launch;
+  ArrayRef<Operation *> ops;
+};
+
+/// Whether the host load `load` reads the same value when it is repeated at
+/// the start of the kernel at `site`: nothing from the load up to the
+/// launch, and nothing in the kernel, may write what it reads.
+static bool isStableUntil(memref::LoadOp load, const KernelSite &site) {
+  Block *block = load->getBlock();
+  if (site.launch->getBlock() != block || !load->isBeforeInBlock(site.launch))
+    return false;
+  for (Operation *op = load->getNextNode(); op != site.launch;
+       op = op->getNextNode())
+    if (mayWrite(op, load.getMemRef()))
+      return false;
+  return llvm::none_of(
+      site.ops, [&](Operation *op) { return mayWrite(op, load.getMemRef()); });
+}
+
+/// Clones `v` into the launch body of `site` when the device must compute it
+/// itself: a global (device code must not read host pointers of weights: the
+/// kernel module then holds the weights, loaded once with the module), a
+/// constant, a view of one, and scalar code of host loads (a position read
+/// from an input, a scale reduced by an earlier kernel: the host cannot read
+/// device memory, so the kernel loads it again where that reads the same
+/// value). Other values (host buffers, their views) are the kernel's
+/// arguments.
+static Value materializeInKernel(OpBuilder &b, Value v, IRMapping &mapping,
+                                 const KernelSite &site) {
   if (mapping.contains(v))
     return mapping.lookup(v);
   Operation *def = v.getDefiningOp();
   // Only host-level values: the kernel's own ops are cloned in order.
   if (!def || !isa<func::FuncOp>(def->getParentOp()))
     return v;
-  bool cloneable = isa<memref::GetGlobalOp, arith::ConstantOp>(def) ||
-                   (isa<ViewLikeOpInterface>(def) && isMemoryEffectFree(def));
+  auto load = dyn_cast<memref::LoadOp>(def);
+  bool root = isa<memref::GetGlobalOp, arith::ConstantOp>(def) ||
+              (load && isStableUntil(load, site));
+  bool cloneable =
+      root || (isa<ViewLikeOpInterface>(def) && isMemoryEffectFree(def)) ||
+      (def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
+       llvm::none_of(def->getResultTypes(), llvm::IsaPred<MemRefType>));
   if (!cloneable)
     return v;
   // Operands first: a view of a global is cloned with its source.
-  bool fromGlobal = isa<memref::GetGlobalOp, arith::ConstantOp>(def);
+  bool mustClone = root;
   for (Value operand : def->getOperands()) {
-    Value m = materializeInKernel(b, operand, mapping);
-    fromGlobal |= m != operand;
+    Value m = materializeInKernel(b, operand, mapping, site);
+    mustClone |= m != operand;
   }
-  if (!fromGlobal)
+  if (!mustClone)
     return v;
   Operation *clone = b.clone(*def, mapping);
   return clone->getResult(cast<OpResult>(v).getResultNumber());
@@ -476,14 +574,16 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
   Value tid = launch.getThreadIds().x;
   Value bdim = launch.getBlockSize().x;
   IRMapping mapping;
-  // Globals, constants and their views used by the kernel live in it.
+  // Globals, constants, their views and host scalar code used by the
+  // kernel live in it.
+  KernelSite site{launch, plan.ops};
   for (Operation *op : plan.ops)
     for (Value operand : op->getOperands())
-      materializeInKernel(b, operand, mapping);
+      materializeInKernel(b, operand, mapping, site);
   for (linalg::GenericOp stage : plan.stages)
     stage->walk([&](Operation *inner) {
       for (Value operand : inner->getOperands())
-        materializeInKernel(b, operand, mapping);
+        materializeInKernel(b, operand, mapping, site);
     });
 
   if (tiles) {
@@ -650,10 +750,39 @@ struct LLMMapGPUKernelsPass
       });
   }
 
+  /// Erases the host ops of `func` whose results are unused and that have
+  /// no effect but reads (scalar code whose users now compute it in their
+  /// kernels).
+  static void eraseDeadHostCode(func::FuncOp func) {
+    for (Block &block : func.getFunctionBody())
+      for (Operation &op :
+           llvm::make_early_inc_range(llvm::reverse(block.getOperations())))
+        if (isOpTriviallyDead(&op))
+          op.erase();
+  }
+
   /// Runs of host ops that read or write memory or hold regions (the
   /// scalar code of the run-time index checks: a load of a reduced index
-  /// and an `scf.if` recording the status) become single-thread kernels.
+  /// and an `scf.if` recording the status; a quantization scale stored to a
+  /// result) become single-thread kernels.
   static LogicalResult wrapScalarCode(func::FuncOp func) {
+    // The last run first: the host values it reads are computed again in its
+    // kernel where that gives the same value (materializeInKernel), which
+    // may leave the earlier scalar code that computed them dead.
+    while (true) {
+      eraseDeadHostCode(func);
+      SmallVector<SmallVector<Operation *>> runs = collectScalarRuns(func);
+      if (runs.empty())
+        return success();
+      if (failed(wrapScalarRun(func, runs.back())))
+        return failure();
+    }
+  }
+
+  /// Runs of host ops that read or write memory or hold regions, with the
+  /// free ops that use them, in order.
+  static SmallVector<SmallVector<Operation *>>
+  collectScalarRuns(func::FuncOp func) {
     auto staysOnHost = [](Operation &op) {
       return isa<gpu::LaunchOp, memref::AllocOp, memref::DeallocOp,
                  func::ReturnOp, func::CallOp>(op) ||
@@ -678,7 +807,13 @@ struct LLMMapGPUKernelsPass
       if (!run.empty())
         runs.push_back(run);
     }
-    for (ArrayRef<Operation *> run : runs) {
+    return runs;
+  }
+
+  /// Moves `run` into a single-thread kernel.
+  static LogicalResult wrapScalarRun(func::FuncOp func,
+                                     ArrayRef<Operation *> run) {
+    {
       for (Operation *op : run)
         for (Operation *user : op->getUsers())
           if (!llvm::is_contained(run, user) &&
@@ -706,9 +841,11 @@ struct LLMMapGPUKernelsPass
       // Globals read by the moved ops: the kernel's own copies.
       IRMapping mapping;
       OpBuilder gb = OpBuilder::atBlockBegin(&body);
+      Operation *launchOp = launch;
+      KernelSite site{launchOp, launchOp};
       launch.getBody().walk([&](Operation *inner) {
         for (OpOperand &operand : inner->getOpOperands()) {
-          Value m = materializeInKernel(gb, operand.get(), mapping);
+          Value m = materializeInKernel(gb, operand.get(), mapping, site);
           if (m != operand.get())
             operand.set(m);
         }

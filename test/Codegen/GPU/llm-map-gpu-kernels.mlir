@@ -260,3 +260,44 @@ func.func @scalar(%flag: memref<i64>, %status: memref<4xi64>) {
   }
   return
 }
+
+// -----
+
+// A position the host loaded from an input (the offset of a later copy's
+// view, as llm.kv_cache_update makes) is loaded again by the kernel that
+// uses it: the host reads no device memory, and its dead scalar code is
+// gone.
+// CHECK-LABEL: func.func @host_load_position
+// CHECK-NOT:     memref.load
+// CHECK:         gpu.launch
+// CHECK:           %[[P:.*]] = memref.load %arg2[] : memref<i64>
+// CHECK:           %[[I:.*]] = arith.index_cast %[[P]]
+// CHECK:           memref.subview %arg1[%{{.*}}, 0] [3, 4] [1, 1]
+// CHECK:         return
+func.func @host_load_position(%src: memref<3x4xf32>, %dst: memref<8x4xf32>, %p: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : index
+  %0 = memref.load %p[] : memref<i64>
+  %1 = arith.index_cast %0 : i64 to index
+  %2 = arith.minsi %1, %c5 : index
+  %3 = arith.maxsi %2, %c0 : index
+  %sub = memref.subview %dst[%3, 0] [3, 4] [1, 1] : memref<8x4xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  memref.copy %src, %sub : memref<3x4xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// The buffer is written between the host's load and the kernel: loading it
+// again would read another value, so the kernel cannot compute it.
+func.func @host_load_overwritten(%src: memref<3x4xf32>, %dst: memref<8x4xf32>, %p: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : i64
+  %0 = memref.load %p[] : memref<i64>
+  %1 = arith.index_cast %0 : i64 to index
+  memref.store %c7, %p[] : memref<i64>
+  // expected-error@+1 {{llm-map-gpu-kernels: a value computed by device scalar code is used on the host}}
+  %sub = memref.subview %dst[%1, 0] [3, 4] [1, 1] : memref<8x4xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  memref.copy %src, %sub : memref<3x4xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  return
+}
