@@ -51,8 +51,15 @@ typedef struct LlmcTensor {
 /// name (a family, "generic", "avx2", "avx512", "avx512-vnni",
 /// "avx512-bf16", or an x86-64 CPU that LLVM knows, "znver4", ...): the
 /// pipeline's `target` (then not also in `options`), refused with an error
-/// naming the ISA extension when this CPU lacks one of the target's. Any
-/// other value is an error naming the supported targets.
+/// naming the ISA extension when this CPU lacks one of the target's;
+/// "cuda" (an NVIDIA GPU: `llm-lower-to-nvvm` for the chip of the device
+/// llmc's CUDA runtime uses, $LLMC_CUDA_DEVICE or 0; no CUDA driver or
+/// device is an error saying which; needs a build with the CUDA toolkit;
+/// not cached; inputs and results are host buffers, copied per call, the
+/// weights live on the device from creation on), or "cuda-emulator" (the
+/// same kernels run on the CPU, to check them without a GPU). With the GPU
+/// targets the pipeline options are `llm-lower-to-nvvm`'s. Any other value
+/// is an error naming the supported targets.
 ///
 /// `options`: whitespace-separated `KEY=VALUE` items (empty: defaults):
 ///   entry=NAME      the entry function (default: main)

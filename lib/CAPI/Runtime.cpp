@@ -128,12 +128,17 @@ createModel(MLIRContext *ctx, StringRef target, StringRef options,
   if (!mlir::llm::capi::parseCompileOptions(options, all.compile, &all.cache,
                                             diags))
     return LlmcCompiledModel{nullptr};
-  // A CPU target name: the pipeline's target, if this CPU can run it.
-  if (target != "cpu") {
+  // The GPU targets: the CUDA device (llm-lower-to-nvvm for its chip) or
+  // its kernels emulated on the CPU; the options are llm-lower-to-nvvm's.
+  if (target == "cuda" || target == "cuda-emulator") {
+    all.compile.lowering.target = target.str();
+  } else if (target != "cpu") {
+    // A CPU target name: the pipeline's target, if this CPU can run it.
     if (failed(CPUTargetDescription::lookup(target))) {
-      diags.addError("unknown target '" + target +
-                     "'; supported: cpu or a CPU target (" +
-                     CPUTargetDescription::getKnownNames() + ")");
+      diags.addError(
+          "unknown target '" + target +
+          "'; supported: cpu, cuda, cuda-emulator or a CPU target (" +
+          CPUTargetDescription::getKnownNames() + ")");
       return LlmcCompiledModel{nullptr};
     }
     std::string error =

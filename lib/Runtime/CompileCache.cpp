@@ -492,7 +492,9 @@ static const std::string &getTargetDescription() {
 std::optional<CompileCache::Key>
 CompileCache::getKey(llvm::StringRef modelDigest,
                      const CompileOptions &options) const {
-  if (!enabled || modelDigest.empty())
+  // A CUDA model is not cached: its kernels are compiled for the device
+  // found when compiling, which the key does not describe.
+  if (!enabled || modelDigest.empty() || options.lowering.target == "cuda")
     return std::nullopt;
   llvm::Expected<std::string> pipeline =
       getEffectivePipelineOptions(options.lowering);

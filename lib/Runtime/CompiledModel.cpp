@@ -22,6 +22,8 @@
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Runtime/CUDA/DriverProbe.h"
+#include "llm/Runtime/CUDACompile.h"
 #include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/OutOfMemory.h"
 #include "llm/Runtime/Progress.h"
@@ -464,10 +466,21 @@ llvm::Expected<std::string> mlir::llm::runtime::getEffectivePipelineOptions(
     nvvmOptions.print(os);
     return text;
   }
+  if (options.target == "cuda") {
+    // As the emulator's (the chip is the device's, probed when compiling).
+    llm::LowerToNVVMOptions nvvmOptions;
+    if (failed(getEmulatorPipelineOptions(options, nvvmOptions, error)))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+    std::string text = "target=cuda ";
+    llvm::raw_string_ostream os(text);
+    nvvmOptions.print(os);
+    return text;
+  }
   if (options.target != "cpu")
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown target '" + options.target +
-                                       "' (expected cpu or cuda-emulator)");
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown target '" + options.target +
+            "' (expected cpu, cuda or cuda-emulator)");
   llm::LowerToCPUOptions pipelineOptions;
   if (failed(getPipelineOptions(options, pipelineOptions, error)))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
@@ -539,6 +552,60 @@ private:
 };
 } // namespace
 
+/// The chip llm-lower-to-nvvm compiles for to run on `device`: sm_89 and
+/// sm_90a for their own capabilities, sm_80 for the other 8.x devices
+/// (binary compatible) and for newer ones (the fatbin's PTX is compiled by
+/// the driver); "" below 8.0.
+static std::string getCompileChip(const llm::cuda::DeviceInfo &device) {
+  if (device.computeMajor < 8)
+    return "";
+  if (device.computeMajor == 8)
+    return device.computeMinor == 9 ? "sm_89" : "sm_80";
+  if (device.computeMajor == 9)
+    return "sm_90a";
+  return "sm_80";
+}
+
+/// The "cuda" target of lowerToLLVMDialect: llm-lower-to-nvvm for the
+/// device llmc's CUDA runtime will use (one fatbin).
+static LogicalResult lowerForCUDADevice(ModuleOp module,
+                                        const LoweringOptions &options) {
+#ifndef LLMC_CUDA_RUNTIME_SHARED
+  (void)options;
+  return emitError(getModuleDiagLoc(module))
+         << "--target cuda needs llmc's CUDA runtime, which is built only "
+            "when CMake finds the CUDA toolkit";
+#else
+  llm::cuda::DriverInfo driver = llm::cuda::probeDriver();
+  if (!driver.ok())
+    return emitError(getModuleDiagLoc(module))
+           << "--target cuda: " << driver.error;
+  const llm::cuda::DeviceInfo &device = driver.devices[driver.selectedDevice];
+  std::string chip = getCompileChip(device);
+  if (chip.empty())
+    return emitError(getModuleDiagLoc(module))
+           << "--target cuda: device " << device.ordinal << " (" << device.name
+           << ") has compute capability " << device.computeMajor << "."
+           << device.computeMinor
+           << "; llmc's kernels need 8.0 (sm_80) or newer";
+  CUDACompileOptions cuda;
+  cuda.pipelineOptions = options.pipelineOptions;
+  cuda.chips = {chip};
+  cuda.format = "fatbin";
+  cuda.noOpt = options.noOpt;
+  cuda.verifyEach = options.verifyEach;
+  if (options.noFusion)
+    cuda.pipelineOptions += " fuse=false fuse-elementwise=false";
+  if (options.progress)
+    options.progress->update("lowering with llm-lower-to-nvvm (" + chip + ")",
+                             progress::kLowering);
+  LogicalResult result = lowerToNVVM(module, cuda);
+  if (options.progress)
+    options.progress->clear();
+  return result;
+#endif
+}
+
 LogicalResult
 mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
                                        const LoweringOptions &options) {
@@ -557,6 +624,9 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
               "calls; rename it";
   }
 
+  if (options.target == "cuda")
+    return lowerForCUDADevice(module, options);
+
   std::string optionError;
   LowerToCPUOptions pipelineOptions;
   LowerToNVVMOptions emulatorOptions;
@@ -564,7 +634,7 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
   if (!emulate && options.target != "cpu")
     return emitError(getModuleDiagLoc(module))
            << "unknown target '" << options.target
-           << "' (expected cpu or cuda-emulator)";
+           << "' (expected cpu, cuda or cuda-emulator)";
   if (emulate ? failed(getEmulatorPipelineOptions(options, emulatorOptions,
                                                   optionError))
               : failed(getPipelineOptions(options, pipelineOptions,
@@ -986,9 +1056,12 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
   std::optional<int64_t> arenaBytes;
   SmallVector<std::string> entryNames = {options.entry};
   llvm::append_range(entryNames, options.extraEntries);
+  // On a CUDA device the entry on host buffers (llm-add-gpu-host-entries:
+  // copies in, launches, copies out) is called.
+  StringRef hostSuffix = lowering.target == "cuda" ? "_host" : "";
   for (auto [i, name] : llvm::enumerate(entryNames)) {
     const EntrySignature &sig = i == 0 ? *signature : extraSignatures[i - 1];
-    std::string cifaceName = (kCInterfacePrefix + name).str();
+    std::string cifaceName = (kCInterfacePrefix + name + hostSuffix).str();
     auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
     size_t numOperands = sig.inputs.size() + sig.results.size();
     if (auto arenas = module->getAttrOfType<DictionaryAttr>("llm.arena_bytes"))
@@ -1055,8 +1128,8 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
         module, llvmContext, **tm, options.optLevel,
         /*internalizeAllButCInterface=*/false, progress, [&](llvm::Module &m) {
           for (auto [i, name] : llvm::enumerate(entryNames))
-            if (llvm::Function *fn =
-                    m.getFunction((kCInterfacePrefix + name).str()))
+            if (llvm::Function *fn = m.getFunction(
+                    (kCInterfacePrefix + name + hostSuffix).str()))
               addPackedEntry(m, *fn, getPackedEntryName(i));
           object.hasInit = lowerStructors(m, "llvm.global_ctors", kInitName,
                                           /*descending=*/false);
@@ -1148,6 +1221,33 @@ CompiledModel::load(const CompiledObject &object,
   SmallVector<std::string> libs = options.sharedLibPaths.empty()
                                       ? getDefaultSharedLibPaths()
                                       : options.sharedLibPaths;
+  // --target cuda: the lowered host code's mgpu* functions, and the checks
+  // after each call.
+  bool cuda = options.lowering.target == "cuda";
+  if (cuda) {
+#ifdef LLMC_CUDA_RUNTIME_SHARED
+    std::string message;
+    llvm::sys::DynamicLibrary runtime =
+        llvm::sys::DynamicLibrary::getPermanentLibrary(LLMC_CUDA_RUNTIME_SHARED,
+                                                       &message);
+    if (!runtime.isValid())
+      return error("cannot load llmc's CUDA runtime '" +
+                   llvm::Twine(LLMC_CUDA_RUNTIME_SHARED) + "': " + message);
+    model->cudaSynchronize = reinterpret_cast<int (*)()>(
+        runtime.getAddressOfSymbol("llmcCudaSynchronize"));
+    model->cudaErrorMessage = reinterpret_cast<const char *(*)()>(
+        runtime.getAddressOfSymbol("llmcCudaGetLastErrorMessage"));
+    model->cudaClearError = reinterpret_cast<int (*)()>(
+        runtime.getAddressOfSymbol("llmcCudaClearError"));
+    if (!model->cudaSynchronize || !model->cudaErrorMessage ||
+        !model->cudaClearError)
+      return error("llmc's CUDA runtime lacks llmcCudaSynchronize");
+    libs.push_back(LLMC_CUDA_RUNTIME_SHARED);
+#else
+    return error("--target cuda needs llmc's CUDA runtime, which is built "
+                 "only when CMake finds the CUDA toolkit");
+#endif
+  }
   llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(),
                                       (*jit)->getDataLayout());
   for (const std::string &path : libs) {
@@ -1245,8 +1345,13 @@ CompiledModel::load(const CompiledObject &object,
             initArgs))
       return std::move(err);
   }
+  // The constructors loaded the kernels (mgpuModuleLoad) and the weights
+  // they hold onto the device, once.
+  if (llvm::Error err = model->checkCUDAErrors("loading the model"))
+    return std::move(err);
 
-  if (!object.indexChecks.empty()) {
+  // (On a CUDA device the checks' status is device memory: not read.)
+  if (!object.indexChecks.empty() && !cuda) {
     llvm::Expected<llvm::orc::ExecutorAddr> status =
         (*jit)->lookup(kIndexCheckStatusName);
     if (!status)
@@ -1379,9 +1484,22 @@ llvm::Error CompiledModel::invokeEntry(unsigned index,
   if (llvm::Error err =
           callCatchingOutOfMemory(packedEntries[index], args.data()))
     return err;
+  if (llvm::Error err = checkCUDAErrors("running the model"))
+    return err;
   if (indexStatus && indexStatus[0] != 0)
     return getIndexCheckError();
   return llvm::Error::success();
+}
+
+llvm::Error CompiledModel::checkCUDAErrors(llvm::StringRef what) const {
+  if (!cudaSynchronize || cudaSynchronize() == 0)
+    return llvm::Error::success();
+  std::string message = cudaErrorMessage();
+  // The next call runs again (unless CUDA keeps the error sticky).
+  cudaClearError();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "the CUDA device failed " + what + ": " +
+                                     message);
 }
 
 llvm::Error CompiledModel::getIndexCheckError() const {

@@ -266,7 +266,12 @@ def compile(model, target="cpu", **options):
       family ("generic", "avx2", "avx512", "avx512-vnni", "avx512-bf16") or
       an x86-64 CPU LLVM knows ("znver4", "icelake-server", ...; `llmc
       --print-target=NAME` shows what it gives), compiled for it and run
-      here, refused when this CPU lacks one of its ISA extensions.
+      here, refused when this CPU lacks one of its ISA extensions; or
+      "cuda": an NVIDIA GPU (llm-lower-to-nvvm for the device llmc's CUDA
+      runtime uses; ValueError naming the reason when no driver or device
+      is found; needs an llmc built with the CUDA toolkit), or
+      "cuda-emulator": the same kernels run on the CPU, to check them
+      (options are then llm-lower-to-nvvm's; docs/GPU.md).
     options (keyword arguments; '_' in a name stands for '-'):
       entry="main"      the entry function;
       opt_level=3       LLVM optimization level 0-3;

@@ -39,7 +39,7 @@
 // CHECK-NEXT: cache: miss, then hit; cache=false: off; errors: ''
 // CHECK-NEXT: cached: y[0][0]=0.937500 y[1][3]=1.687500 max|diff|=<=1e-5
 //
-// CHECK-NEXT: compile(gpu, '') error: error: unknown target 'gpu'; supported: cpu or a CPU target ({{.*}})
+// CHECK-NEXT: compile(gpu, '') error: error: unknown target 'gpu'; supported: cpu, cuda, cuda-emulator or a CPU target ({{.*}})
 // CHECK-NEXT: compile(cpu, 'opt-level=7') error: error: invalid option 'opt-level=7': opt-level must be 0, 1, 2 or 3
 // CHECK-NEXT: compile(cpu, 'vectorize=maybe') error: model.mlir:1:1: error: invalid pipeline options 'vectorize=maybe'
 // CHECK-NEXT: compile(cpu, 'no-such-option=1') error: model.mlir:1:1: error: invalid pipeline options 'no-such-option=1': {{.*}}no such option no-such-option

@@ -78,7 +78,7 @@ expect(ValueError, llmc.compile,
 
 # Options and targets.
 expect(ValueError, llmc.compile, MODEL, target="gpu")
-# CHECK-NEXT: ValueError: unknown target 'gpu'; supported: cpu or a CPU target (host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 CPU name such as znver4 or sapphirerapids)
+# CHECK-NEXT: ValueError: unknown target 'gpu'; supported: cpu, cuda, cuda-emulator or a CPU target (host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 CPU name such as znver4 or sapphirerapids)
 expect(ValueError, llmc.compile, MODEL, opt_level=9)
 # CHECK-NEXT: ValueError: invalid option 'opt-level=9': opt-level must be 0, 1, 2 or 3
 expect(ValueError, llmc.compile, MODEL, no_such_option=True)

@@ -277,7 +277,8 @@ static cl::opt<std::string> targetName(
              "target (a family such as avx2 or avx512-bf16, or an x86-64 CPU "
              "such as znver4 or sapphirerapids: see --print-target=NAME; "
              "`run` needs a CPU with its features), cuda (NVIDIA GPUs: "
-             "llm-lower-to-nvvm; `run` needs a CUDA driver and device), or "
+             "llm-lower-to-nvvm; `run` needs a CUDA driver and device and "
+             "compiles for its chip), or "
              "cuda-emulator (`run` only: the CUDA kernels run on the CPU, to "
              "check them without a GPU)"),
     cl::init("cpu"), cl::sub(runCommand), cl::sub(compileCommand),
@@ -669,6 +670,10 @@ getCacheKey(const CompileCache &cache, const CompileOptions &options,
     why = "model read from stdin";
     return std::nullopt;
   }
+  if (options.lowering.target == "cuda") {
+    why = "--target cuda";
+    return std::nullopt;
+  }
 #if !LLMC_HAVE_ONNX
   if (isONNXModel()) {
     why = "no ONNX importer";
@@ -823,23 +828,18 @@ static int runMain() {
     llm::cuda::DriverInfo info = llm::cuda::probeDriver();
     if (!info.ok())
       return fail("--target cuda: " + info.error);
-    return fail("--target cuda: found " + info.describe() +
-                ", but llmc run cannot run compiled models on a CUDA device "
-                "yet; check the kernels on the CPU with --target "
-                "cuda-emulator, or compile them with llmc compile --target "
-                "cuda");
   }
   // A CPU target name: compiled for it, run only if this CPU has its
   // features.
   std::string cpuPipelineOptions = pipelineOptions;
-  bool namedCPU = targetName != "cpu" && targetName != "cuda-emulator";
+  bool gpuTarget = targetName == "cuda" || targetName == "cuda-emulator";
+  bool namedCPU = targetName != "cpu" && !gpuTarget;
   if (namedCPU) {
     std::string error = applyCPUTargetOption(cpuPipelineOptions);
     if (!error.empty())
       return fail(error);
   }
-  if (std::string error = applySparsifyOption(cpuPipelineOptions,
-                                              targetName != "cuda-emulator");
+  if (std::string error = applySparsifyOption(cpuPipelineOptions, !gpuTarget);
       !error.empty())
     return fail(error);
   if (std::string error = applyThreadsOption(cpuPipelineOptions);
@@ -852,7 +852,7 @@ static int runMain() {
   // rank's program; only rank 0 prints and writes.
   bool writesOutputs = true;
   if (tensorParallel.getNumOccurrences()) {
-    if (targetName == "cuda-emulator")
+    if (gpuTarget)
       return fail("--tensor-parallel needs a CPU target");
     llvm::Expected<bool> rankZero =
         llmc::joinTensorParallelJob(tensorParallel, cpuPipelineOptions);

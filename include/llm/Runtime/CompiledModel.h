@@ -154,11 +154,15 @@ LogicalResult keepOnlyEntries(ModuleOp module, ArrayRef<std::string> entries);
 
 /// Options of `lowerToLLVMDialect`.
 struct LoweringOptions {
-  /// What the model is compiled for: "cpu" (`llm-lower-to-cpu`) or
+  /// What the model is compiled for: "cpu" (`llm-lower-to-cpu`),
   /// "cuda-emulator" (`llm-lower-to-gpu-emulator`: the GPU kernels of
   /// `llm-lower-to-nvvm`, run on the CPU by llm-emulate-gpu-kernels, for
   /// checking them without a GPU; `pipelineOptions` are then
-  /// `llm-lower-to-nvvm` options).
+  /// `llm-lower-to-nvvm` options) or "cuda" (`llm-lower-to-nvvm` for the
+  /// chip of the CUDA device llmc's runtime uses, probed first: no driver
+  /// or device is an error; the host code calls `<entry>_host` through
+  /// llmc's CUDA runtime, libllmc_cuda_runtime.so; needs a build with the
+  /// CUDA toolkit).
   std::string target = "cpu";
   /// `llm-lower-to-cpu` options in pass-option syntax, e.g.
   /// "vectorize=false parallel=false".
@@ -447,6 +451,16 @@ private:
   /// calloc leaves untouched pages unallocated.
   std::unique_ptr<uint8_t, FreeDeleter> arenaStorage;
   uint8_t *arena = nullptr;
+  /// --target cuda: waits for the device and returns its first error since
+  /// the last check (`what` says what was being done), then forgets it;
+  /// success on other targets.
+  llvm::Error checkCUDAErrors(llvm::StringRef what) const;
+
+  /// --target cuda: llmc's CUDA runtime functions that wait for the
+  /// device and report (then forget) the first CUDA error of a call.
+  int (*cudaSynchronize)() = nullptr;
+  const char *(*cudaErrorMessage)() = nullptr;
+  int (*cudaClearError)() = nullptr;
   /// The run-time index checks: the status global in the loaded code (null
   /// when the code has no check) and the checks' descriptions.
   int64_t *indexStatus = nullptr;

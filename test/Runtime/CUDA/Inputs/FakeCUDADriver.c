@@ -21,6 +21,8 @@
  *                           FAKE_CUDA_FAIL_CODE (default 1,
  *                           CUDA_ERROR_INVALID_VALUE)
  *   FAKE_CUDA_TRACE=1       print "fake-cuda: <call>" to stderr per call
+ *   FAKE_CUDA_COMPUTE_MAJOR=M  the devices' compute capability M.0 (default
+ *                           8.0)
  *
  * Built twice: as a CUDA 12 driver (with cuLaunchKernelEx and
  * cuTensorMapEncodeTiled) and, with -DFAKE_CUDA_11, without them.
@@ -153,9 +155,11 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute,
   case 16:
     *value = 108;
     return 0; /* multiprocessors */
-  case 75:
-    *value = 8;
-    return 0; /* compute capability major */
+  case 75:    /* compute capability major: FAKE_CUDA_COMPUTE_MAJOR, else 8 */
+    *value = *env("FAKE_CUDA_COMPUTE_MAJOR")
+                 ? atoi(env("FAKE_CUDA_COMPUTE_MAJOR"))
+                 : 8;
+    return 0;
   case 76:
     *value = 0;
     return 0; /* minor */
