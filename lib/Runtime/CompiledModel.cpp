@@ -1163,6 +1163,12 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
   return std::move(*model);
 }
 
+/// Serializes the CUDA work of all models (see CompiledModel::invokeEntry).
+static std::mutex &getCUDAMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 llvm::Expected<std::unique_ptr<CompiledModel>>
 CompiledModel::load(const CompiledObject &object,
                     const CompileOptions &options) {
@@ -1335,6 +1341,13 @@ CompiledModel::load(const CompiledObject &object,
       return fini.takeError();
     model->fini = fini->toPtr<void (*)()>();
   }
+  // --target cuda: the constructors load the kernels; an error another
+  // model left recorded would make them skip it.
+  std::unique_lock<std::mutex> cudaLock(getCUDAMutex(), std::defer_lock);
+  if (cuda) {
+    cudaLock.lock();
+    model->cudaClearError();
+  }
   if (object.hasInit) {
     llvm::Expected<llvm::orc::ExecutorAddr> init = (*jit)->lookup(kInitName);
     if (!init)
@@ -1349,6 +1362,8 @@ CompiledModel::load(const CompiledObject &object,
   // they hold onto the device, once.
   if (llvm::Error err = model->checkCUDAErrors("loading the model"))
     return std::move(err);
+  if (cudaLock.owns_lock())
+    cudaLock.unlock();
 
   // (On a CUDA device the checks' status is device memory: not read.)
   if (!object.indexChecks.empty() && !cuda) {
@@ -1479,11 +1494,23 @@ llvm::Error CompiledModel::invokeEntry(unsigned index,
   std::unique_lock<std::mutex> lock(invokeMutex, std::defer_lock);
   if (indexStatus || callerArena)
     lock.lock();
+  // llmc's CUDA runtime records one error for the whole process and skips
+  // work while one is recorded: CUDA calls are serialized from the start of
+  // the call to its check, and an error left by another model (e.g. its
+  // unload) is forgotten first.
+  std::unique_lock<std::mutex> cudaLock(getCUDAMutex(), std::defer_lock);
+  if (cudaSynchronize) {
+    cudaLock.lock();
+    cudaClearError();
+  }
   if (indexStatus)
     std::fill_n(indexStatus, kIndexCheckStatusSize, 0);
   if (llvm::Error err =
-          callCatchingOutOfMemory(packedEntries[index], args.data()))
+          callCatchingOutOfMemory(packedEntries[index], args.data())) {
+    if (cudaClearError)
+      cudaClearError();
     return err;
+  }
   if (llvm::Error err = checkCUDAErrors("running the model"))
     return err;
   if (indexStatus && indexStatus[0] != 0)

@@ -1180,8 +1180,6 @@ static int runMain() {
 // llmc compile
 //===----------------------------------------------------------------------===//
 
-/// Checks -o (and --report-file when `withReport`) before anything is read
-/// or written: not empty, not a directory, not the model, not each other.
 /// The table form of the compile report's `gpu_kernels` entries: one line
 /// per launch, in launch order.
 static void printGPUKernelTable(llvm::raw_ostream &os, ArrayAttr kernels) {
@@ -1215,6 +1213,8 @@ static void printGPUKernelTable(llvm::raw_ostream &os, ArrayAttr kernels) {
   }
 }
 
+/// Checks -o (and --report-file when `withReport`) before anything is read
+/// or written: not empty, not a directory, not the model, not each other.
 static llvm::Error checkCompileOutputs(bool withReport) {
   if (outputPath.empty())
     return llvm::createStringError(

@@ -349,9 +349,9 @@ static void planKernel(KernelPlan &plan, const GPUTargetDescription &target) {
 //===----------------------------------------------------------------------===//
 
 /// The bytes `v` covers in the buffer it is a view of: the root buffer (a
-/// function argument or an allocation) and, for a `memref.view` at a
-/// constant byte offset (a memory-plan slot), its byte range; no range
-/// (the whole root) for other views.
+/// function argument, an allocation, a global) and, for a `memref.view` of
+/// the root at a constant byte offset (a memory-plan slot), its byte
+/// range; no range (the whole root) for other views.
 struct BufferExtent {
   Value root;
   std::optional<std::pair<int64_t, int64_t>> bytes; // [begin, end)
@@ -359,27 +359,45 @@ struct BufferExtent {
 
 static BufferExtent getBufferExtent(Value v) {
   BufferExtent extent{v, std::nullopt};
-  if (auto view = v.getDefiningOp<memref::ViewOp>()) {
+  while (auto view = extent.root.getDefiningOp<ViewLikeOpInterface>())
+    extent.root = view.getViewSource();
+  auto view = v.getDefiningOp<memref::ViewOp>();
+  if (view && view.getSource() == extent.root) {
     auto type = cast<MemRefType>(view.getType());
     std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
     if (offset && type.hasStaticShape() && type.getElementType().isIntOrFloat())
-      extent.bytes = {
-          *offset,
-          *offset + type.getNumElements() *
-                        llvm::divideCeil(type.getElementTypeBitWidth(), 8)};
+      extent.bytes = {*offset,
+                      *offset + type.getNumElements() *
+                                    llvm::divideCeil(
+                                        type.getElementTypeBitWidth(), 8)};
   }
-  while (auto view = extent.root.getDefiningOp<ViewLikeOpInterface>())
-    extent.root = view.getViewSource();
   return extent;
 }
 
-/// Whether `a` and `b` may share bytes. Distinct roots do not (the entry's
-/// buffers do not overlap: the C interface's contract), slots of one arena
-/// only where their byte ranges meet.
+/// Whether `root` is a buffer of its own: an argument of the entry (the
+/// entry's buffers do not overlap: the C interface's contract) or an
+/// allocation.
+static bool isDistinctRoot(Value root) {
+  if (auto arg = dyn_cast<BlockArgument>(root))
+    return isa<func::FuncOp>(arg.getOwner()->getParentOp());
+  return root.getDefiningOp<memref::AllocOp>() ||
+         root.getDefiningOp<gpu::AllocOp>();
+}
+
+/// Whether `a` and `b` may share bytes: not when their roots are distinct
+/// buffers (or globals of different names), nor for slots of one arena
+/// whose byte ranges do not meet; anything else may.
 static bool mayOverlap(Value a, Value b) {
   BufferExtent ea = getBufferExtent(a), eb = getBufferExtent(b);
-  if (ea.root != eb.root)
-    return false;
+  if (ea.root != eb.root) {
+    auto ga = ea.root.getDefiningOp<memref::GetGlobalOp>();
+    auto gb = eb.root.getDefiningOp<memref::GetGlobalOp>();
+    if (ga && gb)
+      return ga.getName() == gb.getName();
+    bool distinctA = isDistinctRoot(ea.root) || ga;
+    bool distinctB = isDistinctRoot(eb.root) || gb;
+    return !(distinctA && distinctB);
+  }
   if (!ea.bytes || !eb.bytes)
     return true;
   return ea.bytes->first < eb.bytes->second &&
@@ -392,16 +410,18 @@ static bool mayWrite(Operation *root, Value buffer) {
   WalkResult result = root->walk([&](Operation *op) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects) {
-      // Containers (kernels, loops) are judged by the ops they hold.
+      // Containers (kernels, loops) are judged by the ops they hold; a
+      // barrier orders memory accesses without making any.
       if (op->getNumRegions() > 0 || isMemoryEffectFree(op) ||
-          op->hasTrait<OpTrait::IsTerminator>())
+          op->hasTrait<OpTrait::IsTerminator>() || isa<gpu::BarrierOp>(op))
         return WalkResult::advance();
       return WalkResult::interrupt();
     }
     SmallVector<MemoryEffects::EffectInstance> instances;
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &effect : instances) {
-      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+      // A free counts as a write: the bytes are not the loaded ones after.
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
         continue;
       Value written = effect.getValue();
       if (!written || !isa<MemRefType>(written.getType()) ||
@@ -819,8 +839,10 @@ struct LLMMapGPUKernelsPass
           if (!llvm::is_contained(run, user) &&
               !llvm::any_of(
                   run, [&](Operation *o) { return o->isProperAncestor(user); }))
-            return op->emitError("llm-map-gpu-kernels: a value computed by "
-                                 "device scalar code is used on the host");
+            return op->emitError(
+                "llm-map-gpu-kernels: a value computed by device scalar code "
+                "is used on the host, or by a kernel that cannot load it "
+                "again (its buffer may be written before that kernel runs)");
       // At the last op: every operand of the run is defined by then.
       OpBuilder b(run.back());
       Location loc = run.front()->getLoc();

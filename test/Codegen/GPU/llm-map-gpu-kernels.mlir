@@ -269,6 +269,8 @@ func.func @scalar(%flag: memref<i64>, %status: memref<4xi64>) {
 // gone.
 // CHECK-LABEL: func.func @host_load_position
 // CHECK-NOT:     memref.load
+// CHECK-NOT:     arith.index_cast
+// CHECK-NOT:     memref.subview
 // CHECK:         gpu.launch
 // CHECK:           %[[P:.*]] = memref.load %arg2[] : memref<i64>
 // CHECK:           %[[I:.*]] = arith.index_cast %[[P]]
@@ -296,8 +298,49 @@ func.func @host_load_overwritten(%src: memref<3x4xf32>, %dst: memref<8x4xf32>, %
   %0 = memref.load %p[] : memref<i64>
   %1 = arith.index_cast %0 : i64 to index
   memref.store %c7, %p[] : memref<i64>
-  // expected-error@+1 {{llm-map-gpu-kernels: a value computed by device scalar code is used on the host}}
+  // expected-error@+1 {{llm-map-gpu-kernels: a value computed by device scalar code is used on the host, or by a kernel that cannot load it again (its buffer may be written before that kernel runs)}}
   %sub = memref.subview %dst[%1, 0] [3, 4] [1, 1] : memref<8x4xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
   memref.copy %src, %sub : memref<3x4xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// Memory-plan slots: a scalar loaded from one slot is loaded again by a
+// kernel that writes another slot of the same arena (disjoint bytes), not
+// by one whose slot overlaps it.
+// CHECK-LABEL: func.func @arena_slots
+// CHECK:         gpu.launch
+// CHECK:           memref.load %{{.*}}[] : memref<i64>
+// CHECK:           memref.subview
+func.func @arena_slots(%dst: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %arena = memref.alloc() : memref<128xi8>
+  %slot = memref.view %arena[%c0][] : memref<128xi8> to memref<i64>
+  %other = memref.view %arena[%c64][] : memref<128xi8> to memref<4xf32>
+  %0 = memref.load %slot[] : memref<i64>
+  %1 = arith.index_cast %0 : i64 to index
+  %sub = memref.subview %dst[%1, 0] [1, 4] [1, 1] : memref<8x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+  memref.copy %sub, %other : memref<4xf32, strided<[1], offset: ?>> to memref<4xf32>
+  memref.dealloc %arena : memref<128xi8>
+  return
+}
+
+// -----
+
+// The kernel's destination slot overlaps the loaded one.
+func.func @arena_overlap(%dst: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %arena = memref.alloc() : memref<128xi8>
+  %slot = memref.view %arena[%c0][] : memref<128xi8> to memref<i64>
+  %overlapping = memref.view %arena[%c4][] : memref<128xi8> to memref<4xf32>
+  %0 = memref.load %slot[] : memref<i64>
+  %1 = arith.index_cast %0 : i64 to index
+  // expected-error@+1 {{llm-map-gpu-kernels: a value computed by device scalar code is used on the host, or by a kernel that cannot load it again (its buffer may be written before that kernel runs)}}
+  %sub = memref.subview %dst[%1, 0] [1, 4] [1, 1] : memref<8x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+  memref.copy %sub, %overlapping : memref<4xf32, strided<[1], offset: ?>> to memref<4xf32>
+  memref.dealloc %arena : memref<128xi8>
   return
 }
