@@ -378,6 +378,14 @@ void mlir::llm::buildLLMLowerToNVVMLinalgStage(
   toLinalgOpts.attention = "materialized";
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
+  if (!options.demoteContractionInputs.empty()) {
+    llm::LLMDemoteContractionInputsPassOptions demote;
+    demote.type = options.demoteContractionInputs;
+    pm.addNestedPass<func::FuncOp>(
+        llm::createLLMDemoteContractionInputsPass(demote));
+    // The f32 weights the matmuls no longer read.
+    pm.addPass(createCanonicalizerPass());
+  }
   if (options.fuseElementwise)
     pm.addPass(llm::createLLMFuseElementwisePass());
   // Unit dims dropped: a group's ops then index its buffers through the

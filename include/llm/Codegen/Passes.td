@@ -834,6 +834,46 @@ def LLMPlanMemoryPass : Pass<"llm-plan-memory", "ModuleOp"> {
   ];
 }
 
+def LLMDemoteContractionInputsPass
+    : Pass<"llm-demote-contraction-inputs", "::mlir::func::FuncOp"> {
+  let summary = "Round the f32 inputs of matmuls to bf16 or f16, keeping f32 "
+                "accumulation";
+  let description = [{
+    For each linalg contraction on tensors whose inputs and output are f32
+    (`linalg.matmul`, `linalg.batch_matmul` and generic matmuls whose
+    payload is `out + a * b`, as `linalg::isaContractionOpInterface`
+    says), the inputs are rounded to `type` (bf16 or f16, round to nearest
+    even) and the products and the sum stay f32:
+
+    - an input that is a constant (a weight: `arith.constant` of `dense` or
+      `dense_resource` elements) is converted at compile time and stored in
+      `type` (half the bytes), read through `arith.extf` in the payload;
+    - any other input (an activation) is rounded in the payload:
+      `arith.extf(arith.truncf(a))`.
+
+    The op becomes a `linalg.generic` with the payload
+    `out + ext(round(a)) * ext(round(b))`, which `llm-map-gpu-kernels`
+    with `tensor-cores` runs on mma.sync (rounding the activations while it
+    stages them in workgroup memory). This is what bf16 autocast does to a
+    matmul (PyTorch, and IREE's `--iree-opt-demote-contraction-inputs-to-bf16`):
+    each product's inputs lose their low mantissa bits (bf16 keeps 8
+    significant bits, f16 11 with a range to 65504: an f16 weight beyond it
+    becomes infinite), the accumulation does not. `llm-lower-to-nvvm`'s
+    option `demote-contraction-inputs` runs it after
+    `convert-llm-to-linalg`.
+
+    Errors: `type` other than bf16 or f16.
+  }];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"bf16\"",
+           "The type the inputs are rounded to: bf16 or f16">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // GPU (NVIDIA) code generation
 //===----------------------------------------------------------------------===//
@@ -1050,9 +1090,10 @@ def LLMReportGPUKernelsPass
     - `bytes_read`, `bytes_written`: an estimate of the global-memory
       traffic of one launch: each buffer (a function argument, weight,
       memory-plan slot, seen through its views) the kernel reads, resp.
-      writes, counted once at its full size. This is the compulsory traffic
-      (a lower bound of DRAM traffic when caches catch every reuse); tiles
-      that read a matmul's operands several times move more through L2.
+      writes, counted once at its full size: the compulsory traffic of a
+      kernel that touches its buffers whole. Tiles that read a matmul's
+      operands several times move more through L2; a gather (an embedding
+      lookup) or a subview reads less than the buffer it is charged for.
       -1 when a buffer the kernel touches has a dynamic shape.
 
     Also sets `gpu_launches` (launches per call of all entry points) and

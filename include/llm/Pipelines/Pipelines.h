@@ -390,6 +390,14 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
       llvm::cl::desc("Threads per block of the generic kernels (0: the "
                      "chip's)"),
       llvm::cl::init(0)};
+  /// bf16 / f16: f32 matmuls round their inputs to that type (weights
+  /// stored in it at compile time) and accumulate in f32, on tensor cores
+  /// (llm-demote-contraction-inputs); empty: f32 matmuls stay exact.
+  PassOptions::Option<std::string> demoteContractionInputs{
+      *this, "demote-contraction-inputs",
+      llvm::cl::desc("Round the inputs of f32 matmuls to bf16 or f16 (f32 "
+                     "accumulation, tensor cores; default: none)"),
+      llvm::cl::init("")};
 
   /// `chip`, or {"sm_80"} when empty.
   SmallVector<std::string> getChips() const;

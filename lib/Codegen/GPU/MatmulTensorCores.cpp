@@ -50,13 +50,27 @@ static constexpr int64_t kTile = 64, kTileK = 32;
 /// a warp's fragment loads over the banks.
 static constexpr int64_t kPad = 8;
 
-/// Whether `v` is `arith.extf` of block argument `arg` of f16 or bf16.
-static bool isExtOf(Value v, BlockArgument &arg) {
+/// Whether `v` is an f16 / bf16 value of block argument `arg` extended to
+/// f32: `arith.extf(arg)` of an f16 / bf16 argument, or
+/// `arith.extf(arith.truncf(arg))` of an f32 one; `type` is the f16 / bf16
+/// type, `ops` counts the payload ops involved.
+static bool isExtOf(Value v, BlockArgument &arg, Type &type, int64_t &ops) {
   auto ext = v.getDefiningOp<arith::ExtFOp>();
   if (!ext)
     return false;
-  arg = dyn_cast<BlockArgument>(ext.getIn());
-  return arg && (arg.getType().isF16() || arg.getType().isBF16());
+  type = ext.getIn().getType();
+  if (!type.isF16() && !type.isBF16())
+    return false;
+  ++ops;
+  Value in = ext.getIn();
+  if (auto trunc = in.getDefiningOp<arith::TruncFOp>()) {
+    in = trunc.getIn();
+    ++ops;
+    if (!in.getType().isF32())
+      return false;
+  }
+  arg = dyn_cast<BlockArgument>(in);
+  return static_cast<bool>(arg);
 }
 
 bool mlir::llm::matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
@@ -80,8 +94,12 @@ bool mlir::llm::matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
     return false;
   auto mul = product.getDefiningOp<arith::MulFOp>();
   BlockArgument x, y;
-  if (!mul || !isExtOf(mul.getLhs(), x) || !isExtOf(mul.getRhs(), y) ||
-      x.getType() != y.getType() || x == y || body.getOperations().size() != 5)
+  Type xType, yType;
+  // add, mul, yield and each operand's conversions.
+  int64_t ops = 3;
+  if (!mul || !isExtOf(mul.getLhs(), x, xType, ops) ||
+      !isExtOf(mul.getRhs(), y, yType, ops) || xType != yType || x == y ||
+      static_cast<int64_t>(body.getOperations().size()) != ops)
     return false;
   // The operands are A and B (in either order).
   auto numberOf = [&](BlockArgument arg) {
@@ -92,6 +110,7 @@ bool mlir::llm::matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
         (first == tiles.rhs && second == tiles.lhs)))
     return false;
   tiles.tensorCores = true;
+  tiles.mmaType = xType;
   tiles.tileM = tiles.tileN = kTile;
   tiles.tileK = kTileK;
   return true;
@@ -148,6 +167,9 @@ void TensorCoreEmitter::copyTile(unsigned operand, bool isA, Value buffer,
     ivs[numLoops - 1] = add(k0, inK);
     Value value = memref::LoadOp::create(b, loc, stages.operand(input.get()),
                                          stages.indices(map, ivs));
+    // An f32 input (a demoted activation) is rounded as it is staged.
+    if (value.getType() != elementType)
+      value = arith::TruncFOp::create(b, loc, elementType, value);
     memref::StoreOp::create(b, loc, value, buffer, ValueRange{inDim, inK});
   }
 }
@@ -197,7 +219,7 @@ TensorCoreEmitter::emit(ArrayRef<Operation *> ops,
                         ArrayRef<linalg::GenericOp> kernelStages) {
   MLIRContext *ctx = b.getContext();
   int64_t numLoops = tiles.ranges.size();
-  elementType = getElementTypeOrSelf(mm->getOperand(tiles.lhs).getType());
+  elementType = tiles.mmaType;
   locateBlock();
   lane = rem(tid, 32);
   Value warp = div(tid, 32);

@@ -51,6 +51,10 @@ struct MatmulTiles {
   /// accumulation): 64 x 64 tiles of 4 warps (each 32 x 32: 2 x 4 MMAs),
   /// K tiles of 32 (see matchMatmulTensorCores).
   bool tensorCores = false;
+  /// With tensor cores: the MMA input type (f16 or bf16); an f32 input is
+  /// rounded to it as its tiles are staged (llm-demote-contraction-inputs'
+  /// payload `ext(trunc(a))`).
+  Type mmaType;
 
   int64_t getBlockSize() const {
     return tensorCores ? 128 : (tileM / threadM) * (tileN / threadN);
@@ -71,12 +75,13 @@ matchMatmulTiles(ArrayRef<linalg::GenericOp> stages,
                  const GPUTargetDescription &target,
                  llvm::function_ref<bool(Value, Value)> mayAlias);
 
-/// Switches `tiles` to tensor cores when its matmul qualifies: A and B
-/// both f16 or both bf16, C f32, the payload `c + ext(a) * ext(b)` (nothing
-/// else read), M and N multiples of 64 and K of 32 (no partial tile: the
-/// fragments are stored whole). Returns whether it did. The MMA fragments
-/// are warp-collective: such kernels run on a GPU only (the emulator's
-/// pipeline does not ask for them).
+/// Switches `tiles` to tensor cores when its matmul qualifies: C f32, the
+/// payload `c + x * y` (nothing else read) where x and y are each
+/// `ext(a)` of an f16 / bf16 input or `ext(trunc(a))` of an f32 input
+/// rounded to f16 / bf16, both of the same type, M and N multiples of 64
+/// and K of 32 (no partial tile: the fragments are stored whole). Returns
+/// whether it did. The MMA fragments are warp-collective: such kernels run on a
+/// GPU only (the emulator's pipeline does not ask for them).
 bool matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
                             MatmulTiles &tiles);
 

@@ -54,3 +54,54 @@ func.func @no_tensor_cores(%x: memref<128x64xf32>, %w: memref<64x128xf32>, %out:
   } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
   return
 }
+
+// -----
+
+// A demoted f32 matmul (llm-demote-contraction-inputs: the f32 activation
+// rounded in the payload, the weight stored in bf16): tensor cores, the
+// activation rounded to bf16 as its tile is staged. A payload that reads
+// the rounded activation otherwise (here: also adds it) is no MMA.
+// CHECK-LABEL: func.func @demoted
+// CHECK:         gpu.launch {{.*}} module(@demoted_mma_0) function(@demoted_mma_0) workgroup(%[[AS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for
+// CHECK:             %[[A:.*]] = memref.load %arg0[{{.*}}] : memref<128x64xf32>
+// CHECK-NEXT:        %[[AT:.*]] = arith.truncf %[[A]] : f32 to bf16
+// CHECK-NEXT:        memref.store %[[AT]], %[[AS]]
+// CHECK:             nvvm.mma.sync
+// CHECK:         module(@demoted_tiles_1)
+// CHECK-NOT:     nvvm.mma.sync
+// CHECK:         return
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @demoted(%x: memref<128x64xf32>, %w: memref<64x128xbf16>, %out: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%out : memref<128x128xf32>)
+    linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %w : memref<128x64xf32>, memref<64x128xbf16>) outs(%out : memref<128x128xf32>) {
+    ^bb0(%a: f32, %b: bf16, %c: f32):
+      %at = arith.truncf %a : f32 to bf16
+      %ae = arith.extf %at : bf16 to f32
+      %be = arith.extf %b : bf16 to f32
+      %p = arith.mulf %ae, %be : f32
+      %s = arith.addf %c, %p : f32
+      linalg.yield %s : f32
+    }
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  scf.forall (%i) in (1) {
+    linalg.fill ins(%zero : f32) outs(%out : memref<128x128xf32>)
+    linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %w : memref<128x64xf32>, memref<64x128xbf16>) outs(%out : memref<128x128xf32>) {
+    ^bb0(%a: f32, %b: bf16, %c: f32):
+      %at = arith.truncf %a : f32 to bf16
+      %ae = arith.extf %at : bf16 to f32
+      %be = arith.extf %b : bf16 to f32
+      %p = arith.mulf %ae, %be : f32
+      %q = arith.addf %p, %ae : f32
+      %s = arith.addf %c, %q : f32
+      linalg.yield %s : f32
+    }
+  } {llm.gpu_kernel, mapping = [#gpu.block<x>]}
+  return
+}

@@ -1,0 +1,186 @@
+//===- DemoteContractionInputs.cpp - bf16/f16 inputs, f32 accumulation ----===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-demote-contraction-inputs`: the f32 inputs of a
+// matmul are rounded to bf16 or f16 (weights at compile time, activations in
+// the payload) and the accumulation stays f32, so that f32 models run their
+// matmuls on tensor cores and read half the weight bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cstring>
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMDEMOTECONTRACTIONINPUTSPASS
+#include "llm/Codegen/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+
+/// `value` rounded to nearest even in `type` (bf16 or f16), as its bits.
+static uint16_t roundToBits(float value, FloatType type) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if (type.isBF16()) {
+    // bf16 is the top half of an f32: add half an ulp (ties to even) and
+    // truncate; NaNs stay quiet NaNs.
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+      return static_cast<uint16_t>((bits >> 16) | 0x40);
+    return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16);
+  }
+  bool losesInfo;
+  llvm::APFloat rounded(value);
+  rounded.convert(type.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  return static_cast<uint16_t>(rounded.bitcastToAPInt().getZExtValue());
+}
+
+/// The f32 constant `attr` rounded to `type`, or null when its elements are
+/// not available (an unknown elements kind, a missing resource blob).
+/// `dense_resource` weights get a new blob named `<name>_<type>`.
+static ElementsAttr demoteConstant(ElementsAttr attr, FloatType type) {
+  auto tensorType = dyn_cast<RankedTensorType>(attr.getType());
+  if (!tensorType || !tensorType.getElementType().isF32())
+    return nullptr;
+  auto resultType = tensorType.clone(type);
+  ArrayRef<char> data;
+  DenseResourceElementsAttr resource;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat()) {
+      bool losesInfo;
+      llvm::APFloat value = dense.getSplatValue<llvm::APFloat>();
+      value.convert(type.getFloatSemantics(),
+                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      return DenseElementsAttr::get(resultType, value);
+    }
+    data = dense.getRawData();
+  } else if ((resource = dyn_cast<DenseResourceElementsAttr>(attr))) {
+    data = resource.getData();
+  } else {
+    return nullptr;
+  }
+  int64_t n = tensorType.getNumElements();
+  if (static_cast<int64_t>(data.size()) != n * 4)
+    return nullptr;
+  std::vector<uint16_t> out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    float value;
+    std::memcpy(&value, data.data() + 4 * i, sizeof(value));
+    out[i] = roundToBits(value, type);
+  }
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(out.data()),
+                       out.size() * sizeof(uint16_t));
+  if (resource) {
+    std::string typeName;
+    llvm::raw_string_ostream os(typeName);
+    type.print(os);
+    return DenseResourceElementsAttr::get(
+        resultType, (resource.getRawHandle().getKey() + "_" + typeName).str(),
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes,
+                                                      alignof(uint16_t)));
+  }
+  return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
+}
+
+/// Whether `op` is a contraction on tensors with two f32 inputs and an f32
+/// output.
+static bool isF32Contraction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return false;
+  return llvm::all_of(op->getOperands(), [](Value v) {
+    return getElementTypeOrSelf(v.getType()).isF32();
+  });
+}
+
+namespace {
+
+struct LLMDemoteContractionInputsPass
+    : llm::impl::LLMDemoteContractionInputsPassBase<
+          LLMDemoteContractionInputsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    FloatType type;
+    if (this->type == "bf16")
+      type = BFloat16Type::get(ctx);
+    else if (this->type == "f16")
+      type = Float16Type::get(ctx);
+    if (!type) {
+      getOperation().emitError()
+          << "llm-demote-contraction-inputs: type must be bf16 or f16, got '"
+          << this->type << "'";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> contractions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isF32Contraction(op))
+        contractions.push_back(op);
+    });
+    IRRewriter rewriter(ctx);
+    // A weight read by several matmuls is converted once.
+    DenseMap<Operation *, Value> demoted;
+    for (linalg::LinalgOp op : contractions) {
+      rewriter.setInsertionPoint(op);
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        FailureOr<linalg::GenericOp> result =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(result))
+          continue;
+        generic = *result;
+      }
+      Block &body = generic.getRegion().front();
+      Type f32 = rewriter.getF32Type();
+      for (OpOperand *input : generic.getDpsInputOperands()) {
+        BlockArgument arg = generic.getMatchingBlockArgument(input);
+        OpBuilder bb = OpBuilder::atBlockBegin(&body);
+        Location loc = generic.getLoc();
+        Operation *except;
+        Value rounded;
+        auto constant = input->get().getDefiningOp<arith::ConstantOp>();
+        Value weight = constant ? demoted.lookup(constant) : Value();
+        if (constant && !weight) {
+          if (ElementsAttr attr = demoteConstant(
+                  cast<ElementsAttr>(constant.getValue()), type)) {
+            OpBuilder::InsertionGuard guard(rewriter);
+            rewriter.setInsertionPointAfter(constant);
+            weight = arith::ConstantOp::create(rewriter, constant.getLoc(),
+                                               cast<TypedAttr>(attr));
+            demoted[constant] = weight;
+          }
+        }
+        if (weight) {
+          // The weight in `type`: out + ext(w) * ...
+          input->set(weight);
+          arg.setType(type);
+          rounded = arith::ExtFOp::create(bb, loc, f32, arg);
+          except = rounded.getDefiningOp();
+        } else {
+          // An activation: out + ext(trunc(a)) * ...
+          auto trunc = arith::TruncFOp::create(bb, loc, type, arg);
+          rounded = arith::ExtFOp::create(bb, loc, f32, trunc.getResult());
+          except = trunc;
+        }
+        arg.replaceAllUsesExcept(rounded, except);
+      }
+    }
+  }
+};
+
+} // namespace
