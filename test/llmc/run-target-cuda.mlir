@@ -30,6 +30,15 @@
 // RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_TRACE=1 llmc run %s --target cuda --input arg0=%t/x.npy --repeat 3 --no-cache 2>&1 | grep -c cuLaunchKernel | FileCheck %s --check-prefix=LAUNCHES
 // (4 calls: one warm-up and 3 timed, 2 launches each.)
 // LAUNCHES: 8
+//
+// Device buffers (the arena, the copies of x, w and the result) are
+// allocated by the first call and reused by the next three (llmc's CUDA
+// runtime keeps freed buffers for requests of the same size); without the
+// cache every call allocates its 4.
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_TRACE=1 llmc run %s --target cuda --input arg0=%t/x.npy --repeat 3 --no-cache 2>&1 | grep -c "cuMemAlloc(" | FileCheck %s --check-prefix=ALLOCS
+// ALLOCS: {{^}}4{{$}}
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_TRACE=1 LLMC_CUDA_MEMORY_CACHE=0 llmc run %s --target cuda --input arg0=%t/x.npy --repeat 3 --no-cache 2>&1 | grep -c "cuMemAlloc(" | FileCheck %s --check-prefix=NOCACHE
+// NOCACHE: {{^}}16{{$}}
 // RUN: %python -c "import numpy as np; a = np.load('%t/out/out0.npy'); print(a.shape, a.dtype)" | FileCheck %s --check-prefix=SHAPE
 // SHAPE: (64, 128) float32
 //

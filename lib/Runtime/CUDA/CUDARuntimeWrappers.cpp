@@ -45,10 +45,128 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
 
 using namespace mlir::llm::cuda::detail;
 
 namespace {
+
+//===----------------------------------------------------------------------===//
+// Device memory cache
+//===----------------------------------------------------------------------===//
+//
+// The lowered host code allocates its buffers (the memory plan's arena, the
+// `_host` entry's copies of the inputs and results) at each call and frees
+// them at its end; cuMemAlloc and cuMemFree cost tens of microseconds and
+// cuMemFree waits for the whole device. Freed buffers are therefore kept,
+// idle, and handed out again for a request of the same size (a compiled
+// model asks for the same sizes at every call), as PyTorch's caching
+// allocator does. A buffer becomes idle only after the work queued on its
+// stream finished (mgpuMemFree synchronizes first), so reuse needs no event.
+// Bounded: at most kMaxBlocks live and idle blocks each and kMaxIdleBytes
+// idle; an allocation that fails for lack of memory releases the idle
+// blocks and tries again; llmcCudaReleaseCachedMemory releases them on
+// request; LLMC_CUDA_MEMORY_CACHE=0 turns the cache off. Plain C storage
+// and a pthread mutex: the library needs no C++ runtime.
+
+struct Block {
+  CUdeviceptr pointer;
+  uint64_t bytes;
+};
+
+constexpr int kMaxBlocks = 1024;
+constexpr uint64_t kMaxIdleBytes = uint64_t(8) << 30;
+
+struct MemoryCache {
+  pthread_mutex_t mutex;
+  Block live[kMaxBlocks];
+  int numLive;
+  Block idle[kMaxBlocks];
+  int numIdle;
+  uint64_t idleBytes;
+  int enabled; // -1: not read from the environment yet
+};
+
+MemoryCache cache = {PTHREAD_MUTEX_INITIALIZER, {}, 0, {}, 0, 0, -1};
+
+/// Locks the cache for the scope.
+class CacheLock {
+public:
+  CacheLock() { pthread_mutex_lock(&cache.mutex); }
+  ~CacheLock() { pthread_mutex_unlock(&cache.mutex); }
+  CacheLock(const CacheLock &) = delete;
+  CacheLock &operator=(const CacheLock &) = delete;
+};
+
+bool cacheEnabled() {
+  if (cache.enabled < 0) {
+    const char *value = getenv("LLMC_CUDA_MEMORY_CACHE");
+    cache.enabled = !(value && strcmp(value, "0") == 0);
+  }
+  return cache.enabled;
+}
+
+/// Hands out an idle block of exactly `bytes` (it becomes live).
+bool takeIdleBlock(uint64_t bytes, CUdeviceptr &pointer) {
+  CacheLock lock;
+  if (!cacheEnabled() || cache.numLive == kMaxBlocks)
+    return false;
+  for (int i = 0; i < cache.numIdle; ++i) {
+    if (cache.idle[i].bytes != bytes)
+      continue;
+    pointer = cache.idle[i].pointer;
+    cache.idleBytes -= bytes;
+    cache.idle[i] = cache.idle[--cache.numIdle];
+    cache.live[cache.numLive++] = {pointer, bytes};
+    return true;
+  }
+  return false;
+}
+
+/// Records a new block (untracked, and freed for good, when the table is
+/// full).
+void addLiveBlock(CUdeviceptr pointer, uint64_t bytes) {
+  CacheLock lock;
+  if (cacheEnabled() && cache.numLive < kMaxBlocks)
+    cache.live[cache.numLive++] = {pointer, bytes};
+}
+
+/// Keeps the live block `pointer` as idle; false when it is no live block
+/// (managed memory, or untracked) or there is no room: then it is freed.
+/// Without a stream the whole context is waited for first.
+bool keepIdleBlock(CUdeviceptr pointer, CUstream stream) {
+  CacheLock lock;
+  for (int i = 0; i < cache.numLive; ++i) {
+    if (cache.live[i].pointer != pointer)
+      continue;
+    Block block = cache.live[i];
+    cache.live[i] = cache.live[--cache.numLive];
+    if (cache.numIdle == kMaxBlocks ||
+        cache.idleBytes + block.bytes > kMaxIdleBytes)
+      return false;
+    if (!stream && !LLMC_CU(cuCtxSynchronize))
+      return false;
+    cache.idle[cache.numIdle++] = block;
+    cache.idleBytes += block.bytes;
+    return true;
+  }
+  return false;
+}
+
+/// Returns the idle blocks to the driver; how many there were. Call inside
+/// a ScopedContext.
+int releaseIdleBlocks() {
+  CacheLock lock;
+  int released = cache.numIdle;
+  for (int i = 0; i < cache.numIdle; ++i)
+    check(driver().cuMemFree(cache.idle[i].pointer), "mgpuMemAlloc",
+          "cuMemFree");
+  cache.numIdle = 0;
+  cache.idleBytes = 0;
+  return released;
+}
 
 /// The head of a ranked memref descriptor, {allocated, aligned, offset,
 /// sizes[rank], strides[rank]}, as the LLVM lowering lays it out.
@@ -330,16 +448,27 @@ void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/, bool isHostShared) {
   CUdeviceptr pointer = 0;
   if (!context.ok() || sizeBytes == 0)
     return nullptr;
-  if (isHostShared)
+  if (isHostShared) {
     LLMC_CU(cuMemAllocManaged, &pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL);
-  else
-    LLMC_CU(cuMemAlloc, &pointer, sizeBytes);
+    return reinterpret_cast<void *>(pointer);
+  }
+  if (takeIdleBlock(sizeBytes, pointer))
+    return reinterpret_cast<void *>(pointer);
+  CUresult result = driver().cuMemAlloc(&pointer, sizeBytes);
+  // Out of memory: the idle blocks go back to the driver, then once more.
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && releaseIdleBlocks() > 0)
+    result = driver().cuMemAlloc(&pointer, sizeBytes);
+  if (!check(result, __func__, "cuMemAlloc"))
+    return nullptr;
+  addLiveBlock(pointer, sizeBytes);
   return reinterpret_cast<void *>(pointer);
 }
 
 /// Frees memory from mgpuMemAlloc; does nothing for null. The lowered code
 /// frees before it synchronizes its stream, so the work queued on `stream`
-/// (which may still use the buffer) is waited for first.
+/// (which may still use the buffer) is waited for first (the whole context
+/// without a stream). The buffer is then kept for reuse (see the memory
+/// cache above) or returned to the driver.
 void mgpuMemFree(void *pointer, CUstream stream) {
   if (!pointer)
     return;
@@ -348,7 +477,15 @@ void mgpuMemFree(void *pointer, CUstream stream) {
     return;
   if (stream)
     LLMC_CU(cuStreamSynchronize, stream);
-  LLMC_CU(cuMemFree, reinterpret_cast<CUdeviceptr>(pointer));
+  CUdeviceptr device = reinterpret_cast<CUdeviceptr>(pointer);
+  if (keepIdleBlock(device, stream))
+    return;
+  LLMC_CU(cuMemFree, device);
+}
+
+int llmcCudaReleaseCachedMemory(void) {
+  ScopedContext context(__func__, /*release=*/true);
+  return context.ok() ? releaseIdleBlocks() : 0;
 }
 
 /// Copies `sizeBytes` from `src` to `dst` (host or device, unified

@@ -90,6 +90,25 @@ int main(void) {
   mgpuMemFree(shared, stream);
   fprintf(stderr, "zero bytes: %p\n", mgpuMemAlloc(0, stream, 0));
 
+  // A freed device buffer is kept (after its stream's work) and handed out
+  // again for the same size; llmcCudaReleaseCachedMemory returns it.
+  // CHECK-NEXT: fake-cuda: cuMemAlloc(256)
+  // CHECK-NEXT: fake-cuda: cuStreamSynchronize
+  // CHECK-NEXT: reused: 1
+  // CHECK-NEXT: fake-cuda: cuStreamSynchronize
+  // CHECK-NEXT: fake-cuda: cuMemAlloc(512)
+  // CHECK-NEXT: fake-cuda: cuStreamSynchronize
+  // CHECK-NEXT: fake-cuda: cuMemFree
+  // CHECK-NEXT: fake-cuda: cuMemFree
+  // CHECK-NEXT: released 2
+  void *first = mgpuMemAlloc(256, stream, 0);
+  mgpuMemFree(first, stream);
+  void *again = mgpuMemAlloc(256, stream, 0);
+  fprintf(stderr, "reused: %d\n", first == again);
+  mgpuMemFree(again, stream);
+  mgpuMemFree(mgpuMemAlloc(512, stream, 0), stream);
+  fprintf(stderr, "released %d\n", llmcCudaReleaseCachedMemory());
+
   // A 3x4 view at offset 2 of a dense buffer: 48 bytes registered.
   // CHECK-NEXT: fake-cuda: cuMemHostRegister(48, 0)
   // CHECK-NEXT: fake-cuda: cuMemHostUnregister

@@ -109,6 +109,15 @@ LLMC_CUDA_RUNTIME_EXPORT int llmcCudaInit(void);
    recorded. */
 LLMC_CUDA_RUNTIME_EXPORT int llmcCudaSynchronize(void);
 
+/* Returns the device buffers that mgpuMemFree kept for reuse (idle) to the
+   driver and how many there were. mgpuMemAlloc hands out an idle buffer of
+   the requested size before it asks the driver (a compiled model allocates
+   the same sizes at every call: its arena and its inputs' and results'
+   device copies), keeps at most 1024 buffers and 8 GiB idle, and releases
+   them itself when the driver runs out of memory. LLMC_CUDA_MEMORY_CACHE=0
+   in the environment turns the cache off (every buffer is freed). */
+LLMC_CUDA_RUNTIME_EXPORT int llmcCudaReleaseCachedMemory(void);
+
 /* Returns the ordinal of the device the runtime uses (or will use on
    initialization): $LLMC_CUDA_DEVICE or a value given to
    mgpuSetDefaultDevice before first use; 0 by default. */
