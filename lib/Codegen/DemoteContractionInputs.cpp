@@ -96,15 +96,34 @@ static ElementsAttr demoteConstant(ElementsAttr attr, FloatType type) {
   return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
 }
 
-/// Whether `op` is a contraction on tensors with two f32 inputs and an f32
-/// output.
+/// Whether `op` is a contraction on f32 tensors whose payload is exactly
+/// `out + a * b` of its two inputs (linalg.matmul, batch_matmul, matvec,
+/// or such a generic; not `out + f(a) * b`, whose f would see the rounded
+/// input).
 static bool isF32Contraction(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
     return false;
-  return llvm::all_of(op->getOperands(), [](Value v) {
-    return getElementTypeOrSelf(v.getType()).isF32();
-  });
+  if (!llvm::all_of(op->getOperands(), [](Value v) {
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        return type && type.getElementType().isF32();
+      }))
+    return false;
+  Block &body = op->getRegion(0).front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto add = dyn_cast<arith::AddFOp>(
+      body.getTerminator()->getOperand(0).getDefiningOp());
+  if (!add)
+    return false;
+  BlockArgument out = body.getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != out && add.getRhs() != out))
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) ||
+         (mul.getLhs() == b && mul.getRhs() == a);
 }
 
 namespace {
@@ -156,8 +175,9 @@ struct LLMDemoteContractionInputsPass
         auto constant = input->get().getDefiningOp<arith::ConstantOp>();
         Value weight = constant ? demoted.lookup(constant) : Value();
         if (constant && !weight) {
-          if (ElementsAttr attr = demoteConstant(
-                  cast<ElementsAttr>(constant.getValue()), type)) {
+          auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+          if (ElementsAttr attr =
+                  elements ? demoteConstant(elements, type) : ElementsAttr()) {
             OpBuilder::InsertionGuard guard(rewriter);
             rewriter.setInsertionPointAfter(constant);
             weight = arith::ConstantOp::create(rewriter, constant.getLoc(),

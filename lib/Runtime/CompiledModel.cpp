@@ -433,12 +433,12 @@ static LogicalResult getPipelineOptions(const LoweringOptions &options,
   return success();
 }
 
-/// The `llm-lower-to-nvvm` options of `options` for the cuda-emulator
-/// target.
+/// The `llm-lower-to-nvvm` options of `options` for the GPU targets
+/// (cuda-emulator, cuda).
 static LogicalResult
-getEmulatorPipelineOptions(const LoweringOptions &options,
-                           llm::LowerToNVVMOptions &pipelineOptions,
-                           std::string &error) {
+getNVVMPipelineOptions(const LoweringOptions &options,
+                       llm::LowerToNVVMOptions &pipelineOptions,
+                       std::string &error) {
   if (failed(parsePipelineOptions(options.pipelineOptions, pipelineOptions,
                                   error)))
     return failure();
@@ -457,21 +457,13 @@ getEmulatorPipelineOptions(const LoweringOptions &options,
 llvm::Expected<std::string> mlir::llm::runtime::getEffectivePipelineOptions(
     const LoweringOptions &options) {
   std::string error;
-  if (options.target == "cuda-emulator") {
+  // The GPU targets take llm-lower-to-nvvm options (for "cuda" the chip is
+  // the device's, probed when compiling).
+  if (options.target == "cuda-emulator" || options.target == "cuda") {
     llm::LowerToNVVMOptions nvvmOptions;
-    if (failed(getEmulatorPipelineOptions(options, nvvmOptions, error)))
+    if (failed(getNVVMPipelineOptions(options, nvvmOptions, error)))
       return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-    std::string text = "target=cuda-emulator ";
-    llvm::raw_string_ostream os(text);
-    nvvmOptions.print(os);
-    return text;
-  }
-  if (options.target == "cuda") {
-    // As the emulator's (the chip is the device's, probed when compiling).
-    llm::LowerToNVVMOptions nvvmOptions;
-    if (failed(getEmulatorPipelineOptions(options, nvvmOptions, error)))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-    std::string text = "target=cuda ";
+    std::string text = "target=" + options.target + " ";
     llvm::raw_string_ostream os(text);
     nvvmOptions.print(os);
     return text;
@@ -635,10 +627,10 @@ mlir::llm::runtime::lowerToLLVMDialect(ModuleOp module,
     return emitError(getModuleDiagLoc(module))
            << "unknown target '" << options.target
            << "' (expected cpu, cuda or cuda-emulator)";
-  if (emulate ? failed(getEmulatorPipelineOptions(options, emulatorOptions,
-                                                  optionError))
-              : failed(getPipelineOptions(options, pipelineOptions,
-                                          optionError)))
+  if (emulate
+          ? failed(
+                getNVVMPipelineOptions(options, emulatorOptions, optionError))
+          : failed(getPipelineOptions(options, pipelineOptions, optionError)))
     return emitError(getModuleDiagLoc(module)) << optionError;
 
   // Public functions get a C interface (the pipeline may add it too). The

@@ -3,12 +3,14 @@
 // RUN: not llm-opt %s --pass-pipeline="builtin.module(func.func(llm-demote-contraction-inputs{type=f8}))" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADTYPE
 
 // A matmul with a constant weight: the weight is stored in bf16, rounded to
-// nearest even at compile time (1 + 2^-8 is a tie: to 1; 1 + 3 * 2^-8 a tie:
-// to 1 + 2^-6, the even neighbour), read through extf; the activation is
+// nearest even at compile time (1 + 2^-8 is a tie: to 1, the even
+// neighbour, not up; 1 + 3 * 2^-8 a tie: to 1 + 2^-6, the even one; NaN
+// stays a quiet NaN, -inf -inf), read through extf; the activation is
 // rounded in the payload; the accumulation stays f32. The weight is
 // converted once for both matmuls reading it.
 // CHECK-LABEL: func.func @weight
-// CHECK-COUNT-1: arith.constant dense<{{\[\[}}1.000000e+00, 1.015630e+00], [2.000000e+00, 3.000000e+00]]> : tensor<2x2xbf16>
+// CHECK:         arith.constant dense<{{\[\[}}1.000000e+00, 1.015630e+00], [0x7FC0, 0xFF80]]> : tensor<2x2xbf16>
+// CHECK-NOT:     arith.constant {{.*}} : tensor<2x2xbf16>
 // CHECK:         linalg.generic
 // CHECK-SAME:      ins(%arg0, %{{.*}} : tensor<4x2xf32>, tensor<2x2xbf16>) outs(%{{.*}} : tensor<4x2xf32>)
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: bf16, %[[C:.*]]: f32):
@@ -21,9 +23,9 @@
 // CHECK:         linalg.generic
 // CHECK-SAME:      tensor<2x2xbf16>
 // F16-LABEL: func.func @weight
-// F16:         arith.constant dense<{{\[\[}}1.000000e+00, 1.011720e+00], [2.000000e+00, 3.000000e+00]]> : tensor<2x2xf16>
+// F16:         arith.constant dense<{{\[\[}}1.003910e+00, 1.011720e+00], [0x7E00, 0xFC00]]> : tensor<2x2xf16>
 func.func @weight(%x: tensor<4x2xf32>, %y: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
-  %w = arith.constant dense<[[1.0, 1.01171875], [2.0, 3.0]]> : tensor<2x2xf32>
+  %w = arith.constant dense<[[1.00390625, 1.01171875], [0x7FC00000, 0xFF800000]]> : tensor<2x2xf32>
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x2xf32>
   %z = linalg.fill ins(%cst : f32) outs(%e : tensor<4x2xf32>) -> tensor<4x2xf32>
@@ -57,17 +59,39 @@ func.func @f16_range(%x: tensor<3x2xf32>, %init: tensor<3xf32>) -> tensor<3xf32>
 
 // -----
 
-// Not f32 contractions: an f16 matmul and an elementwise op stay as they
-// are.
+// Not rounded: an f16 matmul, an elementwise op, a contraction whose
+// payload applies a function to an input (out + exp(a) * b: exp would see
+// the rounded input) and one with a scalar input.
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT:     truncf
 // CHECK:         linalg.matmul
 // CHECK-NOT:     truncf
 // CHECK:         return
-func.func @untouched(%a: tensor<4x2xf16>, %b: tensor<2x2xf16>, %init: tensor<4x2xf16>, %x: tensor<4xf32>) -> (tensor<4x2xf16>, tensor<4xf32>) {
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#none = affine_map<(m, n, k) -> ()>
+func.func @untouched(%a: tensor<4x2xf16>, %b: tensor<2x2xf16>, %init: tensor<4x2xf16>, %x: tensor<4xf32>,
+                     %af: tensor<4x2xf32>, %bf: tensor<2x2xf32>, %initf: tensor<4x2xf32>) -> (tensor<4x2xf16>, tensor<4xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
   %0 = linalg.matmul ins(%a, %b : tensor<4x2xf16>, tensor<2x2xf16>) outs(%init : tensor<4x2xf16>) -> tensor<4x2xf16>
   %1 = linalg.add ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
-  return %0, %1 : tensor<4x2xf16>, tensor<4xf32>
+  %2 = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%af, %bf : tensor<4x2xf32>, tensor<2x2xf32>) outs(%initf : tensor<4x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %e = math.exp %p : f32
+    %m = arith.mulf %e, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2xf32>
+  %two = arith.constant 2.0 : f32
+  %3 = linalg.generic {indexing_maps = [#mk, #none, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%af, %two : tensor<4x2xf32>, f32) outs(%initf : tensor<4x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2xf32>
+  return %0, %1, %2, %3 : tensor<4x2xf16>, tensor<4xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // BADTYPE: error: llm-demote-contraction-inputs: type must be bf16 or f16, got 'f8'

@@ -66,7 +66,8 @@ static bool isExtOf(Value v, BlockArgument &arg, Type &type, int64_t &ops) {
   if (auto trunc = in.getDefiningOp<arith::TruncFOp>()) {
     in = trunc.getIn();
     ++ops;
-    if (!in.getType().isF32())
+    // The staging rounds to nearest even, as truncf does by default.
+    if (!in.getType().isF32() || trunc.getRoundingmode())
       return false;
   }
   arg = dyn_cast<BlockArgument>(in);

@@ -125,6 +125,15 @@ bool takeIdleBlock(uint64_t bytes, CUdeviceptr &pointer) {
   return false;
 }
 
+/// Whether `pointer` is an idle block (freed already).
+bool isIdleBlock(CUdeviceptr pointer) {
+  CacheLock lock;
+  for (int i = 0; i < cache.numIdle; ++i)
+    if (cache.idle[i].pointer == pointer)
+      return true;
+  return false;
+}
+
 /// Records a new block (untracked, and freed for good, when the table is
 /// full).
 void addLiveBlock(CUdeviceptr pointer, uint64_t bytes) {
@@ -133,10 +142,10 @@ void addLiveBlock(CUdeviceptr pointer, uint64_t bytes) {
     cache.live[cache.numLive++] = {pointer, bytes};
 }
 
-/// Keeps the live block `pointer` as idle; false when it is no live block
-/// (managed memory, or untracked) or there is no room: then it is freed.
-/// Without a stream the whole context is waited for first.
-bool keepIdleBlock(CUdeviceptr pointer, CUstream stream) {
+/// Keeps the live block `pointer` as idle (its work is done: the caller
+/// waited for it); false when it is no live block (managed memory, or
+/// untracked) or there is no room: then the caller frees it.
+bool keepIdleBlock(CUdeviceptr pointer) {
   CacheLock lock;
   for (int i = 0; i < cache.numLive; ++i) {
     if (cache.live[i].pointer != pointer)
@@ -146,8 +155,6 @@ bool keepIdleBlock(CUdeviceptr pointer, CUstream stream) {
     if (cache.numIdle == kMaxBlocks ||
         cache.idleBytes + block.bytes > kMaxIdleBytes)
       return false;
-    if (!stream && !LLMC_CU(cuCtxSynchronize))
-      return false;
     cache.idle[cache.numIdle++] = block;
     cache.idleBytes += block.bytes;
     return true;
@@ -155,16 +162,22 @@ bool keepIdleBlock(CUdeviceptr pointer, CUstream stream) {
   return false;
 }
 
-/// Returns the idle blocks to the driver; how many there were. Call inside
-/// a ScopedContext.
-int releaseIdleBlocks() {
-  CacheLock lock;
-  int released = cache.numIdle;
-  for (int i = 0; i < cache.numIdle; ++i)
-    check(driver().cuMemFree(cache.idle[i].pointer), "mgpuMemAlloc",
-          "cuMemFree");
-  cache.numIdle = 0;
-  cache.idleBytes = 0;
+/// Returns the idle blocks to the driver (errors reported for `caller`);
+/// how many there were. Call inside a ScopedContext.
+int releaseIdleBlocks(const char *caller) {
+  Block blocks[kMaxBlocks];
+  int released;
+  {
+    CacheLock lock;
+    released = cache.numIdle;
+    for (int i = 0; i < released; ++i)
+      blocks[i] = cache.idle[i];
+    cache.numIdle = 0;
+    cache.idleBytes = 0;
+  }
+  // Outside the lock: cuMemFree waits for the device.
+  for (int i = 0; i < released; ++i)
+    check(driver().cuMemFree(blocks[i].pointer), caller, "cuMemFree");
   return released;
 }
 
@@ -258,8 +271,14 @@ extern "C" {
 CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
   ScopedContext context(__func__);
   CUmodule module = nullptr;
-  if (context.ok())
-    LLMC_CU(cuModuleLoadData, &module, data);
+  if (!context.ok())
+    return module;
+  CUresult result = driver().cuModuleLoadData(&module, data);
+  // The module's globals (a model's weights) need device memory that idle
+  // cached buffers may hold.
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && releaseIdleBlocks(__func__) > 0)
+    result = driver().cuModuleLoadData(&module, data);
+  check(result, __func__, "cuModuleLoadData");
   return module;
 }
 
@@ -456,7 +475,7 @@ void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/, bool isHostShared) {
     return reinterpret_cast<void *>(pointer);
   CUresult result = driver().cuMemAlloc(&pointer, sizeBytes);
   // Out of memory: the idle blocks go back to the driver, then once more.
-  if (result == CUDA_ERROR_OUT_OF_MEMORY && releaseIdleBlocks() > 0)
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && releaseIdleBlocks(__func__) > 0)
     result = driver().cuMemAlloc(&pointer, sizeBytes);
   if (!check(result, __func__, "cuMemAlloc"))
     return nullptr;
@@ -475,17 +494,23 @@ void mgpuMemFree(void *pointer, CUstream stream) {
   ScopedContext context(__func__, /*release=*/true);
   if (!context.ok())
     return;
-  if (stream)
-    LLMC_CU(cuStreamSynchronize, stream);
   CUdeviceptr device = reinterpret_cast<CUdeviceptr>(pointer);
-  if (keepIdleBlock(device, stream))
+  if (isIdleBlock(device)) {
+    recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
+                "%s: the buffer %p was freed already", __func__, pointer);
+    return;
+  }
+  // Only a buffer whose work is known to be done is kept for reuse.
+  bool done =
+      stream ? LLMC_CU(cuStreamSynchronize, stream) : LLMC_CU(cuCtxSynchronize);
+  if (done && keepIdleBlock(device))
     return;
   LLMC_CU(cuMemFree, device);
 }
 
 int llmcCudaReleaseCachedMemory(void) {
   ScopedContext context(__func__, /*release=*/true);
-  return context.ok() ? releaseIdleBlocks() : 0;
+  return context.ok() ? releaseIdleBlocks(__func__) : 0;
 }
 
 /// Copies `sizeBytes` from `src` to `dst` (host or device, unified

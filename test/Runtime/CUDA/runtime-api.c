@@ -108,6 +108,16 @@ int main(void) {
   mgpuMemFree(again, stream);
   mgpuMemFree(mgpuMemAlloc(512, stream, 0), stream);
   fprintf(stderr, "released %d\n", llmcCudaReleaseCachedMemory());
+  // Freeing a buffer twice is an error (the idle buffer is not freed, nor
+  // handed out twice).
+  // CHECK-NEXT: fake-cuda: cuMemAlloc(64)
+  // CHECK-NEXT: fake-cuda: cuStreamSynchronize
+  // CHECK-NEXT: llmc CUDA runtime: mgpuMemFree: the buffer {{.*}} was freed already
+  // CHECK-NEXT: twice: error -2 count 1
+  void *twice = mgpuMemAlloc(64, stream, 0);
+  mgpuMemFree(twice, stream);
+  mgpuMemFree(twice, stream);
+  report("twice");
 
   // A 3x4 view at offset 2 of a dense buffer: 48 bytes registered.
   // CHECK-NEXT: fake-cuda: cuMemHostRegister(48, 0)
