@@ -37,7 +37,10 @@ fi
 # demote-contraction-inputs=bf16 (gpt2_layer768_bf16w: its matmuls on tensor
 # cores with bf16 weights and rounded activations, checked against the exact
 # f32 CPU result with a bf16-sized tolerance).
-MODELS="gpt2_model gpt2_layer768 gpt2_layer768_bf16w matvec4096 matmul1024 matvec4096_bf16 matmul4096_bf16"
+# index_checks: an embedding lookup whose run-time index check runs in a
+# kernel; run also feeds it an out-of-range index and expects the program
+# to fail naming it (llm-forward-gpu-index-status).
+MODELS="gpt2_model gpt2_layer768 gpt2_layer768_bf16w matvec4096 matmul1024 matvec4096_bf16 matmul4096_bf16 index_checks"
 
 prepare() {
   local root llmc chip
@@ -76,6 +79,19 @@ func.func @main(%a: tensor<4096x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tenso
   return %0 : tensor<4096x4096xbf16>
 }
 EOF
+  cat >"$dir/models/index_checks.mlir" <<'EOF'
+// An embedding lookup (table [16, 8], row r all r) with its run-time index
+// check.
+func.func @main(%ids: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
+  %r = llm.constant dense<[[0.0], [1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0], [8.0], [9.0], [10.0], [11.0], [12.0], [13.0], [14.0], [15.0]]> : tensor<16x1xf32>
+  %c = llm.constant dense<1.0> : tensor<16x8xf32>
+  %t = llm.mul %c, %r : (tensor<16x8xf32>, tensor<16x1xf32>) -> tensor<16x8xf32>
+  %0 = llm.embedding %t, %ids : (tensor<16x8xf32>, tensor<1x4xi64>) -> tensor<1x4x8xf32>
+  return %0 : tensor<1x4x8xf32>
+}
+EOF
+  /usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.array([[0, -16, 15, 3]], np.int64)); np.save(sys.argv[2], np.array([[1, 2, 16, 3]], np.int64))" \
+    "$dir/models/index_checks.arg0.npy" "$dir/inputs/index_checks_bad.npy"
   cp "$dir/models/gpt2_layer768.mlir" "$dir/models/gpt2_layer768_bf16w.mlir"
   for m in $MODELS; do
     echo "compiling $m for $chip"
@@ -87,7 +103,7 @@ EOF
     strip "$dir/$m.exe"
   done
   # Inputs and CPU results of the models small enough to travel.
-  for m in gpt2_model gpt2_layer768; do
+  for m in gpt2_model gpt2_layer768 index_checks; do
     cp "$dir/models/$m.arg0.npy" "$dir/inputs/$m.arg0.npy"
     mkdir -p "$dir/ref/$m"
     "$llmc" run "$dir/models/$m.mlir" \
@@ -160,6 +176,19 @@ elif name == "matmul4096_bf16":
     print("llmc: %.2f TFLOP/s" % (2 * 4096 ** 3 / t / 1e12))
 EOF
   done
+  # An out-of-range index: the program must fail and name it.
+  echo "== index_checks (index 16 of a table of 16 rows)"
+  if "$dir/index_checks.exe" "$dir/inputs/index_checks_bad.npy" \
+      >"$dir/out/index_checks_bad.log" 2>&1; then
+    echo "FAIL: index_checks accepted an out-of-range index"
+    fail=1
+  elif grep -q "index 16 is out of range \\[-16, 16)" "$dir/out/index_checks_bad.log"; then
+    echo "PASS: $(grep error: "$dir/out/index_checks_bad.log")"
+  else
+    echo "FAIL: index_checks failed otherwise:"
+    cat "$dir/out/index_checks_bad.log"
+    fail=1
+  fi
   # Per-kernel times of the GPT-2-shaped layer (Nsight Compute, when the
   # machine has it and lets it read the counters).
   if command -v ncu >/dev/null; then

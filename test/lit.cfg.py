@@ -47,7 +47,7 @@ llvm_config.with_environment("LLMC_TOOLS_DIR", config.llmc_tools_dir)
 llvm_config.with_environment("LLMC_CACHE", "off")
 
 tool_dirs = [config.llmc_tools_dir, config.llvm_tools_dir]
-tools = ["llm-opt", "llmc", "llmc-capi-test", "llmc-capi-generation-test", "llmc-capi-calibration-test", "llmc-cuda-probe", "mlir-opt",
+tools = ["llm-opt", "llmc", "llmc-capi-test", "llmc-capi-generation-test", "llmc-capi-calibration-test", "llmc-capi-cuda-test", "llmc-cuda-probe", "mlir-opt",
          "mlir-runner",
          ToolSubst("%llmc_python", config.python_executable, unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

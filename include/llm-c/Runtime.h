@@ -55,8 +55,10 @@ typedef struct LlmcTensor {
 /// "cuda" (an NVIDIA GPU: `llm-lower-to-nvvm` for the chip of the device
 /// llmc's CUDA runtime uses, $LLMC_CUDA_DEVICE or 0; no CUDA driver or
 /// device is an error saying which; needs a build with the CUDA toolkit;
-/// not cached; inputs and results are host buffers, copied per call, the
-/// weights live on the device from creation on), or "cuda-emulator" (the
+/// not cached; llmcCompiledModelExecute's inputs and results are host
+/// buffers, copied per call, llmcCompiledModelExecuteOnDevice's device
+/// buffers; the weights live on the device from creation on), or
+/// "cuda-emulator" (the
 /// same kernels run on the CPU, to check them without a GPU). With the GPU
 /// targets the pipeline options are `llm-lower-to-nvvm`'s. Any other value
 /// is an error naming the supported targets.
@@ -175,6 +177,31 @@ llmcCompiledModelGetOutputShape(LlmcCompiledModel model, intptr_t pos);
 /// Calls on the same model must not overlap in time (use one model per
 /// thread).
 MLIR_CAPI_EXPORTED MlirLogicalResult llmcCompiledModelExecute(
+    LlmcCompiledModel model, const LlmcTensor *inputs, intptr_t numInputs,
+    const LlmcTensor *outputs, intptr_t numOutputs, MlirStringCallback onError,
+    void *userData);
+
+/// True when `model` was compiled for target "cuda" and so takes device
+/// buffers in llmcCompiledModelExecuteOnDevice.
+MLIR_CAPI_EXPORTED bool
+llmcCompiledModelTakesDeviceBuffers(LlmcCompiledModel model);
+
+/// llmcCompiledModelExecute on CUDA device buffers, for a model compiled for
+/// target "cuda" (else an error, and nothing runs): each tensor's `data` is
+/// a device pointer (a CUdeviceptr, e.g. from cudaMalloc / cuMemAlloc or a
+/// torch CUDA tensor's data_ptr()) in the CUDA context llmc's runtime uses
+/// (the primary context of device $LLMC_CUDA_DEVICE, 0 by default: the one
+/// the CUDA runtime API uses), dense and row-major as in
+/// llmcCompiledModelExecute. No copy between host and device is made: the
+/// kernels read the inputs and write the outputs in place (the one copy
+/// each way is the 32-byte index-check status of a model with gathers).
+/// The inputs must be complete on the device when the call starts (the
+/// caller's stream that wrote them synchronized); the call returns when
+/// the outputs are written. Errors as in llmcCompiledModelExecute (counts,
+/// types, shapes, null pointers, an index out of range, a CUDA error); a
+/// pointer that is not device memory of that context is a CUDA error
+/// (an illegal address) reported by the call, or memory it corrupts.
+MLIR_CAPI_EXPORTED MlirLogicalResult llmcCompiledModelExecuteOnDevice(
     LlmcCompiledModel model, const LlmcTensor *inputs, intptr_t numInputs,
     const LlmcTensor *outputs, intptr_t numOutputs, MlirStringCallback onError,
     void *userData);

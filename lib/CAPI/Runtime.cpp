@@ -413,11 +413,12 @@ static bool getViews(const LlmcTensor *tensors, intptr_t count, StringRef what,
   return true;
 }
 
-MlirLogicalResult
-llmcCompiledModelExecute(LlmcCompiledModel model, const LlmcTensor *inputs,
-                         intptr_t numInputs, const LlmcTensor *outputs,
-                         intptr_t numOutputs, MlirStringCallback onError,
-                         void *userData) {
+/// llmcCompiledModelExecute (onDevice: llmcCompiledModelExecuteOnDevice).
+static MlirLogicalResult execute(LlmcCompiledModel model,
+                                 const LlmcTensor *inputs, intptr_t numInputs,
+                                 const LlmcTensor *outputs, intptr_t numOutputs,
+                                 MlirStringCallback onError, void *userData,
+                                 bool onDevice) {
   DiagnosticCapture diags(nullptr, onError, userData);
   if (llmcCompiledModelIsNull(model)) {
     diags.addError("cannot execute a null compiled model");
@@ -427,10 +428,34 @@ llmcCompiledModelExecute(LlmcCompiledModel model, const LlmcTensor *inputs,
   if (!getViews(inputs, numInputs, "input", inputViews, diags) ||
       !getViews(outputs, numOutputs, "output", outputViews, diags))
     return mlirLogicalResultFailure();
+  CompiledModel &compiled = *unwrapModel(model)->model;
   if (llvm::Error err =
-          unwrapModel(model)->model->invoke(inputViews, outputViews)) {
+          onDevice ? compiled.invokeEntryOnDevice(0, inputViews, outputViews)
+                   : compiled.invoke(inputViews, outputViews)) {
     diags.addError(llvm::toString(std::move(err)));
     return mlirLogicalResultFailure();
   }
   return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult
+llmcCompiledModelExecute(LlmcCompiledModel model, const LlmcTensor *inputs,
+                         intptr_t numInputs, const LlmcTensor *outputs,
+                         intptr_t numOutputs, MlirStringCallback onError,
+                         void *userData) {
+  return execute(model, inputs, numInputs, outputs, numOutputs, onError,
+                 userData, /*onDevice=*/false);
+}
+
+MlirLogicalResult
+llmcCompiledModelExecuteOnDevice(LlmcCompiledModel model,
+                                 const LlmcTensor *inputs, intptr_t numInputs,
+                                 const LlmcTensor *outputs, intptr_t numOutputs,
+                                 MlirStringCallback onError, void *userData) {
+  return execute(model, inputs, numInputs, outputs, numOutputs, onError,
+                 userData, /*onDevice=*/true);
+}
+
+bool llmcCompiledModelTakesDeviceBuffers(LlmcCompiledModel model) {
+  return unwrapModel(model)->model->hasDeviceEntries();
 }

@@ -427,6 +427,7 @@ createMapGPUKernelsPass(const llm::LowerToNVVMOptions &options,
 void mlir::llm::buildLLMLowerToNVVMKernelsStage(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
   pm.addPass(createMapGPUKernelsPass(options, /*tensorCores=*/true));
+  pm.addPass(createLLMForwardGPUIndexStatusPass());
   pm.addPass(createLLMAddGPUHostEntriesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -490,6 +491,7 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
   buildLLMLowerToNVVMLinalgStage(pm, options);
   buildLLMLowerToNVVMBufferizationStage(pm, options);
   pm.addPass(createMapGPUKernelsPass(options, /*tensorCores=*/false));
+  pm.addPass(createLLMForwardGPUIndexStatusPass());
   pm.addPass(createLLMReportGPUKernelsPass());
   pm.addPass(createLLMEmulateGPUKernelsPass());
   pm.addPass(createCanonicalizerPass());

@@ -52,6 +52,26 @@ static void die(const char *msg, const char *arg) {
   exit(1);
 }
 
+/* The run-time index checks' status (a model without checks has none):
+   {check number, index, size, 0}, zero until a check fails. */
+extern int64_t __llmc_status[4] __attribute__((weak));
+
+static void resetIndexStatus(void) {
+  if (__llmc_status)
+    memset(__llmc_status, 0, 4 * sizeof(int64_t));
+}
+
+static void checkIndexStatus(void) {
+  if (!__llmc_status || __llmc_status[0] == 0)
+    return;
+  fprintf(stderr,
+          "error: run-time index check #%lld failed: index %lld is out of "
+          "range [%lld, %lld) (the outputs of this call are not valid)\n",
+          (long long)__llmc_status[0], (long long)__llmc_status[1],
+          -(long long)__llmc_status[2], (long long)__llmc_status[2]);
+  exit(1);
+}
+
 static void shapeString(const Spec *spec, char *out) {
   strcpy(out, "(");
   for (int i = 0; i < spec->rank; ++i) {
@@ -381,6 +401,7 @@ int main(int argc, char **argv) {
   os << llvm::formatv(R"C(
   double *times = (double *)malloc(sizeof(double) * (size_t)repeat);
   for (int r = -1; r < repeat; ++r) {{
+    resetIndexStatus();
     double start = now();
     {0};
     if (llmcCudaSynchronize() != 0 || llmcCudaGetLastError() != 0) {{
@@ -389,6 +410,7 @@ int main(int argc, char **argv) {
               llmcCudaGetLastError());
       return 1;
     }
+    checkIndexStatus();
     if (r >= 0)
       times[r] = now() - start;
   }
@@ -406,6 +428,7 @@ int main(int argc, char **argv) {
 {2}
   double *deviceTimes = (double *)malloc(sizeof(double) * (size_t)repeat);
   for (int r = -1; r < repeat; ++r) {{
+    resetIndexStatus();
     double start = now();
     {3};
     if (llmcCudaSynchronize() != 0 || llmcCudaGetLastError() != 0) {{
@@ -413,6 +436,7 @@ int main(int argc, char **argv) {
               llmcCudaGetLastError());
       return 1;
     }
+    checkIndexStatus();
     if (r >= 0)
       deviceTimes[r] = now() - start;
   }

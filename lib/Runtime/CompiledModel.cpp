@@ -86,6 +86,8 @@ using namespace mlir::llm::runtime;
 static constexpr llvm::StringLiteral kCInterfacePrefix("_mlir_ciface_");
 /// The symbols of a CompiledObject (see the header).
 static constexpr llvm::StringLiteral kPackedEntryName("__llmc_entry");
+static constexpr llvm::StringLiteral
+    kPackedDeviceEntryName("__llmc_device_entry");
 static constexpr llvm::StringLiteral kInitName("__llmc_init");
 static constexpr llvm::StringLiteral kFiniName("__llmc_fini");
 
@@ -932,8 +934,10 @@ llvm::Error mlir::llm::runtime::emitObjectFile(llvm::Module &llvmModule,
 
 /// The packed entry of entry `index` (0: the first): `__llmc_entry`, then
 /// `__llmc_entry1`, ...
-static std::string getPackedEntryName(size_t index) {
-  return (kPackedEntryName + (index ? std::to_string(index) : "")).str();
+static std::string getPackedEntryName(size_t index, bool onDevice = false) {
+  return ((onDevice ? kPackedDeviceEntryName : kPackedEntryName) +
+          (index ? std::to_string(index) : ""))
+      .str();
 }
 
 /// Defines `void <packedName>(void **args)` in `m`, calling `ciface` with
@@ -1119,10 +1123,18 @@ CompiledModel::create(ModuleOp module, const CompileOptions &options,
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule = translateAndOptimize(
         module, llvmContext, **tm, options.optLevel,
         /*internalizeAllButCInterface=*/false, progress, [&](llvm::Module &m) {
-          for (auto [i, name] : llvm::enumerate(entryNames))
+          for (auto [i, name] : llvm::enumerate(entryNames)) {
             if (llvm::Function *fn = m.getFunction(
                     (kCInterfacePrefix + name + hostSuffix).str()))
               addPackedEntry(m, *fn, getPackedEntryName(i));
+            // The entry on device buffers that `<name>_host` calls.
+            if (llvm::Function *fn =
+                    m.getFunction((kCInterfacePrefix + name).str());
+                fn && !hostSuffix.empty()) {
+              addPackedEntry(m, *fn, getPackedEntryName(i, /*onDevice=*/true));
+              object.hasDeviceEntries = true;
+            }
+          }
           object.hasInit = lowerStructors(m, "llvm.global_ctors", kInitName,
                                           /*descending=*/false);
           object.hasFini = lowerStructors(m, "llvm.global_dtors", kFiniName,
@@ -1326,6 +1338,14 @@ CompiledModel::load(const CompiledObject &object,
     if (!entry)
       return entry.takeError();
     model->packedEntries.push_back(entry->toPtr<void (*)(void **)>());
+    if (!object.hasDeviceEntries)
+      continue;
+    llvm::Expected<llvm::orc::ExecutorAddr> deviceEntry =
+        (*jit)->lookup(getPackedEntryName(i, /*onDevice=*/true));
+    if (!deviceEntry)
+      return deviceEntry.takeError();
+    model->devicePackedEntries.push_back(
+        deviceEntry->toPtr<void (*)(void **)>());
   }
   if (object.hasFini) {
     llvm::Expected<llvm::orc::ExecutorAddr> fini = (*jit)->lookup(kFiniName);
@@ -1357,8 +1377,10 @@ CompiledModel::load(const CompiledObject &object,
   if (cudaLock.owns_lock())
     cudaLock.unlock();
 
-  // (On a CUDA device the checks' status is device memory: not read.)
-  if (!object.indexChecks.empty() && !cuda) {
+  // On a CUDA device the kernels' checks record into a device copy that
+  // each call copies back into this host status
+  // (llm-forward-gpu-index-status).
+  if (!object.indexChecks.empty()) {
     llvm::Expected<llvm::orc::ExecutorAddr> status =
         (*jit)->lookup(kIndexCheckStatusName);
     if (!status)
@@ -1413,14 +1435,20 @@ static llvm::Error checkView(const TensorView &view, const TensorSpec &spec,
   return llvm::Error::success();
 }
 
-llvm::Error CompiledModel::invokeEntry(unsigned index,
-                                       ArrayRef<TensorView> inputs,
-                                       ArrayRef<TensorView> outputs) {
+llvm::Error CompiledModel::invokePacked(unsigned index,
+                                        ArrayRef<TensorView> inputs,
+                                        ArrayRef<TensorView> outputs,
+                                        bool onDevice) {
   if (index >= signatures.size())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "no entry #" + llvm::Twine(index) +
                                        " (the model has " +
                                        llvm::Twine(signatures.size()) + ")");
+  if (onDevice && !hasDeviceEntries())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "device buffers need a model compiled for target cuda; this one "
+        "runs on host buffers");
   const EntrySignature &signature = signatures[index];
   if (inputs.size() != signature.inputs.size() ||
       outputs.size() != signature.results.size())
@@ -1497,8 +1525,9 @@ llvm::Error CompiledModel::invokeEntry(unsigned index,
   }
   if (indexStatus)
     std::fill_n(indexStatus, kIndexCheckStatusSize, 0);
-  if (llvm::Error err =
-          callCatchingOutOfMemory(packedEntries[index], args.data())) {
+  if (llvm::Error err = callCatchingOutOfMemory(
+          onDevice ? devicePackedEntries[index] : packedEntries[index],
+          args.data())) {
     if (cudaClearError)
       cudaClearError();
     return err;

@@ -47,7 +47,26 @@
 // BINFATBIN: llmc: error: --emit=fatbin writes a fatbin; the pipeline option format=bin makes a bin object (use --emit=obj, exe or shared for it)
 // RUN: not test -e %t/scale.fatbin
 
+//
+// A model with run-time index checks: the runner zeroes the status
+// `__llmc_status` (defined by the model's object; a model without checks
+// leaves the runner's weak reference null) before each call and fails after
+// a call that recorded an out-of-range index. Over the fake driver no
+// kernel records one; scripts/gpu-check.sh checks the failure on a GPU.
+// RUN: llmc compile %s --entry lookup --target cuda --chip sm_80 --emit=exe -o %t/lookup.exe --quiet
+// RUN: nm %t/lookup.exe | FileCheck %s --check-prefix=STATUS
+// STATUS: {{[BD]}} __llmc_status
+// RUN: nm %t/scale.exe | FileCheck %s --check-prefix=NOSTATUS
+// NOSTATUS: w __llmc_status
+// RUN: %python -c "import numpy as np; np.save('%t/ids.npy', np.array([[0, 3, 5, 15]], np.int64))"
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 %t/lookup.exe %t/ids.npy --repeat 2 | FileCheck %s --check-prefix=FAKE
 func.func @scale(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = llm.add %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
+}
+
+func.func @lookup(%ids: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
+  %t = llm.constant dense<0.5> : tensor<16x8xf32>
+  %0 = llm.embedding %t, %ids : (tensor<16x8xf32>, tensor<1x4xi64>) -> tensor<1x4x8xf32>
+  return %0 : tensor<1x4x8xf32>
 }

@@ -1132,6 +1132,43 @@ def LLMAddGPUHostEntriesPass
   ];
 }
 
+def LLMForwardGPUIndexStatusPass
+    : Pass<"llm-forward-gpu-index-status", "::mlir::ModuleOp"> {
+  let summary = "Let kernels record failed run-time index checks in device "
+                "memory that the host status receives";
+  let description = [{
+    The run-time index checks of `llm.embedding` / `llm.gather`
+    (convert-llm-to-linalg) record a failure in the host global
+    `@__llmc_status : memref<4xi64>` ([check number, index, size, 0], zero
+    until a check fails; the first failure of a call is kept), which
+    `CompiledModel` and C callers of an object read after a call. After
+    `llm-map-gpu-kernels` those checks run inside kernels, where the host
+    global is out of reach. For each function whose code uses the status,
+    this pass gives the kernels a device copy instead:
+
+    ```
+    %h = memref.get_global @__llmc_status
+    %d = gpu.alloc() : memref<4xi64>
+    gpu.memcpy %d, %h          // a failure already recorded is kept
+    ... the kernels read and write %d ...
+    gpu.memcpy %h, %d          // before each return
+    gpu.dealloc %d
+    ```
+
+    so that a failed check reaches the host exactly as on the CPU, for
+    `llmc run --target cuda`, the `--emit=exe` runner and objects alike. The
+    copy back waits for the function's kernels (32 bytes, one
+    device-to-host copy per call of a function with checks; functions
+    without checks are unchanged). Runs after `llm-map-gpu-kernels` and
+    before `llm-add-gpu-host-entries`. Errors: a status global that is not
+    a `memref<4xi64>`.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def LLMEmulateGPUKernelsPass
     : Pass<"llm-emulate-gpu-kernels", "::mlir::ModuleOp"> {
   let summary = "Run the kernels of llm-map-gpu-kernels on the CPU (numerical "
@@ -1151,7 +1188,8 @@ def LLMEmulateGPUKernelsPass
     one of the schedules a GPU may run (every thread reaches a barrier
     before any passes it). Values crossing a synchronization point are kept
     per thread in `memref.alloca` buffers of block-size entries;
-    `gpu.alloc`/`gpu.dealloc` become `memref.alloc`/`dealloc`. The result
+    `gpu.alloc`/`gpu.dealloc`/`gpu.memcpy` become
+    `memref.alloc`/`dealloc`/`copy`. The result
     runs through the CPU lowering, so the GPU kernels' indexing, thread
     loops, block reductions and barriers are checked against the CPU path
     (`llmc run --target cuda-emulator`). It does not check the NVVM lowering
@@ -1159,7 +1197,7 @@ def LLMEmulateGPUKernelsPass
 
     Errors: a launch with a non-constant or multi-dimensional grid or block,
     synchronization inside control flow, an `all_reduce` with a custom
-    region, an asynchronous `gpu.alloc`.
+    region, an asynchronous `gpu.alloc` or `gpu.memcpy`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

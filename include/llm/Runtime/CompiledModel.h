@@ -321,6 +321,10 @@ struct CompiledObject {
   /// unloading. Everything else it references comes from the process or the
   /// JIT's shared libraries.
   std::unique_ptr<llvm::MemoryBuffer> object;
+  /// --target cuda: the object also defines `__llmc_device_entry`,
+  /// `__llmc_device_entry1`, ...: the entries on device buffers (the
+  /// lowered `@<entry>`, whose `@<entry>_host` the packed entries call).
+  bool hasDeviceEntries = false;
   /// Whether the object defines `__llmc_init` / `__llmc_fini`.
   bool hasInit = false;
   bool hasFini = false;
@@ -422,7 +426,28 @@ public:
   }
   /// `invoke` of entry `index` (< getNumEntries()).
   llvm::Error invokeEntry(unsigned index, ArrayRef<TensorView> inputs,
-                          ArrayRef<TensorView> outputs);
+                          ArrayRef<TensorView> outputs) {
+    return invokePacked(index, inputs, outputs, /*onDevice=*/false);
+  }
+
+  /// Whether the model runs on a CUDA device (target "cuda") and so takes
+  /// device buffers in `invokeEntryOnDevice`.
+  bool hasDeviceEntries() const { return !devicePackedEntries.empty(); }
+  /// `invokeEntry` on CUDA device buffers (target "cuda" only): every
+  /// `data` is a device pointer (a `CUdeviceptr`, e.g. from cudaMalloc /
+  /// cuMemAlloc, or a torch CUDA tensor's data_ptr()) of the CUDA context
+  /// llmc's runtime uses (the primary context of $LLMC_CUDA_DEVICE, 0 by
+  /// default: the one the CUDA runtime API uses), holding the tensor in
+  /// the same dense row-major layout. No host copy is made: the entry's
+  /// kernels read the inputs and write the outputs where they are. The
+  /// inputs must be ready (the caller's work writing them done, e.g. its
+  /// stream synchronized); the call returns once the kernels are done. The
+  /// same checks as `invokeEntry` (counts, types, shapes, null pointers;
+  /// a failed index check, a CUDA error); an error on another target.
+  llvm::Error invokeEntryOnDevice(unsigned index, ArrayRef<TensorView> inputs,
+                                  ArrayRef<TensorView> outputs) {
+    return invokePacked(index, inputs, outputs, /*onDevice=*/true);
+  }
 
 private:
   CompiledModel() = default;
@@ -435,6 +460,12 @@ private:
   int64_t weightBytes = 0;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   SmallVector<void (*)(void **), 1> packedEntries;
+  /// --target cuda: the entries on device buffers (CompiledObject::
+  /// hasDeviceEntries), one per entry.
+  SmallVector<void (*)(void **), 1> devicePackedEntries;
+  /// invokeEntry (onDevice: invokeEntryOnDevice).
+  llvm::Error invokePacked(unsigned index, ArrayRef<TensorView> inputs,
+                           ArrayRef<TensorView> outputs, bool onDevice);
   /// The object's `__llmc_fini` (global destructors), run by the
   /// destructor; the shared libraries' `__mlir_execution_engine_destroy`.
   void (*fini)() = nullptr;

@@ -451,7 +451,7 @@ struct LLMEmulateGPUKernelsPass
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> memOps;
     module.walk([&](Operation *op) {
-      if (isa<gpu::AllocOp, gpu::DeallocOp>(op))
+      if (isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp>(op))
         memOps.push_back(op);
     });
     for (Operation *op : memOps) {
@@ -466,6 +466,18 @@ struct LLMEmulateGPUKernelsPass
             rewriter, op->getLoc(), alloc.getType(), alloc.getDynamicSizes(),
             alloc.getSymbolOperands(), rewriter.getI64IntegerAttr(64));
         rewriter.replaceOp(op, hostAlloc.getResult());
+        continue;
+      }
+      if (auto memcpy = dyn_cast<gpu::MemcpyOp>(op)) {
+        if (memcpy.getAsyncToken() || !memcpy.getAsyncDependencies().empty()) {
+          op->emitError("llm-emulate-gpu-kernels: asynchronous gpu.memcpy is "
+                        "not emulated");
+          return signalPassFailure();
+        }
+        // gpu.memcpy %dst, %src -> memref.copy %src, %dst
+        memref::CopyOp::create(rewriter, op->getLoc(), memcpy.getSrc(),
+                               memcpy.getDst());
+        rewriter.eraseOp(op);
         continue;
       }
       auto dealloc = cast<gpu::DeallocOp>(op);
