@@ -39,6 +39,11 @@
 // ALLOCS: {{^}}4{{$}}
 // RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_TRACE=1 LLMC_CUDA_MEMORY_CACHE=0 llmc run %s --target cuda --input arg0=%t/x.npy --repeat 3 --no-cache 2>&1 | grep -c "cuMemAlloc(" | FileCheck %s --check-prefix=NOCACHE
 // NOCACHE: {{^}}16{{$}}
+// The streams the host code creates and destroys in each call (one per run
+// of asynchronous work) are kept by the runtime and reused: one stream for
+// the 4 calls.
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_TRACE=1 llmc run %s --target cuda --input arg0=%t/x.npy --repeat 3 --no-cache 2>&1 | grep -cE "cuStreamCreate|cuEventCreate|cuStreamDestroy" | FileCheck %s --check-prefix=STREAMS
+// STREAMS: {{^}}1{{$}}
 // RUN: %python -c "import numpy as np; a = np.load('%t/out/out0.npy'); print(a.shape, a.dtype)" | FileCheck %s --check-prefix=SHAPE
 // SHAPE: (64, 128) float32
 //

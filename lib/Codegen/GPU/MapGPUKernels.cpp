@@ -51,6 +51,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::llm {
@@ -751,7 +752,13 @@ struct LLMMapGPUKernelsPass
     // Each launch is named (the outlined kernel's module and function)
     // after its function, its strategy and its place among the module's
     // launches, so that a profiler's kernel list and the compile report
-    // (llm-report-gpu-kernels) say which is which.
+    // (llm-report-gpu-kernels) say which is which. A name that a symbol of
+    // the module already has gets a `_k` suffix (outlining would otherwise
+    // rename the kernel's module, and the report would name another).
+    llvm::StringSet<> taken;
+    for (Operation &op : module.getBody()->getOperations())
+      if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+        taken.insert(symbol.getName());
     int64_t launches = 0;
     for (auto func : module.getOps<func::FuncOp>())
       func.walk([&](gpu::LaunchOp launch) {
@@ -761,10 +768,12 @@ struct LLMMapGPUKernelsPass
           kind = strategy.getAs<StringAttr>("strategy").getValue();
         if (strategy && strategy.get("mma"))
           kind = "mma";
-        auto name = FlatSymbolRefAttr::get(
-            &getContext(),
+        std::string text =
             (func.getSymName() + "_" + kind + "_" + std::to_string(launches++))
-                .str());
+                .str();
+        while (!taken.insert(text).second)
+          text += "_k";
+        auto name = FlatSymbolRefAttr::get(&getContext(), text);
         launch.setModuleAttr(name);
         launch.setFunctionAttr(name);
       });

@@ -181,6 +181,53 @@ int releaseIdleBlocks(const char *caller) {
   return released;
 }
 
+//===----------------------------------------------------------------------===//
+// Stream and event pools
+//===----------------------------------------------------------------------===//
+//
+// The lowered host code (gpu-async-region, then the GPU-to-LLVM lowering)
+// creates a stream for each run of asynchronous GPU work in a function and
+// destroys it once it waited for that work, and an event for each
+// dependency between two such streams: several cuStreamCreate /
+// cuStreamDestroy pairs per call of a model, each a driver call of several
+// microseconds. A destroyed stream (or event) is therefore kept and handed
+// out by the next create. Reuse is safe: work queued on a reused stream
+// waits behind whatever the previous user queued (stream order only adds
+// dependencies), and an event's next record replaces its state
+// (cuStreamWaitEvent reads it when called). One pool of each for the
+// process, as there is one context (the device's primary context). Bounded;
+// a handle beyond the bound is destroyed.
+
+constexpr int kMaxPooled = 64;
+
+struct HandlePool {
+  pthread_mutex_t mutex;
+  void *idle[kMaxPooled];
+  int numIdle;
+};
+
+HandlePool streamPool = {PTHREAD_MUTEX_INITIALIZER, {}, 0};
+HandlePool eventPool = {PTHREAD_MUTEX_INITIALIZER, {}, 0};
+
+/// An idle handle of `pool`, or null.
+void *takeFromPool(HandlePool &pool) {
+  pthread_mutex_lock(&pool.mutex);
+  void *handle = pool.numIdle ? pool.idle[--pool.numIdle] : nullptr;
+  pthread_mutex_unlock(&pool.mutex);
+  return handle;
+}
+
+/// Keeps `handle` idle in `pool`; false when the pool is full (the caller
+/// destroys it).
+bool returnToPool(HandlePool &pool, void *handle) {
+  pthread_mutex_lock(&pool.mutex);
+  bool kept = pool.numIdle < kMaxPooled;
+  if (kept)
+    pool.idle[pool.numIdle++] = handle;
+  pthread_mutex_unlock(&pool.mutex);
+  return kept;
+}
+
 /// The head of a ranked memref descriptor, {allocated, aligned, offset,
 /// sizes[rank], strides[rank]}, as the LLVM lowering lays it out.
 struct MemRefHeader {
@@ -391,15 +438,20 @@ void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
 /// stream). Returns null on error.
 CUstream mgpuStreamCreate() {
   ScopedContext context(__func__);
+  if (!context.ok())
+    return nullptr;
+  // A stream destroyed before (see "Stream and event pools").
+  if (void *idle = takeFromPool(streamPool))
+    return static_cast<CUstream>(idle);
   CUstream stream = nullptr;
-  if (context.ok())
-    LLMC_CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  LLMC_CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
   return stream;
 }
 
-/// Destroys a stream; does nothing for a null stream.
+/// Destroys a stream (keeps it for the next mgpuStreamCreate); does nothing
+/// for a null stream.
 void mgpuStreamDestroy(CUstream stream) {
-  if (!stream)
+  if (!stream || returnToPool(streamPool, stream))
     return;
   ScopedContext context(__func__, /*release=*/true);
   if (context.ok())
@@ -424,15 +476,19 @@ void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
 /// Creates an event without timing. Returns null on error.
 CUevent mgpuEventCreate() {
   ScopedContext context(__func__);
+  if (!context.ok())
+    return nullptr;
+  if (void *idle = takeFromPool(eventPool))
+    return static_cast<CUevent>(idle);
   CUevent event = nullptr;
-  if (context.ok())
-    LLMC_CU(cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+  LLMC_CU(cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
   return event;
 }
 
-/// Destroys an event; does nothing for a null event.
+/// Destroys an event (keeps it for the next mgpuEventCreate); does nothing
+/// for a null event.
 void mgpuEventDestroy(CUevent event) {
-  if (!event)
+  if (!event || returnToPool(eventPool, event))
     return;
   ScopedContext context(__func__, /*release=*/true);
   if (context.ok())

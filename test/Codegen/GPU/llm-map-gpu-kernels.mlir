@@ -263,6 +263,25 @@ func.func @scalar(%flag: memref<i64>, %status: memref<4xi64>) {
 
 // -----
 
+// A kernel name that a symbol of the module already has (a user function
+// @clash_scalar_0) gets a `_k` suffix: outlining keeps it, so the report
+// and the PTX name the same kernel.
+// CHECK-LABEL: func.func @clash
+// CHECK:         gpu.launch {{.*}} module(@clash_scalar_0_k) function(@clash_scalar_0_k)
+func.func @clash(%flag: memref<i64>, %status: memref<4xi64>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i64
+  %v = memref.load %flag[] : memref<i64>
+  %bad = arith.cmpi ne, %v, %zero : i64
+  scf.if %bad {
+    memref.store %v, %status[%c0] : memref<4xi64>
+  }
+  return
+}
+func.func private @clash_scalar_0()
+
+// -----
+
 // A position the host loaded from an input (the offset of a later copy's
 // view, as llm.kv_cache_update makes) is loaded again by the kernel that
 // uses it: the host reads no device memory, and its dead scalar code is

@@ -67,6 +67,9 @@ ATOL = 1e-7
 # Seconds allowed for importing, compiling and running one test.
 TIMEOUT = 60
 
+# Extra arguments of every `llmc run` (--llmc-arg).
+LLMC_ARGS = []
+
 # Inputs that are attributes in earlier opsets and that exported models always
 # compute from constants: op type -> input positions. These are bound as
 # initializers (their test values) before import.
@@ -325,7 +328,7 @@ def _run_test(llmc, test_dir, tmp, model):
         # at `MODEL.onnx:0:0` (the importer's location), any later error
         # (verifier, lowering, JIT, inputs) is not.
         cmd = [llmc, "run", onnx_path, "--output-dir", os.path.join(tmp, "out"),
-               "--opt-level=0"]
+               "--opt-level=0"] + LLMC_ARGS
         for k, (iname, dtype, value) in enumerate(runtime):
             if value.dtype.kind in "OSU":
                 # Strings have no .npy form llmc reads (nor an llm type): the
@@ -393,9 +396,13 @@ def main():
                     help="scratch directory (default: a temporary one)")
     ap.add_argument("--summary-file", default=None,
                     help="also write the summary line to this file")
+    ap.add_argument("--llmc-arg", action="append", default=[],
+                    help="an extra argument of each `llmc run` (e.g. "
+                    "--llmc-arg=--target=cuda-emulator); repeatable")
     ap.add_argument("--verbose", action="store_true",
                     help="print passing tests too")
     a = ap.parse_args()
+    LLMC_ARGS.extend(a.llmc_arg)
 
     tests = [d for d in sorted(glob.glob(os.path.join(a.data, "test_*")))
              if os.path.isfile(os.path.join(d, "model.onnx"))
