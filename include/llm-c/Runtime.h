@@ -69,7 +69,8 @@ typedef struct LlmcTensor {
 ///   no-opt=BOOL     reference lowering: no graph optimizations, fusion,
 ///                   vectorization or OpenMP (default false)
 ///   threads=N       OpenMP threads of the parallel loops (the pipeline's
-///                   num-threads; 0: the OpenMP default)
+///                   num-threads; 0: the OpenMP default); CPU targets only
+///                   (an error with "cuda" and "cuda-emulator")
 ///   cache=BOOL      use the compile cache (default true; also off when the
 ///                   environment has LLMC_CACHE=off)
 ///   cache-dir=PATH  the compile cache's directory (default

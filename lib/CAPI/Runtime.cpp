@@ -131,6 +131,17 @@ createModel(MLIRContext *ctx, StringRef target, StringRef options,
   // The GPU targets: the CUDA device (llm-lower-to-nvvm for its chip) or
   // its kernels emulated on the CPU; the options are llm-lower-to-nvvm's.
   if (target == "cuda" || target == "cuda-emulator") {
+    // threads=N is the CPU pipeline's num-threads (OpenMP threads).
+    SmallVector<StringRef> items;
+    SplitString(options, items);
+    if (llvm::any_of(items, [](StringRef item) {
+          return item.split('=').first == "threads";
+        })) {
+      diags.addError("the option threads applies to CPU targets (OpenMP "
+                     "threads), not target " +
+                     target);
+      return LlmcCompiledModel{nullptr};
+    }
     all.compile.lowering.target = target.str();
   } else if (target != "cpu") {
     // A CPU target name: the pipeline's target, if this CPU can run it.

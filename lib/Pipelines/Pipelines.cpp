@@ -376,6 +376,9 @@ void mlir::llm::buildLLMLowerToNVVMLinalgStage(
   // distribute the materialized form. No CPU lowering configuration
   // (llm-select-lowering-config): the ops keep the neutral defaults.
   toLinalgOpts.attention = "materialized";
+  // Nor the CPU's vector-loop kernels: the GPU kernels distribute linalg
+  // ops.
+  toLinalgOpts.vectorKernels = false;
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
   pm.addPass(createCanonicalizerPass());
   if (!options.demoteContractionInputs.empty()) {

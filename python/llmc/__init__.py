@@ -277,7 +277,8 @@ def compile(model, target="cpu", **options):
       opt_level=3       LLVM optimization level 0-3;
       no_opt=False      reference lowering (no graph optimizations, fusion,
                         vectorization or OpenMP);
-      threads=N         OpenMP threads of the parallel loops (0: default);
+      threads=N         OpenMP threads of the parallel loops (0: default;
+                        CPU targets only);
       dims={...}        ONNX only: values of symbolic dimensions, by
                         dim_param name or "INPUT:INDEX"; "<=N" keeps one
                         dynamic with bound N (a symbol left out stays

@@ -33,6 +33,12 @@ if sys.argv[1] == "ok":
     # OK-NEXT: cuda-emulator matches the CPU: True
     print("cuda-emulator matches the CPU:",
           bool(np.allclose(emu, ref, rtol=1e-5, atol=1e-6)))
+    # threads= (OpenMP threads) is a CPU option, named as such.
+    try:
+        llmc.compile(MODEL, target="cuda-emulator", threads=2, cache=False)
+    except ValueError as e:
+        # OK-NEXT: ValueError: the option threads applies to CPU targets (OpenMP threads), not target cuda-emulator
+        print("ValueError:", e)
 else:
     try:
         llmc.compile(MODEL, target="cuda")

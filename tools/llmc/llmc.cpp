@@ -718,6 +718,10 @@ static std::string applyThreadsOption(std::string &options) {
   if (numThreads < 1 || numThreads > kMaxThreads)
     return "--threads must be in [1, " + std::to_string(kMaxThreads) +
            "], got " + std::to_string(numThreads.getValue());
+  // (The GPU pipelines have no num-threads: it would be an unknown option.)
+  if (targetName == "cuda" || targetName == "cuda-emulator")
+    return "--threads applies to CPU targets (OpenMP threads), not --target " +
+           targetName.getValue();
   if (!llvm::StringRef(options).contains("num-threads"))
     options += " num-threads=" + std::to_string(numThreads.getValue());
   return "";

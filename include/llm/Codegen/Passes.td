@@ -1016,15 +1016,20 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
     later kernel or run uses is computed again there (the loads repeated at
     the kernel's start) when nothing from the load up to the kernel, and
     nothing in it, may write the bytes loaded (distinct entry buffers do not
-    overlap; memory-plan slots overlap where their byte ranges meet); the
-    host code left without users is erased.
+    overlap; memory-plan slots overlap where their byte ranges meet);
+    otherwise (an arena slot reused in between: ONNX NLL/softmax
+    cross-entropy losses with class weights) the scalar kernel stores the
+    value into a device buffer of its own (`gpu.alloc` of a 0-d memref)
+    right after computing it, and each later kernel that uses it (directly,
+    or through a subview at that offset, taken again in the kernel) loads
+    it at its start. The host code left without users is erased.
 
     Errors: an unknown `chip`; a `block-size` not a multiple of the warp size
     or above 1024; dynamic loop ranges; a grid above 2^31 - 1 blocks; an op
     with memory effects that is not a linalg op inside a kernel; control flow
-    or memory reads on the host; a value of device scalar code used on the
-    host where it cannot be computed again (its buffer is written before the
-    use).
+    or memory reads on the host; a value of device scalar code used by the
+    host itself (e.g. a dynamic allocation size), which cannot read device
+    memory.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",

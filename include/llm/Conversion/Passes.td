@@ -118,6 +118,11 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
            "without streamed in its llm.lowering_config that is assumed "
            "read from DRAM on every call, which takes the kernels' "
            "streaming block shapes (0: every weight)">,
+    Option<"vectorKernels", "vector-kernels", "bool", /*default=*/"true",
+           "Emit llmc's CPU vector-loop kernels where they apply (the "
+           "exact f32 panels of llm.matmul_integer); false: the plain "
+           "linalg contraction (llm-lower-to-nvvm, whose GPU kernels "
+           "distribute linalg ops)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

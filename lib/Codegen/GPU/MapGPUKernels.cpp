@@ -840,18 +840,129 @@ struct LLMMapGPUKernelsPass
   }
 
   /// Moves `run` into a single-thread kernel.
+  /// Whether every use of `value` outside the scalar run (`inRun`) is in a
+  /// kernel, directly or through host views of it (a subview at an offset
+  /// the run computed) used only in kernels; collects those uses.
+  static bool isUsedOnlyInKernels(Value value,
+                                  llvm::function_ref<bool(Operation *)> inRun,
+                                  SmallVectorImpl<OpOperand *> &uses) {
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (inRun(user))
+        continue;
+      if (user->getParentOfType<gpu::LaunchOp>()) {
+        uses.push_back(&use);
+        continue;
+      }
+      if (!isa<ViewLikeOpInterface>(user) || !isMemoryEffectFree(user) ||
+          user->getNumRegions() != 0)
+        return false;
+      for (Value result : user->getResults())
+        if (!isUsedOnlyInKernels(result, inRun, uses))
+          return false;
+    }
+    return true;
+  }
+
+  /// Gives the later kernels that use values of the scalar run `run` (in
+  /// order; `inRun` says whether an op is in it or nested in one of its
+  /// ops) those values: `uses` are uses in gpu.launch bodies of run values
+  /// or of views of them. A scalar goes through device memory: the run
+  /// stores it into a buffer of its own right after computing it (the
+  /// store joins `run`), and each such kernel loads it at its start. A view
+  /// (a subview at an offset the run computed) is taken again in the kernel
+  /// of what it takes there. For values that a later kernel cannot load
+  /// again from where the host read them (an arena slot reused before).
+  // run { %v = f(...) } ... launch { use(%v) }
+  //   -> %s = alloc; run { %v = f(...); store %v, %s } ...
+  //      launch { %w = load %s; use(%w) }; dealloc %s
+  static void passRunValues(func::FuncOp func,
+                            SmallVectorImpl<Operation *> &run,
+                            llvm::function_ref<bool(Operation *)> inRun,
+                            ArrayRef<OpOperand *> uses) {
+    // One buffer per scalar.
+    llvm::SmallDenseMap<Value, Value> buffers;
+    auto bufferOf = [&](Value scalar) -> Value {
+      Value &buffer = buffers[scalar];
+      if (buffer)
+        return buffer;
+      Location loc = scalar.getLoc();
+      OpBuilder b = OpBuilder::atBlockBegin(&func.getFunctionBody().front());
+      buffer = memref::AllocOp::create(b, loc,
+                                       MemRefType::get({}, scalar.getType()));
+      func.walk([&](func::ReturnOp ret) {
+        OpBuilder rb(ret);
+        memref::DeallocOp::create(rb, loc, buffer);
+      });
+      Operation *def = scalar.getDefiningOp();
+      b.setInsertionPointAfter(def);
+      auto store = memref::StoreOp::create(b, loc, scalar, buffer);
+      run.insert(llvm::find(run, def) + 1, store);
+      return buffer;
+    };
+    // Per kernel: the values loaded and the views taken at the start of its
+    // body, in order (each after the values it takes).
+    llvm::SmallDenseMap<Operation *, IRMapping> inKernel;
+    llvm::SmallDenseMap<Operation *, Operation *> lastCloned;
+    std::function<Value(gpu::LaunchOp, Value)> materialize =
+        [&](gpu::LaunchOp launch, Value v) -> Value {
+      IRMapping &mapping = inKernel[launch];
+      if (mapping.contains(v))
+        return mapping.lookup(v);
+      Operation *def = v.getDefiningOp();
+      bool scalar = !isa<MemRefType>(v.getType());
+      if (!scalar)
+        for (Value operand : def->getOperands())
+          if (Operation *d = operand.getDefiningOp();
+              d && (inRun(d) || (isa<func::FuncOp>(d->getParentOp()) &&
+                                 isa<ViewLikeOpInterface>(d))))
+            materialize(launch, operand);
+      OpBuilder lb = OpBuilder::atBlockBegin(&launch.getBody().front());
+      if (Operation *last = lastCloned.lookup(launch))
+        lb.setInsertionPointAfter(last);
+      Operation *clone =
+          scalar ? memref::LoadOp::create(lb, v.getLoc(), bufferOf(v))
+                       .getOperation()
+                 : lb.clone(*def, mapping);
+      lastCloned[launch] = clone;
+      Value result =
+          clone->getResult(scalar ? 0 : cast<OpResult>(v).getResultNumber());
+      mapping.map(v, result);
+      return result;
+    };
+    for (OpOperand *use : uses)
+      use->set(materialize(use->getOwner()->getParentOfType<gpu::LaunchOp>(),
+                           use->get()));
+  }
+
   static LogicalResult wrapScalarRun(func::FuncOp func,
-                                     ArrayRef<Operation *> run) {
+                                     ArrayRef<Operation *> scalarRun) {
     {
-      for (Operation *op : run)
-        for (Operation *user : op->getUsers())
-          if (!llvm::is_contained(run, user) &&
-              !llvm::any_of(
-                  run, [&](Operation *o) { return o->isProperAncestor(user); }))
+      SmallVector<Operation *> run(scalarRun);
+      auto inRun = [&](Operation *user) {
+        return llvm::is_contained(scalarRun, user) ||
+               llvm::any_of(scalarRun, [&](Operation *o) {
+                 return o->isProperAncestor(user);
+               });
+      };
+      // Values of the run that later kernels use (they could not load them
+      // again): a scalar, or a view of a buffer at a place the run
+      // computed. A use on the host cannot be served.
+      SmallVector<OpOperand *> uses;
+      for (Operation *op : scalarRun)
+        for (Value result : op->getResults()) {
+          if (llvm::all_of(result.getUsers(), inRun))
+            continue;
+          bool passable =
+              isa<MemRefType>(result.getType())
+                  ? isa<ViewLikeOpInterface>(op) && isMemoryEffectFree(op)
+                  : result.getType().isIntOrIndexOrFloat();
+          if (!passable || !isUsedOnlyInKernels(result, inRun, uses))
             return op->emitError(
                 "llm-map-gpu-kernels: a value computed by device scalar code "
-                "is used on the host, or by a kernel that cannot load it "
-                "again (its buffer may be written before that kernel runs)");
+                "is used on the host");
+        }
+      passRunValues(func, run, inRun, uses);
       // At the last op: every operand of the run is defined by then.
       OpBuilder b(run.back());
       Location loc = run.front()->getLoc();

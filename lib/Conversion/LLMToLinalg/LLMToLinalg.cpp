@@ -1942,6 +1942,7 @@ struct ConvertLLMToLinalgPass
       return signalPassFailure();
     }
     options.flashAttention = attention == "flash";
+    options.vectorKernels = vectorKernels;
     // The target's choices come from each op's `llm.lowering_config`
     // (LoweringConfig.h, llm-select-lowering-config); these options are the
     // neutral defaults of the ops without one.

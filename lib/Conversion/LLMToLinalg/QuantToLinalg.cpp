@@ -639,7 +639,10 @@ FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
 //   { acc + (ext(a) - za) * (ext(b) - zb[n]) } into an i32 zero fill; the
 //   operands' batch dims broadcast through their maps.
 struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
-  using QuantLowering::QuantLowering;
+  MatmulIntegerLowering(MLIRContext *ctx, bool vectorKernels)
+      : QuantLowering(ctx), vectorKernels(vectorKernels) {}
+  /// LLMToLinalgOptions::vectorKernels: the exact f32 panels may be used.
+  bool vectorKernels;
   LogicalResult lower(MatmulIntegerOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -670,8 +673,11 @@ struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
         return success();
       }
     }
-    if (rt.getRank() == 2 && lt.hasStaticShape() && rt.hasStaticShape() &&
-        pa->storageWidth == 8 && pb->storageWidth == 8 && pa->isPerTensor()) {
+    // The exact f32 panels (CPU vector loops); without vector kernels (the
+    // GPU kernels distribute linalg ops) the integer contraction below.
+    if (vectorKernels && rt.getRank() == 2 && lt.hasStaticShape() &&
+        rt.hasStaticShape() && pa->storageWidth == 8 && pb->storageWidth == 8 &&
+        pa->isPerTensor()) {
       auto ft = RankedTensorType::get(lt.getShape(), rewriter.getF32Type());
       AffineMap id = rewriter.getMultiDimIdentityMap(lt.getRank());
       auto shifted = linalg::GenericOp::create(
@@ -2154,10 +2160,11 @@ struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
 
 void mlir::llm::populateQuantToLinalgConversionPatterns(
     RewritePatternSet &patterns, const LLMToLinalgOptions &options) {
-  patterns
-      .add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
-           MatmulIntegerLowering, OrderedMaxLowering, OrderedReduceMaxLowering>(
-          patterns.getContext());
+  patterns.add<QuantizeLowering, DequantizeLowering, RequantizeLowering,
+               OrderedMaxLowering, OrderedReduceMaxLowering>(
+      patterns.getContext());
+  patterns.add<MatmulIntegerLowering>(patterns.getContext(),
+                                      options.vectorKernels);
   patterns.add<DequantMatmulLowering>(patterns.getContext(),
                                       options.streamedWeightMinBytes);
 }

@@ -1,5 +1,6 @@
 // RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s
 // RUN: llm-opt %s -llm-select-lowering-config="target=avx512 streamed-weight-min-bytes=0" -convert-llm-to-linalg -split-input-file | FileCheck %s --check-prefix=STREAM
+// RUN: llm-opt %s -convert-llm-to-linalg="vector-kernels=false" -split-input-file | FileCheck %s --check-prefix=NOVEC
 
 // Structure of the quantization ops' lowering: the ONNX formulas in the
 // generic bodies (round half to even, saturation in f32, exact i32
@@ -100,6 +101,16 @@ func.func @blockwise(%q: tensor<2x64x!quant.uniform<i4:f32:{0:1,1:32}, {{0.1, 0.
 // CHECK:               arith.fptosi {{.*}} : vector<4xf32> to vector<4xi32>
 // CHECK:               arith.addi {{.*}} : vector<4xi32>
 // CHECK:           tensor.parallel_insert_slice
+// Without the CPU's vector kernels (llm-lower-to-nvvm): the integer
+// contraction, one generic with an i32 accumulation and no loops.
+// NOVEC-LABEL: func.func @matmul_integer
+// NOVEC-NOT:     scf.for
+// NOVEC:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<2x3xi8>, tensor<3x4xi8>) outs(%{{.+}} : tensor<2x4xi32>)
+// NOVEC:           arith.subi
+// NOVEC:           arith.muli
+// NOVEC:           arith.addi
+// NOVEC-NOT:     scf.for
+// NOVEC:         return
 func.func @matmul_integer(%a: tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, %b: tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32> {
   %0 = llm.matmul_integer %a, %b : (tensor<2x3x!quant.uniform<u8:f32, 1.0:12>>, tensor<3x4x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<2x4xi32>
   return %0 : tensor<2x4xi32>

@@ -183,9 +183,11 @@ def check(args):
     init = {i.name for i in model.graph.initializer}
     names = [i.name for i in model.graph.input if i.name not in init]
     outdir = os.path.join(workdir, tag + "_out")
-    cmd = [tool("llmc"), "run", path, "--output-dir", outdir, "--quiet",
-           "--threads", "1"]
-    cmd += dim_args
+    cmd = [tool("llmc"), "run", path, "--output-dir", outdir, "--quiet"]
+    # One CPU thread (the GPU targets take no --threads).
+    if not any(arg.startswith("--target=cuda") for arg in RUN_ARGS):
+        cmd += ["--threads", "1"]
+    cmd += dim_args + RUN_ARGS
     for i, name in enumerate(names):
         npy = os.path.join(workdir, "%s_in%d.npy" % (tag, i))
         np.save(npy, ref["in%d" % i])
@@ -210,6 +212,11 @@ def check(args):
         " ".join(notes), per_layer, worst)
 
 
+# Extra arguments of the numerics' `llmc run` (--run-arg), e.g.
+# --target=cuda-emulator to run the GPU kernels on the CPU.
+RUN_ARGS = []
+
+
 def check_in_subprocess(bindir, workdir, variants, jobs, size=None):
     """Runs `check` for each variant in its own process (`--one`), `jobs` at
     a time; a process that dies is a failure of its variant. Yields
@@ -221,7 +228,8 @@ def check_in_subprocess(bindir, workdir, variants, jobs, size=None):
             i, v = pending.pop(0)
             proc = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), bindir, workdir,
-                 v, "--one"] + (["--size", size] if size else []),
+                 v, "--one"] + (["--size", size] if size else []) +
+                ["--run-arg=" + arg for arg in RUN_ARGS],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 universal_newlines=True,
                 env=dict(os.environ, OMP_NUM_THREADS="1"))
@@ -246,7 +254,11 @@ def main():
                    help="check one variant, print [ok, message] as JSON")
     p.add_argument("--size", metavar="D,HEADS,BATCH,SEQ",
                    help="model sizes (export_corpus.set_size)")
+    p.add_argument("--run-arg", action="append", default=[],
+                   help="an extra argument of the numerics' `llmc run` "
+                   "(repeatable), e.g. --run-arg=--target=cuda-emulator")
     a = p.parse_args()
+    RUN_ARGS.extend(a.run_arg)
     os.makedirs(a.workdir, exist_ok=True)
     if a.size:
         export_corpus.set_size(*[int(v) for v in a.size.split(",")])

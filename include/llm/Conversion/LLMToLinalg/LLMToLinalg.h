@@ -41,6 +41,10 @@ struct LLMToLinalgOptions {
   /// assumed to read it from DRAM on every call, and takes the kernels'
   /// streaming block shapes.
   int64_t streamedWeightMinBytes = 1 << 20;
+  /// Whether llmc's CPU vector-loop kernels may be emitted where they apply
+  /// (the exact f32 panels of `llm.matmul_integer`); false: the plain
+  /// linalg contraction (the GPU pipeline).
+  bool vectorKernels = true;
 };
 
 /// Checks an llm op for `convert-llm-to-linalg` when it has a dynamic
