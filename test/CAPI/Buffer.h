@@ -45,6 +45,11 @@ static inline void resetBuffer(Buffer *b) {
   b->size = 0;
 }
 
+/* `s` (NUL-terminated) as an MlirStringRef. */
+static inline MlirStringRef str(const char *s) {
+  return mlirStringRefCreateFromCString(s);
+}
+
 /* The text ("" while empty). */
 static inline const char *text(const Buffer *b) {
   return b->data ? b->data : "";

@@ -49,7 +49,9 @@
 // CHECK: failures: 0
 // clang-format on
 
+#define EXPECT_STREAM stderr
 #include "Buffer.h"
+#include "Expect.h"
 
 #include "llm-c/Dialects.h"
 #include "llm-c/Runtime.h"
@@ -58,19 +60,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "FAILED: %s (line %d)\n", #cond, __LINE__);              \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
 
 /* An embedding lookup (with its run-time index check). */
 static const char *kModel =

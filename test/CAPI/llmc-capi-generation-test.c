@@ -40,6 +40,7 @@
 
 #define _GNU_SOURCE /* dladdr */
 #include "Buffer.h"
+#include "Expect.h"
 
 #include "llm-c/Dialects.h"
 #include "llm-c/Generation.h"
@@ -118,15 +119,6 @@ static const char *firstLine(Buffer *b) {
     *newline = '\0';
   return b->data;
 }
-
-static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      printf("FAILED at line %d: %s\n", __LINE__, #cond);                      \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 enum { kNewTokens = 16, kPromptLength = 4 };
 

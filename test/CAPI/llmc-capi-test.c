@@ -72,6 +72,7 @@
 // clang-format on
 
 #include "Buffer.h"
+#include "Expect.h"
 
 #include "llm-c/Dialects.h"
 #include "llm-c/ImportONNX.h"
@@ -83,19 +84,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stdout, "FAILED: %s (line %d)\n", #cond, __LINE__);              \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
 
 /* y = x @ w + a * b, with a * b folded by llm-fold-constants. */
 static const char *kModel =
