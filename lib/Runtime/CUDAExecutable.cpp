@@ -8,6 +8,7 @@
 
 #include "llm/Runtime/CUDAExecutable.h"
 #include "llm/Runtime/Npy.h"
+#include "llm/Support/LibraryPaths.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+using namespace mlir::llm;
 using namespace mlir::llm::runtime;
 
 /// The runner's fixed part: .npy reading and writing, inputs, timing.
@@ -507,7 +509,18 @@ llvm::Error mlir::llm::runtime::linkCUDAProgram(llvm::StringRef objectPath,
     args.push_back(runner.str().str());
   }
   args.push_back(objectPath.str());
-  args.push_back(LLMC_CUDA_RUNTIME_STATIC);
+  // llmc's CUDA runtime as an archive: beside the installed binary, else
+  // this build's.
+  std::string runtime = LLMC_CUDA_RUNTIME_STATIC;
+  for (const std::string &path :
+       getLibraryCandidates("libllmc_cuda_runtime_static.a",
+                            reinterpret_cast<const void *>(&linkCUDAProgram),
+                            LLMC_CUDA_RUNTIME_STATIC))
+    if (llvm::sys::fs::is_regular_file(path)) {
+      runtime = path;
+      break;
+    }
+  args.push_back(runtime);
   for (const char *lib : {"-ldl", "-lpthread", "-lm", "-lstdc++"})
     args.push_back(lib);
   SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());

@@ -27,6 +27,7 @@
 #include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/OutOfMemory.h"
 #include "llm/Runtime/Progress.h"
+#include "llm/Support/LibraryPaths.h"
 #include "llm/Support/Report.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/Timing.h"
@@ -559,6 +560,25 @@ static std::string getCompileChip(const llm::cuda::DeviceInfo &device) {
     return "sm_90a";
   return "sm_80";
 }
+
+#ifdef LLMC_CUDA_RUNTIME_SHARED
+/// llmc's CUDA runtime (libllmc_cuda_runtime.so), which the host code of a
+/// "cuda" model calls: $LLMC_CUDA_RUNTIME_LIBRARY when set (the only path
+/// tried); else the first that exists of getLibraryCandidates (beside the
+/// installed binary, then this build's), else this build's (its load
+/// error names it).
+static std::string findCUDARuntimeLibrary() {
+  if (const char *env = std::getenv("LLMC_CUDA_RUNTIME_LIBRARY"); env && *env)
+    return env;
+  for (const std::string &path : llm::getLibraryCandidates(
+           "libllmc_cuda_runtime.so",
+           reinterpret_cast<const void *>(&findCUDARuntimeLibrary),
+           LLMC_CUDA_RUNTIME_SHARED))
+    if (llvm::sys::fs::is_regular_file(path))
+      return path;
+  return LLMC_CUDA_RUNTIME_SHARED;
+}
+#endif
 
 /// The "cuda" target of lowerToLLVMDialect: llm-lower-to-nvvm for the
 /// device llmc's CUDA runtime will use (one fatbin).
@@ -1236,13 +1256,14 @@ CompiledModel::load(const CompiledObject &object,
   bool cuda = options.lowering.target == "cuda";
   if (cuda) {
 #ifdef LLMC_CUDA_RUNTIME_SHARED
+    std::string runtimePath = findCUDARuntimeLibrary();
     std::string message;
     llvm::sys::DynamicLibrary runtime =
-        llvm::sys::DynamicLibrary::getPermanentLibrary(LLMC_CUDA_RUNTIME_SHARED,
+        llvm::sys::DynamicLibrary::getPermanentLibrary(runtimePath.c_str(),
                                                        &message);
     if (!runtime.isValid())
-      return error("cannot load llmc's CUDA runtime '" +
-                   llvm::Twine(LLMC_CUDA_RUNTIME_SHARED) + "': " + message);
+      return error("cannot load llmc's CUDA runtime '" + runtimePath +
+                   "': " + message);
     model->cudaSynchronize = reinterpret_cast<int (*)()>(
         runtime.getAddressOfSymbol("llmcCudaSynchronize"));
     model->cudaErrorMessage = reinterpret_cast<const char *(*)()>(
@@ -1252,7 +1273,7 @@ CompiledModel::load(const CompiledObject &object,
     if (!model->cudaSynchronize || !model->cudaErrorMessage ||
         !model->cudaClearError)
       return error("llmc's CUDA runtime lacks llmcCudaSynchronize");
-    libs.push_back(LLMC_CUDA_RUNTIME_SHARED);
+    libs.push_back(runtimePath);
 #else
     return error("--target cuda needs llmc's CUDA runtime, which is built "
                  "only when CMake finds the CUDA toolkit");

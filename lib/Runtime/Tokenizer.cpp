@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/Tokenizer.h"
+#include "llm/Support/LibraryPaths.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -730,24 +731,17 @@ struct SentencePieceApi {
 };
 
 /// Where libllmc_sentencepiece.so may be when $LLMC_SENTENCEPIECE_SHIM is
-/// not set: where this build put it, and beside the binary or library
-/// holding this code (../lib and its own directory: an installed tree).
+/// not set: beside the binary or library holding this code (../lib and its
+/// own directory: an installed tree), then where this build put it.
 static llvm::SmallVector<std::string> getShimCandidates() {
-  llvm::SmallVector<std::string> paths;
 #ifdef LLMC_SENTENCEPIECE_SHIM_PATH
-  paths.push_back(LLMC_SENTENCEPIECE_SHIM_PATH);
+  llvm::StringRef buildPath = LLMC_SENTENCEPIECE_SHIM_PATH;
+#else
+  llvm::StringRef buildPath;
 #endif
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&getShimCandidates), &info) &&
-      info.dli_fname) {
-    llvm::SmallString<256> dir(llvm::sys::path::parent_path(info.dli_fname));
-    llvm::SmallString<256> lib(dir);
-    llvm::sys::path::append(lib, "..", "lib", "libllmc_sentencepiece.so");
-    paths.push_back(std::string(lib));
-    llvm::sys::path::append(dir, "libllmc_sentencepiece.so");
-    paths.push_back(std::string(dir));
-  }
-  return paths;
+  return mlir::llm::getLibraryCandidates(
+      "libllmc_sentencepiece.so",
+      reinterpret_cast<const void *>(&getShimCandidates), buildPath);
 }
 
 llvm::Expected<const SentencePieceApi *> SentencePieceApi::get() {

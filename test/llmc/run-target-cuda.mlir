@@ -57,6 +57,21 @@
 // LOADFAIL: error: {{.*}}the CUDA device failed loading the model: llmc CUDA runtime: {{.*}}cuModuleLoadData{{.*}}
 // RUN: not test -e %t/out-fail/out0.npy
 //
+// Where llmc's CUDA runtime is loaded from: $LLMC_CUDA_RUNTIME_LIBRARY when
+// set; else first beside the installed binary (bin/../lib), then this
+// build's. A copy of llmc in an installed layout whose lib/ holds a broken
+// runtime shows that it is tried first.
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 LLMC_CUDA_RUNTIME_LIBRARY=%t/missing.so not llmc run %s --target cuda --input arg0=%t/x.npy --no-cache 2>&1 | FileCheck %s --check-prefix=RTENV
+// RTENV: error: {{.*}}cannot load llmc's CUDA runtime '{{.*}}missing.so'
+// RUN: rm -rf %t/inst && mkdir -p %t/inst/bin %t/inst/lib
+// RUN: cp %llmc_lib_dir/../bin/llmc %t/inst/bin/llmc
+// RUN: echo "not a library" > %t/inst/lib/libllmc_cuda_runtime.so
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 not %t/inst/bin/llmc run %s --target cuda --input arg0=%t/x.npy --no-cache 2>&1 | FileCheck %s --check-prefix=RTINSTALLED
+// RTINSTALLED: error: {{.*}}cannot load llmc's CUDA runtime '{{.*}}inst/bin/../lib/libllmc_cuda_runtime.so'
+// RUN: cp %llmc_lib_dir/libllmc_cuda_runtime.so %t/inst/lib/libllmc_cuda_runtime.so
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 %t/inst/bin/llmc run %s --target cuda --input arg0=%t/x.npy --no-cache | FileCheck %s --check-prefix=RTOK
+// RTOK: out0: tensor<64x128xf32>
+//
 // A device older than sm_80 is refused before compiling.
 // RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_COMPUTE_MAJOR=7 not llmc run %s --target cuda --input arg0=%t/x.npy --no-cache 2>&1 | FileCheck %s --check-prefix=OLD
 // OLD: error: --target cuda: device 0 (llmc fake GPU 0) has compute capability 7.0; llmc's kernels need 8.0 (sm_80) or newer

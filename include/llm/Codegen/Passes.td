@@ -999,7 +999,8 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
     Each launch is named (its `module` and `function` attributes, which
     `gpu-kernel-outlining` gives the kernel) `<function>_<strategy>_<i>`:
     the strategy (`mma` for tensor-core tiles) and the launch's index among
-    the module's launches, e.g. `@main_tiles_3`.
+    the module's launches, e.g. `@main_tiles_3` (with `_k` appended while
+    another symbol of the module has that name).
 
     Block size: the longest distributed loop rounded up to the warp size, at
     most `block-size` (default: the chip's, 256). Host allocations
@@ -1160,6 +1161,8 @@ def LLMForwardGPUIndexStatusPass
     gpu.dealloc %d
     ```
 
+    and around each `func.call` the copy goes to the host before the call
+    and comes back after it (the callee records into a copy of its own),
     so that a failed check reaches the host exactly as on the CPU, for
     `llmc run --target cuda`, the `--emit=exe` runner and objects alike. The
     copy back waits for the function's kernels (32 bytes, one

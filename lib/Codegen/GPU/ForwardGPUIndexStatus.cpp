@@ -67,6 +67,18 @@ static void forwardStatus(func::FuncOp func, MemRefType type) {
     gpu::DeallocOp::create(rb, ret.getLoc(), /*asyncToken=*/Type(),
                            ValueRange(), device);
   });
+  // A called function records into its own copy, through the host status:
+  // ours goes to the host before the call and comes back after it, so that
+  // neither copy overwrites a failure the other recorded.
+  // call @f -> memcpy %h <- %d; call @f; memcpy %d <- %h
+  func.walk([&](func::CallOp call) {
+    OpBuilder cb(call);
+    gpu::MemcpyOp::create(cb, call.getLoc(), /*asyncToken=*/Type(),
+                          ValueRange(), host, device);
+    cb.setInsertionPointAfter(call);
+    gpu::MemcpyOp::create(cb, call.getLoc(), /*asyncToken=*/Type(),
+                          ValueRange(), device, host);
+  });
 }
 
 namespace {

@@ -51,6 +51,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -845,13 +846,13 @@ struct LLMMapGPUKernelsPass
   /// the run computed) used only in kernels; collects those uses.
   static bool isUsedOnlyInKernels(Value value,
                                   llvm::function_ref<bool(Operation *)> inRun,
-                                  SmallVectorImpl<OpOperand *> &uses) {
+                                  llvm::SetVector<OpOperand *> &uses) {
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       if (inRun(user))
         continue;
       if (user->getParentOfType<gpu::LaunchOp>()) {
-        uses.push_back(&use);
+        uses.insert(&use);
         continue;
       }
       if (!isa<ViewLikeOpInterface>(user) || !isMemoryEffectFree(user) ||
@@ -948,7 +949,8 @@ struct LLMMapGPUKernelsPass
       // Values of the run that later kernels use (they could not load them
       // again): a scalar, or a view of a buffer at a place the run
       // computed. A use on the host cannot be served.
-      SmallVector<OpOperand *> uses;
+      // (A view taking several run values is reached once per value.)
+      llvm::SetVector<OpOperand *> uses;
       for (Operation *op : scalarRun)
         for (Value result : op->getResults()) {
           if (llvm::all_of(result.getUsers(), inRun))
@@ -962,7 +964,7 @@ struct LLMMapGPUKernelsPass
                 "llm-map-gpu-kernels: a value computed by device scalar code "
                 "is used on the host");
         }
-      passRunValues(func, run, inRun, uses);
+      passRunValues(func, run, inRun, uses.getArrayRef());
       // At the last op: every operand of the run is defined by then.
       OpBuilder b(run.back());
       Location loc = run.front()->getLoc();

@@ -55,6 +55,39 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Around a call, the caller's copy goes to the host and comes back: the
+// callee records into a copy of its own, through the host status.
+// CHECK-LABEL: func.func @caller
+// CHECK:         %[[HOST:.*]] = memref.get_global @__llmc_status
+// CHECK:         %[[DEV:.*]] = gpu.alloc
+// CHECK:         gpu.memcpy  %[[DEV]], %[[HOST]]
+// CHECK:         gpu.launch
+// CHECK:         gpu.memcpy  %[[HOST]], %[[DEV]]
+// CHECK-NEXT:    call @callee
+// CHECK-NEXT:    gpu.memcpy  %[[DEV]], %[[HOST]]
+// CHECK:         gpu.memcpy  %[[HOST]], %[[DEV]]
+// CHECK-NEXT:    gpu.dealloc  %[[DEV]]
+// CHECK-NEXT:    return
+module attributes {gpu.container_module} {
+  memref.global @__llmc_status : memref<4xi64> = dense<0>
+  func.func private @callee()
+  func.func @caller() {
+    %c1 = arith.constant 1 : index
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %c0 = arith.constant 0 : index
+      %id = arith.constant 1 : i64
+      %status = memref.get_global @__llmc_status : memref<4xi64>
+      memref.store %id, %status[%c0] : memref<4xi64>
+      gpu.terminator
+    }
+    call @callee() : () -> ()
+    return
+  }
+}
+
+// -----
+
 // No status global: nothing to do.
 // CHECK-LABEL: func.func @without_status
 // CHECK-NOT:     gpu.alloc

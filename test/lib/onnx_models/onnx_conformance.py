@@ -67,9 +67,6 @@ ATOL = 1e-7
 # Seconds allowed for importing, compiling and running one test.
 TIMEOUT = 60
 
-# Extra arguments of every `llmc run` (--llmc-arg).
-LLMC_ARGS = []
-
 # Inputs that are attributes in earlier opsets and that exported models always
 # compute from constants: op type -> input positions. These are bound as
 # initializers (their test values) before import.
@@ -250,7 +247,7 @@ def model_opset(model):
 def run_test(args):
     """Runs one test; returns (name, status, reason, opset) with status one
     of 'pass', 'fail', 'skip'."""
-    llmc, test_dir, workdir = args
+    llmc, test_dir, workdir, llmc_args = args
     name = os.path.basename(test_dir)
     tmp = tempfile.mkdtemp(prefix=name + ".", dir=workdir)
     opset = 0
@@ -258,7 +255,8 @@ def run_test(args):
         model = onnx.load(os.path.join(test_dir, "model.onnx"),
                           load_external_data=False)
         opset = model_opset(model)
-        return (name,) + _run_test(llmc, test_dir, tmp, model) + (opset,)
+        return ((name,) + _run_test(llmc, test_dir, tmp, model, llmc_args) +
+                (opset,))
     except Exception as e:  # noqa: BLE001 (a harness error is a failure)
         return (name, "fail", "harness error: %s: %s" % (type(e).__name__, e),
                 opset)
@@ -266,7 +264,7 @@ def run_test(args):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_test(llmc, test_dir, tmp, model):
+def _run_test(llmc, test_dir, tmp, model, llmc_args):
     inits = {t.name for t in model.graph.initializer}
     graph_inputs = [i for i in model.graph.input if i.name not in inits]
     data_sets = sorted(glob.glob(os.path.join(test_dir, "test_data_set_*")))
@@ -328,7 +326,7 @@ def _run_test(llmc, test_dir, tmp, model):
         # at `MODEL.onnx:0:0` (the importer's location), any later error
         # (verifier, lowering, JIT, inputs) is not.
         cmd = [llmc, "run", onnx_path, "--output-dir", os.path.join(tmp, "out"),
-               "--opt-level=0"] + LLMC_ARGS
+               "--opt-level=0"] + llmc_args
         for k, (iname, dtype, value) in enumerate(runtime):
             if value.dtype.kind in "OSU":
                 # Strings have no .npy form llmc reads (nor an llm type): the
@@ -402,7 +400,6 @@ def main():
     ap.add_argument("--verbose", action="store_true",
                     help="print passing tests too")
     a = ap.parse_args()
-    LLMC_ARGS.extend(a.llmc_arg)
 
     tests = [d for d in sorted(glob.glob(os.path.join(a.data, "test_*")))
              if os.path.isfile(os.path.join(d, "model.onnx"))
@@ -419,7 +416,7 @@ def main():
     skip_kinds = {"out of scope": 0, "not yet supported": 0}
     with multiprocessing.Pool(max(1, a.jobs)) as pool:
         for name, status, reason, opset in pool.imap(
-                run_test, [(a.llmc, t, workdir) for t in tests]):
+                run_test, [(a.llmc, t, workdir, a.llmc_arg) for t in tests]):
             deviation = known_deviation(name)
             if status == "fail" and deviation:
                 status, reason = "skip", "known deviation: %s (%s)" % (
