@@ -568,8 +568,12 @@ static std::string getCompileChip(const llm::cuda::DeviceInfo &device) {
 /// installed binary, then this build's), else this build's (its load
 /// error names it).
 static std::string findCUDARuntimeLibrary() {
-  if (const char *env = std::getenv("LLMC_CUDA_RUNTIME_LIBRARY"); env && *env)
-    return env;
+  if (const char *env = std::getenv("LLMC_CUDA_RUNTIME_LIBRARY"); env && *env) {
+    // A path (dlopen would search the library path for a bare name).
+    llvm::SmallString<256> path(env);
+    llvm::sys::fs::make_absolute(path);
+    return std::string(path);
+  }
   for (const std::string &path : llm::getLibraryCandidates(
            "libllmc_cuda_runtime.so",
            reinterpret_cast<const void *>(&findCUDARuntimeLibrary),
@@ -1257,6 +1261,11 @@ CompiledModel::load(const CompiledObject &object,
   if (cuda) {
 #ifdef LLMC_CUDA_RUNTIME_SHARED
     std::string runtimePath = findCUDARuntimeLibrary();
+    // (A FIFO would block dlopen forever.)
+    if (llvm::sys::fs::exists(runtimePath) &&
+        !llvm::sys::fs::is_regular_file(runtimePath))
+      return error("cannot load llmc's CUDA runtime '" + runtimePath +
+                   "': not a regular file");
     std::string message;
     llvm::sys::DynamicLibrary runtime =
         llvm::sys::DynamicLibrary::getPermanentLibrary(runtimePath.c_str(),

@@ -63,6 +63,13 @@
 // runtime shows that it is tried first.
 // RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 LLMC_CUDA_RUNTIME_LIBRARY=%t/missing.so not llmc run %s --target cuda --input arg0=%t/x.npy --no-cache 2>&1 | FileCheck %s --check-prefix=RTENV
 // RTENV: error: {{.*}}cannot load llmc's CUDA runtime '{{.*}}missing.so'
+// A FIFO (dlopen would wait on it forever) and a relative path (taken from
+// the working directory, not searched for on the library path).
+// RUN: rm -f %t/fifo.so && mkfifo %t/fifo.so
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 LLMC_CUDA_RUNTIME_LIBRARY=%t/fifo.so not llmc run %s --target cuda --input arg0=%t/x.npy --no-cache 2>&1 | FileCheck %s --check-prefix=RTFIFO
+// RTFIFO: error: {{.*}}cannot load llmc's CUDA runtime '{{.*}}fifo.so': not a regular file
+// RUN: cp %llmc_lib_dir/libllmc_cuda_runtime.so %t/rt.so
+// RUN: cd %t && env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 LLMC_CUDA_RUNTIME_LIBRARY=rt.so llmc run %s --target cuda --input arg0=%t/x.npy --no-cache | FileCheck %s --check-prefix=RTOK
 // RUN: rm -rf %t/inst && mkdir -p %t/inst/bin %t/inst/lib
 // RUN: cp %llmc_lib_dir/../bin/llmc %t/inst/bin/llmc
 // RUN: echo "not a library" > %t/inst/lib/libllmc_cuda_runtime.so

@@ -21,6 +21,10 @@
 // NODRIVER: llmc CUDA runtime: no CUDA driver found
 // NODRIVER: error: the model failed on the GPU
 // RUN: not test -e %t/out/out0.npy
+// A FIFO as the driver: refused (dlopen would wait on it forever).
+// RUN: rm -f %t/fifo.so && mkfifo %t/fifo.so
+// RUN: env LLMC_CUDA_DRIVER_LIBRARY=%t/fifo.so not %t/scale.exe --output-dir %t/out 2>&1 | FileCheck %s --check-prefix=FIFODRIVER
+// FIFODRIVER: llmc CUDA runtime: no CUDA driver found ({{.*}}fifo.so is not a regular file)
 //
 // The fake driver: inputs read, results written with the right shape.
 // RUN: %python -c "import numpy as np; np.save('%t/x.npy', np.ones((4, 8), np.float32))"

@@ -51,7 +51,10 @@ static FailureOr<scf::ForallOp> wrapInKernel(Operation *anchor,
       return anchor->emitError()
              << "llm-form-gpu-kernels: a GPU kernel result must be a "
                 "statically shaped tensor, got "
-             << v.getType();
+             << v.getType()
+             << " (the GPU targets take static shapes only: give the "
+                "sequence a fixed length, e.g. llmc --dim NAME=N for an "
+                "ONNX model, or run on a CPU target)";
     inits.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
                                             type.getElementType()));
   }

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 using namespace mlir::llm::cuda::detail;
 
@@ -126,6 +127,13 @@ void initialize() {
   const char *library = getenv("LLMC_CUDA_DRIVER_LIBRARY");
   if (!library || !*library)
     library = "libcuda.so.1";
+  // A path that names something other than a file (a FIFO would block
+  // dlopen forever, a directory cannot load).
+  struct stat st;
+  if (strchr(library, '/') && stat(library, &st) == 0 && !S_ISREG(st.st_mode))
+    return initFailed(LLMC_CUDA_ERROR_NO_DRIVER,
+                      "no CUDA driver found (%s is not a regular file)",
+                      library);
   void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return initFailed(LLMC_CUDA_ERROR_NO_DRIVER,

@@ -18,7 +18,9 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 using namespace mlir::llm::cuda;
 
@@ -101,6 +103,15 @@ DriverInfo mlir::llm::cuda::probeDriver(const char *library) {
     library = "libcuda.so.1";
   info.library = library;
 
+  // A path that names something other than a file: a FIFO would block
+  // dlopen forever.
+  struct stat st;
+  if (std::strchr(library, '/') && stat(library, &st) == 0 &&
+      !S_ISREG(st.st_mode)) {
+    info.error =
+        "no CUDA driver found (" + info.library + " is not a regular file)";
+    return info;
+  }
   // Never unloaded: a driver does not survive dlclose, and the runtime
   // loads the same library later.
   void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
