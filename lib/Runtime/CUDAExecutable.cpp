@@ -511,16 +511,9 @@ llvm::Error mlir::llm::runtime::linkCUDAProgram(llvm::StringRef objectPath,
   args.push_back(objectPath.str());
   // llmc's CUDA runtime as an archive: beside the installed binary, else
   // this build's.
-  std::string runtime = LLMC_CUDA_RUNTIME_STATIC;
-  for (const std::string &path :
-       getLibraryCandidates("libllmc_cuda_runtime_static.a",
-                            reinterpret_cast<const void *>(&linkCUDAProgram),
-                            LLMC_CUDA_RUNTIME_STATIC))
-    if (llvm::sys::fs::is_regular_file(path)) {
-      runtime = path;
-      break;
-    }
-  args.push_back(runtime);
+  args.push_back(findLibrary("libllmc_cuda_runtime_static.a",
+                             reinterpret_cast<const void *>(&linkCUDAProgram),
+                             LLMC_CUDA_RUNTIME_STATIC));
   for (const char *lib : {"-ldl", "-lpthread", "-lm", "-lstdc++"})
     args.push_back(lib);
   SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());

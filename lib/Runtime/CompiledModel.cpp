@@ -574,13 +574,10 @@ static std::string findCUDARuntimeLibrary() {
     llvm::sys::fs::make_absolute(path);
     return std::string(path);
   }
-  for (const std::string &path : llm::getLibraryCandidates(
-           "libllmc_cuda_runtime.so",
-           reinterpret_cast<const void *>(&findCUDARuntimeLibrary),
-           LLMC_CUDA_RUNTIME_SHARED))
-    if (llvm::sys::fs::is_regular_file(path))
-      return path;
-  return LLMC_CUDA_RUNTIME_SHARED;
+  return llm::findLibrary(
+      "libllmc_cuda_runtime.so",
+      reinterpret_cast<const void *>(&findCUDARuntimeLibrary),
+      LLMC_CUDA_RUNTIME_SHARED);
 }
 #endif
 

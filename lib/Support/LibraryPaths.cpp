@@ -45,3 +45,12 @@ mlir::llm::getLibraryCandidates(llvm::StringRef fileName, const void *anchor,
     add(buildPath.str());
   return paths;
 }
+
+std::string mlir::llm::findLibrary(llvm::StringRef fileName, const void *anchor,
+                                   llvm::StringRef buildPath) {
+  for (const std::string &path :
+       getLibraryCandidates(fileName, anchor, buildPath))
+    if (llvm::sys::fs::is_regular_file(path))
+      return path;
+  return buildPath.str();
+}

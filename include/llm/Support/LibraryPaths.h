@@ -36,6 +36,11 @@ llvm::SmallVector<std::string> getLibraryCandidates(llvm::StringRef fileName,
                                                     const void *anchor,
                                                     llvm::StringRef buildPath);
 
+/// The first of getLibraryCandidates(fileName, anchor, buildPath) that is a
+/// regular file, else `buildPath` (whose load error then names it).
+std::string findLibrary(llvm::StringRef fileName, const void *anchor,
+                        llvm::StringRef buildPath);
+
 } // namespace mlir::llm
 
 #endif // LLM_SUPPORT_LIBRARYPATHS_H

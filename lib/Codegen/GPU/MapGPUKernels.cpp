@@ -840,7 +840,6 @@ struct LLMMapGPUKernelsPass
     return runs;
   }
 
-  /// Moves `run` into a single-thread kernel.
   /// Whether every use of `value` outside the scalar run (`inRun`) is in a
   /// kernel, directly or through host views of it (a subview at an offset
   /// the run computed) used only in kernels; collects those uses.
@@ -936,6 +935,8 @@ struct LLMMapGPUKernelsPass
                            use->get()));
   }
 
+  /// Moves `scalarRun` into a single-thread kernel (passRunValues gives
+  /// later kernels the values of it they use).
   static LogicalResult wrapScalarRun(func::FuncOp func,
                                      ArrayRef<Operation *> scalarRun) {
     {
