@@ -40,7 +40,11 @@ fi
 # index_checks: an embedding lookup whose run-time index check runs in a
 # kernel; run also feeds it an out-of-range index and expects the program
 # to fail naming it (llm-forward-gpu-index-status).
-MODELS="gpt2_model gpt2_layer768 gpt2_layer768_bf16w matvec4096 matmul1024 matvec4096_bf16 matmul4096_bf16 index_checks"
+# attention512: GPT-2 small's causal attention (12 heads of 64, 512 tokens,
+# f32, seeded inputs) as the flash kernel, and attention512_mat as the
+# three kernels of attention=materialized: run compares their results with
+# each other and times both against PyTorch's scaled_dot_product_attention.
+MODELS="gpt2_model gpt2_layer768 gpt2_layer768_bf16w matvec4096 matmul1024 matvec4096_bf16 matmul4096_bf16 index_checks attention512 attention512_mat"
 
 prepare() {
   local root llmc chip
@@ -90,6 +94,14 @@ func.func @main(%ids: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
   return %0 : tensor<1x4x8xf32>
 }
 EOF
+  cat >"$dir/models/attention512.mlir" <<'EOF'
+// Causal attention of GPT-2 small's shape: 12 heads of 64, 512 tokens, f32.
+func.func @main(%q: tensor<1x12x512x64xf32>, %k: tensor<1x12x512x64xf32>, %v: tensor<1x12x512x64xf32>) -> tensor<1x12x512x64xf32> {
+  %0 = llm.attention %q, %k, %v {causal} : (tensor<1x12x512x64xf32>, tensor<1x12x512x64xf32>, tensor<1x12x512x64xf32>) -> tensor<1x12x512x64xf32>
+  return %0 : tensor<1x12x512x64xf32>
+}
+EOF
+  cp "$dir/models/attention512.mlir" "$dir/models/attention512_mat.mlir"
   /usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.array([[0, -16, 15, 3]], np.int64)); np.save(sys.argv[2], np.array([[1, 2, 16, 3]], np.int64))" \
     "$dir/models/index_checks.arg0.npy" "$dir/inputs/index_checks_bad.npy"
   cp "$dir/models/gpt2_layer768.mlir" "$dir/models/gpt2_layer768_bf16w.mlir"
@@ -97,6 +109,7 @@ EOF
     echo "compiling $m for $chip"
     local options=format=bin
     [[ $m == *_bf16w ]] && options="$options demote-contraction-inputs=bf16"
+    [[ $m == *_mat ]] && options="$options attention=materialized"
     "$llmc" compile "$dir/models/$m.mlir" --target cuda --chip "$chip" \
       --emit=exe -o "$dir/$m.exe" --quiet --pipeline-options="$options" \
       --report=json --report-file "$dir/$m.report.json"
@@ -174,8 +187,28 @@ elif name == "matvec4096_bf16":
     print("llmc: %.1f GB/s (weights read once per call)" % (4096 * 4096 * 2 / t / 1e9))
 elif name == "matmul4096_bf16":
     print("llmc: %.2f TFLOP/s" % (2 * 4096 ** 3 / t / 1e12))
+elif name.startswith("attention512"):
+    # QK^T and PV over the causal half.
+    print("llmc: %.2f TFLOP/s" % (2 * 2 * 12 * 512 * 512 * 64 / 2 / t / 1e12))
 EOF
   done
+  # The flash kernel against the three-kernel attention, on the same seeded
+  # inputs.
+  echo "== attention512: flash kernel vs attention=materialized"
+  python3 - "$dir/out/attention512" "$dir/out/attention512_mat" <<'EOF' || fail=1
+import os, sys
+import numpy as np
+a, b = sys.argv[1], sys.argv[2]
+names = sorted(n for n in os.listdir(a) if n.endswith(".npy"))
+ok = bool(names)
+for name in names:
+    x = np.load(os.path.join(a, name)); y = np.load(os.path.join(b, name))
+    good = x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-5)
+    print("%s %s: max |diff| %.3g" % ("PASS" if good else "FAIL", name,
+          float(np.abs(x - y).max()) if x.shape == y.shape else float("nan")))
+    ok &= good
+sys.exit(0 if ok else 1)
+EOF
   # An out-of-range index: the program must fail and name it.
   echo "== index_checks (index 16 of a table of 16 rows)"
   if "$dir/index_checks.exe" "$dir/inputs/index_checks_bad.npy" \
@@ -253,6 +286,12 @@ with torch.no_grad():
     print("torch eager gpt2_layer768 (S 512, f32, TF32 matmuls): %.4f ms" % (bench(blk, xs) * 1e3))
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+q, k, v = [torch.randn(1, 12, 512, 64, device=dev) for _ in range(3)]
+sdpa = torch.nn.functional.scaled_dot_product_attention
+for label, f in [("torch eager", lambda q, k, v: sdpa(q, k, v, is_causal=True)),
+                 ("torch.compile", torch.compile(lambda q, k, v: sdpa(q, k, v, is_causal=True)))]:
+    t = bench(f, q, k, v)
+    print("%s attention512 f32 (SDPA, causal): %.4f ms, %.2f TFLOP/s" % (label, t * 1e3, 2 * 2 * 12 * 512 * 512 * 64 / 2 / t / 1e12))
 for label, f in [("torch eager", torch.matmul), ("torch.compile", torch.compile(torch.matmul))]:
     t = bench(f, x, w)
     print("%s matvec4096 f32: %.4f ms, %.1f GB/s" % (label, t * 1e3, 4096 * 4096 * 4 / t / 1e9))

@@ -16,9 +16,12 @@
 
 #include "llm/Codegen/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::llm {
@@ -32,7 +35,41 @@ namespace {
 
 struct LLMCloneEmptyTensorsPass
     : llm::impl::LLMCloneEmptyTensorsPassBase<LLMCloneEmptyTensorsPass> {
+  using Base::Base;
+
+  /// fill(empty) (used by A, B) -> fill(empty) (A), fill'(empty') (B)
+  void cloneFills() {
+    SmallVector<linalg::FillOp> shared;
+    getOperation()->walk([&](linalg::FillOp op) {
+      if (op.hasPureTensorSemantics() && op->getNumResults() == 1 &&
+          !op->getResult(0).hasOneUse() && !op->use_empty() &&
+          op.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+        shared.push_back(op);
+    });
+    OpBuilder builder(&getContext());
+    for (linalg::FillOp op : shared) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : op->getResult(0).getUses())
+        uses.push_back(&use);
+      auto empty = op.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        // Before the user (a parallel_insert_slice: before its forall's
+        // terminator, which holds nothing else).
+        Operation *user = use->getOwner();
+        if (auto inParallel = dyn_cast<scf::InParallelOp>(user->getParentOp()))
+          user = inParallel;
+        builder.setInsertionPoint(user);
+        Operation *emptyClone = builder.clone(*empty);
+        IRMapping mapping;
+        mapping.map(empty.getResult(), emptyClone->getResult(0));
+        use->set(builder.clone(*op, mapping)->getResult(0));
+      }
+    }
+  }
+
   void runOnOperation() override {
+    if (fills)
+      cloneFills();
     SmallVector<tensor::EmptyOp> shared;
     getOperation()->walk([&](tensor::EmptyOp op) {
       if (!op->hasOneUse() && !op->use_empty())

@@ -190,7 +190,9 @@ void mlir::llm::buildLLMBufferizationStage(
     OpPassManager &pm, const BufferizationStageOptions &options) {
   // Bufferization: tensor results become trailing out-params. CSE merged
   // equal tensor.empty ops; one per destination keeps the analysis linear.
-  pm.addPass(createLLMCloneEmptyTensorsPass());
+  LLMCloneEmptyTensorsPassOptions cloneOpts;
+  cloneOpts.fills = options.cloneFills;
+  pm.addPass(createLLMCloneEmptyTensorsPass(cloneOpts));
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   // The entry's inputs stay unmodified; its key/value caches are updated in
   // place.
@@ -372,10 +374,17 @@ void mlir::llm::buildLLMLowerToNVVMGraphStage(
 void mlir::llm::buildLLMLowerToNVVMLinalgStage(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
   ConvertLLMToLinalgPassOptions toLinalgOpts;
-  // The flash lowering's tile loops are CPU loop nests; the GPU kernels
-  // distribute the materialized form. No CPU lowering configuration
+  // Flash attention is lowered last (below). No CPU lowering configuration
   // (llm-select-lowering-config): the ops keep the neutral defaults.
-  toLinalgOpts.attention = "materialized";
+  // (Another value reaches convert-llm-to-linalg, which names it in its
+  // error; "keep" would leave the attentions unlowered: refused there.)
+  bool flash = options.attention == "flash";
+  std::string attention = options.attention;
+  toLinalgOpts.attention =
+      flash ? "keep"
+      : attention == "keep"
+          ? "keep (llm-lower-to-nvvm takes flash or materialized)"
+          : attention;
   // Nor the CPU's vector-loop kernels: the GPU kernels distribute linalg
   // ops.
   toLinalgOpts.vectorKernels = false;
@@ -395,6 +404,18 @@ void mlir::llm::buildLLMLowerToNVVMLinalgStage(
   // same views (the rows of llm-map-gpu-kernels).
   pm.addPass(createLinalgFoldUnitExtentDimsPass());
   pm.addPass(createCanonicalizerPass());
+  // Attention as the flash lowering's tiled loop nest, after the passes
+  // above, which would rewrite its in-place tile updates: one kernel, a
+  // block per query tile (llm-map-gpu-kernels' forall strategy).
+  // Its tile is the GPU target's (llm-select-gpu-lowering-config).
+  if (flash) {
+    llm::LLMSelectGPULoweringConfigPassOptions configOpts;
+    configOpts.chip = options.getChips().front();
+    pm.addPass(llm::createLLMSelectGPULoweringConfigPass(configOpts));
+    ConvertLLMToLinalgPassOptions attentionOpts;
+    attentionOpts.attention = "flash";
+    pm.addPass(createConvertLLMToLinalgPass(attentionOpts));
+  }
   // One kernel loop per fusion group and per lone linalg op.
   pm.addNestedPass<func::FuncOp>(createLLMFormGPUKernelsPass());
   pm.addPass(createCanonicalizerPass());
@@ -408,6 +429,7 @@ void mlir::llm::buildLLMLowerToNVVMBufferizationStage(
   // Device memory has no stack for host-side buffers.
   buf.promoteToStack = false;
   buf.hoistKernelAllocs = true;
+  buf.cloneFills = true;
   buf.planMemory = options.planMemory;
   buf.memoryArena = "per-call";
   buildLLMBufferizationStage(pm, buf);

@@ -1,4 +1,5 @@
 // RUN: llm-opt %s -llm-clone-empty-tensors -split-input-file | FileCheck %s
+// RUN: llm-opt %s -llm-clone-empty-tensors="fills" -split-input-file | FileCheck %s --check-prefix=FILLS
 
 // One tensor.empty shared by three destinations (as CSE leaves them)
 // becomes one per destination, each right before its user.
@@ -57,4 +58,40 @@ func.func @dynamic(%n: index, %c: i1) -> (tensor<?xf32>, tensor<?xf32>) {
   }
   %s = linalg.fill ins(%f : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   return %r, %s : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// With `fills`, a fill that CSE merged (the flash attention's running
+// maximum and its per-tile row maximum both start at -inf) gets one fill per
+// use, so that the loop's carried value has a buffer of its own.
+// FILLS-LABEL: func.func @shared_fill
+// FILLS:         %[[E0:.+]] = tensor.empty() : tensor<4xf32>
+// FILLS-NEXT:    %[[F0:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] : tensor<4xf32>)
+// FILLS:         scf.for {{.*}} iter_args(%[[A:.+]] = %[[F0]])
+// FILLS-NEXT:      %[[E1:.+]] = tensor.empty() : tensor<4xf32>
+// FILLS-NEXT:      %[[F1:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<4xf32>)
+// FILLS-NEXT:      linalg.generic {{.*}} ins(%arg0, %[[A]] : {{.*}}) outs(%[[F1]] : tensor<4xf32>)
+// Without it, the fill stays shared.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK-COUNT-1: linalg.fill
+// CHECK-NOT:     linalg.fill
+#id1 = affine_map<(d0) -> (d0)>
+func.func @shared_fill(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %f) -> (tensor<4xf32>) {
+    %m = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+        ins(%x, %a : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %v = arith.maximumf %in, %in2 : f32
+      %w = arith.maximumf %v, %out : f32
+      linalg.yield %w : f32
+    } -> tensor<4xf32>
+    scf.yield %m : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
 }

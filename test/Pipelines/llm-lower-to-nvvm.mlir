@@ -33,10 +33,24 @@ func.func @chain(%x: tensor<8x128xf32>, %y: tensor<8x128xf32>) -> tensor<8x128xf
   return %2 : tensor<8x128xf32>
 }
 
+// An attention (GQA, causal, bshd: read in place from its projections) is
+// one flash kernel: a block per (batch, head, query tile), the tiles in
+// workgroup memory (PTX .shared arrays).
+// CHECK-LABEL: llvm.func @attention(
+// CHECK-COUNT-1: gpu.launch_func <{{.*}}> @llm_kernels::@attention_forall_4
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         llvm.return
+func.func @attention(%q: tensor<1x64x4x64xf32>, %k: tensor<1x64x2x64xf32>, %v: tensor<1x64x2x64xf32>) -> tensor<1x64x4x64xf32> {
+  %0 = llm.attention %q, %k, %v {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x64x4x64xf32>, tensor<1x64x2x64xf32>, tensor<1x64x2x64xf32>) -> tensor<1x64x4x64xf32>
+  return %0 : tensor<1x64x4x64xf32>
+}
+
 // BIN:       gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
 // BIN-SAME:    .target sm_80
 // BIN-SAME:    shfl.sync.bfly.b32
 // BIN-SAME:    bar.sync
+// BIN-SAME:    .visible .entry attention_forall_4(
+// BIN-SAME:    .shared .align
 // BIN-NOT:   gpu.binary
 
 // CHIPS:     gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">

@@ -11,7 +11,9 @@ For every public function of each llm-dialect file given:
     exactly;
   * with --ptxas DIR (a CUDA toolkit), compiles it with `llmc compile
     --target cuda --emit=ptx` for each --chip and runs DIR/bin/ptxas on the
-    PTX.
+    PTX;
+  * --gpu-arg ARG (repeatable) is added to the GPU runs and compiles (e.g.
+    `--gpu-arg=--pipeline-options=attention=materialized`).
 
 Prints one line per function (PASS, FAIL with the reason, or UNSUPPORTED
 with the compiler's message when the GPU path refuses the function) and a
@@ -46,6 +48,9 @@ def main():
     p.add_argument("files", nargs="+")
     p.add_argument("--ptxas", default="")
     p.add_argument("--chip", action="append", default=[])
+    p.add_argument("--gpu-arg", action="append", default=[],
+                   help="extra argument of the GPU runs and compiles "
+                        "(e.g. --gpu-arg=--pipeline-options=...)")
     args = p.parse_args()
     chips = args.chip or ["sm_80", "sm_90a"]
     counts = {"PASS": 0, "UNSUPPORTED": 0, "FAIL": 0}
@@ -62,7 +67,7 @@ def main():
                 # Functions that fail on the CPU are error tests.
                 continue
             gpu = run(common + ["--target", "cuda-emulator", "--output-dir",
-                                gpu_dir])
+                                gpu_dir] + args.gpu_arg)
             if gpu.returncode != 0:
                 err = first_error(gpu)
                 status = "UNSUPPORTED" if "not supported on the GPU" in err \
@@ -76,7 +81,8 @@ def main():
                     ptx = os.path.join(work, chip + ".ptx")
                     c = run([args.llmc, "compile", path, "--entry", func,
                              "--target", "cuda", "--chip", chip,
-                             "--emit=ptx", "-o", ptx, "--quiet"])
+                             "--emit=ptx", "-o", ptx, "--quiet"] +
+                            args.gpu_arg)
                     if c.returncode != 0:
                         problem = "compile %s: %s" % (chip, first_error(c))
                         break

@@ -41,6 +41,46 @@ def LLMEmitCInterfacePass : Pass<"llm-emit-c-interface", "ModuleOp"> {
 // Lowering configuration
 //===----------------------------------------------------------------------===//
 
+def LLMSelectGPULoweringConfigPass
+    : Pass<"llm-select-gpu-lowering-config", "::mlir::ModuleOp"> {
+  let summary = "Record the GPU target's lowering choices on llm ops as "
+                "llm.lowering_config";
+  let description = [{
+    The GPU half of the per-op lowering configuration (the CPU half is
+    `llm-select-lowering-config`): runs on llm ops before
+    `convert-llm-to-linalg`, and from the GPU target description of `chip`
+    (llm/Codegen/GPU/GPUTargetDescription.h) attaches to every
+    `llm.attention` without a configuration
+    `{attention_tile = array<i64: Q, KV>, stage_values = true}`: the flash
+    lowering's tile, whose buffers the GPU kernel keeps in workgroup memory
+    (llm-map-gpu-kernels' forall strategy), and the value tiles staged there
+    too. The tile is the first of [64, 64], [32, 64], [64, 32], [32, 32],
+    [16, 64], [16, 32], [16, 16], [8, 16], [8, 8], [4, 8], [1, 8] (each
+    clamped to the sequence lengths, as the lowering does) whose buffers take
+    at most 7/8 of the chip's static shared memory per block (48 KiB on
+    sm_80, sm_89 and sm_90a), estimated in bytes as
+
+      e * D * Tk          the key tile, transposed (e: the input's bytes)
+    + e * Tk * Dv         the value tile
+    + 4 * 3 * Tq * Tk     scores, logits and probabilities (f32)
+    + 4 * Tq * Dv         the output accumulator (f32)
+    + 4 * 8 * Tq          running maximum, sum and their temporaries (f32)
+    + e * Tq * Dv         the output tile, when Tq does not divide Sq (the
+                          last tile is stored in part, through a copy)
+
+    (GPT-2's head dim 64 in f32: [32, 32], about 37 KiB; a head dim of 128:
+    [16, 16]). A larger tile reads each key/value tile for more query rows;
+    the estimate keeps the kernel within what a block may declare without
+    the dynamic shared memory opt-in. Ops that already carry a
+    configuration (a test's, a tuner's) keep it. Errors: an unknown `chip`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "NVIDIA chip whose target description is read: sm_80, sm_89 or "
+           "sm_90a">,
+  ];
+}
+
 def LLMSelectLoweringConfigPass
     : Pass<"llm-select-lowering-config", "::mlir::ModuleOp"> {
   let summary = "Record the CPU target's lowering choices on llm ops as "
@@ -546,9 +586,25 @@ def LLMCloneEmptyTensorsPass : Pass<"llm-clone-empty-tensors"> {
     loop (a `[S, 3d]` buffer per row tile of a QKV projection), with it a
     tile-sized one.
 
+    With `fills`, a `linalg.fill` of a tensor.empty whose result has several
+    uses is cloned the same way (the fill and its empty, right before each
+    use but the first): CSE merges the equal fills of a tiled loop nest (the
+    flash-attention lowering's running maximum and its per-tile row maximum
+    both start at -inf), which makes a loop's carried value share its
+    buffer with a value computed in the loop, and one-shot bufferization
+    then refuses the loop ("Yield operand #0 is not equivalent to the
+    corresponding iter bbArg"). Set by `llm-lower-to-nvvm`, whose kernels
+    run such loop nests as they are.
+
     Run it right before `eliminate-empty-tensors`.
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"fills", "fills", "bool", /*default=*/"false",
+           "Also give every use of a multiply used linalg.fill of a "
+           "tensor.empty its own fill">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def LLMLowerCollectivesPass
@@ -915,6 +971,17 @@ def LLMFormGPUKernelsPass
     attention (QK^T, scale and mask; softmax; PV) is thus three kernels,
     both products tiles, instead of one block per query row that reads all
     of K and V.
+
+    A tiled loop nest in a group (an `scf.forall`: the flash-attention
+    lowering of `llm.attention`) is a kernel of its own, marked as it is
+    (`llm.gpu_kernel` and `llm.gpu_block_loop`: each of its iterations a
+    block, see `llm-map-gpu-kernels`' forall strategy) instead of wrapped:
+    the scalar code only it uses (a `kv_length` read from its 0-d tensor)
+    moves into it, and a generic in one of its `scf.for` loops whose
+    destination `linalg-fold-unit-extent-dims` moved to its inputs (so that
+    the loop's yielded value no longer shares its iteration argument's
+    buffer, which bufferization refuses) writes the iteration argument in
+    place again.
   }];
   let dependentDialects = [
     "::mlir::scf::SCFDialect",
@@ -930,7 +997,9 @@ def LLMHoistKernelAllocsPass
   let description = [{
     After one-shot bufferization, each statically shaped `memref.alloc`
     directly inside a loop marked `llm.gpu_kernel` (one iteration, from
-    `llm-form-gpu-kernels`) moves in front of the loop, so that
+    `llm-form-gpu-kernels`; not a tiled loop nest marked
+    `llm.gpu_block_loop`, whose buffers are per block) moves in front of
+    the loop, so that
     `llm-plan-memory` places the kernel's intermediate buffers in the arena
     with the others (device code allocates nothing). Dynamically sized
     allocations stay.
@@ -995,6 +1064,20 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
       staged in workgroup memory [64][40] (m- and n-major) 32 steps at a
       time; the other stages run at 32 points per thread with a barrier
       between them and the MMAs.
+    - `forall` (`blocks = [N0, N1, ...]` in the attribute): a kernel loop
+      marked `llm.gpu_block_loop` (a tiled loop nest, the flash-attention
+      lowering of `llm.attention`; static bounds from 0, step 1) runs each
+      of its N0 x N1 x ... iterations as a block (the block id
+      delinearized, the last iv fastest). Each `memref.alloc` in it (static
+      shape) is a workgroup attribution of the launch: together at most the
+      chip's 48 KiB of static shared memory per block (error otherwise).
+      Each linalg op (and `memref.copy`) in it runs over the block's
+      threads, `for p = tid; p < points; p += blockDim` over its parallel
+      points (innermost fastest; reductions serial at each point); its
+      `scf.for` (no carried values) and `scf.if` (no results) run on every
+      thread alike; a `gpu.barrier` comes before an op that reads or writes
+      what an earlier op since the last barrier wrote, or writes what it
+      read, and at the end of a loop body that leaves such accesses.
 
     Each launch is named (its `module` and `function` attributes, which
     `gpu-kernel-outlining` gives the kernel) `<function>_<strategy>_<i>`:
@@ -1183,8 +1266,9 @@ def LLMEmulateGPUKernelsPass
                 "checks without a GPU)";
   let description = [{
     Replaces each `gpu.launch` of `llm-map-gpu-kernels` (1-D constant grid
-    and block; synchronization only by top-level `gpu.barrier` and
-    `gpu.all_reduce` with a reduction kind) by host loops:
+    and block; synchronization only by `gpu.barrier` and `gpu.all_reduce`
+    with a reduction kind at the top level or in the body of an `scf.for`
+    whose bounds are uniform across the block) by host loops:
 
     ```
     for block in grid:
@@ -1194,7 +1278,11 @@ def LLMEmulateGPUKernelsPass
     ```
 
     one of the schedules a GPU may run (every thread reaches a barrier
-    before any passes it). Values crossing a synchronization point are kept
+    before any passes it). A loop that synchronizes (the matmul tiles' K
+    loop, the flash kernel's key/value loop) becomes a host loop whose
+    iterations run its body's intervals in turn; its bounds are computed on
+    the host from the block id, constants, values from outside the launch
+    and loads of buffers the launch does not write. Values crossing a synchronization point are kept
     per thread in `memref.alloca` buffers of block-size entries;
     `gpu.alloc`/`gpu.dealloc`/`gpu.memcpy` become
     `memref.alloc`/`dealloc`/`copy`. The result
@@ -1204,7 +1292,8 @@ def LLMEmulateGPUKernelsPass
     (warp shuffles, PTX), which ptxas and a GPU check.
 
     Errors: a launch with a non-constant or multi-dimensional grid or block,
-    synchronization inside control flow, an `all_reduce` with a custom
+    synchronization inside control flow other than such a loop (or in a
+    loop whose bounds depend on the thread), an `all_reduce` with a custom
     region, an asynchronous `gpu.alloc` or `gpu.memcpy`.
   }];
   let dependentDialects = [

@@ -97,6 +97,13 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
       the weight has at least `streamed-weight-min-bytes` stored bytes,
       1 MiB); see docs/Quantization.md.
 
+    With `attention=keep`, `llm.attention` is left as it is and everything
+    else is lowered; a later run of the pass lowers it. `llm-lower-to-nvvm`
+    does so, so that the passes in between (linalg-fold-unit-extent-dims,
+    which moves a destination that a generic reads to its inputs, and
+    elementwise fusion) do not rewrite the flash lowering's loop nest,
+    whose loop-carried tiles must stay updated in place.
+
     Errors: every llm op with a dynamically shaped operand or result is
     reported ("llm-to-linalg requires static shapes") and the pass fails; an
     unknown `attention` value, an `attention-tile` that is not two positive
@@ -106,8 +113,8 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
   let options = [
     Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
            "Lowering of llm.attention: 'flash' (one loop nest, online "
-           "softmax over key/value tiles) or 'materialized' (full score "
-           "matrix)">,
+           "softmax over key/value tiles), 'materialized' (full score "
+           "matrix) or 'keep' (left as it is, for a later run of the pass)">,
     ListOption<"attentionTile", "attention-tile", "int64_t",
                "Flash-attention tile [query rows, key/value rows] of an "
                "llm.attention without attention_tile in its "

@@ -316,6 +316,10 @@ struct BufferizationStageOptions {
   /// llm-hoist-kernel-allocs after one-shot bufferization (GPU): the
   /// kernels' scratch buffers join the memory plan.
   bool hoistKernelAllocs = false;
+  /// llm-clone-empty-tensors{fills} (GPU): the tiled loop nests that the
+  /// GPU kernels run as they are (flash attention) keep one fill per
+  /// destination, so that their loops bufferize in place.
+  bool cloneFills = false;
   /// llm-plan-memory and its options.
   bool planMemory = true;
   std::string memoryArena = "per-call";
@@ -399,12 +403,24 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "accumulation, tensor cores; default: none)"),
       llvm::cl::init("")};
 
+  /// Lowering of llm.attention: "flash" (one kernel per attention, the
+  /// flash loop nest with its tiles in workgroup memory) or "materialized"
+  /// (three kernels: QK^T and PV as matmul tiles, on tensor cores where
+  /// they qualify, and the softmax rows over a materialized score matrix).
+  PassOptions::Option<std::string> attention{
+      *this, "attention",
+      llvm::cl::desc("Lowering of llm.attention: 'flash' (one kernel, tiles "
+                     "in shared memory) or 'materialized' (QK^T, softmax and "
+                     "PV kernels)"),
+      llvm::cl::init("flash")};
+
   /// `chip`, or {"sm_80"} when empty.
   SmallVector<std::string> getChips() const;
 };
 
 /// Builds `llm-lower-to-nvvm`: the graph stage shared with
-/// `llm-lower-to-cpu`, then llm -> linalg (attention materialized), one
+/// `llm-lower-to-cpu`, then llm -> linalg (attention as one flash loop nest
+/// per attention, or materialized), one
 /// kernel loop per fusion group (llm-form-gpu-kernels), the shared
 /// bufferization stage (device arena), one `gpu.launch` per kernel
 /// (llm-map-gpu-kernels), outlining, and the NVVM lowering of the kernels

@@ -14,7 +14,8 @@
 //
 // A launch body is a sequence of ops whose only synchronization points are
 // `gpu.barrier` and `gpu.all_reduce` at its top level or in the body of a
-// uniform `scf.for` (the tiled matmul's K loop), the forms
+// uniform `scf.for` (the tiled matmul's K loop; the flash attention's key/value
+// loop, whose bounds are computed from the block id), the forms
 // llm-map-gpu-kernels emits. It runs as
 //
 //   for block in grid:
@@ -159,6 +160,67 @@ private:
                   });
     recomputable[v] = result;
     return result;
+  }
+
+  /// `v` computed on the host at the current point from uniform values
+  /// only (the block ids and sizes, constants, values from outside the
+  /// launch, ivs of enclosing synchronizing loops), by cloning the pure ops
+  /// that compute it; null when it depends on the thread or on memory.
+  Value materializeUniform(Value v) {
+    if (Value mapped = uniform.lookupOrNull(v))
+      return mapped;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return launch->isProperAncestor(v.getParentRegion()->getParentOp()) ||
+                     v.getParentRegion()->getParentOp() == launch
+                 ? Value()
+                 : v;
+    if (!launch->isProperAncestor(def))
+      return v;
+    // A load of a buffer from outside the launch that the launch does not
+    // write (the kv_length of an attention) reads the same on every thread.
+    auto load = dyn_cast<memref::LoadOp>(def);
+    bool uniformLoad = load &&
+                       !launch->isAncestor(
+                           load.getMemRef().getParentRegion()->getParentOp()) &&
+                       !writesTo(load.getMemRef());
+    if (def->getNumRegions() != 0 || (!isMemoryEffectFree(def) && !uniformLoad))
+      return Value();
+    for (Value operand : def->getOperands())
+      if (!materializeUniform(operand))
+        return Value();
+    Operation *clone = b.clone(*def, uniform);
+    return clone->getResult(cast<OpResult>(v).getResultNumber());
+  }
+
+  /// The buffer a view is taken of.
+  static Value getRoot(Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(def);
+      if (!view)
+        break;
+      v = view.getViewSource();
+    }
+    return v;
+  }
+
+  /// Whether an op of the launch may write `buffer` (or any view of what it
+  /// is a view of).
+  bool writesTo(Value buffer) {
+    WalkResult result = launch.getBody().walk([&](Operation *op) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects)
+        return WalkResult::advance();
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &effect : instances)
+        if (isa<MemoryEffects::Write>(effect.getEffect()) &&
+            (!effect.getValue() ||
+             getRoot(effect.getValue()) == getRoot(buffer)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return result.wasInterrupted();
   }
 
   /// Whether `op` holds a synchronization point.
@@ -326,12 +388,17 @@ LogicalResult LaunchEmulator::emitOps(Block &parent,
 }
 
 LogicalResult LaunchEmulator::emitSyncLoop(scf::ForOp loop) {
-  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
-                         ub = getConstantIntValue(loop.getUpperBound()),
-                         step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step)
-    return loop.emitError("llm-emulate-gpu-kernels: a loop that "
-                          "synchronizes must have constant bounds");
+  // The bounds: uniform values (of the block ids, constants and enclosing
+  // uniform loops), computed on the host.
+  SmallVector<Value> bounds;
+  for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()}) {
+    Value bound = materializeUniform(v);
+    if (!bound)
+      return loop.emitError("llm-emulate-gpu-kernels: a loop that "
+                            "synchronizes must have bounds uniform across "
+                            "the block");
+    bounds.push_back(bound);
+  }
   // Initial values, to each thread's storage of the iteration arguments.
   for (BlockArgument arg : loop.getRegionIterArgs())
     perThreadArgs.insert(arg);
@@ -347,7 +414,9 @@ LogicalResult LaunchEmulator::emitSyncLoop(scf::ForOp loop) {
                                   spillOf(arg), tid);
         }
       });
-  auto hostLoop = scf::ForOp::create(b, loc, idx(*lb), idx(*ub), idx(*step));
+  auto hostLoop = scf::ForOp::create(b, loc, bounds[0], bounds[1], bounds[2]);
+  // Uniform values computed in the body are valid only in it.
+  IRMapping outerUniform = uniform;
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(hostLoop.getBody());
@@ -373,6 +442,7 @@ LogicalResult LaunchEmulator::emitSyncLoop(scf::ForOp loop) {
                        memref::StoreOp::create(b, loc, v, spillOf(arg), tid);
                    });
   }
+  uniform = outerUniform;
   // The loop's results: each thread's last arguments.
   for (auto [result, arg] :
        llvm::zip(loop.getResults(), loop.getRegionIterArgs()))
@@ -433,6 +503,26 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   if (failed(emulator.emitBody(blockLoop, std::move(uniform))))
     return failure();
   launch.erase();
+  // Views of the workgroup buffers (a tile's rows) were cloned with their
+  // workgroup memory space: taken again of the host buffers.
+  // subview(host, ...) : workgroup type -> subview(host, ...) : host type
+  SmallVector<memref::SubViewOp> views;
+  blockLoop->walk<WalkOrder::PreOrder>(
+      [&](memref::SubViewOp view) { views.push_back(view); });
+  for (memref::SubViewOp view : views) {
+    if (view.getSourceType().getMemorySpace() ==
+        view.getType().getMemorySpace())
+      continue;
+    OpBuilder vb(view);
+    auto type = memref::SubViewOp::inferRankReducedResultType(
+        view.getType().getShape(), view.getSourceType(), view.getMixedOffsets(),
+        view.getMixedSizes(), view.getMixedStrides());
+    auto retaken = memref::SubViewOp::create(
+        vb, view.getLoc(), cast<MemRefType>(type), view.getSource(),
+        view.getMixedOffsets(), view.getMixedSizes(), view.getMixedStrides());
+    view.getResult().replaceAllUsesWith(retaken.getResult());
+    view.erase();
+  }
   return success();
 }
 

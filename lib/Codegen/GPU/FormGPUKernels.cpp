@@ -176,6 +176,35 @@ static void absorbInitProducers(SmallVectorImpl<Operation *> &ops) {
   }
 }
 
+/// Moves the scalar code of `ops` that only a tiled loop nest among them
+/// uses (a `kv_length` read from its 0-d tensor, the bounds computed from
+/// it) into the loop's body, where each block computes it again: scalars
+/// cannot cross kernels, and the loop is a kernel of its own.
+// x = extract(len); forall { use(x) } -> forall { x = extract(len); use(x) }
+static void sinkScalarsIntoLoops(SmallVectorImpl<Operation *> &ops) {
+  for (Operation *op : llvm::to_vector(ops)) {
+    auto loop = dyn_cast<scf::ForallOp>(op);
+    if (!loop)
+      continue;
+    Block *body = loop.getBody();
+    SmallVector<Operation *> before(ops.begin(), llvm::find(ops, op));
+    for (Operation *candidate : llvm::reverse(before)) {
+      bool scalar =
+          candidate->getNumRegions() == 0 && candidate->getNumResults() > 0 &&
+          isMemoryEffectFree(candidate) &&
+          llvm::all_of(candidate->getResultTypes(),
+                       [](Type t) { return t.isIntOrIndexOrFloat(); });
+      bool onlyLoop = llvm::all_of(candidate->getUsers(), [&](Operation *u) {
+        return loop->isProperAncestor(u);
+      });
+      if (!scalar || !onlyLoop || candidate->use_empty())
+        continue;
+      candidate->moveBefore(body, body->begin());
+      llvm::erase(ops, candidate);
+    }
+  }
+}
+
 /// Whether `op` is a matmul that llm-map-gpu-kernels computes as output
 /// tiles (isTiledMatmulCandidate; the same matcher decides there).
 static bool isTiledMatmul(Operation *op) {
@@ -225,8 +254,9 @@ static SmallVector<Value> getEscapingValues(ArrayRef<Operation *> segment) {
 /// the ops after those start the next kernel. A materialized attention
 /// (QK^T, its scale and mask; the softmax rows; PV) is three kernels, so
 /// that both products are tiles instead of a block per query row that reads
-/// all of K and V. A group without a tiled matmul, or whose only one comes
-/// first, stays one kernel.
+/// all of K and V. A tiled loop nest (`scf.forall`: the flash-attention
+/// lowering) is a kernel of its own. A group without a tiled matmul or loop
+/// nest, or whose only one comes first, stays one kernel.
 static SmallVector<SmallVector<Operation *>>
 splitAtTiledMatmuls(ArrayRef<Operation *> ops) {
   SmallVector<SmallVector<Operation *>> segments(1);
@@ -236,7 +266,27 @@ splitAtTiledMatmuls(ArrayRef<Operation *> ops) {
     segments.emplace_back();
     current.clear();
   };
+  bool afterLoop = false;
   for (Operation *op : ops) {
+    bool isFree = op->getNumOperands() == 0 && isMemoryEffectFree(op);
+    if (isa<scf::ForallOp>(op)) {
+      // A tiled loop nest (flash attention) is a kernel of its own: its
+      // iterations are the blocks.
+      bool onlyFree = llvm::all_of(segments.back(), [](Operation *o) {
+        return o->getNumOperands() == 0 && isMemoryEffectFree(o);
+      });
+      if (!onlyFree)
+        startSegment();
+      matmul.reset();
+      afterLoop = true;
+      segments.back().push_back(op);
+      current.insert(op);
+      continue;
+    }
+    if (afterLoop && !isFree) {
+      afterLoop = false;
+      startSegment();
+    }
     if (isTiledMatmul(op)) {
       // The fill of its destination (and the empty tensor it fills) moves
       // with it.
@@ -315,6 +365,104 @@ splitAtTiledMatmuls(ArrayRef<Operation *> ops) {
   return segments;
 }
 
+/// Whether `ops` are one tiled loop nest (`scf.forall`) and the constants
+/// and empty tensors it uses; returns the loop.
+static scf::ForallOp getBlockLoop(ArrayRef<Operation *> ops) {
+  scf::ForallOp loop;
+  for (Operation *op : ops) {
+    if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+      if (loop)
+        return {};
+      loop = forall;
+      continue;
+    }
+    if (op->getNumOperands() != 0 || !isMemoryEffectFree(op))
+      return {};
+  }
+  return loop;
+}
+
+/// Writes the carried values of the `scf.for` loops in `loop` in place again.
+/// (llm-lower-to-nvvm lowers the attentions after the passes that do this;
+/// a loop nest from elsewhere may still carry it.) linalg-fold-unit-extent-
+/// dims (its MoveInitOperandsToInput) moves the destination of an
+/// all-parallel
+/// generic that reads it (the flash-attention lowering's `m' = max(m, r)`
+/// into `m`) to its inputs, with an empty destination: the value a loop
+/// yields then no longer shares its iteration argument's buffer, which
+/// one-shot bufferization refuses for a loop. Along each yielded value's
+/// chain of destinations, the generic with an empty destination that reads
+/// the iteration argument at the point it writes gets it back as its
+/// destination.
+// yield(g(..., %acc) outs(empty)) -> yield(g(..., %acc) outs(%acc))
+static void restoreInPlaceUpdates(scf::ForallOp loop) {
+  loop.walk([](scf::ForOp forOp) {
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    for (auto [iterArg, yielded] :
+         llvm::zip_equal(forOp.getRegionIterArgs(), yield.getOperands())) {
+      Value v = yielded;
+      while (auto result = dyn_cast<OpResult>(v)) {
+        auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
+        if (!dps || dps->getBlock() != forOp.getBody())
+          break;
+        OpOperand *init = dps.getTiedOpOperand(result);
+        auto generic = dyn_cast<linalg::GenericOp>(result.getOwner());
+        if (generic && init->get().getDefiningOp<tensor::EmptyOp>() &&
+            generic.getNumReductionLoops() == 0) {
+          AffineMap outMap = generic.getMatchingIndexingMap(init);
+          for (OpOperand *input : generic.getDpsInputOperands())
+            if (input->get() == iterArg &&
+                generic.getMatchingIndexingMap(input) == outMap) {
+              init->set(iterArg);
+              break;
+            }
+          break;
+        }
+        v = init->get();
+      }
+    }
+  });
+}
+
+/// Makes the ops of one kernel (in order) a kernel before `anchor`: a tiled
+/// loop nest is marked as it is (kGPUBlockLoopAttr: each iteration a block),
+/// anything else is wrapped into a one-iteration loop (wrapInKernel).
+/// Returns the values that replace `results` after the kernel.
+static FailureOr<SmallVector<Value>>
+placeKernel(Operation *anchor, ArrayRef<Operation *> ops, ValueRange results) {
+  scf::ForallOp loop = getBlockLoop(ops);
+  if (!loop) {
+    FailureOr<scf::ForallOp> forall = wrapInKernel(anchor, ops, results);
+    if (failed(forall))
+      return failure();
+    return SmallVector<Value>(forall->getResults());
+  }
+  for (Value v : loop.getResults()) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (!type.hasStaticShape())
+      return anchor->emitError()
+             << "llm-form-gpu-kernels: a GPU kernel result must be a "
+                "statically shaped tensor, got "
+             << v.getType()
+             << " (the GPU targets take static shapes only: give the "
+                "sequence a fixed length, e.g. llmc --dim NAME=N for an "
+                "ONNX model, or run on a CPU target)";
+  }
+  restoreInPlaceUpdates(loop);
+  // forall (flash attention) -> forall {llm.gpu_kernel, llm.gpu_block_loop}
+  for (Operation *op : ops)
+    op->moveBefore(anchor);
+  Builder b(anchor->getContext());
+  loop->setAttr(kGPUKernelAttr, b.getUnitAttr());
+  loop->setAttr(kGPUBlockLoopAttr, b.getUnitAttr());
+  for (Value v : results)
+    if (v.getDefiningOp() != loop.getOperation())
+      return anchor->emitError("llm-form-gpu-kernels: a value of a tiled "
+                               "loop nest's kernel other than its results "
+                               "is used after it");
+  return SmallVector<Value>(results);
+}
+
 namespace {
 
 struct LLMFormGPUKernelsPass
@@ -344,6 +492,7 @@ struct LLMFormGPUKernelsPass
         SmallVector<SmallVector<Operation *>> chains;
         for (Value &v : yielded)
           chains.push_back(peelSuffix(ops, v));
+        sinkScalarsIntoLoops(ops);
         // Kernels before the last one of a group split at its tiled
         // matmuls: their values used later become their results.
         SmallVector<SmallVector<Operation *>> segments =
@@ -352,27 +501,31 @@ struct LLMFormGPUKernelsPass
           SmallVector<Operation *> kernelOps(segment);
           absorbInitProducers(kernelOps);
           SmallVector<Value> results = getEscapingValues(kernelOps);
-          FailureOr<scf::ForallOp> forall =
-              wrapInKernel(root, kernelOps, results);
-          if (failed(forall))
+          FailureOr<SmallVector<Value>> newResults =
+              placeKernel(root, kernelOps, results);
+          if (failed(newResults))
             return signalPassFailure();
           for (auto [oldResult, newResult] :
-               llvm::zip_equal(results, forall->getResults())) {
+               llvm::zip_equal(results, *newResults)) {
+            if (oldResult == newResult)
+              continue;
+            Operation *kernel = newResult.getDefiningOp();
             oldResult.replaceUsesWithIf(newResult, [&](OpOperand &use) {
-              return !forall->getOperation()->isAncestor(use.getOwner());
+              return !kernel->isAncestor(use.getOwner());
             });
-            llvm::replace(yielded, oldResult, Value(newResult));
+            llvm::replace(yielded, oldResult, newResult);
           }
         }
         ops = segments.back();
         absorbInitProducers(ops);
-        FailureOr<scf::ForallOp> forall = wrapInKernel(root, ops, yielded);
-        if (failed(forall))
+        FailureOr<SmallVector<Value>> kernelResults =
+            placeKernel(root, ops, yielded);
+        if (failed(kernelResults))
           return signalPassFailure();
         // The peeled data movement runs after the kernel, on its results.
-        Operation *insertAfter = *forall;
+        Operation *insertAfter = root->getPrevNode();
         for (auto [i, chain] : llvm::enumerate(chains)) {
-          Value current = forall->getResult(i);
+          Value current = (*kernelResults)[i];
           for (Operation *op : llvm::reverse(chain)) {
             op->moveAfter(insertAfter);
             insertAfter = op;

@@ -33,7 +33,9 @@ struct LLMHoistKernelAllocsPass
     : llm::impl::LLMHoistKernelAllocsPassBase<LLMHoistKernelAllocsPass> {
   void runOnOperation() override {
     getOperation().walk([](scf::ForallOp forall) {
-      if (!forall->hasAttr(llm::kGPUKernelAttr))
+      // A tiled loop nest's allocations are per block (workgroup memory).
+      if (!forall->hasAttr(llm::kGPUKernelAttr) ||
+          forall->hasAttr(llm::kGPUBlockLoopAttr))
         return;
       SmallVector<memref::AllocOp> allocs;
       for (Operation &op : forall.getBody()->without_terminator())

@@ -13,7 +13,8 @@
 // buffers.
 //
 // The work of a kernel is a sequence of stages (its linalg ops, in order).
-// Two strategies distribute it:
+// Two strategies distribute it (plus the tiles of MatmulTiles.cpp and
+// the tiled loop nests of ForallKernels.cpp):
 //  - flat: a kernel of one stage with enough independent outputs: every
 //    thread computes one point of the parallel dims (linearized, the
 //    innermost dim fastest, so consecutive threads touch consecutive
@@ -33,6 +34,7 @@
 #include "llm/Codegen/GPU/GPUTargetDescription.h"
 #include "llm/Codegen/Passes.h"
 
+#include "ForallKernels.h"
 #include "MatmulTiles.h"
 #include "StageEmitter.h"
 
@@ -1013,6 +1015,17 @@ struct LLMMapGPUKernelsPass
       auto forall = dyn_cast<scf::ForallOp>(anchor);
       if (!forall) {
         if (failed(mapKernel(anchor, {anchor}, target, tensorCores)))
+          return failure();
+        continue;
+      }
+      if (forall->hasAttr(kGPUBlockLoopAttr)) {
+        Operation *loopOp = forall;
+        auto materialize = [&](OpBuilder &b, gpu::LaunchOp launch, Value v,
+                               IRMapping &mapping) {
+          KernelSite site{launch, ArrayRef<Operation *>(loopOp)};
+          materializeInKernel(b, v, mapping, site);
+        };
+        if (failed(mapForallKernel(forall, target, materialize)))
           return failure();
         continue;
       }

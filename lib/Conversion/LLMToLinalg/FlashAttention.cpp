@@ -196,6 +196,7 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     }
     if (queryTile <= 0 || keyTile <= 0)
       return rewriter.notifyMatchFailure(op, "tile sizes must be positive");
+    bool stageValues = getConfiguredStageValues(op).value_or(false);
 
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
@@ -417,6 +418,14 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
       } else {
         kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
         vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
+      }
+      if (stageValues) {
+        // V_j copied into a tile of its own (the GPU kernels' workgroup
+        // memory), read Tq times by the PV product.
+        Value vInit = tensor::EmptyOp::create(
+            lb, l, {tk, dv},
+            cast<RankedTensorType>(vTile.getType()).getElementType());
+        vTile = linalg::CopyOp::create(lb, l, vTile, vInit).getResult(0);
       }
 
       // s = Q_t K_j^T with K_j^T copied to [D, Tk] first (a small copy

@@ -1935,10 +1935,11 @@ struct ConvertLLMToLinalgPass
       return signalPassFailure();
 
     LLMToLinalgOptions options;
-    if (attention != "flash" && attention != "materialized") {
+    if (attention != "flash" && attention != "materialized" &&
+        attention != "keep") {
       getOperation()->emitError()
           << "convert-llm-to-linalg: unknown attention lowering '" << attention
-          << "' (expected flash or materialized)";
+          << "' (expected flash, materialized or keep)";
       return signalPassFailure();
     }
     options.flashAttention = attention == "flash";
@@ -1971,6 +1972,8 @@ struct ConvertLLMToLinalgPass
     target.addIllegalDialect<LLMDialect>();
     // Fusion groups stay; their ops are lowered in place (see llm-fuse).
     target.addLegalOp<FusionGroupOp, YieldOp>();
+    if (attention == "keep")
+      target.addLegalOp<AttentionOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLLMToLinalgConversionPatterns(patterns, options);

@@ -156,14 +156,48 @@ func.func @sync_loop(%x: memref<4x32xf32>, %out: memref<32xf32>) {
 
 // -----
 
-func.func @sync_loop_dynamic(%n: index) {
+// A loop that synchronizes whose bound is uniform but not constant (the
+// flash attention's key/value loop: computed from the block id and a length
+// the kernel reads): the bound is computed on the host in the block loop.
+// CHECK-LABEL: func.func @sync_loop_uniform
+// CHECK:         scf.for %[[B:.*]] = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} {
+// CHECK:           memref.store %{{.*}} : memref<32xindex>
+// CHECK:           %[[L:.*]] = memref.load %arg1[]
+// CHECK-NEXT:      %[[UB:.*]] = arith.addi %[[B]], %[[L]]
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %[[UB]] step %c1{{.*}} {
+// CHECK-NEXT:        scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c1{{.*}} {
+func.func @sync_loop_uniform(%x: memref<4x32xf32>, %len: memref<index>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %l = memref.load %len[] : memref<index>
+    %n = arith.addi %bx, %l : index
+    scf.for %k = %c0 to %n step %c1 {
+      %v = memref.load %x[%bx, %tx] : memref<4x32xf32>
+      %w = arith.addf %v, %v : f32
+      gpu.barrier
+      memref.store %w, %x[%bx, %tx] : memref<4x32xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @sync_loop_dynamic(%n: memref<32xindex>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    // expected-error@+1 {{llm-emulate-gpu-kernels: a loop that synchronizes must have constant bounds}}
-    scf.for %k = %c0 to %n step %c1 {
+    // A bound of the thread's own.
+    %m = memref.load %n[%tx] : memref<32xindex>
+    // expected-error@+1 {{llm-emulate-gpu-kernels: a loop that synchronizes must have bounds uniform across the block}}
+    scf.for %k = %c0 to %m step %c1 {
       gpu.barrier
     }
     gpu.terminator

@@ -204,3 +204,53 @@ func.func @reductions_no_split(%s: tensor<32x64x64xf32>) -> tensor<32x64xf32> {
   }
   return %0 : tensor<32x64xf32>
 }
+
+// -----
+
+// A tiled loop nest (the flash-attention lowering) is a kernel of its own,
+// marked as it is (each iteration a block): the scalar code only it uses
+// (a length read from a 0-d tensor) moves into it, and the generic whose
+// destination linalg-fold-unit-extent-dims moved to its inputs (the
+// running maximum `m' = max(m, r)`) writes the loop's carried value in
+// place again.
+// CHECK-LABEL: func.func @block_loop
+// CHECK-NOT:     tensor.extract
+// CHECK:         %[[R:.*]] = scf.forall (%{{.*}}) in (4) shared_outs
+// CHECK:           %[[L:.*]] = tensor.extract %arg1[]
+// CHECK-NEXT:      arith.index_cast %[[L]]
+// CHECK:           scf.for {{.*}} iter_args(%[[M:.*]] = %{{.*}})
+// CHECK:             linalg.generic {{.*}} ins(%{{.*}}, %[[M]] : tensor<8xf32>, tensor<8xf32>) outs(%[[M]] : tensor<8xf32>)
+// CHECK:         } {llm.gpu_block_loop, llm.gpu_kernel}
+// CHECK-NOT:     scf.forall
+// CHECK:         return %[[R]]
+#id1 = affine_map<(d0) -> (d0)>
+func.func @block_loop(%x: tensor<4x8xf32>, %len: tensor<i64>) -> tensor<4x8xf32> {
+  %0 = llm.fusion_group : tensor<4x8xf32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %l = tensor.extract %len[] : tensor<i64>
+    %n = arith.index_cast %l : i64 to index
+    %e = tensor.empty() : tensor<4x8xf32>
+    %r = scf.forall (%i) in (4) shared_outs(%out = %e) -> (tensor<4x8xf32>) {
+      %row = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+      %e0 = tensor.empty() : tensor<8xf32>
+      %m0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+      %m = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %m0) -> (tensor<8xf32>) {
+        %e1 = tensor.empty() : tensor<8xf32>
+        %next = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+            ins(%row, %acc : tensor<8xf32>, tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+        ^bb0(%a: f32, %b: f32, %o: f32):
+          %mx = arith.maximumf %a, %b : f32
+          linalg.yield %mx : f32
+        } -> tensor<8xf32>
+        scf.yield %next : tensor<8xf32>
+      }
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %m into %out[%i, 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<4x8xf32>
+      }
+    }
+    llm.yield %r : tensor<4x8xf32>
+  }
+  return %0 : tensor<4x8xf32>
+}

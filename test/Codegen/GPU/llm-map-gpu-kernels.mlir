@@ -399,3 +399,137 @@ func.func @arena_overlap(%dst: memref<8x4xf32>) {
   memref.dealloc %arena : memref<128xi8>
   return
 }
+
+// -----
+
+// A tiled loop nest (the flash-attention lowering after bufferization,
+// reduced: a query tile's row maximum over key tiles, then its rows
+// written): each of the 4 x 2 iterations is a block, the loop's buffers
+// are the block's workgroup memory, each linalg op a loop over the block's
+// threads (a point per thread in turn), the key loop runs on every thread
+// with its bound from the block. Barriers only where one op reads or
+// writes what another wrote or read before: none after the fill (the
+// bound's arithmetic follows it), one before the loop (whose ops read what
+// the fill wrote), one after each op in the loop.
+// CHECK-LABEL: func.func @forall
+// CHECK:         gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%[[BD:.*]] = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) module(@forall_forall_0) function(@forall_forall_0) workgroup(%[[M:.*]] : memref<32xf32, #gpu.address_space<workgroup>>, %[[S:.*]] : memref<32x16xf32, #gpu.address_space<workgroup>>)
+// CHECK:           %[[T:.*]] = arith.remui %[[BX]], %c2
+// CHECK:           %[[H:.*]] = arith.divui %[[BX]], %c2
+// CHECK:           scf.for %[[F:.*]] = %[[TX]] to %c32{{.*}} step %[[BD]] {
+// CHECK:             memref.store %{{.*}}, %[[M]][%[[F]]]
+// CHECK-NOT:       gpu.barrier
+// CHECK:           %[[UB:.*]] = arith.addi %[[T]], %c1
+// CHECK:           gpu.barrier
+// CHECK:           scf.for %[[J:.*]] = %c0{{.*}} to %[[UB]] step %c1{{.*}} {
+// CHECK:             scf.for %[[P:.*]] = %[[TX]] to %c512{{.*}} step %[[BD]] {
+// CHECK:               %[[C:.*]] = arith.remui %[[P]], %c16
+// CHECK:               %[[R:.*]] = arith.divui %[[P]], %c16
+// CHECK:               %[[KT:.*]] = memref.load %{{.*}}[%[[R]], %[[C]]]
+// CHECK:               memref.store %[[KT]], %[[S]][%[[R]], %[[C]]]
+// CHECK:             gpu.barrier
+// CHECK:             scf.for %[[P2:.*]] = %[[TX]] to %c32{{.*}} step %[[BD]] {
+// CHECK:               scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// CHECK:                 memref.load %[[S]][%[[P2]],
+// CHECK:                 arith.maximumf
+// CHECK:               memref.store %{{.*}}, %[[M]][%[[P2]]]
+// CHECK:             gpu.barrier
+// CHECK:           }
+// CHECK:           %[[O:.*]] = memref.subview %arg1[%[[H]], %{{.*}}] [1, 32]
+// CHECK:           scf.for %[[P3:.*]] = %[[TX]] to %c32{{.*}} step %[[BD]] {
+// CHECK:             %[[V:.*]] = memref.load %[[M]][%[[P3]]]
+// CHECK:             memref.store %[[V]], %[[O]][%[[P3]]]
+// CHECK:           gpu.terminator
+// CHECK:         } {llm.gpu_strategy = {blocks = array<i64: 4, 2>, rows = 0 : i64, stages = 4 : i64, strategy = "forall"}}
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+func.func @forall(%k: memref<4x64x16xf32>, %out: memref<4x64xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  scf.forall (%h, %t) in (4, 2) {
+    %m = memref.alloc() : memref<32xf32>
+    linalg.fill ins(%ninf : f32) outs(%m : memref<32xf32>)
+    %s = memref.alloc() : memref<32x16xf32>
+    %ub = arith.addi %t, %c1 : index
+    scf.for %j = %c0 to %ub step %c1 {
+      %row0 = arith.muli %j, %c32 : index
+      %kt = memref.subview %k[%h, %row0, 0] [1, 32, 16] [1, 1, 1] : memref<4x64x16xf32> to memref<32x16xf32, strided<[16, 1], offset: ?>>
+      memref.copy %kt, %s : memref<32x16xf32, strided<[16, 1], offset: ?>> to memref<32x16xf32>
+      linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}
+          ins(%s : memref<32x16xf32>) outs(%m : memref<32xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %x = arith.maximumf %in, %acc : f32
+        linalg.yield %x : f32
+      }
+    }
+    %q0 = arith.muli %t, %c32 : index
+    %o = memref.subview %out[%h, %q0] [1, 32] [1, 1] : memref<4x64xf32> to memref<32xf32, strided<[1], offset: ?>>
+    memref.copy %m, %o : memref<32xf32> to memref<32xf32, strided<[1], offset: ?>>
+    memref.dealloc %s : memref<32x16xf32>
+    memref.dealloc %m : memref<32xf32>
+  } {llm.gpu_kernel, llm.gpu_block_loop}
+  return
+}
+
+// -----
+
+// Tiled loop nests that the forall strategy refuses.
+func.func @forall_too_much_shared() {
+  %zero = arith.constant 0.0 : f32
+  // expected-error@+1 {{llm-map-gpu-kernels: the tiled loop nest's workgroup buffers take 65536 bytes, more than the 49152 bytes of static shared memory per block}}
+  scf.forall (%i) in (4) {
+    %s = memref.alloc() : memref<128x128xf32>
+    linalg.fill ins(%zero : f32) outs(%s : memref<128x128xf32>)
+  } {llm.gpu_kernel, llm.gpu_block_loop}
+  return
+}
+
+// -----
+
+func.func @forall_carried(%out: memref<4xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.forall (%i) in (4) {
+    // expected-error@+1 {{llm-map-gpu-kernels: a loop that carries values in a tiled loop nest is not supported}}
+    %n = scf.for %j = %c0 to %c8 step %c1 iter_args(%a = %c0) -> (index) {
+      %b = arith.addi %a, %j : index
+      scf.yield %b : index
+    }
+    memref.store %n, %out[%i] : memref<4xindex>
+  } {llm.gpu_kernel, llm.gpu_block_loop}
+  return
+}
+
+// -----
+
+#t2 = affine_map<(d0, d1) -> (d1, d0)>
+#i2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @forall_in_stage_race() {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (4) {
+    %s = memref.alloc() : memref<8x8xf32>
+    linalg.fill ins(%zero : f32) outs(%s : memref<8x8xf32>)
+    // A transposition in place: a thread would read what another writes.
+    // expected-error@+1 {{llm-map-gpu-kernels: a stage of a tiled loop nest reads a buffer it writes at other points}}
+    linalg.generic {indexing_maps = [#t2, #i2], iterator_types = ["parallel", "parallel"]}
+        ins(%s : memref<8x8xf32>) outs(%s : memref<8x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+  } {llm.gpu_kernel, llm.gpu_block_loop}
+  return
+}
+
+// -----
+
+func.func @forall_shared_scratch(%scratch: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (4) {
+    // Every block would write the same buffer.
+    // expected-error@+1 {{llm-map-gpu-kernels: a stage of a tiled loop nest writes a buffer from outside it other than through a view the block takes}}
+    linalg.fill ins(%zero : f32) outs(%scratch : memref<8xf32>)
+  } {llm.gpu_kernel, llm.gpu_block_loop}
+  return
+}

@@ -122,3 +122,19 @@ func.func @bshd_gqa_causal(%q: tensor<1x37x4x8xf32>, %k: tensor<1x37x2x8xf32>, %
   %0 = llm.attention %q, %k, %v {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x37x4x8xf32>, tensor<1x37x2x8xf32>, tensor<1x37x2x4xf32>) -> tensor<1x37x4x4xf32>
   return %0 : tensor<1x37x4x4xf32>
 }
+
+// -----
+
+// `stage_values = true` in the lowering configuration (the GPU target's
+// choice): each value tile is copied into a tile of its own before the PV
+// product, which reads the copy.
+// CHECK-LABEL: func.func @stage_values
+// CHECK: scf.for
+// CHECK: %[[VS:.+]] = tensor.extract_slice %arg2{{.*}} to tensor<8x16xf32>
+// CHECK: %[[VE:.+]] = tensor.empty() : tensor<8x16xf32>
+// CHECK: %[[VT:.+]] = linalg.copy ins(%[[VS]] : tensor<8x16xf32>) outs(%[[VE]] : tensor<8x16xf32>)
+// CHECK: linalg.matmul {{.*}}ins(%{{.+}}, %[[VT]] : tensor<8x8xf32>, tensor<8x16xf32>)
+func.func @stage_values(%q: tensor<1x1x16x16xf32>, %k: tensor<1x1x16x16xf32>, %v: tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32> {
+  %0 = llm.attention %q, %k, %v {llm.lowering_config = {attention_tile = array<i64: 8, 8>, stage_values = true}} : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
+  return %0 : tensor<1x1x16x16xf32>
+}

@@ -5,7 +5,7 @@
 // RUN: not llm-opt %s -convert-llm-to-linalg="attention-tile=16" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: llm-opt %s -llm-select-lowering-config="target=sparc" -verify-diagnostics
 
-// KIND: error: convert-llm-to-linalg: unknown attention lowering 'bogus' (expected flash or materialized)
+// KIND: error: convert-llm-to-linalg: unknown attention lowering 'bogus' (expected flash, materialized or keep)
 // TILE: error: convert-llm-to-linalg: attention-tile must be two positive sizes [query rows, key/value rows]
 
 // The CPU target is read by llm-select-lowering-config, which reports an

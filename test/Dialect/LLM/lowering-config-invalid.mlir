@@ -44,8 +44,16 @@ func.func @attention_key_on_matmul(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.un
 // -----
 
 func.func @unknown_key(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
-  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': unknown key 'tile' (expected attention_tile)}}
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': unknown key 'tile' (expected attention_tile or stage_values)}}
   %0 = llm.attention %q, %q, %q {llm.lowering_config = {tile = array<i64: 32, 64>}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @stage_values(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': stage_values must be a boolean, got 1 : i64}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {stage_values = 1}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }
 

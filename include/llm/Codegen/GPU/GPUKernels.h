@@ -30,8 +30,17 @@ namespace mlir::llm {
 /// which replaces the loop by a `gpu.launch`.
 inline constexpr llvm::StringLiteral kGPUKernelAttr = "llm.gpu_kernel";
 
+/// Unit attribute, beside kGPUKernelAttr, on a kernel `scf.forall` that is
+/// a tiled loop nest (the flash-attention lowering of `llm.attention`)
+/// rather than a one-iteration wrapper: each of its iterations is one block
+/// of the kernel, the buffers it allocates are that block's workgroup
+/// memory, and each linalg op in it (also inside its `scf.for` / `scf.if`)
+/// runs over the block's threads ("forall" strategy of llm-map-gpu-kernels).
+inline constexpr llvm::StringLiteral kGPUBlockLoopAttr = "llm.gpu_block_loop";
+
 /// Attribute llm-map-gpu-kernels sets on each `gpu.launch`: a dictionary
-/// {strategy = "flat" | "rows" | "tiles" | "scalar", stages = N, rows = R}
+/// {strategy = "flat" | "rows" | "tiles" | "forall" | "scalar", stages = N,
+/// rows = R}
 /// describing how the kernel's work was distributed, plus `column_groups`
 /// (rows in column mode), `tile`, `thread_tile` or `mma` (tiles). Read by
 /// llm-report-gpu-kernels (the compile report) and tests.

@@ -67,6 +67,14 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << value;
       continue;
     }
+    // stage_values = true | false.
+    if (attention && key == kStageValuesKey) {
+      if (!isa<BoolAttr>(value))
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kStageValuesKey
+               << " must be a boolean, got " << value;
+      continue;
+    }
     // dot_product = "bf16" | "f32".
     if (dequantMatmul && key == kDotProductKey) {
       auto name = dyn_cast<StringAttr>(value);
@@ -123,7 +131,7 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
     return op->emitOpError()
            << "'" << kLoweringConfigAttrName << "': unknown key '" << key
            << "' (expected "
-           << (attention           ? "attention_tile"
+           << (attention           ? "attention_tile or stage_values"
                : matmulInteger     ? "dot_product or vector_bits"
                : linalgContraction ? "register_tile or "
                                      "cache_tile"
@@ -186,6 +194,16 @@ std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {
   if (!streamed)
     return std::nullopt;
   return streamed.getValue();
+}
+
+std::optional<bool> mlir::llm::getConfiguredStageValues(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto stage = dict.getAs<BoolAttr>(kStageValuesKey);
+  if (!stage)
+    return std::nullopt;
+  return stage.getValue();
 }
 
 std::optional<ConfiguredMatmulTiles>

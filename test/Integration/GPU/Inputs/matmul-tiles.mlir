@@ -34,7 +34,8 @@ func.func @mt_large_residual(%x: tensor<640x40xf32>, %w: tensor<40x704xf32>, %r:
   return %1 : tensor<640x704xf32>
 }
 
-// Attentions whose QK^T and PV are tiles: llm-form-gpu-kernels splits the
+// Attentions (by default the flash kernel). With attention=materialized,
+// whose QK^T and PV are tiles, llm-form-gpu-kernels splits the
 // attention's kernel into QK^T (with its scale and mask), the softmax rows
 // and PV. Causal GQA (4 query heads on 2 KV heads), S 70 (partial tiles),
 // head dim 40; and a masked f16 one.

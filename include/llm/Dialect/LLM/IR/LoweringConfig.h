@@ -23,6 +23,11 @@
 //                                            (default [32, 64] or
 //                                            convert-llm-to-linalg's
 //                                            `attention-tile`)
+//       stage_values = true | false          the flash lowering copies each
+//                                            value tile into a tile buffer
+//                                            before the PV product (GPU:
+//                                            workgroup memory; default
+//                                            false: read in place)
 //     on `llm.dequant_matmul`:
 //       dot_product = "bf16" | "f32"         the 4-bit decode matvec uses
 //                                            AVX512-BF16 dot products (bf16)
@@ -103,6 +108,10 @@ inline constexpr llvm::StringLiteral kLoweringConfigAttrName =
     "llm.lowering_config";
 /// `llm.attention`: the flash-attention tile (DenseI64ArrayAttr, 2 sizes > 0).
 inline constexpr llvm::StringLiteral kAttentionTileKey = "attention_tile";
+/// `llm.attention`: the flash lowering copies each value tile into a tile
+/// buffer of its own before the PV product (BoolAttr; the GPU kernels'
+/// workgroup memory), instead of reading it in place.
+inline constexpr llvm::StringLiteral kStageValuesKey = "stage_values";
 /// `llm.dequant_matmul`: the dot-product form (StringAttr, kDotProduct*).
 inline constexpr llvm::StringLiteral kDotProductKey = "dot_product";
 inline constexpr llvm::StringLiteral kDotProductBF16 = "bf16";
@@ -122,6 +131,8 @@ LogicalResult verifyLoweringConfig(Operation *op, Attribute attr);
 /// The flash-attention tile [query rows, key/value rows] recorded on `op`,
 /// if any.
 std::optional<std::array<int64_t, 2>> getConfiguredAttentionTile(Operation *op);
+/// Whether `op`'s configuration asks for staged value tiles, if it says.
+std::optional<bool> getConfiguredStageValues(Operation *op);
 /// Whether `op`'s configuration asks for the bf16 dot products, if it says.
 std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
 /// Whether `op`'s configuration asks for the 8-bit dot products, if it says.
