@@ -1279,6 +1279,10 @@ CompiledModel::load(const CompiledObject &object,
     if (!model->cudaSynchronize || !model->cudaErrorMessage ||
         !model->cudaClearError)
       return error("llmc's CUDA runtime lacks llmcCudaSynchronize");
+    // llmc reports a CUDA error's message itself (once).
+    if (auto setPrinting = reinterpret_cast<void (*)(int)>(
+            runtime.getAddressOfSymbol("llmcCudaSetErrorPrinting")))
+      setPrinting(0);
     libs.push_back(runtimePath);
 #else
     return error("--target cuda needs llmc's CUDA runtime, which is built "

@@ -86,6 +86,13 @@ def _from_bf16_bits(bits):
     return np.asarray(bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
+def _format_options(options):
+    """The option text of keyword options; an option given as None takes
+    its default (it is left out)."""
+    return " ".join(_format_option(k, v) for k, v in options.items()
+                    if v is not None)
+
+
 def _format_option(key, value):
     key = key.replace("_", "-")
     if isinstance(value, bool):
@@ -272,7 +279,8 @@ def compile(model, target="cpu", **options):
       is found; needs an llmc built with the CUDA toolkit), or
       "cuda-emulator": the same kernels run on the CPU, to check them
       (options are then llm-lower-to-nvvm's; docs/GPU.md).
-    options (keyword arguments; '_' in a name stands for '-'):
+    options (keyword arguments; '_' in a name stands for '-'; an option
+    given as None takes its default):
       entry="main"      the entry function;
       opt_level=3       LLVM optimization level 0-3;
       no_opt=False      reference lowering (no graph optimizations, fusion,
@@ -298,7 +306,7 @@ def compile(model, target="cpu", **options):
     directory.
     """
     dims = _format_dims(options.pop("dims", None))
-    text = " ".join(_format_option(k, v) for k, v in options.items())
+    text = _format_options(options)
     if _is_path(model):
         path = os.fspath(model)
         _check_model_file(path)
@@ -346,7 +354,7 @@ class Generator:
                              "or of an ONNX decoder exported with its past")
         path = os.fspath(model)
         _check_model_file(path)
-        text = " ".join(_format_option(k, v) for k, v in options.items())
+        text = _format_options(options)
         self._native = _llmc.GenerationSession(path, text)
         self.vocab_size = self._native.vocab_size
         self.max_sequence = self._native.max_sequence

@@ -49,12 +49,17 @@
 //
 // A kernel failing on the device: the CUDA error, exit 1, no output file.
 // RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_FAIL=cuLaunchKernel FAKE_CUDA_FAIL_CODE=719 not llmc run %s --target cuda --input arg0=%t/x.npy --output-dir %t/out-fail --no-cache 2>&1 | FileCheck %s --check-prefix=LAUNCHFAIL
+// The runtime does not print the message itself: llmc reports it once.
+// LAUNCHFAIL-NOT: llmc CUDA runtime:
 // LAUNCHFAIL: llmc: error: {{.*}}the CUDA device failed running the model: llmc CUDA runtime: {{.*}}cuLaunchKernel{{.*}}
+// LAUNCHFAIL-NOT: llmc CUDA runtime:
 // RUN: not test -e %t/out-fail/out0.npy
 //
 // The kernels do not load: the error when the model is loaded.
 // RUN: env LLMC_CUDA_DRIVER_LIBRARY=%fake_cuda_driver_dir/libcuda.so.1 FAKE_CUDA_FAIL=cuModuleLoadData FAKE_CUDA_FAIL_CODE=209 not llmc run %s --target cuda --input arg0=%t/x.npy --output-dir %t/out-fail --no-cache 2>&1 | FileCheck %s --check-prefix=LOADFAIL
+// LOADFAIL-NOT: llmc CUDA runtime:
 // LOADFAIL: error: {{.*}}the CUDA device failed loading the model: llmc CUDA runtime: {{.*}}cuModuleLoadData{{.*}}
+// LOADFAIL-NOT: llmc CUDA runtime:
 // RUN: not test -e %t/out-fail/out0.npy
 //
 // Where llmc's CUDA runtime is loaded from: $LLMC_CUDA_RUNTIME_LIBRARY when

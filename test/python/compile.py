@@ -62,11 +62,14 @@ assert y2 is not y and np.array_equal(y, y2)
 for label, options in [("no_opt", dict(no_opt=True)),
                        ("serial", dict(parallel=False, vectorize=False,
                                        opt_level=1)),
-                       ("threads", dict(threads=2))]:
+                       ("threads", dict(threads=2)),
+                       # None: the option's default.
+                       ("defaults", dict(threads=None, opt_level=None))]:
     check(label, llmc.compile(MLP, **options)(x, w, b), expected)
 # CHECK: no_opt: float32 {{.*}} PASS
 # CHECK: serial: float32 {{.*}} PASS
 # CHECK: threads: float32 {{.*}} PASS
+# CHECK: defaults: float32 {{.*}} PASS
 
 # A CPU target name instead of "cpu": compiled for that family (generic:
 # 128-bit vectors, which every x86-64 CPU runs).

@@ -42,6 +42,8 @@ char errorMessage[1024];
 int errorCount = 0;
 /// -1: not decided yet (read LLMC_CUDA_ABORT_ON_ERROR), 0 or 1.
 std::atomic<int> abortOnError{-1};
+/// Whether recordError prints the message (llmcCudaSetErrorPrinting).
+std::atomic<bool> printErrors{true};
 
 bool envFlag(const char *name) {
   const char *value = getenv(name);
@@ -239,10 +241,13 @@ void mlir::llm::cuda::detail::recordError(int code, const char *format, ...) {
   va_end(args);
   errorCode.store(code ? code : LLMC_CUDA_ERROR_INVALID_ARGUMENT,
                   std::memory_order_release);
-  fprintf(stderr, "%s\n", errorMessage);
-  fflush(stderr);
+  bool abortNow = shouldAbort();
+  if (printErrors.load() || abortNow) {
+    fprintf(stderr, "%s\n", errorMessage);
+    fflush(stderr);
+  }
   pthread_mutex_unlock(&errorMutex);
-  if (shouldAbort()) {
+  if (abortNow) {
     fprintf(stderr, "llmc CUDA runtime: aborting (LLMC_CUDA_ABORT_ON_ERROR)\n");
     abort();
   }
@@ -319,6 +324,8 @@ int llmcCudaClearError(void) {
 }
 
 void llmcCudaSetAbortOnError(int enable) { abortOnError.store(enable ? 1 : 0); }
+
+void llmcCudaSetErrorPrinting(int enable) { printErrors.store(enable != 0); }
 
 int llmcCudaInit(void) {
   if (!ensureInitialized())

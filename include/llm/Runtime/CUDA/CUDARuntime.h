@@ -28,13 +28,13 @@
  * Errors: sticky, not fatal. A failing driver call prints one line to stderr,
  *   llmc CUDA runtime: mgpuModuleLoad: cuModuleLoadData failed:
  *       CUDA_ERROR_NO_BINARY_FOR_GPU (no kernel image is available ...)
- * (on one line), and records the error. While an error is recorded, every
- * `mgpu*` call that would create or use device state does nothing and returns
- * a null handle, so the program neither crashes on invalid handles nor prints
- * a cascade of follow-up errors; calls that release a non-null handle
- * (free, destroy, unload, unregister) still run. Only the first error is
- * printed and kept; later ones are counted. The host program (or llmc's
- * generated entry) must check llmcCudaGetLastError() after running the
+ * (on one line; see llmcCudaSetErrorPrinting), and records the error. While an
+ * error is recorded, every `mgpu*` call that would create or use device state
+ * does nothing and returns a null handle, so the program neither crashes on
+ * invalid handles nor prints a cascade of follow-up errors; calls that release
+ * a non-null handle (free, destroy, unload, unregister) still run. Only the
+ * first error is printed and kept; later ones are counted. The host program (or
+ * llmc's generated entry) must check llmcCudaGetLastError() after running the
  * lowered code: results computed while an error was recorded are garbage.
  * Setting LLMC_CUDA_ABORT_ON_ERROR=1 (or llmcCudaSetAbortOnError(1)) makes
  * the first error abort the process right after its message instead, for
@@ -96,6 +96,13 @@ LLMC_CUDA_RUNTIME_EXPORT int llmcCudaClearError(void);
    the environment variable LLMC_CUDA_ABORT_ON_ERROR is set to a value other
    than "0" or "" when the library initializes). */
 LLMC_CUDA_RUNTIME_EXPORT void llmcCudaSetAbortOnError(int enable);
+
+/* Prints the first recorded error's message to stderr when it is recorded
+   (enable != 0, the default), or only records it (enable == 0): for a host
+   that reports llmcCudaGetLastErrorMessage() itself, as llmc's JIT does, so
+   that the message is not printed twice. An abort (above) prints it
+   regardless. */
+LLMC_CUDA_RUNTIME_EXPORT void llmcCudaSetErrorPrinting(int enable);
 
 /* Initializes the driver and the context now (it otherwise happens on the
    first `mgpu*` call) and returns 0, or the error code after recording it.
