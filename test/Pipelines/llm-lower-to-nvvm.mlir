@@ -45,6 +45,17 @@ func.func @attention(%q: tensor<1x64x4x64xf32>, %k: tensor<1x64x2x64xf32>, %v: t
   return %0 : tensor<1x64x4x64xf32>
 }
 
+// One head and one query tile: a loop nest of one iteration stays one
+// kernel (its dims mapped to blocks, so the canonicalizer keeps the loop).
+// CHECK-LABEL: llvm.func @attention_one_block(
+// CHECK-COUNT-1: gpu.launch_func <{{.*}}> @llm_kernels::@attention_one_block_forall_
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         llvm.return
+func.func @attention_one_block(%q: tensor<1x1x4x64xf32>, %k: tensor<1x1x4x64xf32>, %v: tensor<1x1x4x64xf32>) -> tensor<1x1x4x64xf32> {
+  %0 = llm.attention %q, %k, %v : (tensor<1x1x4x64xf32>, tensor<1x1x4x64xf32>, tensor<1x1x4x64xf32>) -> tensor<1x1x4x64xf32>
+  return %0 : tensor<1x1x4x64xf32>
+}
+
 // BIN:       gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
 // BIN-SAME:    .target sm_80
 // BIN-SAME:    shfl.sync.bfly.b32

@@ -55,7 +55,7 @@ def LLMSelectGPULoweringConfigPass
     lowering's tile, whose buffers the GPU kernel keeps in workgroup memory
     (llm-map-gpu-kernels' forall strategy), and the value tiles staged there
     too. The tile is the first of [64, 64], [32, 64], [64, 32], [32, 32],
-    [16, 64], [16, 32], [16, 16], [8, 16], [8, 8], [4, 8], [1, 8] (each
+    [16, 64], [16, 32], [16, 16], [8, 16], [8, 8], [4, 8], [1, 8], [1, 4], [1, 2], [1, 1] (each
     clamped to the sequence lengths, as the lowering does) whose buffers take
     at most 7/8 of the chip's static shared memory per block (48 KiB on
     sm_80, sm_89 and sm_90a), estimated in bytes as
@@ -71,8 +71,17 @@ def LLMSelectGPULoweringConfigPass
     (GPT-2's head dim 64 in f32: [32, 32], about 37 KiB; a head dim of 128:
     [16, 16]). A larger tile reads each key/value tile for more query rows;
     the estimate keeps the kernel within what a block may declare without
-    the dynamic shared memory opt-in. Ops that already carry a
-    configuration (a test's, a tuner's) keep it. Errors: an unknown `chip`.
+    the dynamic shared memory opt-in.
+
+    A decode step's attention (its query tile covers the whole query
+    sequence) whose batch x heads blocks are fewer than the chip's SMs also
+    gets `kv_splits = min(key tiles, ceil(SMs / blocks), 16)` when that is
+    more than 1: the key/value tiles in that many parts, each a block,
+    whose partial results a second kernel combines (flash-decoding; GPT-2
+    small's decode, 12 heads over 512 cached tokens on an sm_80: 8 parts).
+
+    Ops that already carry a configuration (a test's, a tuner's) keep it.
+    Errors: an unknown `chip`.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",

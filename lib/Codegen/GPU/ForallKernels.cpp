@@ -47,11 +47,13 @@ using namespace mlir::llm;
 
 namespace {
 
-/// The buffer a view is taken of (through subviews, reshapes and casts).
+/// The buffer a view is taken of (through subviews, reshapes and casts),
+/// up to a slot of the memory plan's arena (a `memref.view`: the planner's
+/// slots of one call do not overlap while they are live).
 Value getRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
+    if (!view || isa<memref::ViewOp>(def))
       break;
     v = view.getViewSource();
   }

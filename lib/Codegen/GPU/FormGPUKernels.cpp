@@ -36,6 +36,21 @@ namespace mlir::llm {
 using namespace mlir;
 using namespace mlir::llm;
 
+/// A kernel's result `v` must be a statically shaped tensor (error at
+/// `anchor` otherwise).
+static LogicalResult checkKernelResult(Operation *anchor, Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (type && type.hasStaticShape())
+    return success();
+  return anchor->emitError()
+         << "llm-form-gpu-kernels: a GPU kernel result must be a statically "
+            "shaped tensor, got "
+         << v.getType()
+         << " (the GPU targets take static shapes only: give the sequence a "
+            "fixed length, e.g. llmc --dim NAME=N for an ONNX model, or run "
+            "on a CPU target)";
+}
+
 /// Wraps the ops `body` (in order, in one block; `yielded` are the values the
 /// kernel produces) into a marked one-iteration forall placed before
 /// `anchor`, whose results are the yielded values.
@@ -46,15 +61,9 @@ static FailureOr<scf::ForallOp> wrapInKernel(Operation *anchor,
   SmallVector<Value> inits;
   OpBuilder b(anchor);
   for (Value v : yielded) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape())
-      return anchor->emitError()
-             << "llm-form-gpu-kernels: a GPU kernel result must be a "
-                "statically shaped tensor, got "
-             << v.getType()
-             << " (the GPU targets take static shapes only: give the "
-                "sequence a fixed length, e.g. llmc --dim NAME=N for an "
-                "ONNX model, or run on a CPU target)";
+    if (failed(checkKernelResult(anchor, v)))
+      return failure();
+    auto type = cast<RankedTensorType>(v.getType());
     inits.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
                                             type.getElementType()));
   }
@@ -437,17 +446,9 @@ placeKernel(Operation *anchor, ArrayRef<Operation *> ops, ValueRange results) {
       return failure();
     return SmallVector<Value>(forall->getResults());
   }
-  for (Value v : loop.getResults()) {
-    auto type = cast<RankedTensorType>(v.getType());
-    if (!type.hasStaticShape())
-      return anchor->emitError()
-             << "llm-form-gpu-kernels: a GPU kernel result must be a "
-                "statically shaped tensor, got "
-             << v.getType()
-             << " (the GPU targets take static shapes only: give the "
-                "sequence a fixed length, e.g. llmc --dim NAME=N for an "
-                "ONNX model, or run on a CPU target)";
-  }
+  for (Value v : loop.getResults())
+    if (failed(checkKernelResult(anchor, v)))
+      return failure();
   restoreInPlaceUpdates(loop);
   // forall (flash attention) -> forall {llm.gpu_kernel, llm.gpu_block_loop}
   for (Operation *op : ops)
@@ -455,6 +456,15 @@ placeKernel(Operation *anchor, ArrayRef<Operation *> ops, ValueRange results) {
   Builder b(anchor->getContext());
   loop->setAttr(kGPUKernelAttr, b.getUnitAttr());
   loop->setAttr(kGPUBlockLoopAttr, b.getUnitAttr());
+  // Its dims mapped to blocks: the canonicalizer then keeps a loop of one
+  // iteration (one head and query tile) instead of inlining its body.
+  SmallVector<Attribute> mapping;
+  for (int64_t i = 0, e = loop.getRank(); i < e; ++i)
+    mapping.push_back(gpu::GPUBlockMappingAttr::get(
+        b.getContext(),
+        static_cast<gpu::MappingId>(
+            static_cast<int64_t>(gpu::MappingId::LinearDim0) + i)));
+  loop.setMappingAttr(b.getArrayAttr(mapping));
   for (Value v : results)
     if (v.getDefiningOp() != loop.getOperation())
       return anchor->emitError("llm-form-gpu-kernels: a value of a tiled "

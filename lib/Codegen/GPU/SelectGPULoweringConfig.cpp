@@ -22,6 +22,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 #include <array>
 
 namespace mlir::llm {
@@ -33,6 +36,10 @@ using namespace mlir;
 using namespace mlir::llm;
 
 namespace {
+
+/// Most key/value parts of a decode step's attention (each part's partial
+/// results are written out and combined).
+constexpr int64_t kMaxKvSplits = 16;
 
 /// Workgroup bytes of the flash lowering's buffers for one block (see the
 /// pass description for the terms).
@@ -57,7 +64,7 @@ struct LLMSelectGPULoweringConfigPass
       return signalPassFailure();
     }
     int64_t budget = target->staticSharedMemoryPerBlock * 7 / 8;
-    static constexpr std::array<std::array<int64_t, 2>, 11> kCandidates = {{
+    static constexpr std::array<std::array<int64_t, 2>, 14> kCandidates = {{
         {64, 64},
         {32, 64},
         {64, 32},
@@ -69,6 +76,9 @@ struct LLMSelectGPULoweringConfigPass
         {8, 8},
         {4, 8},
         {1, 8},
+        {1, 4},
+        {1, 2},
+        {1, 1},
     }};
     Builder b(&getContext());
     module.walk([&](AttentionOp op) {
@@ -90,18 +100,34 @@ struct LLMSelectGPULoweringConfigPass
                                                : std::min(candidate[0], sq);
         int64_t tk = ShapedType::isDynamic(skv) ? candidate[1]
                                                 : std::min(candidate[1], skv);
-        bool partialQuery = ShapedType::isDynamic(sq) || sq % tq != 0;
+        bool partialQuery =
+            ShapedType::isDynamic(sq) || (tq > 0 && sq % tq != 0);
         if (estimateFlashBytes(tq, tk, d, dv, elemBytes, partialQuery) <=
             budget) {
           tile = candidate;
           break;
         }
       }
-      op->setAttr(
-          kLoweringConfigAttrName,
-          b.getDictionaryAttr(
-              {b.getNamedAttr(kAttentionTileKey, b.getDenseI64ArrayAttr(tile)),
-               b.getNamedAttr(kStageValuesKey, b.getBoolAttr(true))}));
+      SmallVector<NamedAttribute> entries{
+          b.getNamedAttr(kAttentionTileKey, b.getDenseI64ArrayAttr(tile)),
+          b.getNamedAttr(kStageValuesKey, b.getBoolAttr(true))};
+      // A decode step (one query tile) on fewer blocks than the chip has
+      // SMs: the key/value tiles in parts on more blocks (flash-decoding).
+      int64_t bsz = q.getDimSize(0), hq = q.getDimSize(bshd ? 2 : 1);
+      if (!ShapedType::isDynamic(sq) && !ShapedType::isDynamic(skv) &&
+          !ShapedType::isDynamic(bsz) && sq <= tile[0] && skv > 0 &&
+          bsz * hq > 0) {
+        int64_t kTiles = llvm::divideCeil(skv, std::min(tile[1], skv));
+        int64_t blocks = bsz * hq;
+        int64_t splits = std::min<int64_t>(
+            {kTiles,
+             static_cast<int64_t>(llvm::divideCeil(target->smCount, blocks)),
+             kMaxKvSplits});
+        if (blocks < target->smCount && splits > 1)
+          entries.push_back(
+              b.getNamedAttr(kKvSplitsKey, b.getI64IntegerAttr(splits)));
+      }
+      op->setAttr(kLoweringConfigAttrName, b.getDictionaryAttr(entries));
     });
   }
 };

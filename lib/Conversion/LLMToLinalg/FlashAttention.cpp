@@ -284,15 +284,36 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                    .getResult()
              : tensor::EmptyOp::create(rewriter, loc, type.getShape(), et)
                    .getResult();
+    // kv_splits (flash-decoding): one query tile covering the whole static
+    // query sequence visits its key/value tiles in `splits` parts, each an
+    // iteration of the forall, which stores its part's unnormalized (m, l,
+    // acc); a combine after the forall weighs them (combineSplits).
+    int64_t numKTiles = dynK ? 0 : llvm::divideCeil(skv, tk);
+    int64_t splits = getConfiguredKvSplits(op).value_or(1);
+    if (dynQ || dynK || tq != sq || numKTiles < 2)
+      splits = 1;
+    splits = std::min(splits, numKTiles);
+    int64_t chunk = splits > 1 ? llvm::divideCeil(numKTiles, splits) : 0;
+    if (splits > 1)
+      splits = llvm::divideCeil(numKTiles, chunk); // No empty last part.
     SmallVector<OpFoldResult> ubs{rewriter.getIndexAttr(bsz),
                                   rewriter.getIndexAttr(hq), numQTiles};
-    auto forall = scf::ForallOp::create(rewriter, loc, ubs,
-                                        ValueRange{outInit}, std::nullopt);
+    SmallVector<Value> outs{outInit};
+    if (splits > 1) {
+      ubs.push_back(rewriter.getIndexAttr(splits));
+      outs = {
+          tensor::EmptyOp::create(rewriter, loc, {bsz, hq, splits, tq}, f32),
+          tensor::EmptyOp::create(rewriter, loc, {bsz, hq, splits, tq}, f32),
+          tensor::EmptyOp::create(rewriter, loc, {bsz, hq, splits, tq, dv},
+                                  f32)};
+    }
+    auto forall = scf::ForallOp::create(rewriter, loc, ubs, outs, std::nullopt);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(forall.getBody());
     OpBuilder &b = rewriter;
     Value bIv = forall.getInductionVar(0), hIv = forall.getInductionVar(1),
           tIv = forall.getInductionVar(2);
+    Value pIv = splits > 1 ? forall.getInductionVar(3) : Value();
     Value outArg = forall.getRegionIterArgs()[0];
 
     // Query rows [qs, qs + tq): the nominal start t * tq, shifted back for a
@@ -567,7 +588,15 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     };
     scf::ForOp loop;
     if (!dynK) {
-      loop = kvLoop(idx(b, loc, 0), kvUpper, ValueRange{m0, l0, acc0},
+      Value lower = idx(b, loc, 0), upper = kvUpper;
+      if (splits > 1) {
+        // Part p: tiles [p * chunk, min((p + 1) * chunk, kvUpper)).
+        lower = arith::MulIOp::create(b, loc, pIv, idx(b, loc, chunk));
+        upper = arith::MinSIOp::create(
+            b, loc, kvUpper,
+            arith::AddIOp::create(b, loc, lower, idx(b, loc, chunk)));
+      }
+      loop = kvLoop(lower, upper, ValueRange{m0, l0, acc0},
                     /*padded=*/false);
     } else {
       // Full tiles (j < Skv / Tk) are read in place; the last, partial
@@ -582,6 +611,26 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
 
     // out = l == 0 ? 0 : acc / l (a row with every column excluded gives 0).
     Value lFinal = loop.getResult(1), accFinal = loop.getResult(2);
+    if (splits > 1) {
+      // This part's (m, l, acc) at [b, h, p].
+      b.setInsertionPointToStart(forall.getTerminator().getBody());
+      SmallVector<OpFoldResult> offs{bIv, hIv, pIv, zero};
+      SmallVector<OpFoldResult> sizes{one, one, one, b.getIndexAttr(tq)};
+      Value rowValues[2] = {loop.getResult(0), lFinal};
+      for (int i = 0; i < 2; ++i)
+        tensor::ParallelInsertSliceOp::create(
+            b, loc, rowValues[i], forall.getRegionIterArgs()[i], offs, sizes,
+            SmallVector<OpFoldResult>(4, one));
+      offs.push_back(zero);
+      sizes.push_back(b.getIndexAttr(dv));
+      tensor::ParallelInsertSliceOp::create(
+          b, loc, accFinal, forall.getRegionIterArgs()[2], offs, sizes,
+          SmallVector<OpFoldResult>(5, one));
+      rewriter.setInsertionPointAfter(forall);
+      rewriter.replaceOp(
+          op, combineSplits(rewriter, loc, forall.getResults(), type, bshd));
+      return success();
+    }
     auto normalize = [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
       Value isZero = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
                                            a[1], f32Const(nb, nl, 0.0));
@@ -647,6 +696,85 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                                           SmallVector<OpFoldResult>(4, one));
     rewriter.replaceOp(op, forall.getResult(0));
     return success();
+  }
+
+  /// The attention's result from the parts of a split key/value sequence:
+  /// `parts` are m, l [B, Hq, P, Sq] and acc [B, Hq, P, Sq, Dv] (f32), each
+  /// part's running maximum, sum and unnormalized output over its tiles.
+  /// With M = max_p m_p and w_p = exp(m_p - M) (0 for a part that saw no
+  /// column, m_p = -inf): out = sum_p w_p acc_p / sum_p w_p l_p, 0 where
+  /// the sum is 0 (a row without an allowed column), rounded once to the
+  /// result's type and stored in its layout (the merge of FlashDecoding,
+  /// Dao et al. 2023; Milakov & Gimelshein 2018).
+  static Value combineSplits(OpBuilder &b, Location loc, ValueRange parts,
+                             RankedTensorType type, bool bshd) {
+    MLIRContext *ctx = b.getContext();
+    Value mParts = parts[0], lParts = parts[1], accParts = parts[2];
+    auto accType = cast<RankedTensorType>(accParts.getType());
+    int64_t bsz = accType.getDimSize(0), hq = accType.getDimSize(1),
+            sq = accType.getDimSize(3), dv = accType.getDimSize(4);
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    AffineExpr e0, e1, e2, e3, e4;
+    bindDims(ctx, e0, e1, e2, e3, e4);
+    // (b, h, s, p): M = max_p m, L = sum_p w l.
+    AffineMap partBHS = AffineMap::get(4, 0, {e0, e1, e3, e2}, ctx);
+    AffineMap bhs4 = AffineMap::get(4, 0, {e0, e1, e2}, ctx);
+    Value mMax = filledF32(b, loc, {bsz, hq, sq}, negInf(b, loc));
+    mMax = generic(b, loc, ValueRange{mParts}, {partBHS}, bhs4,
+                   {par, par, par, red}, mMax,
+                   [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                     return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+                   });
+    // w = m == -inf ? 0 : exp(m - M).
+    auto weight = [](OpBuilder &nb, Location nl, Value m, Value mx) -> Value {
+      Value none = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, m,
+                                         negInf(nb, nl));
+      Value w =
+          math::ExpOp::create(nb, nl, arith::SubFOp::create(nb, nl, m, mx));
+      return arith::SelectOp::create(nb, nl, none, f32Const(nb, nl, 0.0), w);
+    };
+    Value lSum = filledF32(b, loc, {bsz, hq, sq}, f32Const(b, loc, 0.0));
+    lSum = generic(b, loc, ValueRange{mParts, lParts, mMax},
+                   {partBHS, partBHS, bhs4}, bhs4, {par, par, par, red}, lSum,
+                   [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                     Value w = weight(nb, nl, a[0], a[2]);
+                     return arith::AddFOp::create(
+                         nb, nl, a[3], arith::MulFOp::create(nb, nl, w, a[1]));
+                   });
+    // (b, h, s, d, p): O = sum_p w acc.
+    AffineMap partBHS5 = AffineMap::get(5, 0, {e0, e1, e4, e2}, ctx);
+    AffineMap accMap = AffineMap::get(5, 0, {e0, e1, e4, e2, e3}, ctx);
+    AffineMap bhs5 = AffineMap::get(5, 0, {e0, e1, e2}, ctx);
+    AffineMap bhsd5 = AffineMap::get(5, 0, {e0, e1, e2, e3}, ctx);
+    Value num = filledF32(b, loc, {bsz, hq, sq, dv}, f32Const(b, loc, 0.0));
+    num = generic(b, loc, ValueRange{mParts, accParts, mMax},
+                  {partBHS5, accMap, bhs5}, bhsd5, {par, par, par, par, red},
+                  num, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    Value w = weight(nb, nl, a[0], a[2]);
+                    return arith::AddFOp::create(
+                        nb, nl, a[3], arith::MulFOp::create(nb, nl, w, a[1]));
+                  });
+    // out = L == 0 ? 0 : O / L in the result's type and layout.
+    AffineMap bhsd = AffineMap::getMultiDimIdentityMap(4, ctx);
+    AffineMap bhs = AffineMap::get(4, 0, {e0, e1, e2}, ctx);
+    AffineMap outMap =
+        bshd ? AffineMap::get(4, 0, {e0, e2, e1, e3}, ctx) : bhsd;
+    Type et = type.getElementType();
+    Value out = tensor::EmptyOp::create(b, loc, type.getShape(), et);
+    return generic(b, loc, ValueRange{num, lSum}, {bhsd, bhs}, outMap,
+                   {par, par, par, par}, out,
+                   [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                     Value isZero = arith::CmpFOp::create(
+                         nb, nl, arith::CmpFPredicate::OEQ, a[1],
+                         f32Const(nb, nl, 0.0));
+                     Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
+                     Value r = arith::SelectOp::create(
+                         nb, nl, isZero, f32Const(nb, nl, 0.0), div);
+                     if (r.getType() != et)
+                       r = arith::TruncFOp::create(nb, nl, et, r);
+                     return r;
+                   });
   }
 
   /// The [tq, tk] window of `mask` (numpy-broadcast to [B, Hq, Sq, Skv]) at (b, h, qs, ks): a slice of the mask's last two

@@ -220,7 +220,7 @@ func.func @reductions_no_split(%s: tensor<32x64x64xf32>) -> tensor<32x64xf32> {
 // CHECK-NEXT:      arith.index_cast %[[L]]
 // CHECK:           scf.for {{.*}} iter_args(%[[M:.*]] = %{{.*}})
 // CHECK:             linalg.generic {{.*}} ins(%{{.*}}, %[[M]] : tensor<8xf32>, tensor<8xf32>) outs(%[[M]] : tensor<8xf32>)
-// CHECK:         } {llm.gpu_block_loop, llm.gpu_kernel}
+// CHECK:         } {llm.gpu_block_loop, llm.gpu_kernel, mapping = [#gpu.block<linear_dim_0>]}
 // CHECK-NOT:     scf.forall
 // CHECK:         return %[[R]]
 #id1 = affine_map<(d0) -> (d0)>

@@ -28,12 +28,18 @@ func.func @head_dim_128(%q: tensor<1x2x64x128xf32>, %h: tensor<1x2x64x128xf16>) 
 // -----
 
 // A decode step (one query row, bshd): the query tile clamps to 1 row, so
-// the first candidate fits.
+// the first candidate fits; its 12 blocks are fewer than the chip's SMs, so
+// its 8 key/value tiles run in 8 parts (flash-decoding). With 16 heads in a
+// batch of 16 (256 blocks), the blocks are enough on every chip: no split.
 // CHECK-LABEL: func.func @decode
-// CHECK:         llm.attention {{.*}}attention_tile = array<i64: 64, 64>
-func.func @decode(%q: tensor<1x1x12x64xf32>, %kv: tensor<1x512x12x64xf32>) -> tensor<1x1x12x64xf32> {
+// CHECK:         llm.attention {{.*}}attention_tile = array<i64: 64, 64>, kv_splits = 8 : i64, stage_values = true
+// CHECK:         llm.attention
+// CHECK-NOT:     kv_splits
+// CHECK-SAME:    stage_values = true
+func.func @decode(%q: tensor<1x1x12x64xf32>, %kv: tensor<1x512x12x64xf32>, %q8: tensor<16x1x16x64xf32>, %kv8: tensor<16x512x16x64xf32>) -> (tensor<1x1x12x64xf32>, tensor<16x1x16x64xf32>) {
   %0 = llm.attention %q, %kv, %kv {causal, layout = #llm.attention_layout<bshd>} : (tensor<1x1x12x64xf32>, tensor<1x512x12x64xf32>, tensor<1x512x12x64xf32>) -> tensor<1x1x12x64xf32>
-  return %0 : tensor<1x1x12x64xf32>
+  %1 = llm.attention %q8, %kv8, %kv8 {causal, layout = #llm.attention_layout<bshd>} : (tensor<16x1x16x64xf32>, tensor<16x512x16x64xf32>, tensor<16x512x16x64xf32>) -> tensor<16x1x16x64xf32>
+  return %0, %1 : tensor<1x1x12x64xf32>, tensor<16x1x16x64xf32>
 }
 
 // -----

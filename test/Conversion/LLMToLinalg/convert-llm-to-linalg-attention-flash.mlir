@@ -138,3 +138,32 @@ func.func @stage_values(%q: tensor<1x1x16x16xf32>, %k: tensor<1x1x16x16xf32>, %v
   %0 = llm.attention %q, %k, %v {llm.lowering_config = {attention_tile = array<i64: 8, 8>, stage_values = true}} : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
   return %0 : tensor<1x1x16x16xf32>
 }
+
+// -----
+
+// `kv_splits = 4` (flash-decoding): the forall gains a part dimension; each
+// part visits its chunk of the key/value tiles (2 of 8 here) and stores its
+// unnormalized m, l and acc; after the loop, the parts are combined: M =
+// max_p m, L = sum_p w l, O = sum_p w acc with w = exp(m - M) (0 for a part
+// that saw no column), out = O / L.
+// CHECK-LABEL: func.func @kv_splits
+// CHECK: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}, %[[P:.+]]) in (1, 2, 1, 4) shared_outs(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<1x2x4x1xf32>, tensor<1x2x4x1xf32>, tensor<1x2x4x1x8xf32>)
+// CHECK: %[[LO:.+]] = arith.muli %[[P]], %c2
+// CHECK: %[[HI0:.+]] = arith.addi %[[LO]], %c2
+// CHECK: %[[HI:.+]] = arith.minsi %{{.+}}, %[[HI0]]
+// CHECK: scf.for %{{.+}} = %[[LO]] to %[[HI]]
+// CHECK: tensor.parallel_insert_slice {{.*}} into {{.*}}[%{{.+}}, %{{.+}}, %[[P]], 0] [1, 1, 1, 1]
+// CHECK: tensor.parallel_insert_slice {{.*}} into {{.*}}[%{{.+}}, %{{.+}}, %[[P]], 0] [1, 1, 1, 1]
+// CHECK: tensor.parallel_insert_slice {{.*}} into {{.*}}[%{{.+}}, %{{.+}}, %[[P]], 0, 0] [1, 1, 1, 1, 8]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:   arith.maximumf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK:   arith.divf
+func.func @kv_splits(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x64x16xf32>, %v: tensor<1x2x64x8xf32>) -> tensor<1x2x1x8xf32> {
+  %0 = llm.attention %q, %k, %v {llm.lowering_config = {attention_tile = array<i64: 1, 8>, kv_splits = 4}} : (tensor<1x2x1x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x8xf32>) -> tensor<1x2x1x8xf32>
+  return %0 : tensor<1x2x1x8xf32>
+}

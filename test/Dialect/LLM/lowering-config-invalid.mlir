@@ -44,7 +44,7 @@ func.func @attention_key_on_matmul(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.un
 // -----
 
 func.func @unknown_key(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
-  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': unknown key 'tile' (expected attention_tile or stage_values)}}
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': unknown key 'tile' (expected attention_tile, stage_values or kv_splits)}}
   %0 = llm.attention %q, %q, %q {llm.lowering_config = {tile = array<i64: 32, 64>}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }
@@ -175,4 +175,12 @@ func.func @sparse_format_not_matmul(%x: tensor<8x16xf32>, %w: tensor<8x16xf32>) 
   // expected-error @+1 {{'llm.add' op 'llm.sparse_format' must be a dictionary on llm.matmul or llm.dequant_matmul with a string 'format' (dense, 2:4, bsrRxC, csr), got {format = "csr"}}}
   %y = llm.add %x, %w {llm.sparse_format = {format = "csr"}} : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @kv_splits(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': kv_splits must be an integer >= 1, got 0 : i64}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {kv_splits = 0}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
 }

@@ -67,6 +67,15 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << value;
       continue;
     }
+    // kv_splits = N >= 1.
+    if (attention && key == kKvSplitsKey) {
+      auto splits = dyn_cast<IntegerAttr>(value);
+      if (!splits || splits.getInt() < 1)
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kKvSplitsKey
+               << " must be an integer >= 1, got " << value;
+      continue;
+    }
     // stage_values = true | false.
     if (attention && key == kStageValuesKey) {
       if (!isa<BoolAttr>(value))
@@ -131,7 +140,7 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
     return op->emitOpError()
            << "'" << kLoweringConfigAttrName << "': unknown key '" << key
            << "' (expected "
-           << (attention           ? "attention_tile or stage_values"
+           << (attention           ? "attention_tile, stage_values or kv_splits"
                : matmulInteger     ? "dot_product or vector_bits"
                : linalgContraction ? "register_tile or "
                                      "cache_tile"
@@ -194,6 +203,16 @@ std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {
   if (!streamed)
     return std::nullopt;
   return streamed.getValue();
+}
+
+std::optional<int64_t> mlir::llm::getConfiguredKvSplits(Operation *op) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  if (!dict)
+    return std::nullopt;
+  auto splits = dict.getAs<IntegerAttr>(kKvSplitsKey);
+  if (!splits)
+    return std::nullopt;
+  return splits.getInt();
 }
 
 std::optional<bool> mlir::llm::getConfiguredStageValues(Operation *op) {

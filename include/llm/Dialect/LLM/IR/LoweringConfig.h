@@ -28,6 +28,13 @@
 //                                            before the PV product (GPU:
 //                                            workgroup memory; default
 //                                            false: read in place)
+//       kv_splits = N (>= 1)                 a query tile covering the whole
+//                                            query sequence visits the
+//                                            key/value tiles in N parts,
+//                                            in parallel, and the parts'
+//                                            partial softmax results are
+//                                            combined (flash-decoding;
+//                                            default 1)
 //     on `llm.dequant_matmul`:
 //       dot_product = "bf16" | "f32"         the 4-bit decode matvec uses
 //                                            AVX512-BF16 dot products (bf16)
@@ -112,6 +119,10 @@ inline constexpr llvm::StringLiteral kAttentionTileKey = "attention_tile";
 /// buffer of its own before the PV product (BoolAttr; the GPU kernels'
 /// workgroup memory), instead of reading it in place.
 inline constexpr llvm::StringLiteral kStageValuesKey = "stage_values";
+/// `llm.attention`: the key/value sequence split into this many parts whose
+/// partial softmax results are combined afterwards (IntegerAttr >= 1;
+/// flash-decoding: a decode step's attention on more blocks of a GPU).
+inline constexpr llvm::StringLiteral kKvSplitsKey = "kv_splits";
 /// `llm.dequant_matmul`: the dot-product form (StringAttr, kDotProduct*).
 inline constexpr llvm::StringLiteral kDotProductKey = "dot_product";
 inline constexpr llvm::StringLiteral kDotProductBF16 = "bf16";
@@ -131,6 +142,8 @@ LogicalResult verifyLoweringConfig(Operation *op, Attribute attr);
 /// The flash-attention tile [query rows, key/value rows] recorded on `op`,
 /// if any.
 std::optional<std::array<int64_t, 2>> getConfiguredAttentionTile(Operation *op);
+/// The key/value splits of `op`'s configuration, if it says.
+std::optional<int64_t> getConfiguredKvSplits(Operation *op);
 /// Whether `op`'s configuration asks for staged value tiles, if it says.
 std::optional<bool> getConfiguredStageValues(Operation *op);
 /// Whether `op`'s configuration asks for the bf16 dot products, if it says.
