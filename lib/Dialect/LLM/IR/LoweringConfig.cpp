@@ -177,6 +177,15 @@ static std::optional<bool> isConfiguredDotProduct(Operation *op,
   return name.getValue() == kind;
 }
 
+/// The entry `key` of `op`'s lowering configuration as an `AttrT`; null
+/// when `op` has no configuration or the entry is absent (or of another
+/// kind, which the verifier refuses).
+template <typename AttrT>
+static AttrT getConfiguredEntry(Operation *op, StringRef key) {
+  DictionaryAttr dict = getLoweringConfig(op);
+  return dict ? dict.getAs<AttrT>(key) : AttrT();
+}
+
 std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
   return isConfiguredDotProduct(op, kDotProductBF16);
 }
@@ -186,43 +195,27 @@ std::optional<bool> mlir::llm::getConfiguredInt8DotProduct(Operation *op) {
 }
 
 std::optional<int64_t> mlir::llm::getConfiguredVectorBits(Operation *op) {
-  DictionaryAttr dict = getLoweringConfig(op);
-  if (!dict)
-    return std::nullopt;
-  auto bits = dict.getAs<IntegerAttr>(kVectorBitsKey);
-  if (!bits)
-    return std::nullopt;
-  return bits.getInt();
+  if (auto bits = getConfiguredEntry<IntegerAttr>(op, kVectorBitsKey))
+    return bits.getInt();
+  return std::nullopt;
 }
 
 std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {
-  DictionaryAttr dict = getLoweringConfig(op);
-  if (!dict)
-    return std::nullopt;
-  auto streamed = dict.getAs<BoolAttr>(kStreamedKey);
-  if (!streamed)
-    return std::nullopt;
-  return streamed.getValue();
+  if (auto streamed = getConfiguredEntry<BoolAttr>(op, kStreamedKey))
+    return streamed.getValue();
+  return std::nullopt;
 }
 
 std::optional<int64_t> mlir::llm::getConfiguredKvSplits(Operation *op) {
-  DictionaryAttr dict = getLoweringConfig(op);
-  if (!dict)
-    return std::nullopt;
-  auto splits = dict.getAs<IntegerAttr>(kKvSplitsKey);
-  if (!splits)
-    return std::nullopt;
-  return splits.getInt();
+  if (auto splits = getConfiguredEntry<IntegerAttr>(op, kKvSplitsKey))
+    return splits.getInt();
+  return std::nullopt;
 }
 
 std::optional<bool> mlir::llm::getConfiguredStageValues(Operation *op) {
-  DictionaryAttr dict = getLoweringConfig(op);
-  if (!dict)
-    return std::nullopt;
-  auto stage = dict.getAs<BoolAttr>(kStageValuesKey);
-  if (!stage)
-    return std::nullopt;
-  return stage.getValue();
+  if (auto stage = getConfiguredEntry<BoolAttr>(op, kStageValuesKey))
+    return stage.getValue();
+  return std::nullopt;
 }
 
 std::optional<ConfiguredMatmulTiles>
