@@ -44,7 +44,12 @@ fi
 # f32, seeded inputs) as the flash kernel, and attention512_mat as the
 # three kernels of attention=materialized: run compares their results with
 # each other and times both against PyTorch's scaled_dot_product_attention.
-MODELS="gpt2_model gpt2_layer768 gpt2_layer768_bf16w matvec4096 matmul1024 matvec4096_bf16 matmul4096_bf16 index_checks attention512 attention512_mat"
+# matmul8192_2of4: a prefill projection (8192 tokens, bf16) whose constant
+# weight [1024, 1024] is 2:4 along K, compiled with sparsify=auto (mma.sp,
+# the weight packed) and as matmul8192_2of4_dense (mma.sync on the same
+# weight): run compares their results and times both (the seeded inputs of
+# the two programs are the same).
+MODELS="gpt2_model gpt2_layer768 gpt2_layer768_bf16w matvec4096 matmul1024 matvec4096_bf16 matmul4096_bf16 index_checks attention512 attention512_mat matmul8192_2of4 matmul8192_2of4_dense"
 
 prepare() {
   local root llmc chip
@@ -102,6 +107,31 @@ func.func @main(%q: tensor<1x12x512x64xf32>, %k: tensor<1x12x512x64xf32>, %v: te
 }
 EOF
   cp "$dir/models/attention512.mlir" "$dir/models/attention512_mat.mlir"
+  /usr/bin/python3 - "$dir/models/matmul8192_2of4.mlir" <<'EOF'
+# A bf16 weight [K = 1024, N = 1024] keeping 2 of each 4 consecutive k of
+# every column (seeded), as a dense_resource blob.
+import sys
+import numpy as np
+rng = np.random.default_rng(24)
+k = n = 1024
+w = rng.standard_normal((k, n)).astype(np.float32)
+order = np.argsort(rng.random((k // 4, 4, n)), axis=1)
+w = np.where((order < 2).reshape(k, n), w, 0).astype(np.float32)
+bits = w.view(np.uint32).astype(np.uint64)
+bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype("<u2")
+with open(sys.argv[1], "w") as f:
+    f.write("""// Prefill projection with a 2:4 weight: y[8192, 1024] = x @ W (bf16).
+func.func @main(%x: tensor<8192x1024xbf16>) -> tensor<8192x1024xbf16> {
+  %w = llm.constant dense_resource<w2of4> : tensor<1024x1024xbf16>
+  %0 = llm.matmul %x, %w : (tensor<8192x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<8192x1024xbf16>
+  return %0 : tensor<8192x1024xbf16>
+}
+{-#
+  dialect_resources: { builtin: { w2of4: "0x02000000HEX" } }
+#-}
+""".replace("HEX", bits.tobytes().hex()))
+EOF
+  cp "$dir/models/matmul8192_2of4.mlir" "$dir/models/matmul8192_2of4_dense.mlir"
   /usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.array([[0, -16, 15, 3]], np.int64)); np.save(sys.argv[2], np.array([[1, 2, 16, 3]], np.int64))" \
     "$dir/models/index_checks.arg0.npy" "$dir/inputs/index_checks_bad.npy"
   cp "$dir/models/gpt2_layer768.mlir" "$dir/models/gpt2_layer768_bf16w.mlir"
@@ -110,6 +140,7 @@ EOF
     local options=format=bin
     [[ $m == *_bf16w ]] && options="$options demote-contraction-inputs=bf16"
     [[ $m == *_mat ]] && options="$options attention=materialized"
+    [[ $m == *_2of4 ]] && options="$options sparsify=auto"
     "$llmc" compile "$dir/models/$m.mlir" --target cuda --chip "$chip" \
       --emit=exe -o "$dir/$m.exe" --quiet --pipeline-options="$options" \
       --report=json --report-file "$dir/$m.report.json"
@@ -190,6 +221,9 @@ elif name == "matmul4096_bf16":
 elif name.startswith("attention512"):
     # QK^T and PV over the causal half.
     print("llmc: %.2f TFLOP/s" % (2 * 2 * 12 * 512 * 512 * 64 / 2 / t / 1e12))
+elif name.startswith("matmul8192_2of4"):
+    # Dense-equivalent FLOP (the zeros counted), as cuSPARSELt reports them.
+    print("llmc: %.2f dense-equivalent TFLOP/s" % (2 * 8192 * 1024 * 1024 / t / 1e12))
 EOF
   done
   # The flash kernel against the three-kernel attention, on the same seeded
@@ -204,6 +238,26 @@ ok = bool(names)
 for name in names:
     x = np.load(os.path.join(a, name)); y = np.load(os.path.join(b, name))
     good = x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-5)
+    print("%s %s: max |diff| %.3g" % ("PASS" if good else "FAIL", name,
+          float(np.abs(x - y).max()) if x.shape == y.shape else float("nan")))
+    ok &= good
+sys.exit(0 if ok else 1)
+EOF
+  # The 2:4 weight on mma.sp against mma.sync on the same weight (f32 sums
+  # of the same products in another order, each rounded to bf16 once: one
+  # bf16 ulp apart at most).
+  echo "== matmul8192_2of4: mma.sp vs mma.sync"
+  python3 - "$dir/out/matmul8192_2of4" "$dir/out/matmul8192_2of4_dense" <<'EOF' || fail=1
+import os, sys
+import numpy as np
+a, b = sys.argv[1], sys.argv[2]
+names = sorted(n for n in os.listdir(a) if n.endswith(".npy"))
+ok = bool(names)
+def f32(bits):  # bf16 bit patterns (uint16) as float32
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+for name in names:
+    x = f32(np.load(os.path.join(a, name))); y = f32(np.load(os.path.join(b, name)))
+    good = x.shape == y.shape and bool(np.all(np.abs(x - y) <= 2.0 ** -7 * np.abs(y) + 1e-2))
     print("%s %s: max |diff| %.3g" % ("PASS" if good else "FAIL", name,
           float(np.abs(x - y).max()) if x.shape == y.shape else float("nan")))
     ok &= good

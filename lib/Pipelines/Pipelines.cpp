@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Codegen/GPU/GPUTargetDescription.h"
 #include "llm/Codegen/Passes.h"
 #include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/Passes.h"
@@ -105,6 +106,7 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
   if (!options.sparsify.empty()) {
     LLMSparsifyWeightsPassOptions sparseOpts;
     sparseOpts.format = options.sparsify;
+    sparseOpts.target = options.sparsifyTarget;
     pm.addPass(llm::createLLMSparsifyWeightsPass(sparseOpts));
   }
 }
@@ -368,6 +370,8 @@ void mlir::llm::buildLLMLowerToNVVMGraphStage(
   // B is read coalesced.
   graph.weightLayout = stringifyWeightLayout(WeightLayout::KN).str();
   graph.attentionGroups = true;
+  graph.sparsify = options.sparsify;
+  graph.sparsifyTarget = "gpu";
   buildLLMGraphStage(pm, graph);
 }
 
@@ -436,22 +440,22 @@ void mlir::llm::buildLLMLowerToNVVMBufferizationStage(
 }
 
 /// llm-map-gpu-kernels for the first chip of `options` (the kernels of
-/// llm-lower-to-nvvm and of its CPU emulation are the same).
-/// Tensor cores only for the GPU: their MMAs are warp-collective, which the
-/// emulator cannot run.
+/// llm-lower-to-nvvm and of its CPU emulation are the same, tensor cores
+/// included: llm-emulate-gpu-kernels runs their MMAs).
 static std::unique_ptr<Pass>
-createMapGPUKernelsPass(const llm::LowerToNVVMOptions &options,
-                        bool tensorCores) {
+createMapGPUKernelsPass(const llm::LowerToNVVMOptions &options) {
   llm::LLMMapGPUKernelsPassOptions mapOpts;
   mapOpts.chip = options.getChips().front();
   mapOpts.blockSize = options.blockSize;
-  mapOpts.tensorCores = tensorCores;
+  mapOpts.tensorCores = true;
+  mapOpts.sparseWeights =
+      !options.sparsify.empty() && options.sparsify != "dense";
   return llm::createLLMMapGPUKernelsPass(mapOpts);
 }
 
 void mlir::llm::buildLLMLowerToNVVMKernelsStage(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
-  pm.addPass(createMapGPUKernelsPass(options, /*tensorCores=*/true));
+  pm.addPass(createMapGPUKernelsPass(options));
   pm.addPass(createLLMForwardGPUIndexStatusPass());
   pm.addPass(createLLMAddGPUHostEntriesPass());
   pm.addPass(createCanonicalizerPass());
@@ -481,6 +485,10 @@ void mlir::llm::buildLLMLowerToNVVMBinaryStage(
     GpuNVVMAttachTargetOptions attach;
     attach.chip = chip;
     attach.optLevel = options.optLevel;
+    if (FailureOr<llm::GPUTargetDescription> desc =
+            llm::GPUTargetDescription::lookup(chip);
+        succeeded(desc))
+      attach.features = desc->ptxFeatures;
     pm.addPass(createGpuNVVMAttachTarget(attach));
   }
   pm.addPass(createLowerAffinePass());
@@ -515,7 +523,7 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
   buildLLMLowerToNVVMGraphStage(pm, options);
   buildLLMLowerToNVVMLinalgStage(pm, options);
   buildLLMLowerToNVVMBufferizationStage(pm, options);
-  pm.addPass(createMapGPUKernelsPass(options, /*tensorCores=*/false));
+  pm.addPass(createMapGPUKernelsPass(options));
   pm.addPass(createLLMForwardGPUIndexStatusPass());
   pm.addPass(createLLMReportGPUKernelsPass());
   pm.addPass(createLLMEmulateGPUKernelsPass());

@@ -194,7 +194,8 @@ static cl::opt<std::string> sparsifyFormat(
              "weight chosen by llm-sparsify-weights' cost model (dense "
              "unless it pays); =FORMAT forces one (2:4, bsr4x4, bsr16x16, "
              "bsr1x4, bsr1x16, csr, dense). Prune dense weights first "
-             "(llm-opt --llm-prune-weights). CPU targets only"),
+             "(llm-opt --llm-prune-weights). GPU targets: auto, 2:4 or "
+             "dense (2:4 weights on the sparse tensor cores)"),
     cl::value_desc("auto|FORMAT"), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
 static cl::opt<bool>
@@ -734,9 +735,10 @@ static std::string applySparsifyOption(std::string &options, bool cpu) {
     return "";
   std::string format =
       sparsifyFormat.empty() ? std::string("auto") : sparsifyFormat.getValue();
-  if (!cpu)
-    return "--sparsify needs a CPU target (the sparse kernels are CPU "
-           "kernels)";
+  if (!cpu && format != "auto" && format != "2:4" && format != "dense")
+    return "--sparsify=" + format +
+           " has no GPU kernel: GPU targets take auto, 2:4 or dense (2:4 "
+           "weights on the sparse tensor cores)";
   if (format != "auto" &&
       !llvm::is_contained(llm::kSparsifyFormatNames, llvm::StringRef(format)))
     return "--sparsify must be auto or a format (" +
@@ -1384,6 +1386,8 @@ static int compileMain() {
   if (cuda) {
     CUDACompileOptions cudaOptions;
     cudaOptions.pipelineOptions = pipelineOptions;
+    // (Checked above, on the CPU options' copy.)
+    (void)applySparsifyOption(cudaOptions.pipelineOptions, /*cpu=*/false);
     cudaOptions.chips.assign(chips.begin(), chips.end());
     cudaOptions.format = emitKind == EmitKind::PTX ? "isa" : "fatbin";
     cudaOptions.toolkit = toolkitPath;

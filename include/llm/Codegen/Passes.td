@@ -1065,14 +1065,26 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
       global loads, a barrier before and after), and each thread reads its
       tm values of A and tn values of B per step with one vector load each.
       The other stages run at each of the thread's points, before and after.
-      With `tensor-cores` (set by `llm-lower-to-nvvm`, not by the emulator's
-      pipeline: the MMAs are warp-collective), a matmul `c + ext(a) *
+      With `tensor-cores` (set by `llm-lower-to-nvvm` and by the emulator's
+      pipeline, whose `llm-emulate-gpu-kernels` runs the MMAs), a matmul `c + ext(a) *
       ext(b)` of f16 or bf16 into f32 whose M and N are multiples of 64 and
       K of 32 (`mma = "m16n8k16"` in the attribute) uses 4 warps per 64 x 64
       tile, each 2 x 4 `nvvm.mma.sync` m16n8k16 per 16 steps of K, A and B
       staged in workgroup memory [64][40] (m- and n-major) 32 steps at a
       time; the other stages run at 32 points per thread with a barrier
-      between them and the MMAs.
+      between them and the MMAs. With `sparse-weights` as well, such a
+      matmul whose B is a whole `memref.get_global` of a constant global
+      that is exact 2:4 along K (at most 2 nonzeros in every group of 4
+      consecutive k of each column n) runs on `nvvm.mma.sp.sync` m16n8k32
+      (`mma = "m16n8k32.sp"`, kernel names `*_mma_sp_*`): B is packed into
+      two new private constant globals, `<name>_2of4_values` ([N][K / 2] of
+      the MMA type: the 2 kept elements of each group, explicit zeros where
+      it has fewer) and `<name>_2of4_metadata` (i32 words: per 16 columns
+      n, K tile of 32, thread group g and K half h, the 2-bit positions of
+      n = g in the low 16 bits and of n = g + 8 in the high ones), marked
+      `llm.packed_from` and made once per weight, and the kernel computes
+      C^T = B^T A^T with B^T the sparse operand (per K tile: A's tile and
+      B's stored values [64][24] in workgroup memory, 2 x 4 MMAs per warp).
     - `forall` (`blocks = [N0, N1, ...]` in the attribute): a kernel loop
       marked `llm.gpu_block_loop` (a tiled loop nest, the flash-attention
       lowering of `llm.attention`; static bounds from 0, step 1) runs each
@@ -1130,8 +1142,10 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
            "Threads per block of the generic kernels (0: the chip's)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
-           "f16/bf16 matmul tiles on tensor cores (nvvm.mma.sync; sm_80+; "
-           "not for the CPU emulator)">,
+           "f16/bf16 matmul tiles on tensor cores (nvvm.mma.sync; sm_80+)">,
+    Option<"sparseWeights", "sparse-weights", "bool", /*default=*/"false",
+           "With tensor-cores: constant weights that are exact 2:4 along K "
+           "on the sparse tensor cores (nvvm.mma.sp.sync m16n8k32)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -1275,8 +1289,9 @@ def LLMEmulateGPUKernelsPass
                 "checks without a GPU)";
   let description = [{
     Replaces each `gpu.launch` of `llm-map-gpu-kernels` (1-D constant grid
-    and block; synchronization only by `gpu.barrier` and `gpu.all_reduce`
-    with a reduction kind at the top level or in the body of an `scf.for`
+    and block; synchronization only by `gpu.barrier`, `gpu.all_reduce`
+    with a reduction kind and the tensor cores' `nvvm.mma.sync` /
+    `nvvm.mma.sp.sync`, at the top level or in the body of an `scf.for`
     whose bounds are uniform across the block) by host loops:
 
     ```
@@ -1284,7 +1299,21 @@ def LLMEmulateGPUKernelsPass
       for each interval between synchronization points:
         for thread in block: the interval's ops
         at an all_reduce: the threads' values combined in thread order
+        at an MMA: each warp's fragments gathered into its A and B, each
+          thread's accumulators computed from them in f32
     ```
+
+    The MMAs emulated are m16n8k16 `nvvm.mma.sync` (row-major A,
+    column-major B) and m16n8k32 `nvvm.mma.sp.sync` (A 2:4 sparse, selector
+    0 or 1, unordered metadata) on f16 or bf16 (`vector<2xf16>` or i32
+    registers) accumulating in f32, with the fragment layouts of the PTX ISA
+    ("Matrix Fragments for mma.m16n8k16 with floating point type", "Sparse
+    matrix storage"): each warp's fragments are gathered into its A (16 x K,
+    a 2:4 A's kept elements placed by their 2-bit metadata indices) and B
+    (K x 8), and each accumulator is `c + sum_k A[row][k] * B[k][col]` in f32
+    in k order (the hardware's order and internal precision differ by
+    rounding). The MMA's result may only be read by `llvm.extractvalue` in
+    its block.
 
     one of the schedules a GPU may run (every thread reaches a barrier
     before any passes it). A loop that synchronizes (the matmul tiles' K
@@ -1303,12 +1332,15 @@ def LLMEmulateGPUKernelsPass
     Errors: a launch with a non-constant or multi-dimensional grid or block,
     synchronization inside control flow other than such a loop (or in a
     loop whose bounds depend on the thread), an `all_reduce` with a custom
-    region, an asynchronous `gpu.alloc` or `gpu.memcpy`.
+    region, an MMA of another shape, type or layout (or a block that is not
+    whole warps, or a non-constant sparsity selector), an asynchronous
+    `gpu.alloc` or `gpu.memcpy`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

@@ -287,8 +287,10 @@ struct GraphStageOptions {
   bool fuse = true;
   bool attentionGroups = false;
   int64_t normPrologueMaxRows = 0;
-  /// llm-sparsify-weights{format=sparsify} last, when not empty.
+  /// llm-sparsify-weights{format=sparsify target=sparsifyTarget} last,
+  /// when `sparsify` is not empty.
   std::string sparsify;
+  std::string sparsifyTarget = "cpu";
   /// With tensorParallel > 1, after the graph simplifications: llm-shard,
   /// shard-partition, llm-lower-shard{rank}, llm-fold-constants.
   int64_t tensorParallel = 1;
@@ -413,6 +415,18 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "in shared memory) or 'materialized' (QK^T, softmax and "
                      "PV kernels)"),
       llvm::cl::init("flash")};
+
+  /// `llm-sparsify-weights{format=... target=gpu}` as the last graph pass:
+  /// constant weights that are exact 2:4 ("auto" or "2:4") run on the sparse
+  /// tensor cores (`llm-map-gpu-kernels{sparse-weights}`: mma.sp) where
+  /// their matmul runs on tensor cores; "dense" or empty: off.
+  PassOptions::Option<std::string> sparsify{
+      *this, "sparsify",
+      llvm::cl::desc("2:4 constant weights on the sparse tensor cores "
+                     "(mma.sp): 'auto' or '2:4' (chosen per weight by "
+                     "llm-sparsify-weights{target=gpu}), 'dense'; empty: "
+                     "off"),
+      llvm::cl::init("")};
 
   /// `chip`, or {"sm_80"} when empty.
   SmallVector<std::string> getChips() const;

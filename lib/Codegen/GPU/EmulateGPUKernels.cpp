@@ -34,6 +34,19 @@
 // reads the value of this schedule, so such races show up as wrong results
 // whenever the order matters.
 //
+// The tensor cores' warp-collective `nvvm.mma.sync` (m16n8k16) and
+// `nvvm.mma.sp.sync` (m16n8k32, 2:4 sparse A), f16 or bf16 multiplicands
+// accumulating in f32, are synchronization points too: each thread's
+// fragment registers are scattered into the warp's A and B matrices at the
+// positions the PTX ISA gives them ("Matrix Fragments for mma.m16n8k16 with
+// floating point type"; for mma.sp, A's compressed 16 x 16 fragment has the
+// dense m16n8k16 layout and each kept element's column in its group of 4
+// comes from the 2-bit indices of the metadata of the group's contributing
+// thread, "Sparse matrix storage"), and each thread's four accumulators are
+// computed from them in f32 (the products summed in k order; the hardware's
+// order and internal precision differ by rounding). All warps reach the
+// MMA together in this schedule.
+//
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/GPU/GPUKernels.h"
@@ -42,9 +55,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -154,7 +170,9 @@ private:
     auto it = recomputable.find(v);
     if (it != recomputable.end())
       return it->second;
-    bool result = def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
+    // An MMA's results exist once, computed for the whole warp.
+    bool result = !isa<NVVM::MmaOp, NVVM::MmaSpOp>(def) &&
+                  def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
                   llvm::all_of(def->getOperands(), [&](Value operand) {
                     return isRecomputable(operand);
                   });
@@ -228,7 +246,7 @@ private:
     bool nested = false;
     op->walk([&](Operation *inner) {
       nested |= isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::ShuffleOp,
-                    gpu::SubgroupReduceOp>(inner);
+                    gpu::SubgroupReduceOp, NVVM::MmaOp, NVVM::MmaSpOp>(inner);
     });
     return nested;
   }
@@ -245,6 +263,18 @@ private:
   /// iterations run the body's intervals in turn; the loop-carried values
   /// are kept per thread.
   LogicalResult emitSyncLoop(scf::ForOp loop);
+  /// Emits a warp's `nvvm.mma.sync` or `nvvm.mma.sp.sync` `op` (in
+  /// `parent`; see the file comment): its result's `llvm.extractvalue`
+  /// users (added to `handled`, not emitted again) read each thread's
+  /// accumulators from its storage.
+  LogicalResult emitMma(Operation *op, Block &parent,
+                        DenseSet<Operation *> &handled);
+  /// Before the block loop: a host buffer of `shape` x `type`.
+  Value hostBuffer(ArrayRef<int64_t> shape, Type type) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(blockLoop);
+    return memref::AllocaOp::create(b, loc, MemRefType::get(shape, type));
+  }
 
   gpu::LaunchOp launch;
   OpBuilder &b;
@@ -325,6 +355,8 @@ LogicalResult LaunchEmulator::emitOps(Block &parent,
                                       ArrayRef<Operation *> ops) {
   SmallVector<Operation *> interval;
   size_t id = numIntervals++;
+  // The extractions of MMA results (read from the threads' storage).
+  DenseSet<Operation *> handled;
   auto flush = [&]() {
     if (!interval.empty())
       emitThreadLoop(parent, interval, id);
@@ -332,6 +364,14 @@ LogicalResult LaunchEmulator::emitOps(Block &parent,
     id = numIntervals++;
   };
   for (Operation *op : ops) {
+    if (handled.contains(op))
+      continue;
+    if (isa<NVVM::MmaOp, NVVM::MmaSpOp>(op)) {
+      flush();
+      if (failed(emitMma(op, parent, handled)))
+        return failure();
+      continue;
+    }
     if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
       if (!reduce.getOp() || !reduce.getBody().empty())
         return op->emitError("llm-emulate-gpu-kernels: only all_reduce with "
@@ -448,6 +488,238 @@ LogicalResult LaunchEmulator::emitSyncLoop(scf::ForOp loop) {
        llvm::zip(loop.getResults(), loop.getRegionIterArgs()))
     spills[result] = spillOf(arg);
   intervalOf[loop] = numIntervals++;
+  return success();
+}
+
+/// Element `e` (0 or 1) of a 32-bit MMA fragment register holding two
+/// `elementType` (f16 or bf16) values, low half first (`vector<2xf16>`, or
+/// an i32 for bf16), extended to f32.
+static Value registerElement(OpBuilder &b, Location loc, Value reg, int64_t e,
+                             Type elementType) {
+  Type f32 = b.getF32Type();
+  if (isa<VectorType>(reg.getType())) {
+    Value x = vector::ExtractOp::create(b, loc, reg, e);
+    return arith::ExtFOp::create(b, loc, f32, x);
+  }
+  Value word = reg;
+  if (e)
+    word = arith::ShRUIOp::create(
+        b, loc, word,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(16)));
+  Value bits = arith::TruncIOp::create(b, loc, b.getI16Type(), word);
+  Value x = arith::BitcastOp::create(b, loc, elementType, bits);
+  return arith::ExtFOp::create(b, loc, f32, x);
+}
+
+LogicalResult LaunchEmulator::emitMma(Operation *op, Block &parent,
+                                      DenseSet<Operation *> &handled) {
+  auto fail = [&](const Twine &why) {
+    return op->emitError("llm-emulate-gpu-kernels: ") << why;
+  };
+  bool sparse = isa<NVVM::MmaSpOp>(op);
+  SmallVector<Value> aRegs, bRegs, cRegs;
+  NVVM::MMAShapeAttr shape;
+  std::optional<NVVM::MMATypes> ptxType;
+  Value meta;
+  std::optional<int64_t> selector = 0;
+  if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+    llvm::append_range(aRegs, mma.getOperandA());
+    llvm::append_range(bRegs, mma.getOperandB());
+    llvm::append_range(cRegs, mma.getOperandC());
+    shape = mma.getShapeAttr();
+    ptxType = mma.getMultiplicandAPtxType();
+    if (mma.getLayoutA() != NVVM::MMALayout::row ||
+        mma.getLayoutB() != NVVM::MMALayout::col)
+      return fail("only row-major A and column-major B MMAs are emulated");
+  } else {
+    auto sp = cast<NVVM::MmaSpOp>(op);
+    llvm::append_range(aRegs, sp.getOperandA());
+    llvm::append_range(bRegs, sp.getOperandB());
+    llvm::append_range(cRegs, sp.getOperandC());
+    shape = sp.getShapeAttr();
+    ptxType = sp.getMultiplicandAPtxType();
+    meta = sp.getSparseMetadata();
+    selector = getConstantIntValue(sp.getSparsitySelector());
+    if (sp.getOrderedMetadata() || sp.getKind())
+      return fail("mma.sp with ordered metadata or a kind is not emulated");
+  }
+  // The MMA's K: 16 dense, 32 for 2:4 A (16 stored values per row).
+  int64_t k = sparse ? 32 : 16;
+  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != k)
+    return fail("only m16n8k16 mma.sync and m16n8k32 mma.sp.sync are "
+                "emulated");
+  Type elementType;
+  if (ptxType == NVVM::MMATypes::bf16)
+    elementType = b.getBF16Type();
+  else if (ptxType == NVVM::MMATypes::f16 ||
+           (!ptxType && isa<VectorType>(aRegs.front().getType())))
+    elementType = b.getF16Type();
+  Type f32 = b.getF32Type();
+  if (!elementType || aRegs.size() != 4 ||
+      static_cast<int64_t>(bRegs.size()) != k / 8 || cRegs.size() != 4 ||
+      llvm::any_of(cRegs, [&](Value c) { return c.getType() != f32; }))
+    return fail("only f16 and bf16 MMAs accumulating in f32 are emulated");
+  if (!selector || *selector < 0 || *selector > 1)
+    return fail("the sparsity selector must be the constant 0 or 1");
+  if (block % 32 != 0)
+    return fail("an MMA needs whole warps in the block");
+  // The accumulators read: extractvalue %d[r] in the same block.
+  SmallVector<SmallVector<Operation *>> readers(4);
+  for (Operation *user : op->getResult(0).getUsers()) {
+    auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!extract || extract->getBlock() != &parent ||
+        extract.getPosition().size() != 1 || extract.getPosition()[0] < 0 ||
+        extract.getPosition()[0] >= 4)
+      return fail("an MMA's result must only be read by llvm.extractvalue "
+                  "of one accumulator in the same block");
+    readers[extract.getPosition()[0]].push_back(extract);
+  }
+
+  int64_t warps = block / 32;
+  Value aMat = hostBuffer({warps, 16, k}, f32);
+  Value bMat = hostBuffer({warps, k, 8}, f32);
+  Value cBuf = hostBuffer({block, 4}, f32);
+  SmallVector<Value> aBufs;
+  for (Value reg : aRegs)
+    aBufs.push_back(hostBuffer({block}, reg.getType()));
+  Value metaBuf = sparse ? hostBuffer({block}, b.getI32Type()) : Value();
+  auto cst = [&](int64_t v) { return idx(v); };
+  auto add = [&](Value x, int64_t y) -> Value {
+    return y ? arith::AddIOp::create(b, loc, x, cst(y)).getResult() : x;
+  };
+  auto addv = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(b, loc, x, cst(y));
+  };
+  auto div = [&](Value x, int64_t y) -> Value {
+    return arith::DivUIOp::create(b, loc, x, cst(y));
+  };
+  auto rem = [&](Value x, int64_t y) -> Value {
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  };
+  // `body(i)` for i in [0, n) on the host.
+  auto hostLoop = [&](int64_t n, llvm::function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, zero, cst(n), one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  };
+
+  // Each thread's registers: A kept as is (its placement may need another
+  // thread's metadata), B placed in the warp's B (k x n: k = 2t + e + 8j,
+  // n = g), C and the metadata kept.
+  emitThreadLoop(
+      parent, {}, numIntervals++,
+      [&](Value tid, IRMapping &mapping,
+          llvm::function_ref<void(Value)> materialize) {
+        auto valueOf = [&](Value v) {
+          materialize(v);
+          return mapping.lookupOrDefault(v);
+        };
+        Value warp = div(tid, 32), lane = rem(tid, 32);
+        Value g = div(lane, 4), t = rem(lane, 4);
+        for (auto [reg, buffer] : llvm::zip(aRegs, aBufs))
+          memref::StoreOp::create(b, loc, valueOf(reg), buffer, tid);
+        for (auto [j, reg] : llvm::enumerate(bRegs)) {
+          Value value = valueOf(reg);
+          for (int64_t e = 0; e < 2; ++e) {
+            Value kk = add(mul(t, 2), e + 8 * int64_t(j));
+            memref::StoreOp::create(
+                b, loc, registerElement(b, loc, value, e, elementType), bMat,
+                ValueRange{warp, kk, g});
+          }
+        }
+        for (auto [r, c] : llvm::enumerate(cRegs))
+          memref::StoreOp::create(b, loc, valueOf(c), cBuf,
+                                  ValueRange{tid, cst(r)});
+        if (sparse)
+          memref::StoreOp::create(b, loc, valueOf(meta), metaBuf, tid);
+      });
+
+  // A: register j of lane (g, t) holds row g + 8 (j & 1), (stored) columns
+  // 2t + 8 (j >> 1) and the next. For 2:4 A, stored column c of a row is
+  // the (c & 1)-th kept element of group c / 2 (columns 4 (c / 2) ..);
+  // its place in the group is the 2-bit index at bit 16 (row >= 8) +
+  // 4 ((c % 8) / 2) + 2 (c & 1) of the metadata of lane
+  // 4 (row % 8) + 2 selector + c / 8 (the group's contributing threads).
+  if (sparse)
+    hostLoop(warps, [&](Value w) {
+      hostLoop(16, [&](Value row) {
+        hostLoop(k, [&](Value kk) {
+          memref::StoreOp::create(
+              b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)),
+              aMat, ValueRange{w, row, kk});
+        });
+      });
+    });
+  hostLoop(block, [&](Value tid) {
+    Value warp = div(tid, 32), lane = rem(tid, 32);
+    Value g = div(lane, 4), t = rem(lane, 4);
+    for (auto [j, buffer] : llvm::enumerate(aBufs)) {
+      Value reg = memref::LoadOp::create(b, loc, buffer, tid);
+      int64_t rowOffset = 8 * (j & 1), half = j >> 1;
+      Value row = add(g, rowOffset);
+      for (int64_t e = 0; e < 2; ++e) {
+        Value value = registerElement(b, loc, reg, e, elementType);
+        Value column = add(mul(t, 2), e + 8 * half);
+        if (sparse) {
+          Value source =
+              addv(mul(warp, 32), add(mul(g, 4), 2 * *selector + half));
+          Value word = memref::LoadOp::create(b, loc, metaBuf, source);
+          Value shift = arith::IndexCastOp::create(
+              b, loc, b.getI32Type(), add(mul(t, 4), 16 * (j & 1) + 2 * e));
+          Value index = arith::AndIOp::create(
+              b, loc, arith::ShRUIOp::create(b, loc, word, shift),
+              arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(3)));
+          column = addv(
+              add(mul(t, 4), 16 * half),
+              arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index));
+        }
+        memref::StoreOp::create(b, loc, value, aMat,
+                                ValueRange{warp, row, column});
+      }
+    }
+  });
+
+  // D: accumulator r of lane (g, t) is (g + 8 (r >> 1), 2t + (r & 1)).
+  hostLoop(block, [&](Value tid) {
+    Value warp = div(tid, 32), lane = rem(tid, 32);
+    Value g = div(lane, 4), t = rem(lane, 4);
+    for (int64_t r = 0; r < 4; ++r) {
+      if (readers[r].empty())
+        continue;
+      Value row = add(g, 8 * (r >> 1)), col = add(mul(t, 2), r & 1);
+      Value init =
+          memref::LoadOp::create(b, loc, cBuf, ValueRange{tid, cst(r)});
+      auto loop = scf::ForOp::create(b, loc, zero, cst(k), one, init);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value kk = loop.getInductionVar();
+        Value x =
+            memref::LoadOp::create(b, loc, aMat, ValueRange{warp, row, kk});
+        Value y =
+            memref::LoadOp::create(b, loc, bMat, ValueRange{warp, kk, col});
+        scf::YieldOp::create(b, loc,
+                             ValueRange{arith::AddFOp::create(
+                                 b, loc, loop.getRegionIterArgs()[0],
+                                 arith::MulFOp::create(b, loc, x, y))});
+      }
+      for (Operation *reader : readers[r])
+        memref::StoreOp::create(b, loc, loop.getResult(0),
+                                spillOf(reader->getResult(0)), tid);
+    }
+  });
+
+  size_t id = numIntervals++;
+  intervalOf[op] = id;
+  for (ArrayRef<Operation *> group : readers)
+    for (Operation *reader : group) {
+      intervalOf[reader] = id;
+      handled.insert(reader);
+    }
   return success();
 }
 

@@ -25,7 +25,7 @@ GPUTargetDescription GPUTargetDescription::getSM80() {
   GPUTargetDescription desc;
   desc.chip = "sm_80";
   desc.computeCapability = 80;
-  desc.ptxFeatures = "+ptx70";
+  desc.ptxFeatures = "+ptx71";
   desc.smCount = 108;
   desc.maxSharedMemoryPerBlock = 163 * 1024;
   desc.dramBandwidthGBs = 2039;

@@ -496,11 +496,20 @@ static Value materializeInKernel(OpBuilder &b, Value v, IRMapping &mapping,
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
+/// What the pass options ask of the matmul tiles.
+struct KernelOptions {
+  /// f16/bf16 matmul tiles on mma.sync (matchMatmulTensorCores).
+  bool tensorCores = false;
+  /// Exact 2:4 constant weights of those on mma.sp
+  /// (matchMatmulSparseTensorCores).
+  bool sparseWeights = false;
+};
+
 /// Replaces the kernel made of `ops` (in order, in one block; `anchor` is
 /// the op the launch replaces) by one gpu.launch.
 static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
                                const GPUTargetDescription &target,
-                               bool tensorCores) {
+                               const KernelOptions &options) {
   IRRewriter rewriter(anchor->getContext());
   KernelPlan plan;
   for (Operation *op : ops) {
@@ -554,8 +563,10 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
   }
   std::optional<MatmulTiles> tiles =
       matchMatmulTiles(plan.stages, target, mayAlias);
-  if (tiles && tensorCores && target.computeCapability >= 80)
-    matchMatmulTensorCores(plan.stages, *tiles);
+  if (tiles && options.tensorCores && target.computeCapability >= 80 &&
+      matchMatmulTensorCores(plan.stages, *tiles) && options.sparseWeights)
+    matchMatmulSparseTensorCores(plan.stages, *tiles,
+                                 anchor->getParentOfType<ModuleOp>());
   if (tiles) {
     plan.gridSize = tiles->getGridSize();
     plan.blockSize = tiles->getBlockSize();
@@ -617,8 +628,9 @@ static LogicalResult mapKernel(Operation *anchor, ArrayRef<Operation *> ops,
         "tile", attrs.getDenseI64ArrayAttr(
                     {tiles->tileM, tiles->tileN, tiles->tileK})));
     if (tiles->tensorCores)
-      entries.push_back(
-          attrs.getNamedAttr("mma", attrs.getStringAttr("m16n8k16")));
+      entries.push_back(attrs.getNamedAttr(
+          "mma", attrs.getStringAttr(tiles->sparseValues ? "m16n8k32.sp"
+                                                         : "m16n8k16")));
     else
       entries.push_back(attrs.getNamedAttr(
           "thread_tile",
@@ -769,8 +781,8 @@ struct LLMMapGPUKernelsPass
         StringRef kind = "kernel";
         if (strategy && strategy.getAs<StringAttr>("strategy"))
           kind = strategy.getAs<StringAttr>("strategy").getValue();
-        if (strategy && strategy.get("mma"))
-          kind = "mma";
+        if (auto mma = strategy ? strategy.getAs<StringAttr>("mma") : nullptr)
+          kind = mma.getValue().ends_with(".sp") ? "mma_sp" : "mma";
         std::string text =
             (func.getSymName() + "_" + kind + "_" + std::to_string(launches++))
                 .str();
@@ -1003,6 +1015,7 @@ struct LLMMapGPUKernelsPass
 
   LogicalResult mapFunction(func::FuncOp func,
                             const GPUTargetDescription &target) {
+    KernelOptions options{tensorCores, sparseWeights};
     // Kernels: the marked loops, and the linalg ops and copies left on the
     // host (copies of bufferization, a pad's fill).
     SmallVector<Operation *> anchors;
@@ -1014,7 +1027,7 @@ struct LLMMapGPUKernelsPass
     for (Operation *anchor : anchors) {
       auto forall = dyn_cast<scf::ForallOp>(anchor);
       if (!forall) {
-        if (failed(mapKernel(anchor, {anchor}, target, tensorCores)))
+        if (failed(mapKernel(anchor, {anchor}, target, options)))
           return failure();
         continue;
       }
@@ -1049,7 +1062,7 @@ struct LLMMapGPUKernelsPass
         }
         body.push_back(op);
       }
-      if (failed(mapKernel(forall, body, target, tensorCores)))
+      if (failed(mapKernel(forall, body, target, options)))
         return failure();
       forall.erase();
     }

@@ -27,12 +27,34 @@
 // C is read from and written back to its buffer at those positions, so the
 // stages before the matmul (its fill or bias) and after it (the epilogue)
 // run at 32 points per thread with a barrier between them and the MMAs.
-// The MMAs are warp-collective: the CPU emulator cannot run them, so these
-// kernels are checked on a GPU (scripts/gpu-check.sh) and by ptxas.
+// A constant B that is exact 2:4 along K (matchMatmulSparseTensorCores) runs
+// on the sparse tensor cores instead, as C^T = B^T A^T with B^T the sparse
+// operand of mma.sp.sync.m16n8k32 (PTX ISA, "Matrix multiply-accumulate
+// operation using mma.sp instruction with sparse matrix A"):
+//
+//   B packed at compile time: per output channel n, the 2 kept elements of
+//     each group of 4 along K (explicit zeros where a group has fewer), in
+//     order, as `values[N][K / 2]`, and their 2-bit positions in the group
+//     as metadata words `meta[N / 16][K / 32][g = 0..7][half = 0..1]`: the
+//     16 bits of row g, K half `half` (4 groups, each idx0 | idx1 << 2,
+//     group q at bit 4q), and above them those of row g + 8;
+//   block and warps as above (the warp's 32 x 32 of C as 2 x 4 MMAs: 16
+//     channels by 8 rows of A each); per K tile of 32: A's tile staged as
+//     above, B's stored values [64 n][16 + 8]; per MMA, the A operand is
+//     the channels' stored values (the dense m16n8k16 A layout over
+//     [16][16]), the B operand A's rows (k = 2t + 8j, j = 0..3, of row g),
+//     the metadata the word (g, t % 2) of the channels' block (selector 0:
+//     threads 0 and 1 of each group of 4 supply it); accumulator r of the
+//     lane is C(row 2t + (r & 1), channel g + 8 (r >> 1)).
+//
+// The CPU emulator (llm-emulate-gpu-kernels) runs the MMAs from the same
+// fragment layouts; ptxas and a GPU (scripts/gpu-check.sh) check them too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MatmulEmitter.h"
+
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -117,6 +139,107 @@ bool mlir::llm::matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
   return true;
 }
 
+/// The metadata words of a 2:4 weight packed by packSparseWeight (N a
+/// multiple of 16, K of 32), in the order of the file comment.
+static std::vector<int32_t> packMmaMetadata(const PackedSparseWeight &p) {
+  int64_t chunks = p.paddedK / 32;
+  // The 16 bits of row n, K tile kt, half h: 4 groups of 2 indices.
+  auto bits = [&](int64_t n, int64_t kt, int64_t h) {
+    uint32_t word = 0;
+    for (int64_t q = 0; q < 4; ++q)
+      for (int64_t e = 0; e < 2; ++e) {
+        size_t slot = size_t((n * chunks + kt) * 16 + (4 * h + q) * 2 + e);
+        word |= uint32_t(p.laneIdx[slot] % 4) << (4 * q + 2 * e);
+      }
+    return word;
+  };
+  std::vector<int32_t> words;
+  words.reserve(size_t(p.N / 16 * chunks * 16));
+  for (int64_t nb = 0; nb < p.N / 16; ++nb)
+    for (int64_t kt = 0; kt < chunks; ++kt)
+      for (int64_t g = 0; g < 8; ++g)
+        for (int64_t h = 0; h < 2; ++h)
+          words.push_back(int32_t(bits(nb * 16 + g, kt, h) |
+                                  bits(nb * 16 + g + 8, kt, h) << 16));
+  return words;
+}
+
+/// A private constant global named after `base` holding `value`, made
+/// before for the same weight (marked with `llm.packed_from`) or new.
+static FlatSymbolRefAttr getOrCreatePackedGlobal(ModuleOp module,
+                                                 memref::GlobalOp weight,
+                                                 StringRef suffix,
+                                                 DenseElementsAttr value) {
+  MLIRContext *ctx = module.getContext();
+  auto marker = StringAttr::get(ctx, "llm.packed_from");
+  std::string name = (weight.getSymName() + suffix).str();
+  if (auto existing = module.lookupSymbol<memref::GlobalOp>(name))
+    if (existing->getAttr(marker) ==
+        FlatSymbolRefAttr::get(weight.getSymNameAttr()))
+      return FlatSymbolRefAttr::get(existing.getSymNameAttr());
+  auto tensorType = cast<RankedTensorType>(value.getType());
+  OpBuilder b(weight);
+  auto global = memref::GlobalOp::create(
+      b, weight.getLoc(), name, b.getStringAttr("private"),
+      MemRefType::get(tensorType.getShape(), tensorType.getElementType()),
+      value, /*constant=*/true, /*alignment=*/b.getI64IntegerAttr(16));
+  global->setAttr(marker, FlatSymbolRefAttr::get(weight.getSymNameAttr()));
+  SymbolTable(module).insert(global);
+  return FlatSymbolRefAttr::get(global.getSymNameAttr());
+}
+
+bool mlir::llm::matchMatmulSparseTensorCores(ArrayRef<linalg::GenericOp> stages,
+                                             MatmulTiles &tiles,
+                                             ModuleOp module) {
+  if (!tiles.tensorCores)
+    return false;
+  linalg::GenericOp mm = stages[tiles.stage];
+  OpOperand &rhs = mm->getOpOperand(tiles.rhs);
+  auto get = rhs.get().getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return false;
+  auto weight = module.lookupSymbol<memref::GlobalOp>(get.getNameAttr());
+  if (!weight || !weight.getConstant())
+    return false;
+  ElementsAttr init = weight.getConstantInitValue();
+  if (!init)
+    return false;
+  // B indexed by (n, k) or (k, n) only.
+  int64_t numLoops = tiles.ranges.size();
+  AffineMap map = mm.getMatchingIndexingMap(&rhs);
+  if (map.getNumResults() != 2)
+    return false;
+  auto r0 = dyn_cast<AffineDimExpr>(map.getResult(0));
+  auto r1 = dyn_cast<AffineDimExpr>(map.getResult(1));
+  if (!r0 || !r1)
+    return false;
+  unsigned nDim = numLoops - 2, kDim = numLoops - 1;
+  bool nk = r0.getPosition() == nDim && r1.getPosition() == kDim;
+  if (!nk && !(r0.getPosition() == kDim && r1.getPosition() == nDim))
+    return false;
+  int64_t N = tiles.ranges[nDim], K = tiles.ranges[kDim];
+  std::optional<std::vector<float>> values = readFloatValues(init);
+  if (!values || int64_t(values->size()) != N * K)
+    return false;
+  std::string why;
+  FailureOr<PackedSparseWeight> packed = packSparseWeight(
+      *values, nk, N, K, SparseFormat{SparseFormat::Kind::TwoFour},
+      /*lanes=*/16, why);
+  if (failed(packed))
+    return false;
+  auto valuesType = RankedTensorType::get({N, K / 2}, tiles.mmaType);
+  std::vector<int32_t> words = packMmaMetadata(*packed);
+  auto metaType = RankedTensorType::get(
+      {int64_t(words.size())}, IntegerType::get(module.getContext(), 32));
+  tiles.sparseValues =
+      getOrCreatePackedGlobal(module, weight, "_2of4_values",
+                              getFloatElementsAttr(valuesType, packed->values));
+  tiles.sparseMetadata = getOrCreatePackedGlobal(
+      module, weight, "_2of4_metadata",
+      DenseElementsAttr::get(metaType, ArrayRef<int32_t>(words)));
+  return true;
+}
+
 namespace {
 
 /// The emission of one tensor-core matmul kernel (see the file comment).
@@ -131,6 +254,14 @@ private:
   /// Copies the K tile at `k0` of input `operand` (A: `isA`) into `buffer`
   /// ([64 rows of m or n][k]).
   void copyTile(unsigned operand, bool isA, Value buffer, Value k0);
+  /// Copies the stored values of a 2:4 B's K tile at `k0` (`values`:
+  /// [N][K / 2]) into `buffer` ([64 rows of n][16]).
+  void copySparseTile(Value values, Value buffer, Value k0);
+  /// The K loop's body on mma.sync: updates `current` (the accumulators).
+  void emitMmas(Value tileA, Value tileB, SmallVectorImpl<Value> &current);
+  /// The same on mma.sp (`meta`: the metadata words, `k0` the K tile).
+  void emitSparseMmas(Value tileA, Value tileB, Value meta, Value k0,
+                      SmallVectorImpl<Value> &current);
   /// The 32-bit register holding elements (row, col) and (row, col + 1) of
   /// `buffer`: vector<2xf16> for f16, an i32 for bf16 (the NVVM operand
   /// types of mma.sync).
@@ -143,6 +274,8 @@ private:
 
   Value lane, g, t, warpRow, warpCol;
   Type elementType;
+  /// 2:4 B on mma.sp (tiles.sparseValues).
+  bool sparse = false;
 };
 
 } // namespace
@@ -175,6 +308,19 @@ void TensorCoreEmitter::copyTile(unsigned operand, bool isA, Value buffer,
   }
 }
 
+void TensorCoreEmitter::copySparseTile(Value values, Value buffer, Value k0) {
+  constexpr int64_t stored = kTileK / 2;
+  int64_t threads = tiles.getBlockSize();
+  Value c0 = div(k0, 2);
+  for (int64_t q = 0; q < kTile * stored / threads; ++q) {
+    Value idx = add(tid, q * threads);
+    Value n = div(idx, stored), c = rem(idx, stored);
+    Value value = memref::LoadOp::create(b, loc, values,
+                                         ValueRange{add(col0, n), add(c0, c)});
+    memref::StoreOp::create(b, loc, value, buffer, ValueRange{n, c});
+  }
+}
+
 Value TensorCoreEmitter::loadPair(Value buffer, Value row, Value col) {
   auto pairType = VectorType::get({2}, elementType);
   Value pair =
@@ -203,16 +349,105 @@ void TensorCoreEmitter::forEachPoint(
 
 SmallVector<std::pair<Value, Value>> TensorCoreEmitter::accumulatorPositions() {
   SmallVector<std::pair<Value, Value>> positions;
+  // Dense: MMA (mt, nt) covers 16 rows of C by 8 columns; sparse (C^T): 16
+  // columns of C (channels) by 8 rows.
   for (int64_t mt = 0; mt < 2; ++mt)
     for (int64_t nt = 0; nt < 4; ++nt)
       for (int64_t r = 0; r < 4; ++r) {
-        Value row = add(add(row0, warpRow), mt * 16 + (r >= 2 ? 8 : 0));
-        row = add(row, g);
-        Value col = add(add(col0, warpCol), nt * 8 + (r & 1));
-        col = add(col, mul(t, 2));
-        positions.push_back({row, col});
+        Value across = add(g, mt * 16 + (r >= 2 ? 8 : 0));
+        Value along = add(mul(t, 2), nt * 8 + (r & 1));
+        if (sparse)
+          positions.push_back({add(add(row0, warpRow), along),
+                               add(add(col0, warpCol), across)});
+        else
+          positions.push_back({add(add(row0, warpRow), across),
+                               add(add(col0, warpCol), along)});
       }
   return positions;
+}
+
+void TensorCoreEmitter::emitMmas(Value tileA, Value tileB,
+                                 SmallVectorImpl<Value> &current) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  Type resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes ptxType =
+      elementType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  for (int64_t ks = 0; ks < kTileK; ks += 16) {
+    Value kLo = add(mul(t, 2), ks), kHi = add(mul(t, 2), ks + 8);
+    SmallVector<SmallVector<Value>> fragA, fragB;
+    for (int64_t mt = 0; mt < 2; ++mt) {
+      Value r = add(add(warpRow, g), mt * 16);
+      Value r8 = add(r, 8);
+      fragA.push_back({loadPair(tileA, r, kLo), loadPair(tileA, r8, kLo),
+                       loadPair(tileA, r, kHi), loadPair(tileA, r8, kHi)});
+    }
+    for (int64_t nt = 0; nt < 4; ++nt) {
+      Value c = add(add(warpCol, g), nt * 8);
+      fragB.push_back({loadPair(tileB, c, kLo), loadPair(tileB, c, kHi)});
+    }
+    for (int64_t mt = 0; mt < 2; ++mt)
+      for (int64_t nt = 0; nt < 4; ++nt) {
+        int64_t base = (mt * 4 + nt) * 4;
+        SmallVector<Value> c(current.begin() + base,
+                             current.begin() + base + 4);
+        Value d = NVVM::MmaOp::create(
+            b, loc, resultType, fragA[mt], fragB[nt], c,
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          current[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+      }
+  }
+}
+
+void TensorCoreEmitter::emitSparseMmas(Value tileA, Value tileB, Value meta,
+                                       Value k0,
+                                       SmallVectorImpl<Value> &current) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  Type resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes ptxType =
+      elementType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  int64_t numLoops = tiles.ranges.size();
+  int64_t kTiles = tiles.ranges[numLoops - 1] / kTileK;
+  Value kt = div(k0, kTileK);
+  Value selector = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  // The channels' stored values (16 channels each) and metadata words.
+  SmallVector<SmallVector<Value>> fragA;
+  SmallVector<Value> words;
+  for (int64_t mt = 0; mt < 2; ++mt) {
+    Value n = add(add(warpCol, g), mt * 16), n8 = add(n, 8);
+    Value cLo = mul(t, 2), cHi = add(mul(t, 2), 8);
+    fragA.push_back({loadPair(tileB, n, cLo), loadPair(tileB, n8, cLo),
+                     loadPair(tileB, n, cHi), loadPair(tileB, n8, cHi)});
+    Value block = div(add(add(col0, warpCol), mt * 16), 16);
+    Value word = add(mul(add(mul(add(mul(block, kTiles), kt), 8), g), 2),
+                     Value(rem(t, 2)));
+    words.push_back(memref::LoadOp::create(b, loc, meta, word));
+  }
+  // A's rows, 32 k each.
+  SmallVector<SmallVector<Value>> fragB;
+  for (int64_t nt = 0; nt < 4; ++nt) {
+    Value m = add(add(warpRow, g), nt * 8);
+    SmallVector<Value> regs;
+    for (int64_t j = 0; j < 4; ++j)
+      regs.push_back(loadPair(tileA, m, add(mul(t, 2), 8 * j)));
+    fragB.push_back(regs);
+  }
+  for (int64_t mt = 0; mt < 2; ++mt)
+    for (int64_t nt = 0; nt < 4; ++nt) {
+      int64_t base = (mt * 4 + nt) * 4;
+      SmallVector<Value> c(current.begin() + base, current.begin() + base + 4);
+      Value d = NVVM::MmaSpOp::create(
+          b, loc, resultType, fragA[mt], fragB[nt], c, words[mt], selector,
+          ArrayRef<int64_t>{16, 8, 32}, std::nullopt,
+          std::array<NVVM::MMATypes, 2>{ptxType, ptxType});
+      for (int64_t r = 0; r < 4; ++r)
+        current[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+    }
 }
 
 LogicalResult
@@ -221,6 +456,7 @@ TensorCoreEmitter::emit(ArrayRef<Operation *> ops,
   MLIRContext *ctx = b.getContext();
   int64_t numLoops = tiles.ranges.size();
   elementType = tiles.mmaType;
+  sparse = static_cast<bool>(tiles.sparseValues);
   locateBlock();
   lane = rem(tid, 32);
   Value warp = div(tid, 32);
@@ -233,7 +469,24 @@ TensorCoreEmitter::emit(ArrayRef<Operation *> ops,
   auto tileType = MemRefType::get({kTile, kTileK + kPad}, elementType,
                                   MemRefLayoutAttrInterface(), workgroup);
   Value tileA = launch.addWorkgroupAttribution(tileType, loc);
-  Value tileB = launch.addWorkgroupAttribution(tileType, loc);
+  // A 2:4 B: its stored values, [64 n][16 + pad].
+  Value tileB = launch.addWorkgroupAttribution(
+      sparse ? MemRefType::get({kTile, kTileK / 2 + kPad}, elementType,
+                               MemRefLayoutAttrInterface(), workgroup)
+             : tileType,
+      loc);
+  // Its packed arrays, read by the kernel.
+  Value values, meta;
+  if (sparse) {
+    auto module = launch->getParentOfType<ModuleOp>();
+    auto getGlobal = [&](FlatSymbolRefAttr name) -> Value {
+      auto global = module.lookupSymbol<memref::GlobalOp>(name);
+      return memref::GetGlobalOp::create(b, loc, global.getType(),
+                                         global.getSymName());
+    };
+    values = getGlobal(tiles.sparseValues);
+    meta = getGlobal(tiles.sparseMetadata);
+  }
 
   bool seenMatmul = false;
   for (Operation *op : ops) {
@@ -270,42 +523,16 @@ TensorCoreEmitter::emit(ArrayRef<Operation *> ops,
       Value k0 = loop.getInductionVar();
       gpu::BarrierOp::create(b, loc);
       copyTile(tiles.lhs, /*isA=*/true, tileA, k0);
-      copyTile(tiles.rhs, /*isA=*/false, tileB, k0);
+      if (sparse)
+        copySparseTile(values, tileB, k0);
+      else
+        copyTile(tiles.rhs, /*isA=*/false, tileB, k0);
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> current(loop.getRegionIterArgs());
-      Type f32 = b.getF32Type();
-      Type resultType =
-          LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-      NVVM::MMATypes ptxType =
-          elementType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
-      for (int64_t ks = 0; ks < kTileK; ks += 16) {
-        Value kLo = add(mul(t, 2), ks), kHi = add(mul(t, 2), ks + 8);
-        SmallVector<SmallVector<Value>> fragA, fragB;
-        for (int64_t mt = 0; mt < 2; ++mt) {
-          Value r = add(add(warpRow, g), mt * 16);
-          Value r8 = add(r, 8);
-          fragA.push_back({loadPair(tileA, r, kLo), loadPair(tileA, r8, kLo),
-                           loadPair(tileA, r, kHi), loadPair(tileA, r8, kHi)});
-        }
-        for (int64_t nt = 0; nt < 4; ++nt) {
-          Value c = add(add(warpCol, g), nt * 8);
-          fragB.push_back({loadPair(tileB, c, kLo), loadPair(tileB, c, kHi)});
-        }
-        for (int64_t mt = 0; mt < 2; ++mt)
-          for (int64_t nt = 0; nt < 4; ++nt) {
-            int64_t base = (mt * 4 + nt) * 4;
-            SmallVector<Value> c(current.begin() + base,
-                                 current.begin() + base + 4);
-            Value d = NVVM::MmaOp::create(
-                b, loc, resultType, fragA[mt], fragB[nt], c,
-                ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-                std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                               NVVM::MMALayout::col});
-            for (int64_t r = 0; r < 4; ++r)
-              current[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
-          }
-      }
+      if (sparse)
+        emitSparseMmas(tileA, tileB, meta, k0, current);
+      else
+        emitMmas(tileA, tileB, current);
       scf::YieldOp::create(b, loc, current);
     }
     for (auto [pos, value] : llvm::zip(positions, loop.getResults()))

@@ -55,6 +55,11 @@ struct MatmulTiles {
   /// rounded to it as its tiles are staged (llm-demote-contraction-inputs'
   /// payload `ext(trunc(a))`).
   Type mmaType;
+  /// With tensor cores, a constant 2:4 B on `mma.sp` (m16n8k32; see
+  /// matchMatmulSparseTensorCores): the module's globals of its stored
+  /// values (`[N][K / 2]` of mmaType) and of its metadata (i32 words, in
+  /// the order the MMAs' threads read them).
+  FlatSymbolRefAttr sparseValues, sparseMetadata;
 
   int64_t getBlockSize() const {
     return tensorCores ? 128 : (tileM / threadM) * (tileN / threadN);
@@ -80,10 +85,22 @@ matchMatmulTiles(ArrayRef<linalg::GenericOp> stages,
 /// `ext(a)` of an f16 / bf16 input or `ext(trunc(a))` of an f32 input
 /// rounded to f16 / bf16, both of the same type, M and N multiples of 64
 /// and K of 32 (no partial tile: the fragments are stored whole). Returns
-/// whether it did. The MMA fragments are warp-collective: such kernels run on a
-/// GPU only (the emulator's pipeline does not ask for them).
+/// whether it did.
 bool matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
                             MatmulTiles &tiles);
+
+/// Switches a tensor-core `tiles` to 2:4 sparse tensor cores when its B is
+/// a whole `memref.get_global` of a constant global of f32, f16 or bf16
+/// (not indexed by the batch dims) in which every group of 4 consecutive
+/// elements along K of each output channel holds at most 2 nonzeros (an
+/// exact 2:4 weight, as llm-sparsify-weights measures it): B is packed at
+/// compile time into two new private constant globals of `module` (or ones
+/// made before for the same weight), its stored values rounded to
+/// `tiles.mmaType` and its 2-bit metadata, and the kernel computes C^T =
+/// B^T A^T with `nvvm.mma.sp.sync` m16n8k32, B^T the sparse operand (see
+/// MatmulTensorCores.cpp). Returns whether it did.
+bool matchMatmulSparseTensorCores(ArrayRef<linalg::GenericOp> stages,
+                                  MatmulTiles &tiles, ModuleOp module);
 
 /// Emits the kernel's ops (`ops`: its stages and the view / constant ops
 /// between them, in order) into the body of `launch` (1-D, of
@@ -99,7 +116,7 @@ LogicalResult emitMatmulTiles(OpBuilder &b, Location loc, gpu::LaunchOp launch,
 /// The same for `tiles.tensorCores` (MatmulTensorCores.cpp): the stages
 /// before and after the matmul run at 32 points per thread (consecutive
 /// threads on consecutive columns), with a barrier on each side of the
-/// MMA loop.
+/// MMA loop; with `tiles.sparseValues`, on mma.sp.
 LogicalResult emitMatmulTensorCores(OpBuilder &b, Location loc,
                                     gpu::LaunchOp launch, IRMapping &mapping,
                                     ArrayRef<Operation *> ops,

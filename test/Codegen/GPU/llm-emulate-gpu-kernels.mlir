@@ -232,3 +232,178 @@ func.func @reduce_recomputable(%out: memref<1xf32>) {
   }
   return
 }
+
+// -----
+
+// A warp's mma.sync m16n8k16 (f16 into f32): a synchronization point. Each
+// thread keeps its A registers and places its B elements in the warp's B
+// (k = 2t + e + 8j, n = g); then each thread's A elements are placed in the
+// warp's A (row g + 8 (j & 1), column 2t + e + 8 (j >> 1)), and each
+// accumulator read (here 0 and 3) is c + sum over 16 k of A[row][k] B[k][col],
+// kept per thread for the interval that stores it.
+// CHECK-LABEL: func.func @mma_sync
+// CHECK-DAG:     %[[AM:.*]] = memref.alloca() : memref<1x16x16xf32>
+// CHECK-DAG:     %[[BM:.*]] = memref.alloca() : memref<1x16x8xf32>
+// CHECK-DAG:     %[[CB:.*]] = memref.alloca() : memref<32x4xf32>
+// CHECK-DAG:     %[[D0:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-DAG:     %[[D3:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         scf.for %[[B:.*]] = %c0
+// CHECK:           scf.for %[[T:.*]] = %c0
+// CHECK:             vector.extract %{{.*}}[1] : f16 from vector<2xf16>
+// CHECK:             memref.store %{{.*}}, %[[BM]]
+// CHECK:           scf.for %[[T2:.*]] = %c0
+// CHECK-COUNT-8:     memref.store %{{.*}}, %[[AM]]
+// CHECK:           scf.for %[[T3:.*]] = %c0
+// CHECK:             scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// CHECK:               memref.load %[[AM]]
+// CHECK:               memref.load %[[BM]]
+// CHECK:             memref.store %{{.*}}, %[[D0]][%[[T3]]]
+// CHECK:             scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// CHECK:             memref.store %{{.*}}, %[[D3]][%[[T3]]]
+// CHECK:           scf.for %[[T4:.*]] = %c0
+// CHECK:             memref.load %[[D0]][%[[T4]]]
+// CHECK:             memref.load %[[D3]][%[[T4]]]
+// CHECK-NOT:     nvvm.
+func.func @mma_sync(%a: memref<32x4xvector<2xf16>>, %b: memref<32x2xvector<2xf16>>,
+                    %d: memref<32x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %a0 = memref.load %a[%tx, %c0] : memref<32x4xvector<2xf16>>
+    %a1 = memref.load %a[%tx, %c1] : memref<32x4xvector<2xf16>>
+    %a2 = memref.load %a[%tx, %c2] : memref<32x4xvector<2xf16>>
+    %a3 = memref.load %a[%tx, %c3] : memref<32x4xvector<2xf16>>
+    %b0 = memref.load %b[%tx, %c0] : memref<32x2xvector<2xf16>>
+    %b1 = memref.load %b[%tx, %c1] : memref<32x2xvector<2xf16>>
+    %z = arith.constant 0.0 : f32
+    %r = nvvm.mma.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1] C[%z, %z, %z, %z]
+         {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+          shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+         : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %d0 = llvm.extractvalue %r[0] : !llvm.struct<(f32, f32, f32, f32)>
+    %d3 = llvm.extractvalue %r[3] : !llvm.struct<(f32, f32, f32, f32)>
+    memref.store %d0, %d[%tx, %c0] : memref<32x2xf32>
+    memref.store %d3, %d[%tx, %c1] : memref<32x2xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// mma.sp.sync m16n8k32 on bf16 (i32 registers): the warp's A is zeroed,
+// then each stored element goes to column 4 (c / 2) + its 2-bit index,
+// read from the metadata word of lane 4 (row % 8) + 2 selector + c / 8 at
+// bit 16 (row >= 8) + 4 ((c % 8) / 2) + 2 (c & 1); K is 32.
+// CHECK-LABEL: func.func @mma_sp
+// CHECK:         %[[AM:.*]] = memref.alloca() : memref<1x16x32xf32>
+// CHECK:         memref.alloca() : memref<1x32x8xf32>
+// CHECK:           scf.for
+// CHECK:             arith.trunci %{{.*}} : i32 to i16
+// CHECK:             arith.bitcast %{{.*}} : i16 to bf16
+// CHECK:           memref.store %cst{{.*}}, %[[AM]]
+// CHECK:           scf.for
+// CHECK:             %[[S:.*]] = arith.shrui
+// CHECK:             arith.andi %[[S]], %c3_i32
+// CHECK:           scf.for
+// CHECK:             scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c1{{.*}} iter_args
+// CHECK-NOT:     nvvm.
+func.func @mma_sp(%a: memref<32x4xi32>, %b: memref<32x4xi32>, %m: memref<32xi32>,
+                  %d: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %a0 = memref.load %a[%tx, %c0] : memref<32x4xi32>
+    %a1 = memref.load %a[%tx, %c1] : memref<32x4xi32>
+    %a2 = memref.load %a[%tx, %c2] : memref<32x4xi32>
+    %a3 = memref.load %a[%tx, %c3] : memref<32x4xi32>
+    %b0 = memref.load %b[%tx, %c0] : memref<32x4xi32>
+    %b1 = memref.load %b[%tx, %c1] : memref<32x4xi32>
+    %b2 = memref.load %b[%tx, %c2] : memref<32x4xi32>
+    %b3 = memref.load %b[%tx, %c3] : memref<32x4xi32>
+    %meta = memref.load %m[%tx] : memref<32xi32>
+    %sel = arith.constant 0 : i32
+    %z = arith.constant 0.0 : f32
+    %r = nvvm.mma.sp.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1, %b2, %b3]
+         C[%z, %z, %z, %z] sparseMetadata[%meta] selector[%sel]
+         {multiplicandAPtxType = #nvvm.mma_type<bf16>,
+          multiplicandBPtxType = #nvvm.mma_type<bf16>,
+          shape = #nvvm.shape<m = 16, n = 8, k = 32>}
+         : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %d1 = llvm.extractvalue %r[1] : !llvm.struct<(f32, f32, f32, f32)>
+    memref.store %d1, %d[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @mma_shape(%a: vector<2xf16>, %b: vector<2xf16>, %d: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0.0 : f32
+    // expected-error@+1 {{llm-emulate-gpu-kernels: only m16n8k16 mma.sync and m16n8k32 mma.sp.sync are emulated}}
+    %r = nvvm.mma.sync A[%a, %a] B[%b] C[%z, %z, %z, %z]
+         {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+          shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+         : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %d0 = llvm.extractvalue %r[0] : !llvm.struct<(f32, f32, f32, f32)>
+    memref.store %d0, %d[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @mma_partial_warp(%a: vector<2xf16>, %b: vector<2xf16>, %d: memref<16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c16, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0.0 : f32
+    // expected-error@+1 {{llm-emulate-gpu-kernels: an MMA needs whole warps in the block}}
+    %r = nvvm.mma.sync A[%a, %a, %a, %a] B[%b, %b] C[%z, %z, %z, %z]
+         {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+          shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+         : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %d0 = llvm.extractvalue %r[0] : !llvm.struct<(f32, f32, f32, f32)>
+    memref.store %d0, %d[%tx] : memref<16xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @mma_struct_escapes(%a: vector<2xf16>, %b: vector<2xf16>, %d: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0.0 : f32
+    // expected-error@+1 {{llm-emulate-gpu-kernels: an MMA's result must only be read by llvm.extractvalue of one accumulator in the same block}}
+    %r = nvvm.mma.sync A[%a, %a, %a, %a] B[%b, %b] C[%z, %z, %z, %z]
+         {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+          shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+         : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %c = arith.constant true
+    scf.if %c {
+      %d0 = llvm.extractvalue %r[0] : !llvm.struct<(f32, f32, f32, f32)>
+      memref.store %d0, %d[%tx] : memref<32xf32>
+    }
+    gpu.terminator
+  }
+  return
+}

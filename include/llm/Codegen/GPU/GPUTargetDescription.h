@@ -43,10 +43,12 @@ struct GPUTargetDescription {
   std::string chip = "sm_80";
   /// Compute capability times ten (80, 89, 90).
   int64_t computeCapability = 80;
-  /// Lowest PTX ISA version that supports the chip ("+ptx70" for sm_80,
-  /// "+ptx78" for sm_89, "+ptx80" for sm_90a); the NVPTX backend rejects an
-  /// older one for these chips.
-  std::string ptxFeatures = "+ptx70";
+  /// PTX ISA version of the kernels (nvvm-attach-target's `features`): the
+  /// lowest that supports the chip and every instruction llmc emits for it
+  /// ("+ptx71" for sm_80, whose minimum 7.0 lacks the sparse mma.sp
+  /// m16n8k32; "+ptx78" for sm_89, "+ptx80" for sm_90a); the NVPTX backend
+  /// rejects an older one for these chips.
+  std::string ptxFeatures = "+ptx71";
   /// Threads of one warp (the lanes of `gpu.shuffle` / `shfl.sync`).
   int64_t warpSize = 32;
   /// Streaming multiprocessors of the reference part (A100 SXM: 108, L40S:

@@ -337,6 +337,16 @@ struct LLMSparsifyWeightsPass final
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (target != "cpu" && target != "gpu") {
+      emitError(module.getLoc(), "llm-sparsify-weights: unknown target '")
+          << target << "' (cpu or gpu)";
+      return signalPassFailure();
+    }
+    bool gpu = target == "gpu";
+    // The GPU kernels' formats: dense and 2:4 (on mma.sp).
+    auto available = [&](size_t f) {
+      return !gpu || kFormats[f].name == "dense" || kFormats[f].name == "2:4";
+    };
     std::optional<size_t> forced;
     if (format != "auto") {
       for (size_t f = 0; f < std::size(kFormats); ++f)
@@ -350,18 +360,31 @@ struct LLMSparsifyWeightsPass final
             << ")";
         return signalPassFailure();
       }
+      if (!available(*forced)) {
+        emitError(module.getLoc(), "llm-sparsify-weights: format '")
+            << format
+            << "' has no GPU kernel (target=gpu takes auto, dense or 2:4)";
+        return signalPassFailure();
+      }
     }
     int64_t sparse = 0;
     double saved = 0;
     Builder b(&getContext());
-    for (WeightView &w : collectWeights(module, /*quantized=*/true)) {
+    for (WeightView &w : collectWeights(module, /*quantized=*/!gpu)) {
       SparsityStats s = measure(w);
       double dense = formatBytes(0, s, w);
-      // Estimated time relative to dense: bytes ratio / efficiency.
-      // (At most 1000x: an all-zero weight stores nothing.)
+      // Estimated time relative to dense: bytes ratio / efficiency (on the
+      // GPU, bytes only: mma.sp stores half the values and 2 bits of
+      // metadata per stored value). (At most 1000x: an all-zero weight
+      // stores nothing.)
+      auto bytesOf = [&](size_t f) {
+        return gpu && kFormats[f].name == "2:4"
+                   ? (w.sparseValueBytes + 0.25) / 2 * s.elements
+                   : formatBytes(f, s, w);
+      };
       auto relTime = [&](size_t f) {
-        return std::max(formatBytes(f, s, w) / dense / kFormats[f].efficiency,
-                        1e-3);
+        return std::max(
+            bytesOf(f) / dense / (gpu ? 1.0 : kFormats[f].efficiency), 1e-3);
       };
       size_t choice = 0;
       if (forced) {
@@ -375,7 +398,7 @@ struct LLMSparsifyWeightsPass final
       } else {
         double best = 1.0 / 1.1; // at least 1.1x dense
         for (size_t f = 1; f < std::size(kFormats); ++f) {
-          if (kFormats[f].name == "2:4" && !s.exact24)
+          if (!available(f) || (kFormats[f].name == "2:4" && !s.exact24))
             continue;
           // 16-bit indices (SparseWeights.h): CSR columns up to 65536,
           // BSR block columns alike.
@@ -389,7 +412,7 @@ struct LLMSparsifyWeightsPass final
           }
         }
       }
-      double bytes = formatBytes(choice, s, w);
+      double bytes = bytesOf(choice);
       double density = s.elements ? double(s.nonzeros) / s.elements : 0.0;
       double speedup = 1.0 / relTime(choice);
       w.op->setAttr(

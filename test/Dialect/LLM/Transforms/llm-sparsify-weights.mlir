@@ -6,6 +6,9 @@
 // RUN: llm-opt %t.mlir --llm-sparsify-weights="format=csr" 2>/dev/null | FileCheck %s --check-prefix=FORCE
 // RUN: not llm-opt %t.mlir --llm-sparsify-weights="format=2:4" 2>&1 | FileCheck %s --check-prefix=NOT24
 // RUN: not llm-opt %t.mlir --llm-sparsify-weights="format=ell" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: llm-opt %t.mlir --llm-sparsify-weights="target=gpu" 2>/dev/null | FileCheck %s --check-prefix=GPU
+// RUN: not llm-opt %t.mlir --llm-sparsify-weights="target=gpu format=bsr16x16" 2>&1 | FileCheck %s --check-prefix=GPUBSR
+// RUN: not llm-opt %t.mlir --llm-sparsify-weights="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // Dense stays dense; 50% unstructured stays dense (CSR would be 1.05x
 // slower); 75% unstructured takes CSR; exactly 2:4 takes the 2:4 kernel; 2:4
@@ -34,3 +37,15 @@
 
 // NOT24: error: loc("dense"): llm-sparsify-weights: format=2:4 for a weight that is not 2:4
 // UNKNOWN: error: llm-sparsify-weights: unknown format 'ell'
+
+// target=gpu: the GPU kernels' formats only (2:4 on mma.sp, else dense), by
+// bytes: the exact 2:4 weights (and the all-zero one) take 2:4 (f32 here:
+// half the values, 4 bytes each, plus 2 bits each: 8704 of 16384 bytes); the
+// unstructured and block-sparse ones stay dense.
+// GPU: module attributes {llm.report = {sparse_bytes_saved = 15360 : i64, sparse_weights = 2 : i64}}
+// GPU-COUNT-3: format = "dense"
+// GPU: llm.sparse_format = {bytes = 8704 : i64, {{.*}}format = "2:4"}
+// GPU-COUNT-3: format = "dense"
+// GPU: llm.sparse_format = {bytes = 8704 : i64, {{.*}}format = "2:4"}
+// GPUBSR: error: llm-sparsify-weights: format 'bsr16x16' has no GPU kernel (target=gpu takes auto, dense or 2:4)
+// TARGET: error: llm-sparsify-weights: unknown target 'tpu' (cpu or gpu)

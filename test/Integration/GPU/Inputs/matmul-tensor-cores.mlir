@@ -1,9 +1,8 @@
 // Matmuls that llm-lower-to-nvvm puts on tensor cores (f16 / bf16 inputs,
 // f32 accumulation, M and N multiples of 64, K of 32: nvvm.mma.sync
-// m16n8k16). The CPU emulator runs them as FMA tiles (the MMAs are
-// warp-collective), so cuda-emulator.test checks the tiles' indexing
-// around them and scripts/gpu-check.sh checks the MMA fragments on a GPU,
-// both against the CPU. bf16 cases take and return f32 and cast inside
+// m16n8k16). The CPU emulator runs the same kernels, MMAs included
+// (llm-emulate-gpu-kernels), in cuda-emulator.test, and
+// scripts/gpu-check.sh runs them on a GPU, both against the CPU. bf16 cases take and return f32 and cast inside
 // (numpy has no bf16), their inputs truncated to the integers -2..2 first:
 // every partial sum is then exact, so the bf16 result is the same in any
 // accumulation order (with arbitrary inputs the MMAs' order moved some

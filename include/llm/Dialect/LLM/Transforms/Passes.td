@@ -600,13 +600,29 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     CSR weights with more than 8 rows of activations (prefill) keep the
     dense kernel, where they do not pay.
 
-    Errors: an unknown `format`; `format=2:4` for a weight that is not
-    exactly 2:4.
+    With `target=gpu` (set by `llm-lower-to-nvvm{sparsify=...}`) the
+    formats are those of the GPU kernels: dense, or 2:4, which
+    `llm-map-gpu-kernels{sparse-weights}` runs on the sparse tensor cores
+    (`mma.sp`) wherever the matmul runs on tensor cores (f16/bf16 inputs,
+    or f32 ones demoted by `demote-contraction-inputs`; M and N multiples
+    of 64, K of 32; elsewhere, a decode matvec for example, the weight is
+    read dense). There the rule is by bytes only (not measured on a GPU
+    yet): an exact 2:4 weight stores half its values (the MMA type's 2 bytes
+    each) and 2 bits of metadata per stored value, and is chosen when that
+    is at least 1.1x fewer bytes (always, for f16/bf16/f32). Quantized
+    weights (`llm.dequant_matmul`) are not considered there.
+
+    Errors: an unknown `format` or `target`; `format=2:4` for a weight that
+    is not exactly 2:4; with `target=gpu`, a format other than auto, dense
+    and 2:4.
   }];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"auto\"",
            "auto, dense, 2:4, bsr4x4, bsr16x16, bsr1x4, bsr1x16 or csr">,
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Whose kernels the formats are for: cpu (llmc's sparse CPU "
+           "kernels) or gpu (2:4 on mma.sp only)">,
   ];
 }
 
