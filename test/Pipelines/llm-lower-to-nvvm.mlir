@@ -56,7 +56,7 @@ func.func @attention_one_block(%q: tensor<1x1x4x64xf32>, %k: tensor<1x1x4x64xf32
   return %0 : tensor<1x1x4x64xf32>
 }
 
-// BIN:       gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
+// BIN:       gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx71">
 // BIN-SAME:    .target sm_80
 // BIN-SAME:    shfl.sync.bfly.b32
 // BIN-SAME:    bar.sync
@@ -64,7 +64,7 @@ func.func @attention_one_block(%q: tensor<1x1x4x64xf32>, %k: tensor<1x1x4x64xf32
 // BIN-SAME:    .shared .align
 // BIN-NOT:   gpu.binary
 
-// CHIPS:     gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
+// CHIPS:     gpu.binary @llm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx71">
 // CHIPS-SAME:  .target sm_80
-// CHIPS-SAME:  #gpu.object<#nvvm.target<O = 3, chip = "sm_90a">
+// CHIPS-SAME:  #gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
 // CHIPS-SAME:  .target sm_90a

@@ -735,16 +735,16 @@ static std::string applySparsifyOption(std::string &options, bool cpu) {
     return "";
   std::string format =
       sparsifyFormat.empty() ? std::string("auto") : sparsifyFormat.getValue();
-  if (!cpu && format != "auto" && format != "2:4" && format != "dense")
-    return "--sparsify=" + format +
-           " has no GPU kernel: GPU targets take auto, 2:4 or dense (2:4 "
-           "weights on the sparse tensor cores)";
   if (format != "auto" &&
       !llvm::is_contained(llm::kSparsifyFormatNames, llvm::StringRef(format)))
     return "--sparsify must be auto or a format (" +
            llvm::join(std::begin(llm::kSparsifyFormatNames),
                       std::end(llm::kSparsifyFormatNames), ", ") +
            "), got '" + format + "'";
+  if (!cpu && format != "auto" && format != "2:4" && format != "dense")
+    return "--sparsify=" + format +
+           " has no GPU kernel: GPU targets take auto, 2:4 or dense (2:4 "
+           "weights on the sparse tensor cores)";
   if (llvm::StringRef(options).contains("sparsify="))
     return "give --sparsify or sparsify= in --pipeline-options, not both";
   options += " sparsify=" + format;
@@ -1386,8 +1386,10 @@ static int compileMain() {
   if (cuda) {
     CUDACompileOptions cudaOptions;
     cudaOptions.pipelineOptions = pipelineOptions;
-    // (Checked above, on the CPU options' copy.)
-    (void)applySparsifyOption(cudaOptions.pipelineOptions, /*cpu=*/false);
+    if (std::string error =
+            applySparsifyOption(cudaOptions.pipelineOptions, /*cpu=*/false);
+        !error.empty())
+      return fail(error);
     cudaOptions.chips.assign(chips.begin(), chips.end());
     cudaOptions.format = emitKind == EmitKind::PTX ? "isa" : "fatbin";
     cudaOptions.toolkit = toolkitPath;

@@ -1082,7 +1082,8 @@ def LLMMapGPUKernelsPass : Pass<"llm-map-gpu-kernels", "::mlir::ModuleOp"> {
       it has fewer) and `<name>_2of4_metadata` (i32 words: per 16 columns
       n, K tile of 32, thread group g and K half h, the 2-bit positions of
       n = g in the low 16 bits and of n = g + 8 in the high ones), marked
-      `llm.packed_from` and made once per weight, and the kernel computes
+      `llm.packed_from = "<weight>:<nk|kn>:<MMA type>:<values|metadata>"`
+      and made once per weight, layout and MMA type, and the kernel computes
       C^T = B^T A^T with B^T the sparse operand (per K tile: A's tile and
       B's stored values [64][24] in workgroup memory, 2 x 4 MMAs per warp).
     - `forall` (`blocks = [N0, N1, ...]` in the attribute): a kernel loop
@@ -1308,12 +1309,15 @@ def LLMEmulateGPUKernelsPass
     0 or 1, unordered metadata) on f16 or bf16 (`vector<2xf16>` or i32
     registers) accumulating in f32, with the fragment layouts of the PTX ISA
     ("Matrix Fragments for mma.m16n8k16 with floating point type", "Sparse
-    matrix storage"): each warp's fragments are gathered into its A (16 x K,
-    a 2:4 A's kept elements placed by their 2-bit metadata indices) and B
-    (K x 8), and each accumulator is `c + sum_k A[row][k] * B[k][col]` in f32
-    in k order (the hardware's order and internal precision differ by
-    rounding). The MMA's result may only be read by `llvm.extractvalue` in
-    its block.
+    matrix storage"): each warp's fragments are gathered into its A (16 x 16
+    stored values; for a 2:4 A, each one's column k from its 2-bit metadata
+    index) and B (K x 8), and each accumulator is `c + sum A[row][c] *
+    B[k(c)][col]` over A's 16 stored columns c, in f32, in that order (the
+    hardware's order and internal precision differ by rounding; the
+    columns a 2:4 A does not select take no part, as on the hardware). The MMA's result may only be read by `llvm.extractvalue` in
+    its block. The whole block meets at an MMA in this schedule, a stronger
+    synchronization than the warp's own, so a race between warps around an
+    MMA (a missing barrier) is not caught there.
 
     one of the schedules a GPU may run (every thread reaches a barrier
     before any passes it). A loop that synchronizes (the matmul tiles' K

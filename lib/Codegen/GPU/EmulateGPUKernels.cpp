@@ -43,9 +43,10 @@
 // dense m16n8k16 layout and each kept element's column in its group of 4
 // comes from the 2-bit indices of the metadata of the group's contributing
 // thread, "Sparse matrix storage"), and each thread's four accumulators are
-// computed from them in f32 (the products summed in k order; the hardware's
-// order and internal precision differ by rounding). All warps reach the
-// MMA together in this schedule.
+// computed from them in f32 (the products summed in order of A's stored
+// columns; the hardware's order and internal precision differ by rounding;
+// a 2:4 A's unselected columns take no part, as on the hardware). All warps
+// reach the MMA together in this schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -211,17 +212,6 @@ private:
     return clone->getResult(cast<OpResult>(v).getResultNumber());
   }
 
-  /// The buffer a view is taken of.
-  static Value getRoot(Value v) {
-    while (Operation *def = v.getDefiningOp()) {
-      auto view = dyn_cast<ViewLikeOpInterface>(def);
-      if (!view)
-        break;
-      v = view.getViewSource();
-    }
-    return v;
-  }
-
   /// Whether an op of the launch may write `buffer` (or any view of what it
   /// is a view of).
   bool writesTo(Value buffer) {
@@ -233,8 +223,8 @@ private:
       effects.getEffects(instances);
       for (const MemoryEffects::EffectInstance &effect : instances)
         if (isa<MemoryEffects::Write>(effect.getEffect()) &&
-            (!effect.getValue() ||
-             getRoot(effect.getValue()) == getRoot(buffer)))
+            (!effect.getValue() || llm::getViewedBuffer(effect.getValue()) ==
+                                       llm::getViewedBuffer(buffer)))
           return WalkResult::interrupt();
       return WalkResult::advance();
     });
@@ -511,60 +501,83 @@ static Value registerElement(OpBuilder &b, Location loc, Value reg, int64_t e,
   return arith::ExtFOp::create(b, loc, f32, x);
 }
 
-LogicalResult LaunchEmulator::emitMma(Operation *op, Block &parent,
-                                      DenseSet<Operation *> &handled) {
+namespace {
+
+/// What the emulation of an MMA reads (parseMma).
+struct MmaOperands {
+  /// mma.sp (2:4 A, K 32) rather than mma.sync (K 16).
+  bool sparse = false;
+  int64_t k = 16;
+  /// The registers of A (4), B (k / 8) and C (4 f32).
+  SmallVector<Value> a, b, c;
+  /// mma.sp: the metadata register and the (constant) selector.
+  Value meta;
+  int64_t selector = 0;
+  /// f16 or bf16.
+  Type elementType;
+  /// The `llvm.extractvalue` readers of each accumulator.
+  SmallVector<SmallVector<Operation *>> readers{4};
+};
+
+} // namespace
+
+/// The operands of `op` (an nvvm.mma.sync or nvvm.mma.sp.sync in `parent`,
+/// in a block of `block` threads) when the emulator runs it; an error
+/// naming what it does not emulate otherwise.
+static FailureOr<MmaOperands> parseMma(Operation *op, Block &parent,
+                                       int64_t block) {
   auto fail = [&](const Twine &why) {
     return op->emitError("llm-emulate-gpu-kernels: ") << why;
   };
-  bool sparse = isa<NVVM::MmaSpOp>(op);
-  SmallVector<Value> aRegs, bRegs, cRegs;
+  MmaOperands mma;
+  mma.sparse = isa<NVVM::MmaSpOp>(op);
+  mma.k = mma.sparse ? 32 : 16;
   NVVM::MMAShapeAttr shape;
   std::optional<NVVM::MMATypes> ptxType;
-  Value meta;
   std::optional<int64_t> selector = 0;
-  if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
-    llvm::append_range(aRegs, mma.getOperandA());
-    llvm::append_range(bRegs, mma.getOperandB());
-    llvm::append_range(cRegs, mma.getOperandC());
-    shape = mma.getShapeAttr();
-    ptxType = mma.getMultiplicandAPtxType();
-    if (mma.getLayoutA() != NVVM::MMALayout::row ||
-        mma.getLayoutB() != NVVM::MMALayout::col)
+  if (auto dense = dyn_cast<NVVM::MmaOp>(op)) {
+    llvm::append_range(mma.a, dense.getOperandA());
+    llvm::append_range(mma.b, dense.getOperandB());
+    llvm::append_range(mma.c, dense.getOperandC());
+    shape = dense.getShapeAttr();
+    ptxType = dense.getMultiplicandAPtxType();
+    if (dense.getLayoutA() != NVVM::MMALayout::row ||
+        dense.getLayoutB() != NVVM::MMALayout::col)
       return fail("only row-major A and column-major B MMAs are emulated");
   } else {
     auto sp = cast<NVVM::MmaSpOp>(op);
-    llvm::append_range(aRegs, sp.getOperandA());
-    llvm::append_range(bRegs, sp.getOperandB());
-    llvm::append_range(cRegs, sp.getOperandC());
+    llvm::append_range(mma.a, sp.getOperandA());
+    llvm::append_range(mma.b, sp.getOperandB());
+    llvm::append_range(mma.c, sp.getOperandC());
     shape = sp.getShapeAttr();
     ptxType = sp.getMultiplicandAPtxType();
-    meta = sp.getSparseMetadata();
+    mma.meta = sp.getSparseMetadata();
     selector = getConstantIntValue(sp.getSparsitySelector());
     if (sp.getOrderedMetadata() || sp.getKind())
       return fail("mma.sp with ordered metadata or a kind is not emulated");
   }
-  // The MMA's K: 16 dense, 32 for 2:4 A (16 stored values per row).
-  int64_t k = sparse ? 32 : 16;
-  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != k)
+  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != mma.k)
     return fail("only m16n8k16 mma.sync and m16n8k32 mma.sp.sync are "
                 "emulated");
-  Type elementType;
-  if (ptxType == NVVM::MMATypes::bf16)
-    elementType = b.getBF16Type();
-  else if (ptxType == NVVM::MMATypes::f16 ||
-           (!ptxType && isa<VectorType>(aRegs.front().getType())))
-    elementType = b.getF16Type();
+  Builder b(op->getContext());
   Type f32 = b.getF32Type();
-  if (!elementType || aRegs.size() != 4 ||
-      static_cast<int64_t>(bRegs.size()) != k / 8 || cRegs.size() != 4 ||
-      llvm::any_of(cRegs, [&](Value c) { return c.getType() != f32; }))
+  if (mma.a.size() != 4 || static_cast<int64_t>(mma.b.size()) != mma.k / 8 ||
+      mma.c.size() != 4 ||
+      llvm::any_of(mma.c, [&](Value c) { return c.getType() != f32; }))
+    return fail("only f16 and bf16 MMAs accumulating in f32 are emulated");
+  if (ptxType == NVVM::MMATypes::bf16)
+    mma.elementType = b.getBF16Type();
+  else if (ptxType == NVVM::MMATypes::f16 ||
+           (!ptxType && isa<VectorType>(mma.a.front().getType())))
+    mma.elementType = b.getF16Type();
+  if (!mma.elementType)
     return fail("only f16 and bf16 MMAs accumulating in f32 are emulated");
   if (!selector || *selector < 0 || *selector > 1)
     return fail("the sparsity selector must be the constant 0 or 1");
+  mma.selector = *selector;
   if (block % 32 != 0)
     return fail("an MMA needs whole warps in the block");
   // The accumulators read: extractvalue %d[r] in the same block.
-  SmallVector<SmallVector<Operation *>> readers(4);
   for (Operation *user : op->getResult(0).getUsers()) {
     auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
     if (!extract || extract->getBlock() != &parent ||
@@ -572,11 +585,32 @@ LogicalResult LaunchEmulator::emitMma(Operation *op, Block &parent,
         extract.getPosition()[0] >= 4)
       return fail("an MMA's result must only be read by llvm.extractvalue "
                   "of one accumulator in the same block");
-    readers[extract.getPosition()[0]].push_back(extract);
+    mma.readers[extract.getPosition()[0]].push_back(extract);
   }
+  return mma;
+}
+
+LogicalResult LaunchEmulator::emitMma(Operation *op, Block &parent,
+                                      DenseSet<Operation *> &handled) {
+  FailureOr<MmaOperands> parsed = parseMma(op, parent, block);
+  if (failed(parsed))
+    return failure();
+  const MmaOperands &mma = *parsed;
+  bool sparse = mma.sparse;
+  int64_t k = mma.k;
+  Type elementType = mma.elementType, f32 = b.getF32Type();
+  ArrayRef<Value> aRegs = mma.a, bRegs = mma.b, cRegs = mma.c;
+  Value meta = mma.meta;
+  ArrayRef<SmallVector<Operation *>> readers = mma.readers;
 
   int64_t warps = block / 32;
-  Value aMat = hostBuffer({warps, 16, k}, f32);
+  // A as each row's 16 stored values (all of a dense A's 16 columns) and,
+  // for 2:4 A, the column k of each: the products of the columns the
+  // metadata does not select are not computed (as on the hardware, so an
+  // infinite B element there gives no NaN).
+  Value aMat = hostBuffer({warps, 16, 16}, f32);
+  Value aColumns =
+      sparse ? hostBuffer({warps, 16, 16}, b.getIndexType()) : Value();
   Value bMat = hostBuffer({warps, k, 8}, f32);
   Value cBuf = hostBuffer({block, 4}, f32);
   SmallVector<Value> aBufs;
@@ -644,16 +678,6 @@ LogicalResult LaunchEmulator::emitMma(Operation *op, Block &parent,
   // its place in the group is the 2-bit index at bit 16 (row >= 8) +
   // 4 ((c % 8) / 2) + 2 (c & 1) of the metadata of lane
   // 4 (row % 8) + 2 selector + c / 8 (the group's contributing threads).
-  if (sparse)
-    hostLoop(warps, [&](Value w) {
-      hostLoop(16, [&](Value row) {
-        hostLoop(k, [&](Value kk) {
-          memref::StoreOp::create(
-              b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)),
-              aMat, ValueRange{w, row, kk});
-        });
-      });
-    });
   hostLoop(block, [&](Value tid) {
     Value warp = div(tid, 32), lane = rem(tid, 32);
     Value g = div(lane, 4), t = rem(lane, 4);
@@ -664,21 +688,23 @@ LogicalResult LaunchEmulator::emitMma(Operation *op, Block &parent,
       for (int64_t e = 0; e < 2; ++e) {
         Value value = registerElement(b, loc, reg, e, elementType);
         Value column = add(mul(t, 2), e + 8 * half);
+        memref::StoreOp::create(b, loc, value, aMat,
+                                ValueRange{warp, row, column});
         if (sparse) {
           Value source =
-              addv(mul(warp, 32), add(mul(g, 4), 2 * *selector + half));
+              addv(mul(warp, 32), add(mul(g, 4), 2 * mma.selector + half));
           Value word = memref::LoadOp::create(b, loc, metaBuf, source);
           Value shift = arith::IndexCastOp::create(
               b, loc, b.getI32Type(), add(mul(t, 4), 16 * (j & 1) + 2 * e));
           Value index = arith::AndIOp::create(
               b, loc, arith::ShRUIOp::create(b, loc, word, shift),
               arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(3)));
-          column = addv(
+          Value kk = addv(
               add(mul(t, 4), 16 * half),
               arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index));
+          memref::StoreOp::create(b, loc, kk, aColumns,
+                                  ValueRange{warp, row, column});
         }
-        memref::StoreOp::create(b, loc, value, aMat,
-                                ValueRange{warp, row, column});
       }
     }
   });
@@ -693,13 +719,17 @@ LogicalResult LaunchEmulator::emitMma(Operation *op, Block &parent,
       Value row = add(g, 8 * (r >> 1)), col = add(mul(t, 2), r & 1);
       Value init =
           memref::LoadOp::create(b, loc, cBuf, ValueRange{tid, cst(r)});
-      auto loop = scf::ForOp::create(b, loc, zero, cst(k), one, init);
+      auto loop = scf::ForOp::create(b, loc, zero, cst(16), one, init);
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
-        Value kk = loop.getInductionVar();
+        Value c = loop.getInductionVar();
         Value x =
-            memref::LoadOp::create(b, loc, aMat, ValueRange{warp, row, kk});
+            memref::LoadOp::create(b, loc, aMat, ValueRange{warp, row, c});
+        Value kk = sparse ? memref::LoadOp::create(b, loc, aColumns,
+                                                   ValueRange{warp, row, c})
+                                .getResult()
+                          : c;
         Value y =
             memref::LoadOp::create(b, loc, bMat, ValueRange{warp, kk, col});
         scf::YieldOp::create(b, loc,

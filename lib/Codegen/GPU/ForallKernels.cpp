@@ -47,18 +47,8 @@ using namespace mlir::llm;
 
 namespace {
 
-/// The buffer a view is taken of (through subviews, reshapes and casts),
-/// up to a slot of the memory plan's arena (a `memref.view`: the planner's
-/// slots of one call do not overlap while they are live).
-Value getRoot(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view || isa<memref::ViewOp>(def))
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
+/// The buffer a view is taken of, up to an arena slot.
+Value getRoot(Value v) { return getViewedBuffer(v, /*stopAtArenaSlots=*/true); }
 
 /// Emits the body of a tiled loop nest inside its launch.
 class ForallEmitter {

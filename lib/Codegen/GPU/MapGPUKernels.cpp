@@ -79,18 +79,6 @@ static constexpr int64_t kMaxColumnThreads = 1024;
 // Kernel analysis
 //===----------------------------------------------------------------------===//
 
-/// The buffer a view is taken of (through subview, reshapes and casts).
-static Value getRootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      v = view.getViewSource();
-      continue;
-    }
-    break;
-  }
-  return v;
-}
-
 /// Ops cloned into a kernel as they are: views, constants and other ops
 /// without memory effects.
 static bool isFreeOp(Operation *op) {
@@ -170,7 +158,7 @@ static std::optional<std::pair<int64_t, int64_t>> getArenaRange(Value v) {
 static bool mayAlias(Value a, Value b) {
   if (a == b)
     return true;
-  if (getRootBuffer(a) != getRootBuffer(b))
+  if (getViewedBuffer(a) != getViewedBuffer(b))
     return false;
   auto ra = getArenaRange(a), rb = getArenaRange(b);
   if (ra && rb)

@@ -164,27 +164,36 @@ static std::vector<int32_t> packMmaMetadata(const PackedSparseWeight &p) {
   return words;
 }
 
-/// A private constant global named after `base` holding `value`, made
-/// before for the same weight (marked with `llm.packed_from`) or new.
-static FlatSymbolRefAttr getOrCreatePackedGlobal(ModuleOp module,
-                                                 memref::GlobalOp weight,
-                                                 StringRef suffix,
-                                                 DenseElementsAttr value) {
-  MLIRContext *ctx = module.getContext();
-  auto marker = StringAttr::get(ctx, "llm.packed_from");
-  std::string name = (weight.getSymName() + suffix).str();
-  if (auto existing = module.lookupSymbol<memref::GlobalOp>(name))
-    if (existing->getAttr(marker) ==
-        FlatSymbolRefAttr::get(weight.getSymNameAttr()))
-      return FlatSymbolRefAttr::get(existing.getSymNameAttr());
+/// The attribute naming what a packed global holds: `<weight>:<nk|kn>:
+/// <MMA type>:<values|metadata>` (a string, not a symbol reference, so that
+/// the packed global does not keep the dense weight alive).
+static constexpr llvm::StringLiteral kPackedFromAttr = "llm.packed_from";
+
+/// The global of `module` marked `key` and of `type`, if any.
+static FlatSymbolRefAttr lookupPackedGlobal(ModuleOp module, StringRef key,
+                                            MemRefType type) {
+  for (auto global : module.getOps<memref::GlobalOp>())
+    if (auto marker = global->getAttrOfType<StringAttr>(kPackedFromAttr);
+        marker && marker.getValue() == key && global.getType() == type)
+      return FlatSymbolRefAttr::get(global.getSymNameAttr());
+  return nullptr;
+}
+
+/// A new private constant global holding `value`, marked `key`, named
+/// `<weight>_2of4_<kind>` (uniqued), inserted before `weight`.
+static FlatSymbolRefAttr createPackedGlobal(ModuleOp module,
+                                            memref::GlobalOp weight,
+                                            StringRef kind, StringRef key,
+                                            DenseElementsAttr value) {
+  OpBuilder b(module.getContext());
   auto tensorType = cast<RankedTensorType>(value.getType());
-  OpBuilder b(weight);
   auto global = memref::GlobalOp::create(
-      b, weight.getLoc(), name, b.getStringAttr("private"),
+      b, weight.getLoc(), (weight.getSymName() + "_2of4_" + kind).str(),
+      b.getStringAttr("private"),
       MemRefType::get(tensorType.getShape(), tensorType.getElementType()),
       value, /*constant=*/true, /*alignment=*/b.getI64IntegerAttr(16));
-  global->setAttr(marker, FlatSymbolRefAttr::get(weight.getSymNameAttr()));
-  SymbolTable(module).insert(global);
+  global->setAttr(kPackedFromAttr, b.getStringAttr(key));
+  SymbolTable(module).insert(global, Block::iterator(weight));
   return FlatSymbolRefAttr::get(global.getSymNameAttr());
 }
 
@@ -199,9 +208,11 @@ bool mlir::llm::matchMatmulSparseTensorCores(ArrayRef<linalg::GenericOp> stages,
   if (!get)
     return false;
   auto weight = module.lookupSymbol<memref::GlobalOp>(get.getNameAttr());
-  if (!weight || !weight.getConstant())
+  // A constant with a value (not external, not `uninitialized`).
+  if (!weight || !weight.getConstant() || weight.isExternal() ||
+      weight.isUninitialized())
     return false;
-  ElementsAttr init = weight.getConstantInitValue();
+  auto init = dyn_cast_or_null<ElementsAttr>(*weight.getInitialValue());
   if (!init)
     return false;
   // B indexed by (n, k) or (k, n) only.
@@ -218,6 +229,26 @@ bool mlir::llm::matchMatmulSparseTensorCores(ArrayRef<linalg::GenericOp> stages,
   if (!nk && !(r0.getPosition() == kDim && r1.getPosition() == nDim))
     return false;
   int64_t N = tiles.ranges[nDim], K = tiles.ranges[kDim];
+  // Packed before (another matmul reading the weight the same way).
+  std::string typeName;
+  llvm::raw_string_ostream(typeName) << tiles.mmaType;
+  std::string key =
+      (weight.getSymName() + ":" + (nk ? "nk" : "kn") + ":" + typeName).str();
+  auto valuesType = RankedTensorType::get({N, K / 2}, tiles.mmaType);
+  auto metaType = RankedTensorType::get(
+      {N / 16 * (K / 32) * 16}, IntegerType::get(module.getContext(), 32));
+  auto asMemRef = [](RankedTensorType t) {
+    return MemRefType::get(t.getShape(), t.getElementType());
+  };
+  FlatSymbolRefAttr valuesGlobal =
+      lookupPackedGlobal(module, key + ":values", asMemRef(valuesType));
+  FlatSymbolRefAttr metaGlobal =
+      lookupPackedGlobal(module, key + ":metadata", asMemRef(metaType));
+  if (valuesGlobal && metaGlobal) {
+    tiles.sparseValues = valuesGlobal;
+    tiles.sparseMetadata = metaGlobal;
+    return true;
+  }
   std::optional<std::vector<float>> values = readFloatValues(init);
   if (!values || int64_t(values->size()) != N * K)
     return false;
@@ -227,15 +258,12 @@ bool mlir::llm::matchMatmulSparseTensorCores(ArrayRef<linalg::GenericOp> stages,
       /*lanes=*/16, why);
   if (failed(packed))
     return false;
-  auto valuesType = RankedTensorType::get({N, K / 2}, tiles.mmaType);
   std::vector<int32_t> words = packMmaMetadata(*packed);
-  auto metaType = RankedTensorType::get(
-      {int64_t(words.size())}, IntegerType::get(module.getContext(), 32));
   tiles.sparseValues =
-      getOrCreatePackedGlobal(module, weight, "_2of4_values",
-                              getFloatElementsAttr(valuesType, packed->values));
-  tiles.sparseMetadata = getOrCreatePackedGlobal(
-      module, weight, "_2of4_metadata",
+      createPackedGlobal(module, weight, "values", key + ":values",
+                         getFloatElementsAttr(valuesType, packed->values));
+  tiles.sparseMetadata = createPackedGlobal(
+      module, weight, "metadata", key + ":metadata",
       DenseElementsAttr::get(metaType, ArrayRef<int32_t>(words)));
   return true;
 }

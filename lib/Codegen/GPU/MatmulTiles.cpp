@@ -65,6 +65,16 @@ static bool isPointMap(AffineMap map, unsigned n) {
   return true;
 }
 
+Value mlir::llm::getViewedBuffer(Value v, bool stopAtArenaSlots) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view || (stopAtArenaSlots && isa<memref::ViewOp>(def)))
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
 bool mlir::llm::isTiledMatmulCandidate(linalg::LinalgOp op, unsigned *lhs,
                                        unsigned *rhs) {
   int64_t numLoops = op.getNumLoops();

@@ -95,7 +95,8 @@ bool matchMatmulTensorCores(ArrayRef<linalg::GenericOp> stages,
 /// elements along K of each output channel holds at most 2 nonzeros (an
 /// exact 2:4 weight, as llm-sparsify-weights measures it): B is packed at
 /// compile time into two new private constant globals of `module` (or ones
-/// made before for the same weight), its stored values rounded to
+/// made before for the same weight, layout and MMA type, found by their
+/// `llm.packed_from` string), its stored values rounded to
 /// `tiles.mmaType` and its 2-bit metadata, and the kernel computes C^T =
 /// B^T A^T with `nvvm.mma.sp.sync` m16n8k32, B^T the sparse operand (see
 /// MatmulTensorCores.cpp). Returns whether it did.

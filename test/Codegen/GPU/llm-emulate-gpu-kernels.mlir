@@ -295,22 +295,27 @@ func.func @mma_sync(%a: memref<32x4xvector<2xf16>>, %b: memref<32x2xvector<2xf16
 
 // -----
 
-// mma.sp.sync m16n8k32 on bf16 (i32 registers): the warp's A is zeroed,
-// then each stored element goes to column 4 (c / 2) + its 2-bit index,
-// read from the metadata word of lane 4 (row % 8) + 2 selector + c / 8 at
-// bit 16 (row >= 8) + 4 ((c % 8) / 2) + 2 (c & 1); K is 32.
+// mma.sp.sync m16n8k32 on bf16 (i32 registers): each stored element of A
+// keeps its column, 4 (c / 2) + its 2-bit index, read from the metadata word
+// of lane 4 (row % 8) + 2 selector + c / 8 at bit 16 (row >= 8) +
+// 4 ((c % 8) / 2) + 2 (c & 1); each accumulator sums the 16 stored columns'
+// products with B at those columns (K is 32).
 // CHECK-LABEL: func.func @mma_sp
-// CHECK:         %[[AM:.*]] = memref.alloca() : memref<1x16x32xf32>
+// CHECK:         %[[AM:.*]] = memref.alloca() : memref<1x16x16xf32>
+// CHECK:         %[[AC:.*]] = memref.alloca() : memref<1x16x16xindex>
 // CHECK:         memref.alloca() : memref<1x32x8xf32>
 // CHECK:           scf.for
 // CHECK:             arith.trunci %{{.*}} : i32 to i16
 // CHECK:             arith.bitcast %{{.*}} : i16 to bf16
-// CHECK:           memref.store %cst{{.*}}, %[[AM]]
 // CHECK:           scf.for
+// CHECK:             memref.store %{{.*}}, %[[AM]]
 // CHECK:             %[[S:.*]] = arith.shrui
 // CHECK:             arith.andi %[[S]], %c3_i32
+// CHECK:             memref.store %{{.*}}, %[[AC]]
 // CHECK:           scf.for
-// CHECK:             scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c1{{.*}} iter_args
+// CHECK:             scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// CHECK:               memref.load %[[AM]]
+// CHECK:               memref.load %[[AC]]
 // CHECK-NOT:     nvvm.
 func.func @mma_sp(%a: memref<32x4xi32>, %b: memref<32x4xi32>, %m: memref<32xi32>,
                   %d: memref<32xf32>) {

@@ -14,6 +14,7 @@
 #ifndef LLM_CODEGEN_GPU_GPUKERNELS_H
 #define LLM_CODEGEN_GPU_GPUKERNELS_H
 
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -66,6 +67,13 @@ inline constexpr int64_t kMinTiledMatmulExtent = 32;
 /// n and k but not m (B: in `rhs`), of 8-, 16-, 32- or 64-bit elements.
 bool isTiledMatmulCandidate(linalg::LinalgOp op, unsigned *lhs = nullptr,
                             unsigned *rhs = nullptr);
+
+/// The buffer `v` (a memref) is a view of: through every view-like op
+/// (subviews, reshapes, casts, arena slots), or, with `stopAtArenaSlots`, up
+/// to a slot of the memory plan's arena (a `memref.view`: the planner's slots
+/// of one call do not overlap while they are live, so two slots are two
+/// buffers).
+Value getViewedBuffer(Value v, bool stopAtArenaSlots = false);
 
 } // namespace mlir::llm
 

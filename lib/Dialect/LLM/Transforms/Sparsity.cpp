@@ -374,13 +374,12 @@ struct LLMSparsifyWeightsPass final
       SparsityStats s = measure(w);
       double dense = formatBytes(0, s, w);
       // Estimated time relative to dense: bytes ratio / efficiency (on the
-      // GPU, bytes only: mma.sp stores half the values and 2 bits of
-      // metadata per stored value). (At most 1000x: an all-zero weight
-      // stores nothing.)
+      // GPU, bytes only: mma.sp stores half the values, in its f16 / bf16
+      // type, and 2 bits of metadata per stored value). (At most 1000x: an
+      // all-zero weight stores nothing.)
       auto bytesOf = [&](size_t f) {
-        return gpu && kFormats[f].name == "2:4"
-                   ? (w.sparseValueBytes + 0.25) / 2 * s.elements
-                   : formatBytes(f, s, w);
+        return gpu && kFormats[f].name == "2:4" ? (2 + 0.25) / 2 * s.elements
+                                                : formatBytes(f, s, w);
       };
       auto relTime = [&](size_t f) {
         return std::max(
@@ -443,6 +442,9 @@ struct LLMSparsifyWeightsPass final
       remark << ": " << kFormats[choice].name << " ("
              << formatDouble("%.2f", speedup) << "x dense estimated, "
              << int64_t(bytes) << " of " << int64_t(dense) << " bytes)";
+      if (gpu && choice != 0)
+        remark << " on mma.sp where the matmul runs on tensor cores (else "
+                  "read dense)";
     }
     accumulateReportValue(module, "sparse_weights", sparse);
     accumulateReportValue(module, "sparse_bytes_saved", int64_t(saved));

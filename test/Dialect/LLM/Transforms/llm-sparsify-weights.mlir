@@ -39,13 +39,13 @@
 // UNKNOWN: error: llm-sparsify-weights: unknown format 'ell'
 
 // target=gpu: the GPU kernels' formats only (2:4 on mma.sp, else dense), by
-// bytes: the exact 2:4 weights (and the all-zero one) take 2:4 (f32 here:
-// half the values, 4 bytes each, plus 2 bits each: 8704 of 16384 bytes); the
-// unstructured and block-sparse ones stay dense.
-// GPU: module attributes {llm.report = {sparse_bytes_saved = 15360 : i64, sparse_weights = 2 : i64}}
+// bytes: the exact 2:4 weights (and the all-zero one) take 2:4 (half the
+// values, in the MMA's 2-byte type, plus 2 bits each: 4608 of the f32
+// weight's 16384 bytes); the unstructured and block-sparse ones stay dense.
+// GPU: module attributes {llm.report = {sparse_bytes_saved = 23552 : i64, sparse_weights = 2 : i64}}
 // GPU-COUNT-3: format = "dense"
-// GPU: llm.sparse_format = {bytes = 8704 : i64, {{.*}}format = "2:4"}
+// GPU: llm.sparse_format = {bytes = 4608 : i64, {{.*}}format = "2:4"}
 // GPU-COUNT-3: format = "dense"
-// GPU: llm.sparse_format = {bytes = 8704 : i64, {{.*}}format = "2:4"}
+// GPU: llm.sparse_format = {bytes = 4608 : i64, {{.*}}format = "2:4"}
 // GPUBSR: error: llm-sparsify-weights: format 'bsr16x16' has no GPU kernel (target=gpu takes auto, dense or 2:4)
 // TARGET: error: llm-sparsify-weights: unknown target 'tpu' (cpu or gpu)

@@ -609,7 +609,10 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     read dense). There the rule is by bytes only (not measured on a GPU
     yet): an exact 2:4 weight stores half its values (the MMA type's 2 bytes
     each) and 2 bits of metadata per stored value, and is chosen when that
-    is at least 1.1x fewer bytes (always, for f16/bf16/f32). Quantized
+    is at least 1.1x fewer bytes than the weight's own (always, for
+    f16/bf16/f32). `llm-map-gpu-kernels{sparse-weights}` applies the same
+    rule by itself on the buffers (every exact 2:4 constant weight of a
+    tensor-core matmul), so the recorded choice is the report. Quantized
     weights (`llm.dequant_matmul`) are not considered there.
 
     Errors: an unknown `format` or `target`; `format=2:4` for a weight that
