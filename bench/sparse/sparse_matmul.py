@@ -9,11 +9,13 @@
 #
 # One f32 matmul y = x @ W^T with a pruned constant weight W [4096, 4096]
 # (an ONNX MatMul with the initializer W^T [K, N]), for each pruning
-# pattern (4x4 or 16x16 blocks with 50% / 75% of them zero, 50% / 75%
-# unstructured, exact 2:4) and shape (decode 1 x 4096, prefill 128 x 4096),
+# pattern (4x4 or 16x16 blocks with 50% / 75% of them zero: b4_50 ..
+# b16_75; 1x4 or 1x16 row blocks: r4_75, r16_50, ...; 50% / 75%
+# unstructured; exact 2:4) and shape (decode 1 x 4096, prefill 128 x 4096),
 # run by:
 #   * llmc sparse: `llmc run model.onnx --sparsify` (llm-sparsify-weights
-#     chooses the format, docs/Sparsity.md; the chosen one is reported);
+#     chooses the format, docs/Sparsity.md; the chosen one is reported), or
+#     `--sparsify=FORMAT` with --format FORMAT;
 #   * llmc dense: the same model without --sparsify;
 #   * ONNX Runtime (CPU EP, bench/ort/run.js): the same model, dense.
 # One thread, pinned (taskset -c 0). llmc evicts the caches between calls
@@ -22,12 +24,16 @@
 # EPYC VM), so it streams too. Median ms of --repeat calls after 10 warm-up
 # calls, median over --trials processes per system, systems rotated per
 # trial. Before timing, llmc sparse's and dense's outputs are checked
-# against float64 numpy (max |error| <= 1e-4 of the largest |y|).
+# against float64 numpy (max |error| <= 1e-4 of the largest |y|). The
+# report's "efficiency" is the cost model's streaming efficiency measured:
+# (stored bytes / dense bytes) x (dense ms / sparse ms), the bytes from
+# llm-sparsify-weights' remark (1.00: the format streams its bytes as fast
+# as the dense kernel streams the dense weight).
 # Not a test; run it on an idle machine.
 #
 # Usage: /usr/bin/python3 bench/sparse/sparse_matmul.py [--build build]
-#          [--shapes 1,128] [--patterns b4_50,...] [--repeat 50]
-#          [--trials 3] [--out FILE]
+#          [--shapes 1,128] [--patterns b4_50,...] [--format FORMAT]
+#          [--repeat 50] [--trials 3] [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -65,8 +71,9 @@ def pruned(pattern, rng):
         return np.where(mask.reshape(N, K), w, 0)
     b = int(pattern[1:pattern.index("_")])
     zero = int(pattern.split("_")[1]) / 100
-    keep = rng.random((N // b, K // b)) >= zero
-    return w * np.kron(keep, np.ones((b, b), np.float32))
+    rows = 1 if pattern.startswith("r") else b  # r: 1 x b row blocks
+    keep = rng.random((N // rows, K // b)) >= zero
+    return w * np.kron(keep, np.ones((rows, b), np.float32))
 
 
 def write_model(d, rows, w):
@@ -88,20 +95,25 @@ def write_model(d, rows, w):
 
 
 def llmc_run(llmc, d, repeat, out, sparse):
-    """(median ms, chosen format or "dense") of one pinned llmc process."""
+    """(median ms, chosen format or "dense", stored / dense bytes) of one
+    pinned llmc process; `sparse`: False, True (auto) or a format."""
     cmd = peers.pinned(1) + [
         llmc, "run", os.path.join(d, "model.onnx"), "--threads", "1",
         "--repeat", str(repeat), "--warmup", "10", "--evict-cache", "128",
         "--output-dir", out, "--input", "x=" + os.path.join(d, "in", "x.npy")]
     if sparse:
-        cmd.append("--sparsify")
+        cmd.append("--sparsify" if sparse is True else "--sparsify=" + sparse)
     r = subprocess.run(cmd, capture_output=True, text=True,
                        env=dict(os.environ, LLMC_CACHE="off"))
     m = re.search(r"time: median ([0-9.]+) ms", r.stdout + r.stderr)
     if r.returncode or not m:
         sys.exit(f"llmc failed: {r.stderr[-2000:]}")
-    fmt = re.search(r"llm-sparsify-weights: .*: (\S+) \(", r.stderr)
-    return float(m.group(1)), fmt.group(1) if fmt else "dense"
+    fmt = re.search(r"llm-sparsify-weights: .*: (\S+) \(.*, ([0-9]+) of "
+                    r"([0-9]+) bytes\)", r.stderr)
+    if not fmt:
+        return float(m.group(1)), "dense", 1.0
+    return (float(m.group(1)), fmt.group(1),
+            int(fmt.group(2)) / int(fmt.group(3)))
 
 
 def main():
@@ -109,6 +121,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--shapes", default="1,128", help="rows of x")
     ap.add_argument("--patterns", default=",".join(PATTERNS))
+    ap.add_argument("--format", default=None,
+                    help="force this sparse format (default: chosen)")
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--out", default=None)
@@ -127,7 +141,7 @@ def main():
                 del w
                 systems = ["llmc sparse", "llmc dense", "ORT dense"]
                 times = {s: [] for s in systems}
-                fmt = "?"
+                fmt, byteRatio = "?", 1.0
                 repeat = a.repeat if rows == 1 else max(5, a.repeat // 5)
                 for trial in range(a.trials):
                     k = trial % len(systems)
@@ -138,10 +152,12 @@ def main():
                             if ms is None:
                                 sys.exit("ONNX Runtime failed: " + err)
                         else:
-                            ms, f = llmc_run(llmc, d, repeat, out,
-                                             s == "llmc sparse")
+                            ms, f, ratio = llmc_run(
+                                llmc, d, repeat, out,
+                                (a.format or True) if s == "llmc sparse"
+                                else False)
                             if s == "llmc sparse":
-                                fmt = f
+                                fmt, byteRatio = f, ratio
                             got = np.load(os.path.join(out, "y.npy"))
                             e = float(np.abs(got - ref).max() /
                                       np.abs(ref).max())
@@ -149,9 +165,10 @@ def main():
                                 sys.exit(f"{s} {rows} {pattern}: error {e}")
                         times[s].append(ms)
                 med = {s: float(np.median(v)) for s, v in times.items()}
-                rows_out.append((rows, pattern, density, fmt, med))
+                rows_out.append((rows, pattern, density, fmt, byteRatio, med))
                 print(json.dumps({"rows": rows, "pattern": pattern,
-                                  "format": fmt, **med}), flush=True)
+                                  "format": fmt, "bytes": byteRatio, **med}),
+                      flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -161,20 +178,24 @@ def main():
         f"(taskset -c 0); y = x @ W^T, W [{N}, {K}] f32 pruned; llmc evicts "
         "the caches between calls; median of "
         f"{a.trials} processes x {a.repeat} calls (prefill: "
-        f"{max(5, a.repeat // 5)}). 'format chosen' is llm-sparsify-weights' "
-        "choice; with 128 rows, 2:4 and CSR, and 4x4 / 1x4 / 1x16 blocks with "
+        f"{max(5, a.repeat // 5)}). 'format' is llm-sparsify-weights' "
+        f"choice{' (forced: --sparsify=' + a.format + ')' if a.format else ''}"
+        "; efficiency = stored / dense bytes x dense ms / sparse ms (the "
+        "cost model's streaming efficiency); with 128 rows, 2:4 and CSR, and 4x4 / 1x4 / 1x16 blocks with "
         "more than 40% of the blocks kept, run the dense kernel "
         "(lib/Conversion/LLMToLinalg/SparseMatmul.h), so those rows compare "
         "dense with dense.", "",
-        "| x rows | pattern | density | format chosen | llmc sparse ms | "
-        "llmc dense ms | ORT dense ms | vs llmc dense | vs ORT dense | goal |",
-        "|---|---|---|---|---|---|---|---|---|---|"]
-    for rows, pattern, density, fmt, med in rows_out:
+        "| x rows | pattern | density | format | stored / dense bytes | "
+        "llmc sparse ms | llmc dense ms | ORT dense ms | vs llmc dense | "
+        "vs ORT dense | efficiency | goal |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for rows, pattern, density, fmt, ratio, med in rows_out:
         goal = GOALS.get((rows, pattern))
         s, dn, o = med["llmc sparse"], med["llmc dense"], med["ORT dense"]
         lines.append(
-            f"| {rows} | {pattern} | {density:.3f} | {fmt} | {s:.3f} | "
-            f"{dn:.3f} | {o:.3f} | {dn / s:.2f}x | {o / s:.2f}x | "
+            f"| {rows} | {pattern} | {density:.3f} | {fmt} | {ratio:.3f} | "
+            f"{s:.3f} | {dn:.3f} | {o:.3f} | {dn / s:.2f}x | {o / s:.2f}x | "
+            f"{ratio * dn / s:.2f} | "
             f"{'>= %.1fx' % goal if goal else '>= 1 (never slower)'} |")
     peers.write_report("\n".join(lines) + "\n", a.out)
 

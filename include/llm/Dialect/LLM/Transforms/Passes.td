@@ -581,7 +581,7 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     |---|---|---|
     | dense | D per element | 1.00 |
     | 2:4 (values + 1-byte lane; exact 2:4 only) | (V + 1) / 2 per element | 0.95 |
-    | BSR RxC (values of every nonzero block, 2-byte block column) | V R C + 2 per nonzero block | 16x16: 1.00; 4x4, 1x16: 0.89; 1x4: 0.80 (1x16, 1x4 assumed) |
+    | BSR RxC (values of every nonzero block, 2-byte block column) | V R C + 2 per nonzero block | 16x16: 1.00; 4x4: 0.89; 1x16: 0.70; 1x4: 0.40 |
     | CSR (values + 2-byte column) | V + 2 per nonzero | 0.70 |
 
     The fastest format wins if it is estimated at least 1.1x dense;
