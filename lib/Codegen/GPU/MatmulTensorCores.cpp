@@ -285,6 +285,13 @@ private:
   /// Copies the stored values of a 2:4 B's K tile at `k0` (`values`:
   /// [N][K / 2]) into `buffer` ([64 rows of n][16]).
   void copySparseTile(Value values, Value buffer, Value k0);
+  /// For each of the warp's 2 x 4 MMAs (mt, nt): `mma(resultType, ptxType,
+  /// mt, nt, accumulators)` builds it from its 4 accumulators in `current`,
+  /// which its results then replace.
+  void forEachMma(SmallVectorImpl<Value> &current,
+                  llvm::function_ref<Value(Type, NVVM::MMATypes, int64_t,
+                                           int64_t, ValueRange)>
+                      mma);
   /// The K loop's body on mma.sync: updates `current` (the accumulators).
   void emitMmas(Value tileA, Value tileB, SmallVectorImpl<Value> &current);
   /// The same on mma.sp (`meta`: the metadata words, `k0` the K tile).
@@ -394,13 +401,28 @@ SmallVector<std::pair<Value, Value>> TensorCoreEmitter::accumulatorPositions() {
   return positions;
 }
 
-void TensorCoreEmitter::emitMmas(Value tileA, Value tileB,
-                                 SmallVectorImpl<Value> &current) {
-  MLIRContext *ctx = b.getContext();
+void TensorCoreEmitter::forEachMma(
+    SmallVectorImpl<Value> &current,
+    llvm::function_ref<Value(Type, NVVM::MMATypes, int64_t, int64_t,
+                             ValueRange)>
+        mma) {
   Type f32 = b.getF32Type();
-  Type resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  Type resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
   NVVM::MMATypes ptxType =
       elementType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  for (int64_t mt = 0; mt < 2; ++mt)
+    for (int64_t nt = 0; nt < 4; ++nt) {
+      int64_t base = (mt * 4 + nt) * 4;
+      SmallVector<Value> c(current.begin() + base, current.begin() + base + 4);
+      Value d = mma(resultType, ptxType, mt, nt, c);
+      for (int64_t r = 0; r < 4; ++r)
+        current[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+    }
+}
+
+void TensorCoreEmitter::emitMmas(Value tileA, Value tileB,
+                                 SmallVectorImpl<Value> &current) {
   for (int64_t ks = 0; ks < kTileK; ks += 16) {
     Value kLo = add(mul(t, 2), ks), kHi = add(mul(t, 2), ks + 8);
     SmallVector<SmallVector<Value>> fragA, fragB;
@@ -414,31 +436,22 @@ void TensorCoreEmitter::emitMmas(Value tileA, Value tileB,
       Value c = add(add(warpCol, g), nt * 8);
       fragB.push_back({loadPair(tileB, c, kLo), loadPair(tileB, c, kHi)});
     }
-    for (int64_t mt = 0; mt < 2; ++mt)
-      for (int64_t nt = 0; nt < 4; ++nt) {
-        int64_t base = (mt * 4 + nt) * 4;
-        SmallVector<Value> c(current.begin() + base,
-                             current.begin() + base + 4);
-        Value d = NVVM::MmaOp::create(
-            b, loc, resultType, fragA[mt], fragB[nt], c,
-            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t r = 0; r < 4; ++r)
-          current[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
-      }
+    forEachMma(current,
+               [&](Type resultType, NVVM::MMATypes ptxType, int64_t mt,
+                   int64_t nt, ValueRange c) -> Value {
+                 return NVVM::MmaOp::create(
+                     b, loc, resultType, fragA[mt], fragB[nt], c,
+                     ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+                     std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                     std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                    NVVM::MMALayout::col});
+               });
   }
 }
 
 void TensorCoreEmitter::emitSparseMmas(Value tileA, Value tileB, Value meta,
                                        Value k0,
                                        SmallVectorImpl<Value> &current) {
-  MLIRContext *ctx = b.getContext();
-  Type f32 = b.getF32Type();
-  Type resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  NVVM::MMATypes ptxType =
-      elementType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
   int64_t numLoops = tiles.ranges.size();
   int64_t kTiles = tiles.ranges[numLoops - 1] / kTileK;
   Value kt = div(k0, kTileK);
@@ -465,17 +478,14 @@ void TensorCoreEmitter::emitSparseMmas(Value tileA, Value tileB, Value meta,
       regs.push_back(loadPair(tileA, m, add(mul(t, 2), 8 * j)));
     fragB.push_back(regs);
   }
-  for (int64_t mt = 0; mt < 2; ++mt)
-    for (int64_t nt = 0; nt < 4; ++nt) {
-      int64_t base = (mt * 4 + nt) * 4;
-      SmallVector<Value> c(current.begin() + base, current.begin() + base + 4);
-      Value d = NVVM::MmaSpOp::create(
-          b, loc, resultType, fragA[mt], fragB[nt], c, words[mt], selector,
-          ArrayRef<int64_t>{16, 8, 32}, std::nullopt,
-          std::array<NVVM::MMATypes, 2>{ptxType, ptxType});
-      for (int64_t r = 0; r < 4; ++r)
-        current[base + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
-    }
+  forEachMma(current,
+             [&](Type resultType, NVVM::MMATypes ptxType, int64_t mt,
+                 int64_t nt, ValueRange c) -> Value {
+               return NVVM::MmaSpOp::create(
+                   b, loc, resultType, fragA[mt], fragB[nt], c, words[mt],
+                   selector, ArrayRef<int64_t>{16, 8, 32}, std::nullopt,
+                   std::array<NVVM::MMATypes, 2>{ptxType, ptxType});
+             });
 }
 
 LogicalResult
