@@ -166,6 +166,32 @@ EOF
   du -sh "$dir"
 }
 
+# Compares the .npy outputs of two runs of one model: f32 within rtol 1e-4
+# and atol 1e-5; bf16 (uint16 bit patterns) within 2^-7 relative + 1e-2.
+compare_runs() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import os, sys
+import numpy as np
+a, b, kind = sys.argv[1], sys.argv[2], sys.argv[3]
+names = sorted(n for n in os.listdir(a) if n.endswith(".npy"))
+ok = bool(names)
+def load(path):
+    x = np.load(path)
+    # bf16 tensors are files of their uint16 bit patterns.
+    return (x.astype(np.uint32) << 16).view(np.float32) if kind == "bf16" else x
+for name in names:
+    x = load(os.path.join(a, name)); y = load(os.path.join(b, name))
+    if kind == "bf16":
+        good = x.shape == y.shape and bool(np.all(np.abs(x - y) <= 2.0 ** -7 * np.abs(y) + 1e-2))
+    else:
+        good = x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-5)
+    print("%s %s: max |diff| %.3g" % ("PASS" if good else "FAIL", name,
+          float(np.abs(x - y).max()) if x.shape == y.shape else float("nan")))
+    ok &= good
+sys.exit(0 if ok else 1)
+EOF
+}
+
 run() {
   local fail=0
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
@@ -227,42 +253,14 @@ elif name.startswith("matmul8192_2of4"):
 EOF
   done
   # The flash kernel against the three-kernel attention, on the same seeded
-  # inputs.
+  # inputs (f32: rtol 1e-4, atol 1e-5).
   echo "== attention512: flash kernel vs attention=materialized"
-  python3 - "$dir/out/attention512" "$dir/out/attention512_mat" <<'EOF' || fail=1
-import os, sys
-import numpy as np
-a, b = sys.argv[1], sys.argv[2]
-names = sorted(n for n in os.listdir(a) if n.endswith(".npy"))
-ok = bool(names)
-for name in names:
-    x = np.load(os.path.join(a, name)); y = np.load(os.path.join(b, name))
-    good = x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-5)
-    print("%s %s: max |diff| %.3g" % ("PASS" if good else "FAIL", name,
-          float(np.abs(x - y).max()) if x.shape == y.shape else float("nan")))
-    ok &= good
-sys.exit(0 if ok else 1)
-EOF
+  compare_runs "$dir/out/attention512" "$dir/out/attention512_mat" f32 || fail=1
   # The 2:4 weight on mma.sp against mma.sync on the same weight (f32 sums
   # of the same products in another order, each rounded to bf16 once: one
   # bf16 ulp apart at most).
   echo "== matmul8192_2of4: mma.sp vs mma.sync"
-  python3 - "$dir/out/matmul8192_2of4" "$dir/out/matmul8192_2of4_dense" <<'EOF' || fail=1
-import os, sys
-import numpy as np
-a, b = sys.argv[1], sys.argv[2]
-names = sorted(n for n in os.listdir(a) if n.endswith(".npy"))
-ok = bool(names)
-def f32(bits):  # bf16 bit patterns (uint16) as float32
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-for name in names:
-    x = f32(np.load(os.path.join(a, name))); y = f32(np.load(os.path.join(b, name)))
-    good = x.shape == y.shape and bool(np.all(np.abs(x - y) <= 2.0 ** -7 * np.abs(y) + 1e-2))
-    print("%s %s: max |diff| %.3g" % ("PASS" if good else "FAIL", name,
-          float(np.abs(x - y).max()) if x.shape == y.shape else float("nan")))
-    ok &= good
-sys.exit(0 if ok else 1)
-EOF
+  compare_runs "$dir/out/matmul8192_2of4" "$dir/out/matmul8192_2of4_dense" bf16 || fail=1
   # An out-of-range index: the program must fail and name it.
   echo "== index_checks (index 16 of a table of 16 rows)"
   if "$dir/index_checks.exe" "$dir/inputs/index_checks_bad.npy" \
