@@ -38,6 +38,8 @@ import sys
 
 import numpy as np
 
+from llmc_model_text import literal, main_func, write_inputs
+
 # name, activation rows (M last), N, K, transpose_b, dtype, pattern, bias
 CASES = [
     ("f16_kn_bias", (128,), 192, 96, False, "f16", "nm24", True),
@@ -93,12 +95,6 @@ def data(seed=5):
     return out
 
 
-def literal(a):
-    return "dense<" + np.array2string(
-        np.asarray(a, np.float64), separator=",", threshold=1 << 30,
-        max_line_width=1 << 30, floatmode="unique").replace("\n", "") + ">"
-
-
 def model():
     args, body, rets, types = [], [], [], []
     for i, ((name, lead, n, k, tb, dt, pattern, bias), w, x,
@@ -140,19 +136,13 @@ def model():
             result = f"%s{i}"
         rets.append(result)
         types.append(yt)
-    return (f"func.func @main({', '.join(args)}) -> ({', '.join(types)}) {{\n"
-            + "".join(body) +
-            f"  return {', '.join(rets)} : {', '.join(types)}\n}}\n")
+    return main_func(args, body, rets, types)
 
 
 def gen(d):
-    for i, (_, _, x, _) in enumerate(data()):
-        np.save(os.path.join(d, f"arg{i}.npy"), x)
+    write_inputs(d, [x for (_, _, x, _) in data()])
     with open(os.path.join(d, "model.mlir"), "w") as f:
         f.write(model())
-    with open(os.path.join(d, "inputs.txt"), "w") as f:
-        f.write(" ".join(f"--input arg{i}={os.path.join(d, f'arg{i}.npy')}"
-                         for i in range(len(CASES))))
 
 
 def reference(case, w, x, b):

@@ -34,6 +34,8 @@ import sys
 
 import numpy as np
 
+from llmc_model_text import literal, main_func, write_inputs
+
 # name, format, activation shape (K last), N, K, transpose_b, dtype,
 # pattern, epilogue
 CASES = [
@@ -116,12 +118,6 @@ def data(seed=11):
     return out
 
 
-def literal(a):
-    return "dense<" + np.array2string(
-        a.astype(np.float64), separator=",", threshold=1 << 30,
-        max_line_width=1 << 30, floatmode="unique").replace("\n", "") + ">"
-
-
 def quant_weight(i, name, dt, tb, w, wshape):
     """The constant and quant.scast of a quantized weight; its type."""
     levels, scales = w
@@ -186,21 +182,15 @@ def model(with_formats):
             result = f"%g{i}"
         rets.append(result)
         types.append(yt)
-    return (f"func.func @main({', '.join(args)}) -> ({', '.join(types)}) {{\n"
-            + "".join(body) +
-            f"  return {', '.join(rets)} : {', '.join(types)}\n}}\n")
+    return main_func(args, body, rets, types)
 
 
 def gen(d):
-    for i, (_, _, x, _) in enumerate(data()):
-        np.save(os.path.join(d, f"arg{i}.npy"), x)
+    write_inputs(d, [x for (_, _, x, _) in data()])
     with open(os.path.join(d, "sparse.mlir"), "w") as f:
         f.write(model(True))
     with open(os.path.join(d, "dense.mlir"), "w") as f:
         f.write(model(False))
-    with open(os.path.join(d, "inputs.txt"), "w") as f:
-        f.write(" ".join(f"--input arg{i}={os.path.join(d, f'arg{i}.npy')}"
-                         for i in range(len(CASES))))
 
 
 def gelu(v):
