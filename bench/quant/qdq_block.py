@@ -178,14 +178,15 @@ def llmc_calibrate(llmc, d, method, out_mlir):
     return by_node, cos
 
 
-def run(system, d, model, threads, repeat, out, llmc):
-    """One timed process of `system` ("llmc" or "ort") on `model`; returns
-    (median ms, the first output)."""
+def run(system, d, model, threads, repeat, out, llmc, extra=()):
+    """One timed process of `system` ("llmc" or "ort") on `model` (`extra`:
+    more `llmc run` arguments); returns (median ms, the first output)."""
     meta = json.load(open(os.path.join(d, "meta.json")))
     if system == "llmc":
         ms, err = peers.llmc_run(
             llmc, model, {n: os.path.join(d, "in", n + ".npy")
-                          for n in meta["inputs"]}, threads, repeat, out)
+                          for n in meta["inputs"]}, threads, repeat, out,
+            extra)
     else:
         # bench/ort/run.js reads WORKDIR/model.onnx: a directory per model.
         wd = os.path.join(out, "wd")

@@ -92,14 +92,38 @@ struct LLMSelectLoweringConfigPass
                                    ? int64_t(streamedWeightMinBytes)
                                    : desc->streamedWeightMinBytes;
 
+    if (!demoteContractionInputs.empty() && demoteContractionInputs != "bf16") {
+      module.emitError() << "llm-select-lowering-config: "
+                            "demote-contraction-inputs must be empty or "
+                            "'bf16' (CPU targets have no f16 dot products), "
+                            "got '"
+                         << demoteContractionInputs << "'";
+      return signalPassFailure();
+    }
+    bool demote = demoteContractionInputs == "bf16";
+    if (demote && !desc->bf16DotProduct)
+      module.emitWarning()
+          << "llm-select-lowering-config: demote-contraction-inputs=bf16 has "
+             "no effect on target '"
+          << desc->name
+          << "', which has no bf16 dot products (AVX512-BF16); f32 matmuls "
+             "stay f32";
+
     Builder b(&getContext());
     module.walk([&](Operation *op) {
       bool sparse = isa<MatmulOp, DequantMatmulOp>(op) &&
                     op->hasAttr(kSparseFormatAttrName);
-      if (!(sparse || isa<AttentionOp, DequantMatmulOp, MatmulIntegerOp>(op)) ||
+      // A constant weight on bf16 dot products: bf16 matmuls, and f32 ones
+      // when asked to demote them.
+      bool bf16Dot = desc->bf16DotProduct && isBF16DotMatmul(op, demote);
+      if (!(sparse || bf16Dot ||
+            isa<AttentionOp, DequantMatmulOp, MatmulIntegerOp>(op)) ||
           op->hasAttr(kLoweringConfigAttrName))
         return;
       SmallVector<NamedAttribute> entries;
+      if (bf16Dot)
+        entries.push_back(
+            b.getNamedAttr(kDotProductKey, b.getStringAttr(kDotProductBF16)));
       // vector_bits: the sparse kernels' vectors (llm-sparsify-weights).
       if (sparse)
         entries.push_back(b.getNamedAttr(

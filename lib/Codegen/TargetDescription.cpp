@@ -357,8 +357,8 @@ void CPUTargetDescription::print(llvm::raw_ostream &os) const {
      << (!int8DotProduct     ? "f32 panels"
          : vectorBits >= 512 ? "i8 (vpdpbusd zmm)"
                              : "i8 (vpdpbusd ymm, AVX-VNNI)")
-     << ", int4 decode " << (bf16DotProduct ? "bf16 (vdpbf16ps)" : "f32")
-     << "\n";
+     << ", int4 decode and bf16 matmul "
+     << (bf16DotProduct ? "bf16 (vdpbf16ps)" : "f32") << "\n";
   os << "packed B from:   " << kib(packRhsMinBytes) << "\n";
   os << "streamed from:   "
      << (streamedWeightMinBytes == std::numeric_limits<int64_t>::max()

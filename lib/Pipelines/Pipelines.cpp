@@ -159,6 +159,7 @@ void mlir::llm::buildLLMLowerToCPULinalgStage(
   configOpts.attentionTile.assign(options.attentionTile.begin(),
                                   options.attentionTile.end());
   configOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
+  configOpts.demoteContractionInputs = options.demoteContractionInputs;
   pm.addPass(createLLMSelectLoweringConfigPass(configOpts));
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   toLinalgOpts.attention = options.attention;

@@ -5,8 +5,14 @@
 // RUN: not llm-opt %s -llm-select-lowering-config=attention-tile=0,16 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not llm-opt %s -llm-select-lowering-config=attention-tile=16 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not llm-opt %s -llm-select-lowering-config=streamed-weight-min-bytes=-2 2>&1 | FileCheck %s --check-prefix=STREAM
+// RUN: not llm-opt %s -llm-select-lowering-config=demote-contraction-inputs=f16 2>&1 | FileCheck %s --check-prefix=DEMOTE
+// A target without AVX512-BF16: a warning, and the pass succeeds.
+// RUN: llm-opt %s -llm-select-lowering-config="target=avx2 demote-contraction-inputs=bf16" 2>&1 | FileCheck %s --check-prefix=NOBF16
 
 // TILE: error: llm-select-lowering-config: attention-tile must be two positive sizes [query rows, key/value rows]
+// DEMOTE: error: llm-select-lowering-config: demote-contraction-inputs must be empty or 'bf16' (CPU targets have no f16 dot products), got 'f16'
+// NOBF16: warning: llm-select-lowering-config: demote-contraction-inputs=bf16 has no effect on target 'avx2', which has no bf16 dot products (AVX512-BF16); f32 matmuls stay f32
+// NOBF16: func.func @f
 // STREAM: error: llm-select-lowering-config: streamed-weight-min-bytes must be -1 (the target's) or a size in bytes, got -2
 
 // expected-error @+1 {{llm-select-lowering-config: unknown target 'pentium' (expected host, generic, avx2, avx512, avx512-vnni, avx512-bf16 or an x86-64 CPU name such as znver4 or sapphirerapids)}}

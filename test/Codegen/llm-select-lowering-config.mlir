@@ -5,6 +5,7 @@
 // RUN: llm-opt %s -llm-select-lowering-config=target=generic -split-input-file | FileCheck %s --check-prefix=GENERIC
 // RUN: llm-opt %s -llm-select-lowering-config="target=generic attention-tile=8,16 streamed-weight-min-bytes=32" -split-input-file | FileCheck %s --check-prefix=OVERRIDE
 // RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 streamed-weight-min-bytes=33" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 demote-contraction-inputs=bf16" -split-input-file | FileCheck %s --check-prefix=DEMOTE
 
 // The CPU target description's choices for the lowering of llm ops, recorded
 // on each op as llm.lowering_config (the attribute round-trips: the output is
@@ -94,4 +95,39 @@ func.func @kept_and_nested(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %
   }
   %3 = llm.add %1, %q : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %3 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// llm.matmul by a constant weight (N a multiple of 16, static shapes):
+// dot_product = "bf16" where the target has AVX512-BF16 and the inputs are
+// bf16, or f32 with demote-contraction-inputs=bf16. An f32 matmul without
+// the option, a weight that is not a constant, an N of 24 and a dynamic
+// lhs get no configuration.
+// BF16-LABEL: func.func @matmul_dot_bf16
+// BF16: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xbf16>, tensor<8x16xbf16>)
+// BF16: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}, transpose_b} : (tensor<2x3x8xbf16>, tensor<32x8xbf16>)
+// BF16-NOT: llm.lowering_config
+// BF16: return
+// AVX512-LABEL: func.func @matmul_dot_bf16
+// AVX512-NOT: llm.lowering_config
+// AVX512: return
+// DEMOTE-LABEL: func.func @matmul_dot_bf16
+// DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xbf16>, tensor<8x16xbf16>)
+// DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}, transpose_b} : (tensor<2x3x8xbf16>, tensor<32x8xbf16>)
+// DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x16xf32>)
+// DEMOTE-NOT: llm.lowering_config
+// DEMOTE: return
+func.func @matmul_dot_bf16(%a: tensor<2x8xbf16>, %a3: tensor<2x3x8xbf16>, %x: tensor<2x8xf32>, %wx: tensor<8x16xf32>, %xd: tensor<?x8xf32>) -> (tensor<2x16xbf16>, tensor<2x3x32xbf16>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<?x16xf32>) {
+  %w = llm.constant dense<1.0> : tensor<8x16xbf16>
+  %0 = llm.matmul %a, %w : (tensor<2x8xbf16>, tensor<8x16xbf16>) -> tensor<2x16xbf16>
+  %wt = llm.constant dense<1.0> : tensor<32x8xbf16>
+  %1 = llm.matmul %a3, %wt {transpose_b} : (tensor<2x3x8xbf16>, tensor<32x8xbf16>) -> tensor<2x3x32xbf16>
+  %wf = llm.constant dense<1.0> : tensor<8x16xf32>
+  %2 = llm.matmul %x, %wf : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
+  %3 = llm.matmul %x, %wx : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
+  %w24 = llm.constant dense<1.0> : tensor<8x24xf32>
+  %4 = llm.matmul %x, %w24 : (tensor<2x8xf32>, tensor<8x24xf32>) -> tensor<2x24xf32>
+  %5 = llm.matmul %xd, %wf : (tensor<?x8xf32>, tensor<8x16xf32>) -> tensor<?x16xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x16xbf16>, tensor<2x3x32xbf16>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<?x16xf32>
 }

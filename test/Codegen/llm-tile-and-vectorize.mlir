@@ -333,3 +333,28 @@ func.func @decode_const_rhs(%x: tensor<1x8xf32>) -> tensor<1x64xf32> {
     }
   }
 #-}
+
+// -----
+
+// A mixed-precision matmul (f16 inputs, f32 accumulator, as an f16 model's
+// matmul lowers): the register tile's generic vectorization becomes one
+// f32 vector.contract per step of K of the extended A column [8 x 1] and B
+// row [1 x 32] (reduction-to-contract, broadcasts and casts sunk), which
+// lowers to broadcast + FMA, instead of a multi_reduction over [8 x 32 x 1]
+// products (one scalar multiply each).
+// SERIAL-LABEL: func.func @matmul_f16_tile
+// SERIAL:         scf.for
+// SERIAL:           vector.transfer_read {{.*}} : tensor<8x1xf16>, vector<8x1xf16>
+// SERIAL:           vector.transfer_read {{.*}} : tensor<1x32xf16>, vector<1x32xf16>
+// SERIAL:           arith.extf {{.*}} : vector<8x1xf16> to vector<8x1xf32>
+// SERIAL:           arith.extf {{.*}} : vector<1x32xf16> to vector<1x32xf32>
+// SERIAL:           vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// SERIAL-NOT:     vector.multi_reduction
+// SERIAL:         return
+func.func @matmul_f16_tile(%a: tensor<16x64xf16>, %b: tensor<64x64xf16>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<16x64xf16>, tensor<64x64xf16>) outs(%init : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}

@@ -2,10 +2,12 @@
 
 // f16 x f16 -> f32-accumulated batched matmul register tiles must not become a
 // named vector.contract with mixed element types (verifier failure before the
-// fix); they are vectorized through the generic path, which keeps the casts.
+// fix); they are vectorized through the generic path, which keeps the casts,
+// and then contracted in f32: a row of B extended to 32 f32 lanes and one
+// vector FMA per row of the tile (not one scalar multiply per product).
 // CHECK-LABEL: llvm.func @batched_f16
-// CHECK: llvm.fpext
-// CHECK: llvm.fmul
+// CHECK: llvm.fpext {{.*}} : vector<32xf16> to vector<32xf32>
+// CHECK-COUNT-8: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK: llvm.func @_mlir_ciface_batched_f16
 func.func @batched_f16(%a: tensor<2x32x64xf16>, %b: tensor<2x64x32xf16>) -> tensor<2x32x32xf16> {
   %0 = llm.matmul %a, %b : (tensor<2x32x64xf16>, tensor<2x64x32xf16>) -> tensor<2x32x32xf16>

@@ -117,7 +117,16 @@ def LLMSelectLoweringConfigPass
       `vpdpbusd`, or AVX-VNNI's on ymm), with `vector_bits = 512 | 256`
       (the target's vector width): a constant 8-bit weight then takes the
       dot-product kernel
-      (exact i32, like the f32 panels it replaces).
+      (exact i32, like the f32 panels it replaces);
+    * every `llm.matmul` by a constant weight that the bf16 dot-product
+      kernel takes (`isBF16DotMatmul`: static shapes, N a multiple of 16)
+      whose inputs are bf16, or f32 with `demote-contraction-inputs=bf16`,
+      on targets with AVX512-BF16 dot products: `{dot_product = "bf16"}`.
+      The weight is then stored in bf16 (packed at compile time), an f32
+      activation is rounded to bf16 (nearest even) and the products are
+      summed in f32 by `vdpbf16ps`: bf16 autocast, as IREE's
+      `--iree-opt-demote-contraction-inputs-to-bf16` and the GPU pipeline's
+      option of that name do. Without the option an f32 matmul stays exact.
 
     Ops inside `llm.fusion_group` regions are configured too. An op that
     already carries `llm.lowering_config` (a tuner's or a test's choice) is
@@ -135,9 +144,11 @@ def LLMSelectLoweringConfigPass
 
     Errors: an unknown `target` name is reported at each function (at the
     module if there is none), an `attention-tile` that is not two positive
-    sizes or a `streamed-weight-min-bytes` below -1 at the module; the pass
-    fails. Invalid attribute values written by hand are rejected by the llm
-    dialect's verifier.
+    sizes, a `streamed-weight-min-bytes` below -1 or a
+    `demote-contraction-inputs` other than empty or `bf16` at the module;
+    the pass fails. `demote-contraction-inputs=bf16` on a target without
+    AVX512-BF16 is a warning (the matmuls stay f32). Invalid attribute
+    values written by hand are rejected by the llm dialect's verifier.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
@@ -151,6 +162,11 @@ def LLMSelectLoweringConfigPass
            "Override the target's smallest weight (stored bytes) of a "
            "weight-only decode matvec taken as streamed from DRAM (-1: the "
            "target's; 0: every weight)">,
+    Option<"demoteContractionInputs", "demote-contraction-inputs",
+           "std::string", /*default=*/"\"\"",
+           "bf16: f32 matmuls by a constant weight round their inputs to "
+           "bf16 and run on bf16 dot products (f32 accumulation; default "
+           "none: exact f32)">,
   ];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let statistics = [

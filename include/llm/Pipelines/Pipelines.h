@@ -157,6 +157,17 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "streaming kernel shapes (-1: the target's; 0: every "
                      "weight)"),
       llvm::cl::init(-1)};
+  /// bf16: f32 matmuls by a constant weight round their inputs to bf16 (the
+  /// weight stored in bf16 at compile time) and run on the target's bf16 dot
+  /// products with f32 accumulation
+  /// (llm-select-lowering-config{demote-contraction-inputs=bf16}; a warning
+  /// and no effect without AVX512-BF16); empty: f32 matmuls stay exact.
+  PassOptions::Option<std::string> demoteContractionInputs{
+      *this, "demote-contraction-inputs",
+      llvm::cl::desc("Round the inputs of f32 matmuls by constant weights to "
+                     "bf16 (f32 accumulation, AVX512-BF16 dot products; "
+                     "default: none)"),
+      llvm::cl::init("")};
   /// `llm-plan-memory` after bufferization: the static intermediate buffers
   /// of each function share one arena.
   PassOptions::Option<bool> planMemory{

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "QuantKernels.h"
 #include "SparseMatmul.h"
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
@@ -950,6 +951,14 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
         succeeded(sparse)) {
       Value r = convertTensorFromF32(rewriter, loc, *sparse, et);
       rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
+      return success();
+    }
+
+    // A constant weight on bf16 dot products (dot_product = "bf16").
+    if (FailureOr<Value> dot =
+            llm::detail::lowerBF16DotMatmul(rewriter, op, lhs);
+        succeeded(dot)) {
+      rewriter.replaceOp(op, convertTensorFromF32(rewriter, loc, *dot, et));
       return success();
     }
 

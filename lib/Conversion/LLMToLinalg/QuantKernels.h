@@ -6,15 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Private to the llm-to-linalg lowering: the kernels of the quantized ops
-// that live in files of their own, and the helpers they share with
-// QuantToLinalg.cpp (and SparseMatmul.cpp).
+// Private to the llm-to-linalg lowering: the dot-product kernels of the
+// quantized ops and of bf16 matmuls that live in files of their own, and the
+// helpers they share with QuantToLinalg.cpp (and SparseMatmul.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIB_CONVERSION_LLMTOLINALG_QUANTKERNELS_H
 #define LIB_CONVERSION_LLMTOLINALG_QUANTKERNELS_H
 
+#include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
 
 #include "mlir/IR/Builders.h"
@@ -68,6 +69,31 @@ FailureOr<Value> buildInt8DotMatmul(OpBuilder &b, Location loc, Value a,
                                     const QuantParams &pb,
                                     RankedTensorType resultType,
                                     int64_t vectorBits = 512);
+
+/// `llm.matmul` of an activation `a` ([..., K], f32 or bf16, statically
+/// shaped) and a constant weight of values `weight` (row-major [K, N], or
+/// [N, K] when `nk`; N a multiple of 16) on 2-way bf16 dot products
+/// (`vdpbf16ps`, AVX512-BF16: 16 f32 lanes of `acc += a0 * b0 + a1 * b1`,
+/// each product of two bf16 values exact in f32): the weight is rounded to
+/// bf16 (nearest even) and packed at compile time into [N / nr, ceil(K / 2),
+/// nr, 2] (nr = 16, 32 or 64 columns per register tile; an odd K ends with a
+/// zero pair), an f32 activation is rounded to bf16 once per call ahead of
+/// the kernel, and register tiles of up to 24 accumulators run over K two
+/// elements at a time under an `scf.forall` over blocks of up to 128
+/// columns marked for consumer fusion. The result is f32 with
+/// `resultType`'s shape (the caller rounds it to a bf16 result type). Like
+/// bf16 autocast, or AMX-BF16: the inputs lose their low mantissa bits, the
+/// accumulation does not (AVX512-BF16 also flushes denormal inputs and
+/// results to zero). Fails, creating nothing, when the shapes are dynamic,
+/// K or M is 0, or N is not a multiple of 16.
+FailureOr<Value> buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
+                                    ArrayRef<float> weight, bool nk, int64_t N,
+                                    RankedTensorType resultType);
+
+/// buildBF16DotMatmul for `op` (its lhs converted to `lhs`) when its lowering
+/// configuration asks for the bf16 dot products and isBF16DotMatmul holds;
+/// fails, creating nothing, otherwise.
+FailureOr<Value> lowerBF16DotMatmul(OpBuilder &b, MatmulOp op, Value lhs);
 
 } // namespace mlir::llm::detail
 

@@ -155,9 +155,17 @@ func.func @matmul_sparse_vector_bits(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) 
 
 // -----
 
-func.func @matmul_unknown_config_key(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
-  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': unknown key 'dot_product'}}
+func.func @matmul_dot_product_i8(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': dot_product must be "bf16" or "f32", got "i8"}}
   %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "i8"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+func.func @matmul_unknown_config_key(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': unknown key 'streamed' (expected dot_product or vector_bits)}}
+  %y = llm.matmul %x, %w {llm.lowering_config = {streamed = true}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }
 

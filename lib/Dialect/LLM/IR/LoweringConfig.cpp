@@ -85,7 +85,7 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
       continue;
     }
     // dot_product = "bf16" | "f32".
-    if (dequantMatmul && key == kDotProductKey) {
+    if ((dequantMatmul || matmul) && key == kDotProductKey) {
       auto name = dyn_cast<StringAttr>(value);
       if (!name || (name.getValue() != kDotProductBF16 &&
                     name.getValue() != kDotProductF32))
@@ -140,14 +140,31 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
     return op->emitOpError()
            << "'" << kLoweringConfigAttrName << "': unknown key '" << key
            << "' (expected "
-           << (attention           ? "attention_tile, stage_values or kv_splits"
-               : matmulInteger     ? "dot_product or vector_bits"
-               : linalgContraction ? "register_tile or "
-                                     "cache_tile"
-                                   : "dot_product or streamed")
+           << (attention ? "attention_tile, stage_values or kv_splits"
+               : matmulInteger || matmul ? "dot_product or vector_bits"
+               : linalgContraction       ? "register_tile or "
+                                           "cache_tile"
+                                         : "dot_product or streamed")
            << ")";
   }
   return success();
+}
+
+bool mlir::llm::isBF16DotMatmul(Operation *op, bool demoteF32) {
+  auto mm = dyn_cast<MatmulOp>(op);
+  if (!mm || mm.getTransposeA() || op->hasAttr(kSparseFormatAttrName) ||
+      !mm.getRhs().getDefiningOp<ConstantOp>())
+    return false;
+  auto lt = cast<RankedTensorType>(mm.getLhs().getType());
+  auto rt = cast<RankedTensorType>(mm.getRhs().getType());
+  Type et = lt.getElementType();
+  if (!(et.isBF16() || (demoteF32 && et.isF32())) || !lt.hasStaticShape() ||
+      lt.getRank() < 2 || rt.getRank() != 2 || !rt.hasStaticShape())
+    return false;
+  bool nk = mm.getTransposeB();
+  int64_t k = lt.getShape().back(), n = rt.getDimSize(nk ? 0 : 1);
+  return k >= 1 && lt.getNumElements() >= 1 && n >= 16 && n % 16 == 0 &&
+         rt.getDimSize(nk ? 1 : 0) == k;
 }
 
 static DictionaryAttr getLoweringConfig(Operation *op) {

@@ -52,6 +52,14 @@
 //                                            AVX-VNNI (`{vex} vpdpbusd` on
 //                                            ymm: Alder Lake and later
 //                                            client cores; default 512)
+//     on `llm.matmul` with a constant weight (isBF16DotMatmul):
+//       dot_product = "bf16" | "f32"         bf16: the inputs are rounded to
+//                                            bf16 (round to nearest even;
+//                                            the weight at compile time) and
+//                                            the products summed in f32 by
+//                                            the bf16 dot-product kernel
+//                                            (AVX512-BF16 vdpbf16ps); f32:
+//                                            the exact f32 kernels (default)
 //     on `llm.matmul` with an `llm.sparse_format` (SparseWeights.h):
 //       vector_bits = 512 | 256              the vector width of the sparse
 //                                            kernels (absent: the weight
@@ -154,6 +162,15 @@ std::optional<bool> getConfiguredInt8DotProduct(Operation *op);
 std::optional<int64_t> getConfiguredVectorBits(Operation *op);
 /// Whether `op`'s configuration says its weight is streamed, if it says.
 std::optional<bool> getConfiguredStreamed(Operation *op);
+
+/// Whether the bf16 dot-product kernel of convert-llm-to-linalg takes the
+/// `llm.matmul` `op`: `lhs` [..., M, K] statically shaped with M, K >= 1,
+/// not transposed; `rhs` an `llm.constant` of rank 2 ([K, N], or [N, K]
+/// with `transpose_b`) with N a multiple of 16 (the f32 lanes of one
+/// vector); element type bf16, or f32 when `demoteF32` (the inputs are then
+/// rounded to bf16). False for other ops and for a weight stored sparse
+/// (`llm.sparse_format`).
+bool isBF16DotMatmul(Operation *op, bool demoteF32);
 
 /// `linalg.matmul` / `linalg.batch_matmul`: the register tile [m, n, k].
 inline constexpr llvm::StringLiteral kRegisterTileKey = "register_tile";

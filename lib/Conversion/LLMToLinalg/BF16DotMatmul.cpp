@@ -1,0 +1,248 @@
+//===- BF16DotMatmul.cpp - Matmul by a constant on bf16 dot products ------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the kernel of `llm.matmul` by a constant weight on
+// 2-way bf16 dot products (`dot_product = "bf16"` in the op's
+// `llm.lowering_config`; AVX512-BF16 `vdpbf16ps` on x86): bf16 models, and
+// f32 models whose matmul inputs are demoted to bf16 (the CPU pipeline's
+// `demote-contraction-inputs=bf16`). See buildBF16DotMatmul in
+// QuantKernels.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "QuantKernels.h"
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/LoweringConfig.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+
+using namespace mlir;
+using namespace mlir::llm;
+
+/// f32 lanes of one accumulator (a zmm register).
+static constexpr int64_t kLanes = 16;
+/// Elements of K per dot product (two bf16 per f32 lane).
+static constexpr int64_t kDepth = 2;
+/// Accumulators of one register tile: 24 of the 32 zmm registers, beside the
+/// tile's (at most 4) weight vectors and one broadcast of A.
+static constexpr int64_t kAccumulators = 24;
+/// Most output columns of one block of the parallel loop.
+static constexpr int64_t kBlockColumns = 128;
+
+FailureOr<Value>
+mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
+                                      ArrayRef<float> weight, bool nk,
+                                      int64_t N, RankedTensorType resultType) {
+  auto at = cast<RankedTensorType>(a.getType());
+  if (!at.hasStaticShape() || at.getRank() < 2 || !resultType.hasStaticShape())
+    return failure();
+  int64_t K = at.getShape().back();
+  if (K == 0 || N < kLanes || N % kLanes ||
+      static_cast<int64_t>(weight.size()) != K * N)
+    return failure();
+  int64_t M = at.getNumElements() / K;
+  if (M == 0)
+    return failure();
+
+  // Register tile: H vectors of 16 columns (nr = 16 H) by mr rows; few rows
+  // (decode) take wider tiles.
+  int64_t H = N % (2 * kLanes) ? 1 : 2;
+  if (M < 4 && N % (4 * kLanes) == 0)
+    H = 4;
+  int64_t nr = H * kLanes;
+  int64_t mr = std::min(M, std::min<int64_t>(kAccumulators / H, 16));
+  // Pairs of K (an odd K ends with a zero-padded pair).
+  int64_t Kh = (K + kDepth - 1) / kDepth;
+  // Blocks of the parallel loop: R register tile columns, nb = R nr <=
+  // kBlockColumns output columns (R the largest divisor of N / nr that fits),
+  // as the 8-bit kernel's.
+  int64_t R = 1;
+  for (int64_t r = kBlockColumns / nr; r >= 1; --r)
+    if ((N / nr) % r == 0) {
+      R = r;
+      break;
+    }
+  int64_t nb = R * nr;
+
+  // The weight rounded to bf16 and packed [N / nr, Kh * nr * 2]: register
+  // tile column j, pair q, column c of the tile, element t -> w[2q + t,
+  // j nr + c] (0 past K).
+  std::vector<float> packed(N * Kh * kDepth, 0.0f);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t j = n / nr, c = n % nr, q = k / kDepth, t = k % kDepth;
+      packed[j * Kh * nr * kDepth + (q * nr + c) * kDepth + t] =
+          weight[nk ? n * K + k : k * N + n];
+    }
+  Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
+  Value w = arith::ConstantOp::create(
+      b, loc,
+      getFloatElementsAttr(
+          RankedTensorType::get({N / nr, Kh * nr * kDepth}, bf16), packed));
+
+  auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bb, loc, v);
+  };
+  auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+
+  // a as [M, K] bf16 (f32 activations rounded to nearest even, once per
+  // call, ahead of the kernel).
+  Value a2 = collapseRows(b, loc, a);
+  if (at.getElementType().isF32()) {
+    auto a2Type = RankedTensorType::get({M, K}, bf16);
+    AffineMap id2 = b.getMultiDimIdentityMap(2);
+    a2 = linalg::GenericOp::create(
+             b, loc, TypeRange{a2Type}, ValueRange{a2},
+             ValueRange{
+                 tensor::EmptyOp::create(b, loc, a2Type.getShape(), bf16)},
+             SmallVector<AffineMap>{id2, id2},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [&](OpBuilder &gb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   gb, l,
+                   ValueRange{arith::TruncFOp::create(gb, l, bf16, args[0])});
+             })
+             .getResult(0);
+  }
+
+  auto accType = VectorType::get({kLanes}, f32);
+  auto pairsType = VectorType::get({kLanes * kDepth}, bf16);
+  auto pairType = VectorType::get({kDepth}, bf16);
+  auto wordsType = VectorType::get({kLanes}, b.getI32Type());
+  auto oneWord = VectorType::get({1}, b.getI32Type());
+  Value padBF16 = arith::ConstantOp::create(b, loc, b.getFloatAttr(bf16, 0.0));
+  Value zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+  // The last pair of an odd K reads one element past the row (masked, 0).
+  bool pairsInBounds = K % kDepth == 0;
+
+  OpBuilder::InsertionGuard guard(b);
+  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, f32);
+  auto forall =
+      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(N / nb)},
+                            ValueRange{out}, std::nullopt);
+  b.setInsertionPointToStart(forall.getBody());
+  Value nb0 =
+      arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nb));
+
+  // One register tile of `rows` rows from row m0, columns nOff.. of the
+  // block (register tile column j of the packed weight): the accumulators
+  // over the pairs of K, written into `tile`.
+  auto rowTile = [&](OpBuilder &rb, Value j, Value nOff, Value m0, int64_t rows,
+                     Value tile) {
+    auto steps = scf::ForOp::create(
+        rb, loc, idx(rb, 0), idx(rb, Kh), idx(rb, 1),
+        SmallVector<Value>(rows * H, zeroAcc),
+        [&](OpBuilder &kb, Location l, Value q, ValueRange accs) {
+          Value woff = arith::MulIOp::create(kb, l, q, idx(kb, nr * kDepth));
+          SmallVector<Value> wv;
+          for (int64_t h = 0; h < H; ++h)
+            wv.push_back(vector::TransferReadOp::create(
+                kb, l, pairsType, w,
+                ValueRange{j, arith::AddIOp::create(
+                                  kb, l, woff, idx(kb, h * kLanes * kDepth))},
+                padBF16, ArrayRef<bool>{true}));
+          Value k0 = arith::MulIOp::create(kb, l, q, idx(kb, kDepth));
+          SmallVector<Value> next(accs.begin(), accs.end());
+          for (int64_t r = 0; r < rows; ++r) {
+            // a[m0 + r, 2q : 2q + 2] as one i32, broadcast to every lane.
+            Value m = arith::AddIOp::create(kb, l, m0, idx(kb, r));
+            Value pair = vector::TransferReadOp::create(
+                kb, l, pairType, a2, ValueRange{m, k0}, padBF16,
+                ArrayRef<bool>{pairsInBounds});
+            Value word = vector::ExtractOp::create(
+                kb, l, vector::BitCastOp::create(kb, l, oneWord, pair),
+                ArrayRef<int64_t>{0});
+            Value av = vector::BitCastOp::create(
+                kb, l, pairsType,
+                vector::BroadcastOp::create(kb, l, wordsType, word));
+            // acc += a[2q] w[2q] + a[2q + 1] w[2q + 1] per lane (vdpbf16ps).
+            for (int64_t h = 0; h < H; ++h)
+              next[r * H + h] = x86vector::DotBF16Op::create(
+                  kb, l, next[r * H + h], av, wv[h]);
+          }
+          scf::YieldOp::create(kb, l, next);
+        });
+    for (int64_t h = 0; h < H; ++h) {
+      Value col = arith::AddIOp::create(rb, loc, nOff, idx(rb, h * kLanes));
+      for (int64_t r = 0; r < rows; ++r) {
+        Value m = arith::AddIOp::create(rb, loc, m0, idx(rb, r));
+        tile = vector::TransferWriteOp::create(
+                   rb, loc, steps.getResult(r * H + h), tile,
+                   ValueRange{m, col}, ArrayRef<bool>{true})
+                   .getResult();
+      }
+    }
+    return tile;
+  };
+
+  // The block's columns of the output, written in place.
+  auto unit = SmallVector<OpFoldResult>(2, ofr(1));
+  Value tile = tensor::ExtractSliceOp::create(
+      b, loc, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{ofr(0), nb0},
+      SmallVector<OpFoldResult>{ofr(M), ofr(nb)}, unit);
+  // The block's register tile columns, each over every row of A.
+  auto columns = scf::ForOp::create(
+      b, loc, idx(b, 0), idx(b, nb), idx(b, nr), ValueRange{tile},
+      [&](OpBuilder &cb, Location, Value nOff, ValueRange t) {
+        Value n0 = arith::AddIOp::create(cb, loc, nb0, nOff);
+        Value j = arith::DivUIOp::create(cb, loc, n0, idx(cb, nr));
+        Value ct = t[0];
+        int64_t fullTiles = M / mr, rest = M % mr;
+        if (fullTiles > 0) {
+          auto tiles = scf::ForOp::create(
+              cb, loc, idx(cb, 0), idx(cb, fullTiles * mr), idx(cb, mr),
+              ValueRange{ct},
+              [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
+                scf::YieldOp::create(tb, loc,
+                                     rowTile(tb, j, nOff, m0, mr, rt[0]));
+              });
+          ct = tiles.getResult(0);
+        }
+        if (rest > 0)
+          ct = rowTile(cb, j, nOff, idx(cb, fullTiles * mr), rest, ct);
+        scf::YieldOp::create(cb, loc, ct);
+      });
+  tile = columns.getResult(0);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, tile, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{ofr(0), nb0},
+      SmallVector<OpFoldResult>{ofr(M), ofr(nb)}, unit);
+  // Elementwise consumers (the bias, the activation, the residual, the
+  // rounding of a bf16 result) are fused into the block loop by
+  // llm-tile-and-vectorize.
+  forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
+  b.setInsertionPointAfter(forall);
+  return expandRows(b, loc, forall.getResult(0),
+                    resultType.clone(b.getF32Type()));
+}
+
+FailureOr<Value> mlir::llm::detail::lowerBF16DotMatmul(OpBuilder &b,
+                                                       MatmulOp op, Value lhs) {
+  if (!getConfiguredBF16DotProduct(op).value_or(false) ||
+      !isBF16DotMatmul(op, /*demoteF32=*/true))
+    return failure();
+  auto cst = op.getRhs().getDefiningOp<ConstantOp>();
+  std::optional<std::vector<float>> values = readFloatValues(cst.getValue());
+  if (!values)
+    return failure();
+  RankedTensorType rt = op.getRhs().getType();
+  bool nk = op.getTransposeB();
+  return buildBF16DotMatmul(b, op.getLoc(), lhs, *values, nk,
+                            rt.getDimSize(nk ? 0 : 1),
+                            cast<RankedTensorType>(op.getType()));
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# ===- bf16_dot_matmul.py - matmuls on bf16 dot products ----------------=== #
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===---------------------------------------------------------------------=== #
+"""Matmuls `x @ W` by constant weights on the bf16 dot-product kernel
+(`dot_product = "bf16"`: AVX512-BF16 vdpbf16ps), and half-precision matmuls
+on the f32 FMA kernels:
+
+  demote.mlir   f32 models compiled with demote-contraction-inputs=bf16:
+                the inputs are rounded to bf16 (nearest even), the products
+                summed in f32. Shapes: decode rows (1, 3), odd K (7, 77),
+                a 3-D lhs, N of one, two and four vectors of 16, W stored
+                [N, K] (transpose_b), an epilogue (bias + gelu + residual)
+                and prefill sizes (130 x 768 @ 768 x 768).
+  bf16.mlir     bf16 models (weights, activations and results bf16): the
+                same kernel by default on AVX512-BF16 targets.
+  f16.mlir      an f16 model (the FMA kernel, f16 tiles extended to f32).
+
+Reference (float64 numpy): the demoted inputs rounded to bf16 first (on a
+host without AVX512-BF16 the matmuls stay f32 and the reference is the f32
+one), then |got - ref| <= 1e-5 * sum_k |x w| + 1e-6; the bf16 / f16 results
+are rounded to their type once more: + 2^-8 (bf16) or 2^-11 (f16) of |ref|.
+The demoted results must also differ from the exact f32 product by more
+than that tolerance somewhere (else the option did nothing).
+
+  bf16_dot_matmul.py gen DIR             writes the models and inputs
+  bf16_dot_matmul.py check LLMC DIR OUT KIND
+      compares OUT/<entry>/out0.npy of the KIND models (demote, bf16, f16);
+      whether the host has bf16 dot products is read from
+      `LLMC --print-target`
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib"))
+from llmc_model_text import literal  # noqa: E402
+
+# entry, lhs shape, K, N, transpose_b, epilogue
+DEMOTE = [
+    ("decode1", (1, 64), 64, 64, False, False),
+    ("decode3", (3, 48), 48, 16, False, False),
+    ("odd_k", (5, 7), 7, 32, False, False),
+    ("odd_k77", (13, 77), 77, 48, True, False),
+    ("batch3d", (2, 9, 40), 40, 64, False, False),
+    ("epilogue", (17, 96), 96, 64, False, True),
+    ("prefill", (130, 768), 768, 768, True, False),
+]
+BF16 = [
+    ("bf_decode", (1, 64), 64, 32, False, False),
+    ("bf_prefill", (37, 96), 96, 80, True, False),
+    ("bf_epilogue", (20, 64), 64, 48, False, True),
+]
+F16 = [("f16_prefill", (40, 96), 96, 64, False, False)]
+
+
+def to_bf16(a):
+    """float32 -> the nearest bf16 (ties to even), as float32."""
+    b = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    return b.astype(np.uint32).view(np.float32)
+
+
+def cases(kind):
+    return {"demote": DEMOTE, "bf16": BF16, "f16": F16}[kind]
+
+
+def data(entry, lhs, k, n, tb):
+    rng = np.random.default_rng(sum(map(ord, entry)))
+    x = rng.uniform(-1, 1, lhs).astype(np.float32)
+    w = rng.uniform(-1, 1, (n, k) if tb else (k, n)).astype(np.float32)
+    bias = rng.uniform(-1, 1, (n,)).astype(np.float32)
+    res = rng.uniform(-1, 1, lhs[:-1] + (n,)).astype(np.float32)
+    return x, w, bias, res
+
+
+def ty(shape, et):
+    return "tensor<" + "x".join(map(str, shape)) + "x" + et + ">"
+
+
+def gen(d):
+    os.makedirs(d, exist_ok=True)
+    for kind, et in (("demote", "f32"), ("bf16", "bf16"), ("f16", "f16")):
+        funcs = []
+        for entry, lhs, k, n, tb, epi in cases(kind):
+            x, w, bias, res = data(entry, lhs, k, n, tb)
+            if et == "bf16":
+                x, w, bias, res = map(to_bf16, (x, w, bias, res))
+            if et == "f16":
+                x, w, bias, res = (a.astype(np.float16) for a in (x, w, bias, res))
+            out = lhs[:-1] + (n,)
+            args = [f"%x: {ty(lhs, et)}"] + ([f"%r: {ty(out, et)}"] if epi else [])
+            attr = " {transpose_b}" if tb else ""
+            body = [f"  %w = llm.constant {literal(w.astype(np.float32))} : {ty(w.shape, et)}",
+                    f"  %y = llm.matmul %x, %w{attr} : ({ty(lhs, et)}, {ty(w.shape, et)}) -> {ty(out, et)}"]
+            result = "%y"
+            if epi:
+                body += [f"  %b = llm.constant {literal(bias.astype(np.float32))} : {ty((n,), et)}",
+                         f"  %yb = llm.add %y, %b : ({ty(out, et)}, {ty((n,), et)}) -> {ty(out, et)}",
+                         f"  %g = llm.gelu %yb : {ty(out, et)}",
+                         f"  %o = llm.add %g, %r : ({ty(out, et)}, {ty(out, et)}) -> {ty(out, et)}"]
+                result = "%o"
+            funcs.append(f"func.func @{entry}({', '.join(args)}) -> {ty(out, et)} {{\n"
+                         + "\n".join(body) + f"\n  return {result} : {ty(out, et)}\n}}\n")
+            npt = np.float16 if et == "f16" else np.float32
+            np.save(os.path.join(d, f"{entry}_x.npy"), x.astype(npt))
+            if epi:
+                np.save(os.path.join(d, f"{entry}_r.npy"), res.astype(npt))
+        with open(os.path.join(d, f"{kind}.mlir"), "w") as f:
+            f.write("\n".join(funcs))
+
+
+def gelu(v):
+    from math import erf
+    return 0.5 * v * (1.0 + np.vectorize(erf)(v / np.sqrt(2.0)))
+
+
+def check(d, outdir, kind, bf16_dot):
+    ok = True
+    for entry, lhs, k, n, tb, epi in cases(kind):
+        x, w, bias, res = data(entry, lhs, k, n, tb)
+        if kind == "bf16":
+            x, w, bias, res = map(to_bf16, (x, w, bias, res))
+        if kind == "f16":
+            x, w, bias, res = (a.astype(np.float16).astype(np.float32)
+                               for a in (x, w, bias, res))
+        wk = (w.T if tb else w).astype(np.float64)
+        xd = x.astype(np.float64)
+        exact = xd @ wk
+        demoted = kind == "demote" and bf16_dot
+        if demoted:
+            xd, wk = to_bf16(x).astype(np.float64), to_bf16(wk.astype(np.float32)).astype(np.float64)
+        ref = xd @ wk
+        tol = 1e-5 * (np.abs(xd) @ np.abs(wk)) + 1e-6
+        # One rounding to the result type (bf16 / f16): 2 half-ulps.
+        ulp = {"bf16": 2.0**-8, "f16": 2.0**-11}.get(kind, 0.0)
+        if epi:
+            # gelu's slope is below 1.13: the errors before it pass scaled by
+            # at most that; the bias, gelu and residual add f32 rounding, and
+            # in a bf16 model each op may round its result to bf16.
+            mm, biased = ref, ref + bias
+            g = gelu(biased)
+            ref = g + res
+            exact = gelu(exact + bias) + res
+            tol = (1.13 * (tol + ulp * (np.abs(mm) + np.abs(biased)))
+                   + ulp * np.abs(g) + 1e-6 * (np.abs(ref) + 1))
+        tol = tol + ulp * np.abs(ref)
+        got = np.load(os.path.join(outdir, entry, "out0.npy")).astype(np.float64)
+        err = np.abs(got - ref)
+        good = got.shape == ref.shape and bool(np.all(err <= tol))
+        line = (f"{entry}: shape {list(got.shape)} max_abs_err={err.max():.3g} "
+                f"max_tol={tol.max():.3g}")
+        if demoted:
+            # Non-vacuous: the exact f32 product is out of tolerance somewhere.
+            moved = bool(np.any(np.abs(got - exact) > tol))
+            line += f" demoted={'yes' if moved else 'no'}"
+            good = good and moved
+        print(line + (" PASS" if good else " FAIL"))
+        ok = ok and good
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "gen":
+        gen(sys.argv[2])
+        sys.exit(0)
+    if len(sys.argv) == 6 and sys.argv[1] == "check":
+        target = subprocess.run([sys.argv[2], "--print-target"], check=True,
+                                capture_output=True, text=True).stdout
+        bf16_dot = "bf16 matmul bf16 (vdpbf16ps)" in target
+        print(f"host bf16 dot products: {'yes' if bf16_dot else 'no'}")
+        sys.exit(check(sys.argv[3], sys.argv[4], sys.argv[5], bf16_dot))
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
