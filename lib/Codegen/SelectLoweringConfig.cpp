@@ -95,8 +95,8 @@ struct LLMSelectLoweringConfigPass
     if (!demoteContractionInputs.empty() && demoteContractionInputs != "bf16") {
       module.emitError() << "llm-select-lowering-config: "
                             "demote-contraction-inputs must be empty or "
-                            "'bf16' (CPU targets have no f16 dot products), "
-                            "got '"
+                            "'bf16' (the only dot products of CPU targets "
+                            "with a rounded input type), got '"
                          << demoteContractionInputs << "'";
       return signalPassFailure();
     }
@@ -108,6 +108,29 @@ struct LLMSelectLoweringConfigPass
           << desc->name
           << "', which has no bf16 dot products (AVX512-BF16); f32 matmuls "
              "stay f32";
+
+    // A configuration written by hand (a test's, a tuner's) may ask for dot
+    // products the target lacks: the kernel would not run on it.
+    bool unsupported = false;
+    module.walk([&](Operation *op) {
+      if (!op->hasAttr(kLoweringConfigAttrName))
+        return;
+      StringRef missing;
+      if (getConfiguredBF16DotProduct(op).value_or(false) &&
+          !desc->bf16DotProduct)
+        missing = "dot_product = \"bf16\" needs AVX512-BF16 dot products";
+      else if (getConfiguredInt8DotProduct(op).value_or(false) &&
+               !desc->int8DotProduct)
+        missing = "dot_product = \"i8\" needs 8-bit dot products "
+                  "(AVX512-VNNI or AVX-VNNI)";
+      if (missing.empty())
+        return;
+      op->emitError() << "llm-select-lowering-config: " << missing
+                      << ", which target '" << desc->name << "' lacks";
+      unsupported = true;
+    });
+    if (unsupported)
+      return signalPassFailure();
 
     Builder b(&getContext());
     module.walk([&](Operation *op) {

@@ -44,6 +44,7 @@
 #include "mlir/IR/AsmState.h"
 
 #include <cstring>
+#include <functional>
 
 #define DEBUG_TYPE "llm-tile-and-vectorize"
 
@@ -1119,24 +1120,56 @@ struct LLMTileAndVectorizePass
         Value result = current->getResults().back();
         if (!result.hasOneUse())
           break;
+        // generic(expand_shape(result)) -> expand_shape(generic'(result)):
+        // a result reshaped to a rank-3 lhs's [b, s, N] before its
+        // epilogue gets the epilogue collapsed to the loop's [M, N]
+        // (upstream's fold-by-collapsing, on that operand only).
+        if (auto expand =
+                dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+            expand && expand->hasOneUse() &&
+            isa<linalg::GenericOp>(*expand->getUsers().begin())) {
+          RewritePatternSet patterns(func.getContext());
+          linalg::populateFoldReshapeOpsByCollapsingPatterns(
+              patterns, [&](OpOperand *operand) {
+                return operand->get() == expand.getResult();
+              });
+          // New ops too: the collapse of the expanded operand folds away.
+          GreedyRewriteConfig config;
+          config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+          (void)applyOpPatternsGreedily(
+              ArrayRef<Operation *>{*expand->getUsers().begin()},
+              std::move(patterns), config);
+          if (expand->use_empty())
+            rewriter.eraseOp(expand);
+          if (!result.hasOneUse())
+            break;
+        }
         auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
         if (!consumer || consumer->getBlock() != current->getBlock() ||
             consumer.getNumReductionLoops() != 0 ||
             consumer->getNumResults() != 1)
           break;
         // Its other operands must dominate the loop: operand-free ops
-        // between the two (tensor.empty, constants) move above it.
-        bool dominates = true;
-        for (Value v : consumer->getOperands()) {
+        // between the two (tensor.empty, constants) move above it, and so do
+        // reshapes of such values or of values defined above it (the
+        // collapsed residual and init of a collapsed epilogue).
+        std::function<bool(Value)> hoist = [&](Value v) {
           Operation *def = v.getDefiningOp();
           if (v == result || !def || def->getBlock() != current->getBlock() ||
               def->isBeforeInBlock(current))
-            continue;
-          if (def->getNumOperands() == 0 && def->getNumRegions() == 0)
+            return v != result;
+          bool movable =
+              def->getNumOperands() == 0 && def->getNumRegions() == 0;
+          if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+            movable = hoist(def->getOperand(0));
+          if (movable)
             rewriter.moveOpBefore(def, current);
-          else
+          return movable;
+        };
+        bool dominates = true;
+        for (Value v : consumer->getOperands())
+          if (v != result && !hoist(v))
             dominates = false;
-        }
         if (!dominates)
           break;
         SmallVector<LoopLikeOpInterface> loops{

@@ -121,8 +121,12 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   if (options.shard)
     graph.tensorParallel = options.tensorParallel;
   graph.rank = options.rank;
-  // The CPU matmul tiles of a decode step fuse the norm of their rows.
-  graph.normPrologueMaxRows = options.normPrologueMaxRows;
+  // The CPU matmul tiles of a decode step fuse the norm of their rows; the
+  // f32 tiles only: the bf16 dot-product kernel of demoted matmuls has no
+  // prologue, and a norm left in its group would be lowered unfused.
+  graph.normPrologueMaxRows = options.demoteContractionInputs.empty()
+                                  ? int64_t(options.normPrologueMaxRows)
+                                  : 0;
   // The CPU target's weight layout, as a target-independent request. An
   // unknown target keeps "kn" here; llm-select-lowering-config reports it.
   if (FailureOr<CPUTargetDescription> desc =

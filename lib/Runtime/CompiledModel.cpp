@@ -430,6 +430,8 @@ static LogicalResult getPipelineOptions(const LoweringOptions &options,
     pipelineOptions.attention = "materialized";
     pipelineOptions.planMemory = false;
     pipelineOptions.optimizeLayout = false;
+    // The reference keeps f32 matmuls exact.
+    pipelineOptions.demoteContractionInputs = "";
   }
   if (options.verifyMemoryPlan)
     pipelineOptions.verifyMemoryPlan = true;

@@ -10,7 +10,7 @@
 // RUN: llm-opt %s -llm-select-lowering-config="target=avx2 demote-contraction-inputs=bf16" 2>&1 | FileCheck %s --check-prefix=NOBF16
 
 // TILE: error: llm-select-lowering-config: attention-tile must be two positive sizes [query rows, key/value rows]
-// DEMOTE: error: llm-select-lowering-config: demote-contraction-inputs must be empty or 'bf16' (CPU targets have no f16 dot products), got 'f16'
+// DEMOTE: error: llm-select-lowering-config: demote-contraction-inputs must be empty or 'bf16' (the only dot products of CPU targets with a rounded input type), got 'f16'
 // NOBF16: warning: llm-select-lowering-config: demote-contraction-inputs=bf16 has no effect on target 'avx2', which has no bf16 dot products (AVX512-BF16); f32 matmuls stay f32
 // NOBF16: func.func @f
 // STREAM: error: llm-select-lowering-config: streamed-weight-min-bytes must be -1 (the target's) or a size in bytes, got -2

@@ -145,8 +145,10 @@ def LLMSelectLoweringConfigPass
     Errors: an unknown `target` name is reported at each function (at the
     module if there is none), an `attention-tile` that is not two positive
     sizes, a `streamed-weight-min-bytes` below -1 or a
-    `demote-contraction-inputs` other than empty or `bf16` at the module;
-    the pass fails. `demote-contraction-inputs=bf16` on a target without
+    `demote-contraction-inputs` other than empty or `bf16` at the module,
+    and a configuration already on an op that asks for dot products the
+    target lacks (`dot_product = "bf16"` without AVX512-BF16, `"i8"`
+    without 8-bit dot products) at that op; the pass fails. `demote-contraction-inputs=bf16` on a target without
     AVX512-BF16 is a warning (the matmuls stay f32). Invalid attribute
     values written by hand are rejected by the llm dialect's verifier.
   }];

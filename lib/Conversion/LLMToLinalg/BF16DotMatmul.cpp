@@ -22,7 +22,6 @@
 #include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -97,36 +96,28 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   };
   auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
 
-  // a as [M, K] bf16 (f32 activations rounded to nearest even, once per
-  // call, ahead of the kernel).
+  // a as [M, K]: bf16 activations are read as they are; f32 ones are
+  // rounded to bf16 (nearest even) one row tile at a time inside the kernel
+  // (into a [rows, 2 Kh] scratch, the pad of an odd K zero), so that the
+  // rounding is no kernel of its own: each block rounds the rows it reads,
+  // 1 / nb of its dot products' work.
   Value a2 = collapseRows(b, loc, a);
-  if (at.getElementType().isF32()) {
-    auto a2Type = RankedTensorType::get({M, K}, bf16);
-    AffineMap id2 = b.getMultiDimIdentityMap(2);
-    a2 = linalg::GenericOp::create(
-             b, loc, TypeRange{a2Type}, ValueRange{a2},
-             ValueRange{
-                 tensor::EmptyOp::create(b, loc, a2Type.getShape(), bf16)},
-             SmallVector<AffineMap>{id2, id2},
-             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-             [&](OpBuilder &gb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   gb, l,
-                   ValueRange{arith::TruncFOp::create(gb, l, bf16, args[0])});
-             })
-             .getResult(0);
-  }
+  bool roundRows = at.getElementType().isF32();
 
   auto accType = VectorType::get({kLanes}, f32);
   auto pairsType = VectorType::get({kLanes * kDepth}, bf16);
   auto pairType = VectorType::get({kDepth}, bf16);
   auto wordsType = VectorType::get({kLanes}, b.getI32Type());
   auto oneWord = VectorType::get({1}, b.getI32Type());
+  auto chunkF32 = VectorType::get({kLanes}, f32);
+  auto chunkBF16 = VectorType::get({kLanes}, bf16);
   Value padBF16 = arith::ConstantOp::create(b, loc, b.getFloatAttr(bf16, 0.0));
+  Value padF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value zeroAcc = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
-  // The last pair of an odd K reads one element past the row (masked, 0).
-  bool pairsInBounds = K % kDepth == 0;
+  // The last pair of an odd K reads one element past a bf16 row (masked, 0);
+  // the rounded scratch rows have the zero pair.
+  bool pairsInBounds = roundRows || K % kDepth == 0;
 
   OpBuilder::InsertionGuard guard(b);
   Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, f32);
@@ -137,11 +128,11 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   Value nb0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nb));
 
-  // One register tile of `rows` rows from row m0, columns nOff.. of the
-  // block (register tile column j of the packed weight): the accumulators
-  // over the pairs of K, written into `tile`.
-  auto rowTile = [&](OpBuilder &rb, Value j, Value nOff, Value m0, int64_t rows,
-                     Value tile) {
+  // One register tile of `rows` rows (rows r0.. of `src`), columns nOff.. of
+  // the block (register tile column j of the packed weight), output rows
+  // m0..: the accumulators over the pairs of K, written into `tile`.
+  auto rowTile = [&](OpBuilder &rb, Value j, Value nOff, Value src, Value r0,
+                     Value m0, int64_t rows, Value tile) {
     auto steps = scf::ForOp::create(
         rb, loc, idx(rb, 0), idx(rb, Kh), idx(rb, 1),
         SmallVector<Value>(rows * H, zeroAcc),
@@ -158,9 +149,9 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
           SmallVector<Value> next(accs.begin(), accs.end());
           for (int64_t r = 0; r < rows; ++r) {
             // a[m0 + r, 2q : 2q + 2] as one i32, broadcast to every lane.
-            Value m = arith::AddIOp::create(kb, l, m0, idx(kb, r));
+            Value m = arith::AddIOp::create(kb, l, r0, idx(kb, r));
             Value pair = vector::TransferReadOp::create(
-                kb, l, pairType, a2, ValueRange{m, k0}, padBF16,
+                kb, l, pairType, src, ValueRange{m, k0}, padBF16,
                 ArrayRef<bool>{pairsInBounds});
             Value word = vector::ExtractOp::create(
                 kb, l, vector::BitCastOp::create(kb, l, oneWord, pair),
@@ -188,35 +179,68 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
     return tile;
   };
 
-  // The block's columns of the output, written in place.
+  // Rows m0 .. m0 + rows of the block: the activation rows (rounded into a
+  // scratch for f32), then each register tile column of the block over
+  // them.
+  auto rowBlock = [&](OpBuilder &rb, Value m0, int64_t rows, Value tile) {
+    Value src = a2, r0 = m0;
+    if (roundRows) {
+      // scratch[r, k] = bf16(a[m0 + r, k]), 16 at a time; the reads past K
+      // are 0 (masked), the writes past 2 Kh dropped (masked).
+      Value scratch = tensor::EmptyOp::create(
+          rb, loc, ArrayRef<int64_t>{rows, Kh * kDepth}, bf16);
+      for (int64_t r = 0; r < rows; ++r) {
+        Value m = arith::AddIOp::create(rb, loc, m0, idx(rb, r));
+        Value row = idx(rb, r);
+        auto chunks = scf::ForOp::create(
+            rb, loc, idx(rb, 0), idx(rb, Kh * kDepth), idx(rb, kLanes),
+            ValueRange{scratch},
+            [&](OpBuilder &kb, Location l, Value k, ValueRange sc) {
+              Value v = vector::TransferReadOp::create(
+                  kb, l, chunkF32, a2, ValueRange{m, k}, padF32,
+                  ArrayRef<bool>{K % kLanes == 0});
+              Value rounded = arith::TruncFOp::create(kb, l, chunkBF16, v);
+              scf::YieldOp::create(
+                  kb, l,
+                  vector::TransferWriteOp::create(
+                      kb, l, rounded, sc[0], ValueRange{row, k},
+                      ArrayRef<bool>{(Kh * kDepth) % kLanes == 0})
+                      .getResult());
+            });
+        scratch = chunks.getResult(0);
+      }
+      src = scratch;
+      r0 = idx(rb, 0);
+    }
+    auto columns = scf::ForOp::create(
+        rb, loc, idx(rb, 0), idx(rb, nb), idx(rb, nr), ValueRange{tile},
+        [&](OpBuilder &cb, Location, Value nOff, ValueRange t) {
+          Value n0 = arith::AddIOp::create(cb, loc, nb0, nOff);
+          Value j = arith::DivUIOp::create(cb, loc, n0, idx(cb, nr));
+          scf::YieldOp::create(cb, loc,
+                               rowTile(cb, j, nOff, src, r0, m0, rows, t[0]));
+        });
+    return columns.getResult(0);
+  };
+
+  // The block's columns of the output, written in place, one row tile at a
+  // time.
   auto unit = SmallVector<OpFoldResult>(2, ofr(1));
   Value tile = tensor::ExtractSliceOp::create(
       b, loc, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
       SmallVector<OpFoldResult>{ofr(M), ofr(nb)}, unit);
-  // The block's register tile columns, each over every row of A.
-  auto columns = scf::ForOp::create(
-      b, loc, idx(b, 0), idx(b, nb), idx(b, nr), ValueRange{tile},
-      [&](OpBuilder &cb, Location, Value nOff, ValueRange t) {
-        Value n0 = arith::AddIOp::create(cb, loc, nb0, nOff);
-        Value j = arith::DivUIOp::create(cb, loc, n0, idx(cb, nr));
-        Value ct = t[0];
-        int64_t fullTiles = M / mr, rest = M % mr;
-        if (fullTiles > 0) {
-          auto tiles = scf::ForOp::create(
-              cb, loc, idx(cb, 0), idx(cb, fullTiles * mr), idx(cb, mr),
-              ValueRange{ct},
-              [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
-                scf::YieldOp::create(tb, loc,
-                                     rowTile(tb, j, nOff, m0, mr, rt[0]));
-              });
-          ct = tiles.getResult(0);
-        }
-        if (rest > 0)
-          ct = rowTile(cb, j, nOff, idx(cb, fullTiles * mr), rest, ct);
-        scf::YieldOp::create(cb, loc, ct);
-      });
-  tile = columns.getResult(0);
+  int64_t fullTiles = M / mr, rest = M % mr;
+  if (fullTiles > 0) {
+    auto tiles = scf::ForOp::create(
+        b, loc, idx(b, 0), idx(b, fullTiles * mr), idx(b, mr), ValueRange{tile},
+        [&](OpBuilder &tb, Location, Value m0, ValueRange t) {
+          scf::YieldOp::create(tb, loc, rowBlock(tb, m0, mr, t[0]));
+        });
+    tile = tiles.getResult(0);
+  }
+  if (rest > 0)
+    tile = rowBlock(b, idx(b, fullTiles * mr), rest, tile);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
       b, loc, tile, forall.getRegionIterArgs()[0],

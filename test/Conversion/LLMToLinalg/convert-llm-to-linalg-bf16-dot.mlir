@@ -3,9 +3,11 @@
 // bf16 matmuls, and for f32 ones with demote-contraction-inputs=bf16, on
 // AVX512-BF16 targets): the weight rounded to bf16 and packed at compile
 // time into [N / nr, ceil(K / 2) * nr * 2] (pair q of K, column c: w[2q, c],
-// w[2q + 1, c]; an odd K ends with zeros), an f32 activation rounded to bf16
-// once, and each register tile accumulating x86vector.avx512.dot (vdpbf16ps)
-// over the pairs of K, under an scf.forall marked for consumer fusion.
+// w[2q + 1, c]; an odd K ends with zeros), and each register tile
+// accumulating x86vector.avx512.dot (vdpbf16ps) over the pairs of K, under an
+// scf.forall marked for consumer fusion; an f32 activation is rounded to
+// bf16 inside the loop, 16 elements at a time, into a [rows, 2 ceil(K / 2)]
+// scratch per row tile.
 // Without the configuration, with "f32", or where the kernel does not apply
 // (N not a multiple of 16): linalg.matmul.
 // RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s
@@ -13,12 +15,15 @@
 // K = 3 (odd), N = 16: one 16-column tile; w[k, n] = 16 k + n.
 // CHECK-LABEL: func.func @odd_k
 // CHECK-DAG:     arith.constant dense<{{\[\[}}0.000000e+00, 1.600000e+01, 1.000000e+00, 1.700000e+01, 2.000000e+00, 1.800000e+01, {{.*}}, 1.500000e+01, 3.100000e+01, 3.200000e+01, 0.000000e+00, 3.300000e+01, 0.000000e+00, {{.*}}, 4.700000e+01, 0.000000e+00]]> : tensor<1x64xbf16>
-// CHECK:         linalg.generic
-// CHECK:           arith.truncf {{.*}} : f32 to bf16
+// CHECK-NOT:     linalg.generic
 // CHECK:         scf.forall (%{{.+}}) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<2x16xf32>)
+// CHECK:           tensor.empty() : tensor<2x4xbf16>
+// CHECK:           vector.transfer_read {{.*}} : tensor<2x3xf32>, vector<16xf32>
+// CHECK:           arith.truncf {{.*}} : vector<16xf32> to vector<16xbf16>
+// CHECK:           vector.transfer_write {{.*}} : vector<16xbf16>, tensor<2x4xbf16>
 // CHECK:           scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // CHECK:             vector.transfer_read {{.*}} : tensor<1x64xbf16>, vector<32xbf16>
-// CHECK:             vector.transfer_read {{.*}} : tensor<2x3xbf16>, vector<2xbf16>
+// CHECK:             vector.transfer_read {{.*}} : tensor<2x4xbf16>, vector<2xbf16>
 // CHECK:             vector.bitcast {{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK:             vector.broadcast {{.*}} : i32 to vector<16xi32>
 // CHECK:             x86vector.avx512.dot {{.*}} : vector<32xbf16> -> vector<16xf32>

@@ -14,8 +14,8 @@ on the f32 FMA kernels:
                 the inputs are rounded to bf16 (nearest even), the products
                 summed in f32. Shapes: decode rows (1, 3), odd K (7, 77),
                 a 3-D lhs, N of one, two and four vectors of 16, W stored
-                [N, K] (transpose_b), an epilogue (bias + gelu + residual)
-                and prefill sizes (130 x 768 @ 768 x 768).
+                [N, K] (transpose_b), an epilogue (bias + gelu + residual;
+                2-D and 3-D lhs) and prefill sizes (130 x 768 @ 768 x 768).
   bf16.mlir     bf16 models (weights, activations and results bf16): the
                 same kernel by default on AVX512-BF16 targets.
   f16.mlir      an f16 model (the FMA kernel, f16 tiles extended to f32).
@@ -27,7 +27,9 @@ are rounded to their type once more: + 2^-8 (bf16) or 2^-11 (f16) of |ref|.
 The demoted results must also differ from the exact f32 product by more
 than that tolerance somewhere (else the option did nothing).
 
-  bf16_dot_matmul.py gen DIR             writes the models and inputs
+  bf16_dot_matmul.py gen DIR             writes the models (KIND.mlir, and
+                                         KIND_ENTRY.mlir with one function)
+                                         and the inputs
   bf16_dot_matmul.py check LLMC DIR OUT KIND
       compares OUT/<entry>/out0.npy of the KIND models (demote, bf16, f16);
       whether the host has bf16 dot products is read from
@@ -51,7 +53,8 @@ DEMOTE = [
     ("odd_k", (5, 7), 7, 32, False, False),
     ("odd_k77", (13, 77), 77, 48, True, False),
     ("batch3d", (2, 9, 40), 40, 64, False, False),
-    ("epilogue", (17, 96), 96, 64, False, True),
+    ("epilogue", (17, 96), 96, 256, False, True),
+    ("epilogue3d", (2, 9, 40), 40, 256, False, True),
     ("prefill", (130, 768), 768, 768, True, False),
 ]
 BF16 = [
@@ -110,6 +113,9 @@ def gen(d):
                 result = "%o"
             funcs.append(f"func.func @{entry}({', '.join(args)}) -> {ty(out, et)} {{\n"
                          + "\n".join(body) + f"\n  return {result} : {ty(out, et)}\n}}\n")
+            # Each function also in a module of its own (its kernel count).
+            with open(os.path.join(d, f"{kind}_{entry}.mlir"), "w") as f:
+                f.write(funcs[-1])
             npt = np.float16 if et == "f16" else np.float32
             np.save(os.path.join(d, f"{entry}_x.npy"), x.astype(npt))
             if epi:
