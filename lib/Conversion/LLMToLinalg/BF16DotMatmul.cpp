@@ -64,16 +64,9 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   int64_t mr = std::min(M, std::min<int64_t>(kAccumulators / H, 16));
   // Pairs of K (an odd K ends with a zero-padded pair).
   int64_t Kh = (K + kDepth - 1) / kDepth;
-  // Blocks of the parallel loop: R register tile columns, nb = R nr <=
-  // kBlockColumns output columns (R the largest divisor of N / nr that fits),
-  // as the 8-bit kernel's.
-  int64_t R = 1;
-  for (int64_t r = kBlockColumns / nr; r >= 1; --r)
-    if ((N / nr) % r == 0) {
-      R = r;
-      break;
-    }
-  int64_t nb = R * nr;
+  // Blocks of the parallel loop: up to kBlockColumns output columns of
+  // whole register tiles, as the 8-bit kernel's.
+  int64_t nb = detail::getDotBlockColumns(N, nr, kBlockColumns);
 
   // The weight rounded to bf16 and packed [N / nr, Kh * nr * 2]: register
   // tile column j, pair q, column c of the tile, element t -> w[2q + t,
@@ -105,13 +98,8 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   bool roundRows = at.getElementType().isF32();
 
   auto accType = VectorType::get({kLanes}, f32);
-  auto pairsType = VectorType::get({kLanes * kDepth}, bf16);
-  auto pairType = VectorType::get({kDepth}, bf16);
-  auto wordsType = VectorType::get({kLanes}, b.getI32Type());
-  auto oneWord = VectorType::get({1}, b.getI32Type());
   auto chunkF32 = VectorType::get({kLanes}, f32);
   auto chunkBF16 = VectorType::get({kLanes}, bf16);
-  Value padBF16 = arith::ConstantOp::create(b, loc, b.getFloatAttr(bf16, 0.0));
   Value padF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value zeroAcc = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
@@ -128,51 +116,26 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   Value nb0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nb));
 
+  // acc += a[2q] w[2q] + a[2q + 1] w[2q + 1] per lane (vdpbf16ps).
+  auto dot = [&](OpBuilder &kb, Location l, Value acc, Value av, Value wv) {
+    return x86vector::DotBF16Op::create(kb, l, acc, av, wv).getResult();
+  };
+
   // One register tile of `rows` rows (rows r0.. of `src`), columns nOff.. of
   // the block (register tile column j of the packed weight), output rows
   // m0..: the accumulators over the pairs of K, written into `tile`.
   auto rowTile = [&](OpBuilder &rb, Value j, Value nOff, Value src, Value r0,
                      Value m0, int64_t rows, Value tile) {
-    auto steps = scf::ForOp::create(
-        rb, loc, idx(rb, 0), idx(rb, Kh), idx(rb, 1),
-        SmallVector<Value>(rows * H, zeroAcc),
-        [&](OpBuilder &kb, Location l, Value q, ValueRange accs) {
-          Value woff = arith::MulIOp::create(kb, l, q, idx(kb, nr * kDepth));
-          SmallVector<Value> wv;
-          for (int64_t h = 0; h < H; ++h)
-            wv.push_back(vector::TransferReadOp::create(
-                kb, l, pairsType, w,
-                ValueRange{j, arith::AddIOp::create(
-                                  kb, l, woff, idx(kb, h * kLanes * kDepth))},
-                padBF16, ArrayRef<bool>{true}));
-          Value k0 = arith::MulIOp::create(kb, l, q, idx(kb, kDepth));
-          SmallVector<Value> next(accs.begin(), accs.end());
-          for (int64_t r = 0; r < rows; ++r) {
-            // a[m0 + r, 2q : 2q + 2] as one i32, broadcast to every lane.
-            Value m = arith::AddIOp::create(kb, l, r0, idx(kb, r));
-            Value pair = vector::TransferReadOp::create(
-                kb, l, pairType, src, ValueRange{m, k0}, padBF16,
-                ArrayRef<bool>{pairsInBounds});
-            Value word = vector::ExtractOp::create(
-                kb, l, vector::BitCastOp::create(kb, l, oneWord, pair),
-                ArrayRef<int64_t>{0});
-            Value av = vector::BitCastOp::create(
-                kb, l, pairsType,
-                vector::BroadcastOp::create(kb, l, wordsType, word));
-            // acc += a[2q] w[2q] + a[2q + 1] w[2q + 1] per lane (vdpbf16ps).
-            for (int64_t h = 0; h < H; ++h)
-              next[r * H + h] = x86vector::DotBF16Op::create(
-                  kb, l, next[r * H + h], av, wv[h]);
-          }
-          scf::YieldOp::create(kb, l, next);
-        });
+    detail::DotRegisterTile dotTile{w, src, Kh, H, kDepth, pairsInBounds, dot};
+    SmallVector<Value> steps =
+        detail::buildDotRegisterTile(rb, loc, dotTile, j, r0, rows, zeroAcc);
     for (int64_t h = 0; h < H; ++h) {
       Value col = arith::AddIOp::create(rb, loc, nOff, idx(rb, h * kLanes));
       for (int64_t r = 0; r < rows; ++r) {
         Value m = arith::AddIOp::create(rb, loc, m0, idx(rb, r));
-        tile = vector::TransferWriteOp::create(
-                   rb, loc, steps.getResult(r * H + h), tile,
-                   ValueRange{m, col}, ArrayRef<bool>{true})
+        tile = vector::TransferWriteOp::create(rb, loc, steps[r * H + h], tile,
+                                               ValueRange{m, col},
+                                               ArrayRef<bool>{true})
                    .getResult();
       }
     }

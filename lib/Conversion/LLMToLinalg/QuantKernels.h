@@ -41,6 +41,37 @@ Value collapseRows(OpBuilder &b, Location loc, Value v);
 Value expandRows(OpBuilder &b, Location loc, Value r,
                  RankedTensorType resultType);
 
+/// The columns of one block of a dot-product kernel's parallel loop: R
+/// register tiles of `nr` columns, R the largest divisor of N / nr with
+/// R nr <= `maxColumns` (wider blocks make a fused epilogue write rows of
+/// more columns: with an output row stride that is a multiple of 4 KiB,
+/// rows of 32 columns all fall in two L1 sets).
+int64_t getDotBlockColumns(int64_t N, int64_t nr, int64_t maxColumns);
+
+/// One register tile of a dot-product kernel: `vectors` accumulators per row
+/// (vectors of the accumulator's lanes), each step of K reading the tile's
+/// weight vectors from the packed `weight` ([N / nr, steps * nr * depth],
+/// register tile column j's row) and, per row, `depth` elements of `lhs`
+/// ([rows, K]) as one i32 broadcast to every lane, then `dot(acc, lhs
+/// word, weight vector)` per accumulator (`vpdpbusd`, `vdpbf16ps`).
+struct DotRegisterTile {
+  Value weight;
+  Value lhs;
+  /// Steps of K (`depth` elements each) and weight vectors per row.
+  int64_t steps = 0, vectors = 1, depth = 1;
+  /// Whether every group of `lhs` read lies inside it (else masked, 0).
+  bool lhsInBounds = true;
+  llvm::function_ref<Value(OpBuilder &, Location, Value acc, Value lhs,
+                           Value weight)>
+      dot;
+};
+
+/// The accumulators (rows x vectors, row-major) of `tile` over rows r0 ..
+/// r0 + rows of its lhs and register tile column `j`, from `zeroAcc`.
+SmallVector<Value> buildDotRegisterTile(OpBuilder &b, Location loc,
+                                        const DotRegisterTile &tile, Value j,
+                                        Value r0, int64_t rows, Value zeroAcc);
+
 /// `llm.matmul_integer` of an activation `a` ([..., K], 8-bit storage, per
 /// tensor zero point `pa`) and a constant 8-bit weight `wq` ([K, N], per
 /// tensor or per column zero points `pb`) on 4-way 8-bit dot products
