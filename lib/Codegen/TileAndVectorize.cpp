@@ -865,8 +865,9 @@ LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,
     if (op->hasAttr(kRegisterTileAttr))
       tiles.push_back(op);
   });
-  // Whether a mixed-precision tile went through the generic vectorization.
-  bool mixed = false;
+  // The blocks of the mixed-precision tiles that went through the generic
+  // vectorization (their vector ops replace them in place).
+  llvm::SmallPtrSet<Block *, 8> mixedBlocks;
   for (linalg::LinalgOp op : tiles) {
     op->removeAttr(kRegisterTileAttr);
     // Partial tiles (remainders of peeled loops) keep dynamic shapes: they
@@ -890,11 +891,12 @@ LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,
         /*createNamedContraction=*/sameTypes);
     if (failed(vec))
       continue;
-    mixed |= !sameTypes;
+    if (!sameTypes)
+      mixedBlocks.insert(op->getBlock());
     rewriter.replaceOp(op, vec->replacements);
     ++numVectorized;
   }
-  if (!mixed)
+  if (mixedBlocks.empty())
     return success();
   // multi_reduction<add>(mulf(extf(a), extf(b))) -> vector.contract of the
   // extended tiles (upstream's reduction-to-contract patterns, as IREE's
@@ -910,14 +912,12 @@ LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,
   vector::populateVectorReductionToContractPatterns(patterns);
   vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
   vector::populateSinkVectorOpsPatterns(patterns);
-  // Every op of the blocks that hold a reduction (the tiles' K-loop bodies).
+  // Every op of those blocks (the tiles' K-loop bodies), not the rest of
+  // the function.
   SmallVector<Operation *> seeds;
-  llvm::SmallPtrSet<Block *, 8> blocks;
-  root->walk([&](vector::MultiDimReductionOp red) {
-    if (blocks.insert(red->getBlock()).second)
-      for (Operation &op : *red->getBlock())
-        seeds.push_back(&op);
-  });
+  for (Block *block : mixedBlocks)
+    for (Operation &op : *block)
+      seeds.push_back(&op);
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(seeds, std::move(patterns), config);
