@@ -89,6 +89,16 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
   // and fusion passes see it (they then work on the local shapes).
   if (options.tensorParallel > 1)
     buildLLMTensorParallelStage(pm, options.tensorParallel, options.rank);
+  // Half-precision matmuls the target has no fast kernel for run in f32,
+  // before the layout pass transposes their (widened) weights.
+  if (!options.promoteContractionTypes.empty() &&
+      options.promoteContractionMinRows > 0) {
+    LLMPromoteContractionInputsPassOptions promoteOpts;
+    promoteOpts.elementTypes.assign(options.promoteContractionTypes.begin(),
+                                    options.promoteContractionTypes.end());
+    promoteOpts.minRows = options.promoteContractionMinRows;
+    pm.addPass(llm::createLLMPromoteContractionInputsPass(promoteOpts));
+  }
   if (options.optimizeLayout) {
     LLMOptimizeLayoutPassOptions layoutOpts;
     layoutOpts.weightLayout = options.weightLayout;
@@ -129,10 +139,18 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
                                   : 0;
   // The CPU target's weight layout, as a target-independent request. An
   // unknown target keeps "kn" here; llm-select-lowering-config reports it.
+  // Its half-precision matmuls: f16 ones always run on the f32 tiles (no
+  // CPU target has an f16 kernel summing in f32), bf16 ones where there
+  // are no AVX512-BF16 dot products; both are promoted to f32.
+  graph.promoteContractionMinRows = options.promoteContractionMinRows;
   if (FailureOr<CPUTargetDescription> desc =
           CPUTargetDescription::lookup(options.target);
-      succeeded(desc))
+      succeeded(desc)) {
     graph.weightLayout = stringifyWeightLayout(desc->matmulWeightLayout).str();
+    graph.promoteContractionTypes.push_back("f16");
+    if (!desc->bf16DotProduct)
+      graph.promoteContractionTypes.push_back("bf16");
+  }
   buildLLMGraphStage(pm, graph);
 }
 

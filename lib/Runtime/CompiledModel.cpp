@@ -432,6 +432,8 @@ static LogicalResult getPipelineOptions(const LoweringOptions &options,
     pipelineOptions.optimizeLayout = false;
     // The reference keeps f32 matmuls exact.
     pipelineOptions.demoteContractionInputs = "";
+    // ... and half-precision ones in their own types.
+    pipelineOptions.promoteContractionMinRows = 0;
   }
   if (options.verifyMemoryPlan)
     pipelineOptions.verifyMemoryPlan = true;

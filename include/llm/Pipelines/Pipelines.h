@@ -170,6 +170,15 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "bf16 (f32 accumulation, AVX512-BF16 dot products; "
                      "default: none)"),
       llvm::cl::init("")};
+  /// `llm-promote-contraction-inputs{min-rows=...}`: f16 matmuls (and bf16
+  /// ones on targets without AVX512-BF16) by constant weights with at least
+  /// this many rows run in f32, the weight widened at compile time (exact).
+  PassOptions::Option<int64_t> promoteContractionMinRows{
+      *this, "promote-contraction-min-rows",
+      llvm::cl::desc("Run f16 (and, without AVX512-BF16, bf16) matmuls by "
+                     "constant weights with at least this many lhs rows in "
+                     "f32, the weight widened at compile time (0: never)"),
+      llvm::cl::init(2)};
   /// `llm-plan-memory` after bufferization: the static intermediate buffers
   /// of each function share one arena.
   PassOptions::Option<bool> planMemory{
@@ -300,6 +309,11 @@ struct GraphStageOptions {
   bool fuse = true;
   bool attentionGroups = false;
   int64_t normPrologueMaxRows = 0;
+  /// llm-promote-contraction-inputs{element-types min-rows} after the graph
+  /// simplifications, when `promoteContractionTypes` is not empty (the
+  /// target's choice: the half types its matmuls are slow in).
+  std::vector<std::string> promoteContractionTypes;
+  int64_t promoteContractionMinRows = 2;
   /// llm-sparsify-weights{format=sparsify target=sparsifyTarget} last,
   /// when `sparsify` is not empty.
   std::string sparsify;

@@ -194,26 +194,41 @@ ConstantOp getFusibleWeight(MatmulOp op) {
   return c;
 }
 
-/// The constant bias `[N]` added to `op`'s result by its only user, or null.
-std::pair<AddOp, ConstantOp> getFusibleBias(MatmulOp op) {
-  if (!op->hasOneUse())
+/// The constant bias `[N]` added to `value` (a matmul's result, or its
+/// rounding) by its only user, or null.
+std::pair<AddOp, ConstantOp> getFusibleBias(Value value) {
+  if (!value.hasOneUse())
     return {};
-  auto add = dyn_cast<AddOp>(*op->getUsers().begin());
-  if (!add || add->getBlock() != op->getBlock() ||
-      add.getType() != op.getType())
+  auto add = dyn_cast<AddOp>(*value.getUsers().begin());
+  if (!add || add->getBlock() != value.getParentBlock() ||
+      add.getType() != value.getType())
     return {};
-  Value other = add.getLhs() == op.getResult() ? add.getRhs() : add.getLhs();
+  Value other = add.getLhs() == value ? add.getRhs() : add.getLhs();
   auto c = other.getDefiningOp<ConstantOp>();
-  int64_t n = op.getType().getShape().back();
+  int64_t n = cast<ShapedType>(value.getType()).getShape().back();
   if (!c || c.getType().getRank() != 1 || c.getType().getDimSize(0) != n)
     return {};
   return {add, c};
+}
+
+/// The `llm.cast` that is the only user of `op`'s result (the rounding of a
+/// matmul that llm-promote-contraction-inputs runs in f32), or null.
+CastOp getFusibleCast(MatmulOp op) {
+  if (!op->hasOneUse())
+    return nullptr;
+  auto c = dyn_cast<CastOp>(*op->getUsers().begin());
+  if (!c || c->getBlock() != op->getBlock())
+    return nullptr;
+  return c;
 }
 
 // matmul(x, W1) ... matmul(x, Wn) with constant W_i [K, N_i] ->
 //   y = matmul(x, concat(W1..Wn, axis 1)); slice(y, [.., off_i : off_i + N_i])
 // and, when each matmul's only user adds a constant bias [N_i],
 //   add(matmul(x, W1|..|Wn), b1|..|bn) then the slices.
+// When each matmul's only user is a cast to the same type (the rounding of
+// an f16 matmul run in f32), the cast is taken along, before the bias:
+//   add(cast(matmul(x, W1|..|Wn)), b1|..|bn) then the slices.
 struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
   FuseSiblingMatmuls(MLIRContext *ctx, int64_t *numFused)
       : OpRewritePattern(ctx), numFused(numFused) {}
@@ -260,13 +275,24 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
 
     SmallVector<ElementsAttr> weights, biases;
     SmallVector<AddOp> adds;
+    SmallVector<CastOp> casts;
     SmallVector<int64_t> widths;
-    bool withBias = true;
     for (MatmulOp mm : siblings) {
+      CastOp c = getFusibleCast(mm);
+      if (!c ||
+          (!casts.empty() && getElementTypeOrSelf(c.getType()) !=
+                                 getElementTypeOrSelf(casts[0].getType())))
+        break;
+      casts.push_back(c);
+    }
+    bool withCast = casts.size() == siblings.size();
+    bool withBias = true;
+    for (auto [i, mm] : llvm::enumerate(siblings)) {
       ConstantOp w = getFusibleWeight(mm);
       weights.push_back(w.getValue());
       widths.push_back(w.getType().getDimSize(tb ? 0 : 1));
-      auto [add, bias] = getFusibleBias(mm);
+      auto [add, bias] =
+          getFusibleBias(withCast ? casts[i].getResult() : mm.getResult());
       withBias &= static_cast<bool>(add);
       if (add) {
         adds.push_back(add);
@@ -287,8 +313,9 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
       return rewriter.notifyMatchFailure(op, "unreadable weight constant");
     FailureOr<ElementsAttr> bAttr = failure();
     if (withBias) {
-      bAttr = concatConstants(biases, 0, RankedTensorType::get({total}, et),
-                              "fused_bias");
+      Type biasType = withCast ? getElementTypeOrSelf(casts[0].getType()) : et;
+      bAttr = concatConstants(
+          biases, 0, RankedTensorType::get({total}, biasType), "fused_bias");
       withBias = succeeded(bAttr);
     }
 
@@ -296,6 +323,12 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
     Value w = ConstantOp::create(rewriter, loc, *wAttr);
     Value y = MatmulOp::create(rewriter, loc, lhs, w, /*transpose_a=*/nullptr,
                                tb ? rewriter.getUnitAttr() : nullptr);
+    if (withCast) {
+      auto yType = cast<RankedTensorType>(y.getType());
+      y = CastOp::create(rewriter, loc,
+                         yType.clone(getElementTypeOrSelf(casts[0].getType())),
+                         y);
+    }
     if (withBias) {
       Value b = ConstantOp::create(rewriter, loc, *bAttr);
       y = AddOp::create(rewriter, loc, y, b);
@@ -315,12 +348,16 @@ struct FuseSiblingMatmuls : OpRewritePattern<MatmulOp> {
                                     rewriter.getDenseI64ArrayAttr(starts),
                                     rewriter.getDenseI64ArrayAttr(limits),
                                     rewriter.getDenseI64ArrayAttr(strides));
-      if (withBias) {
+      // The ops the slice replaces: the bias add, the cast, the matmul.
+      if (withBias)
         rewriter.replaceOp(adds[i], slice);
+      if (withCast)
+        withBias ? rewriter.eraseOp(casts[i])
+                 : rewriter.replaceOp(casts[i], slice);
+      if (withBias || withCast)
         rewriter.eraseOp(mm);
-      } else {
+      else
         rewriter.replaceOp(mm, slice);
-      }
     }
     if (numFused)
       *numFused += siblings.size();

@@ -4,10 +4,10 @@
 // RUN: llm-opt %s -llm-fuse | FileCheck %s --check-prefix=STATS
 
 // The figures of the whole file (one module without -split-input-file) in
-// the compile report: 12 groups (2 of a lone norm); 16 ops fused besides the anchors
-// (epilogues 3+1+1+1+1, prologues 1+2+2, duplicated 2+2); 2 producers duplicated; 5
-// matmuls replaced by slices of 2 horizontally fused ones.
-// STATS: module attributes {llm.report = {duplicated_producers = 2 : i64, fused_ops = 16 : i64, fusion_groups = 12 : i64, horizontally_fused_matmuls = 5 : i64}}
+// the compile report: 13 groups (2 of a lone norm); 18 ops fused besides the anchors
+// (epilogues 3+1+2+1+1+1, prologues 1+2+2, duplicated 2+2); 2 producers duplicated; 7
+// matmuls replaced by slices of 3 horizontally fused ones.
+// STATS: module attributes {llm.report = {duplicated_producers = 2 : i64, fused_ops = 18 : i64, fusion_groups = 13 : i64, horizontally_fused_matmuls = 7 : i64}}
 
 // Epilogue: matmul + bias + activation + residual add -> one group.
 // add(gelu(add(matmul(x, w), b)), r) -> fusion_group { ... }
@@ -230,6 +230,43 @@ func.func @qkv(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor
   %v0 = llm.matmul %x, %wv : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
   %v = llm.add %v0, %bv : (tensor<3x1xf32>, tensor<1xf32>) -> tensor<3x1xf32>
   return %q, %k, %v : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x1xf32>
+}
+
+// -----
+
+// Horizontal, each projection rounded to f16 before its f16 bias (an f16
+// model's matmuls run in f32 by llm-promote-contraction-inputs): the cast
+// is taken along, before the bias, so that the slices stay views.
+// cast(matmul(x, Wq)) + bq, cast(matmul(x, Wk)) + bk
+//   -> y = cast(matmul(x, Wq|Wk)) + bq|bk; slices
+// HONLY-LABEL: func.func @qk_rounded
+// HONLY-DAG: %[[W:.*]] = llm.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// HONLY-DAG: %[[B:.*]] = llm.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf16>
+// HONLY: %[[M:.*]] = llm.matmul %arg0, %[[W]] : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<3x3xf32>
+// HONLY: %[[C:.*]] = llm.cast %[[M]] : (tensor<3x3xf32>) -> tensor<3x3xf16>
+// HONLY: %[[Y:.*]] = llm.add %[[C]], %[[B]]
+// HONLY-COUNT-2: llm.slice %[[Y]]
+// HONLY-NOT: llm.cast
+// HONLY-NOT: llm.matmul
+// CHECK-LABEL: func.func @qk_rounded
+// CHECK: %[[G:.*]] = llm.fusion_group : tensor<3x3xf16> {
+// CHECK-NEXT: llm.matmul
+// CHECK-NEXT: llm.cast
+// CHECK-NEXT: llm.add
+// CHECK-NEXT: llm.yield
+// CHECK-COUNT-2: llm.slice %[[G]]
+func.func @qk_rounded(%x: tensor<3x2xf32>) -> (tensor<3x2xf16>, tensor<3x1xf16>) {
+  %wq = llm.constant dense<[[1.0, 2.0], [4.0, 5.0]]> : tensor<2x2xf32>
+  %wk = llm.constant dense<[[3.0], [6.0]]> : tensor<2x1xf32>
+  %bq = llm.constant dense<[1.0, 2.0]> : tensor<2xf16>
+  %bk = llm.constant dense<[3.0]> : tensor<1xf16>
+  %q0 = llm.matmul %x, %wq : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %q1 = llm.cast %q0 : (tensor<3x2xf32>) -> tensor<3x2xf16>
+  %q = llm.add %q1, %bq : (tensor<3x2xf16>, tensor<2xf16>) -> tensor<3x2xf16>
+  %k0 = llm.matmul %x, %wk : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
+  %k1 = llm.cast %k0 : (tensor<3x1xf32>) -> tensor<3x1xf16>
+  %k = llm.add %k1, %bk : (tensor<3x1xf16>, tensor<1xf16>) -> tensor<3x1xf16>
+  return %q, %k : tensor<3x2xf16>, tensor<3x1xf16>
 }
 
 // -----

@@ -33,6 +33,24 @@ struct ConstantFoldingOptions {
   double maxGrowthFactor = 1.0;
 };
 
+/// Options of `llm-promote-contraction-inputs` (see its description).
+struct PromoteContractionInputsOptions {
+  /// Element types whose matmuls are promoted.
+  bool f16 = true;
+  bool bf16 = true;
+  /// Smallest static number of lhs rows (elements / K) promoted.
+  int64_t minRows = 2;
+};
+
+/// Rewrites each f16/bf16 `llm.matmul` of `func` by an `llm.constant`
+/// weight, selected by `options`, into an f32 matmul of the widened
+/// activation (`llm.cast`) and the weight widened at compile time, followed
+/// by an `llm.cast` back to the half type (exact). Returns the number of
+/// matmuls rewritten.
+int64_t
+promoteContractionInputs(FunctionOpInterface func,
+                         const PromoteContractionInputsOptions &options);
+
 /// Adds patterns that replace llm ops whose operands are all constants by
 /// `llm.constant` ops holding their values (see `llm-fold-constants`).
 void populateConstantFoldingPatterns(RewritePatternSet &patterns,

@@ -1,0 +1,177 @@
+//===- PromoteContractionInputs.cpp - f16/bf16 matmuls run in f32 ---------===//
+//
+// Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `llm-promote-contraction-inputs`: a half-precision
+// matmul by a constant weight becomes an f32 matmul of the widened
+// activation and a weight widened at compile time, followed by the rounding
+// of its result. The rewrite is exact (see the pass description).
+//
+//===----------------------------------------------------------------------===//
+
+#include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
+#include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Transforms.h"
+#include "llm/Support/Report.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#define DEBUG_TYPE "llm-promote-contraction-inputs"
+
+namespace mlir::llm {
+#define GEN_PASS_DEF_LLMPROMOTECONTRACTIONINPUTSPASS
+#include "llm/Dialect/LLM/Transforms/Passes.h.inc"
+} // namespace mlir::llm
+
+using namespace mlir;
+using namespace mlir::llm;
+
+/// `attr` (f16 or bf16 elements) as f32 elements of `type`'s shape, or null
+/// when its values cannot be read. Splats stay splats; a `dense_resource`
+/// weight gets a new blob `<name>_f32`.
+static ElementsAttr widenConstant(ElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  auto f32Type = RankedTensorType::get(type.getShape(),
+                                       Float32Type::get(type.getContext()));
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
+    return DenseElementsAttr::get(
+        f32Type,
+        static_cast<float>(dense.getSplatValue<APFloat>().convertToDouble()));
+  std::optional<std::vector<float>> values = readFloatValues(attr);
+  if (!values || static_cast<int64_t>(values->size()) != type.getNumElements())
+    return nullptr;
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    ArrayRef<char> bytes(reinterpret_cast<const char *>(values->data()),
+                         values->size() * sizeof(float));
+    return DenseResourceElementsAttr::get(
+        f32Type, (resource.getRawHandle().getKey() + "_f32").str(),
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float)));
+  }
+  return DenseElementsAttr::get(f32Type, ArrayRef<float>(*values));
+}
+
+/// The number of rows of `op`'s lhs (its elements divided by K), or
+/// std::nullopt when a dimension is dynamic.
+static std::optional<int64_t> getStaticRows(MatmulOp op) {
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  if (!lhsType.hasStaticShape())
+    return std::nullopt;
+  int64_t rank = lhsType.getRank();
+  int64_t k = lhsType.getDimSize(op.getTransposeA() ? rank - 2 : rank - 1);
+  return k == 0 ? 0 : lhsType.getNumElements() / k;
+}
+
+int64_t mlir::llm::promoteContractionInputs(
+    FunctionOpInterface func, const PromoteContractionInputsOptions &options) {
+  // Collected first: the rewrite adds matmuls of its own.
+  SmallVector<MatmulOp> candidates;
+  func.walk([&](MatmulOp op) {
+    Type elem = getElementTypeOrSelf(op.getType());
+    bool wanted =
+        (elem.isF16() && options.f16) || (elem.isBF16() && options.bf16);
+    if (!wanted || getElementTypeOrSelf(op.getLhs().getType()) != elem ||
+        getElementTypeOrSelf(op.getRhs().getType()) != elem)
+      return;
+    auto cst = op.getRhs().getDefiningOp<ConstantOp>();
+    std::optional<int64_t> rows = getStaticRows(op);
+    if (!cst || !rows || *rows < options.minRows)
+      return;
+    candidates.push_back(op);
+  });
+
+  // One widened weight per constant and one widened activation per value,
+  // shared by the matmuls that read them.
+  llvm::DenseMap<Value, Value> widened;
+  IRRewriter rewriter(func.getContext());
+  Type f32 = Float32Type::get(func.getContext());
+  auto widen = [&](Value v) -> Value {
+    if (Value w = widened.lookup(v))
+      return w;
+    auto type = cast<RankedTensorType>(v.getType());
+    auto f32Type = RankedTensorType::get(type.getShape(), f32);
+    rewriter.setInsertionPointAfterValue(v);
+    Value w;
+    if (auto cst = v.getDefiningOp<ConstantOp>()) {
+      ElementsAttr value = widenConstant(cst.getValue());
+      if (!value)
+        return nullptr;
+      w = ConstantOp::create(rewriter, cst.getLoc(), value);
+    } else {
+      w = CastOp::create(rewriter, v.getLoc(), f32Type, v);
+    }
+    widened[v] = w;
+    return w;
+  };
+
+  int64_t promoted = 0;
+  for (MatmulOp op : candidates) {
+    Value rhs = widen(op.getRhs());
+    if (!rhs)
+      continue;
+    Value lhs = widen(op.getLhs());
+    rewriter.setInsertionPoint(op);
+    auto matmul = MatmulOp::create(rewriter, op.getLoc(), lhs, rhs,
+                                   op.getTransposeA(), op.getTransposeB());
+    // Discardable attributes (a lowering configuration, names) carry over.
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      matmul->setAttr(attr.getName(), attr.getValue());
+    rewriter.replaceOpWithNewOp<CastOp>(op, op.getType(), matmul.getResult());
+    ++promoted;
+  }
+  // The half-precision weights no other op reads.
+  for (auto [value, wide] : widened)
+    if (auto cst = value.getDefiningOp<ConstantOp>(); cst && cst->use_empty())
+      rewriter.eraseOp(cst);
+  return promoted;
+}
+
+namespace {
+
+struct LLMPromoteContractionInputsPass
+    : public llm::impl::LLMPromoteContractionInputsPassBase<
+          LLMPromoteContractionInputsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    PromoteContractionInputsOptions options;
+    options.minRows = minRows;
+    if (!elementTypes.empty()) {
+      options.f16 = options.bf16 = false;
+      for (const std::string &name : elementTypes) {
+        if (name == "f16") {
+          options.f16 = true;
+        } else if (name == "bf16") {
+          options.bf16 = true;
+        } else {
+          module.emitError() << "llm-promote-contraction-inputs: unknown "
+                                "element type '"
+                             << name << "' (expected f16 or bf16)";
+          return signalPassFailure();
+        }
+      }
+    }
+    if (minRows < 1) {
+      module.emitError() << "llm-promote-contraction-inputs: min-rows must "
+                            "be at least 1, got "
+                         << static_cast<int64_t>(minRows);
+      return signalPassFailure();
+    }
+    int64_t promoted = 0;
+    module.walk([&](FunctionOpInterface func) {
+      promoted += promoteContractionInputs(func, options);
+    });
+    numPromoted += promoted;
+    accumulateReportValue(module, "promoted_matmuls", promoted);
+  }
+};
+
+} // namespace
