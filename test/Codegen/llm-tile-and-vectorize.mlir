@@ -62,13 +62,16 @@ func.func @matmul_512(%a: tensor<512x1536xf32>, %b: tensor<1536x512xf32>) -> ten
 // -----
 
 // 67x45x33: 67 rows split 40 + 27 over the threads; the partial register
-// tiles are peeled: full 8x32 and 8x13 tiles are vectorized, the M remainder
-// stays a (dynamic) linalg.matmul.
+// tiles are peeled, innermost loop first: full 8x32 and 8x13 tiles are
+// vectorized, the M remainder of the 27-row chunk (3 rows, dynamic) stays
+// a linalg.matmul per column tile (of static width: the columns were
+// peeled before the rows).
 // CHECK-LABEL: func.func @matmul_67x45x33
 // CHECK:       scf.forall (%{{.+}}) = (0) to (67) step (40)
 // CHECK-DAG:   vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // CHECK-DAG:   vector.contract {{.*}} : vector<8x1xf32>, vector<1x13xf32> into vector<8x13xf32>
-// CHECK:       linalg.matmul ins({{.*}} : tensor<?x1xf32>, tensor<1x?xf32>) outs({{.*}} : tensor<?x?xf32>)
+// CHECK-DAG:   linalg.matmul ins({{.*}} : tensor<?x1xf32>, tensor<1x32xf32>) outs({{.*}} : tensor<?x32xf32>)
+// CHECK-DAG:   linalg.matmul ins({{.*}} : tensor<?x1xf32>, tensor<1x13xf32>) outs({{.*}} : tensor<?x13xf32>)
 func.func @matmul_67x45x33(%a: tensor<67x33xf32>, %b: tensor<33x45xf32>) -> tensor<67x45xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<67x45xf32>

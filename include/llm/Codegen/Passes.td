@@ -298,7 +298,9 @@ def LLMTileAndVectorizePass
 
     * `linalg.matmul` and `linalg.batch_matmul` (the root of a fusion group):
       the outer level is an `scf.forall` over M (and the batch dimension; over
-      N when M is too small to give every thread work; a serial `scf.for`
+      N when M is too small to give every thread work, or when splitting M
+      would leave a thread a partial register tile of rows, e.g. 12 rows on
+      2 threads; a serial `scf.for`
       below `min-parallel-work` multiply-adds unless B has 256 KiB or more)
       with the producers of
       the tile (`linalg.fill` of the accumulator) fused into it, so that one
@@ -311,11 +313,12 @@ def LLMTileAndVectorizePass
       each thread gets a tile) under short K tiles, so that B is read once,
       along whole rows. A plain matmul whose N is a multiple of the register tile
       width reads B from [N / n, K, n] strips (`packMatmulRhs` of the
-      target): a constant B is packed at compile time (M >= two register
-      tiles), another B of at least 1 MiB by a transpose at run time
+      target): a constant B is packed at compile time (M >= one register
+      tile), another B of at least 1 MiB by a transpose at run time
       (M >= four register tiles), copied one vector row of a strip at a
       time under an `scf.forall` over the strips. The partial last
-      iteration of each register-tile loop is peeled (e.g. 67x45x33), so the
+      iteration of each register-tile loop is peeled, innermost loop first
+      (e.g. 67x45x33; the remainder rows get full column tiles too), so the
       main loops hold full tiles of static size, which are vectorized with
       `linalg::vectorize` into `vector.contract`, like the remainder tiles
       once their sizes fold (no masks). Tile widths along N are a power of
