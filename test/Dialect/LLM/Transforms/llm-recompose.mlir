@@ -363,6 +363,55 @@ func.func @gelu_tanh_cube(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// The GPT-2 form in an f16 export: 0.044715 and sqrt(2/pi) rounded to f16
+// (0.0447083 and 0.797852; 1.5e-4 and 4e-5 off, within f16's half ulp of
+// 2^-11 while over the f32 tolerance of 1e-4).
+// CHECK-LABEL: func.func @gelu_tanh_f16
+// CHECK-NEXT: %[[R:.*]] = llm.gelu %arg0 approximate <tanh> : tensor<4x8xf16>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_tanh_f16(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %three = llm.constant dense<3.0> : tensor<f16>
+  %k = llm.constant dense<0.044715> : tensor<f16>
+  %c = llm.constant dense<0.7978845608> : tensor<f16>
+  %one = llm.constant dense<1.0> : tensor<f16>
+  %half = llm.constant dense<0.5> : tensor<f16>
+  %0 = llm.pow %x, %three : (tensor<4x8xf16>, tensor<f16>) -> tensor<4x8xf16>
+  %1 = llm.mul %k, %0 : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %2 = llm.add %x, %1 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %3 = llm.mul %c, %2 : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %4 = llm.tanh %3 : tensor<4x8xf16>
+  %5 = llm.add %one, %4 : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %6 = llm.mul %half, %x : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %y = llm.mul %6, %5 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  return %y : tensor<4x8xf16>
+}
+
+// -----
+
+// Near miss in f16: 0.0448 is 1.9e-3 off 0.044715 (f16 stores 0.04479980),
+// more than f16's half ulp.
+// CHECK-LABEL: func.func @gelu_tanh_f16_wrong_coefficient
+// CHECK-NOT: llm.gelu
+// CHECK: llm.tanh
+func.func @gelu_tanh_f16_wrong_coefficient(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %three = llm.constant dense<3.0> : tensor<f16>
+  %k = llm.constant dense<0.0448> : tensor<f16>
+  %c = llm.constant dense<0.7978845608> : tensor<f16>
+  %one = llm.constant dense<1.0> : tensor<f16>
+  %half = llm.constant dense<0.5> : tensor<f16>
+  %0 = llm.pow %x, %three : (tensor<4x8xf16>, tensor<f16>) -> tensor<4x8xf16>
+  %1 = llm.mul %k, %0 : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %2 = llm.add %x, %1 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %3 = llm.mul %c, %2 : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %4 = llm.tanh %3 : tensor<4x8xf16>
+  %5 = llm.add %one, %4 : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %6 = llm.mul %half, %x : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %y = llm.mul %6, %5 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  return %y : tensor<4x8xf16>
+}
+
+// -----
+
 // Near miss (wrong constant): 0.6 * x * (1 + erf(x / sqrt(2))).
 // CHECK-LABEL: func.func @gelu_wrong_half
 // CHECK-NOT: llm.gelu
