@@ -13,8 +13,8 @@
 // Usage: node run.js WORKDIR THREADS WARMUP REPEAT [OUTDIR]
 //
 // Reads WORKDIR/meta.json, WORKDIR/model.onnx and WORKDIR/in/<input>.npy
-// (little-endian <f4, <i8 or <i4, or |b1 bool; C order), creates a session with
-// intraOpNumThreads = THREADS, interOpNumThreads = 1, sequential execution
+// (little-endian <f4, <f2, <i8 or <i4, or |b1 bool; C order), creates a session
+// with intraOpNumThreads = THREADS, interOpNumThreads = 1, sequential execution
 // and all graph optimizations, runs WARMUP untimed calls and REPEAT calls
 // timed with process.hrtime (inputs prepared beforehand), writes the outputs
 // to OUTDIR/<output>.npy when OUTDIR is given, and prints one JSON line:
@@ -28,10 +28,11 @@ const path = require('path');
 const ort = require(path.join(__dirname, '..', 'node_modules', 'onnxruntime-node'));
 
 const DTYPES = {
-  '<f4': ['float32', Float32Array],
-  '<i8': ['int64', BigInt64Array],
-  '<i4': ['int32', Int32Array],
-  '|b1': ['bool', Uint8Array],
+  '<f4' : [ 'float32', Float32Array ],
+  '<f2' : [ 'float16', Uint16Array ],
+  '<i8' : [ 'int64', BigInt64Array ],
+  '<i4' : [ 'int32', Int32Array ],
+  '|b1' : [ 'bool', Uint8Array ],
 };
 
 function readNpy(file) {
@@ -56,7 +57,13 @@ function readNpy(file) {
 }
 
 function writeNpy(file, tensor) {
-  const descr = { float32: '<f4', int64: '<i8', int32: '<i4', bool: '|b1' }[tensor.type];
+  const descr = {
+    float32 : '<f4',
+    float16 : '<f2',
+    int64 : '<i8',
+    int32 : '<i4',
+    bool : '|b1'
+  }[tensor.type];
   let header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
     tensor.dims.join(', ') + (tensor.dims.length === 1 ? ',' : '') + '), }';
   const total = 10 + header.length + 1;

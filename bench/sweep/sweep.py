@@ -12,7 +12,8 @@
 # Runtime in one run:
 #   matmul     x[M, K] @ W[K, N] (W an initializer): prefill, tiny,
 #              tall-skinny, short-wide, dimensions that are not a multiple
-#              of the vector width, decode matvecs (M = 1);
+#              of the vector width, decode matvecs (M = 1), 8-15 rows
+#              (batched decode, short prompts); --matmuls replaces the list;
 #   attention  softmax(Q K^T / sqrt(D)) V on [1, H, S, D] inputs written as
 #              torch.nn.functional.scaled_dot_product_attention's
 #              decomposition (MatMul, Mul, Softmax, MatMul; llmc recomposes
@@ -30,7 +31,7 @@
 #
 # Usage: /usr/bin/python3 bench/sweep/sweep.py [--build build]
 #          [--threads 1,2] [--repeat 50] [--trials 3] [--only SUBSTR]
-#          [--tune] [--out FILE]
+#          [--matmuls MxKxN,...] [--tune] [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -60,6 +61,7 @@ MATMULS = [
     (100, 100, 100), (7, 13, 17), (16, 16, 16), (33, 65, 129),
     (128, 1000, 1000), (4096, 64, 64), (64, 4096, 64), (2048, 32, 256),
     (1, 4096, 4096), (1, 1000, 3000), (1, 768, 50257), (4, 4096, 4096),
+    (8, 4096, 4096), (12, 1024, 1000), (15, 768, 3072),
 ]
 HEAD_DIMS = [15, 40, 64, 80, 96, 100, 112, 120, 128, 256]
 ATTENTION_HEADS, ATTENTION_SEQ = 8, 128
@@ -124,6 +126,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--only", default="")
+    ap.add_argument("--matmuls", default="",
+                    help="matmul shapes MxKxN,... instead of the built-in list")
     ap.add_argument("--tune", action="store_true",
                     help="also time llmc after `llmc tune` (tuned)")
     ap.add_argument("--out", default=None)
@@ -134,8 +138,10 @@ def main():
     target = subprocess.run([llmc, "--print-target"], capture_output=True,
                             text=True).stdout.splitlines()[:2]
     threads = [int(t) for t in a.threads.split(",")]
+    matmuls = ([tuple(int(v) for v in s.split("x"))
+                for s in a.matmuls.split(",")] if a.matmuls else MATMULS)
     cases = [(f"matmul {m}x{k}x{n}", lambda d, r, s=(m, k, n):
-              matmul_case(d, *s, r)) for (m, k, n) in MATMULS]
+              matmul_case(d, *s, r)) for (m, k, n) in matmuls]
     cases += [(f"attention D={dh} (H {ATTENTION_HEADS}, S {ATTENTION_SEQ})",
                lambda d, r, dh=dh: attention_case(d, dh, r))
               for dh in HEAD_DIMS]
