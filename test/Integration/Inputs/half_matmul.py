@@ -39,6 +39,8 @@ import sys
 
 import numpy as np
 
+import llmc_ref  # test/lib: the numpy reference of the llm ops
+
 # entry, lhs shape, K, N, transpose_b, epilogue (bias + gelu + residual),
 # number of sibling matmuls of the same activation.
 F16 = [
@@ -60,20 +62,9 @@ NPTYPE = {"f16": np.float16, "bf16": np.float32, "f32": np.float32}
 ULP = {"f16": 2.0**-11, "bf16": 2.0**-8, "f32": 2.0**-24}
 
 
-def to_bf16(a):
-    """float32 -> the nearest bf16 (ties to even), as float32."""
-    b = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
-    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
-    return b.astype(np.uint32).view(np.float32)
-
-
 def rounded(a, kind):
     """`a` rounded to the element type of `kind`, as float32."""
-    if kind == "f16":
-        return a.astype(np.float16).astype(np.float32)
-    if kind == "bf16":
-        return to_bf16(a)
-    return a.astype(np.float32)
+    return llmc_ref.round_to(a, kind).astype(np.float32)
 
 
 def data(entry, lhs, k, n, tb, siblings, kind):
@@ -128,11 +119,6 @@ def gen(d):
             f.write("\n".join(funcs))
 
 
-def gelu(v):
-    from math import erf
-    return 0.5 * v * (1.0 + np.vectorize(erf)(v / np.sqrt(2.0)))
-
-
 def check(d, optdir, refdir, kind):
     ok = True
     ulp = ULP[kind]
@@ -146,7 +132,7 @@ def check(d, optdir, refdir, kind):
             tol = 1e-5 * (np.abs(xd) @ np.abs(wk)) + 1e-6
             if epi:
                 biased = ref + bias
-                g = gelu(biased)
+                g = llmc_ref.gelu(biased, dtype="f64")
                 tol = (1.13 * (tol + ulp * (np.abs(ref) + np.abs(biased)))
                        + ulp * np.abs(g))
                 ref = g + res
