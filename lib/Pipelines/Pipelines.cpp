@@ -91,8 +91,9 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
     buildLLMTensorParallelStage(pm, options.tensorParallel, options.rank);
   // Half-precision matmuls the target has no fast kernel for run in f32,
   // before the layout pass transposes their (widened) weights.
+  // (A negative min-rows reaches the pass, which reports it.)
   if (!options.promoteContractionTypes.empty() &&
-      options.promoteContractionMinRows > 0) {
+      options.promoteContractionMinRows != 0) {
     LLMPromoteContractionInputsPassOptions promoteOpts;
     promoteOpts.elementTypes.assign(options.promoteContractionTypes.begin(),
                                     options.promoteContractionTypes.end());

@@ -40,6 +40,7 @@ import sys
 import numpy as np
 
 import llmc_ref  # test/lib: the numpy reference of the llm ops
+from llmc_model_text import literal  # test/lib
 
 # entry, lhs shape, K, N, transpose_b, epilogue (bias + gelu + residual),
 # number of sibling matmuls of the same activation.
@@ -79,12 +80,6 @@ def data(entry, lhs, k, n, tb, siblings, kind):
 
 def ty(shape, et):
     return "tensor<" + "x".join(map(str, shape)) + "x" + et + ">"
-
-
-def literal(a):
-    return "dense<" + np.array2string(
-        a, separator=", ", threshold=1 << 30, max_line_width=1 << 30,
-        floatmode="unique").replace("\n", "") + ">"
 
 
 def gen(d):

@@ -24,6 +24,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <limits>
+
 #define DEBUG_TYPE "llm-promote-contraction-inputs"
 
 namespace mlir::llm {
@@ -58,15 +60,27 @@ static ElementsAttr widenConstant(ElementsAttr attr) {
   return DenseElementsAttr::get(f32Type, ArrayRef<float>(*values));
 }
 
-/// The number of rows of `op`'s lhs (its elements divided by K), or
-/// std::nullopt when a dimension is dynamic.
+/// The number of rows of `op`'s lhs (the product of its dimensions other
+/// than K, saturating at INT64_MAX), or std::nullopt when a dimension is
+/// dynamic.
 static std::optional<int64_t> getStaticRows(MatmulOp op) {
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   if (!lhsType.hasStaticShape())
     return std::nullopt;
   int64_t rank = lhsType.getRank();
-  int64_t k = lhsType.getDimSize(op.getTransposeA() ? rank - 2 : rank - 1);
-  return k == 0 ? 0 : lhsType.getNumElements() / k;
+  int64_t kDim = op.getTransposeA() ? rank - 2 : rank - 1;
+  int64_t rows = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == kDim)
+      continue;
+    int64_t size = lhsType.getDimSize(d);
+    if (size == 0)
+      return 0;
+    rows = rows > std::numeric_limits<int64_t>::max() / size
+               ? std::numeric_limits<int64_t>::max()
+               : rows * size;
+  }
+  return rows;
 }
 
 int64_t mlir::llm::promoteContractionInputs(
@@ -88,35 +102,42 @@ int64_t mlir::llm::promoteContractionInputs(
   });
 
   // One widened weight per constant and one widened activation per value,
-  // shared by the matmuls that read them.
-  llvm::DenseMap<Value, Value> widened;
+  // shared by the matmuls that read them. The weights are widened at
+  // compile time; an activation (even a constant one, which
+  // llm-fold-constants may fold later) by an llm.cast.
+  llvm::DenseMap<Operation *, Value> widenedWeights;
+  llvm::DenseMap<Value, Value> widenedActivations;
   IRRewriter rewriter(func.getContext());
   Type f32 = Float32Type::get(func.getContext());
-  auto widen = [&](Value v) -> Value {
-    if (Value w = widened.lookup(v))
+  auto widenWeight = [&](ConstantOp cst) -> Value {
+    if (Value w = widenedWeights.lookup(cst))
+      return w;
+    ElementsAttr value = widenConstant(cst.getValue());
+    if (!value)
+      return nullptr;
+    rewriter.setInsertionPointAfter(cst);
+    Value w = ConstantOp::create(rewriter, cst.getLoc(), value);
+    widenedWeights[cst] = w;
+    return w;
+  };
+  auto widenActivation = [&](Value v) -> Value {
+    if (Value w = widenedActivations.lookup(v))
       return w;
     auto type = cast<RankedTensorType>(v.getType());
-    auto f32Type = RankedTensorType::get(type.getShape(), f32);
     rewriter.setInsertionPointAfterValue(v);
-    Value w;
-    if (auto cst = v.getDefiningOp<ConstantOp>()) {
-      ElementsAttr value = widenConstant(cst.getValue());
-      if (!value)
-        return nullptr;
-      w = ConstantOp::create(rewriter, cst.getLoc(), value);
-    } else {
-      w = CastOp::create(rewriter, v.getLoc(), f32Type, v);
-    }
-    widened[v] = w;
+    Value w = CastOp::create(rewriter, v.getLoc(),
+                             RankedTensorType::get(type.getShape(), f32), v);
+    widenedActivations[v] = w;
     return w;
   };
 
   int64_t promoted = 0;
   for (MatmulOp op : candidates) {
-    Value rhs = widen(op.getRhs());
+    // A weight whose values cannot be read (a sparse<> literal) is left.
+    Value rhs = widenWeight(op.getRhs().getDefiningOp<ConstantOp>());
     if (!rhs)
       continue;
-    Value lhs = widen(op.getLhs());
+    Value lhs = widenActivation(op.getLhs());
     rewriter.setInsertionPoint(op);
     auto matmul = MatmulOp::create(rewriter, op.getLoc(), lhs, rhs,
                                    op.getTransposeA(), op.getTransposeB());
@@ -126,9 +147,10 @@ int64_t mlir::llm::promoteContractionInputs(
     rewriter.replaceOpWithNewOp<CastOp>(op, op.getType(), matmul.getResult());
     ++promoted;
   }
-  // The half-precision weights no other op reads.
-  for (auto [value, wide] : widened)
-    if (auto cst = value.getDefiningOp<ConstantOp>(); cst && cst->use_empty())
+  // The half-precision weights no other op reads (the map's keys are
+  // constants, which the rewrite above never replaces).
+  for (auto [cst, wide] : widenedWeights)
+    if (cst->use_empty())
       rewriter.eraseOp(cst);
   return promoted;
 }

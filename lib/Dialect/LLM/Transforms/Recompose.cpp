@@ -21,10 +21,10 @@
 //    needs as scalars must be splats); for attention, `q`, `k` and `v` agree
 //    on batch and heads and the scores keep the type of `q @ k^T`;
 //  * formula constants match with a relative tolerance of 1e-4
-//    (`|c - expected| <= 1e-4 * |expected|`), or half an ulp of their
-//    element type where that is more (2^-11 for f16, 2^-8 for bf16: the
-//    constants of an f16 or bf16 export), so that `0.7071` or
-//    `1.4142135` are accepted while `0.6` for `0.5` is not. Exponents (2 and
+//    (`|c - expected| <= 1e-4 * |expected|`), or when they are the exact
+//    value rounded to their element type (the constants of an f16 or bf16
+//    export), so that `0.7071` or `1.4142135` are accepted while `0.6` for
+//    `0.5` (or bf16's 0.99609375 for 1) is not. Exponents (2 and
 //    3) must be exact. Epsilons are read as they are (any value >= 0).
 //
 //===----------------------------------------------------------------------===//
@@ -74,19 +74,22 @@ std::optional<double> getSplatFloat(Value v) {
 }
 
 /// True when `v` is a splat constant within the relative tolerance of
-/// `expected`, or within half an ulp of its element type (2^-p relative for
-/// a p-bit significand: an f16 model's 0.044715 is 0.0447083, 1.5e-4 off;
-/// a bf16 one's 0.0446777).
+/// `expected`, or exactly `expected` rounded to its element type (nearest
+/// even): an f16 model's 0.044715 is 0.0447083, 1.5e-4 off; a bf16 one's
+/// 0.0446777. Not any value within half an ulp: 1 - 2^-8 is a bf16 value
+/// of its own, not 1.0.
 bool isSplatNear(Value v, double expected) {
   std::optional<double> c = getSplatFloat(v);
   if (!c)
     return false;
+  if (std::abs(*c - expected) <= kConstantTolerance * std::abs(expected))
+    return true;
   auto type = cast<FloatType>(getElementTypeOrSelf(v.getType()));
-  double halfUlp =
-      std::ldexp(1.0, -static_cast<int>(llvm::APFloat::semanticsPrecision(
-                          type.getFloatSemantics())));
-  double tolerance = std::max(kConstantTolerance, halfUlp);
-  return std::abs(*c - expected) <= tolerance * std::abs(expected);
+  llvm::APFloat rounded(expected);
+  bool losesInfo = false;
+  rounded.convert(type.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  return rounded.convertToDouble() == *c;
 }
 
 /// True when `v` is a splat constant exactly equal to `expected`.

@@ -94,6 +94,7 @@ func.func @bf16(%a: tensor<4x2xbf16>) -> tensor<4x2xbf16> {
 // computed rhs, f32 and mixed element types.
 // CHECK: module attributes {llm.report = {promoted_matmuls = 0 : i64}}
 // CHECK-LABEL: func.func @kept(
+// F16ONLY-LABEL: func.func @kept(
 // CHECK-NOT:     llm.cast
 // CHECK:         return
 func.func @kept(%a: tensor<1x2xf16>, %d: tensor<?x2xf16>, %b: tensor<8x2xf16>,
@@ -106,4 +107,40 @@ func.func @kept(%a: tensor<1x2xf16>, %d: tensor<?x2xf16>, %b: tensor<8x2xf16>,
   %2 = llm.matmul %b, %b {transpose_b} : (tensor<8x2xf16>, tensor<8x2xf16>) -> tensor<8x8xf16>
   %3 = llm.matmul %f, %w32 : (tensor<8x2xf32>, tensor<2x2xf32>) -> tensor<8x2xf32>
   return %0, %1, %2, %3 : tensor<1x2xf16>, tensor<?x2xf16>, tensor<8x8xf16>, tensor<8x2xf32>
+}
+
+// -----
+
+// A constant lhs is widened by a cast like any activation (its values are
+// not read: a sparse<> literal); a sparse<> weight, whose values the pass
+// does not read, is left in f16.
+// CHECK-LABEL: func.func @sparse_literals(
+// CHECK:         %[[A:.+]] = llm.constant sparse<{{.*}}> : tensor<4x2xf16>
+// CHECK:         llm.cast %[[A]] : (tensor<4x2xf16>) -> tensor<4x2xf32>
+// CHECK:         llm.matmul {{.*}} -> tensor<4x3xf32>
+// CHECK:         llm.matmul {{.*}} : (tensor<4x2xf16>, tensor<2x3xf16>) -> tensor<4x3xf16>
+func.func @sparse_literals(%x: tensor<4x2xf16>) -> (tensor<4x3xf16>, tensor<4x3xf16>) {
+  %a = llm.constant sparse<[[0, 0], [3, 1]], [1.5, -2.0]> : tensor<4x2xf16>
+  %w = llm.constant dense<[[1.0, 0.25, -3.0], [2.0, 0.5, 0.0]]> : tensor<2x3xf16>
+  %s = llm.constant sparse<[[0, 0]], [2.0]> : tensor<2x3xf16>
+  %0 = llm.matmul %a, %w : (tensor<4x2xf16>, tensor<2x3xf16>) -> tensor<4x3xf16>
+  %1 = llm.matmul %x, %s : (tensor<4x2xf16>, tensor<2x3xf16>) -> tensor<4x3xf16>
+  return %0, %1 : tensor<4x3xf16>, tensor<4x3xf16>
+}
+
+// -----
+
+// Blocks out of dominance order: the matmul of ^bb1 reads the one of ^bb2,
+// which the pass rewrites after it.
+// CHECK-LABEL: func.func @blocks(
+// CHECK-COUNT-2: llm.matmul {{.*}} -> tensor<4x2xf32>
+func.func @blocks(%a: tensor<4x2xf16>) -> tensor<4x2xf16> {
+  %w = llm.constant dense<[[1.0, 0.25], [2.0, 0.5]]> : tensor<2x2xf16>
+  cf.br ^bb2
+^bb1:
+  %1 = llm.matmul %0, %w : (tensor<4x2xf16>, tensor<2x2xf16>) -> tensor<4x2xf16>
+  return %1 : tensor<4x2xf16>
+^bb2:
+  %0 = llm.matmul %a, %w : (tensor<4x2xf16>, tensor<2x2xf16>) -> tensor<4x2xf16>
+  cf.br ^bb1
 }

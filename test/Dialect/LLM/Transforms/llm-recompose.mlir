@@ -364,8 +364,8 @@ func.func @gelu_tanh_cube(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // -----
 
 // The GPT-2 form in an f16 export: 0.044715 and sqrt(2/pi) rounded to f16
-// (0.0447083 and 0.797852; 1.5e-4 and 4e-5 off, within f16's half ulp of
-// 2^-11 while over the f32 tolerance of 1e-4).
+// (0.0447083 and 0.797852; the first 1.5e-4 off, over the tolerance of
+// 1e-4, but exactly 0.044715 rounded to f16).
 // CHECK-LABEL: func.func @gelu_tanh_f16
 // CHECK-NEXT: %[[R:.*]] = llm.gelu %arg0 approximate <tanh> : tensor<4x8xf16>
 // CHECK-NEXT: return %[[R]]
@@ -388,8 +388,27 @@ func.func @gelu_tanh_f16(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
 
 // -----
 
+// Near miss in bf16: 0.99609375 (1 - 2^-8) is within bf16's half ulp of 1
+// but a bf16 value of its own, not 1 rounded: no gelu.
+// CHECK-LABEL: func.func @gelu_erf_bf16_wrong_one
+// CHECK-NOT: llm.gelu
+// CHECK: llm.erf
+func.func @gelu_erf_bf16_wrong_one(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %h = llm.constant dense<0.5> : tensor<bf16>
+  %one = llm.constant dense<0.99609375> : tensor<bf16>
+  %s = llm.constant dense<0.70710678> : tensor<bf16>
+  %0 = llm.mul %x, %s : (tensor<8xbf16>, tensor<bf16>) -> tensor<8xbf16>
+  %1 = llm.erf %0 : tensor<8xbf16>
+  %2 = llm.add %1, %one : (tensor<8xbf16>, tensor<bf16>) -> tensor<8xbf16>
+  %3 = llm.mul %x, %2 : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+  %4 = llm.mul %3, %h : (tensor<8xbf16>, tensor<bf16>) -> tensor<8xbf16>
+  return %4 : tensor<8xbf16>
+}
+
+// -----
+
 // Near miss in f16: 0.0448 is 1.9e-3 off 0.044715 (f16 stores 0.04479980),
-// more than f16's half ulp.
+// not 0.044715 rounded to f16.
 // CHECK-LABEL: func.func @gelu_tanh_f16_wrong_coefficient
 // CHECK-NOT: llm.gelu
 // CHECK: llm.tanh

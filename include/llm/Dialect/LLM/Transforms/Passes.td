@@ -136,9 +136,9 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
     when each intermediate value is used inside the chain alone, when the
     result keeps the input's type (constants must not broadcast the shape)
     and when the formula constants are splats within a relative tolerance of
-    1e-4 of their exact values, or of half an ulp of their element type
-    where that is more (an f16 export's 0.044715 is 0.0447083, 1.5e-4 off;
-    2^-11 for f16, 2^-8 for bf16) (exponents 2 and 3 exactly; the epsilon is
+    1e-4 of their exact values, or equal to the exact value rounded to
+    their element type (an f16 export's 0.044715 is 0.0447083, 1.5e-4 off)
+    (exponents 2 and 3 exactly; the epsilon is
     taken as is, and must be >= 0). The pass applies nothing else (no
     folding, no constant CSE), so chains that do not match stay as written.
 
