@@ -99,11 +99,11 @@ func.func @kept_and_nested(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %
 
 // -----
 
-// llm.matmul by a constant weight (N a multiple of 16, static shapes):
+// llm.matmul by a constant weight (N >= 16, static shapes):
 // dot_product = "bf16" where the target has AVX512-BF16 and the inputs are
-// bf16, or f32 with demote-contraction-inputs=bf16. An f32 matmul without
-// the option, a weight that is not a constant, an N of 24 and a dynamic
-// lhs get no configuration.
+// bf16, or f32 with demote-contraction-inputs=bf16 (an N of 24 too: its
+// columns are zero-padded to 32). An f32 matmul without the option, a
+// weight that is not a constant and a dynamic lhs get no configuration.
 // BF16-LABEL: func.func @matmul_dot_bf16
 // BF16: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xbf16>, tensor<8x16xbf16>)
 // BF16: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}, transpose_b} : (tensor<2x3x8xbf16>, tensor<32x8xbf16>)
@@ -116,6 +116,7 @@ func.func @kept_and_nested(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %
 // DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xbf16>, tensor<8x16xbf16>)
 // DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}, transpose_b} : (tensor<2x3x8xbf16>, tensor<32x8xbf16>)
 // DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x16xf32>)
+// DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x24xf32>)
 // DEMOTE-NOT: llm.lowering_config
 // DEMOTE: return
 func.func @matmul_dot_bf16(%a: tensor<2x8xbf16>, %a3: tensor<2x3x8xbf16>, %x: tensor<2x8xf32>, %wx: tensor<8x16xf32>, %xd: tensor<?x8xf32>) -> (tensor<2x16xbf16>, tensor<2x3x32xbf16>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<?x16xf32>) {

@@ -48,17 +48,21 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   if (!at.hasStaticShape() || at.getRank() < 2 || !resultType.hasStaticShape())
     return failure();
   int64_t K = at.getShape().back();
-  if (K == 0 || N < kLanes || N % kLanes ||
-      static_cast<int64_t>(weight.size()) != K * N)
+  if (K == 0 || N < kLanes || static_cast<int64_t>(weight.size()) != K * N)
     return failure();
   int64_t M = at.getNumElements() / K;
   if (M == 0)
     return failure();
+  // N not a multiple of 16 (GPT-2's 50257-wide LM head): the weight is
+  // packed with zero columns up to Np, the kernel computes [M, Np] and the
+  // result is its [M, N] slice (the padding's dot products are wasted work,
+  // under 16 columns).
+  int64_t Np = llvm::alignTo(N, kLanes);
 
   // Register tile: H vectors of 16 columns (nr = 16 H) by mr rows; few rows
   // (decode) take wider tiles.
-  int64_t H = N % (2 * kLanes) ? 1 : 2;
-  if (M < 4 && N % (4 * kLanes) == 0)
+  int64_t H = Np % (2 * kLanes) ? 1 : 2;
+  if (M < 4 && Np % (4 * kLanes) == 0)
     H = 4;
   int64_t nr = H * kLanes;
   int64_t mr = std::min(M, std::min<int64_t>(kAccumulators / H, 16));
@@ -66,12 +70,12 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   int64_t Kh = (K + kDepth - 1) / kDepth;
   // Blocks of the parallel loop: up to kBlockColumns output columns of
   // whole register tiles, as the 8-bit kernel's.
-  int64_t nb = detail::getDotBlockColumns(N, nr, kBlockColumns);
+  int64_t nb = detail::getDotBlockColumns(Np, nr, kBlockColumns);
 
-  // The weight rounded to bf16 and packed [N / nr, Kh * nr * 2]: register
+  // The weight rounded to bf16 and packed [Np / nr, Kh * nr * 2]: register
   // tile column j, pair q, column c of the tile, element t -> w[2q + t,
-  // j nr + c] (0 past K).
-  std::vector<float> packed(N * Kh * kDepth, 0.0f);
+  // j nr + c] (0 past K and past N).
+  std::vector<float> packed(Np * Kh * kDepth, 0.0f);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t k = 0; k < K; ++k) {
       int64_t j = n / nr, c = n % nr, q = k / kDepth, t = k % kDepth;
@@ -82,7 +86,7 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   Value w = arith::ConstantOp::create(
       b, loc,
       getFloatElementsAttr(
-          RankedTensorType::get({N / nr, Kh * nr * kDepth}, bf16), packed));
+          RankedTensorType::get({Np / nr, Kh * nr * kDepth}, bf16), packed));
 
   auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(bb, loc, v);
@@ -108,9 +112,9 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   bool pairsInBounds = roundRows || K % kDepth == 0;
 
   OpBuilder::InsertionGuard guard(b);
-  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, f32);
+  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, Np}, f32);
   auto forall =
-      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(N / nb)},
+      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(Np / nb)},
                             ValueRange{out}, std::nullopt);
   b.setInsertionPointToStart(forall.getBody());
   Value nb0 =
@@ -209,13 +213,21 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
       b, loc, tile, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
       SmallVector<OpFoldResult>{ofr(M), ofr(nb)}, unit);
-  // Elementwise consumers (the bias, the activation, the residual, the
-  // rounding of a bf16 result) are fused into the block loop by
-  // llm-tile-and-vectorize.
-  forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
   b.setInsertionPointAfter(forall);
-  return expandRows(b, loc, forall.getResult(0),
-                    resultType.clone(b.getF32Type()));
+  Value result = forall.getResult(0);
+  if (Np != N) {
+    // The padded columns dropped; elementwise consumers then run as loops
+    // of their own (an LM head has none).
+    result = tensor::ExtractSliceOp::create(
+        b, loc, result, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
+        SmallVector<OpFoldResult>{ofr(M), ofr(N)}, unit);
+  } else {
+    // Elementwise consumers (the bias, the activation, the residual, the
+    // rounding of a bf16 result) are fused into the block loop by
+    // llm-tile-and-vectorize.
+    forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
+  }
+  return expandRows(b, loc, result, resultType.clone(b.getF32Type()));
 }
 
 FailureOr<Value> mlir::llm::detail::lowerBF16DotMatmul(OpBuilder &b,

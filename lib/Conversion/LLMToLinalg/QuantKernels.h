@@ -103,20 +103,22 @@ FailureOr<Value> buildInt8DotMatmul(OpBuilder &b, Location loc, Value a,
 
 /// `llm.matmul` of an activation `a` ([..., K], f32 or bf16, statically
 /// shaped) and a constant weight of values `weight` (row-major [K, N], or
-/// [N, K] when `nk`; N a multiple of 16) on 2-way bf16 dot products
+/// [N, K] when `nk`; N >= 16) on 2-way bf16 dot products
 /// (`vdpbf16ps`, AVX512-BF16: 16 f32 lanes of `acc += a0 * b0 + a1 * b1`,
 /// each product of two bf16 values exact in f32): the weight is rounded to
-/// bf16 (nearest even) and packed at compile time into [N / nr, ceil(K / 2),
-/// nr, 2] (nr = 16, 32 or 64 columns per register tile; an odd K ends with a
-/// zero pair), and register tiles of up to 24 accumulators run over K two
-/// elements at a time under an `scf.forall` over blocks of up to 128
-/// columns marked for consumer fusion; an f32 activation is rounded to bf16
-/// inside each block, one row tile at a time (no kernel of its own). The result
-/// is f32 with `resultType`'s shape (the caller rounds it to a bf16 result
-/// type). Like bf16 autocast, or AMX-BF16: the inputs lose their low mantissa
-/// bits, the accumulation does not (AVX512-BF16 also flushes denormal inputs
-/// and results to zero). Fails, creating nothing, when the shapes are dynamic,
-/// K or M is 0, or N is not a multiple of 16.
+/// bf16 (nearest even) and packed at compile time into [Np / nr, ceil(K / 2),
+/// nr, 2] (Np: N rounded up to 16 with zero columns; nr = 16, 32 or 64
+/// columns per register tile; an odd K ends with a zero pair), and register
+/// tiles of up to 24 accumulators run over K two elements at a time under an
+/// `scf.forall` over blocks of up to 128 columns marked for consumer fusion
+/// (with padded columns, the result is the [M, N] slice of the [M, Np] one,
+/// unmarked); an f32 activation is rounded to bf16 inside each block, one row
+/// tile at a time (no kernel of its own). The result is f32 with `resultType`'s
+/// shape (the caller rounds it to a bf16 result type). Like bf16 autocast, or
+/// AMX-BF16: the inputs lose their low mantissa bits, the accumulation does not
+/// (AVX512-BF16 also flushes denormal inputs and results to zero). Fails,
+/// creating nothing, when the shapes are dynamic, K or M is 0, or N is
+/// below 16.
 FailureOr<Value> buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
                                     ArrayRef<float> weight, bool nk, int64_t N,
                                     RankedTensorType resultType);

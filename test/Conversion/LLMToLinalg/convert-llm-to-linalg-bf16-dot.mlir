@@ -62,19 +62,20 @@ func.func @bf16_nk(%x: tensor<1x2xbf16>) -> tensor<1x64xbf16> {
 
 // -----
 
-// "f32", no configuration, N = 24 (not a multiple of 16) and a weight that
-// is not a constant: the f32 matmul.
+// "f32", no configuration, N = 12 (below one vector of 16; a larger N that
+// is not a multiple of 16 is zero-padded) and a weight that is not a
+// constant: the f32 matmul.
 // CHECK-LABEL: func.func @not_taken
 // CHECK-NOT:     x86vector.avx512.dot
 // CHECK-COUNT-4: linalg.matmul
 // CHECK-NOT:     x86vector.avx512.dot
 // CHECK:         return
-func.func @not_taken(%x: tensor<2x8xf32>, %v: tensor<8x16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<2x16xf32>) {
+func.func @not_taken(%x: tensor<2x8xf32>, %v: tensor<8x16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x12xf32>, tensor<2x16xf32>) {
   %w = llm.constant dense<1.0> : tensor<8x16xf32>
   %0 = llm.matmul %x, %w {llm.lowering_config = {dot_product = "f32"}} : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
   %1 = llm.matmul %x, %w : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
-  %w24 = llm.constant dense<1.0> : tensor<8x24xf32>
-  %2 = llm.matmul %x, %w24 {llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x24xf32>) -> tensor<2x24xf32>
+  %w12 = llm.constant dense<1.0> : tensor<8x12xf32>
+  %2 = llm.matmul %x, %w12 {llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x12xf32>) -> tensor<2x12xf32>
   %3 = llm.matmul %x, %v {llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
-  return %0, %1, %2, %3 : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<2x16xf32>
+  return %0, %1, %2, %3 : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x12xf32>, tensor<2x16xf32>
 }

@@ -56,6 +56,9 @@ DEMOTE = [
     ("epilogue", (17, 96), 96, 256, False, True),
     ("epilogue3d", (2, 9, 40), 40, 256, False, True),
     ("prefill", (130, 768), 768, 768, True, False),
+    # N not a multiple of 16: zero-padded columns, the result sliced.
+    ("odd_n", (6, 64), 64, 72, False, False),
+    ("lm_head", (1, 96), 96, 1001, True, False),
 ]
 BF16 = [
     ("bf_decode", (1, 64), 64, 32, False, False),

@@ -163,7 +163,7 @@ bool mlir::llm::isBF16DotMatmul(Operation *op, bool demoteF32) {
     return false;
   bool nk = mm.getTransposeB();
   int64_t k = lt.getShape().back(), n = rt.getDimSize(nk ? 0 : 1);
-  return k >= 1 && lt.getNumElements() >= 1 && n >= 16 && n % 16 == 0 &&
+  return k >= 1 && lt.getNumElements() >= 1 && n >= 16 &&
          rt.getDimSize(nk ? 1 : 0) == k;
 }
 
