@@ -15,6 +15,7 @@
 #include "llm/Codegen/Collectives.h"
 #include "llm/Codegen/Passes.h"
 #include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
+#include "llm/Runtime/BackendWorkarounds.h"
 
 #include "llm/Codegen/TargetDescription.h"
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
@@ -925,6 +926,7 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
     return emitError(getModuleDiagLoc(module))
            << "LLVM optimization failed: " << llvm::toString(std::move(err));
   }
+  legalizeOddBF16VectorAccesses(*llvmModule);
   return llvmModule;
 }
 

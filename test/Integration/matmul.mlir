@@ -8,8 +8,8 @@
 // `exact` for integers and data movement). Inputs are seeded (llmc_check gen).
 // bf16 cases take and return f32 and cast inside (numpy has no bf16).
 //
-// RUN: rm -rf %t && mkdir -p %t/mm %t/mm_tb %t/mm_ta %t/mm_tab %t/mm_batch_rhs2d %t/mm_batch_bcast %t/mm_batch_bcast_tb %t/mm_f16 %t/mm_bf16_tb
-// RUN: %python -m llmc_check gen %t a=4x32xf32 b=32x5xf32 bt=5x32xf32 at=32x4xf32 a3=2x4x32xf32 a4=2x1x4x32xf32 b3=3x32x5xf32 ah=4x32xf16 bh=32x5xf16 ag=4x32xbf16 bg=5x32xbf16
+// RUN: rm -rf %t && mkdir -p %t/mm %t/mm_tb %t/mm_ta %t/mm_tab %t/mm_batch_rhs2d %t/mm_batch_bcast %t/mm_batch_bcast_tb %t/mm_f16 %t/mm_bf16_tb %t/mm_bf16_tab3d %t/mm_bf16_tab3d_noopt
+// RUN: %python -m llmc_check gen %t a=4x32xf32 b=32x5xf32 bt=5x32xf32 at=32x4xf32 a3=2x4x32xf32 a4=2x1x4x32xf32 b3=3x32x5xf32 ah=4x32xf16 bh=32x5xf16 ag=4x32xbf16 bg=5x32xbf16 ag3=2x8x4xbf16 bg8=5x8xbf16
 
 // RUN: llmc run %s --entry mm --input arg0=%t/a.npy --input arg1=%t/b.npy --output-dir %t/mm
 // RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a.npy --arg b=%t/b.npy --actual %t/mm/out0.npy --name mm | FileCheck %s --check-prefix=MM
@@ -88,4 +88,26 @@ func.func @mm_bf16_tb(%a: tensor<4x32xf32>, %b: tensor<5x32xf32>) -> tensor<4x5x
   %2 = llm.matmul %0, %1 {transpose_b} : (tensor<4x32xbf16>, tensor<5x32xbf16>) -> tensor<4x5xbf16>
   %3 = llm.cast %2 : (tensor<4x5xbf16>) -> tensor<4x5xf32>
   return %3 : tensor<4x5xf32>
+}
+
+// A batched bf16 lhs transposed by a 2-D transposed rhs, with --no-opt too:
+// LLVM's loop vectorizer turns its strided scalar loads into shuffles of
+// <25 x bfloat>, on which LLVM 22's X86 backend aborts on AVX512-BF16 CPUs;
+// llmc moves them onto i16 lanes (legalizeOddBF16VectorAccesses).
+// RUN: llmc compile %s --entry mm_bf16_tab3d --no-opt --pipeline-options=target=avx512-bf16 --emit=llvm -o %t/mm_bf16_tab3d.ll
+// RUN: FileCheck %s --check-prefix=ODD_BF16 < %t/mm_bf16_tab3d.ll
+// ODD_BF16-NOT: shufflevector <{{[0-9]*[13579]}} x bfloat>
+// ODD_BF16: shufflevector <{{[0-9]*[13579]}} x i16>
+// ODD_BF16-NOT: shufflevector <{{[0-9]*[13579]}} x bfloat>
+// RUN: llmc run %s --entry mm_bf16_tab3d --no-opt --input arg0=%t/ag3.npy --input arg1=%t/bg8.npy --output-dir %t/mm_bf16_tab3d_noopt
+// RUN: llmc run %s --entry mm_bf16_tab3d --input arg0=%t/ag3.npy --input arg1=%t/bg8.npy --output-dir %t/mm_bf16_tab3d
+// RUN: %python -m llmc_check expr "matmul(ag3, bg8, transpose_a=True, transpose_b=True, dtype='bf16')" --arg ag3=%t/ag3.npy --arg bg8=%t/bg8.npy --actual %t/mm_bf16_tab3d_noopt/out0.npy --dtype bf16 --name noopt | FileCheck %s --check-prefix=MM_BF16_TAB3D
+// RUN: %python -m llmc_check expr "matmul(ag3, bg8, transpose_a=True, transpose_b=True, dtype='bf16')" --arg ag3=%t/ag3.npy --arg bg8=%t/bg8.npy --actual %t/mm_bf16_tab3d/out0.npy --dtype bf16 --name opt | FileCheck %s --check-prefix=MM_BF16_TAB3D
+// MM_BF16_TAB3D: {{(noopt|opt)}}: shape [2, 4, 5] dtype float32 {{.*}} PASS
+func.func @mm_bf16_tab3d(%a: tensor<2x8x4xf32>, %b: tensor<5x8xf32>) -> tensor<2x4x5xf32> {
+  %0 = llm.cast %a : (tensor<2x8x4xf32>) -> tensor<2x8x4xbf16>
+  %1 = llm.cast %b : (tensor<5x8xf32>) -> tensor<5x8xbf16>
+  %2 = llm.matmul %0, %1 {transpose_a, transpose_b} : (tensor<2x8x4xbf16>, tensor<5x8xbf16>) -> tensor<2x4x5xbf16>
+  %3 = llm.cast %2 : (tensor<2x4x5xbf16>) -> tensor<2x4x5xf32>
+  return %3 : tensor<2x4x5xf32>
 }
