@@ -3,7 +3,8 @@
 
 // A dynamic sequence (llm.dim_bounds) is tiled like a static one sized at the
 // bound: the matmul group is one loop nest over the run-time rows, the full
-// register tiles are vectorized and the partial last one is peeled; a norm
+// register tiles are vectorized and the rows left over run as static tiles
+// of 2 and 1 rows (each at most once), vectorized too; a norm
 // group is one row-tiled loop. The matmul is computed once (the reshape's
 // size is not a query on the untiled matmul's result). The parallel
 // chunk of rows follows the run-time length: min(16, roundUp(ceil(S / 2),
@@ -16,7 +17,10 @@
 // CHECK: %[[STEP:.*]] = affine.min #[[CHUNK]]()[%[[S]]]
 // CHECK: scf.forall (%{{.*}}) = (0) to (%[[S]]) step (%[[STEP]])
 // CHECK:   linalg.fill
-// CHECK:   vector.contract
+// CHECK:   vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// CHECK:   vector.contract {{.*}} : vector<2x1xf32>, vector<1x16xf32> into vector<2x16xf32>
+// CHECK:   vector.contract {{.*}} : vector<1x1xf32>, vector<1x16xf32> into vector<1x16xf32>
+// CHECK-NOT: linalg.matmul
 // CHECK:   linalg.generic
 // CHECK:     math.tanh
 // CHECK:   scf.forall.in_parallel

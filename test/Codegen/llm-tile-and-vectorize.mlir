@@ -61,17 +61,30 @@ func.func @matmul_512(%a: tensor<512x1536xf32>, %b: tensor<1536x512xf32>) -> ten
 
 // -----
 
-// 67x45x33: 67 rows split 40 + 27 over the threads; the partial register
-// tiles are peeled, innermost loop first: full 8x32 and 8x13 tiles are
-// vectorized, the M remainder of the 27-row chunk (3 rows, dynamic) stays
-// a linalg.matmul per column tile (of static width: the columns were
-// peeled before the rows).
+// 67x45x33: 67 rows split 40 + 27 over the threads, so a thread's chunk
+// of rows is dynamic (min(40, 67 - i)): it runs as loops of static row
+// tiles of 8, 4, 2 and 1 rows (each of the last three at most once), each
+// with its columns peeled into 32- and 13-wide tiles, all vectorized; no
+// tile is left dynamic (it would lower to scalar code).
 // CHECK-LABEL: func.func @matmul_67x45x33
 // CHECK:       scf.forall (%{{.+}}) = (0) to (67) step (40)
-// CHECK-DAG:   vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// CHECK-DAG:   vector.contract {{.*}} : vector<8x1xf32>, vector<1x13xf32> into vector<8x13xf32>
-// CHECK-DAG:   linalg.matmul ins({{.*}} : tensor<?x1xf32>, tensor<1x32xf32>) outs({{.*}} : tensor<?x32xf32>)
-// CHECK-DAG:   linalg.matmul ins({{.*}} : tensor<?x1xf32>, tensor<1x13xf32>) outs({{.*}} : tensor<?x13xf32>)
+// CHECK:         %[[R8:.+]] = affine.apply
+// CHECK:         scf.for %{{.+}} = %c0 to %[[R8]] step %c8
+// CHECK-DAG:     vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-DAG:     vector.contract {{.*}} : vector<8x1xf32>, vector<1x13xf32> into vector<8x13xf32>
+// CHECK:         %[[R4:.+]] = affine.apply
+// CHECK:         scf.for %{{.+}} = %[[R8]] to %[[R4]] step %c4
+// CHECK-DAG:     vector.contract {{.*}} : vector<4x1xf32>, vector<1x32xf32> into vector<4x32xf32>
+// CHECK-DAG:     vector.contract {{.*}} : vector<4x1xf32>, vector<1x13xf32> into vector<4x13xf32>
+// CHECK:         %[[R2:.+]] = affine.apply
+// CHECK:         scf.for %{{.+}} = %[[R4]] to %[[R2]] step %c2
+// CHECK-DAG:     vector.contract {{.*}} : vector<2x1xf32>, vector<1x32xf32> into vector<2x32xf32>
+// CHECK-DAG:     vector.contract {{.*}} : vector<2x1xf32>, vector<1x13xf32> into vector<2x13xf32>
+// CHECK:         scf.for %{{.+}} = %[[R2]] to %{{.+}} step %c1
+// CHECK-DAG:     vector.contract {{.*}} : vector<1x1xf32>, vector<1x32xf32> into vector<1x32xf32>
+// CHECK-DAG:     vector.contract {{.*}} : vector<1x1xf32>, vector<1x13xf32> into vector<1x13xf32>
+// CHECK-NOT:     linalg.matmul
+// CHECK:         scf.forall.in_parallel
 func.func @matmul_67x45x33(%a: tensor<67x33xf32>, %b: tensor<33x45xf32>) -> tensor<67x45xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<67x45xf32>

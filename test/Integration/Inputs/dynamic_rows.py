@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+# ===- dynamic_rows.py - matmuls over a dynamic number of rows ------------=== #
+#
+# Part of the llmc project, under the Apache License v2.0 with LLVM Exceptions.
+# See LICENSE for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===---------------------------------------------------------------------=== #
+"""Matmuls whose row count is the sequence length (llm.dim_bounds): x[?, K]
+@ W[K, N] with W a constant (packed into strips at compile time) and with W
+an argument, plus a bias + gelu epilogue, at many row counts so that every
+remainder of the register tile (8 rows on AVX-512, 4 on AVX2) and of the
+per-thread chunk occurs: the leftover rows run as static tiles of 4, 2 and 1
+rows.
+
+  gen DIR          writes DIR/rows.mlir and DIR/w.npy, DIR/b.npy and
+                   DIR/x<M>.npy for each row count M.
+  run LLMC DIR OUT THREADS OPTIONS
+                   `llmc run` of each entry at each row count (extra
+                   options OPTIONS, one string) into DIR/OUT/<entry><M>;
+                   OUT `ref` runs them with --no-opt.
+  check DIR OUT
+                   compares each output in DIR/OUT with float64 numpy
+                   (|err| <= 1e-5 sum_k |x w| + 1e-6, and the gelu's slope
+                   (<= 1.13) times that plus 1e-6 for the epilogue) and with
+                   the --no-opt output in DIR/ref (the same bound).
+"""
+
+import os
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+
+import llmc_ref  # test/lib: the numpy reference of the llm ops
+from llmc_model_text import literal  # test/lib
+
+K, N, BOUND = 40, 45, 64
+# 8-row tiles plus: 1 = 1, 3 = 2 + 1, 6 = 4 + 2, 7 = 4 + 2 + 1, 15 = 8 + 7;
+# on 2 threads 33 rows are chunks of 24 and 9; 64: no remainder.
+ROWS = [1, 3, 6, 7, 15, 33, 64]
+ENTRIES = ["const_w", "arg_w", "epilogue"]
+
+
+def data():
+    rng = np.random.default_rng(7)
+    w = rng.uniform(-1, 1, (K, N)).astype(np.float32)
+    b = rng.uniform(-1, 1, (N,)).astype(np.float32)
+    xs = {m: rng.uniform(-1, 1, (m, K)).astype(np.float32) for m in ROWS}
+    return w, b, xs
+
+
+def gen(d):
+    os.makedirs(d, exist_ok=True)
+    w, b, xs = data()
+    x = f"tensor<?x{K}xf32> {{llm.dim_bounds = array<i64: {BOUND}, {K}>}}"
+    y = f"tensor<?x{N}xf32>"
+    wt = f"tensor<{K}x{N}xf32>"
+    mm = f"(tensor<?x{K}xf32>, {wt}) -> {y}"
+    text = f"""func.func @const_w(%x: {x}) -> {y} {{
+  %w = llm.constant {literal(w)} : {wt}
+  %y = llm.matmul %x, %w : {mm}
+  return %y : {y}
+}}
+func.func @arg_w(%x: {x}, %w: {wt}) -> {y} {{
+  %y = llm.matmul %x, %w : {mm}
+  return %y : {y}
+}}
+func.func @epilogue(%x: {x}) -> {y} {{
+  %w = llm.constant {literal(w)} : {wt}
+  %b = llm.constant {literal(b)} : tensor<{N}xf32>
+  %y = llm.matmul %x, %w : {mm}
+  %yb = llm.add %y, %b : ({y}, tensor<{N}xf32>) -> {y}
+  %g = llm.gelu %yb : {y}
+  return %g : {y}
+}}
+"""
+    with open(os.path.join(d, "rows.mlir"), "w") as f:
+        f.write(text)
+    np.save(os.path.join(d, "w.npy"), w)
+    for m, xm in xs.items():
+        np.save(os.path.join(d, f"x{m}.npy"), xm)
+
+
+def run(llmc, d, out, threads, options):
+    extra = ["--no-opt"] if out == "ref" else []
+    for entry in ENTRIES:
+        for m in ROWS:
+            inputs = ["--input", f"arg0={d}/x{m}.npy"]
+            if entry == "arg_w":
+                inputs += ["--input", f"arg1={d}/w.npy"]
+            cmd = ([llmc, "run", f"{d}/rows.mlir", "--entry", entry,
+                    "--threads", threads, "--output-dir",
+                    f"{d}/{out}/{entry}{m}"]
+                   + inputs + shlex.split(options) + extra)
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode:
+                print(" ".join(cmd), r.stdout, r.stderr, file=sys.stderr)
+                return 1
+    return 0
+
+
+def check(d, out):
+    w, b, xs = data()
+    wd = w.astype(np.float64)
+    ok = True
+    for entry in ENTRIES:
+        worst_err, worst_agree, good = 0.0, 0.0, True
+        for m in ROWS:
+            xd = xs[m].astype(np.float64)
+            ref = xd @ wd
+            tol = 1e-5 * (np.abs(xd) @ np.abs(wd)) + 1e-6
+            if entry == "epilogue":
+                ref = llmc_ref.gelu(ref + b, dtype="f64")
+                tol = 1.13 * tol + 1e-6
+            got = np.load(os.path.join(d, out, f"{entry}{m}",
+                                       "out0.npy")).astype(np.float64)
+            base = np.load(os.path.join(d, "ref", f"{entry}{m}",
+                                        "out0.npy")).astype(np.float64)
+            if got.shape != ref.shape or base.shape != ref.shape:
+                print(f"{entry} rows {m}: shape {list(got.shape)} FAIL")
+                good = False
+                continue
+            err, agree = np.abs(got - ref), np.abs(got - base)
+            worst_err = max(worst_err, float((err / tol).max()))
+            worst_agree = max(worst_agree, float((agree / tol).max()))
+            if not (np.all(err <= tol) and np.all(agree <= tol)):
+                print(f"{entry} rows {m}: max_err={err.max():.3g} "
+                      f"max_vs_no_opt={agree.max():.3g} FAIL")
+                good = False
+        print(f"{entry}: rows {ROWS[0]}..{ROWS[-1]} ({len(ROWS)} lengths) "
+              f"err/tol={worst_err:.3g} vs_no_opt/tol={worst_agree:.3g}"
+              + (" PASS" if good else " FAIL"))
+        ok = ok and good
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "gen":
+        gen(sys.argv[2])
+        sys.exit(0)
+    if len(sys.argv) == 7 and sys.argv[1] == "run":
+        sys.exit(run(*sys.argv[2:]))
+    if len(sys.argv) == 4 and sys.argv[1] == "check":
+        sys.exit(check(*sys.argv[2:]))
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
