@@ -8,7 +8,9 @@
 # ===---------------------------------------------------------------------=== #
 """Matmuls whose row count is the sequence length (llm.dim_bounds): x[?, K]
 @ W[K, N] with W a constant (packed into strips at compile time) and with W
-an argument, plus a bias + gelu epilogue, at many row counts so that every
+an argument, plus a bias + gelu epilogue and an f16 matmul by a constant
+(run in f32: llm-promote-contraction-inputs counts a dynamic row count at
+its bound), at many row counts so that every
 remainder of the register tile (8 rows on AVX-512, 4 on AVX2) and of the
 per-thread chunk occurs: the leftover rows run as static tiles of 4, 2 and 1
 rows.
@@ -22,8 +24,11 @@ rows.
   check DIR OUT
                    compares each output in DIR/OUT with float64 numpy
                    (|err| <= 1e-5 sum_k |x w| + 1e-6, and the gelu's slope
-                   (<= 1.13) times that plus 1e-6 for the epilogue) and with
-                   the --no-opt output in DIR/ref (the same bound).
+                   (<= 1.13) times that plus 1e-6 for the epilogue, plus
+                   half an f16 ulp (2^-11 |ref|) for the f16 entry) and with
+                   the --no-opt output in DIR/ref (the same bound; one f16
+                   ulp for the f16 entry, whose --no-opt matmul is not
+                   promoted).
 """
 
 import os
@@ -37,10 +42,10 @@ import llmc_ref  # test/lib: the numpy reference of the llm ops
 from llmc_model_text import literal  # test/lib
 
 K, N, BOUND = 40, 45, 64
-# 8-row tiles plus: 1 = 1, 3 = 2 + 1, 6 = 4 + 2, 7 = 4 + 2 + 1, 15 = 8 + 7;
+# 8-row tiles plus: 1 = 1, 6 = 4 + 2, 7 = 4 + 2 + 1, 15 = 8 + 4 + 2 + 1;
 # on 2 threads 33 rows are chunks of 24 and 9; 64: no remainder.
-ROWS = [1, 3, 6, 7, 15, 33, 64]
-ENTRIES = ["const_w", "arg_w", "epilogue"]
+ROWS = [1, 6, 7, 15, 33, 64]
+ENTRIES = ["const_w", "arg_w", "epilogue", "half"]
 
 
 def data():
@@ -51,6 +56,11 @@ def data():
     return w, b, xs
 
 
+def inputs_of(entry, x):
+    """The lhs `entry` reads: f16 for the half-precision entry."""
+    return x.astype(np.float16) if entry == "half" else x
+
+
 def gen(d):
     os.makedirs(d, exist_ok=True)
     w, b, xs = data()
@@ -58,6 +68,9 @@ def gen(d):
     y = f"tensor<?x{N}xf32>"
     wt = f"tensor<{K}x{N}xf32>"
     mm = f"(tensor<?x{K}xf32>, {wt}) -> {y}"
+    xh = f"tensor<?x{K}xf16> {{llm.dim_bounds = array<i64: {BOUND}, {K}>}}"
+    yh = f"tensor<?x{N}xf16>"
+    wh = f"tensor<{K}x{N}xf16>"
     text = f"""func.func @const_w(%x: {x}) -> {y} {{
   %w = llm.constant {literal(w)} : {wt}
   %y = llm.matmul %x, %w : {mm}
@@ -75,19 +88,26 @@ func.func @epilogue(%x: {x}) -> {y} {{
   %g = llm.gelu %yb : {y}
   return %g : {y}
 }}
+func.func @half(%x: {xh}) -> {yh} {{
+  %w = llm.constant {literal(w.astype(np.float16))} : {wh}
+  %y = llm.matmul %x, %w : (tensor<?x{K}xf16>, {wh}) -> {yh}
+  return %y : {yh}
+}}
 """
     with open(os.path.join(d, "rows.mlir"), "w") as f:
         f.write(text)
     np.save(os.path.join(d, "w.npy"), w)
     for m, xm in xs.items():
         np.save(os.path.join(d, f"x{m}.npy"), xm)
+        np.save(os.path.join(d, f"h{m}.npy"), inputs_of("half", xm))
 
 
 def run(llmc, d, out, threads, options):
     extra = ["--no-opt"] if out == "ref" else []
     for entry in ENTRIES:
         for m in ROWS:
-            inputs = ["--input", f"arg0={d}/x{m}.npy"]
+            x = "h" if entry == "half" else "x"
+            inputs = ["--input", f"arg0={d}/{x}{m}.npy"]
             if entry == "arg_w":
                 inputs += ["--input", f"arg1={d}/w.npy"]
             cmd = ([llmc, "run", f"{d}/rows.mlir", "--entry", entry,
@@ -108,12 +128,19 @@ def check(d, out):
     for entry in ENTRIES:
         worst_err, worst_agree, good = 0.0, 0.0, True
         for m in ROWS:
-            xd = xs[m].astype(np.float64)
-            ref = xd @ wd
-            tol = 1e-5 * (np.abs(xd) @ np.abs(wd)) + 1e-6
+            xd = inputs_of(entry, xs[m]).astype(np.float64)
+            we = inputs_of(entry, w).astype(np.float64)
+            ref = xd @ we
+            tol = 1e-5 * (np.abs(xd) @ np.abs(we)) + 1e-6
+            agree_tol = tol
             if entry == "epilogue":
                 ref = llmc_ref.gelu(ref + b, dtype="f64")
-                tol = 1.13 * tol + 1e-6
+                tol = agree_tol = 1.13 * tol + 1e-6
+            if entry == "half":
+                # One rounding to f16 (half an ulp, 2^-11 |ref|); the f32 sums
+                # of the two paths may round to neighbouring f16 values.
+                agree_tol = tol + 2.0**-10 * np.abs(ref)
+                tol = tol + 2.0**-11 * np.abs(ref)
             got = np.load(os.path.join(d, out, f"{entry}{m}",
                                        "out0.npy")).astype(np.float64)
             base = np.load(os.path.join(d, "ref", f"{entry}{m}",
@@ -124,8 +151,8 @@ def check(d, out):
                 continue
             err, agree = np.abs(got - ref), np.abs(got - base)
             worst_err = max(worst_err, float((err / tol).max()))
-            worst_agree = max(worst_agree, float((agree / tol).max()))
-            if not (np.all(err <= tol) and np.all(agree <= tol)):
+            worst_agree = max(worst_agree, float((agree / agree_tol).max()))
+            if not (np.all(err <= tol) and np.all(agree <= agree_tol)):
                 print(f"{entry} rows {m}: max_err={err.max():.3g} "
                       f"max_vs_no_opt={agree.max():.3g} FAIL")
                 good = False

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/SparseWeights.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
@@ -61,12 +62,12 @@ static ElementsAttr widenConstant(ElementsAttr attr) {
 }
 
 /// The number of rows of `op`'s lhs (the product of its dimensions other
-/// than K, saturating at INT64_MAX), or std::nullopt when a dimension is
-/// dynamic.
-static std::optional<int64_t> getStaticRows(MatmulOp op) {
+/// than K, saturating at INT64_MAX), a dynamic (sequence) dimension counted
+/// at its declared bound (llm.dim_bounds: the rows a prefill of the longest
+/// sequence has, the size the CPU tiles are chosen for too); std::nullopt
+/// for a dynamic dimension without a bound.
+static std::optional<int64_t> getRows(MatmulOp op) {
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-  if (!lhsType.hasStaticShape())
-    return std::nullopt;
   int64_t rank = lhsType.getRank();
   int64_t kDim = op.getTransposeA() ? rank - 2 : rank - 1;
   int64_t rows = 1;
@@ -74,6 +75,12 @@ static std::optional<int64_t> getStaticRows(MatmulOp op) {
     if (d == kDim)
       continue;
     int64_t size = lhsType.getDimSize(d);
+    if (ShapedType::isDynamic(size)) {
+      std::optional<int64_t> bound = getSequenceBound(op);
+      if (!bound || *bound < 1)
+        return std::nullopt;
+      size = *bound;
+    }
     if (size == 0)
       return 0;
     rows = rows > std::numeric_limits<int64_t>::max() / size
@@ -95,7 +102,7 @@ int64_t mlir::llm::promoteContractionInputs(
         getElementTypeOrSelf(op.getRhs().getType()) != elem)
       return;
     auto cst = op.getRhs().getDefiningOp<ConstantOp>();
-    std::optional<int64_t> rows = getStaticRows(op);
+    std::optional<int64_t> rows = getRows(op);
     if (!cst || !rows || *rows < options.minRows)
       return;
     candidates.push_back(op);

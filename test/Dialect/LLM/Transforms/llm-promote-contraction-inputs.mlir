@@ -90,8 +90,9 @@ func.func @bf16(%a: tensor<4x2xbf16>) -> tensor<4x2xbf16> {
 // -----
 
 // Not promoted: fewer rows than min-rows (2 by default: a decode step keeps the
-// half-precision weight: half the bytes streamed), a dynamic row count, a
-// computed rhs, f32 and mixed element types.
+// half-precision weight: half the bytes streamed), a dynamic row count
+// without a bound (llm.dim_bounds), a computed rhs, f32 and mixed element
+// types.
 // CHECK: module attributes {llm.report = {promoted_matmuls = 0 : i64}}
 // CHECK-LABEL: func.func @kept(
 // F16ONLY-LABEL: func.func @kept(
@@ -107,6 +108,31 @@ func.func @kept(%a: tensor<1x2xf16>, %d: tensor<?x2xf16>, %b: tensor<8x2xf16>,
   %2 = llm.matmul %b, %b {transpose_b} : (tensor<8x2xf16>, tensor<8x2xf16>) -> tensor<8x8xf16>
   %3 = llm.matmul %f, %w32 : (tensor<8x2xf32>, tensor<2x2xf32>) -> tensor<8x2xf32>
   return %0, %1, %2, %3 : tensor<1x2xf16>, tensor<?x2xf16>, tensor<8x8xf16>, tensor<8x2xf32>
+}
+
+// -----
+
+// A dynamic (sequence) row count counts at its llm.dim_bounds bound: 16
+// rows here (promoted; also with min-rows=5), a bound of 1 is a decode step
+// (kept).
+// CHECK-LABEL: func.func @sequence_rows(
+// CHECK:         %[[X:.+]] = llm.cast %arg0 : (tensor<1x?x2xf16>) -> tensor<1x?x2xf32>
+// CHECK:         %[[Y:.+]] = llm.matmul %[[X]], %{{.+}} : (tensor<1x?x2xf32>, tensor<2x2xf32>) -> tensor<1x?x2xf32>
+// CHECK:         llm.cast %[[Y]] : (tensor<1x?x2xf32>) -> tensor<1x?x2xf16>
+// ROWS5-LABEL: func.func @sequence_rows(
+// ROWS5:         llm.matmul {{.*}} -> tensor<1x?x2xf32>
+// CHECK-LABEL: func.func @sequence_of_one(
+// CHECK-NOT:     llm.cast
+// CHECK:         return
+func.func @sequence_rows(%x: tensor<1x?x2xf16> {llm.dim_bounds = array<i64: 1, 16, 2>}) -> tensor<1x?x2xf16> {
+  %w = llm.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf16>
+  %0 = llm.matmul %x, %w : (tensor<1x?x2xf16>, tensor<2x2xf16>) -> tensor<1x?x2xf16>
+  return %0 : tensor<1x?x2xf16>
+}
+func.func @sequence_of_one(%x: tensor<?x2xf16> {llm.dim_bounds = array<i64: 1, 2>}) -> tensor<?x2xf16> {
+  %w = llm.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf16>
+  %0 = llm.matmul %x, %w : (tensor<?x2xf16>, tensor<2x2xf16>) -> tensor<?x2xf16>
+  return %0 : tensor<?x2xf16>
 }
 
 // -----

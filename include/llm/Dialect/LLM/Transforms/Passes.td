@@ -673,10 +673,12 @@ def LLMPromoteContractionInputsPass
     faster (1 x 4096 @ 4096 x 4096, weights evicted from the caches: f16
     1.1 ms, promoted 1.7 ms), while from 2 rows on the promoted matmul wins
     or ties (2 rows: 1.9 -> 1.5 ms; 8: 5.7 -> 5.7; 32: 13.7 -> 6.8).
-    So only matmuls whose lhs has a static number of rows (the product of
-    its dimensions other than K) of at least `min-rows` (default 2) are
-    rewritten; decode matvecs and dynamic-shaped matmuls keep the
-    half-precision weight. One widened
+    So only matmuls whose lhs has a number of rows (the product of its
+    dimensions other than K) of at least `min-rows` (default 2) are
+    rewritten; decode matvecs keep the half-precision weight. A dynamic
+    (sequence) dimension counts at its declared bound (`llm.dim_bounds`:
+    the prefill of the longest sequence, the size the CPU tiles are chosen
+    for); a dynamic dimension without a bound is not promoted. One widened
     constant and one widened activation are shared by every rewritten
     matmul that reads them (sibling Q/K/V projections stay siblings for
     `llm-fuse`).
@@ -695,8 +697,8 @@ def LLMPromoteContractionInputsPass
                "Element types of the matmuls to run in f32 (f16, bf16; "
                "default: both)">,
     Option<"minRows", "min-rows", "int64_t", /*default=*/"2",
-           "Smallest static number of lhs rows for which a matmul is "
-           "promoted">,
+           "Smallest number of lhs rows (a dynamic dimension at its "
+           "llm.dim_bounds bound) for which a matmul is promoted">,
   ];
   let statistics = [
     Statistic<"numPromoted", "promoted-matmuls",
