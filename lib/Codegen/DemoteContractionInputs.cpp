@@ -14,15 +14,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/APFloat.h"
-
-#include <cstring>
 
 namespace mlir::llm {
 #define GEN_PASS_DEF_LLMDEMOTECONTRACTIONINPUTSPASS
@@ -30,71 +27,6 @@ namespace mlir::llm {
 } // namespace mlir::llm
 
 using namespace mlir;
-
-/// `value` rounded to nearest even in `type` (bf16 or f16), as its bits.
-static uint16_t roundToBits(float value, FloatType type) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  if (type.isBF16()) {
-    // bf16 is the top half of an f32: add half an ulp (ties to even) and
-    // truncate; NaNs stay quiet NaNs.
-    if ((bits & 0x7fffffffu) > 0x7f800000u)
-      return static_cast<uint16_t>((bits >> 16) | 0x40);
-    return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16);
-  }
-  bool losesInfo;
-  llvm::APFloat rounded(value);
-  rounded.convert(type.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-  return static_cast<uint16_t>(rounded.bitcastToAPInt().getZExtValue());
-}
-
-/// The f32 constant `attr` rounded to `type`, or null when its elements are
-/// not available (an unknown elements kind, a missing resource blob).
-/// `dense_resource` weights get a new blob named `<name>_<type>`.
-static ElementsAttr demoteConstant(ElementsAttr attr, FloatType type) {
-  auto tensorType = dyn_cast<RankedTensorType>(attr.getType());
-  if (!tensorType || !tensorType.getElementType().isF32())
-    return nullptr;
-  auto resultType = tensorType.clone(type);
-  ArrayRef<char> data;
-  DenseResourceElementsAttr resource;
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.isSplat()) {
-      bool losesInfo;
-      llvm::APFloat value = dense.getSplatValue<llvm::APFloat>();
-      value.convert(type.getFloatSemantics(),
-                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-      return DenseElementsAttr::get(resultType, value);
-    }
-    data = dense.getRawData();
-  } else if ((resource = dyn_cast<DenseResourceElementsAttr>(attr))) {
-    data = resource.getData();
-  } else {
-    return nullptr;
-  }
-  int64_t n = tensorType.getNumElements();
-  if (static_cast<int64_t>(data.size()) != n * 4)
-    return nullptr;
-  std::vector<uint16_t> out(n);
-  for (int64_t i = 0; i < n; ++i) {
-    float value;
-    std::memcpy(&value, data.data() + 4 * i, sizeof(value));
-    out[i] = roundToBits(value, type);
-  }
-  ArrayRef<char> bytes(reinterpret_cast<const char *>(out.data()),
-                       out.size() * sizeof(uint16_t));
-  if (resource) {
-    std::string typeName;
-    llvm::raw_string_ostream os(typeName);
-    type.print(os);
-    return DenseResourceElementsAttr::get(
-        resultType, (resource.getRawHandle().getKey() + "_" + typeName).str(),
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes,
-                                                      alignof(uint16_t)));
-  }
-  return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
-}
 
 /// Whether `op` is a contraction on f32 tensors whose payload is exactly
 /// `out + a * b` of its two inputs (linalg.matmul, batch_matmul, matvec,
@@ -177,7 +109,8 @@ struct LLMDemoteContractionInputsPass
         if (constant && !weight) {
           auto elements = dyn_cast<ElementsAttr>(constant.getValue());
           if (ElementsAttr attr =
-                  elements ? demoteConstant(elements, type) : ElementsAttr()) {
+                  elements ? llm::convertFloatElements(elements, type)
+                           : ElementsAttr()) {
             OpBuilder::InsertionGuard guard(rewriter);
             rewriter.setInsertionPointAfter(constant);
             weight = arith::ConstantOp::create(rewriter, constant.getLoc(),

@@ -40,6 +40,7 @@ import numpy as np
 
 import llmc_ref  # test/lib: the numpy reference of the llm ops
 from llmc_model_text import literal  # test/lib
+import llmc_subcommands  # test/lib
 
 K, N, BOUND = 40, 45, 64
 # 8-row tiles plus: 1 = 1, 6 = 4 + 2, 7 = 4 + 2 + 1, 15 = 8 + 4 + 2 + 1;
@@ -164,12 +165,4 @@ def check(d, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "gen":
-        gen(sys.argv[2])
-        sys.exit(0)
-    if len(sys.argv) == 7 and sys.argv[1] == "run":
-        sys.exit(run(*sys.argv[2:]))
-    if len(sys.argv) == 4 and sys.argv[1] == "check":
-        sys.exit(check(*sys.argv[2:]))
-    print(__doc__, file=sys.stderr)
-    sys.exit(2)
+    llmc_subcommands.main(__doc__, gen, run, check)

@@ -41,6 +41,7 @@ import numpy as np
 
 import llmc_ref  # test/lib: the numpy reference of the llm ops
 from llmc_model_text import literal  # test/lib
+import llmc_subcommands  # test/lib
 
 # entry, lhs shape, K, N, transpose_b, epilogue (bias + gelu + residual),
 # number of sibling matmuls of the same activation.
@@ -166,12 +167,4 @@ def run(llmc, d, kind, threads, options):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "gen":
-        gen(sys.argv[2])
-        sys.exit(0)
-    if len(sys.argv) == 7 and sys.argv[1] == "run":
-        sys.exit(run(*sys.argv[2:]))
-    if len(sys.argv) == 6 and sys.argv[1] == "check":
-        sys.exit(check(*sys.argv[2:]))
-    print(__doc__, file=sys.stderr)
-    sys.exit(2)
+    llmc_subcommands.main(__doc__, gen, run, check)

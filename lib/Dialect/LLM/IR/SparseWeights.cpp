@@ -204,6 +204,63 @@ DenseElementsAttr mlir::llm::getFloatElementsAttr(RankedTensorType type,
   return DenseElementsAttr::get(type, elems);
 }
 
+/// `value` rounded to nearest even in `type` (bf16 or f16), as its bits.
+static uint16_t roundToHalfBits(float value, FloatType type) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if (type.isBF16()) {
+    // bf16 is the top half of an f32: add half an ulp (ties to even) and
+    // truncate; NaNs stay quiet NaNs.
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+      return static_cast<uint16_t>((bits >> 16) | 0x40);
+    return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16);
+  }
+  bool losesInfo;
+  APFloat rounded(value);
+  rounded.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  return static_cast<uint16_t>(rounded.bitcastToAPInt().getZExtValue());
+}
+
+ElementsAttr mlir::llm::convertFloatElements(ElementsAttr attr, FloatType to) {
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!type || !(to.isF32() || to.isF16() || to.isBF16()))
+    return nullptr;
+  RankedTensorType resultType = type.clone(to);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr);
+      dense && dense.isSplat() && isa<FloatType>(type.getElementType())) {
+    APFloat value = dense.getSplatValue<APFloat>();
+    bool losesInfo;
+    value.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    return DenseElementsAttr::get(resultType, value);
+  }
+  std::optional<std::vector<float>> values = readFloatValues(attr);
+  if (!values || static_cast<int64_t>(values->size()) != type.getNumElements())
+    return nullptr;
+  // The elements' little-endian bytes in `to`.
+  std::vector<char> bytes;
+  if (to.isF32()) {
+    bytes.resize(values->size() * sizeof(float));
+    std::memcpy(bytes.data(), values->data(), bytes.size());
+  } else {
+    bytes.resize(values->size() * sizeof(uint16_t));
+    for (auto [i, value] : llvm::enumerate(*values)) {
+      uint16_t bits = roundToHalfBits(value, to);
+      std::memcpy(bytes.data() + i * sizeof(bits), &bits, sizeof(bits));
+    }
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  if (!resource)
+    return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
+  std::string name = resource.getRawHandle().getKey().str() + "_";
+  llvm::raw_string_ostream os(name);
+  to.print(os);
+  return DenseResourceElementsAttr::get(
+      resultType, name,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, to.getWidth() / 8));
+}
+
 std::optional<std::vector<float>>
 mlir::llm::readFloatValues(ElementsAttr attr) {
   auto ft = dyn_cast<FloatType>(attr.getElementType());

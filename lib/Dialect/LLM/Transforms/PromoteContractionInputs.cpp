@@ -20,9 +20,7 @@
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 #include "llm/Support/Report.h"
 
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <limits>
@@ -36,30 +34,6 @@ namespace mlir::llm {
 
 using namespace mlir;
 using namespace mlir::llm;
-
-/// `attr` (f16 or bf16 elements) as f32 elements of `type`'s shape, or null
-/// when its values cannot be read. Splats stay splats; a `dense_resource`
-/// weight gets a new blob `<name>_f32`.
-static ElementsAttr widenConstant(ElementsAttr attr) {
-  auto type = cast<RankedTensorType>(attr.getType());
-  auto f32Type = RankedTensorType::get(type.getShape(),
-                                       Float32Type::get(type.getContext()));
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
-    return DenseElementsAttr::get(
-        f32Type,
-        static_cast<float>(dense.getSplatValue<APFloat>().convertToDouble()));
-  std::optional<std::vector<float>> values = readFloatValues(attr);
-  if (!values || static_cast<int64_t>(values->size()) != type.getNumElements())
-    return nullptr;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    ArrayRef<char> bytes(reinterpret_cast<const char *>(values->data()),
-                         values->size() * sizeof(float));
-    return DenseResourceElementsAttr::get(
-        f32Type, (resource.getRawHandle().getKey() + "_f32").str(),
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float)));
-  }
-  return DenseElementsAttr::get(f32Type, ArrayRef<float>(*values));
-}
 
 /// The number of rows of `op`'s lhs (the product of its dimensions other
 /// than K, saturating at INT64_MAX), a dynamic (sequence) dimension counted
@@ -119,7 +93,8 @@ int64_t mlir::llm::promoteContractionInputs(
   auto widenWeight = [&](ConstantOp cst) -> Value {
     if (Value w = widenedWeights.lookup(cst))
       return w;
-    ElementsAttr value = widenConstant(cst.getValue());
+    ElementsAttr value =
+        convertFloatElements(cst.getValue(), rewriter.getF32Type());
     if (!value)
       return nullptr;
     rewriter.setInsertionPointAfter(cst);

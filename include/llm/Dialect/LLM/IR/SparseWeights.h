@@ -140,6 +140,16 @@ DenseElementsAttr getFloatElementsAttr(RankedTensorType type,
 /// std::nullopt for other element types or a blob of the wrong size.
 std::optional<std::vector<float>> readFloatValues(ElementsAttr attr);
 
+/// `attr` (f32, f16 or bf16 elements) with its elements converted to `to`
+/// (f32, f16 or bf16; rounded to nearest-even, NaNs kept quiet): a splat
+/// stays a splat, an inline dense attribute stays inline, and a
+/// dense_resource gets a new blob named `<name>_<to>` (`w_f32`, `w_bf16`),
+/// so a large weight is not uniqued in the context. Null when the elements
+/// are not available (another element type, a missing or short blob, a
+/// sparse<> literal). Used by llm-promote-contraction-inputs (f16/bf16 ->
+/// f32) and llm-demote-contraction-inputs (f32 -> bf16/f16).
+ElementsAttr convertFloatElements(ElementsAttr attr, FloatType to);
+
 } // namespace mlir::llm
 
 #endif // LLM_DIALECT_LLM_IR_SPARSEWEIGHTS_H
