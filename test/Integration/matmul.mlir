@@ -8,8 +8,8 @@
 // `exact` for integers and data movement). Inputs are seeded (llmc_check gen).
 // bf16 cases take and return f32 and cast inside (numpy has no bf16).
 //
-// RUN: rm -rf %t && mkdir -p %t/mm %t/mm_tb %t/mm_ta %t/mm_tab %t/mm_batch_rhs2d %t/mm_batch_bcast %t/mm_batch_bcast_tb %t/mm_f16 %t/mm_bf16_tb %t/mm_bf16_tab3d %t/mm_bf16_tab3d_noopt
-// RUN: %python -m llmc_check gen %t a=4x32xf32 b=32x5xf32 bt=5x32xf32 at=32x4xf32 a3=2x4x32xf32 a4=2x1x4x32xf32 b3=3x32x5xf32 ah=4x32xf16 bh=32x5xf16 ag=4x32xbf16 bg=5x32xbf16 ag3=2x8x4xbf16 bg8=5x8xbf16
+// RUN: rm -rf %t && mkdir -p %t/mm %t/mm_tb %t/mm_ta %t/mm_tab %t/mm_batch_rhs2d %t/mm_batch_bcast %t/mm_batch_bcast_tb %t/mm_f16 %t/mm_bf16_tb %t/mm_bf16_tab3d %t/mm_bf16_tab3d_noopt %t/mm_37x360_t1 %t/mm_37x360_t2
+// RUN: %python -m llmc_check gen %t a=4x32xf32 b=32x5xf32 bt=5x32xf32 at=32x4xf32 a3=2x4x32xf32 a4=2x1x4x32xf32 b3=3x32x5xf32 ah=4x32xf16 bh=32x5xf16 ag=4x32xbf16 bg=5x32xbf16 ag3=2x8x4xbf16 bg8=5x8xbf16 a37=37x200xf32 b360=200x360xf32
 
 // RUN: llmc run %s --entry mm --input arg0=%t/a.npy --input arg1=%t/b.npy --output-dir %t/mm
 // RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a.npy --arg b=%t/b.npy --actual %t/mm/out0.npy --name mm | FileCheck %s --check-prefix=MM
@@ -110,4 +110,19 @@ func.func @mm_bf16_tab3d(%a: tensor<2x8x4xf32>, %b: tensor<5x8xf32>) -> tensor<2
   %2 = llm.matmul %0, %1 {transpose_a, transpose_b} : (tensor<2x8x4xbf16>, tensor<5x8xbf16>) -> tensor<2x4x5xbf16>
   %3 = llm.cast %2 : (tensor<2x4x5xbf16>) -> tensor<2x4x5xf32>
   return %3 : tensor<2x4x5xf32>
+}
+
+// 37 rows over 2 threads (chunks of 24 and 13 rows) and N = 360 (the last
+// 128-column cache tile 104 wide): every remainder, of rows and of columns,
+// runs as static 4-, 2-, 1-row and 16-, 4-, 1-column tiles. atol 1e-4: 200
+// products of standard normal values sum |x w| to about 160, and f32 sums
+// in another order than numpy's differ by up to ~1e-7 of that per step.
+// RUN: llmc run %s --entry mm_37x360 --threads 1 --input arg0=%t/a37.npy --input arg1=%t/b360.npy --output-dir %t/mm_37x360_t1
+// RUN: llmc run %s --entry mm_37x360 --threads 2 --input arg0=%t/a37.npy --input arg1=%t/b360.npy --output-dir %t/mm_37x360_t2
+// RUN: %python -m llmc_check expr "matmul(a37, b360)" --arg a37=%t/a37.npy --arg b360=%t/b360.npy --actual %t/mm_37x360_t1/out0.npy --atol 1e-4 --name t1 | FileCheck %s --check-prefix=MM_37X360
+// RUN: %python -m llmc_check expr "matmul(a37, b360)" --arg a37=%t/a37.npy --arg b360=%t/b360.npy --actual %t/mm_37x360_t2/out0.npy --atol 1e-4 --name t2 | FileCheck %s --check-prefix=MM_37X360
+// MM_37X360: {{t1|t2}}: shape [37, 360] dtype float32 {{.*}} PASS
+func.func @mm_37x360(%a: tensor<37x200xf32>, %b: tensor<200x360xf32>) -> tensor<37x360xf32> {
+  %0 = llm.matmul %a, %b : (tensor<37x200xf32>, tensor<200x360xf32>) -> tensor<37x360xf32>
+  return %0 : tensor<37x360xf32>
 }
