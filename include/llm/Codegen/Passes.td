@@ -326,7 +326,13 @@ def LLMTileAndVectorizePass
       a whole number of vectors is split off first (`linalg::splitOp`) into
       one-vector tiles and the last partial one (N = 120 with 32-wide tiles:
       3 x 32, 16, 8), since a 24- or 80-wide vector row lowers through
-      element inserts. The accumulator read/write is hoisted out of the K loop
+      element inserts. A tile whose rows or columns are dynamic (a dynamic
+      sequence, a thread's chunk min(chunk, M - i), the last cache tile of
+      N) would have a dynamic remainder, which does not vectorize; it is
+      split first into loops of static pieces: rows in tiles of the
+      register height, then at most one tile each of 4, 2 and 1 rows;
+      columns in tiles of the register width, then at most one each of one
+      vector, 4 and 1 columns (e.g. 37x360x200 on two threads). The accumulator read/write is hoisted out of the K loop
       (`loop-invariant-subset-hoisting`), so it lives in registers.
     * All-parallel `linalg.generic`/`linalg.fill`/`linalg.transpose` ops
       and generics with trailing reduction dimensions: when `parallel` is set
