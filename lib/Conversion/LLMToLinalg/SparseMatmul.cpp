@@ -559,7 +559,8 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
                })
         .getResult(0);
   };
-  // Full register tiles of mr rows, then the rest one row at a time.
+  // Full register tiles of mr rows, then the rest in at most one tile each
+  // of 4, 2 and 1 rows (a tile shares each block load between its rows).
   Value fullEnd = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, mValue, idx(b, mr)), idx(b, mr));
   Value rowsDone =
@@ -569,13 +570,33 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
             scf::YieldOp::create(tb, loc, unitsOf(tb, m0, mr, rt[0]));
           })
           .getResult(0);
-  if (mr > 1 && (ShapedType::isDynamic(staticRows) || staticRows % mr))
-    rowsDone = scf::ForOp::create(
-                   b, loc, fullEnd, mValue, idx(b, 1), ValueRange{rowsDone},
-                   [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
-                     scf::YieldOp::create(tb, loc, unitsOf(tb, m0, 1, rt[0]));
-                   })
-                   .getResult(0);
+  if (mr > 1 && (ShapedType::isDynamic(staticRows) || staticRows % mr)) {
+    // for m0 in [lo, lo + step floor((M - lo) / step)) step `step`
+    Value lower = fullEnd;
+    for (int64_t step : {4, 2, 1}) {
+      if (step >= mr)
+        continue;
+      Value upper =
+          step == 1 ? mValue
+                    : arith::AddIOp::create(
+                          b, loc, lower,
+                          arith::MulIOp::create(
+                              b, loc,
+                              arith::DivUIOp::create(
+                                  b, loc,
+                                  arith::SubIOp::create(b, loc, mValue, lower),
+                                  idx(b, step)),
+                              idx(b, step)));
+      rowsDone =
+          scf::ForOp::create(
+              b, loc, lower, upper, idx(b, step), ValueRange{rowsDone},
+              [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
+                scf::YieldOp::create(tb, loc, unitsOf(tb, m0, step, rt[0]));
+              })
+              .getResult(0);
+      lower = upper;
+    }
+  }
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
       b, loc, rowsDone, forall.getRegionIterArgs()[0],
