@@ -7,9 +7,11 @@
 # ===---------------------------------------------------------------------=== #
 """`helper.py COMMAND ARG...` for the integration tests' helper scripts
 (test/Integration/Inputs/*.py): each command a function taking a fixed
-number of string arguments and returning an exit code (None: 0)."""
+number of string arguments and returning an exit code (None: 0); and
+running `llmc run` from them."""
 
 import inspect
+import subprocess
 import sys
 
 
@@ -24,3 +26,16 @@ def main(doc, *commands):
             sys.exit(f(*sys.argv[2:]) or 0)
     print(doc, file=sys.stderr)
     sys.exit(2)
+
+
+def run_llmc(llmc, module, entry, threads, out_dir, args):
+    """`llmc run MODULE --entry ENTRY --threads THREADS --output-dir OUT_DIR
+    ARGS...`; prints the command and its output to stderr and returns False
+    when it fails."""
+    cmd = ([llmc, "run", module, "--entry", entry, "--threads", str(threads),
+            "--output-dir", out_dir] + list(args))
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        print(" ".join(cmd), r.stdout, r.stderr, file=sys.stderr)
+        return False
+    return True

@@ -33,8 +33,6 @@ rows.
 
 import os
 import shlex
-import subprocess
-import sys
 
 import numpy as np
 
@@ -111,13 +109,10 @@ def run(llmc, d, out, threads, options):
             inputs = ["--input", f"arg0={d}/{x}{m}.npy"]
             if entry == "arg_w":
                 inputs += ["--input", f"arg1={d}/w.npy"]
-            cmd = ([llmc, "run", f"{d}/rows.mlir", "--entry", entry,
-                    "--threads", threads, "--output-dir",
-                    f"{d}/{out}/{entry}{m}"]
-                   + inputs + shlex.split(options) + extra)
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode:
-                print(" ".join(cmd), r.stdout, r.stderr, file=sys.stderr)
+            if not llmc_subcommands.run_llmc(
+                    llmc, f"{d}/rows.mlir", entry, threads,
+                    f"{d}/{out}/{entry}{m}",
+                    inputs + shlex.split(options) + extra):
                 return 1
     return 0
 

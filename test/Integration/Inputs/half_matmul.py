@@ -34,8 +34,6 @@ round a different f32 sum: they must agree within one ulp of the result type
 
 import os
 import shlex
-import subprocess
-import sys
 
 import numpy as np
 
@@ -155,13 +153,10 @@ def run(llmc, d, kind, threads, options):
         if epi:
             inputs += ["--input", f"arg1={d}/{entry}_r.npy"]
         for sub, extra in (("opt", []), ("ref", ["--no-opt"])):
-            cmd = ([llmc, "run", f"{d}/{kind}.mlir", "--entry", entry,
-                    "--threads", threads, "--output-dir",
-                    f"{d}/{sub}{threads}/{entry}"]
-                   + inputs + shlex.split(options) + extra)
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode:
-                print(" ".join(cmd), r.stdout, r.stderr, file=sys.stderr)
+            if not llmc_subcommands.run_llmc(
+                    llmc, f"{d}/{kind}.mlir", entry, threads,
+                    f"{d}/{sub}{threads}/{entry}",
+                    inputs + shlex.split(options) + extra):
                 return 1
     return 0
 
