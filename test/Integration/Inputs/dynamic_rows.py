@@ -119,7 +119,6 @@ def run(llmc, d, out, threads, options):
 
 def check(d, out):
     w, b, xs = data()
-    wd = w.astype(np.float64)
     ok = True
     for entry in ENTRIES:
         worst_err, worst_agree, good = 0.0, 0.0, True
