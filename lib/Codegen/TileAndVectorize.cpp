@@ -1012,8 +1012,9 @@ LogicalResult mlir::llm::vectorizeRegisterTiles(RewriterBase &rewriter,
   llvm::SmallPtrSet<Block *, 8> mixedBlocks;
   for (linalg::LinalgOp op : tiles) {
     op->removeAttr(kRegisterTileAttr);
-    // Other partial tiles with dynamic shapes (a dynamic-width remainder of
-    // N) are left to the scalar lowering.
+    // A tile that still has dynamic shapes (one registerTileAndPeel could
+    // not split into static pieces: not a contraction, or a dynamic K) is
+    // left to the scalar lowering.
     if (!hasStaticTensorShapes(op) ||
         failed(linalg::vectorizeOpPrecondition(op)))
       continue;
