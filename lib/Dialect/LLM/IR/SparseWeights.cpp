@@ -238,18 +238,20 @@ ElementsAttr mlir::llm::convertFloatElements(ElementsAttr attr, FloatType to) {
   std::optional<std::vector<float>> values = readFloatValues(attr);
   if (!values || static_cast<int64_t>(values->size()) != type.getNumElements())
     return nullptr;
-  // The elements' little-endian bytes in `to`.
-  std::vector<char> bytes;
-  if (to.isF32()) {
-    bytes.resize(values->size() * sizeof(float));
-    std::memcpy(bytes.data(), values->data(), bytes.size());
-  } else {
-    bytes.resize(values->size() * sizeof(uint16_t));
-    for (auto [i, value] : llvm::enumerate(*values)) {
-      uint16_t bits = roundToHalfBits(value, to);
-      std::memcpy(bytes.data() + i * sizeof(bits), &bits, sizeof(bits));
-    }
+  // The elements' little-endian bytes in `to`: the f32 values themselves,
+  // or their rounded 16-bit patterns.
+  std::vector<uint16_t> halves;
+  if (!to.isF32()) {
+    halves.reserve(values->size());
+    for (float value : *values)
+      halves.push_back(roundToHalfBits(value, to));
   }
+  ArrayRef<char> bytes =
+      to.isF32()
+          ? ArrayRef<char>(reinterpret_cast<const char *>(values->data()),
+                           values->size() * sizeof(float))
+          : ArrayRef<char>(reinterpret_cast<const char *>(halves.data()),
+                           halves.size() * sizeof(uint16_t));
   auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
   if (!resource)
     return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
