@@ -48,6 +48,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgBuilders.h"
+
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
@@ -67,6 +69,8 @@
 
 using namespace mlir;
 using namespace mlir::llm;
+using mlir::llm::detail::extToF32;
+using mlir::llm::detail::f32Const;
 
 namespace {
 
@@ -75,16 +79,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-Value extToF32(OpBuilder &b, Location loc, Value v) {
-  if (!isa<Float16Type, BFloat16Type>(v.getType()))
-    return v;
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-}
-
-Value f32Const(OpBuilder &b, Location loc, double value) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-}
 
 Value negInf(OpBuilder &b, Location loc) {
   return arith::ConstantOp::create(

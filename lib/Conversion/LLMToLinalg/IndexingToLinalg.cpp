@@ -17,6 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgBuilders.h"
+
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
@@ -33,6 +35,9 @@
 
 using namespace mlir;
 using namespace mlir::llm;
+using mlir::llm::detail::extToF32;
+using mlir::llm::detail::indexConst;
+using mlir::llm::detail::isLowPrecisionFloat;
 
 namespace {
 
@@ -46,23 +51,10 @@ RankedTensorType tensorTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-bool isLowPrecisionFloat(Type t) { return isa<Float16Type, BFloat16Type>(t); }
-
-/// f16/bf16 scalars are computed in f32.
-Value extToF32(OpBuilder &b, Location l, Value v) {
-  if (!isLowPrecisionFloat(v.getType()))
-    return v;
-  return arith::ExtFOp::create(b, l, b.getF32Type(), v);
-}
-
 Value truncTo(OpBuilder &b, Location l, Value v, Type type) {
   if (v.getType() == type)
     return v;
   return arith::TruncFOp::create(b, l, type, v);
-}
-
-Value indexConst(OpBuilder &b, Location l, int64_t v) {
-  return arith::ConstantIndexOp::create(b, l, v);
 }
 
 /// A parallel `linalg.generic` producing a tensor of `type` from `inputs`

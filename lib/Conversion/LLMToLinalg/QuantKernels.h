@@ -128,6 +128,128 @@ FailureOr<Value> buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
 /// fails, creating nothing, otherwise.
 FailureOr<Value> lowerBF16DotMatmul(OpBuilder &b, MatmulOp op, Value lhs);
 
+//===----------------------------------------------------------------------===//
+// Helpers of the quantized kernels (QuantToLinalg.cpp)
+//===----------------------------------------------------------------------===//
+
+/// An f32 / i32 `arith.constant` of `v` (f32Const is defined in
+/// LinalgBuilders.cpp).
+Value f32Const(OpBuilder &b, Location loc, double v);
+Value i32Const(OpBuilder &b, Location loc, int64_t v);
+
+/// Reinterprets a quantized tensor as its storage type (or back): a
+/// `quant.scast` to `to`, or `v` itself when it already has that type.
+Value storageCast(OpBuilder &b, Location loc, Value v, Type to);
+
+/// Scalar f32 from an f16/bf16/f32 value (`arith.extf`, exact).
+Value toF32(OpBuilder &b, Location loc, Value v);
+
+//===----------------------------------------------------------------------===//
+// Weight-only matmul kernels (QuantMatvec.cpp, QuantPanels.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Most rows of x the matvec kernel takes (one unpacked weight chunk feeds
+/// all of them; more would spill the R * M accumulators).
+constexpr int64_t kMatvecMaxRows = 4;
+
+/// The 4-bit storage values of a constant weight `[n, k]` (inline dense, or
+/// a resource blob holding one element per byte), one per byte in [0, 15]:
+/// unsigned nibbles as they are, signed ones biased to `q + 8` (the kernels
+/// raise the zero point by 8). Fails for non-constant weights.
+FailureOr<SmallVector<uint8_t>> readNibbles(Value w, int64_t n, int64_t k,
+                                            bool isSigned);
+
+/// `x[M, K] @ dequantize(w)^T` for a weight stored `[N, K]` (transpose_b)
+/// and 1 <= M <= kMatvecMaxRows rows of x (decode, or a short prefill):
+/// a parallel loop over blocks of `R` weight rows; per block, a loop over the
+/// quantization groups along K and, inside, over chunks of 32 elements of K:
+/// the weight chunk is one vector load of the storage bytes (16 bytes of
+/// packed nibbles for 4-bit weights, in packNibbles' layout: zero-extended
+/// to i32 lanes, the low nibbles (`& 15`) are elements 0..15 of the chunk
+/// and the high nibbles (`>> 4`) elements 16..31, each matched with a plain
+/// load of x), converted to f32 in registers and multiplied with x into an
+/// f32 vector accumulator per weight row and row of x (each unpacked weight
+/// chunk is reused by the M rows of x, never stored). The zero point and
+/// scale apply once per
+/// group: `sum_k x (q - z) s = s (sum_k x q - z sum_k x)`, with `sum_k x`
+/// (per lane) accumulated once for all rows (neither when every stored
+/// zero point is 0: symmetric 8-bit weights); signed nibbles are stored as
+/// `q + 8` and their zero point raised by 8, so the inner loop is
+/// zero-extension, and/shift, conversion and FMA only. One horizontal sum
+/// per row ends the block. Returns failure when the shape or
+/// layout does not fit (the caller then emits the generic contraction).
+FailureOr<Value> buildDequantMatvec(OpBuilder &b, Location loc, Value x,
+                                    Value wq, const QuantParams &p,
+                                    RankedTensorType resultType, bool streamed);
+
+/// `x[M, K] @ dequantize(w)^T` for a constant 4-bit weight stored `[N, K]`
+/// and 1 <= M <= kMatvecMaxRows rows of x, on targets with AVX512-BF16 dot
+/// products and AVX512-BW word permutes (`dot_product = "bf16"` in the op's
+/// `llm.lowering_config`):
+///  * the weight is packed in this kernel's layout: within each chunk of
+///    128 elements of a row, 16-bit word `i` (0..31, bytes 2i and 2i + 1)
+///    holds element `32p + i` in bits [4p, 4p + 4) (p = 0..3), storage
+///    values as readNibbles gives them (signed ones as `q + 8`);
+///  * plane p of a chunk is `vpermw(table_z, word >> 4p)` (AVX512-BW
+///    `vpermw` as `llvm.inline_asm`; it reads the
+///    low 5 bits of each index): a vector<32xbf16> of `q - z` for the
+///    elements 32p..32p+31, from the 32-entry table of the group's zero
+///    point `z` (`table_z[j] = bf16((j & 15) - z)`: small integers, exact),
+///    so the zero point costs nothing in the loop;
+///  * x is split once per call into two bf16 terms, `hi = bf16(x)` and
+///    `lo = bf16(x - hi)` (round to nearest even: 16 significant bits,
+///    |x - hi - lo| <= 2^-16 |x|), and each plane is multiplied with both by
+///    `vdpbf16ps` (`x86vector.avx512.dot`: products of bf16 pairs, exact in
+///    f32, accumulated in f32);
+///  * each group's sum is scaled once: `total += s * sum_k x (q - z)`.
+/// The error against the f32 kernel is at most 2^-16 sum_k |x| |q - z| s
+/// (plus the f32 rounding both have). Groups of 32 or 64 elements, or
+/// multiples of 128 (per channel included); K a multiple of 128; zero
+/// points in [0, 15] after the signed bias. Returns failure when the shape
+/// or the parameters do not fit (the caller then uses the f32 kernel).
+FailureOr<Value> buildDequantMatvecBF16(OpBuilder &b, Location loc, Value x,
+                                        Value wq, const QuantParams &p,
+                                        RankedTensorType resultType,
+                                        bool streamed);
+
+/// `x[..., K] @ dequantize(w)` for an integer weight `w` (8-bit, or 4-bit
+/// constant) and any static number of rows of x (the prefill form; decode
+/// rows take the matvec kernels), without a dequantized copy of the weight:
+///
+///   scf.forall over blocks of nc output channels (nc = kPanelN or a
+///                                                  divisor of N; when N
+///                                                  has none, the last
+///                                                  N % kPanelN channels are
+///                                                  one block after it):
+///     C[rows, nc] = 0
+///     scf.for over panels of kc elements of K (kc = kPanelK or a divisor):
+///       panel[kc, nc] = dequantize(w[k0 : k0 + kc, n0 : n0 + nc])
+///       C += x[:, k0 : k0 + kc] @ panel   (llm.vectorize_in_place)
+///     out[:, n0 : n0 + nc] = C
+///
+/// The panel is dequantized with vector ops, one row of nc channels at a
+/// time (ONNX DequantizeLinear: `(q - z) * s`, an exact i32 subtraction and
+/// one f32 rounding, as llm.dequantize), from the storage that
+/// getPanelStorage lays out `[K, N]`; it stays in the L2 cache and feeds
+/// every row of x, so the dequantization costs O(K N) against the matmul's
+/// O(rows K N). llm-tile-and-vectorize turns the panel matmul into the f32
+/// register tiles of any matmul (the panel's rows are the contiguous
+/// `[K, nr]` strips they read). Returns failure (changing nothing) for
+/// dynamic shapes and weights that getPanelStorage does not take.
+///
+/// With `integerAccumulate` (llm.matmul_integer): x holds small integers
+/// (`a - za`, as f32), the panels hold `q - z` (no scale) and the result is
+/// i32: each panel's matmul starts from zero and is added to an i32
+/// accumulator. Exact: every term is below 255 * 255 < 2^16 in magnitude
+/// and a panel sums at most 256 of them (kc <= kPanelK), so every partial
+/// sum is an integer below 2^24, which f32 holds exactly whatever the
+/// summation order.
+FailureOr<Value> buildPanelDequantMatmul(OpBuilder &b, Location loc, Value x,
+                                         Value wq, bool transposeB,
+                                         const QuantParams &p,
+                                         RankedTensorType resultType,
+                                         bool integerAccumulate);
+
 } // namespace mlir::llm::detail
 
 #endif // LIB_CONVERSION_LLMTOLINALG_QUANTKERNELS_H
