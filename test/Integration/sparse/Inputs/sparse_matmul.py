@@ -43,8 +43,11 @@ CASES = [
     ("bsr16_edge", "bsr16x16", (3,), 100, 70, False, "f32", "b16", False),
     ("bsr16_rows20_gelu", "bsr16x16", (20,), 64, 96, True, "f32", "b16",
      True),
-    # 23 rows: an 8-row tile pair, then one tile each of 4, 2 and 1 rows.
+    # 23 rows: an 8-row tile pair, then one tile each of 4, 2 and 1 rows; 47
+    # rows: five 8-row tiles (the interleaved copy of the activation), then
+    # one each of 4, 2 and 1 rows.
     ("bsr16_rows23", "bsr16x16", (23,), 48, 64, True, "f32", "b16", False),
+    ("bsr16_rows47", "bsr16x16", (47,), 48, 64, True, "f32", "b16", False),
     ("bsr4_decode_k66", "bsr4x4", (1,), 64, 66, True, "f32", "b4", False),
     ("bsr4_rows18", "bsr4x4", (2, 9), 48, 64, False, "f32", "b4", False),
     ("bsr1x4", "bsr1x4", (2,), 40, 64, True, "f32", "b1x4", False),
