@@ -1218,6 +1218,12 @@ struct LLMTileAndVectorizePass
       }
       desc->matmulCacheTile.assign(cacheTile.begin(), cacheTile.end());
     }
+    if (numThreads < 0 || numThreads > 1024) {
+      func.emitError() << "llm-tile-and-vectorize: num-threads must be in "
+                          "[0, 1024] (0: the target's), got "
+                       << static_cast<int64_t>(numThreads);
+      return signalPassFailure();
+    }
     if (numThreads > 0)
       desc->numThreads = numThreads;
     if (minParallelWork < -1) {

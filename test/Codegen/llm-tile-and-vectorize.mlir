@@ -343,6 +343,10 @@ func.func @matvec_rows3(%a: tensor<3x512xf32>, %b: tensor<512x512xf32>) -> tenso
 // THRESHOLD:       return
 // RUN: not llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 min-parallel-work=-2}))" 2>&1 | FileCheck %s --check-prefix=BADWORK
 // BADWORK: error: llm-tile-and-vectorize: min-parallel-work must be -1 (the target's) or a number of multiply-adds
+// RUN: not llm-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx512 num-threads=-3}))" 2>&1 | FileCheck %s --check-prefix=BADTHREADS
+// RUN: not llm-opt %s -split-input-file --llm-lower-to-cpu="num-threads=2000" 2>&1 | FileCheck %s --check-prefix=BADTHREADS2000
+// BADTHREADS: error: llm-tile-and-vectorize: num-threads must be in [0, 1024] (0: the target's), got -3
+// BADTHREADS2000: error: llm-tile-and-vectorize: num-threads must be in [0, 1024] (0: the target's), got 2000
 func.func @tiny_serial(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x16xf32>
