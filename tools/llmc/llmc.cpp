@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver.h"
 #include "Generate.h"
 #include "TensorParallel.h"
 
@@ -97,6 +98,8 @@ namespace cl = llvm::cl;
 cl::OptionCategory llmc::llmcCategory("llmc options");
 using llmc::llmcCategory;
 
+namespace llmc::driver {
+
 static cl::SubCommand runCommand(
     "run",
     "JIT-compile MODEL (.mlir, or .onnx: imported first) and run its entry "
@@ -127,7 +130,7 @@ static cl::SubCommand runCommand(
     "  model larger than the last-level cache does (use at least twice the "
     "L3 size).");
 
-static cl::SubCommand compileCommand(
+cl::SubCommand compileCommand(
     "compile",
     "Lower MODEL (.mlir, or .onnx: imported first) with llm-lower-to-cpu "
     "and write it\n  to -o.\n"
@@ -155,11 +158,10 @@ static cl::SubCommand importCommand(
     "  --dim NAME=VALUE (a dim_param name, or INPUT:INDEX).");
 
 // Options of all commands.
-static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir|model.onnx>"),
-                                      cl::sub(runCommand),
-                                      cl::sub(compileCommand),
-                                      cl::sub(importCommand));
+cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                               cl::desc("<model.mlir|model.onnx>"),
+                               cl::sub(runCommand), cl::sub(compileCommand),
+                               cl::sub(importCommand));
 static cl::list<std::string> dimSpecs(
     "dim",
     cl::desc("ONNX models: value of a symbolic dimension, NAME=VALUE (a "
@@ -177,11 +179,11 @@ static cl::list<std::string> dimBoundSpecs(
     cl::sub(importCommand), cl::cat(llmcCategory));
 
 // Options of `run` and `compile`.
-static cl::opt<std::string>
-    entryName("entry", cl::desc("Entry function (default: main)"),
-              cl::init("main"), cl::sub(runCommand), cl::sub(compileCommand),
-              cl::cat(llmcCategory));
-static cl::opt<std::string> pipelineOptions(
+cl::opt<std::string> entryName("entry",
+                               cl::desc("Entry function (default: main)"),
+                               cl::init("main"), cl::sub(runCommand),
+                               cl::sub(compileCommand), cl::cat(llmcCategory));
+cl::opt<std::string> pipelineOptions(
     "pipeline-options",
     cl::desc(
         "llm-lower-to-cpu options, e.g. \"vectorize=false parallel=false\""),
@@ -198,13 +200,13 @@ static cl::opt<std::string> sparsifyFormat(
              "dense (2:4 weights on the sparse tensor cores)"),
     cl::value_desc("auto|FORMAT"), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
-static cl::opt<bool>
+cl::opt<bool>
     noOpt("no-opt",
           cl::desc("Reference lowering: no graph optimizations, fusion, "
                    "vectorization or OpenMP (overrides --pipeline-options)"),
           cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
           cl::cat(llmcCategory));
-static cl::opt<bool> verifyEach(
+cl::opt<bool> verifyEach(
     "verify-each",
     cl::desc("Verify the IR after every pass of the lowering down to "
              "loops, naming the pass that breaks it (default: after each "
@@ -212,24 +214,24 @@ static cl::opt<bool> verifyEach(
              "LLVM)"),
     cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
-static cl::opt<bool> verifyMemoryPlan(
+cl::opt<bool> verifyMemoryPlan(
     "verify-memory-plan",
     cl::desc("Check the static memory plan (no two simultaneously live "
              "buffers overlap); default on when the environment variable "
              "LLMC_VERIFY_MEMORY_PLAN is set (the integration tests)"),
     cl::init(getenv("LLMC_VERIFY_MEMORY_PLAN") != nullptr), cl::sub(runCommand),
     cl::sub(compileCommand), cl::cat(llmcCategory));
-static cl::opt<unsigned>
-    optLevel("opt-level", cl::desc("LLVM optimization level 0-3 (default 3)"),
-             cl::init(3), cl::sub(runCommand), cl::sub(compileCommand),
-             cl::cat(llmcCategory));
+cl::opt<unsigned> optLevel("opt-level",
+                           cl::desc("LLVM optimization level 0-3 (default 3)"),
+                           cl::init(3), cl::sub(runCommand),
+                           cl::sub(compileCommand), cl::cat(llmcCategory));
 static cl::opt<bool> quiet(
     "quiet",
     cl::desc("No progress line while compiling (it is shown only when "
              "stderr is a terminal)"),
     cl::init(false), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
-static cl::opt<bool> mlirTiming(
+cl::opt<bool> mlirTiming(
     "mlir-timing",
     cl::desc("Print the wall time of each compile stage (import, lowering, "
              "LLVM translation, optimization, codegen, ...) and MLIR's "
@@ -259,7 +261,7 @@ static cl::opt<std::string> tuningCachePath(
     cl::sub(compileCommand), cl::cat(llmcCategory));
 
 // The target of `run` and `compile`.
-static cl::opt<int64_t> tensorParallel(
+cl::opt<int64_t> tensorParallel(
     "tensor-parallel",
     cl::desc("N-way tensor parallelism (docs/TensorParallelism.md). run: "
              "this process is one rank of an `mpirun -np N` job; it "
@@ -271,8 +273,8 @@ static cl::opt<int64_t> tensorParallel(
     cl::sub(compileCommand), cl::cat(llmcCategory));
 /// `llmc compile --tensor-parallel N`: the pipeline options of the rank
 /// being compiled (" tensor-parallel=N rank=R"), empty otherwise.
-static std::string compileRankOptions;
-static cl::opt<std::string> targetName(
+std::string compileRankOptions;
+cl::opt<std::string> targetName(
     "target",
     cl::desc("What to compile for: cpu (default: this machine's CPU), a CPU "
              "target (a family such as avx2 or avx512-bf16, or an x86-64 CPU "
@@ -284,12 +286,12 @@ static cl::opt<std::string> targetName(
              "check them without a GPU)"),
     cl::init("cpu"), cl::sub(runCommand), cl::sub(compileCommand),
     cl::cat(llmcCategory));
-static cl::list<std::string> chips(
+cl::list<std::string> chips(
     "chip",
     cl::desc("--target cuda: NVIDIA chips sm_80, sm_89, sm_90a (repeatable "
              "or comma-separated; default sm_80)"),
     cl::CommaSeparated, cl::sub(compileCommand), cl::cat(llmcCategory));
-static cl::opt<std::string> toolkitPath(
+cl::opt<std::string> toolkitPath(
     "toolkit",
     cl::desc("--target cuda: CUDA toolkit root (ptxas, fatbinary, "
              "libdevice; default: the one llmc was built with, else $PATH, "
@@ -355,15 +357,13 @@ static cl::opt<uint64_t> seed("seed",
                               cl::cat(llmcCategory));
 
 // Options of `compile` and `import`.
-enum class EmitKind { MLIR, LLVM, Obj, PTX, Fatbin, Exe, Shared };
-static cl::opt<std::string> outputPath("o",
-                                       cl::desc("Output file ('-' for "
-                                                "stdout)"),
-                                       cl::value_desc("file"), cl::Required,
-                                       cl::sub(compileCommand),
-                                       cl::sub(importCommand),
-                                       cl::cat(llmcCategory));
-static cl::opt<EmitKind> emitKind(
+cl::opt<std::string> outputPath("o",
+                                cl::desc("Output file ('-' for "
+                                         "stdout)"),
+                                cl::value_desc("file"), cl::Required,
+                                cl::sub(compileCommand), cl::sub(importCommand),
+                                cl::cat(llmcCategory));
+cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to write"), cl::Required,
     cl::values(clEnumValN(EmitKind::MLIR, "mlir", "LLVM-dialect MLIR"),
                clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR text"),
@@ -382,8 +382,7 @@ static cl::opt<EmitKind> emitKind(
     cl::sub(compileCommand), cl::cat(llmcCategory));
 
 // Options of `compile`: the compile report.
-enum class ReportKind { None, Table, JSON };
-static cl::opt<ReportKind> reportKind(
+cl::opt<ReportKind> reportKind(
     "report",
     cl::desc("Print the compile report (kernels, kernels_unfused, "
              "intermediate_bytes and every llm.report entry) to stdout or "
@@ -394,7 +393,7 @@ static cl::opt<ReportKind> reportKind(
                clEnumValN(ReportKind::Table, "table", "a readable table"),
                clEnumValN(ReportKind::JSON, "json", "a JSON object")),
     cl::sub(compileCommand), cl::cat(llmcCategory));
-static cl::opt<std::string>
+cl::opt<std::string>
     reportFile("report-file",
                cl::desc("Write the --report to this file instead of stdout"),
                cl::value_desc("file"), cl::init(""), cl::sub(compileCommand),
@@ -407,17 +406,13 @@ static cl::opt<std::string>
 /// The progress line being shown, if any (cleared before a diagnostic).
 static CompileProgress *activeProgress = nullptr;
 
-/// Prints `llmc: error: <msg>` (llmc::fail) after clearing the progress
-/// line, and returns the exit code 1.
-static int fail(const llvm::Twine &msg) {
+int fail(const llvm::Twine &msg) {
   if (activeProgress)
     activeProgress->clear();
   return llmc::fail(msg);
 }
 
-static int fail(llvm::Error err) {
-  return fail(llvm::toString(std::move(err)));
-}
+int fail(llvm::Error err) { return fail(llvm::toString(std::move(err))); }
 
 /// The exit code of a command that returned `rc`, once stdout is flushed: a
 /// write error on stdout (e.g. a full disk) turns success into exit code 1.
@@ -432,8 +427,7 @@ static int finishStdout(int rc) {
   return fail(std::move(e));
 }
 
-/// True when MODEL is an ONNX model (by its extension).
-static bool isONNXModel() {
+bool isONNXModel() {
   return llvm::StringRef(modelPath).ends_with_insensitive(".onnx");
 }
 
@@ -471,12 +465,8 @@ static void addExternalDataFiles(llvm::ArrayRef<llm::NamedFile> outputs,
 #endif
 }
 
-/// Checks the outputs of a command before it reads or writes anything: none
-/// is empty or a directory, none is the model (or, for ONNX, one of its
-/// external data files), `inputs` or another output
-/// (llm::checkOutputFiles).
-static llvm::Error checkOutputs(llvm::ArrayRef<llm::NamedFile> inputs,
-                                llvm::ArrayRef<llm::NamedFile> outputs) {
+llvm::Error checkOutputs(llvm::ArrayRef<llm::NamedFile> inputs,
+                         llvm::ArrayRef<llm::NamedFile> outputs) {
   SmallVector<llm::NamedFile> allInputs;
   allInputs.push_back({modelPath, "the model file"});
   llvm::append_range(allInputs, inputs);
@@ -497,12 +487,7 @@ static OwningOpRef<ModuleOp> importModel(MLIRContext &ctx) {
   return llmc::importONNXFile(modelPath, dimSpecs, dimBoundSpecs, ctx);
 }
 
-/// For ONNX models: prints diagnostics as `FILE:LINE:COL: error: message`
-/// (the first file location found, e.g. the importer's `MODEL.onnx:0:0`)
-/// without the source line that SourceMgrDiagnosticHandler would quote from
-/// the binary model. Registered after (so consulted before) the SourceMgr
-/// handler.
-static void registerONNXDiagnosticHandler(MLIRContext &ctx) {
+void registerONNXDiagnosticHandler(MLIRContext &ctx) {
   if (!isONNXModel())
     return;
   ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
@@ -536,10 +521,7 @@ static void registerONNXDiagnosticHandler(MLIRContext &ctx) {
   });
 }
 
-/// Loads MODEL: imports an .onnx model, parses anything else as MLIR;
-/// diagnostics go through `sourceMgr`'s handler.
-static OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx,
-                                       llvm::SourceMgr &sourceMgr) {
+OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   if (isONNXModel())
     return importModel(ctx);
   if (!dimSpecs.empty() || !dimBoundSpecs.empty()) {
@@ -595,10 +577,7 @@ static EntryNames getEntryNames(const EntrySignature &sig) {
   return names;
 }
 
-/// Drops the `llm.name` argument and result attributes (the ONNX names): the
-/// lowering would carry them onto the LLVM functions, whose translation warns
-/// about unknown parameter attributes. Call after `getEntryNames`.
-static void stripNameAttrs(ModuleOp module) {
+void stripNameAttrs(ModuleOp module) {
   StringAttr key = StringAttr::get(module.getContext(), "llm.name");
   module.walk([&](func::FuncOp func) {
     for (unsigned k = 0, e = func.getNumArguments(); k < e; ++k)
@@ -630,10 +609,7 @@ static void fillRandom(HostTensor &tensor, std::mt19937_64 &gen) {
 // llmc run
 //===----------------------------------------------------------------------===//
 
-/// The compile progress line of `llmc run` and `llmc compile` on stderr
-/// (see --progress and --quiet), or null; registered as `activeProgress`
-/// and cleared before every diagnostic of `ctx`.
-static std::unique_ptr<TerminalProgress> createProgress(MLIRContext &ctx) {
+std::unique_ptr<TerminalProgress> createProgress(MLIRContext &ctx) {
   bool show = !quiet && (progressMode == ProgressMode::Always ||
                          (progressMode == ProgressMode::Auto &&
                           llvm::sys::Process::StandardErrIsDisplayed()));
@@ -699,9 +675,7 @@ getCacheKey(const CompileCache &cache, const CompileOptions &options,
   return key;
 }
 
-/// For --target NAME, a CPU target: the pipeline's target in `options`
-/// (runtime::applyCPUTarget); an error message, or "" on success.
-static std::string applyCPUTargetOption(std::string &options) {
+std::string applyCPUTargetOption(std::string &options) {
   if (failed(CPUTargetDescription::lookup(targetName)))
     return "--target must be cpu, cuda, cuda-emulator or a CPU target (" +
            CPUTargetDescription::getKnownNames().str() + "), got '" +
@@ -710,10 +684,7 @@ static std::string applyCPUTargetOption(std::string &options) {
   return error.empty() ? "" : "--" + error;
 }
 
-/// For --threads N: the loops are planned for N threads (the pipeline's
-/// `num-threads` in `options`, unless they name it). An error message for
-/// a count outside [1, kMaxThreads], or "" (also without the flag).
-static std::string applyThreadsOption(std::string &options) {
+std::string applyThreadsOption(std::string &options) {
   if (!numThreads.getNumOccurrences())
     return "";
   if (numThreads < 1 || numThreads > kMaxThreads)
@@ -728,9 +699,7 @@ static std::string applyThreadsOption(std::string &options) {
   return "";
 }
 
-/// For --sparsify[=FORMAT]: the pipeline's `sparsify` in `options`; an error
-/// message, or "" on success (also without the flag).
-static std::string applySparsifyOption(std::string &options, bool cpu) {
+std::string applySparsifyOption(std::string &options, bool cpu) {
   if (!sparsifyFormat.getNumOccurrences())
     return "";
   std::string format =
@@ -751,9 +720,7 @@ static std::string applySparsifyOption(std::string &options, bool cpu) {
   return "";
 }
 
-/// For --tuning-cache FILE: the pipeline's `tuning-cache` in `options`; an
-/// error message, or "" on success (also without the flag).
-static std::string applyTuningCacheOption(std::string &options) {
+std::string applyTuningCacheOption(std::string &options) {
   if (tuningCachePath.getNumOccurrences() && tuningCachePath.empty())
     return "--tuning-cache must not be empty (give the file `llmc tune` "
            "wrote)";
@@ -780,9 +747,7 @@ static std::string applyTuningCacheOption(std::string &options) {
   return "";
 }
 
-/// The tuning caches that the command reads (--tuning-cache, and a
-/// tuning-cache in --pipeline-options), as inputs no output may overwrite.
-static SmallVector<llm::NamedFile> getTuningCacheInputs() {
+SmallVector<llm::NamedFile> getTuningCacheInputs() {
   SmallVector<llm::NamedFile> files;
   if (!tuningCachePath.empty())
     files.push_back(
@@ -794,6 +759,10 @@ static SmallVector<llm::NamedFile> getTuningCacheInputs() {
     files.push_back({inOptions, "the tuning cache '" + inOptions + "'"});
   return files;
 }
+
+} // namespace llmc::driver
+
+using namespace llmc::driver;
 
 static int runMain() {
   if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
@@ -1179,456 +1148,6 @@ static int runMain() {
       llvm::outs() << "wrote " << path << "\n";
   }
   llvm::outs().flush();
-  return 0;
-}
-
-//===----------------------------------------------------------------------===//
-// llmc compile
-//===----------------------------------------------------------------------===//
-
-/// The table form of the compile report's `gpu_kernels` entries: one line
-/// per launch, in launch order.
-static void printGPUKernelTable(llvm::raw_ostream &os, ArrayAttr kernels) {
-  auto dims = [](DictionaryAttr kernel, StringRef key) {
-    std::string text;
-    if (auto sizes = kernel.getAs<DenseI64ArrayAttr>(key))
-      llvm::interleave(
-          sizes.asArrayRef(), [&](int64_t v) { text += std::to_string(v); },
-          [&] { text += "x"; });
-    return text;
-  };
-  auto integer = [](DictionaryAttr kernel, StringRef key) -> int64_t {
-    auto attr = kernel.getAs<IntegerAttr>(key);
-    return attr ? attr.getInt() : -1;
-  };
-  os << "  gpu kernels (grid, block, shared memory, estimated bytes read / "
-        "written per launch; -1: unknown):\n";
-  for (auto kernel : kernels.getAsRange<DictionaryAttr>()) {
-    StringRef name = "?", strategy = "?";
-    if (auto attr = kernel.getAs<StringAttr>("name"))
-      name = attr.getValue();
-    if (auto dict = kernel.getAs<DictionaryAttr>("strategy"))
-      if (auto attr = dict.getAs<StringAttr>("strategy"))
-        strategy = attr.getValue();
-    os << llvm::formatv("    {0,-24} {1,-7} grid {2,-10} block {3,-10} "
-                        "shared {4,7} B  read {5,11} B  written {6,11} B\n",
-                        name, strategy, dims(kernel, "grid"),
-                        dims(kernel, "block"), integer(kernel, "shared_bytes"),
-                        integer(kernel, "bytes_read"),
-                        integer(kernel, "bytes_written"));
-  }
-}
-
-/// Checks -o (and --report-file when `withReport`) before anything is read
-/// or written: not empty, not a directory, not the model, not each other.
-static llvm::Error checkCompileOutputs(bool withReport) {
-  if (outputPath.empty())
-    return llvm::createStringError(
-        "-o must not be empty (give a file, or '-' for stdout)");
-  if (reportFile.getNumOccurrences() && reportFile.empty())
-    return llvm::createStringError(
-        "--report-file must not be empty (without it the report goes to "
-        "stdout)");
-  SmallVector<llm::NamedFile> outFiles;
-  outFiles.push_back({outputPath, "output '" + outputPath + "'"});
-  if (withReport && !reportFile.empty())
-    outFiles.push_back({reportFile, "--report-file '" + reportFile + "'"});
-  return checkOutputs(getTuningCacheInputs(), outFiles);
-}
-
-/// --emit=exe|shared: the host object of the CUDA module `objectModule`
-/// (with the runner for exe) linked with llmc's CUDA runtime into -o, through
-/// a temporary file next to it renamed into place (nothing is written on
-/// failure).
-static llvm::Error linkCUDAOutput(const EntrySignature &signature,
-                                  llvm::Module &objectModule,
-                                  llvm::TargetMachine &targetMachine,
-                                  CompileProgress *tracker) {
-  bool shared = emitKind == EmitKind::Shared;
-  std::string runner;
-  if (!shared) {
-    llvm::Expected<std::string> source = generateCUDARunner(signature);
-    if (!source)
-      return source.takeError();
-    runner = std::move(*source);
-  }
-  llvm::SmallString<128> object;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("llmc-model", "o", object))
-    return llvm::errorCodeToError(ec);
-  llvm::scope_exit removeObject([&] { llvm::sys::fs::remove(object); });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(object, ec);
-    if (ec)
-      return llvm::errorCodeToError(ec);
-    if (llvm::Error e = emitObjectFile(objectModule, targetMachine, os, tracker))
-      return e;
-  }
-  if (tracker)
-    tracker->clear();
-  llvm::SmallString<256> temp(outputPath);
-  temp += ".llmc-tmp";
-  if (llvm::Error e = linkCUDAProgram(object, runner, shared, temp)) {
-    llvm::sys::fs::remove(temp);
-    return e;
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, outputPath)) {
-    llvm::sys::fs::remove(temp);
-    return llvm::createStringError("cannot write '" + outputPath +
-                                   "': " + ec.message());
-  }
-  return llvm::Error::success();
-}
-
-static int compileMain() {
-  if (llvm::Error e = llm::checkInputFile(modelPath, "model '" + modelPath + "'"))
-    return fail(std::move(e));
-  if (optLevel > 3)
-    return fail("--opt-level must be 0, 1, 2 or 3");
-  if (llvm::Error e = checkCompileOutputs(reportKind != ReportKind::None))
-    return fail(std::move(e));
-
-  DialectRegistry registry;
-  registerRuntimeDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  registerONNXDiagnosticHandler(ctx);
-  std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
-  std::optional<StageTimer> timer;
-  if (mlirTiming)
-    timer.emplace(progress.get());
-  CompileProgress *tracker =
-      timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
-  if (tracker)
-    tracker->update((isONNXModel() ? "importing " : "parsing ") + modelPath,
-                    0);
-  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
-  if (!module)
-    return 1;
-  if (!tensorParallel.getNumOccurrences())
-    if (std::string error = llmc::checkNoShardOps(*module); !error.empty())
-      return fail(error);
-  FailureOr<EntrySignature> entrySignature =
-      getEntrySignature(*module, entryName);
-  if (failed(entrySignature))
-    return 1;
-  stripNameAttrs(*module);
-  if (reportKind != ReportKind::None && reportFile.empty() &&
-      outputPath == "-")
-    return fail("--report writes to stdout, like -o -; give --report-file");
-  bool cuda = targetName == "cuda";
-  // A CUDA program or library runs its entry alone, and a CUDA compile with
-  // --entry is for that entry: the other functions are not compiled (the GPU
-  // path refuses some ops that another function may hold).
-  if ((cuda && entryName.getNumOccurrences()) || emitKind == EmitKind::Exe ||
-      emitKind == EmitKind::Shared)
-    if (failed(keepOnlyEntries(*module, {entryName.getValue()})))
-      return 1;
-  // A CPU target name: the pipeline's target and the object's CPU.
-  std::string cpuPipelineOptions = pipelineOptions;
-  std::string objectCPU = "host";
-  if (!cuda && targetName != "cpu") {
-    if (targetName == "cuda-emulator")
-      return fail("llmc compile: --target cuda-emulator is for llmc run; "
-                  "compile with --target cpu, cuda or a CPU target name");
-    std::string error = applyCPUTargetOption(cpuPipelineOptions);
-    if (!error.empty())
-      return fail(error);
-    objectCPU = targetName;
-  }
-  if (std::string error = applySparsifyOption(cpuPipelineOptions, !cuda);
-      !error.empty())
-    return fail(error);
-  if (std::string error = applyThreadsOption(cpuPipelineOptions);
-      !error.empty())
-    return fail(error);
-  if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
-      !error.empty())
-    return fail(error);
-  if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
-                emitKind == EmitKind::Exe || emitKind == EmitKind::Shared))
-    return fail("--emit=ptx, fatbin, exe and shared need --target cuda");
-  cpuPipelineOptions += compileRankOptions;
-  bool linked = emitKind == EmitKind::Exe || emitKind == EmitKind::Shared;
-  if (linked && outputPath == "-")
-    return fail("--emit=exe and --emit=shared write a file; give -o FILE");
-  if (!cuda && (chips.getNumOccurrences() || toolkitPath.getNumOccurrences()))
-    return fail("--chip and --toolkit need --target cuda");
-  if (cuda && emitKind == EmitKind::PTX && chips.size() > 1)
-    return fail("--emit=ptx writes the PTX of one chip; give one --chip (or "
-                "--emit=fatbin for several)");
-  LoweringOptions lowering;
-  lowering.pipelineOptions = cpuPipelineOptions;
-  lowering.noOpt = noOpt;
-  lowering.verifyEach = verifyEach;
-  // kernels_unfused: the same model compiled with every fusion off.
-  std::optional<int64_t> kernelsUnfused;
-  if (reportKind != ReportKind::None && !cuda) {
-    OwningOpRef<ModuleOp> unfused = module->clone();
-    LoweringOptions unfusedLowering = lowering;
-    unfusedLowering.noFusion = true;
-    if (tracker)
-      tracker->update("lowering without fusion (for --report)",
-                      progress::kLowering);
-    if (failed(lowerToLLVMDialect(*unfused, unfusedLowering)))
-      return 1;
-    for (auto &[key, value] : llm::getReportValues(*unfused))
-      if (key == "kernels")
-        kernelsUnfused = value;
-  }
-  lowering.verifyMemoryPlan = verifyMemoryPlan;
-  lowering.progress = tracker;
-  lowering.timePasses = mlirTiming;
-  std::optional<std::string> kernelBytes;
-  if (cuda) {
-    CUDACompileOptions cudaOptions;
-    cudaOptions.pipelineOptions = pipelineOptions;
-    if (std::string error =
-            applySparsifyOption(cudaOptions.pipelineOptions, /*cpu=*/false);
-        !error.empty())
-      return fail(error);
-    cudaOptions.chips.assign(chips.begin(), chips.end());
-    cudaOptions.format = emitKind == EmitKind::PTX ? "isa" : "fatbin";
-    cudaOptions.toolkit = toolkitPath;
-    cudaOptions.optLevel = optLevel;
-    cudaOptions.noOpt = noOpt;
-    cudaOptions.verifyEach = verifyEach;
-    if (tracker)
-      tracker->update("lowering with llm-lower-to-nvvm", progress::kLowering);
-    if (failed(lowerToNVVM(*module, cudaOptions)))
-      return 1;
-    if (tracker)
-      tracker->clear();
-    if (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin) {
-      FailureOr<SmallVector<KernelObject>> objects = getKernelObjects(*module);
-      if (failed(objects))
-        return 1;
-      // The pipeline options may ask for cubins (format=bin); a .fatbin
-      // file must be a fatbin.
-      if (emitKind == EmitKind::Fatbin && objects->front().format != "fatbin")
-        return fail("--emit=fatbin writes a fatbin; the pipeline option "
-                    "format=" +
-                    objects->front().format + " makes a " +
-                    objects->front().format +
-                    " object (use --emit=obj, exe "
-                    "or shared for it)");
-      kernelBytes = objects->front().bytes;
-    }
-  } else if (failed(lowerToLLVMDialect(*module, lowering))) {
-    return 1;
-  }
-  // The report, written with the -o output (all or none).
-  std::optional<std::string> reportText;
-  if (reportKind != ReportKind::None) {
-    std::map<std::string, int64_t> entries;
-    for (auto &[key, value] : llm::getReportValues(*module))
-      entries[key] = value;
-    if (kernelsUnfused)
-      entries["kernels_unfused"] = *kernelsUnfused;
-    std::string &text = reportText.emplace();
-    llvm::raw_string_ostream os(text);
-    // --target cuda: one entry per kernel (llm-report-gpu-kernels).
-    auto kernels =
-        dyn_cast_or_null<ArrayAttr>(llm::getReportAttr(*module, "gpu_kernels"));
-    if (reportKind == ReportKind::JSON) {
-      llvm::json::Object object;
-      for (auto &[key, value] : entries)
-        object[key] = value;
-      if (kernels)
-        object["gpu_kernels"] = llm::reportAttrToJSON(kernels);
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
-         << "\n";
-    } else {
-      os << "compile report for " << modelPath << "\n";
-      for (auto &[key, value] : entries)
-        os << llvm::formatv("  {0,-24} {1}\n", key, value);
-      if (kernels)
-        printGPUKernelTable(os, kernels);
-    }
-  }
-
-  // The text outputs, or the LLVM module whose object is emitted while -o
-  // is written.
-  std::string bytes;
-  std::unique_ptr<llvm::TargetMachine> targetMachine;
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> objectModule;
-  SmallVector<DeferredConstant> deferred;
-  if (kernelBytes) {
-    bytes = std::move(*kernelBytes);
-  } else if (emitKind == EmitKind::MLIR) {
-    llvm::raw_string_ostream os(bytes);
-    module->print(os);
-  } else {
-    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
-        createCPUTargetMachine(objectCPU, optLevel);
-    if (!tm)
-      return fail(tm.takeError());
-    targetMachine = std::move(*tm);
-    // The weights skip LLVM IR and codegen: zeros there, their bytes
-    // written into the object afterwards.
-    if (emitKind == EmitKind::Obj)
-      deferConstants(*module, deferred);
-    FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-        translateToLLVMIR(*module, llvmContext, *targetMachine, optLevel,
-                          /*internalizeAllButCInterface=*/true, tracker);
-    if (failed(llvmModule))
-      return 1;
-    // The LLVM module holds its own copy of the weights (but for the
-    // deferred ones, still to be written).
-    SmallVector<const char *> keep;
-    for (const DeferredConstant &c : deferred)
-      keep.push_back(c.bytes.data());
-    releaseConstantBlobs(*module, keep);
-    if (emitKind == EmitKind::LLVM) {
-      llvm::raw_string_ostream os(bytes);
-      (*llvmModule)->print(os, nullptr);
-    } else {
-      objectModule = std::move(*llvmModule);
-    }
-  }
-  if (linked) {
-    if (llvm::Error e = linkCUDAOutput(*entrySignature, *objectModule,
-                                       *targetMachine,
-                                       tracker))
-      return fail(std::move(e));
-    objectModule.reset();
-    if (!reportText)
-      return 0;
-    if (llvm::Error e = llm::writeFiles(
-            {reportFile.empty() ? std::string("-") : reportFile.getValue()},
-            [&](size_t, llvm::raw_ostream &os, StringRef) -> llvm::Error {
-              os << *reportText;
-              return llvm::Error::success();
-            }))
-      return fail(std::move(e));
-    return 0;
-  }
-  // Writes -o. The object goes straight into a regular file's temporary
-  // file (the ELF writer seeks back to patch its headers), then the deferred
-  // weights over their zeros: a large model's object is neither buffered
-  // nor copied. Stdout and devices, which cannot seek, get it through a
-  // buffer.
-  auto writeOutput = [&](llvm::raw_ostream &os,
-                         StringRef tempPath) -> llvm::Error {
-    if (!objectModule) {
-      os << bytes;
-      return llvm::Error::success();
-    }
-    if (!tempPath.empty() &&
-        os.get_kind() == llvm::raw_ostream::OStreamKind::OK_FDStream) {
-      auto &file = static_cast<llvm::raw_fd_ostream &>(os);
-      if (file.supportsSeeking()) {
-        if (llvm::Error e =
-                emitObjectFile(*objectModule, *targetMachine, file, tracker))
-          return e;
-        if (deferred.empty())
-          return llvm::Error::success();
-        if (tracker)
-          tracker->clear();
-        if (timer)
-          timer->begin("writing the weights into the object");
-        // The object so far, read back (its headers and symbols).
-        file.flush();
-        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> written =
-            llvm::MemoryBuffer::getFile(tempPath, /*IsText=*/false,
-                                        /*RequiresNullTerminator=*/false);
-        if (!written)
-          return llvm::errorCodeToError(written.getError());
-        return appendDeferredConstants((*written)->getMemBufferRef(),
-                                       deferred, file);
-      }
-    }
-    llvm::SmallVector<char, 0> buffer;
-    llvm::raw_svector_ostream bufferStream(buffer);
-    if (llvm::Error e =
-            emitObjectFile(*objectModule, *targetMachine, bufferStream, tracker))
-      return e;
-    if (!deferred.empty()) {
-      if (tracker)
-        tracker->clear();
-      if (timer)
-        timer->begin("writing the weights into the object");
-      // A copy of the object part: appending may move the buffer.
-      std::string head(buffer.data(), buffer.size());
-      if (llvm::Error e = appendDeferredConstants(
-              llvm::MemoryBufferRef(head, outputPath), deferred,
-              bufferStream))
-        return e;
-    }
-    os << StringRef(buffer.data(), buffer.size());
-    return llvm::Error::success();
-  };
-
-  // -o and the report as a set (the report to stdout without
-  // --report-file). Errors read "cannot write 'PATH': <reason>".
-  SmallVector<std::string> paths = {outputPath};
-  if (reportText)
-    paths.push_back(reportFile.empty() ? std::string("-") : reportFile);
-  if (timer && !objectModule)
-    timer->begin("writing the outputs");
-  if (llvm::Error e = llm::writeFiles(
-          paths,
-          [&](size_t k, llvm::raw_ostream &os,
-              StringRef tempPath) -> llvm::Error {
-            if (k == 0) {
-              llvm::Error e = writeOutput(os, tempPath);
-              if (tracker)
-                tracker->clear();
-              if (timer && objectModule)
-                timer->begin("writing the outputs");
-              return e;
-            }
-            os << *reportText;
-            return llvm::Error::success();
-          }))
-    return fail(std::move(e));
-  if (timer) {
-    timer->finish();
-    timer->print(llvm::errs());
-  }
-  return 0;
-}
-
-/// `llmc compile --tensor-parallel N -o OUT.EXT`: compileMain once per rank,
-/// into OUT.rankR.EXT. One output per rank rather than one taking the rank
-/// at run time: each then holds only its rank's slice of the split weights,
-/// and every slice and kernel shape is static.
-static int compileTensorParallelMain() {
-  if (!tensorParallel.getNumOccurrences())
-    return compileMain();
-  int64_t ranks = tensorParallel;
-  if (ranks < 2)
-    return fail("--tensor-parallel must be at least 2, got " +
-                llvm::Twine(ranks));
-  if (targetName == "cuda" || targetName == "cuda-emulator")
-    return fail("--tensor-parallel needs a CPU target");
-  if (emitKind != EmitKind::Obj && emitKind != EmitKind::LLVM &&
-      emitKind != EmitKind::MLIR)
-    return fail("--tensor-parallel writes --emit=obj, llvm or mlir");
-  if (outputPath == "-")
-    return fail("--tensor-parallel writes one file per rank: give -o a file "
-                "name, not -");
-  if (reportKind != ReportKind::None)
-    return fail("--report is not supported with --tensor-parallel");
-  if (llvm::StringRef(pipelineOptions).contains("tensor-parallel="))
-    return fail("give --tensor-parallel or tensor-parallel= in "
-                "--pipeline-options, not both");
-  std::string base = outputPath;
-  llvm::StringRef ext = llvm::sys::path::extension(base);
-  llvm::StringRef stem = llvm::StringRef(base).drop_back(ext.size());
-  for (int64_t rank = 0; rank < ranks; ++rank) {
-    compileRankOptions = " tensor-parallel=" + std::to_string(ranks) +
-                         " rank=" + std::to_string(rank);
-    outputPath.setValue((stem + ".rank" + llvm::Twine(rank) + ext).str());
-    if (int rc = compileMain())
-      return rc;
-    llvm::outs() << "wrote " << outputPath << " (rank " << rank << " of "
-                 << ranks << ")\n";
-  }
   return 0;
 }
 
