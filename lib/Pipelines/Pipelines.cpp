@@ -570,18 +570,57 @@ SmallVector<std::string> mlir::llm::LowerToNVVMOptions::getChips() const {
   return chips;
 }
 
+std::string mlir::llm::LowerToNVVMOptions::verify() const {
+  for (const std::string &c : getChips())
+    if (failed(llm::GPUTargetDescription::lookup(c)))
+      return "unknown chip '" + c + "' in chip= (expected " +
+             llm::GPUTargetDescription::getKnownChips().str() + ")";
+  if (format != "isa" && format != "bin" && format != "fatbin")
+    return "unknown kernel format '" + format +
+           "' in format= (expected isa, bin or fatbin)";
+  if (optLevel > 3)
+    return "opt-level must be 0-3, got " + std::to_string(optLevel);
+  if (blockSize < 0)
+    return "block-size must be 0 (the chip's) or a multiple of 32 up to "
+           "1024, got " +
+           std::to_string(blockSize);
+  return "";
+}
+
+/// Registers a pipeline taking LowerToNVVMOptions that refuses the options
+/// LowerToNVVMOptions::verify rejects.
+static void registerNVVMPipeline(
+    StringRef arg, StringRef description,
+    void (*builder)(OpPassManager &, const llm::LowerToNVVMOptions &)) {
+  registerPassPipeline(
+      arg, description,
+      [arg, builder](OpPassManager &pm, StringRef text,
+                     function_ref<LogicalResult(const Twine &)> errorHandler) {
+        llm::LowerToNVVMOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::string error = options.verify(); !error.empty())
+          return errorHandler(arg + ": " + error);
+        builder(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(llm::LowerToNVVMOptions());
+      });
+}
+
 void mlir::llm::registerLLMPipelines() {
   PassPipelineRegistration<LowerToCPUOptions>(
       "llm-lower-to-cpu",
       "Lower the llm dialect to the LLVM dialect for the host CPU (linalg, "
       "fusion, one-shot bufferization, tiling/vectorization, OpenMP)",
       buildLLMLowerToCPUPipeline);
-  PassPipelineRegistration<LowerToNVVMOptions>(
+  registerNVVMPipeline(
       "llm-lower-to-nvvm",
       "Lower the llm dialect to NVIDIA GPU kernels (NVVM, then PTX, cubin or "
       "fatbin in a gpu.binary) and host code in the LLVM dialect",
       buildLLMLowerToNVVMPipeline);
-  PassPipelineRegistration<LowerToNVVMOptions>(
+  registerNVVMPipeline(
       "llm-lower-to-gpu-emulator",
       "Lower the llm dialect like llm-lower-to-nvvm down to its gpu.launch "
       "kernels, then run them on the CPU (llm-emulate-gpu-kernels) and lower "

@@ -121,6 +121,12 @@ mlir::llm::runtime::lowerToNVVM(ModuleOp module,
   if (format != "isa" && format != "bin" && format != "fatbin")
     return emitError(getLoc(module)) << "unknown kernel format '" << format
                                      << "' (expected isa, bin or fatbin)";
+  // llmc's --chip and --opt-level set these; the pipeline's own would be
+  // overridden without a word.
+  if (pipeline.chip.hasValue() || pipeline.optLevel.hasValue())
+    return emitError(getLoc(module))
+           << "give the chips and the optimization level with --chip and "
+              "--opt-level, not chip= or opt-level= in the pipeline options";
   if (options.optLevel > 3)
     return emitError(getLoc(module)) << "the optimization level must be 0-3";
   SmallVector<std::string> chips = options.chips;

@@ -450,6 +450,11 @@ getNVVMPipelineOptions(const LoweringOptions &options,
   if (failed(parsePipelineOptions(options.pipelineOptions, pipelineOptions,
                                   error)))
     return failure();
+  if (std::string why = pipelineOptions.verify(); !why.empty()) {
+    error =
+        "invalid pipeline options '" + options.pipelineOptions + "': " + why;
+    return failure();
+  }
   if (options.noFusion || options.noOpt) {
     pipelineOptions.fuse = false;
     pipelineOptions.fuseElementwise = false;

@@ -457,6 +457,13 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
 
   /// `chip`, or {"sm_80"} when empty.
   SmallVector<std::string> getChips() const;
+
+  /// Why these options cannot build a pipeline, or "" when they can: an
+  /// unknown or empty chip, a `format` other than isa, bin or fatbin, an
+  /// `opt-level` above 3 or a negative `block-size` (the registered
+  /// pipelines refuse them before any pass runs; upstream
+  /// gpu-module-to-binary reports a bad format and still succeeds).
+  std::string verify() const;
 };
 
 /// Builds `llm-lower-to-nvvm`: the graph stage shared with
