@@ -142,8 +142,14 @@ FailureOr<PrunePattern> parsePattern(StringRef text) {
 }
 
 /// The elements of `w` to keep under `pattern` and `density`.
-std::vector<bool> keepMask(const WeightView &w, const PrunePattern &pattern,
+std::vector<bool> keepMask(const WeightView &w, PrunePattern pattern,
                            double density) {
+  // A group or block longer than the weight is the whole weight along that
+  // dimension (clamped: the block count rounding up overflowed for sizes
+  // near 2^63).
+  pattern.m = std::min(pattern.m, std::max<int64_t>(w.K, 1));
+  pattern.rows = std::min(pattern.rows, std::max<int64_t>(w.N, 1));
+  pattern.cols = std::min(pattern.cols, std::max<int64_t>(w.K, 1));
   size_t total = w.values.size();
   std::vector<bool> keep(total, false);
   switch (pattern.kind) {

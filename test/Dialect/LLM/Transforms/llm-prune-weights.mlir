@@ -5,6 +5,18 @@
 // RUN: not llm-opt %s --llm-prune-weights="pattern=5:4" 2>&1 | FileCheck %s --check-prefix=BADNM
 // RUN: not llm-opt %s --llm-prune-weights="pattern=blocks" 2>&1 | FileCheck %s --check-prefix=BADNM
 // RUN: not llm-opt %s --llm-prune-weights="pattern=4x4 density=0" 2>&1 | FileCheck %s --check-prefix=DENSITY
+// A block or group longer than the weight is the whole weight along that
+// dimension (a block of 2^63 - 1 rows overflowed the block count and crashed):
+// the same result as the weight's own sizes (N = 2, K = 8).
+// RUN: llm-opt %s --llm-prune-weights="pattern=9223372036854775807x2 density=0.5" -o %t.huge-rows.mlir
+// RUN: llm-opt %s --llm-prune-weights="pattern=2x2 density=0.5" -o %t.rows.mlir
+// RUN: diff %t.huge-rows.mlir %t.rows.mlir
+// RUN: llm-opt %s --llm-prune-weights="pattern=1x9223372036854775807 density=0.5" -o %t.huge-cols.mlir
+// RUN: llm-opt %s --llm-prune-weights="pattern=1x8 density=0.5" -o %t.cols.mlir
+// RUN: diff %t.huge-cols.mlir %t.cols.mlir
+// RUN: llm-opt %s --llm-prune-weights="pattern=1:9223372036854775807" -o %t.huge-m.mlir
+// RUN: llm-opt %s --llm-prune-weights="pattern=1:8" -o %t.m.mlir
+// RUN: diff %t.huge-m.mlir %t.m.mlir
 
 // W is stored [K = 8, N = 2]: channel 0 is [1, -5, 3, 2, 0.5, 0.1, -7, 4]
 // along K, channel 1 all ones.
