@@ -765,9 +765,12 @@ struct LLMPlanMemoryPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-      module.emitError() << "llm-plan-memory: alignment must be a positive "
-                            "power of two, got "
+    // Above a page no buffer gains from it, and the rounded sizes would
+    // overflow (alignment=2^62 gave a negative naive size and an offset past
+    // the arena).
+    if (alignment <= 0 || alignment > 4096 || !llvm::isPowerOf2_64(alignment)) {
+      module.emitError() << "llm-plan-memory: alignment must be a power of "
+                            "two from 1 to 4096, got "
                          << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }

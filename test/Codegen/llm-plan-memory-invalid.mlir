@@ -2,10 +2,12 @@
 //
 // RUN: llm-opt %s --llm-plan-memory="verify test-overlap-all" -verify-diagnostics --split-input-file
 // RUN: not llm-opt %s --llm-plan-memory="alignment=48" 2>&1 | FileCheck %s --check-prefix=ALIGN
+// RUN: not llm-opt %s --llm-plan-memory="alignment=4611686018427387904" 2>&1 | FileCheck %s --check-prefix=ALIGN-HUGE
 // RUN: not llm-opt %s --llm-plan-memory="arena=heap" 2>&1 | FileCheck %s --check-prefix=ARENA
 // RUN: llm-opt %s --llm-plan-memory="test-overlap-all" --split-input-file | FileCheck %s --check-prefix=NOVERIFY
 
-// ALIGN: error: llm-plan-memory: alignment must be a positive power of two, got 48
+// ALIGN: error: llm-plan-memory: alignment must be a power of two from 1 to 4096, got 48
+// ALIGN-HUGE: error: llm-plan-memory: alignment must be a power of two from 1 to 4096, got 4611686018427387904
 // ARENA: error: llm-plan-memory: arena must be 'per-call' or 'caller', got 'heap'
 
 // The verifier catches two live buffers placed at the same offset (the

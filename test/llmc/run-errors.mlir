@@ -97,6 +97,8 @@
 // PIPEBOOL: run-errors.mlir:1:1: error: invalid pipeline options 'parallel=maybe' (see the message above)
 // RUN: not llmc run %s --repeat 0 2>&1 | FileCheck %s --check-prefix=REPEAT
 // REPEAT: llmc: error: --repeat must be at least 1
+// RUN: not llmc run %s --repeat 3 --warmup=-1 2>&1 | FileCheck %s --check-prefix=WARMUP
+// WARMUP: llmc: error: --warmup must be at least 0, got -1
 // RUN: not llmc 2>&1 | FileCheck %s --check-prefix=NOCMD
 // NOCMD: llmc: error: expected a command
 //

@@ -769,6 +769,8 @@ static int runMain() {
     return fail(std::move(e));
   if (repeat == 0)
     return fail("--repeat must be at least 1");
+  if (warmup.getNumOccurrences() && warmup < 0)
+    return fail("--warmup must be at least 0, got " + llvm::Twine(warmup));
   if (outputDir.getNumOccurrences() && outputDir.empty())
     return fail("--output-dir must not be empty (give a directory, e.g. "
                 "'.')");

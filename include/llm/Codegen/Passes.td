@@ -897,7 +897,8 @@ def LLMPlanMemoryPass : Pass<"llm-plan-memory", "ModuleOp"> {
            "entry) or caller (an extra trailing memref<?xi8> argument of "
            "public functions)">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
-           "Alignment in bytes of the arena and of every offset">,
+           "Alignment in bytes of the arena and of every offset (a power "
+           "of two, at most 4096)">,
     Option<"verify", "verify", "bool", /*default=*/"false",
            "Check that no two simultaneously live buffers overlap">,
     Option<"splitLiveRangesOpt", "split-live-ranges", "bool",
