@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Support/PassOptions.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,6 +38,10 @@ struct LLMExpandStridedCopiesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(llm::checkNonNegativeOption(getOperation(), getArgument(),
+                                           "parallel-min-bytes",
+                                           parallelMinBytes)))
+      return signalPassFailure();
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp op) {
       auto src = dyn_cast<MemRefType>(op.getSource().getType());

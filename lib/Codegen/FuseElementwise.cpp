@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Support/PassOptions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -50,6 +51,12 @@ struct LLMFuseElementwisePass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(llm::checkNonNegativeOption(getOperation(), getArgument(),
+                                           "max-fused-ops", maxFusedOps)) ||
+        failed(llm::checkNonNegativeOption(getOperation(), getArgument(),
+                                           "max-fused-operands",
+                                           maxFusedOperands)))
+      return signalPassFailure();
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
 

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Support/PassOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -69,6 +70,9 @@ struct LLMOutlineKernelsPass
   llvm::StringSet<> names;
 
   void runOnOperation() override {
+    if (failed(llm::checkNonNegativeOption(getOperation(), getArgument(),
+                                           "min-kernels", minKernels)))
+      return signalPassFailure();
     // A pass instance may run on several modules.
     names.clear();
     outlined.clear();

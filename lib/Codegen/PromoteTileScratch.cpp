@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Support/PassOptions.h"
 #include "llm/Support/Report.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -77,6 +78,9 @@ struct LLMPromoteTileScratchPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(llm::checkNonNegativeOption(getOperation(), getArgument(),
+                                           "max-bytes", maxBytes)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     SmallVector<scf::ForallOp> loops;
     module.walk([&](scf::ForallOp loop) { loops.push_back(loop); });

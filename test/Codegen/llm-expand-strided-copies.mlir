@@ -1,5 +1,8 @@
 // RUN: llm-opt %s --pass-pipeline="builtin.module(func.func(llm-expand-strided-copies))" | FileCheck %s
 // RUN: llm-opt %s --pass-pipeline="builtin.module(func.func(llm-expand-strided-copies{parallel-min-bytes=0}))" | FileCheck %s --check-prefix=NOSPLIT
+// A negative limit is an error (it meant no limit).
+// RUN: not llm-opt %s --llm-expand-strided-copies="parallel-min-bytes=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT0
+// NEGOPT0: error: llm-expand-strided-copies: parallel-min-bytes must be at least 0, got -1
 
 // memref.copy(src, strided view) -> linalg.copy (loops, not the runtime's
 // element-by-element memrefCopy): the concat of a KV cache along the

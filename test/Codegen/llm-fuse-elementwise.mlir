@@ -51,6 +51,11 @@ func.func @shared_producer(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8x
 // a chain of six relus with a bound of 6 operations becomes two generics of
 // at most 6 operations (three relus each) instead of one of 12.
 // RUN: llm-opt %s -convert-llm-to-linalg -llm-fuse-elementwise=max-fused-ops=6 -split-input-file | FileCheck %s --check-prefix=BOUND
+// A negative limit is an error (it meant no limit).
+// RUN: not llm-opt %s --llm-fuse-elementwise="max-fused-ops=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT0
+// NEGOPT0: error: llm-fuse-elementwise: max-fused-ops must be at least 0, got -1
+// RUN: not llm-opt %s --llm-fuse-elementwise="max-fused-operands=-2" 2>&1 | FileCheck %s --check-prefix=NEGOPT1
+// NEGOPT1: error: llm-fuse-elementwise: max-fused-operands must be at least 0, got -2
 // BOUND-LABEL: func.func @relu_chain
 // BOUND-COUNT-2: linalg.generic
 // BOUND-NOT: linalg.generic

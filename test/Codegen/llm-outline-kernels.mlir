@@ -1,5 +1,8 @@
 // RUN: llm-opt %s -llm-outline-kernels=min-kernels=2 -split-input-file | FileCheck %s
 // RUN: llm-opt %s -llm-outline-kernels -split-input-file | FileCheck %s --check-prefix=SMALL
+// A negative limit is an error (it meant no limit).
+// RUN: not llm-opt %s --llm-outline-kernels="min-kernels=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT0
+// NEGOPT0: error: llm-outline-kernels: min-kernels must be at least 0, got -1
 
 // Three loop nests on static memrefs: each becomes a private noinline
 // function with bare-pointer calls; the two equal nests (the same kernel on

@@ -1,5 +1,8 @@
 // RUN: llm-opt %s --llm-promote-tile-scratch --split-input-file | FileCheck %s
 // RUN: llm-opt %s --llm-promote-tile-scratch="max-bytes=1024" --split-input-file | FileCheck %s --check-prefix=SMALL
+// A negative limit is an error (it meant no limit).
+// RUN: not llm-opt %s --llm-promote-tile-scratch="max-bytes=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT0
+// NEGOPT0: error: llm-promote-tile-scratch: max-bytes must be at least 0, got -1
 
 // The static scratch of a tile (16 KiB, the bounded buffer that
 // llm-bound-dynamic-allocs makes of a row tile's accumulator, read through a

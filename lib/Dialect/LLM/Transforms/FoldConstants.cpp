@@ -17,6 +17,7 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
+#include "llm/Support/PassOptions.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
@@ -789,6 +790,17 @@ struct LLMFoldConstantsPass final
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(llm::checkNonNegativeOption(getOperation(), getArgument(),
+                                           "max-result-elements",
+                                           maxResultElements)))
+      return signalPassFailure();
+    // Also refuses NaN (no comparison holds).
+    if (!(maxGrowthFactor >= 0)) {
+      getOperation()->emitError()
+          << getArgument() << ": max-growth-factor must be at least 0, got "
+          << static_cast<double>(maxGrowthFactor);
+      return signalPassFailure();
+    }
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     ConstantFoldingOptions options;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Support/PassOptions.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -50,6 +51,9 @@ struct LLMVerifyCallGraphPass
   bool foundCycle = false;
 
   void runOnOperation() override {
+    if (failed(llm::checkNonNegativeOption(getOperation(), getArgument(),
+                                           "max-inlined-ops", maxInlinedOps)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
     SmallVector<Operation *> functions;

@@ -1,4 +1,7 @@
 // RUN: llm-opt %s -llm-verify-call-graph -split-input-file -verify-diagnostics
+// A negative limit is an error (it meant no limit).
+// RUN: not llm-opt %s -split-input-file --llm-verify-call-graph="max-inlined-ops=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT0
+// NEGOPT0: error: llm-verify-call-graph: max-inlined-ops must be at least 0, got -1
 
 // A self-recursive entry.
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
