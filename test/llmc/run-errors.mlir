@@ -99,6 +99,10 @@
 // REPEAT: llmc: error: --repeat must be at least 1
 // RUN: not llmc run %s --repeat 3 --warmup=-1 2>&1 | FileCheck %s --check-prefix=WARMUP
 // WARMUP: llmc: error: --warmup must be at least 0, got -1
+// Without --tensor-parallel no MPI job was joined: the rank's program would
+// abort in MPI_Allreduce.
+// RUN: not llmc run %s --pipeline-options="tensor-parallel=2 rank=1" 2>&1 | FileCheck %s --check-prefix=TPOPT
+// TPOPT: llmc: error: tensor-parallel= in --pipeline-options needs the MPI job that --tensor-parallel N joins: give --tensor-parallel N (under mpirun -np N) instead
 // RUN: not llmc 2>&1 | FileCheck %s --check-prefix=NOCMD
 // NOCMD: llmc: error: expected a command
 //

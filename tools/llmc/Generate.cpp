@@ -361,6 +361,9 @@ int llmc::generateMain() {
     if (!rankZero)
       return fail(rankZero.takeError());
     printsFigures = *rankZero;
+  } else if (llvm::Error e =
+                 llmc::checkNoTensorParallelOption(loweringOptions)) {
+    return fail(std::move(e));
   }
   CompileOptions options;
   options.entry = entryName;

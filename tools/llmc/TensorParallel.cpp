@@ -98,6 +98,15 @@ void llmc::silenceStdout() {
   }
 }
 
+llvm::Error llmc::checkNoTensorParallelOption(llvm::StringRef pipelineOptions) {
+  if (!pipelineOptions.contains("tensor-parallel="))
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "tensor-parallel= in --pipeline-options needs the MPI job that "
+      "--tensor-parallel N joins: give --tensor-parallel N (under mpirun -np "
+      "N) instead");
+}
+
 llvm::Expected<bool> llmc::joinTensorParallelJob(int64_t ranks,
                                                  std::string &pipelineOptions) {
   if (llvm::StringRef(pipelineOptions).contains("tensor-parallel="))

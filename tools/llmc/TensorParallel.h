@@ -56,6 +56,11 @@ void waitForAllRanks();
 /// job: rank 0 prints the results and timings for the job).
 void silenceStdout();
 
+/// `llmc run/generate` without --tensor-parallel: `tensor-parallel=` in
+/// `pipelineOptions` is an error (the rank's program would call MPI in a
+/// process that joined no MPI job: OpenMPI aborted with its own message).
+llvm::Error checkNoTensorParallelOption(llvm::StringRef pipelineOptions);
+
 /// `llmc run/generate --tensor-parallel N`: joins the MPI job
 /// (initTensorParallel), appends this rank's options to `pipelineOptions`
 /// and sends stdout to /dev/null on the ranks other than 0. Returns whether

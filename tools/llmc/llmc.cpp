@@ -836,6 +836,9 @@ static int runMain() {
     if (!rankZero)
       return fail(rankZero.takeError());
     writesOutputs = *rankZero;
+  } else if (llvm::Error e =
+                 llmc::checkNoTensorParallelOption(cpuPipelineOptions)) {
+    return fail(std::move(e));
   }
   // The code runs here: a CPU target (--target or the pipeline's target=)
   // whose ISA extensions this CPU lacks is refused before compiling.
