@@ -587,16 +587,27 @@ std::string mlir::llm::LowerToNVVMOptions::verify() const {
   return "";
 }
 
-/// Registers a pipeline taking LowerToNVVMOptions that refuses the options
-/// LowerToNVVMOptions::verify rejects.
-static void registerNVVMPipeline(
-    StringRef arg, StringRef description,
-    void (*builder)(OpPassManager &, const llm::LowerToNVVMOptions &)) {
+std::string mlir::llm::LowerToCPUOptions::verify() const {
+  if (tensorParallel < 1)
+    return "tensor-parallel must be at least 1 (1: off), got " +
+           std::to_string(tensorParallel);
+  if (rank < 0 || rank >= tensorParallel)
+    return "rank must be in [0, tensor-parallel) = [0, " +
+           std::to_string(tensorParallel) + "), got " + std::to_string(rank);
+  return "";
+}
+
+/// Registers a pipeline whose options (OptionsT) are refused, before any
+/// pass runs, when OptionsT::verify gives a reason.
+template <typename OptionsT>
+static void registerVerifiedPipeline(StringRef arg, StringRef description,
+                                     void (*builder)(OpPassManager &,
+                                                     const OptionsT &)) {
   registerPassPipeline(
       arg, description,
       [arg, builder](OpPassManager &pm, StringRef text,
                      function_ref<LogicalResult(const Twine &)> errorHandler) {
-        llm::LowerToNVVMOptions options;
+        OptionsT options;
         if (failed(options.parseFromString(text)))
           return failure();
         if (std::string error = options.verify(); !error.empty())
@@ -605,22 +616,22 @@ static void registerNVVMPipeline(
         return success();
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {
-        optHandler(llm::LowerToNVVMOptions());
+        optHandler(OptionsT());
       });
 }
 
 void mlir::llm::registerLLMPipelines() {
-  PassPipelineRegistration<LowerToCPUOptions>(
+  registerVerifiedPipeline<LowerToCPUOptions>(
       "llm-lower-to-cpu",
       "Lower the llm dialect to the LLVM dialect for the host CPU (linalg, "
       "fusion, one-shot bufferization, tiling/vectorization, OpenMP)",
       buildLLMLowerToCPUPipeline);
-  registerNVVMPipeline(
+  registerVerifiedPipeline<LowerToNVVMOptions>(
       "llm-lower-to-nvvm",
       "Lower the llm dialect to NVIDIA GPU kernels (NVVM, then PTX, cubin or "
       "fatbin in a gpu.binary) and host code in the LLVM dialect",
       buildLLMLowerToNVVMPipeline);
-  registerNVVMPipeline(
+  registerVerifiedPipeline<LowerToNVVMOptions>(
       "llm-lower-to-gpu-emulator",
       "Lower the llm dialect like llm-lower-to-nvvm down to its gpu.launch "
       "kernels, then run them on the CPU (llm-emulate-gpu-kernels) and lower "

@@ -418,6 +418,11 @@ static LogicalResult getPipelineOptions(const LoweringOptions &options,
             std::to_string(pipelineOptions.numThreads.getValue());
     return failure();
   }
+  if (std::string why = pipelineOptions.verify(); !why.empty()) {
+    error =
+        "invalid pipeline options '" + options.pipelineOptions + "': " + why;
+    return failure();
+  }
   if (options.noFusion) {
     pipelineOptions.fuse = false;
     pipelineOptions.fuseElementwise = false;

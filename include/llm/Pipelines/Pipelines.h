@@ -223,6 +223,12 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Tuning cache file from `llmc tune` (default: none, the "
                      "target's tiles)"),
       llvm::cl::init("")};
+
+  /// Why these options cannot build a pipeline, or "" when they can: a
+  /// `tensor-parallel` below 1 or a `rank` outside [0, tensor-parallel)
+  /// (both were ignored without a word). The other options are checked by
+  /// the passes that read them.
+  std::string verify() const;
 };
 
 /// Builds `llm-lower-to-cpu`: llm -> linalg -> bufferized loops -> LLVM
