@@ -649,6 +649,12 @@ struct LLMShardPass : public llm::impl::LLMShardPassBase<LLMShardPass> {
           << ranks.getValue();
       return signalPassFailure();
     }
+    // An empty name printed as @<<INVALID EMPTY SYMBOL>>, which does not
+    // parse back.
+    if (gridName.empty()) {
+      module.emitError("llm-shard: grid must be a non-empty symbol name");
+      return signalPassFailure();
+    }
     // A module sharded before (by llm-shard or by hand) is not planned
     // again: its grid and annotations would mix with a second plan.
     Operation *sharded = nullptr;
