@@ -17,71 +17,22 @@
 #include "Driver.h"
 #include "TensorParallel.h"
 
-#include "llm/Codegen/TargetDescription.h"
-
 #include "llm/Codegen/TuningCache.h"
-#include "llm/Dialect/LLM/IR/SparseWeights.h"
-#include "llm/Runtime/CacheEvictor.h"
-#include "llm/Runtime/CompileCache.h"
-#include "llm/Runtime/CompiledModel.h"
-#include "llm/Runtime/ConstantBytes.h"
-#include "llm/Runtime/Npy.h"
-#include "llm/Runtime/Progress.h"
-#include "llm/Support/OutputFile.h"
-#include "llm/Support/Report.h"
-#if LLMC_HAVE_ONNX
-#include "llm/Target/ONNX/ImportONNX.h"
-#include "onnx/onnx_pb.h"
-#endif
-
-#include "llm/Runtime/CUDA/DriverProbe.h"
 #include "llm/Runtime/CUDACompile.h"
 #include "llm/Runtime/CUDAExecutable.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
+#include "llm/Runtime/CompiledModel.h"
+#include "llm/Support/Report.h"
+
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
-#include <algorithm>
-#include <chrono>
-#include <climits>
-#include <cmath>
-#include <cstdlib>
-#include <functional>
-#include <map>
-#include <optional>
-#include <random>
-#include <utility>
-
-#include <unistd.h>
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 using namespace mlir;
 using namespace mlir::llm::runtime;
-using mlir::llm::CPUTargetDescription;
-namespace cl = llvm::cl;
 using namespace llmc::driver;
 
 //===----------------------------------------------------------------------===//
