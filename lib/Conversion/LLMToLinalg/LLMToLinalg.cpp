@@ -7,7 +7,14 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements the conversion of the llm dialect to linalg, tensor,
-// arith and math on tensors.
+// arith and math on tensors: the pass, the elementwise, cast, matmul and
+// data-movement patterns, and the population of every pattern. The other op
+// families live beside it: NormalizationToLinalg.cpp (reductions, softmax,
+// norms), AttentionToLinalg.cpp and FlashAttention.cpp (rope, attention),
+// QuantToLinalg.cpp with QuantMatvec.cpp and QuantPanels.cpp (quantized ops),
+// IndexingToLinalg.cpp, CacheToLinalg.cpp, LLMToLinalgData.cpp and the
+// kernels of SparseMatmul.cpp, BF16DotMatmul.cpp and Int8DotMatmul.cpp; the
+// builders they share are in LinalgBuilders.h.
 //
 // Conventions shared by all patterns:
 // * shapes are static, except the sequence dimension of a function whose
