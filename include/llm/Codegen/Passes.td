@@ -348,7 +348,7 @@ def LLMTileAndVectorizePass
       no outer loop), vectorized like the above; the marker is removed (also
       when `vectorize` is off).
     * `scf.forall` marked `llm.fuse_consumers` (the block loops of the
-      quantized matmul panels, QuantToLinalg.cpp): while its result has a
+      quantized matmul panels, QuantPanels.cpp): while its result has a
       single elementwise `linalg.generic` user in the same block (bias,
       activation, the W8A8 rescale and requantize), that user is fused into
       the loop (upstream `scf::tileAndFuseConsumer`), one block at a time;
