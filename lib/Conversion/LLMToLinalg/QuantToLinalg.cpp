@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgBuilders.h"
 #include "QuantKernels.h"
 #include "SparseMatmul.h"
 
@@ -290,27 +291,6 @@ Value buildQuantElementwise(OpBuilder &b, Location loc, Value input,
   return r;
 }
 
-/// Base of the quantization patterns: refuses dynamic shapes.
-template <typename OpTy>
-struct QuantLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    // Static shapes, or dynamic ones where checkDynamicShapes accepts them
-    // (a weight-only matmul's rows), as for the other llm ops.
-    if (failed(checkDynamicShapes(op, /*emit=*/false)))
-      return rewriter.notifyMatchFailure(
-          op, "llm-to-linalg requires static shapes");
-    return lower(op, adaptor, rewriter);
-  }
-
-  virtual LogicalResult lower(OpTy op, OpAdaptor adaptor,
-                              ConversionPatternRewriter &rewriter) const = 0;
-};
-
 //===----------------------------------------------------------------------===//
 // Quantize, dequantize, requantize
 //===----------------------------------------------------------------------===//
@@ -319,8 +299,8 @@ struct QuantLowering : OpConversionPattern<OpTy> {
 //   storage type, quant.scast back to the quantized type;
 // llm.quantize %x {scale} (FP8) -> generic { f32 -> FP8 bits } on i8,
 //   arith.bitcast to the FP8 type.
-struct QuantizeLowering : QuantLowering<QuantizeOp> {
-  using QuantLowering::QuantLowering;
+struct QuantizeLowering : LLMLowering<QuantizeOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(QuantizeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -357,8 +337,8 @@ struct QuantizeLowering : QuantLowering<QuantizeOp> {
 
 // llm.dequantize %q -> quant.scast to storage; linalg.generic
 //   { (q - z) * s }; FP8: arith.bitcast to i8, generic { table[q] * s }.
-struct DequantizeLowering : QuantLowering<DequantizeOp> {
-  using QuantLowering::QuantLowering;
+struct DequantizeLowering : LLMLowering<DequantizeOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(DequantizeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -402,8 +382,8 @@ struct DequantizeLowering : QuantLowering<DequantizeOp> {
 
 // llm.requantize %q -> llm.quantize(llm.dequantize(%q)) in f32: one generic
 //   when both sides are per tensor, else the two lowerings.
-struct RequantizeLowering : QuantLowering<RequantizeOp> {
-  using QuantLowering::QuantLowering;
+struct RequantizeLowering : LLMLowering<RequantizeOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(RequantizeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -491,9 +471,9 @@ Value maxScalar(OpBuilder &b, Location loc, Value x, Value y, bool isSigned) {
 // llm.max %a, %b (integer or quantized) -> quant.scast to the storage type;
 //   linalg.generic (broadcasting input maps) { arith.maxsi | arith.maxui };
 //   quant.scast back. Floats take the generic lowering (LLMToLinalg.cpp).
-struct OrderedMaxLowering : QuantLowering<MaxOp> {
+struct OrderedMaxLowering : LLMLowering<MaxOp> {
   OrderedMaxLowering(MLIRContext *ctx)
-      : QuantLowering<MaxOp>(ctx, /*benefit=*/2) {}
+      : LLMLowering<MaxOp>(ctx, /*benefit=*/2) {}
   LogicalResult lower(MaxOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = op.getType();
@@ -539,9 +519,9 @@ struct OrderedMaxLowering : QuantLowering<MaxOp> {
 //   storage type; linalg.fill (the storage minimum); linalg.generic
 //   (reduction iterators over axes) { arith.maxsi | arith.maxui }
 //   [-> tensor.expand_shape for keepdims]; quant.scast back.
-struct OrderedReduceMaxLowering : QuantLowering<ReduceMaxOp> {
+struct OrderedReduceMaxLowering : LLMLowering<ReduceMaxOp> {
   OrderedReduceMaxLowering(MLIRContext *ctx)
-      : QuantLowering<ReduceMaxOp>(ctx, /*benefit=*/2) {}
+      : LLMLowering<ReduceMaxOp>(ctx, /*benefit=*/2) {}
   LogicalResult lower(ReduceMaxOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = op.getType();
@@ -628,9 +608,9 @@ struct OrderedReduceMaxLowering : QuantLowering<ReduceMaxOp> {
 // llm.matmul_integer %a, %b -> linalg.generic over (batch..., m, n, k)
 //   { acc + (ext(a) - za) * (ext(b) - zb[n]) } into an i32 zero fill; the
 //   operands' batch dims broadcast through their maps.
-struct MatmulIntegerLowering : QuantLowering<MatmulIntegerOp> {
+struct MatmulIntegerLowering : LLMLowering<MatmulIntegerOp> {
   MatmulIntegerLowering(MLIRContext *ctx, bool vectorKernels)
-      : QuantLowering(ctx), vectorKernels(vectorKernels) {}
+      : LLMLowering(ctx), vectorKernels(vectorKernels) {}
   /// LLMToLinalgOptions::vectorKernels: the exact f32 panels may be used.
   bool vectorKernels;
   LogicalResult lower(MatmulIntegerOp op, OpAdaptor adaptor,
@@ -795,9 +775,9 @@ namespace {
 //   [M, K/G, G], w as [K/G, G, N]): { acc + x * ((ext(w) - z) * s) } with the
 //   storage weight and the parameter tensors as inputs, so the weight is
 //   dequantized in the contraction's operand load, never materialized.
-struct DequantMatmulLowering : QuantLowering<DequantMatmulOp> {
+struct DequantMatmulLowering : LLMLowering<DequantMatmulOp> {
   DequantMatmulLowering(MLIRContext *ctx, int64_t streamedWeightMinBytes)
-      : QuantLowering(ctx), streamedWeightMinBytes(streamedWeightMinBytes) {}
+      : LLMLowering(ctx), streamedWeightMinBytes(streamedWeightMinBytes) {}
   /// Without a `streamed` entry in the op's lowering configuration, a weight
   /// of at least this many stored bytes is taken as streamed.
   int64_t streamedWeightMinBytes;
