@@ -19,8 +19,12 @@
 # times PyTorch eager and torch.compile on the same shapes. prepare also
 # readies every public function of test/Integration/*.mlir (op families:
 # scripts/gpu_check_ops.py), which run compares with the CPU the same way at
-# the emulator test's tolerances. It exits 1 when a result differs or a
-# program fails; the whole run takes a few minutes.
+# the emulator test's tolerances. On a machine with two GPUs or more, run
+# also runs gpt2_model as a two-rank tensor-parallel job (one GPU per rank,
+# NCCL all-reduces: libnccl.so.2 from the system, $LLMC_NCCL_LIBRARY or
+# PyTorch's nvidia-nccl package) and compares rank 0's output with the
+# CPU's. It exits 1 when a result differs or a program fails; the whole run
+# takes a few minutes.
 set -euo pipefail
 
 mode="${1:-}"
@@ -146,6 +150,13 @@ EOF
       --report=json --report-file "$dir/$m.report.json"
     strip "$dir/$m.exe"
   done
+  # Tensor parallelism: the two ranks' programs of gpt2_model
+  # (gpt2_model_tp.rank0.exe, gpt2_model_tp.rank1.exe).
+  echo "compiling gpt2_model for 2 tensor-parallel ranks for $chip"
+  "$llmc" compile "$dir/models/gpt2_model.mlir" --target cuda --chip "$chip" \
+    --emit=exe -o "$dir/gpt2_model_tp.exe" --tensor-parallel 2 --quiet \
+    --pipeline-options=format=bin >/dev/null
+  strip "$dir"/gpt2_model_tp.rank*.exe
   # Inputs and CPU results of the models small enough to travel.
   for m in gpt2_model gpt2_layer768 index_checks; do
     cp "$dir/models/$m.arg0.npy" "$dir/inputs/$m.arg0.npy"
@@ -192,23 +203,10 @@ sys.exit(0 if ok else 1)
 EOF
 }
 
-run() {
-  local fail=0
-  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-  for m in $MODELS; do
-    local args=() out="$dir/out/$m"
-    mkdir -p "$out"
-    for f in "$dir"/inputs/"$m".arg*.npy; do
-      [[ -e "$f" ]] && args+=("$f")
-    done
-    echo "== $m"
-    if ! "$dir/$m.exe" "${args[@]}" --repeat 20 --output-dir "$out" | tee "$out/log"; then
-      echo "FAIL: $m did not run"
-      fail=1
-      continue
-    fi
-    if [[ -d "$dir/ref/$m" ]]; then
-      python3 - "$dir/ref/$m" "$out" "$m" <<'EOF' || fail=1
+# Compares the .npy results in $2 with the CPU's in $1 (rtol 1e-3, atol
+# 1e-3 * max|expected|; 3e-2 for the bf16-demoted model $3 = *_bf16w).
+compare_with_cpu() {
+  python3 - "$1" "$2" "$3" <<'EOF'
 import os, sys
 import numpy as np
 ref, out, model = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -225,6 +223,56 @@ for name in sorted(os.listdir(ref)):
     ok &= good
 sys.exit(0 if ok else 1)
 EOF
+}
+
+# Runs gpt2_model's two tensor-parallel ranks, one per GPU, and compares
+# rank 0's result with the CPU's; skipped on a machine with one GPU.
+run_tensor_parallel() {
+  local gpus out="$dir/out/gpt2_model_tp" idfile pid
+  gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l || true)
+  echo "== gpt2_model_tp: 2 ranks on 2 GPUs (tensor parallelism, NCCL)"
+  if [[ ${gpus:-0} -lt 2 ]]; then
+    echo "SKIP: needs 2 GPUs, this machine has ${gpus:-0}"
+    return 0
+  fi
+  if [[ -z "${LLMC_NCCL_LIBRARY:-}" ]] && ! ldconfig -p | grep -q libnccl.so.2; then
+    LLMC_NCCL_LIBRARY=$(python3 -c "import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], 'lib', 'libnccl.so.2'))" 2>/dev/null || true)
+    export LLMC_NCCL_LIBRARY
+  fi
+  mkdir -p "$out/rank0" "$out/rank1"
+  idfile="$out/nccl-id.$$"
+  rm -f "$idfile"
+  LLMC_NCCL_ID_FILE="$idfile" LLMC_CUDA_DEVICE=1 "$dir/gpt2_model_tp.rank1.exe" \
+    "$dir/inputs/gpt2_model.arg0.npy" --repeat 20 --output-dir "$out/rank1" \
+    >"$out/rank1.log" 2>&1 &
+  pid=$!
+  if ! LLMC_NCCL_ID_FILE="$idfile" LLMC_CUDA_DEVICE=0 "$dir/gpt2_model_tp.rank0.exe" \
+      "$dir/inputs/gpt2_model.arg0.npy" --repeat 20 --output-dir "$out/rank0" \
+      | tee "$out/rank0.log" || ! wait "$pid"; then
+    echo "FAIL: the tensor-parallel ranks did not run:"
+    cat "$out/rank1.log"
+    return 1
+  fi
+  compare_with_cpu "$dir/ref/gpt2_model" "$out/rank0" gpt2_model_tp
+}
+
+run() {
+  local fail=0
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
+  for m in $MODELS; do
+    local args=() out="$dir/out/$m"
+    mkdir -p "$out"
+    for f in "$dir"/inputs/"$m".arg*.npy; do
+      [[ -e "$f" ]] && args+=("$f")
+    done
+    echo "== $m"
+    if ! "$dir/$m.exe" "${args[@]}" --repeat 20 --output-dir "$out" | tee "$out/log"; then
+      echo "FAIL: $m did not run"
+      fail=1
+      continue
+    fi
+    if [[ -d "$dir/ref/$m" ]]; then
+      compare_with_cpu "$dir/ref/$m" "$out" "$m" || fail=1
     fi
     python3 - "$m" "$out/log" "$dir/$m.report.json" <<'EOF'
 import json, re, sys
@@ -274,6 +322,7 @@ EOF
     cat "$dir/out/index_checks_bad.log"
     fail=1
   fi
+  run_tensor_parallel || fail=1
   # Per-kernel times of the GPT-2-shaped layer (Nsight Compute, when the
   # machine has it and lets it read the counters).
   if command -v ncu >/dev/null; then

@@ -82,6 +82,10 @@ config.substitutions.append(("%fake_cuda_driver_dir", os.path.join(
     config.llmc_obj_root, "test", "Runtime", "CUDA", "fake-driver")))
 config.substitutions.append(("%fake_cuda11_driver_dir", os.path.join(
     config.llmc_obj_root, "test", "Runtime", "CUDA", "fake-driver-cuda11")))
+# %fake_nccl: the fake libnccl.so.2 (test/Runtime/CUDA/Inputs/FakeNCCL.c).
+config.substitutions.append(("%fake_nccl", os.path.join(
+    config.llmc_obj_root, "test", "Runtime", "CUDA", "fake-nccl",
+    "libnccl.so.2")))
 if config.cuda_toolkit_dir:
     config.available_features.add("cuda-toolkit")
     config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit_dir))

@@ -7,7 +7,8 @@
 //===----------------------------------------------------------------------===//
 //
 // llm-lower-collectives: the all-reduces of a tensor-parallel rank's program
-// as MPI calls on MPI_COMM_WORLD.
+// as MPI calls on MPI_COMM_WORLD (host buffers), or as calls of llmc's CUDA
+// runtime, which runs them with NCCL on device buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
@@ -66,22 +68,108 @@ static Value convertElements(OpBuilder &b, Location loc, Value x,
       .getResult(0);
 }
 
+/// Where the all-reduces of a rank's program run.
+struct CollectiveLibrary {
+  /// False: MPI on host buffers (mpi.allreduce). True: NCCL on device
+  /// buffers, through llmc's CUDA runtime (llmcCudaAllReduceSum_<type>).
+  bool nccl = false;
+  /// The grid's size: the NCCL calls pass it, and the runtime checks it
+  /// against its communicator.
+  int64_t ranks = 1;
+};
+
+/// The NCCL all-reduce's name for `element` in llmc's CUDA runtime
+/// (include/llm/Runtime/CUDA/CUDARuntime.h), or "" when NCCL has no such
+/// datatype.
+static std::string getNCCLAllReduceName(Type element) {
+  std::string suffix;
+  if (element.isF16())
+    suffix = "f16";
+  else if (element.isBF16())
+    suffix = "bf16";
+  else if (element.isF32())
+    suffix = "f32";
+  else if (element.isF64())
+    suffix = "f64";
+  else if (element.isInteger(8) || element.isInteger(32) ||
+           element.isInteger(64))
+    suffix = "i" + std::to_string(element.getIntOrFloatBitWidth());
+  return suffix.empty() ? "" : "llmcCudaAllReduceSum_" + suffix;
+}
+
+/// The private declaration of runtime function `name` of `type` in the
+/// module of `op`, created the first time.
+static func::FuncOp getOrDeclareRuntimeFunction(Operation *op, StringRef name,
+                                                FunctionType type) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto func = module.lookupSymbol<func::FuncOp>(name))
+    return func;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+  func.setPrivate();
+  return func;
+}
+
+/// The sum of `in` over the ranks into `out` (both contiguous buffers of
+/// one type): `mpi.allreduce` on MPI_COMM_WORLD, or for NCCL
+///   func.call @llmcCudaAllReduceSum_<type>(cast(%in), cast(%out), %ranks)
+/// on unranked memrefs (the runtime reads the element count from the
+/// descriptor).
+static void emitAllReduce(OpBuilder &b, Location loc, Value in, Value out,
+                          const CollectiveLibrary &library) {
+  auto type = cast<MemRefType>(in.getType());
+  if (library.nccl) {
+    auto unranked = UnrankedMemRefType::get(type.getElementType(), 0);
+    auto fnType = b.getFunctionType({unranked, unranked, b.getI32Type()}, {});
+    func::FuncOp callee = getOrDeclareRuntimeFunction(
+        in.getParentRegion()->getParentOp(),
+        getNCCLAllReduceName(type.getElementType()), fnType);
+    Value ranks =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), library.ranks);
+    func::CallOp::create(
+        b, loc, callee,
+        ValueRange{memref::CastOp::create(b, loc, unranked, in),
+                   memref::CastOp::create(b, loc, unranked, out), ranks});
+    return;
+  }
+  auto flatten = [&](Value buffer) -> Value {
+    if (type.getRank() == 1)
+      return buffer;
+    ReassociationIndices all;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.push_back(d);
+    return memref::CollapseShapeOp::create(b, loc, buffer,
+                                           ArrayRef<ReassociationIndices>{all});
+  };
+  Value world =
+      mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+  mpi::AllReduceOp::create(b, loc, /*retval=*/Type(), flatten(in), flatten(out),
+                           mpi::MPI_ReductionOpEnum::MPI_SUM, world);
+}
+
 /// `shard.all_reduce %x <sum>` over the whole grid ->
 ///   %in = bufferization.to_buffer %x read_only
 ///   %out = memref.alloc()
 ///   mpi.allreduce(flat(%in), flat(%out), MPI_SUM, MPI_COMM_WORLD)
+///     (or the NCCL call of emitAllReduce)
 ///   %r = bufferization.to_tensor %out restrict writable
-/// An f16/bf16 tensor is summed in f32 (MPI has no 16-bit float type):
-/// extended before, rounded once after.
-static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
+/// For MPI an f16/bf16 tensor is summed in f32 (MPI has no 16-bit float
+/// type): extended before, rounded once after. NCCL sums f16 and bf16.
+static LogicalResult lowerAllReduce(shard::AllReduceOp op,
+                                    const CollectiveLibrary &library) {
   auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
   auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
   if (!type || !resultType || type != resultType)
     return op.emitError("llm-lower-collectives: expected an all-reduce of a "
                         "ranked tensor into the same type");
   Type element = type.getElementType();
-  bool narrow = element.isF16() || element.isBF16();
-  if (!narrow && !element.isF32() && !element.isF64() && !element.isInteger())
+  if (library.nccl && getNCCLAllReduceName(element).empty())
+    return op.emitError("llm-lower-collectives: an NCCL all-reduce of ")
+           << element
+           << " is not supported (f16, bf16, f32, f64, i8, i32 and i64 are)";
+  bool narrow = !library.nccl && (element.isF16() || element.isBF16());
+  if (!library.nccl && !narrow && !element.isF32() && !element.isF64() &&
+      !element.isInteger())
     return op.emitError("llm-lower-collectives: an all-reduce of ")
            << element
            << " is not supported (MPI has no such datatype here; f16, bf16, "
@@ -101,19 +189,7 @@ static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
                                                /*read_only=*/true);
   Value out = memref::AllocOp::create(
       b, loc, memrefType, tensor::createDynamicDimValues(b, loc, input));
-  auto flatten = [&](Value buffer) -> Value {
-    if (type.getRank() == 1)
-      return buffer;
-    ReassociationIndices all;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      all.push_back(d);
-    return memref::CollapseShapeOp::create(b, loc, buffer,
-                                           ArrayRef<ReassociationIndices>{all});
-  };
-  Value world =
-      mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
-  mpi::AllReduceOp::create(b, loc, /*retval=*/Type(), flatten(in), flatten(out),
-                           mpi::MPI_ReductionOpEnum::MPI_SUM, world);
+  emitAllReduce(b, loc, in, out, library);
   Value result = bufferization::ToTensorOp::create(
       b, loc, type, out, /*restrict=*/true, /*writable=*/true);
   if (narrow)
@@ -123,12 +199,31 @@ static LogicalResult lowerAllReduce(shard::AllReduceOp op) {
   return success();
 }
 
+/// This process's rank as an i32: `mpi.comm_rank` of MPI_COMM_WORLD, or
+/// llmc's CUDA runtime's `llmcCudaGetTensorParallelRank()` (the rank its
+/// NCCL communicator was created with).
+static Value emitRank(OpBuilder &b, Location loc, Operation *op,
+                      const CollectiveLibrary &library) {
+  if (library.nccl) {
+    func::FuncOp callee =
+        getOrDeclareRuntimeFunction(op, "llmcCudaGetTensorParallelRank",
+                                    b.getFunctionType({}, {b.getI32Type()}));
+    return func::CallOp::create(b, loc, callee, ValueRange{}).getResult(0);
+  }
+  Value world =
+      mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+  return mpi::CommRankOp::create(b, loc, /*retval=*/Type(), b.getI32Type(),
+                                 world)
+      .getRank();
+}
+
 /// `shard.all_gather %x` along axis a ->
 ///   all_reduce(insert_slice %x into zeros at [.., rank * part, ..])
-/// with the rank from MPI_Comm_rank: the ranks' parts, summed, are the
+/// with this process's rank (emitRank): the ranks' parts, summed, are the
 /// whole tensor (the MPI lowering has no gather; the gathered tensors are
 /// results, e.g. logits, not the per-layer traffic).
-static LogicalResult lowerAllGather(shard::AllGatherOp op) {
+static LogicalResult lowerAllGather(shard::AllGatherOp op,
+                                    const CollectiveLibrary &library) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   auto outType = cast<RankedTensorType>(op.getResult().getType());
   int64_t axis = op.getGatherAxis().getSExtValue();
@@ -144,11 +239,7 @@ static LogicalResult lowerAllGather(shard::AllGatherOp op) {
   Value zero = arith::ConstantOp::create(
       b, loc, b.getZeroAttr(outType.getElementType()));
   Value zeros = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-  Value world =
-      mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
-  Value rank =
-      mpi::CommRankOp::create(b, loc, /*retval=*/Type(), b.getI32Type(), world)
-          .getRank();
+  Value rank = emitRank(b, loc, op, library);
   Value offset = arith::MulIOp::create(
       b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), rank),
       arith::ConstantIndexOp::create(b, loc, inType.getDimSize(axis)));
@@ -163,7 +254,7 @@ static LogicalResult lowerAllGather(shard::AllGatherOp op) {
                                  op.getGridAxes(), shard::ReductionKind::Sum);
   op.replaceAllUsesWith(sum.getResult());
   op.erase();
-  return lowerAllReduce(sum);
+  return lowerAllReduce(sum, library);
 }
 
 struct LLMLowerCollectivesPass
@@ -182,11 +273,21 @@ struct LLMLowerCollectivesPass
           << mpi.getValue() << "' (expected openmpi or mpich)";
       return signalPassFailure();
     }
-    for (auto grid : module.getOps<shard::GridOp>())
+    CollectiveLibrary library;
+    if (this->library == "nccl")
+      library.nccl = true;
+    else if (this->library != "mpi") {
+      module.emitError("llm-lower-collectives: unknown collective library '")
+          << this->library.getValue() << "' (expected mpi or nccl)";
+      return signalPassFailure();
+    }
+    for (auto grid : module.getOps<shard::GridOp>()) {
       if (grid.getShape().size() != 1) {
         grid.emitError("llm-lower-collectives: only a 1-D grid is supported");
         return signalPassFailure();
       }
+      library.ranks = grid.getShape().front();
+    }
 
     SmallVector<Operation *> shardOps;
     module.walk([&](Operation *op) {
@@ -196,11 +297,11 @@ struct LLMLowerCollectivesPass
     bool any = false;
     for (Operation *op : shardOps) {
       if (auto reduce = dyn_cast<shard::AllReduceOp>(op)) {
-        if (failed(lowerAllReduce(reduce)))
+        if (failed(lowerAllReduce(reduce, library)))
           return signalPassFailure();
         any = true;
       } else if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
-        if (failed(lowerAllGather(gather)))
+        if (failed(lowerAllGather(gather, library)))
           return signalPassFailure();
         any = true;
       } else if (!isa<shard::GridOp>(op)) {
@@ -211,7 +312,7 @@ struct LLMLowerCollectivesPass
     }
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
       grid.erase();
-    if (!any)
+    if (!any || library.nccl)
       return;
     MLIRContext *ctx = module.getContext();
     module->setAttr(

@@ -396,6 +396,8 @@ void mlir::llm::buildLLMLowerToNVVMGraphStage(
   graph.attentionGroups = true;
   graph.sparsify = options.sparsify;
   graph.sparsifyTarget = "gpu";
+  graph.tensorParallel = options.tensorParallel;
+  graph.rank = options.rank;
   buildLLMGraphStage(pm, graph);
 }
 
@@ -451,16 +453,37 @@ void mlir::llm::buildLLMLowerToNVVMLinalgStage(
   pm.addPass(createLLMCountKernelsPass());
 }
 
-void mlir::llm::buildLLMLowerToNVVMBufferizationStage(
-    OpPassManager &pm, const LowerToNVVMOptions &options) {
-  BufferizationStageOptions buf;
+/// llm-lower-collectives for a tensor-parallel GPU program: NCCL on device
+/// buffers (llm-lower-to-nvvm), or MPI on the host buffers of the
+/// emulator.
+static void addGPUCollectives(OpPassManager &pm,
+                              const llm::LowerToNVVMOptions &options,
+                              StringRef library) {
+  if (options.tensorParallel <= 1)
+    return;
+  llm::LLMLowerCollectivesPassOptions collectiveOpts;
+  collectiveOpts.library = library.str();
+  pm.addPass(llm::createLLMLowerCollectivesPass(collectiveOpts));
+}
+
+/// The bufferization stage of the GPU pipelines, after the collectives.
+static void buildGPUBufferizationStage(OpPassManager &pm,
+                                       const llm::LowerToNVVMOptions &options,
+                                       StringRef collectives) {
+  addGPUCollectives(pm, options, collectives);
+  llm::BufferizationStageOptions buf;
   // Device memory has no stack for host-side buffers.
   buf.promoteToStack = false;
   buf.hoistKernelAllocs = true;
   buf.cloneFills = true;
   buf.planMemory = options.planMemory;
   buf.memoryArena = "per-call";
-  buildLLMBufferizationStage(pm, buf);
+  llm::buildLLMBufferizationStage(pm, buf);
+}
+
+void mlir::llm::buildLLMLowerToNVVMBufferizationStage(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  buildGPUBufferizationStage(pm, options, "nccl");
 }
 
 /// llm-map-gpu-kernels for the first chip of `options` (the kernels of
@@ -546,7 +569,7 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
   buildLLMLowerToNVVMGraphStage(pm, options);
   buildLLMLowerToNVVMLinalgStage(pm, options);
-  buildLLMLowerToNVVMBufferizationStage(pm, options);
+  buildGPUBufferizationStage(pm, options, "mpi");
   pm.addPass(createMapGPUKernelsPass(options));
   pm.addPass(createLLMForwardGPUIndexStatusPass());
   pm.addPass(createLLMReportGPUKernelsPass());
@@ -559,8 +582,20 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
   cpu.parallel = false;
   cpu.vectorize = false;
   cpu.approximateMath = false;
+  cpu.tensorParallel = options.tensorParallel;
   buildLLMLowerToCPULoopsStage(pm, cpu);
   buildLLMLowerToCPULLVMPipeline(pm, cpu);
+}
+
+/// Why `tensor-parallel=ranks rank=rank` is refused, or "".
+static std::string verifyTensorParallelOptions(int64_t ranks, int64_t rank) {
+  if (ranks < 1)
+    return "tensor-parallel must be at least 1 (1: off), got " +
+           std::to_string(ranks);
+  if (rank < 0 || rank >= ranks)
+    return "rank must be in [0, tensor-parallel) = [0, " +
+           std::to_string(ranks) + "), got " + std::to_string(rank);
+  return "";
 }
 
 SmallVector<std::string> mlir::llm::LowerToNVVMOptions::getChips() const {
@@ -584,17 +619,11 @@ std::string mlir::llm::LowerToNVVMOptions::verify() const {
     return "block-size must be 0 (the chip's) or a multiple of 32 up to "
            "1024, got " +
            std::to_string(blockSize);
-  return "";
+  return verifyTensorParallelOptions(tensorParallel, rank);
 }
 
 std::string mlir::llm::LowerToCPUOptions::verify() const {
-  if (tensorParallel < 1)
-    return "tensor-parallel must be at least 1 (1: off), got " +
-           std::to_string(tensorParallel);
-  if (rank < 0 || rank >= tensorParallel)
-    return "rank must be in [0, tensor-parallel) = [0, " +
-           std::to_string(tensorParallel) + "), got " + std::to_string(rank);
-  return "";
+  return verifyTensorParallelOptions(tensorParallel, rank);
 }
 
 /// Registers a pipeline whose options (OptionsT) are refused, before any

@@ -33,6 +33,9 @@ static constexpr llvm::StringLiteral kRunnerPrologue = R"C(
 int llmcCudaGetLastError(void);
 const char *llmcCudaGetLastErrorMessage(void);
 int llmcCudaSynchronize(void);
+int llmcCudaGetNcclUniqueId(void *uniqueId);
+int llmcCudaInitTensorParallel(const void *uniqueId, int ranks, int rank);
+int llmcCudaFinishTensorParallel(void);
 void *mgpuStreamCreate(void);
 void mgpuStreamSynchronize(void *stream);
 void mgpuStreamDestroy(void *stream);
@@ -253,6 +256,47 @@ static int compareDoubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
+
+/* A tensor-parallel program: rank RANK of RANKS joins the job's NCCL
+   communicator. The NCCL id goes through the file $LLMC_NCCL_ID_FILE, which
+   must not exist when the job starts: rank 0 writes it (a temporary file
+   renamed into place), the others wait for it (5 minutes at most). */
+static void joinJob(int rank, int ranks) {
+  const char *path = getenv("LLMC_NCCL_ID_FILE");
+  if (!path || !*path)
+    die("a rank of a tensor-parallel program needs LLMC_NCCL_ID_FILE, a "
+        "path shared by the ranks that does not exist yet", 0);
+  char id[128];
+  if (rank == 0) {
+    struct stat st;
+    if (stat(path, &st) == 0)
+      die("LLMC_NCCL_ID_FILE exists already (from an earlier job?): ", path);
+    if (llmcCudaGetNcclUniqueId(id) != 0)
+      exit(1);
+    char temp[4096];
+    snprintf(temp, sizeof temp, "%s.tmp", path);
+    FILE *f = fopen(temp, "wb");
+    if (!f || fwrite(id, 1, sizeof id, f) != sizeof id || fclose(f) != 0 ||
+        rename(temp, path) != 0)
+      die("cannot write LLMC_NCCL_ID_FILE ", path);
+  } else {
+    double start = now();
+    for (;;) {
+      FILE *f = fopen(path, "rb");
+      size_t n = f ? fread(id, 1, sizeof id, f) : 0;
+      if (f)
+        fclose(f);
+      if (n == sizeof id)
+        break;
+      if (now() - start > 300e3)
+        die("no NCCL id from rank 0 in 5 minutes in ", path);
+      struct timespec pause = {0, 10 * 1000 * 1000};
+      nanosleep(&pause, 0);
+    }
+  }
+  if (llmcCudaInitTensorParallel(id, ranks, rank) != 0)
+    exit(1);
+}
 )C";
 
 /// numpy descr and kind (see the runner's Spec) of `dtype`.
@@ -281,7 +325,8 @@ static llvm::Expected<std::pair<const char *, int>> getRunnerType(DType dtype) {
 }
 
 llvm::Expected<std::string>
-mlir::llm::runtime::generateCUDARunner(const EntrySignature &signature) {
+mlir::llm::runtime::generateCUDARunner(const EntrySignature &signature,
+                                       int64_t tensorParallel, int64_t rank) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "/* Runner of " << signature.name
@@ -353,6 +398,8 @@ int main(int argc, char **argv) {
     die("give every input (or none, for seeded inputs)", 0);
   if (repeat < 1)
     die("--repeat must be at least 1", 0);
+  if ({2} > 1)
+    joinJob({3}, {2});
   void *data[{1}];
   for (int k = 0; k < numAll; ++k) {{
     if (k < numInputs)
@@ -361,7 +408,7 @@ int main(int argc, char **argv) {
       data[k] = calloc((size_t)(specs[k].count * specs[k].elemBytes) + 1, 1);
   }
 )C",
-                      numInputs, all.size());
+                      numInputs, all.size(), tensorParallel, rank);
   for (auto [k, spec] : llvm::enumerate(all)) {
     os << "  Desc" << k << " d" << k << " = {data[" << k << "], data[" << k
        << "], 0";
@@ -463,7 +510,7 @@ int main(int argc, char **argv) {
   printf("device time: median %.4f ms, min %.4f ms (the entry on device "
          "buffers)\n",
          deviceTimes[repeat / 2], deviceTimes[0]);
-  return 0;
+  return llmcCudaFinishTensorParallel() != 0;
 }
 )C",
                       call, all.size(), deviceDescs, deviceCall);

@@ -10,6 +10,8 @@
 // RUN: not llm-opt %s --llm-lower-to-nvvm="opt-level=4" 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not llm-opt %s --llm-lower-to-gpu-emulator="block-size=-64" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not llm-opt %s --llm-lower-to-gpu-emulator="opt-level=99" 2>&1 | FileCheck %s --check-prefix=OPT99
+// RUN: not llm-opt %s --llm-lower-to-nvvm="tensor-parallel=0" 2>&1 | FileCheck %s --check-prefix=TP
+// RUN: not llm-opt %s --llm-lower-to-nvvm="tensor-parallel=2 rank=2" 2>&1 | FileCheck %s --check-prefix=RANK
 //
 // llmc checks the same options in --pipeline-options, and refuses chip= and
 // opt-level= for --target cuda (--chip and --opt-level set them, and would
@@ -23,6 +25,8 @@
 // OPT: error: llm-lower-to-nvvm: opt-level must be 0-3, got 4
 // BLOCK: error: llm-lower-to-gpu-emulator: block-size must be 0 (the chip's) or a multiple of 32 up to 1024, got -64
 // OPT99: error: llm-lower-to-gpu-emulator: opt-level must be 0-3, got 99
+// TP: error: llm-lower-to-nvvm: tensor-parallel must be at least 1 (1: off), got 0
+// RANK: error: llm-lower-to-nvvm: rank must be in [0, tensor-parallel) = [0, 2), got 2
 // LLMC-EMPTY: llm-lower-to-nvvm-invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: invalid pipeline options 'chip=sm_80,': unknown chip '' in chip= (expected sm_80, sm_89 or sm_90a)
 // LLMC-CHIP: llm-lower-to-nvvm-invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: give the chips and the optimization level with --chip and --opt-level, not chip= or opt-level= in the pipeline options
 

@@ -98,7 +98,8 @@ static llvm::Error linkCUDAOutput(const EntrySignature &signature,
   bool shared = emitKind == EmitKind::Shared;
   std::string runner;
   if (!shared) {
-    llvm::Expected<std::string> source = generateCUDARunner(signature);
+    llvm::Expected<std::string> source =
+        generateCUDARunner(signature, compileRank.size, compileRank.rank);
     if (!source)
       return source.takeError();
     runner = std::move(*source);
@@ -202,7 +203,9 @@ static int compileMain() {
   if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
                 emitKind == EmitKind::Exe || emitKind == EmitKind::Shared))
     return fail("--emit=ptx, fatbin, exe and shared need --target cuda");
-  cpuPipelineOptions += compileRankOptions;
+  std::string rankOptions =
+      compileRank.size > 1 ? compileRank.pipelineOptions() : "";
+  cpuPipelineOptions += rankOptions;
   bool linked = emitKind == EmitKind::Exe || emitKind == EmitKind::Shared;
   if (linked && outputPath == "-")
     return fail("--emit=exe and --emit=shared write a file; give -o FILE");
@@ -236,7 +239,7 @@ static int compileMain() {
   std::optional<std::string> kernelBytes;
   if (cuda) {
     CUDACompileOptions cudaOptions;
-    cudaOptions.pipelineOptions = pipelineOptions;
+    cudaOptions.pipelineOptions = pipelineOptions + rankOptions;
     if (std::string error =
             applySparsifyOption(cudaOptions.pipelineOptions, /*cpu=*/false);
         !error.empty())
@@ -445,7 +448,8 @@ static int compileMain() {
 /// `llmc compile --tensor-parallel N -o OUT.EXT`: compileMain once per rank,
 /// into OUT.rankR.EXT. One output per rank rather than one taking the rank
 /// at run time: each then holds only its rank's slice of the split weights,
-/// and every slice and kernel shape is static.
+/// and every slice and kernel shape is static. For --target cuda the
+/// all-reduces call llmc's CUDA runtime (NCCL).
 int llmc::driver::compileTensorParallelMain() {
   if (!tensorParallel.getNumOccurrences())
     return compileMain();
@@ -453,11 +457,20 @@ int llmc::driver::compileTensorParallelMain() {
   if (ranks < 2)
     return fail("--tensor-parallel must be at least 2, got " +
                 llvm::Twine(ranks));
-  if (targetName == "cuda" || targetName == "cuda-emulator")
-    return fail("--tensor-parallel needs a CPU target");
+  if (targetName == "cuda-emulator")
+    return fail("llmc compile: --target cuda-emulator is for llmc run; "
+                "compile with --target cpu, cuda or a CPU target name");
+  // (A CPU program or library of a rank needs the MPI job's start-up: the
+  // caller's main, as test/llmc/Inputs/tp_main.c; a CUDA one has it in
+  // its generated runner, or in the caller's, as tp_cuda_main.c.)
+  bool cuda = targetName == "cuda";
   if (emitKind != EmitKind::Obj && emitKind != EmitKind::LLVM &&
-      emitKind != EmitKind::MLIR)
-    return fail("--tensor-parallel writes --emit=obj, llvm or mlir");
+      emitKind != EmitKind::MLIR &&
+      !(cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
+                 emitKind == EmitKind::Exe)))
+    return fail(cuda ? "--tensor-parallel writes --emit=obj, llvm, mlir, "
+                       "ptx, fatbin or exe"
+                     : "--tensor-parallel writes --emit=obj, llvm or mlir");
   if (outputPath == "-")
     return fail("--tensor-parallel writes one file per rank: give -o a file "
                 "name, not -");
@@ -470,8 +483,8 @@ int llmc::driver::compileTensorParallelMain() {
   llvm::StringRef ext = llvm::sys::path::extension(base);
   llvm::StringRef stem = llvm::StringRef(base).drop_back(ext.size());
   for (int64_t rank = 0; rank < ranks; ++rank) {
-    compileRankOptions = " tensor-parallel=" + std::to_string(ranks) +
-                         " rank=" + std::to_string(rank);
+    compileRank.size = ranks;
+    compileRank.rank = rank;
     outputPath.setValue((stem + ".rank" + llvm::Twine(rank) + ext).str());
     if (int rc = compileMain())
       return rc;

@@ -15,6 +15,7 @@
 #ifndef LLMC_TOOLS_LLMC_DRIVER_H
 #define LLMC_TOOLS_LLMC_DRIVER_H
 
+#include "TensorParallel.h"
 #include "llm/Runtime/Progress.h"
 #include "llm/Support/OutputFile.h"
 
@@ -57,9 +58,8 @@ extern llvm::cl::opt<std::string> outputPath;
 extern llvm::cl::opt<EmitKind> emitKind;
 extern llvm::cl::opt<ReportKind> reportKind;
 extern llvm::cl::opt<std::string> reportFile;
-/// The pipeline options of the rank a `compile --tensor-parallel N` is
-/// compiling (" tensor-parallel=N rank=R"), empty otherwise.
-extern std::string compileRankOptions;
+/// The rank a `compile --tensor-parallel N` is compiling (size 1: none).
+extern TensorParallelRank compileRank;
 
 /// Prints `llmc: error: <msg>` (llmc::fail) after clearing the progress
 /// line, and returns the exit code 1.

@@ -9,8 +9,11 @@
 #include "TensorParallel.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -29,6 +32,10 @@ bool llmc::haveMPI() { return LLMC_HAVE_MPI; }
 
 #if LLMC_HAVE_MPI
 static bool startedMPI = false;
+/// This process's place in the job initTensorParallel joined.
+static TensorParallelRank job;
+/// Whether initNCCLCommunicator created the CUDA runtime's communicator.
+static bool startedNCCL = false;
 #endif
 
 llvm::Expected<TensorParallelRank> llmc::initTensorParallel(int64_t ranks) {
@@ -58,6 +65,7 @@ llvm::Expected<TensorParallelRank> llmc::initTensorParallel(int64_t ranks) {
   TensorParallelRank result;
   result.rank = rank;
   result.size = size;
+  job = result;
   return result;
 #else
   return llvm::createStringError(
@@ -122,8 +130,80 @@ llvm::Expected<bool> llmc::joinTensorParallelJob(int64_t ranks,
   return tp->rank == 0;
 }
 
+void llmc::selectLocalCUDADevice(int numDevices) {
+#if LLMC_HAVE_MPI
+  const char *chosen = std::getenv("LLMC_CUDA_DEVICE");
+  if (!startedMPI || numDevices < 1 || (chosen && *chosen))
+    return;
+  // The node-local rank: the rank among the processes sharing memory.
+  MPI_Comm node;
+  int localRank = 0;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, job.rank,
+                          MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &localRank);
+    MPI_Comm_free(&node);
+  }
+  ::setenv("LLMC_CUDA_DEVICE", std::to_string(localRank % numDevices).c_str(),
+           /*overwrite=*/1);
+#else
+  (void)numDevices;
+#endif
+}
+
+llvm::Error llmc::initNCCLCommunicator() {
+#if LLMC_HAVE_MPI
+  using GetIdFn = int (*)(void *);
+  using InitFn = int (*)(const void *, int, int);
+  using MessageFn = const char *(*)();
+  auto getId = reinterpret_cast<GetIdFn>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+          "llmcCudaGetNcclUniqueId"));
+  auto init = reinterpret_cast<InitFn>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+          "llmcCudaInitTensorParallel"));
+  auto message = reinterpret_cast<MessageFn>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+          "llmcCudaGetLastErrorMessage"));
+  // Every rank takes part in the broadcast, whatever fails, so that none
+  // waits for the others. Byte 0 says whether rank 0 has an id; the id
+  // follows, or rank 0's error message, which every rank then reports
+  // (a rank that fails first ends the job, maybe before rank 0 prints).
+  char buffer[1 + 1024] = {0};
+  std::string error;
+  if (!getId || !init || !message)
+    error = "--tensor-parallel: llmc's CUDA runtime (its NCCL functions) is "
+            "not loaded";
+  else if (job.rank == 0 && getId(buffer + 1) != 0)
+    error = message();
+  else if (job.rank == 0)
+    buffer[0] = 1;
+  if (job.rank == 0 && !buffer[0])
+    std::strncpy(buffer + 1, error.c_str(), sizeof(buffer) - 2);
+  MPI_Bcast(buffer, sizeof(buffer), MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (error.empty() && !buffer[0])
+    error = std::string(buffer + 1);
+  if (!error.empty())
+    return llvm::createStringError(error);
+  // Waits until every rank joined.
+  if (init(buffer + 1, job.size, job.rank) != 0)
+    return llvm::createStringError(message());
+  startedNCCL = true;
+  return llvm::Error::success();
+#else
+  return llvm::createStringError(
+      "--tensor-parallel: this llmc was built without MPI");
+#endif
+}
+
 int llmc::finishTensorParallel(int rc) {
 #if LLMC_HAVE_MPI
+  if (startedNCCL) {
+    startedNCCL = false;
+    if (auto finish = reinterpret_cast<int (*)()>(
+            llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+                "llmcCudaFinishTensorParallel")))
+      finish();
+  }
   if (startedMPI) {
     startedMPI = false;
     // A failing rank ends the job: the others may be waiting in a

@@ -69,7 +69,21 @@ llvm::Error checkNoTensorParallelOption(llvm::StringRef pipelineOptions);
 llvm::Expected<bool> joinTensorParallelJob(int64_t ranks,
                                            std::string &pipelineOptions);
 
-/// Ends MPI (MPI_Finalize) if initTensorParallel started it; returns `rc`.
+/// `--target cuda`: gives this rank its own GPU of the node: sets
+/// LLMC_CUDA_DEVICE to its node-local rank modulo `numDevices`, unless
+/// LLMC_CUDA_DEVICE is set already. Call after initTensorParallel and
+/// before llmc's CUDA runtime initializes (before compiling).
+void selectLocalCUDADevice(int numDevices);
+
+/// `--target cuda`: creates the job's NCCL communicator in llmc's CUDA
+/// runtime (loaded with the compiled model): rank 0 creates the id
+/// (llmcCudaGetNcclUniqueId), MPI broadcasts it, every rank joins
+/// (llmcCudaInitTensorParallel). Errors: the runtime not loaded, NCCL
+/// missing, a failed NCCL call; when rank 0 fails, every rank fails.
+llvm::Error initNCCLCommunicator();
+
+/// Ends MPI (MPI_Finalize) if initTensorParallel started it, after
+/// leaving the NCCL communicator of initNCCLCommunicator; returns `rc`.
 int finishTensorParallel(int rc);
 
 } // namespace llmc

@@ -268,12 +268,14 @@ cl::opt<int64_t> tensorParallel(
              "compiles and runs its 1/N of the split layers, and rank 0 "
              "prints and writes the outputs. compile: one output per rank, "
              "OUT.rankR.EXT for -o OUT.EXT, each holding only its rank's "
-             "weights (link with the MPI library; call MPI_Init first)"),
+             "weights (cpu: link with the MPI library, call MPI_Init "
+             "first; cuda: NCCL all-reduces, --emit=exe programs join by "
+             "$LLMC_NCCL_ID_FILE)"),
     cl::value_desc("N"), cl::init(1), cl::sub(runCommand),
     cl::sub(compileCommand), cl::cat(llmcCategory));
-/// `llmc compile --tensor-parallel N`: the pipeline options of the rank
-/// being compiled (" tensor-parallel=N rank=R"), empty otherwise.
-std::string compileRankOptions;
+/// `llmc compile --tensor-parallel N`: the rank being compiled (size 1:
+/// none).
+TensorParallelRank compileRank;
 cl::opt<std::string> targetName(
     "target",
     cl::desc("What to compile for: cpu (default: this machine's CPU), a CPU "
@@ -800,11 +802,13 @@ static int runMain() {
   CompileProgress *tracker =
       timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
 
+  int numCUDADevices = 0;
   if (targetName == "cuda") {
     // Nothing is compiled or written without a device to run on.
     llm::cuda::DriverInfo info = llm::cuda::probeDriver();
     if (!info.ok())
       return fail("--target cuda: " + info.error);
+    numCUDADevices = info.devices.size();
   }
   // A CPU target name: compiled for it, run only if this CPU has its
   // features.
@@ -829,13 +833,14 @@ static int runMain() {
   // rank's program; only rank 0 prints and writes.
   bool writesOutputs = true;
   if (tensorParallel.getNumOccurrences()) {
-    if (gpuTarget)
-      return fail("--tensor-parallel needs a CPU target");
     llvm::Expected<bool> rankZero =
         llmc::joinTensorParallelJob(tensorParallel, cpuPipelineOptions);
     if (!rankZero)
       return fail(rankZero.takeError());
     writesOutputs = *rankZero;
+    // --target cuda: a GPU of this node per rank.
+    if (targetName == "cuda")
+      llmc::selectLocalCUDADevice(numCUDADevices);
   } else if (llvm::Error e =
                  llmc::checkNoTensorParallelOption(cpuPipelineOptions)) {
     return fail(std::move(e));
@@ -1097,6 +1102,10 @@ static int runMain() {
   evictor->touch();
   // Every rank compiled (no rank's first call waits for another's compile).
   llmc::waitForAllRanks();
+  // --target cuda: the all-reduces run on the job's NCCL communicator.
+  if (targetName == "cuda" && tensorParallel.getNumOccurrences())
+    if (llvm::Error e = llmc::initNCCLCommunicator())
+      return fail(std::move(e));
   for (unsigned i = 0; i < numWarmup; ++i) {
     evictor->evict();
     if (llvm::Error e = model->invoke(inViews, outViews))

@@ -645,7 +645,8 @@ def LLMCloneEmptyTensorsPass : Pass<"llm-clone-empty-tensors"> {
 
 def LLMLowerCollectivesPass
     : Pass<"llm-lower-collectives", "::mlir::ModuleOp"> {
-  let summary = "lower the shard all-reduces of a per-rank module to MPI";
+  let summary = "lower the shard all-reduces of a per-rank module to MPI or "
+                "NCCL calls";
   let description = [{
     Rewrites each `shard.all_gather` (of a split function result, e.g. the
     logits of a vocabulary-split LM head) into an all-reduce of the rank's
@@ -670,13 +671,27 @@ def LLMLowerCollectivesPass
     The grid must have as many ranks as the MPI job: the runtime checks
     `MPI_Comm_size` against it before the first call.
 
+    With `library=nccl` (the GPU pipeline `llm-lower-to-nvvm`, whose
+    buffers live in device memory) each all-reduce is instead a call
+    `llmcCudaAllReduceSum_<type>(memref<*xT> in, memref<*xT> out, i32 ranks)`
+    of llmc's CUDA runtime (include/llm/Runtime/CUDA/CUDARuntime.h), which
+    sums the buffers over its NCCL communicator (`ncclAllReduce`, in the
+    tensor's own type: f16, bf16, f32, f64, i8, i32 or i64) and checks that
+    the communicator has `ranks` ranks; an all_gather's rank is
+    `llmcCudaGetTensorParallelRank()`. The calls stay on the host between
+    kernels (gpu-async-region waits for the kernels before each).
+
     Errors: an all-reduce of another element type (f8, ...), a reduction
     other than sum, a grid that is not 1-D, a shard op left after
-    `llm-lower-shard`.
+    `llm-lower-shard`, an unknown `library` or `mpi`.
   }];
   let options = [
     Option<"mpi", "mpi", "std::string", "\"openmpi\"",
            "ABI of the MPI library to call: openmpi or mpich">,
+    Option<"library", "library", "std::string", "\"mpi\"",
+           "Where the all-reduces run: mpi (host buffers, MPI_COMM_WORLD) "
+           "or nccl (device buffers, llmc's CUDA runtime's NCCL "
+           "communicator)">,
   ];
   let dependentDialects = ["::mlir::mpi::MPIDialect",
                            "::mlir::bufferization::BufferizationDialect",
@@ -684,6 +699,7 @@ def LLMLowerCollectivesPass
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::DLTIDialect"];
 }
 

@@ -461,12 +461,30 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "off"),
       llvm::cl::init("")};
 
+  /// N-way Megatron tensor parallelism, as for llm-lower-to-cpu (the same
+  /// graph stage: llm-shard, shard-partition, llm-lower-shard{rank}); the
+  /// all-reduces run on device buffers through NCCL (llm-lower-collectives
+  /// {library=nccl}: calls of llmc's CUDA runtime, whose communicator the
+  /// host program creates with llmcCudaInitTensorParallel). In
+  /// llm-lower-to-gpu-emulator, whose buffers are host memory, they call
+  /// MPI. 1: off.
+  PassOptions::Option<int64_t> tensorParallel{
+      *this, "tensor-parallel",
+      llvm::cl::desc("Number of tensor-parallel ranks (1: off)"),
+      llvm::cl::init(1)};
+  PassOptions::Option<int64_t> rank{
+      *this, "rank",
+      llvm::cl::desc("The tensor-parallel rank this program is for "
+                     "(0-based; with tensor-parallel > 1)"),
+      llvm::cl::init(0)};
+
   /// `chip`, or {"sm_80"} when empty.
   SmallVector<std::string> getChips() const;
 
   /// Why these options cannot build a pipeline, or "" when they can: an
   /// unknown or empty chip, a `format` other than isa, bin or fatbin, an
-  /// `opt-level` above 3 or a negative `block-size` (the registered
+  /// `opt-level` above 3, a negative `block-size`, `tensor-parallel` < 1
+  /// or a `rank` outside [0, tensor-parallel) (the registered
   /// pipelines refuse them before any pass runs; upstream
   /// gpu-module-to-binary reports a bad format and still succeeds).
   std::string verify() const;

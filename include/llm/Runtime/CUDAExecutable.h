@@ -20,6 +20,7 @@
 #include "llm/Runtime/CompiledModel.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir::llm::runtime {
@@ -37,7 +38,17 @@ namespace mlir::llm::runtime {
 /// prints each result's sum and the median and minimum time, and writes
 /// DIR/out<k>.npy. Errors: an unsupported element type or a dynamic
 /// dimension.
-llvm::Expected<std::string> generateCUDARunner(const EntrySignature &signature);
+///
+/// For rank `rank` of a `tensorParallel`-way program (llm-lower-to-nvvm
+/// {tensor-parallel rank}, > 1) the runner first joins the job's NCCL
+/// communicator: rank 0 writes a new NCCL id to the file
+/// $LLMC_NCCL_ID_FILE (which must not exist yet), the other ranks wait for
+/// it (at most 5 minutes); each rank runs on the device LLMC_CUDA_DEVICE
+/// names. Every rank must get the same arguments (each call is a
+/// collective).
+llvm::Expected<std::string> generateCUDARunner(const EntrySignature &signature,
+                                               int64_t tensorParallel = 1,
+                                               int64_t rank = 0);
 
 /// Links `objectPath` (the host object of `--emit=obj`), llmc's static CUDA
 /// runtime and, for an executable, the runner source `runnerSource`, into

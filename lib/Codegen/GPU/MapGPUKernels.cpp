@@ -46,6 +46,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -815,9 +816,12 @@ struct LLMMapGPUKernelsPass
   /// free ops that use them, in order.
   static SmallVector<SmallVector<Operation *>>
   collectScalarRuns(func::FuncOp func) {
+    // (The collectives of a tensor-parallel rank are host calls: of the
+    // CUDA runtime's NCCL all-reduce, or of MPI in the emulator.)
     auto staysOnHost = [](Operation &op) {
       return isa<gpu::LaunchOp, memref::AllocOp, memref::DeallocOp,
                  func::ReturnOp, func::CallOp>(op) ||
+             isa<mpi::MPIDialect>(op.getDialect()) ||
              (op.getNumRegions() == 0 && isFreeOp(&op));
     };
     SmallVector<SmallVector<Operation *>> runs;

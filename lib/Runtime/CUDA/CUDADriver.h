@@ -21,6 +21,8 @@
 
 #include <cuda.h>
 
+#include <cstdint>
+
 // The driver functions the runtime needs. cuda.h maps some names to
 // versioned entry points (cuMemAlloc -> cuMemAlloc_v2, ...); the table
 // members and the dlsym() names both take the mapped name, which is the
@@ -105,6 +107,24 @@ bool lacksOptional(const void *fn, const char *caller, const char *name);
 /// largest opt-in dynamic shared memory per block, in bytes.
 int deviceOrdinal();
 int maxDynamicSharedMemory();
+
+/// The head of a ranked memref descriptor, {allocated, aligned, offset,
+/// sizes[rank], strides[rank]}, as the LLVM lowering lays it out.
+struct MemRefHeader {
+  char *allocated;
+  char *aligned;
+  int64_t offset;
+};
+
+/// The sizes of a ranked memref descriptor (rank of them; the strides
+/// follow).
+const int64_t *sizesOf(const void *descriptor);
+
+/// Returns the first byte of a dense (row-major, unit innermost stride)
+/// memref and its size in bytes; false (after recording an error) if the
+/// memref is not dense.
+bool denseMemRef(const char *caller, int64_t rank, const void *descriptor,
+                 int64_t elementBytes, char *&data, uint64_t &bytes);
 
 /// Runs a `mgpu*` function's driver calls inside the runtime's context:
 /// initializes the driver on first use and pushes the primary context (popped

@@ -228,44 +228,6 @@ bool returnToPool(HandlePool &pool, void *handle) {
   return kept;
 }
 
-/// The head of a ranked memref descriptor, {allocated, aligned, offset,
-/// sizes[rank], strides[rank]}, as the LLVM lowering lays it out.
-struct MemRefHeader {
-  char *allocated;
-  char *aligned;
-  int64_t offset;
-};
-
-const int64_t *sizesOf(const void *descriptor) {
-  return reinterpret_cast<const int64_t *>(
-      static_cast<const MemRefHeader *>(descriptor) + 1);
-}
-
-/// Returns the first byte of a dense (row-major, unit innermost stride)
-/// memref and its size in bytes; false (after recording an error) if the
-/// memref is not dense.
-bool denseMemRef(const char *caller, int64_t rank, const void *descriptor,
-                 int64_t elementBytes, char *&data, uint64_t &bytes) {
-  const int64_t *sizes = sizesOf(descriptor), *strides = sizes + rank;
-  int64_t expected = 1;
-  for (int64_t dim = rank - 1; dim >= 0; --dim) {
-    if (sizes[dim] != 1 && strides[dim] != expected) {
-      recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
-                  "%s: the memref is not dense (dimension %lld has stride "
-                  "%lld, expected %lld)",
-                  caller, static_cast<long long>(dim),
-                  static_cast<long long>(strides[dim]),
-                  static_cast<long long>(expected));
-      return false;
-    }
-    expected *= sizes[dim];
-  }
-  auto *header = static_cast<const MemRefHeader *>(descriptor);
-  data = header->aligned + header->offset * elementBytes;
-  bytes = static_cast<uint64_t>(expected) * elementBytes;
-  return true;
-}
-
 /// Checks launch dimensions (3 grid, then 3 block or cluster dimensions,
 /// `inner` naming the latter); false (after recording an error) if one is
 /// out of range. Sets `empty` when a grid dimension is 0 (nothing to launch).
@@ -303,6 +265,38 @@ bool setDynamicSharedMemory(const char *caller, CUfunction function,
 }
 
 } // namespace
+
+const int64_t *mlir::llm::cuda::detail::sizesOf(const void *descriptor) {
+  return reinterpret_cast<const int64_t *>(
+      static_cast<const MemRefHeader *>(descriptor) + 1);
+}
+
+/// Returns the first byte of a dense (row-major, unit innermost stride)
+/// memref and its size in bytes; false (after recording an error) if the
+/// memref is not dense.
+bool mlir::llm::cuda::detail::denseMemRef(const char *caller, int64_t rank,
+                                          const void *descriptor,
+                                          int64_t elementBytes, char *&data,
+                                          uint64_t &bytes) {
+  const int64_t *sizes = sizesOf(descriptor), *strides = sizes + rank;
+  int64_t expected = 1;
+  for (int64_t dim = rank - 1; dim >= 0; --dim) {
+    if (sizes[dim] != 1 && strides[dim] != expected) {
+      recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
+                  "%s: the memref is not dense (dimension %lld has stride "
+                  "%lld, expected %lld)",
+                  caller, static_cast<long long>(dim),
+                  static_cast<long long>(strides[dim]),
+                  static_cast<long long>(expected));
+      return false;
+    }
+    expected *= sizes[dim];
+  }
+  auto *header = static_cast<const MemRefHeader *>(descriptor);
+  data = header->aligned + header->offset * elementBytes;
+  bytes = static_cast<uint64_t>(expected) * elementBytes;
+  return true;
+}
 
 // Every mgpu* function is exported (the library is built with hidden
 // visibility by default).

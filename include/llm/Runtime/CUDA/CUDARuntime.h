@@ -65,6 +65,11 @@ enum {
      unsupported rank or element type, too much dynamic shared memory, a
      device switch after first use. */
   LLMC_CUDA_ERROR_INVALID_ARGUMENT = -2,
+  /* NCCL (libnccl.so.2 or $LLMC_NCCL_LIBRARY) could not be loaded, lacks a
+     function, or the runtime was built without nccl.h. */
+  LLMC_CUDA_ERROR_NO_NCCL = -3,
+  /* An NCCL call failed (the message has NCCL's error string). */
+  LLMC_CUDA_ERROR_NCCL = -4,
 };
 
 /* Returns the first error recorded since the library was loaded or since
@@ -129,6 +134,52 @@ LLMC_CUDA_RUNTIME_EXPORT int llmcCudaReleaseCachedMemory(void);
    initialization): $LLMC_CUDA_DEVICE or a value given to
    mgpuSetDefaultDevice before first use; 0 by default. */
 LLMC_CUDA_RUNTIME_EXPORT int llmcCudaGetDevice(void);
+
+/*
+ * Tensor parallelism (docs/TensorParallelism.md). A program compiled with
+ * llm-lower-to-nvvm{tensor-parallel=N rank=R} (llmc compile --target cuda
+ * --tensor-parallel N writes one per rank) sums its partial results over N
+ * processes, one GPU each, with NCCL: its host code calls
+ *   void llmcCudaAllReduceSum_<t>(int64_t rank, void *in, int64_t rank,
+ *                                 void *out, int32_t ranks)
+ * for t = f16, bf16, f32, f64, i8, i32, i64 (two unranked memrefs of device
+ * memory, each passed as its rank and a pointer to its ranked descriptor,
+ * and the number of ranks it was compiled for), which sums `in` over the
+ * ranks into `out` (ncclAllReduce, ncclSum, in the element type) and waits
+ * for it; and int32_t llmcCudaGetTensorParallelRank(void). Every process
+ * uses its own device: LLMC_CUDA_DEVICE in its environment (a compiled
+ * object loads its kernels in a global constructor, before main; llmc run
+ * sets it to the node-local rank), or mgpuSetDefaultDevice before any GPU
+ * call in a host that loads the model later. Rank 0 creates an id with
+ * llmcCudaGetNcclUniqueId, the host program sends it to the other ranks
+ * (MPI_Bcast in llmc and test/llmc/Inputs/tp_cuda_main.c) and every rank
+ * calls llmcCudaInitTensorParallel. NCCL is loaded then (dlopen of
+ * libnccl.so.2, or $LLMC_NCCL_LIBRARY); programs without tensor
+ * parallelism never load it. Errors are recorded like the others: no NCCL
+ * (LLMC_CUDA_ERROR_NO_NCCL), a failed NCCL call (LLMC_CUDA_ERROR_NCCL), an
+ * all-reduce before initialization or of a program compiled for another
+ * number of ranks (LLMC_CUDA_ERROR_INVALID_ARGUMENT).
+ */
+
+/* The size of an NCCL unique id (NCCL_UNIQUE_ID_BYTES), in bytes. */
+#define LLMC_CUDA_NCCL_UNIQUE_ID_BYTES 128
+
+/* Writes a new NCCL unique id (LLMC_CUDA_NCCL_UNIQUE_ID_BYTES bytes) to
+   `uniqueId` (rank 0 of a job calls it once) and returns 0, or the recorded
+   error code. */
+LLMC_CUDA_RUNTIME_EXPORT int llmcCudaGetNcclUniqueId(void *uniqueId);
+
+/* Joins the `ranks`-way job as rank `rank` (0 <= rank < ranks) with the id
+   rank 0 created: creates the NCCL communicator on the runtime's device
+   (ncclCommInitRank, which waits until all ranks joined) and the stream its
+   all-reduces run on. Returns 0, or the recorded error code (also when the
+   process already joined a job). */
+LLMC_CUDA_RUNTIME_EXPORT int llmcCudaInitTensorParallel(const void *uniqueId,
+                                                        int ranks, int rank);
+
+/* Leaves the job: destroys the communicator and its stream (nothing when
+   there is none). Returns llmcCudaGetLastError(). */
+LLMC_CUDA_RUNTIME_EXPORT int llmcCudaFinishTensorParallel(void);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -46,15 +47,21 @@ static const char *env(const char *name) {
   return value ? value : "";
 }
 
+/* Prints "fake-cuda: <message>" as one write, so that the lines of the
+   processes of a job sharing stderr do not interleave. */
 static void trace(const char *format, ...) {
   if (strcmp(env("FAKE_CUDA_TRACE"), "1") != 0)
     return;
+  char line[512];
+  int n = snprintf(line, sizeof(line), "fake-cuda: ");
   va_list args;
   va_start(args, format);
-  fprintf(stderr, "fake-cuda: ");
-  vfprintf(stderr, format, args);
-  fprintf(stderr, "\n");
+  n += vsnprintf(line + n, sizeof(line) - n - 1, format, args);
   va_end(args);
+  if (n > (int)sizeof(line) - 2)
+    n = sizeof(line) - 2;
+  line[n++] = '\n';
+  (void)!write(2, line, n);
 }
 
 /* The error the call `name` returns: FAKE_CUDA_FAIL_CODE if FAKE_CUDA_FAIL
