@@ -31,6 +31,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <cstdint>
+#include <string>
+
 namespace mlir::llm {
 #define GEN_PASS_DEF_LLMLOWERCOLLECTIVESPASS
 #define GEN_PASS_DEF_LLMFIXMPISYMBOLSPASS
@@ -135,6 +138,11 @@ static void emitAllReduce(OpBuilder &b, Location loc, Value in, Value out,
   auto flatten = [&](Value buffer) -> Value {
     if (type.getRank() == 1)
       return buffer;
+    // A 0-d buffer as one element.
+    if (type.getRank() == 0)
+      return memref::ExpandShapeOp::create(
+          b, loc, MemRefType::get({1}, type.getElementType()), buffer,
+          ArrayRef<ReassociationIndices>{});
     ReassociationIndices all;
     for (int64_t d = 0; d < type.getRank(); ++d)
       all.push_back(d);
@@ -286,7 +294,17 @@ struct LLMLowerCollectivesPass
         grid.emitError("llm-lower-collectives: only a 1-D grid is supported");
         return signalPassFailure();
       }
-      library.ranks = grid.getShape().front();
+      // (The calls pass it as an i32; the runtime compares it with its
+      // communicator's size.)
+      int64_t size = grid.getShape().front();
+      if (ShapedType::isDynamic(size) || size < 1 || size > INT32_MAX) {
+        grid.emitError("llm-lower-collectives: the grid's size must be a "
+                       "static number of ranks in [1, 2^31), got ")
+            << (ShapedType::isDynamic(size) ? std::string("?")
+                                            : std::to_string(size));
+        return signalPassFailure();
+      }
+      library.ranks = size;
     }
 
     SmallVector<Operation *> shardOps;
@@ -297,10 +315,24 @@ struct LLMLowerCollectivesPass
     bool any = false;
     for (Operation *op : shardOps) {
       if (auto reduce = dyn_cast<shard::AllReduceOp>(op)) {
+        // all_reduce(x) over no grid axes -> x
+        if (reduce.getGridAxes().empty() &&
+            reduce.getInput().getType() == reduce.getResult().getType()) {
+          reduce.replaceAllUsesWith(reduce.getInput());
+          reduce.erase();
+          continue;
+        }
         if (failed(lowerAllReduce(reduce, library)))
           return signalPassFailure();
         any = true;
       } else if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
+        // all_gather(x) over no grid axes -> x
+        if (gather.getGridAxes().empty() &&
+            gather.getInput().getType() == gather.getResult().getType()) {
+          gather.replaceAllUsesWith(gather.getInput());
+          gather.erase();
+          continue;
+        }
         if (failed(lowerAllGather(gather, library)))
           return signalPassFailure();
         any = true;

@@ -107,6 +107,13 @@ mlir::llm::runtime::lowerToNVVM(ModuleOp module,
   std::string error;
   if (failed(parsePipelineOptions(options.pipelineOptions, pipeline, error)))
     return emitError(getLoc(module)) << error;
+  // (The chips and the format are checked below, after --chip and the
+  // output kind are applied.)
+  if (pipeline.tensorParallel < 1 || pipeline.rank < 0 ||
+      pipeline.rank >= pipeline.tensorParallel)
+    return emitError(getLoc(module))
+           << "invalid pipeline options '" << options.pipelineOptions
+           << "': " << pipeline.verify();
   // The pipeline options' `format` (given explicitly) chooses the object
   // kind of a binary (bin: cubins only, fatbin: cubin + PTX); PTX output
   // needs isa.

@@ -29,6 +29,7 @@ static constexpr llvm::StringLiteral kRunnerPrologue = R"C(
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int llmcCudaGetLastError(void);
 const char *llmcCudaGetLastErrorMessage(void);
@@ -259,37 +260,56 @@ static int compareDoubles(const void *a, const void *b) {
 
 /* A tensor-parallel program: rank RANK of RANKS joins the job's NCCL
    communicator. The NCCL id goes through the file $LLMC_NCCL_ID_FILE, which
-   must not exist when the job starts: rank 0 writes it (a temporary file
-   renamed into place), the others wait for it (5 minutes at most). */
+   must not exist when the job starts: rank 0 writes it (a new temporary file
+   beside it, renamed into place); the others wait for it (5 minutes at most)
+   and refuse anything but a regular file of one id. The file stays: a later
+   job needs a path of its own (its rank 0 refuses this one). */
 static void joinJob(int rank, int ranks) {
   const char *path = getenv("LLMC_NCCL_ID_FILE");
   if (!path || !*path)
     die("a rank of a tensor-parallel program needs LLMC_NCCL_ID_FILE, a "
         "path shared by the ranks that does not exist yet", 0);
   char id[128];
+  struct stat st;
   if (rank == 0) {
-    struct stat st;
-    if (stat(path, &st) == 0)
+    if (lstat(path, &st) == 0)
       die("LLMC_NCCL_ID_FILE exists already (from an earlier job?): ", path);
     if (llmcCudaGetNcclUniqueId(id) != 0)
       exit(1);
     char temp[4096];
-    snprintf(temp, sizeof temp, "%s.tmp", path);
-    FILE *f = fopen(temp, "wb");
-    if (!f || fwrite(id, 1, sizeof id, f) != sizeof id || fclose(f) != 0 ||
-        rename(temp, path) != 0)
+    if (snprintf(temp, sizeof temp, "%s.XXXXXX", path) >= (int)sizeof temp)
+      die("LLMC_NCCL_ID_FILE is too long: ", path);
+    int fd = mkstemp(temp);
+    if (fd < 0)
+      die("cannot create a temporary file beside LLMC_NCCL_ID_FILE ", path);
+    if (write(fd, id, sizeof id) != (ssize_t)sizeof id || close(fd) != 0 ||
+        rename(temp, path) != 0) {
+      unlink(temp);
       die("cannot write LLMC_NCCL_ID_FILE ", path);
+    }
   } else {
     double start = now();
+    int told = 0;
     for (;;) {
-      FILE *f = fopen(path, "rb");
-      size_t n = f ? fread(id, 1, sizeof id, f) : 0;
-      if (f)
-        fclose(f);
-      if (n == sizeof id)
+      if (lstat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode) || st.st_size != (off_t)sizeof id)
+          die("LLMC_NCCL_ID_FILE is not a file of one NCCL id (128 bytes): ",
+              path);
+        FILE *f = fopen(path, "rb");
+        size_t n = f ? fread(id, 1, sizeof id, f) : 0;
+        if (f)
+          fclose(f);
+        if (n != sizeof id)
+          die("cannot read LLMC_NCCL_ID_FILE ", path);
         break;
+      }
       if (now() - start > 300e3)
         die("no NCCL id from rank 0 in 5 minutes in ", path);
+      if (!told && now() - start > 10e3) {
+        fprintf(stderr, "rank %d: waiting for rank 0's NCCL id in %s\n", rank,
+                path);
+        told = 1;
+      }
       struct timespec pause = {0, 10 * 1000 * 1000};
       nanosleep(&pause, 0);
     }

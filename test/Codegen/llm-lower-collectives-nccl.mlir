@@ -102,3 +102,34 @@ func.func @gather(%x: tensor<1x8xf32>) -> tensor<1x16xf32> {
   %g = shard.all_gather %x on @tp grid_axes = [0] gather_axis = 1 : tensor<1x8xf32> -> tensor<1x16xf32>
   return %g : tensor<1x16xf32>
 }
+
+// -----
+
+// all_reduce over no grid axes -> its input (no call).
+// CHECK-LABEL: func.func @no_axes
+// CHECK-NOT: call
+// CHECK: return %arg0
+shard.grid @tp(shape = 2)
+func.func @no_axes(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = shard.all_reduce %x on @tp grid_axes = [] : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The calls pass the grid's size as an i32: it must fit, and be known.
+// expected-error @below {{llm-lower-collectives: the grid's size must be a static number of ranks in [1, 2^31), got 4294967298}}
+shard.grid @big(shape = 4294967298)
+func.func @f_big(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = shard.all_reduce %x on @big grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{llm-lower-collectives: the grid's size must be a static number of ranks in [1, 2^31), got ?}}
+shard.grid @dyn(shape = ?)
+func.func @f_dyn(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = shard.all_reduce %x on @dyn grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

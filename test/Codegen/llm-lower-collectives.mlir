@@ -73,3 +73,18 @@ func.func @gather(%x: tensor<1x8xf32>) -> tensor<1x16xf32> {
   %g = shard.all_gather %x on @tp grid_axes = [0] gather_axis = 1 : tensor<1x8xf32> -> tensor<1x16xf32>
   return %g : tensor<1x16xf32>
 }
+
+// -----
+
+// A 0-d tensor is summed as one element.
+// CHECK-LABEL: func.func @scalar
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<f32> to memref<f32>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<f32>
+// CHECK-DAG: %[[INF:.*]] = memref.expand_shape %[[IN]] [] output_shape [1] : memref<f32> into memref<1xf32>
+// CHECK-DAG: %[[OUTF:.*]] = memref.expand_shape %[[OUT]] [] output_shape [1] : memref<f32> into memref<1xf32>
+// CHECK: mpi.allreduce(%[[INF]], %[[OUTF]], MPI_SUM, %{{.*}}) : memref<1xf32>, memref<1xf32>
+shard.grid @tp(shape = 2)
+func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
+  %r = shard.all_reduce %x on @tp grid_axes = [0] : tensor<f32> -> tensor<f32>
+  return %r : tensor<f32>
+}

@@ -143,22 +143,12 @@ static int compileMain() {
   if (llvm::Error e = checkCompileOutputs(reportKind != ReportKind::None))
     return fail(std::move(e));
 
-  DialectRegistry registry;
-  registerRuntimeDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  registerONNXDiagnosticHandler(ctx);
-  std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
-  std::optional<StageTimer> timer;
-  if (mlirTiming)
-    timer.emplace(progress.get());
-  CompileProgress *tracker =
-      timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
+  CommandContext command(/*withProgress=*/true);
+  std::optional<StageTimer> &timer = command.timer;
+  CompileProgress *tracker = command.tracker;
   if (tracker)
     tracker->update((isONNXModel() ? "importing " : "parsing ") + modelPath, 0);
-  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
+  OwningOpRef<ModuleOp> module = loadModel(command.ctx, command.sourceMgr);
   if (!module)
     return 1;
   if (!tensorParallel.getNumOccurrences())
@@ -203,6 +193,13 @@ static int compileMain() {
   if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||
                 emitKind == EmitKind::Exe || emitKind == EmitKind::Shared))
     return fail("--emit=ptx, fatbin, exe and shared need --target cuda");
+  // A program or library of one rank needs the job's start-up, which only
+  // --tensor-parallel N puts in (the runner joins the job).
+  if ((emitKind == EmitKind::Exe || emitKind == EmitKind::Shared) &&
+      llvm::StringRef(pipelineOptions).contains("tensor-parallel="))
+    return fail("tensor-parallel= in --pipeline-options makes the program of "
+                "one rank, which cannot join a job: give --tensor-parallel N "
+                "(one program per rank)");
   std::string rankOptions =
       compileRank.size > 1 ? compileRank.pipelineOptions() : "";
   cpuPipelineOptions += rankOptions;
@@ -480,6 +477,11 @@ int llmc::driver::compileTensorParallelMain() {
     return fail("give --tensor-parallel or tensor-parallel= in "
                 "--pipeline-options, not both");
   std::string base = outputPath;
+  if (llvm::sys::path::filename(base).empty() ||
+      llvm::sys::fs::is_directory(base))
+    return fail("--tensor-parallel writes one file per rank, OUT.rankR.EXT "
+                "for -o OUT.EXT: give -o a file name, not the directory '" +
+                base + "'");
   llvm::StringRef ext = llvm::sys::path::extension(base);
   llvm::StringRef stem = llvm::StringRef(base).drop_back(ext.size());
   for (int64_t rank = 0; rank < ranks; ++rank) {

@@ -20,6 +20,7 @@
 #include "llm/Support/OutputFile.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -29,6 +30,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llmc::driver {
@@ -98,6 +100,26 @@ void stripNameAttrs(mlir::ModuleOp module);
 /// and cleared before every diagnostic of `ctx`.
 std::unique_ptr<mlir::llm::runtime::TerminalProgress>
 createProgress(mlir::MLIRContext &ctx);
+
+/// The MLIR context of an llmc command that reads a model: llmc's dialects
+/// (runtime::registerRuntimeDialects), diagnostics printed with their
+/// source lines and the ONNX importer's notes (registerONNXDiagnosticHandler)
+/// and, with `withProgress`, the progress line (createProgress) and the
+/// --mlir-timing stage timer.
+struct CommandContext {
+  explicit CommandContext(bool withProgress);
+  CommandContext(const CommandContext &) = delete;
+  CommandContext &operator=(const CommandContext &) = delete;
+
+  mlir::MLIRContext ctx;
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagHandler;
+  std::unique_ptr<mlir::llm::runtime::TerminalProgress> progress;
+  std::optional<mlir::llm::runtime::StageTimer> timer;
+  /// What reports the stages of a compile: the timer with --mlir-timing,
+  /// else the progress line, else null.
+  mlir::llm::runtime::CompileProgress *tracker = nullptr;
+};
 
 /// For --target NAME, a CPU target: the pipeline's target in `options`
 /// (runtime::applyCPUTarget); an error message, or "" on success.

@@ -11,6 +11,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -95,6 +96,27 @@ void llmc::waitForAllRanks() {
   if (startedMPI)
     MPI_Barrier(MPI_COMM_WORLD);
 #endif
+}
+
+llvm::Error llmc::checkSameOnAllRanks(llvm::StringRef what) {
+#if LLMC_HAVE_MPI
+  if (!startedMPI)
+    return llvm::Error::success();
+  unsigned long long hash = llvm::xxh3_64bits(what), least = 0, most = 0;
+  MPI_Allreduce(&hash, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN,
+                MPI_COMM_WORLD);
+  MPI_Allreduce(&hash, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
+                MPI_COMM_WORLD);
+  if (least != most)
+    return llvm::createStringError(
+        "--tensor-parallel: the ranks were started differently (model, "
+        "inputs, --target, --pipeline-options, --repeat or --warmup): "
+        "every rank of the job must run the same; this rank: " +
+        what.str());
+#else
+  (void)what;
+#endif
+  return llvm::Error::success();
 }
 
 void llmc::silenceStdout() {
@@ -199,10 +221,17 @@ int llmc::finishTensorParallel(int rc) {
 #if LLMC_HAVE_MPI
   if (startedNCCL) {
     startedNCCL = false;
-    if (auto finish = reinterpret_cast<int (*)()>(
-            llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
-                "llmcCudaFinishTensorParallel")))
-      finish();
+    auto finish = reinterpret_cast<int (*)()>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "llmcCudaFinishTensorParallel"));
+    auto message = reinterpret_cast<const char *(*)()>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "llmcCudaGetLastErrorMessage"));
+    // (llmc prints the runtime's errors itself.)
+    if (finish && finish() != 0 && rc == 0) {
+      llvm::errs() << "llmc: error: " << (message ? message() : "") << "\n";
+      rc = 1;
+    }
   }
   if (startedMPI) {
     startedMPI = false;

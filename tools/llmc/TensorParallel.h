@@ -52,6 +52,13 @@ std::string checkNoShardOps(mlir::ModuleOp module);
 /// rank's first timed call includes waiting for another rank's compile.
 void waitForAllRanks();
 
+/// Fails on every rank of the job, with the same message, when `what` (a
+/// description of the work this rank is about to do: its model's entry
+/// and inputs, target and run options) differs between the ranks: they
+/// would issue different collectives and hang or corrupt each other's
+/// buffers. Nothing without a job.
+llvm::Error checkSameOnAllRanks(llvm::StringRef what);
+
 /// Sends this process's stdout to /dev/null (the ranks other than 0 of a
 /// job: rank 0 prints the results and timings for the job).
 void silenceStdout();

@@ -611,6 +611,25 @@ static void fillRandom(HostTensor &tensor, std::mt19937_64 &gen) {
 // llmc run
 //===----------------------------------------------------------------------===//
 
+/// A registry of every dialect a model may hold.
+static DialectRegistry getRuntimeDialectRegistry() {
+  DialectRegistry registry;
+  registerRuntimeDialects(registry);
+  return registry;
+}
+
+CommandContext::CommandContext(bool withProgress)
+    : ctx(getRuntimeDialectRegistry()), diagHandler(sourceMgr, &ctx) {
+  ctx.printOpOnDiagnostic(false);
+  registerONNXDiagnosticHandler(ctx);
+  if (!withProgress)
+    return;
+  progress = createProgress(ctx);
+  if (mlirTiming)
+    timer.emplace(progress.get());
+  tracker = timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
+}
+
 std::unique_ptr<TerminalProgress> createProgress(MLIRContext &ctx) {
   bool show = !quiet && (progressMode == ProgressMode::Always ||
                          (progressMode == ProgressMode::Auto &&
@@ -788,19 +807,9 @@ static int runMain() {
   if (!evictor)
     return fail(evictor.takeError());
 
-  DialectRegistry registry;
-  registerRuntimeDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  registerONNXDiagnosticHandler(ctx);
-  std::unique_ptr<TerminalProgress> progress = createProgress(ctx);
-  std::optional<StageTimer> timer;
-  if (mlirTiming)
-    timer.emplace(progress.get());
-  CompileProgress *tracker =
-      timer ? static_cast<CompileProgress *>(&*timer) : progress.get();
+  CommandContext command(/*withProgress=*/true);
+  std::optional<StageTimer> &timer = command.timer;
+  CompileProgress *tracker = command.tracker;
 
   int numCUDADevices = 0;
   if (targetName == "cuda") {
@@ -896,7 +905,7 @@ static int runMain() {
       tracker->update((isONNXModel() ? "importing " : "parsing ") +
                           modelPath,
                       0);
-    module = loadModel(ctx, sourceMgr);
+    module = loadModel(command.ctx, command.sourceMgr);
     if (tracker)
       tracker->clear();
     if (!module)
@@ -1100,7 +1109,21 @@ static int runMain() {
 
   unsigned numWarmup = warmup >= 0 ? warmup : (repeat > 1 ? 1 : 0);
   evictor->touch();
-  // Every rank compiled (no rank's first call waits for another's compile).
+  // Every rank compiled (no rank's first call waits for another's compile),
+  // and every rank runs the same calls.
+  if (tensorParallel.getNumOccurrences()) {
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    os << "target " << targetName << ", pipeline options '" << pipelineOptions
+       << "', " << repeat << " runs after " << numWarmup << " warm-up, inputs";
+    for (const TensorView &view : inViews) {
+      os << " " << getDTypeName(view.dtype) << "[";
+      llvm::interleave(view.shape, os, ",");
+      os << "]";
+    }
+    if (llvm::Error e = llmc::checkSameOnAllRanks(what))
+      return fail(std::move(e));
+  }
   llmc::waitForAllRanks();
   // --target cuda: the all-reduces run on the job's NCCL communicator.
   if (targetName == "cuda" && tensorParallel.getNumOccurrences())
@@ -1178,14 +1201,8 @@ static int importMain() {
   if (llvm::Error e = checkCompileOutputs(/*withReport=*/false))
     return fail(std::move(e));
 
-  DialectRegistry registry;
-  registerRuntimeDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  registerONNXDiagnosticHandler(ctx);
-  OwningOpRef<ModuleOp> module = loadModel(ctx, sourceMgr);
+  CommandContext command(/*withProgress=*/false);
+  OwningOpRef<ModuleOp> module = loadModel(command.ctx, command.sourceMgr);
   if (!module)
     return 1;
 

@@ -42,10 +42,11 @@ namespace mlir::llm::runtime {
 /// For rank `rank` of a `tensorParallel`-way program (llm-lower-to-nvvm
 /// {tensor-parallel rank}, > 1) the runner first joins the job's NCCL
 /// communicator: rank 0 writes a new NCCL id to the file
-/// $LLMC_NCCL_ID_FILE (which must not exist yet), the other ranks wait for
-/// it (at most 5 minutes); each rank runs on the device LLMC_CUDA_DEVICE
-/// names. Every rank must get the same arguments (each call is a
-/// collective).
+/// $LLMC_NCCL_ID_FILE (which must not exist yet; it stays, so each job needs
+/// a path of its own), the other ranks wait for it (at most 5 minutes; anything
+/// but a regular file of 128 bytes is an error); each rank runs on the
+/// device LLMC_CUDA_DEVICE names. Every rank must get the same arguments (each
+/// call is a collective).
 llvm::Expected<std::string> generateCUDARunner(const EntrySignature &signature,
                                                int64_t tensorParallel = 1,
                                                int64_t rank = 0);

@@ -172,6 +172,11 @@ void allReduceSum(const char *caller, int64_t inRank, void *in, int64_t outRank,
 extern "C" {
 
 int llmcCudaGetNcclUniqueId(void *uniqueId) {
+  if (!uniqueId) {
+    recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT, "%s: a null id buffer",
+                __func__);
+    return llmcCudaGetLastError();
+  }
 #if LLMC_HAVE_NCCL
   pthread_mutex_lock(&state.mutex);
   bool ok = loadNCCL(__func__);
@@ -191,9 +196,16 @@ int llmcCudaGetNcclUniqueId(void *uniqueId) {
 
 int llmcCudaInitTensorParallel(const void *uniqueId, int ranks, int rank) {
 #if LLMC_HAVE_NCCL
-  if (ranks < 1 || rank < 0 || rank >= ranks) {
-    recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
-                "%s: rank %d of %d ranks is not a rank", __func__, rank, ranks);
+  if (!uniqueId || ranks < 1 || rank < 0 || rank >= ranks) {
+    if (!uniqueId)
+      recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT, "%s: a null id", __func__);
+    else if (ranks < 1)
+      recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
+                  "%s: the number of ranks must be at least 1, got %d",
+                  __func__, ranks);
+    else
+      recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
+                  "%s: rank %d is not in [0, %d)", __func__, rank, ranks);
     return llmcCudaGetLastError();
   }
   ScopedContext context(__func__);

@@ -278,9 +278,23 @@ bool mlir::llm::cuda::detail::denseMemRef(const char *caller, int64_t rank,
                                           const void *descriptor,
                                           int64_t elementBytes, char *&data,
                                           uint64_t &bytes) {
+  if (!descriptor || rank < 0) {
+    recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
+                "%s: no memref descriptor (rank %lld)", caller,
+                static_cast<long long>(rank));
+    return false;
+  }
   const int64_t *sizes = sizesOf(descriptor), *strides = sizes + rank;
   int64_t expected = 1;
   for (int64_t dim = rank - 1; dim >= 0; --dim) {
+    if (sizes[dim] < 0) {
+      recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
+                  "%s: the memref has a negative size (%lld in dimension "
+                  "%lld)",
+                  caller, static_cast<long long>(sizes[dim]),
+                  static_cast<long long>(dim));
+      return false;
+    }
     if (sizes[dim] != 1 && strides[dim] != expected) {
       recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
                   "%s: the memref is not dense (dimension %lld has stride "
@@ -290,7 +304,13 @@ bool mlir::llm::cuda::detail::denseMemRef(const char *caller, int64_t rank,
                   static_cast<long long>(expected));
       return false;
     }
-    expected *= sizes[dim];
+    // (The byte count, below, must fit in 63 bits too.)
+    if (__builtin_mul_overflow(expected, sizes[dim], &expected) ||
+        expected > INT64_MAX / elementBytes) {
+      recordError(LLMC_CUDA_ERROR_INVALID_ARGUMENT,
+                  "%s: the memref's size in bytes overflows", caller);
+      return false;
+    }
   }
   auto *header = static_cast<const MemRefHeader *>(descriptor);
   data = header->aligned + header->offset * elementBytes;

@@ -66,9 +66,18 @@ int main(void) {
   char id[LLMC_CUDA_NCCL_UNIQUE_ID_BYTES];
   llmcCudaGetNcclUniqueId(id);
   report("id");
-  // CHECK: rank -1 of 2: error -2 count 1: llmc CUDA runtime: llmcCudaInitTensorParallel: rank -1 of 2 ranks is not a rank
+  // CHECK: rank -1 of 2: error -2 count 1: llmc CUDA runtime: llmcCudaInitTensorParallel: rank -1 is not in [0, 2)
   llmcCudaInitTensorParallel(id, 2, -1);
   report("rank -1 of 2");
+  // CHECK: 0 ranks: error -2 count 1: llmc CUDA runtime: llmcCudaInitTensorParallel: the number of ranks must be at least 1, got 0
+  llmcCudaInitTensorParallel(id, 0, 0);
+  report("0 ranks");
+  // CHECK: null id: error -2 count 1: llmc CUDA runtime: llmcCudaInitTensorParallel: a null id
+  llmcCudaInitTensorParallel(NULL, 2, 0);
+  report("null id");
+  // CHECK: null buffer: error -2 count 1: llmc CUDA runtime: llmcCudaGetNcclUniqueId: a null id buffer
+  llmcCudaGetNcclUniqueId(NULL);
+  report("null buffer");
   // CHECK: fake-nccl: ncclCommInitRank(ranks 2, rank 1, id fake-nccl-id)
   // CHECK: init: error 0 count 0
   llmcCudaInitTensorParallel(id, 2, 1);
@@ -109,6 +118,19 @@ int main(void) {
   MemRef2D small = {b, b, 0, {2, 4}, {4, 1}};
   llmcCudaAllReduceSum_f32(2, &in, 2, &small, 2);
   report("sizes");
+
+  // A negative size, a size whose bytes overflow, no descriptor.
+  // CHECK: negative: error -2 count 1: llmc CUDA runtime: llmcCudaAllReduceSum_f32: the memref has a negative size (-8 in dimension 1)
+  MemRef2D negative = {a, a, 0, {1, -8}, {8, 1}};
+  llmcCudaAllReduceSum_f32(2, &negative, 2, &out, 2);
+  report("negative");
+  // CHECK: huge: error -2 count 1: llmc CUDA runtime: llmcCudaAllReduceSum_f32: the memref's size in bytes overflows
+  MemRef2D huge = {a, a, 0, {2, INT64_MAX / 2}, {INT64_MAX / 2, 1}};
+  llmcCudaAllReduceSum_f32(2, &huge, 2, &out, 2);
+  report("huge");
+  // CHECK: null: error -2 count 1: llmc CUDA runtime: llmcCudaAllReduceSum_f32: no memref descriptor (rank 2)
+  llmcCudaAllReduceSum_f32(2, NULL, 2, &out, 2);
+  report("null");
 
   // CHECK: fake-nccl: ncclCommDestroy(rank 1)
   // CHECK: finish: error 0 count 0
