@@ -265,6 +265,17 @@ static LogicalResult lowerAllGather(shard::AllGatherOp op,
   return lowerAllReduce(sum, library);
 }
 
+/// all_reduce(x) / all_gather(x) over no grid axes -> x
+template <typename OpT>
+static LogicalResult foldNoGridAxes(OpT op) {
+  if (!op.getGridAxes().empty() ||
+      op.getInput().getType() != op.getResult().getType())
+    return failure();
+  op.getResult().replaceAllUsesWith(op.getInput());
+  op.erase();
+  return success();
+}
+
 struct LLMLowerCollectivesPass
     : public llm::impl::LLMLowerCollectivesPassBase<LLMLowerCollectivesPass> {
   using LLMLowerCollectivesPassBase::LLMLowerCollectivesPassBase;
@@ -315,24 +326,14 @@ struct LLMLowerCollectivesPass
     bool any = false;
     for (Operation *op : shardOps) {
       if (auto reduce = dyn_cast<shard::AllReduceOp>(op)) {
-        // all_reduce(x) over no grid axes -> x
-        if (reduce.getGridAxes().empty() &&
-            reduce.getInput().getType() == reduce.getResult().getType()) {
-          reduce.replaceAllUsesWith(reduce.getInput());
-          reduce.erase();
+        if (succeeded(foldNoGridAxes(reduce)))
           continue;
-        }
         if (failed(lowerAllReduce(reduce, library)))
           return signalPassFailure();
         any = true;
       } else if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
-        // all_gather(x) over no grid axes -> x
-        if (gather.getGridAxes().empty() &&
-            gather.getInput().getType() == gather.getResult().getType()) {
-          gather.replaceAllUsesWith(gather.getInput());
-          gather.erase();
+        if (succeeded(foldNoGridAxes(gather)))
           continue;
-        }
         if (failed(lowerAllGather(gather, library)))
           return signalPassFailure();
         any = true;
