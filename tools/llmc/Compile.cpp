@@ -181,13 +181,7 @@ static int compileMain() {
       return fail(error);
     objectCPU = targetName;
   }
-  if (std::string error = applySparsifyOption(cpuPipelineOptions, !cuda);
-      !error.empty())
-    return fail(error);
-  if (std::string error = applyThreadsOption(cpuPipelineOptions);
-      !error.empty())
-    return fail(error);
-  if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
+  if (std::string error = applyLoweringOptions(cpuPipelineOptions, !cuda);
       !error.empty())
     return fail(error);
   if (!cuda && (emitKind == EmitKind::PTX || emitKind == EmitKind::Fatbin ||

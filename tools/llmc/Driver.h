@@ -134,6 +134,10 @@ std::string applySparsifyOption(std::string &options, bool cpu);
 /// For --tuning-cache FILE: the pipeline's `tuning-cache` in `options`; an
 /// error message, or "" on success (also without the flag).
 std::string applyTuningCacheOption(std::string &options);
+/// applySparsifyOption (`cpu`: a CPU target), applyThreadsOption and
+/// applyTuningCacheOption on `options`, in that order: the first error
+/// message, or "".
+std::string applyLoweringOptions(std::string &options, bool cpu);
 /// The tuning caches that the command reads (--tuning-cache, and a
 /// tuning-cache in --pipeline-options), as inputs no output may overwrite.
 llvm::SmallVector<mlir::llm::NamedFile> getTuningCacheInputs();

@@ -741,6 +741,14 @@ std::string applySparsifyOption(std::string &options, bool cpu) {
   return "";
 }
 
+std::string applyLoweringOptions(std::string &options, bool cpu) {
+  if (std::string error = applySparsifyOption(options, cpu); !error.empty())
+    return error;
+  if (std::string error = applyThreadsOption(options); !error.empty())
+    return error;
+  return applyTuningCacheOption(options);
+}
+
 std::string applyTuningCacheOption(std::string &options) {
   if (tuningCachePath.getNumOccurrences() && tuningCachePath.empty())
     return "--tuning-cache must not be empty (give the file `llmc tune` "
@@ -829,13 +837,7 @@ static int runMain() {
     if (!error.empty())
       return fail(error);
   }
-  if (std::string error = applySparsifyOption(cpuPipelineOptions, !gpuTarget);
-      !error.empty())
-    return fail(error);
-  if (std::string error = applyThreadsOption(cpuPipelineOptions);
-      !error.empty())
-    return fail(error);
-  if (std::string error = applyTuningCacheOption(cpuPipelineOptions);
+  if (std::string error = applyLoweringOptions(cpuPipelineOptions, !gpuTarget);
       !error.empty())
     return fail(error);
   // --tensor-parallel N: this process's rank of the MPI job compiles that
