@@ -1330,6 +1330,9 @@ struct LLMTileAndVectorizePass
         auto next = dyn_cast<scf::ForallOp>(loops.front().getOperation());
         if (!next)
           break;
+        // The producer-fusion mark moves to the loop that replaced it.
+        if (Attribute mark = current->getAttr(kFuseProducersAttr))
+          next->setAttr(kFuseProducersAttr, mark);
         current = next;
         ++numConsumersFused;
       }
@@ -1353,6 +1356,9 @@ struct LLMTileAndVectorizePass
         anyRegisterTiles |= hasMatmul;
       }
     }
+
+    // Block loops outside fusion groups have no producers to recompute.
+    func.walk([](scf::ForallOp loop) { loop->removeAttr(kFuseProducersAttr); });
 
     // A fill read whole (through reshapes) as the init of linalg ops inside
     // tile loops (the reductions of a norm prologue fused into a decode

@@ -132,12 +132,9 @@ void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
   if (options.shard)
     graph.tensorParallel = options.tensorParallel;
   graph.rank = options.rank;
-  // The CPU matmul tiles of a decode step fuse the norm of their rows; the
-  // f32 tiles only: the bf16 dot-product kernel of demoted matmuls has no
-  // prologue, and a norm left in its group would be lowered unfused.
-  graph.normPrologueMaxRows = options.demoteContractionInputs.empty()
-                                  ? int64_t(options.normPrologueMaxRows)
-                                  : 0;
+  // The CPU matmul kernels of a decode step fuse the norm of their rows
+  // (the f32 tiles and the bf16 dot-product kernel's blocks alike).
+  graph.normPrologueMaxRows = options.normPrologueMaxRows;
   // The CPU target's weight layout, as a target-independent request. An
   // unknown target keeps "kn" here; llm-select-lowering-config reports it.
   // Its half-precision matmuls: f16 ones always run on the f32 tiles (no

@@ -161,9 +161,9 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   /// weight stored in bf16 at compile time) and run on the target's bf16 dot
   /// products with f32 accumulation
   /// (llm-select-lowering-config{demote-contraction-inputs=bf16}; a warning
-  /// and no effect without AVX512-BF16; with it, norm-prologue-max-rows is
-  /// 0: that kernel takes no norm prologue); empty: f32 matmuls stay
-  /// exact. Ignored by llmc --no-opt.
+  /// and no effect without AVX512-BF16; a decode step's norm prologue is
+  /// recomputed in each block of that kernel, as in the f32 tiles); empty:
+  /// f32 matmuls stay exact. Ignored by llmc --no-opt.
   PassOptions::Option<std::string> demoteContractionInputs{
       *this, "demote-contraction-inputs",
       llvm::cl::desc("Round the inputs of f32 matmuls by constant weights to "

@@ -39,6 +39,9 @@ static constexpr int64_t kDepth = 2;
 static constexpr int64_t kAccumulators = 24;
 /// Most output columns of one block of the parallel loop.
 static constexpr int64_t kBlockColumns = 128;
+/// Most rows whose producers (a norm prologue) each block recomputes: the
+/// CPU pipeline's default norm-prologue-max-rows is 8.
+static constexpr int64_t kMaxProducerFusionRows = 16;
 
 FailureOr<Value>
 mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
@@ -227,6 +230,12 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
     // llm-tile-and-vectorize.
     forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
   }
+  // Each block reads all M rows of `a`: with few rows (a decode step) a
+  // norm prologue in the matmul's fusion group is recomputed per block by
+  // llm-tile-and-vectorize (M x K work beside the block's M x K x nb dot
+  // products) instead of running as a kernel of its own.
+  if (M <= kMaxProducerFusionRows)
+    forall->setAttr(kFuseProducersAttr, b.getUnitAttr());
   return expandRows(b, loc, result, resultType.clone(b.getF32Type()));
 }
 

@@ -5,7 +5,8 @@
 // time into [N / nr, ceil(K / 2) * nr * 2] (pair q of K, column c: w[2q, c],
 // w[2q + 1, c]; an odd K ends with zeros), and each register tile
 // accumulating x86vector.avx512.dot (vdpbf16ps) over the pairs of K, under an
-// scf.forall marked for consumer fusion; an f32 activation is rounded to
+// scf.forall marked for consumer fusion (and, with at most 16 rows, for
+// producer fusion: each block reads every row); an f32 activation is rounded to
 // bf16 inside the loop, 16 elements at a time, into a [rows, 2 ceil(K / 2)]
 // scratch per row tile.
 // Without the configuration, with "f32", or where the kernel does not apply
@@ -29,7 +30,7 @@
 // CHECK:             x86vector.avx512.dot {{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK-COUNT-2:     vector.transfer_write {{.*}} : vector<16xf32>, tensor<2x16xf32>
 // CHECK:           tensor.parallel_insert_slice
-// CHECK:         } {llm.fuse_consumers}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers}
 // CHECK-NOT:     linalg.matmul
 // CHECK:         return
 func.func @odd_k(%x: tensor<2x3xf32>) -> tensor<2x16xf32> {
@@ -50,7 +51,7 @@ func.func @odd_k(%x: tensor<2x3xf32>) -> tensor<2x16xf32> {
 // CHECK:         scf.forall
 // CHECK:           scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-COUNT-4:     x86vector.avx512.dot
-// CHECK:         } {llm.fuse_consumers}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers}
 // CHECK:         linalg.generic
 // CHECK:           arith.truncf {{.*}} : f32 to bf16
 // CHECK:         return
@@ -58,6 +59,20 @@ func.func @bf16_nk(%x: tensor<1x2xbf16>) -> tensor<1x64xbf16> {
   %w = llm.constant dense<[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0], [5.0, 5.0], [6.0, 6.0], [7.0, 7.0], [8.0, 8.0], [9.0, 9.0], [10.0, 10.0], [11.0, 11.0], [12.0, 12.0], [13.0, 13.0], [14.0, 14.0], [15.0, 15.0], [16.0, 16.0], [17.0, 17.0], [18.0, 18.0], [19.0, 19.0], [20.0, 20.0], [21.0, 21.0], [22.0, 22.0], [23.0, 23.0], [24.0, 24.0], [25.0, 25.0], [26.0, 26.0], [27.0, 27.0], [28.0, 28.0], [29.0, 29.0], [30.0, 30.0], [31.0, 31.0], [32.0, 32.0], [33.0, 33.0], [34.0, 34.0], [35.0, 35.0], [36.0, 36.0], [37.0, 37.0], [38.0, 38.0], [39.0, 39.0], [40.0, 40.0], [41.0, 41.0], [42.0, 42.0], [43.0, 43.0], [44.0, 44.0], [45.0, 45.0], [46.0, 46.0], [47.0, 47.0], [48.0, 48.0], [49.0, 49.0], [50.0, 50.0], [51.0, 51.0], [52.0, 52.0], [53.0, 53.0], [54.0, 54.0], [55.0, 55.0], [56.0, 56.0], [57.0, 57.0], [58.0, 58.0], [59.0, 59.0], [60.0, 60.0], [61.0, 61.0], [62.0, 62.0], [63.0, 63.0]]> : tensor<64x2xbf16>
   %y = llm.matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "bf16"}} : (tensor<1x2xbf16>, tensor<64x2xbf16>) -> tensor<1x64xbf16>
   return %y : tensor<1x64xbf16>
+}
+
+// -----
+
+// 17 rows (more than a decode step's): consumer fusion only.
+// CHECK-LABEL: func.func @rows17
+// CHECK:         scf.forall
+// CHECK:           x86vector.avx512.dot
+// CHECK:         } {llm.fuse_consumers}
+// CHECK-NEXT:    return
+func.func @rows17(%x: tensor<17x4xf32>) -> tensor<17x16xf32> {
+  %w = llm.constant dense<0.5> : tensor<4x16xf32>
+  %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "bf16"}} : (tensor<17x4xf32>, tensor<4x16xf32>) -> tensor<17x16xf32>
+  return %y : tensor<17x16xf32>
 }
 
 // -----

@@ -15,7 +15,9 @@ on the f32 FMA kernels:
                 summed in f32. Shapes: decode rows (1, 3), odd K (7, 77),
                 a 3-D lhs, N of one, two and four vectors of 16, W stored
                 [N, K] (transpose_b), an epilogue (bias + gelu + residual;
-                2-D and 3-D lhs) and prefill sizes (130 x 768 @ 768 x 768).
+                2-D and 3-D lhs), prefill sizes (130 x 768 @ 768 x 768), and
+                decode rows whose lhs is a layer_norm / rms_norm of the input
+                (the norm recomputed in each block of the kernel).
   bf16.mlir     bf16 models (weights, activations and results bf16): the
                 same kernel by default on AVX512-BF16 targets.
   f16.mlir      an f16 model (the FMA kernel, f16 tiles extended to f32).
@@ -59,7 +61,13 @@ DEMOTE = [
     # N not a multiple of 16: zero-padded columns, the result sliced.
     ("odd_n", (6, 64), 64, 72, False, False),
     ("lm_head", (1, 96), 96, 1001, True, False),
+    # A norm prologue (NORM): x -> norm(x) before the matmul.
+    ("norm_decode1", (1, 64), 64, 256, False, True),
+    ("rms_decode4", (4, 96), 96, 256, True, False),
 ]
+# entry -> the norm of its lhs (scale g, and a bias b for layer_norm).
+NORM = {"norm_decode1": "layer", "rms_decode4": "rms"}
+EPS = 1e-5
 BF16 = [
     ("bf_decode", (1, 64), 64, 32, False, False),
     ("bf_prefill", (37, 96), 96, 80, True, False),
@@ -88,6 +96,33 @@ def data(entry, lhs, k, n, tb):
     return x, w, bias, res
 
 
+def norm_params(entry, k):
+    rng = np.random.default_rng(sum(map(ord, entry)) + 1)
+    return (rng.uniform(0.5, 1.5, (k,)).astype(np.float32),
+            rng.uniform(-0.5, 0.5, (k,)).astype(np.float32))
+
+
+def normalize(entry, x, k):
+    """The norm prologue of `entry` in float64 (x unchanged without one)."""
+    if entry not in NORM:
+        return x.astype(np.float64)
+    g, b = (a.astype(np.float64) for a in norm_params(entry, k))
+    xd = x.astype(np.float64)
+    if NORM[entry] == "layer":
+        c = xd - xd.mean(-1, keepdims=True)
+        return c / np.sqrt((c * c).mean(-1, keepdims=True) + EPS) * g + b
+    return xd / np.sqrt((xd * xd).mean(-1, keepdims=True) + EPS) * g
+
+
+def near_bf16_tie(v):
+    """Elements of float32 `v` within 1e-5 (relative) of a bf16 rounding
+    tie: the kernel's f32 norm and the float64 reference may round them to
+    different bf16 neighbours."""
+    lo = (np.asarray(v, np.float32).view(np.uint32) & 0xFFFF0000)
+    mid = (lo | 0x8000).view(np.float32).astype(np.float64)
+    return np.abs(v.astype(np.float64) - mid) <= 1e-5 * np.abs(v)
+
+
 def ty(shape, et):
     return "tensor<" + "x".join(map(str, shape)) + "x" + et + ">"
 
@@ -105,8 +140,18 @@ def gen(d):
             out = lhs[:-1] + (n,)
             args = [f"%x: {ty(lhs, et)}"] + ([f"%r: {ty(out, et)}"] if epi else [])
             attr = " {transpose_b}" if tb else ""
-            body = [f"  %w = llm.constant {literal(w.astype(np.float32))} : {ty(w.shape, et)}",
-                    f"  %y = llm.matmul %x, %w{attr} : ({ty(lhs, et)}, {ty(w.shape, et)}) -> {ty(out, et)}"]
+            body, a = [], "%x"
+            if entry in NORM:
+                g, b = norm_params(entry, k)
+                body.append(f"  %g0 = llm.constant {literal(g)} : {ty((k,), et)}")
+                if NORM[entry] == "layer":
+                    body += [f"  %b0 = llm.constant {literal(b)} : {ty((k,), et)}",
+                             f"  %xn = llm.layer_norm %x scale %g0 bias %b0 {{axis = -1 : i64, epsilon = {EPS:.1e} : f32}} : ({ty(lhs, et)}, {ty((k,), et)}, {ty((k,), et)}) -> {ty(lhs, et)}"]
+                else:
+                    body.append(f"  %xn = llm.rms_norm %x weight %g0 {{epsilon = {EPS:.1e} : f32}} : ({ty(lhs, et)}, {ty((k,), et)}) -> {ty(lhs, et)}")
+                a = "%xn"
+            body += [f"  %w = llm.constant {literal(w.astype(np.float32))} : {ty(w.shape, et)}",
+                     f"  %y = llm.matmul {a}, %w{attr} : ({ty(lhs, et)}, {ty(w.shape, et)}) -> {ty(out, et)}"]
             result = "%y"
             if epi:
                 body += [f"  %b = llm.constant {literal(bias.astype(np.float32))} : {ty((n,), et)}",
@@ -142,13 +187,19 @@ def check(d, outdir, kind, bf16_dot):
             x, w, bias, res = (a.astype(np.float16).astype(np.float32)
                                for a in (x, w, bias, res))
         wk = (w.T if tb else w).astype(np.float64)
-        xd = x.astype(np.float64)
+        xd = normalize(entry, x, k)
         exact = xd @ wk
         demoted = kind == "demote" and bf16_dot
+        slack = 0.0
         if demoted:
-            xd, wk = to_bf16(x).astype(np.float64), to_bf16(wk.astype(np.float32)).astype(np.float64)
+            x32 = xd.astype(np.float32)
+            # A norm's f32 result may round to the other bf16 neighbour
+            # next to a tie: one bf16 ulp of those elements.
+            slack = (np.where(near_bf16_tie(x32), 2.0**-8 * np.abs(xd), 0.0)
+                     @ np.abs(wk))
+            xd, wk = to_bf16(x32).astype(np.float64), to_bf16(wk.astype(np.float32)).astype(np.float64)
         ref = xd @ wk
-        tol = 1e-5 * (np.abs(xd) @ np.abs(wk)) + 1e-6
+        tol = 1e-5 * (np.abs(xd) @ np.abs(wk)) + 1e-6 + slack
         # One rounding to the result type (bf16 / f16): 2 half-ulps.
         ulp = {"bf16": 2.0**-8, "f16": 2.0**-11}.get(kind, 0.0)
         if epi:

@@ -218,6 +218,14 @@ inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
 /// the pass.
 inline constexpr llvm::StringLiteral kFuseConsumersAttr = "llm.fuse_consumers";
 
+/// Marks an `scf.forall` (over column blocks of a lowering's result) each of
+/// whose iterations reads the whole of its few-row input (the bf16
+/// dot-product kernel of a decode step): when it is in an `llm.fusion_group`,
+/// llm-tile-and-vectorize recomputes the group's producers of that input (a
+/// norm prologue) inside the loop, so that they are no kernel of their own;
+/// removed by the pass.
+inline constexpr llvm::StringLiteral kFuseProducersAttr = "llm.fuse_producers";
+
 } // namespace llm
 } // namespace mlir
 
