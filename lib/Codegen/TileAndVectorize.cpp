@@ -1288,6 +1288,17 @@ struct LLMTileAndVectorizePass
           (void)applyOpPatternsGreedily(
               ArrayRef<Operation *>{*expand->getUsers().begin()},
               std::move(patterns), config);
+          // A dynamic sequence: the collapsed epilogue's sizes are
+          // tensor.dim of the expanded result, read from the expand's own
+          // output shape instead.
+          for (Operation *user : llvm::make_early_inc_range(expand->getUsers()))
+            if (auto dim = dyn_cast<tensor::DimOp>(user))
+              if (std::optional<int64_t> i = dim.getConstantIndex()) {
+                rewriter.setInsertionPoint(dim);
+                rewriter.replaceOp(dim, getValueOrCreateConstantIndexOp(
+                                            rewriter, dim.getLoc(),
+                                            expand.getMixedOutputShape()[*i]));
+              }
           if (expand->use_empty())
             rewriter.eraseOp(expand);
           if (!result.hasOneUse())
@@ -1298,19 +1309,19 @@ struct LLMTileAndVectorizePass
             consumer.getNumReductionLoops() != 0 ||
             consumer->getNumResults() != 1)
           break;
-        // Its other operands must dominate the loop: operand-free ops
-        // between the two (tensor.empty, constants) move above it, and so do
-        // reshapes of such values or of values defined above it (the
-        // collapsed residual and init of a collapsed epilogue).
+        // Its other operands must dominate the loop: side-effect-free ops
+        // without regions between the two whose operands do (tensor.empty,
+        // constants, the tensor.dim of a dynamic sequence, reshapes: the
+        // collapsed residual and init of a collapsed epilogue) move above
+        // it.
         std::function<bool(Value)> hoist = [&](Value v) {
           Operation *def = v.getDefiningOp();
           if (v == result || !def || def->getBlock() != current->getBlock() ||
               def->isBeforeInBlock(current))
             return v != result;
-          bool movable =
-              def->getNumOperands() == 0 && def->getNumRegions() == 0;
-          if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
-            movable = hoist(def->getOperand(0));
+          bool movable = def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
+                         llvm::all_of(def->getOperands(),
+                                      [&](Value o) { return hoist(o); });
           if (movable)
             rewriter.moveOpBefore(def, current);
           return movable;

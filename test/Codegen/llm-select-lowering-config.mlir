@@ -99,11 +99,12 @@ func.func @kept_and_nested(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %
 
 // -----
 
-// llm.matmul by a constant weight (N >= 16, static shapes):
-// dot_product = "bf16" where the target has AVX512-BF16 and the inputs are
-// bf16, or f32 with demote-contraction-inputs=bf16 (an N of 24 too: its
-// columns are zero-padded to 32). An f32 matmul without the option, a
-// weight that is not a constant and a dynamic lhs get no configuration.
+// llm.matmul by a constant weight (N >= 16, K static; the rows may be
+// dynamic): dot_product = "bf16" where the target has AVX512-BF16 and the
+// inputs are bf16, or f32 with demote-contraction-inputs=bf16 (an N of 24
+// too: its columns are zero-padded to 32). An f32 matmul without the
+// option, a weight that is not a constant and an lhs of dynamic K get no
+// configuration.
 // BF16-LABEL: func.func @matmul_dot_bf16
 // BF16: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xbf16>, tensor<8x16xbf16>)
 // BF16: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}, transpose_b} : (tensor<2x3x8xbf16>, tensor<32x8xbf16>)
@@ -117,9 +118,10 @@ func.func @kept_and_nested(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %
 // DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}, transpose_b} : (tensor<2x3x8xbf16>, tensor<32x8xbf16>)
 // DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x16xf32>)
 // DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8xf32>, tensor<8x24xf32>)
+// DEMOTE: llm.matmul {{.*}}{llm.lowering_config = {dot_product = "bf16"}} : (tensor<?x8xf32>, tensor<8x16xf32>)
 // DEMOTE-NOT: llm.lowering_config
 // DEMOTE: return
-func.func @matmul_dot_bf16(%a: tensor<2x8xbf16>, %a3: tensor<2x3x8xbf16>, %x: tensor<2x8xf32>, %wx: tensor<8x16xf32>, %xd: tensor<?x8xf32>) -> (tensor<2x16xbf16>, tensor<2x3x32xbf16>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<?x16xf32>) {
+func.func @matmul_dot_bf16(%a: tensor<2x8xbf16>, %a3: tensor<2x3x8xbf16>, %x: tensor<2x8xf32>, %wx: tensor<8x16xf32>, %xd: tensor<?x8xf32>, %xk: tensor<2x?xf32>) -> (tensor<2x16xbf16>, tensor<2x3x32xbf16>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<?x16xf32>, tensor<2x16xf32>) {
   %w = llm.constant dense<1.0> : tensor<8x16xbf16>
   %0 = llm.matmul %a, %w : (tensor<2x8xbf16>, tensor<8x16xbf16>) -> tensor<2x16xbf16>
   %wt = llm.constant dense<1.0> : tensor<32x8xbf16>
@@ -130,5 +132,6 @@ func.func @matmul_dot_bf16(%a: tensor<2x8xbf16>, %a3: tensor<2x3x8xbf16>, %x: te
   %w24 = llm.constant dense<1.0> : tensor<8x24xf32>
   %4 = llm.matmul %x, %w24 : (tensor<2x8xf32>, tensor<8x24xf32>) -> tensor<2x24xf32>
   %5 = llm.matmul %xd, %wf : (tensor<?x8xf32>, tensor<8x16xf32>) -> tensor<?x16xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<2x16xbf16>, tensor<2x3x32xbf16>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<?x16xf32>
+  %6 = llm.matmul %xk, %wf : (tensor<2x?xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2x16xbf16>, tensor<2x3x32xbf16>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x24xf32>, tensor<?x16xf32>, tensor<2x16xf32>
 }

@@ -119,7 +119,7 @@ def LLMSelectLoweringConfigPass
       dot-product kernel
       (exact i32, like the f32 panels it replaces);
     * every `llm.matmul` by a constant weight that the bf16 dot-product
-      kernel takes (`isBF16DotMatmul`: static shapes, N >= 16)
+      kernel takes (`isBF16DotMatmul`: K static, N >= 16)
       whose inputs are bf16, or f32 with `demote-contraction-inputs=bf16`,
       on targets with AVX512-BF16 dot products: `{dot_product = "bf16"}`.
       The weight is then stored in bf16 (packed at compile time), an f32

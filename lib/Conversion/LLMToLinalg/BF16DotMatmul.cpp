@@ -48,14 +48,18 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
                                       ArrayRef<float> weight, bool nk,
                                       int64_t N, RankedTensorType resultType) {
   auto at = cast<RankedTensorType>(a.getType());
-  if (!at.hasStaticShape() || at.getRank() < 2 || !resultType.hasStaticShape())
+  if (at.getRank() < 2 || ShapedType::isDynamic(at.getShape().back()) ||
+      resultType.getRank() != at.getRank())
     return failure();
   int64_t K = at.getShape().back();
   if (K == 0 || N < kLanes || static_cast<int64_t>(weight.size()) != K * N)
     return failure();
-  int64_t M = at.getNumElements() / K;
+  // M: the rows (all dimensions but K); dynamic with a dynamic sequence.
+  int64_t M =
+      at.hasStaticShape() ? at.getNumElements() / K : ShapedType::kDynamic;
   if (M == 0)
     return failure();
+  bool dynamicRows = ShapedType::isDynamic(M);
   // N not a multiple of 16 (GPT-2's 50257-wide LM head): the weight is
   // packed with zero columns up to Np, the kernel computes [M, Np] and the
   // result is its [M, N] slice (the padding's dot products are wasted work,
@@ -65,10 +69,12 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   // Register tile: H vectors of 16 columns (nr = 16 H) by mr rows; few rows
   // (decode) take wider tiles.
   int64_t H = Np % (2 * kLanes) ? 1 : 2;
-  if (M < 4 && Np % (4 * kLanes) == 0)
+  if (!dynamicRows && M < 4 && Np % (4 * kLanes) == 0)
     H = 4;
   int64_t nr = H * kLanes;
-  int64_t mr = std::min(M, std::min<int64_t>(kAccumulators / H, 16));
+  int64_t mr = std::min<int64_t>(kAccumulators / H, 16);
+  if (!dynamicRows)
+    mr = std::min(M, mr);
   // Pairs of K (an odd K ends with a zero-padded pair).
   int64_t Kh = (K + kDepth - 1) / kDepth;
   // Blocks of the parallel loop: up to kBlockColumns output columns of
@@ -115,7 +121,13 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   bool pairsInBounds = roundRows || K % kDepth == 0;
 
   OpBuilder::InsertionGuard guard(b);
-  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, Np}, f32);
+  // The number of rows as a value (a dynamic sequence: tensor.dim).
+  OpFoldResult rowsOfr =
+      dynamicRows
+          ? OpFoldResult(tensor::DimOp::create(b, loc, a2, 0).getResult())
+          : ofr(M);
+  Value out = tensor::EmptyOp::create(
+      b, loc, SmallVector<OpFoldResult>{rowsOfr, ofr(Np)}, f32);
   auto forall =
       scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(Np / nb)},
                             ValueRange{out}, std::nullopt);
@@ -199,23 +211,51 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   Value tile = tensor::ExtractSliceOp::create(
       b, loc, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
-      SmallVector<OpFoldResult>{ofr(M), ofr(nb)}, unit);
-  int64_t fullTiles = M / mr, rest = M % mr;
-  if (fullTiles > 0) {
-    auto tiles = scf::ForOp::create(
-        b, loc, idx(b, 0), idx(b, fullTiles * mr), idx(b, mr), ValueRange{tile},
-        [&](OpBuilder &tb, Location, Value m0, ValueRange t) {
-          scf::YieldOp::create(tb, loc, rowBlock(tb, m0, mr, t[0]));
-        });
-    tile = tiles.getResult(0);
+      SmallVector<OpFoldResult>{rowsOfr, ofr(nb)}, unit);
+  if (dynamicRows) {
+    // Rows lo .. M in tiles of `rows` while a whole one fits: lo + rows *
+    // floor((M - lo) / rows) is where the loop ends and the next size
+    // starts. Tiles of mr rows, then at most one each of 8, 4, 2 and 1 rows
+    // below mr, so that every tile is static (no scalar remainder).
+    Value m = getValueOrCreateConstantIndexOp(b, loc, rowsOfr);
+    Value lo = idx(b, 0);
+    SmallVector<int64_t> sizes{mr};
+    for (int64_t p = 8; p >= 1; p /= 2)
+      if (p < mr)
+        sizes.push_back(p);
+    for (int64_t rows : sizes) {
+      Value step = idx(b, rows);
+      Value count = arith::DivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, m, lo), step);
+      Value hi = arith::AddIOp::create(
+          b, loc, lo, arith::MulIOp::create(b, loc, count, step));
+      auto tiles = scf::ForOp::create(
+          b, loc, lo, hi, step, ValueRange{tile},
+          [&](OpBuilder &tb, Location, Value m0, ValueRange t) {
+            scf::YieldOp::create(tb, loc, rowBlock(tb, m0, rows, t[0]));
+          });
+      tile = tiles.getResult(0);
+      lo = hi;
+    }
+  } else {
+    int64_t fullTiles = M / mr, rest = M % mr;
+    if (fullTiles > 0) {
+      auto tiles = scf::ForOp::create(
+          b, loc, idx(b, 0), idx(b, fullTiles * mr), idx(b, mr),
+          ValueRange{tile},
+          [&](OpBuilder &tb, Location, Value m0, ValueRange t) {
+            scf::YieldOp::create(tb, loc, rowBlock(tb, m0, mr, t[0]));
+          });
+      tile = tiles.getResult(0);
+    }
+    if (rest > 0)
+      tile = rowBlock(b, idx(b, fullTiles * mr), rest, tile);
   }
-  if (rest > 0)
-    tile = rowBlock(b, idx(b, fullTiles * mr), rest, tile);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
       b, loc, tile, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
-      SmallVector<OpFoldResult>{ofr(M), ofr(nb)}, unit);
+      SmallVector<OpFoldResult>{rowsOfr, ofr(nb)}, unit);
   b.setInsertionPointAfter(forall);
   Value result = forall.getResult(0);
   if (Np != N) {
@@ -223,7 +263,7 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
     // of their own (an LM head has none).
     result = tensor::ExtractSliceOp::create(
         b, loc, result, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
-        SmallVector<OpFoldResult>{ofr(M), ofr(N)}, unit);
+        SmallVector<OpFoldResult>{rowsOfr, ofr(N)}, unit);
   } else {
     // Elementwise consumers (the bias, the activation, the residual, the
     // rounding of a bf16 result) are fused into the block loop by
@@ -234,7 +274,7 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   // norm prologue in the matmul's fusion group is recomputed per block by
   // llm-tile-and-vectorize (M x K work beside the block's M x K x nb dot
   // products) instead of running as a kernel of its own.
-  if (M <= kMaxProducerFusionRows)
+  if (!dynamicRows && M <= kMaxProducerFusionRows)
     forall->setAttr(kFuseProducersAttr, b.getUnitAttr());
   return expandRows(b, loc, result, resultType.clone(b.getF32Type()));
 }

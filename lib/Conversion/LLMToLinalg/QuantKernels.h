@@ -113,11 +113,14 @@ FailureOr<Value> buildInt8DotMatmul(OpBuilder &b, Location loc, Value a,
 /// `scf.forall` over blocks of up to 128 columns marked for consumer fusion
 /// (with padded columns, the result is the [M, N] slice of the [M, Np] one,
 /// unmarked); an f32 activation is rounded to bf16 inside each block, one row
-/// tile at a time (no kernel of its own). The result is f32 with `resultType`'s
-/// shape (the caller rounds it to a bf16 result type). Like bf16 autocast, or
-/// AMX-BF16: the inputs lose their low mantissa bits, the accumulation does not
-/// (AVX512-BF16 also flushes denormal inputs and results to zero). Fails,
-/// creating nothing, when the shapes are dynamic, K or M is 0, or N is
+/// tile at a time (no kernel of its own). Dynamic rows run in tiles of the
+/// register height, then at most one tile each of 8, 4, 2 and 1 rows (all
+/// static). With at most 16 static rows the block loop is also marked for
+/// producer fusion (kFuseProducersAttr). The result is f32 with
+/// `resultType`'s shape (the caller rounds it to a bf16 result type). Like bf16
+/// autocast, or AMX-BF16: the inputs lose their low mantissa bits, the
+/// accumulation does not (AVX512-BF16 also flushes denormal inputs and results
+/// to zero). Fails, creating nothing, when K is dynamic, K or M is 0, or N is
 /// below 16.
 FailureOr<Value> buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
                                     ArrayRef<float> weight, bool nk, int64_t N,

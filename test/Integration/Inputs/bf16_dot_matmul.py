@@ -17,7 +17,9 @@ on the f32 FMA kernels:
                 [N, K] (transpose_b), an epilogue (bias + gelu + residual;
                 2-D and 3-D lhs), prefill sizes (130 x 768 @ 768 x 768), and
                 decode rows whose lhs is a layer_norm / rms_norm of the input
-                (the norm recomputed in each block of the kernel).
+                (the norm recomputed in each block of the kernel), and a
+                dynamic number of rows (DYNAMIC: `?` with llm.dim_bounds,
+                run at a length that leaves 8-, 4-, 2- and 1-row tiles).
   bf16.mlir     bf16 models (weights, activations and results bf16): the
                 same kernel by default on AVX512-BF16 targets.
   f16.mlir      an f16 model (the FMA kernel, f16 tiles extended to f32).
@@ -64,6 +66,13 @@ DEMOTE = [
     # A norm prologue (NORM): x -> norm(x) before the matmul.
     ("norm_decode1", (1, 64), 64, 256, False, True),
     ("rms_decode4", (4, 96), 96, 256, True, False),
+    # Dynamic rows (DYNAMIC), run at these lengths: 12-row tiles (N = 64)
+    # then 8 + 2 + 1; 4 + 1; 16-row tiles (N = 48) then 4 + 2 + 1; a 3-D
+    # lhs [1, ?, 40] with the epilogue.
+    ("dyn_rows23", (23, 96), 96, 64, False, False),
+    ("dyn_rows5", (5, 96), 96, 64, True, False),
+    ("dyn_rows39", (39, 77), 77, 48, False, False),
+    ("dyn_epilogue3d", (1, 11, 40), 40, 256, False, True),
 ]
 # entry -> the norm of its lhs (scale g, and a bias b for layer_norm).
 NORM = {"norm_decode1": "layer", "rms_decode4": "rms"}
@@ -72,7 +81,12 @@ BF16 = [
     ("bf_decode", (1, 64), 64, 32, False, False),
     ("bf_prefill", (37, 96), 96, 80, True, False),
     ("bf_epilogue", (20, 64), 64, 48, False, True),
+    ("bf_dyn_rows13", (13, 64), 64, 32, False, False),
 ]
+# Entries whose rows are dynamic (the sequence), at most BOUND.
+DYNAMIC = {"dyn_rows23", "dyn_rows5", "dyn_rows39", "dyn_epilogue3d",
+           "bf_dyn_rows13"}
+BOUND = 64
 F16 = [("f16_prefill", (40, 96), 96, 64, False, False)]
 
 
@@ -127,6 +141,17 @@ def ty(shape, et):
     return "tensor<" + "x".join(map(str, shape)) + "x" + et + ">"
 
 
+def dyn(shape):
+    """`shape` with its rows dimension (second to last) dynamic."""
+    return shape[:-2] + ("?",) + shape[-1:]
+
+
+def bounded(shape, et):
+    """An argument type of dynamic rows, with their bound."""
+    bounds = ", ".join(map(str, shape[:-2] + (BOUND,) + shape[-1:]))
+    return f"{ty(dyn(shape), et)} {{llm.dim_bounds = array<i64: {bounds}>}}"
+
+
 def gen(d):
     os.makedirs(d, exist_ok=True)
     for kind, et in (("demote", "f32"), ("bf16", "bf16"), ("f16", "f16")):
@@ -139,6 +164,10 @@ def gen(d):
                 x, w, bias, res = (a.astype(np.float16) for a in (x, w, bias, res))
             out = lhs[:-1] + (n,)
             args = [f"%x: {ty(lhs, et)}"] + ([f"%r: {ty(out, et)}"] if epi else [])
+            if entry in DYNAMIC:
+                args = [f"%x: {bounded(lhs, et)}"] + (
+                    [f"%r: {bounded(out, et)}"] if epi else [])
+                lhs, out = dyn(lhs), dyn(out)
             attr = " {transpose_b}" if tb else ""
             body, a = [], "%x"
             if entry in NORM:
@@ -193,10 +222,11 @@ def check(d, outdir, kind, bf16_dot):
         slack = 0.0
         if demoted:
             x32 = xd.astype(np.float32)
-            # A norm's f32 result may round to the other bf16 neighbour
-            # next to a tie: one bf16 ulp of those elements.
-            slack = (np.where(near_bf16_tie(x32), 2.0**-8 * np.abs(xd), 0.0)
-                     @ np.abs(wk))
+            if entry in NORM:
+                # The kernel's f32 norm may round to the other bf16
+                # neighbour next to a tie: one bf16 ulp of those elements.
+                slack = (np.where(near_bf16_tie(x32), 2.0**-8 * np.abs(xd),
+                                  0.0) @ np.abs(wk))
             xd, wk = to_bf16(x32).astype(np.float64), to_bf16(wk.astype(np.float32)).astype(np.float64)
         ref = xd @ wk
         tol = 1e-5 * (np.abs(xd) @ np.abs(wk)) + 1e-6 + slack

@@ -158,12 +158,14 @@ bool mlir::llm::isBF16DotMatmul(Operation *op, bool demoteF32) {
   auto lt = cast<RankedTensorType>(mm.getLhs().getType());
   auto rt = cast<RankedTensorType>(mm.getRhs().getType());
   Type et = lt.getElementType();
-  if (!(et.isBF16() || (demoteF32 && et.isF32())) || !lt.hasStaticShape() ||
-      lt.getRank() < 2 || rt.getRank() != 2 || !rt.hasStaticShape())
+  // The rows may be dynamic (a sequence), K may not.
+  if (!(et.isBF16() || (demoteF32 && et.isF32())) || lt.getRank() < 2 ||
+      ShapedType::isDynamic(lt.getShape().back()) || rt.getRank() != 2 ||
+      !rt.hasStaticShape())
     return false;
   bool nk = mm.getTransposeB();
   int64_t k = lt.getShape().back(), n = rt.getDimSize(nk ? 0 : 1);
-  return k >= 1 && lt.getNumElements() >= 1 && n >= 16 &&
+  return k >= 1 && !llvm::is_contained(lt.getShape(), 0) && n >= 16 &&
          rt.getDimSize(nk ? 1 : 0) == k;
 }
 

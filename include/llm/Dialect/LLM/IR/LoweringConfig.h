@@ -164,12 +164,12 @@ std::optional<int64_t> getConfiguredVectorBits(Operation *op);
 std::optional<bool> getConfiguredStreamed(Operation *op);
 
 /// Whether the bf16 dot-product kernel of convert-llm-to-linalg takes the
-/// `llm.matmul` `op`: `lhs` [..., M, K] statically shaped with M, K >= 1,
-/// not transposed; `rhs` an `llm.constant` of rank 2 ([K, N], or [N, K]
-/// with `transpose_b`) with N >= 16 (the f32 lanes of one vector; a
-/// remainder of N is computed on zero-padded columns); element type bf16, or
-/// f32 when `demoteF32` (the inputs are then rounded to bf16). False for other
-/// ops and for a weight stored sparse
+/// `llm.matmul` `op`: `lhs` [..., M, K] with a static K, no dimension of
+/// size 0 (the rows may be dynamic: a sequence), not transposed; `rhs` an
+/// `llm.constant` of rank 2 ([K, N], or [N, K] with `transpose_b`) with N >= 16
+/// (the f32 lanes of one vector; a remainder of N is computed on zero-padded
+/// columns); element type bf16, or f32 when `demoteF32` (the inputs are then
+/// rounded to bf16). False for other ops and for a weight stored sparse
 /// (`llm.sparse_format`).
 bool isBF16DotMatmul(Operation *op, bool demoteF32);
 
