@@ -18,8 +18,6 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
@@ -29,7 +27,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "llm-tile-and-vectorize"
@@ -197,61 +194,6 @@ static void eraseDeadOps(RewriterBase &rewriter, Block &block) {
       changed = true;
     }
   }
-}
-
-/// True for the ops of a group that a block loop may recompute: linalg ops
-/// other than contractions and transposes, their inits and fills, and
-/// reshapes.
-static bool isRecomputable(Operation *op) {
-  if (isa<tensor::EmptyOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
-    return true;
-  return !isNeverFused(op);
-}
-
-/// Producer fusion into a block loop that reads its input whole
-/// (kFuseProducersAttr, the bf16 dot-product kernel of a few rows):
-///   x' = norm(x) ; forall blocks { ... x' ... }
-///     -> forall blocks { x' = norm(x) ; ... x' ... }
-/// The group's ops that compute the values the loop's body reads (the norm
-/// prologue llm-fuse placed in the group, down to the group's inputs) are
-/// cloned at the start of the body, so that each block normalizes the rows
-/// it multiplies (M x K work beside the block's M x K x 128 dot products)
-/// and the norm is no kernel of its own; the originals die with their last
-/// use.
-static void
-fuseProducersIntoBlockLoop(RewriterBase &rewriter, scf::ForallOp loop,
-                           function_ref<bool(Operation *)> inGroup) {
-  llvm::SetVector<Value> captured;
-  getUsedValuesDefinedAbove(loop.getRegion(), captured);
-  BackwardSliceOptions sliceOptions;
-  sliceOptions.inclusive = true;
-  sliceOptions.omitBlockArguments = true;
-  sliceOptions.filter = [&](Operation *op) {
-    return inGroup(op) && op->getBlock() == loop->getBlock() &&
-           isRecomputable(op);
-  };
-  llvm::SetVector<Operation *> slice;
-  for (Value v : captured) {
-    Operation *def = v.getDefiningOp();
-    if (!def || !sliceOptions.filter(def))
-      continue;
-    // Only the ops of the group (and values defined before it) are read:
-    // every operand outside the filter stays captured.
-    (void)getBackwardSlice(v, &slice, sliceOptions);
-  }
-  if (slice.empty())
-    return;
-  slice = topologicalSort(slice);
-  rewriter.setInsertionPointToStart(loop.getBody());
-  IRMapping mapping;
-  for (Operation *op : slice)
-    rewriter.clone(*op, mapping);
-  for (Operation *op : slice)
-    for (Value result : op->getResults())
-      rewriter.replaceUsesWithIf(
-          result, mapping.lookup(result), [&](OpOperand &use) {
-            return loop->isProperAncestor(use.getOwner());
-          });
 }
 
 LogicalResult

@@ -16,6 +16,7 @@
 #include "llm/Codegen/TargetDescription.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -110,6 +111,33 @@ LogicalResult tileMatmulForCPU(RewriterBase &rewriter, linalg::LinalgOp op,
 LogicalResult lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *group,
                                      const CPUTargetDescription &target,
                                      const CPUTilingOptions &options);
+
+/// Fuses into each `scf.forall` under `root` marked `llm.fuse_consumers`
+/// (the block loops of convert-llm-to-linalg's dot-product kernels) its
+/// elementwise consumers (bias, activation, residual, the W8A8 rescale and
+/// requantize, the rounding of a bf16 result), one at a time (at most 8)
+/// while the loop's result has a single such user in the same block whose
+/// other operands can be computed before the loop (upstream
+/// `scf::tileAndFuseConsumer`): each block's epilogue runs on the block
+/// right after it is computed. A result reshaped to a rank-3 [b, s, N]
+/// first gets its epilogue collapsed to [M, N]. The markers are removed;
+/// returns the number of consumers fused.
+int64_t fuseConsumersIntoBlockLoops(RewriterBase &rewriter, Operation *root);
+
+/// Producer fusion into a block loop that reads its input whole in each
+/// iteration (`llm.fuse_producers`: the bf16 dot-product kernel of at most
+/// 16 rows) inside a fusion group:
+///   x' = norm(x) ; forall blocks { ... x' ... }
+///     -> forall blocks { x' = norm(x) ; ... x' ... }
+/// The ops `inGroup` accepts in the loop's block that compute the values its
+/// body reads (linalg ops other than contractions and transposes,
+/// tensor.empty, reshapes; transitively) are cloned at the start of the
+/// body, so that each block recomputes them (a decode step's norm: M x K
+/// work beside the block's M x K x 128 dot products) and they are no kernel
+/// of their own; the originals die with their last use. Other values stay
+/// captured.
+void fuseProducersIntoBlockLoop(RewriterBase &rewriter, scf::ForallOp loop,
+                                function_ref<bool(Operation *)> inGroup);
 
 /// Tiles a static 2-D `linalg.transpose` into square tiles of one vector
 /// length of its element type (`target`), peels the partial tiles and marks
