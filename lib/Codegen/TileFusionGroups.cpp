@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "llm-tile-and-vectorize"
@@ -178,6 +179,21 @@ static void applyWithDimResolution(FusionGroupOp group,
   (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);
 }
 
+/// Whether `loop` runs exactly one iteration (canonicalization folds it
+/// away).
+static bool hasOneIteration(scf::ForallOp loop) {
+  for (auto [lb, ub, step] :
+       llvm::zip_equal(loop.getMixedLowerBound(), loop.getMixedUpperBound(),
+                       loop.getMixedStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           st = getConstantIntValue(step);
+    if (!l || !u || !st || *st <= 0 || llvm::divideCeil(*u - *l, *st) != 1)
+      return false;
+  }
+  return true;
+}
+
 /// Erases the ops of `block` (and of nested regions) whose results are
 /// unused and that have no side effects, to a fixed point.
 static void eraseDeadOps(RewriterBase &rewriter, Block &block) {
@@ -289,8 +305,30 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
         loop && loop->hasAttr(kFuseProducersAttr))
       blockLoops.push_back(loop);
   for (scf::ForallOp loop : blockLoops) {
+    auto mark = loop->getAttrOfType<BoolAttr>(kFuseProducersAttr);
     loop->removeAttr(kFuseProducersAttr);
-    fuseProducersIntoBlockLoop(rewriter, loop, inGroup);
+    if (mark && mark.getValue() && !hasOneIteration(loop)) {
+      fuseProducersIntoBlockLoop(rewriter, loop, inGroup);
+      continue;
+    }
+    // Too many rows to recompute per block, or one block (whose loop
+    // folds away, leaving the producers as loops of their own): the
+    // producers (a norm) become one loop nest before the kernel, as a
+    // group of their own would.
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(loop.getRegion(), captured);
+    llvm::SetVector<Operation *> roots;
+    for (Value v : captured)
+      if (auto root = dyn_cast_or_null<linalg::LinalgOp>(skipReshapes(v));
+          root && inGroup(root) && !isNeverFused(root) &&
+          root->getBlock() == loop->getBlock())
+        roots.insert(root);
+    ProducerFilter fuseInGroup = [&](Operation *op) {
+      return inGroup(op) && !isNeverFused(op);
+    };
+    for (Operation *root : roots)
+      (void)tileRowsAndFuse(rewriter, cast<linalg::LinalgOp>(root), target,
+                            options, fuseInGroup, /*hasContraction=*/false);
   }
 
   // With a dynamic (sequence) dimension the tile loops' bounds are

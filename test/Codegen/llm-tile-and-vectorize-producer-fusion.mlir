@@ -62,10 +62,14 @@ func.func @rms_norm_bf16_dot(%x: tensor<4x32xf32>) -> tensor<4x256xf32> {
 // -----
 
 // 24 rows: the norm is in the group (norm-prologue-max-rows=32), but the
-// kernel's blocks would each normalize 24 rows, more than the 16 it takes:
-// the norm stays a loop nest of its own before the kernel.
+// kernel's blocks would each normalize 24 rows, more than the 16 it takes
+// (llm.fuse_producers = false): the norm's ops become one loop nest of
+// their own (over tiles of rows) before the kernel, as a norm group would.
 // CHECK-LABEL: func.func @rows24
-// CHECK:         math.rsqrt
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.for
+// CHECK:           linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:           math.rsqrt
 // CHECK:         scf.forall
 // CHECK-NOT:       math.rsqrt
 // CHECK:           x86vector.avx512.dot

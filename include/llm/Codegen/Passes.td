@@ -371,13 +371,15 @@ def LLMTileAndVectorizePass
       dimension of size >= 2 (rows of about 32 KiB, at most
       ceil(size / threads) and at least two tiles) with every op of the
       group fused in. An `scf.forall` of the group marked
-      `llm.fuse_producers` (the block loop of the bf16 dot-product kernel
-      over at most 16 rows, which reads every row in each block) gets the
-      group's ops that compute the values it reads (a decode step's norm
-      prologue: reductions, normalization, their inits and reshapes; never
-      a contraction or a transpose) cloned at the start of its body, so
-      that each block recomputes them; the marker is removed (also outside
-      groups). The region is then inlined; ops that could not be fused are
+      `llm.fuse_producers = true` (the block loop of the bf16 dot-product
+      kernel over at most 16 rows, which reads every row in each block)
+      with more than one iteration gets the group's ops that compute the
+      values it reads (a decode step's norm prologue: reductions,
+      normalization, their inits and reshapes; never a contraction or a
+      transpose) cloned at the start of its body, so that each block
+      recomputes them; with `false` or one iteration those ops are tiled
+      as one loop nest of their own before it, like a norm's group. The
+      marker is removed (also outside groups). The region is then inlined; ops that could not be fused are
       handled like ops outside groups.
 
     Ops with dynamic shapes, non-linalg ops and linalg ops of other kinds are

@@ -212,45 +212,7 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
       b, loc, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
       SmallVector<OpFoldResult>{rowsOfr, ofr(nb)}, unit);
-  if (dynamicRows) {
-    // Rows lo .. M in tiles of `rows` while a whole one fits: lo + rows *
-    // floor((M - lo) / rows) is where the loop ends and the next size
-    // starts. Tiles of mr rows, then at most one each of 8, 4, 2 and 1 rows
-    // below mr, so that every tile is static (no scalar remainder).
-    Value m = getValueOrCreateConstantIndexOp(b, loc, rowsOfr);
-    Value lo = idx(b, 0);
-    SmallVector<int64_t> sizes{mr};
-    for (int64_t p = 8; p >= 1; p /= 2)
-      if (p < mr)
-        sizes.push_back(p);
-    for (int64_t rows : sizes) {
-      Value step = idx(b, rows);
-      Value count = arith::DivUIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, m, lo), step);
-      Value hi = arith::AddIOp::create(
-          b, loc, lo, arith::MulIOp::create(b, loc, count, step));
-      auto tiles = scf::ForOp::create(
-          b, loc, lo, hi, step, ValueRange{tile},
-          [&](OpBuilder &tb, Location, Value m0, ValueRange t) {
-            scf::YieldOp::create(tb, loc, rowBlock(tb, m0, rows, t[0]));
-          });
-      tile = tiles.getResult(0);
-      lo = hi;
-    }
-  } else {
-    int64_t fullTiles = M / mr, rest = M % mr;
-    if (fullTiles > 0) {
-      auto tiles = scf::ForOp::create(
-          b, loc, idx(b, 0), idx(b, fullTiles * mr), idx(b, mr),
-          ValueRange{tile},
-          [&](OpBuilder &tb, Location, Value m0, ValueRange t) {
-            scf::YieldOp::create(tb, loc, rowBlock(tb, m0, mr, t[0]));
-          });
-      tile = tiles.getResult(0);
-    }
-    if (rest > 0)
-      tile = rowBlock(b, idx(b, fullTiles * mr), rest, tile);
-  }
+  tile = detail::buildRowTileLoops(b, loc, rowsOfr, mr, tile, rowBlock);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
       b, loc, tile, forall.getRegionIterArgs()[0],
@@ -273,9 +235,10 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   // Each block reads all M rows of `a`: with few rows (a decode step) a
   // norm prologue in the matmul's fusion group is recomputed per block by
   // llm-tile-and-vectorize (M x K work beside the block's M x K x nb dot
-  // products) instead of running as a kernel of its own.
-  if (!dynamicRows && M <= kMaxProducerFusionRows)
-    forall->setAttr(kFuseProducersAttr, b.getUnitAttr());
+  // products) instead of running as a kernel of its own (true); with more
+  // rows it runs before the kernel as one loop nest (false).
+  forall->setAttr(kFuseProducersAttr,
+                  b.getBoolAttr(!dynamicRows && M <= kMaxProducerFusionRows));
   return expandRows(b, loc, result, resultType.clone(b.getF32Type()));
 }
 

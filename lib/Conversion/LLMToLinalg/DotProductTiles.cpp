@@ -83,3 +83,47 @@ mlir::llm::detail::buildDotRegisterTile(OpBuilder &b, Location loc,
       });
   return SmallVector<Value>(steps.getResults());
 }
+
+Value mlir::llm::detail::buildRowTileLoops(
+    OpBuilder &b, Location loc, OpFoldResult rows, int64_t mr, Value init,
+    llvm::function_ref<Value(OpBuilder &, Value, int64_t, Value)> tile) {
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // Tiles of `size` rows from lo while a whole one fits.
+  auto loop = [&](Value lo, Value hi, int64_t size, Value acc) {
+    return scf::ForOp::create(
+               b, loc, lo, hi, idx(size), ValueRange{acc},
+               [&](OpBuilder &tb, Location, Value m0, ValueRange t) {
+                 scf::YieldOp::create(tb, loc, tile(tb, m0, size, t[0]));
+               })
+        .getResult(0);
+  };
+  Value acc = init;
+  if (std::optional<int64_t> m = getConstantIntValue(rows)) {
+    int64_t fullTiles = *m / mr, rest = *m % mr;
+    if (fullTiles > 0)
+      acc = loop(idx(0), idx(fullTiles * mr), mr, acc);
+    if (rest > 0)
+      acc = tile(b, idx(fullTiles * mr), rest, acc);
+    return acc;
+  }
+  // lo + size * floor((M - lo) / size): where the loop of `size` ends and
+  // the next size starts.
+  Value m = getValueOrCreateConstantIndexOp(b, loc, rows);
+  Value lo = idx(0);
+  SmallVector<int64_t> sizes{mr};
+  for (int64_t p = 8; p >= 1; p /= 2)
+    if (p < mr)
+      sizes.push_back(p);
+  for (int64_t size : sizes) {
+    Value step = idx(size);
+    Value count = arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, m, lo), step);
+    Value hi = arith::AddIOp::create(
+        b, loc, lo, arith::MulIOp::create(b, loc, count, step));
+    acc = loop(lo, hi, size, acc);
+    lo = hi;
+  }
+  return acc;
+}

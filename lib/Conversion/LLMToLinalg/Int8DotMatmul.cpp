@@ -249,20 +249,11 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
       [&](OpBuilder &cb, Location, Value nOff, ValueRange t) {
         Value n0 = arith::AddIOp::create(cb, loc, nb0, nOff);
         Value j = arith::DivUIOp::create(cb, loc, n0, idx(cb, nr));
-        Value ct = t[0];
-        int64_t fullTiles = M / mr, rest = M % mr;
-        if (fullTiles > 0) {
-          auto tiles = scf::ForOp::create(
-              cb, loc, idx(cb, 0), idx(cb, fullTiles * mr), idx(cb, mr),
-              ValueRange{ct},
-              [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
-                scf::YieldOp::create(tb, loc,
-                                     rowTile(tb, j, n0, nOff, m0, mr, rt[0]));
-              });
-          ct = tiles.getResult(0);
-        }
-        if (rest > 0)
-          ct = rowTile(cb, j, n0, nOff, idx(cb, fullTiles * mr), rest, ct);
+        Value ct = detail::buildRowTileLoops(
+            cb, loc, ofr(M), mr, t[0],
+            [&](OpBuilder &tb, Value m0, int64_t rows, Value acc) {
+              return rowTile(tb, j, n0, nOff, m0, rows, acc);
+            });
         scf::YieldOp::create(cb, loc, ct);
       });
   tile = columns.getResult(0);

@@ -72,6 +72,17 @@ SmallVector<Value> buildDotRegisterTile(OpBuilder &b, Location loc,
                                         const DotRegisterTile &tile, Value j,
                                         Value r0, int64_t rows, Value zeroAcc);
 
+/// Loops of row tiles over rows 0 .. `rows` of a kernel's block, threading
+/// `init` through `tile(b, m0, tileRows, acc)` (rows m0 .. m0 + tileRows):
+/// tiles of `mr` rows, then the rest as one static tile (static `rows`), or,
+/// for dynamic `rows` (a sequence), at most one tile each of 8, 4, 2 and 1
+/// rows below `mr`, so that every tile has a static height. Returns the
+/// final value.
+Value buildRowTileLoops(
+    OpBuilder &b, Location loc, OpFoldResult rows, int64_t mr, Value init,
+    llvm::function_ref<Value(OpBuilder &, Value m0, int64_t tileRows, Value)>
+        tile);
+
 /// `llm.matmul_integer` of an activation `a` ([..., K], 8-bit storage, per
 /// tensor zero point `pa`) and a constant 8-bit weight `wq` ([K, N], per
 /// tensor or per column zero points `pb`) on 4-way 8-bit dot products

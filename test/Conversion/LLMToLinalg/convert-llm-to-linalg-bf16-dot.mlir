@@ -5,8 +5,8 @@
 // time into [N / nr, ceil(K / 2) * nr * 2] (pair q of K, column c: w[2q, c],
 // w[2q + 1, c]; an odd K ends with zeros), and each register tile
 // accumulating x86vector.avx512.dot (vdpbf16ps) over the pairs of K, under an
-// scf.forall marked for consumer fusion (and, with at most 16 rows, for
-// producer fusion: each block reads every row); an f32 activation is rounded to
+// scf.forall marked for consumer fusion and for producer fusion (true with
+// at most 16 rows: each block reads every row); an f32 activation is rounded to
 // bf16 inside the loop, 16 elements at a time, into a [rows, 2 ceil(K / 2)]
 // scratch per row tile.
 // Without the configuration, with "f32", or where the kernel does not apply
@@ -30,7 +30,7 @@
 // CHECK:             x86vector.avx512.dot {{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK-COUNT-2:     vector.transfer_write {{.*}} : vector<16xf32>, tensor<2x16xf32>
 // CHECK:           tensor.parallel_insert_slice
-// CHECK:         } {llm.fuse_consumers, llm.fuse_producers}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = true}
 // CHECK-NOT:     linalg.matmul
 // CHECK:         return
 func.func @odd_k(%x: tensor<2x3xf32>) -> tensor<2x16xf32> {
@@ -51,7 +51,7 @@ func.func @odd_k(%x: tensor<2x3xf32>) -> tensor<2x16xf32> {
 // CHECK:         scf.forall
 // CHECK:           scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-COUNT-4:     x86vector.avx512.dot
-// CHECK:         } {llm.fuse_consumers, llm.fuse_producers}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = true}
 // CHECK:         linalg.generic
 // CHECK:           arith.truncf {{.*}} : f32 to bf16
 // CHECK:         return
@@ -63,11 +63,11 @@ func.func @bf16_nk(%x: tensor<1x2xbf16>) -> tensor<1x64xbf16> {
 
 // -----
 
-// 17 rows (more than a decode step's): consumer fusion only.
+// 17 rows (more than a decode step's): no producer recomputed per block.
 // CHECK-LABEL: func.func @rows17
 // CHECK:         scf.forall
 // CHECK:           x86vector.avx512.dot
-// CHECK:         } {llm.fuse_consumers}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = false}
 // CHECK-NEXT:    return
 func.func @rows17(%x: tensor<17x4xf32>) -> tensor<17x16xf32> {
   %w = llm.constant dense<0.5> : tensor<4x16xf32>

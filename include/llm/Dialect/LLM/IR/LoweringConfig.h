@@ -219,11 +219,13 @@ inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
 inline constexpr llvm::StringLiteral kFuseConsumersAttr = "llm.fuse_consumers";
 
 /// Marks an `scf.forall` (over column blocks of a lowering's result) each of
-/// whose iterations reads the whole of its few-row input (the bf16
-/// dot-product kernel of a decode step): when it is in an `llm.fusion_group`,
-/// llm-tile-and-vectorize recomputes the group's producers of that input (a
-/// norm prologue) inside the loop, so that they are no kernel of their own;
-/// removed by the pass.
+/// whose iterations reads the whole of its input (the bf16 dot-product
+/// kernel), a BoolAttr: in an `llm.fusion_group`, llm-tile-and-vectorize
+/// recomputes the group's producers of that input (a norm prologue) inside
+/// the loop when true (at most 16 static rows: a decode step) and the loop
+/// has more than one iteration, so that they are no kernel of their own;
+/// otherwise it tiles them as one loop nest before the loop. Removed by the
+/// pass.
 inline constexpr llvm::StringLiteral kFuseProducersAttr = "llm.fuse_producers";
 
 } // namespace llm
