@@ -219,6 +219,10 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
   auto group = cast<FusionGroupOp>(groupOp);
   Block &body = group.getBody().front();
   auto inGroup = [&](Operation *op) { return groupOp->isAncestor(op); };
+  // The group's ops that a tile loop may recompute.
+  ProducerFilter fuseInGroup = [&](Operation *op) {
+    return inGroup(op) && !isNeverFused(op);
+  };
 
   // expand_shape [R, N] -> [..., N] that puts N with unit dimensions
   // ([1, 2304] -> [1, 1, 2304] as [[0], [1, 2]], what canonicalization makes
@@ -273,9 +277,6 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
         contraction = op;
     });
-    ProducerFilter fuseInGroup = [&](Operation *op) {
-      return inGroup(op) && !isNeverFused(op);
-    };
     if (contraction && contraction == root) {
       // A matmul with a prologue.
       result = tileMatmulForCPU(rewriter, contraction, target, options,
@@ -297,8 +298,9 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
     }
   }
 
-  // Block loops of a kernel that reads its few-row input whole in each
-  // block: the group's producers of that input are recomputed in them.
+  // Block loops of a kernel that reads its input whole in each block (the
+  // bf16 dot products): the group's producers of that input are recomputed
+  // in them (a few rows), or tiled as one loop nest before them.
   SmallVector<scf::ForallOp> blockLoops;
   for (Operation &op : body)
     if (auto loop = dyn_cast<scf::ForallOp>(&op);
@@ -323,9 +325,6 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
           root && inGroup(root) && !isNeverFused(root) &&
           root->getBlock() == loop->getBlock())
         roots.insert(root);
-    ProducerFilter fuseInGroup = [&](Operation *op) {
-      return inGroup(op) && !isNeverFused(op);
-    };
     for (Operation *root : roots)
       (void)tileRowsAndFuse(rewriter, cast<linalg::LinalgOp>(root), target,
                             options, fuseInGroup, /*hasContraction=*/false);
