@@ -140,30 +140,23 @@ int64_t mlir::llm::fuseConsumersIntoBlockLoops(RewriterBase &rewriter,
   return fused;
 }
 
-/// True for the ops a block loop may recompute: linalg ops other than
-/// contractions and transposes (their fills and inits included), and
-/// tensor.empty and reshapes.
-static bool isRecomputable(Operation *op) {
-  if (isa<tensor::EmptyOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
-    return true;
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  return linalgOp && !isa<linalg::TransposeOp>(op) &&
-         !linalg::isaContractionOpInterface(linalgOp);
-}
-
 // x' = norm(x) ; forall blocks { ... x' ... }
 //   -> forall blocks { x' = norm(x) ; ... x' ... }
-void mlir::llm::fuseProducersIntoBlockLoop(
-    RewriterBase &rewriter, scf::ForallOp loop,
-    function_ref<bool(Operation *)> inGroup) {
+void mlir::llm::fuseProducersIntoBlockLoop(RewriterBase &rewriter,
+                                           scf::ForallOp loop,
+                                           const ProducerFilter &mayRecompute) {
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(loop.getRegion(), captured);
   BackwardSliceOptions sliceOptions;
   sliceOptions.inclusive = true;
   sliceOptions.omitBlockArguments = true;
+  // The ops beside the loop that `mayRecompute` accepts, and the inits and
+  // reshapes between them.
   sliceOptions.filter = [&](Operation *op) {
-    return inGroup(op) && op->getBlock() == loop->getBlock() &&
-           isRecomputable(op);
+    return op->getBlock() == loop->getBlock() &&
+           (isa<tensor::EmptyOp, tensor::CollapseShapeOp,
+                tensor::ExpandShapeOp>(op) ||
+            mayRecompute(op));
   };
   // Every operand outside the filter (the group's inputs, constants) stays
   // captured.

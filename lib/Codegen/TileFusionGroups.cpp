@@ -310,7 +310,7 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
     auto mark = loop->getAttrOfType<BoolAttr>(kFuseProducersAttr);
     loop->removeAttr(kFuseProducersAttr);
     if (mark && mark.getValue() && !hasOneIteration(loop)) {
-      fuseProducersIntoBlockLoop(rewriter, loop, inGroup);
+      fuseProducersIntoBlockLoop(rewriter, loop, fuseInGroup);
       continue;
     }
     // Too many rows to recompute per block, or one block (whose loop

@@ -129,15 +129,15 @@ int64_t fuseConsumersIntoBlockLoops(RewriterBase &rewriter, Operation *root);
 /// 16 rows) inside a fusion group:
 ///   x' = norm(x) ; forall blocks { ... x' ... }
 ///     -> forall blocks { x' = norm(x) ; ... x' ... }
-/// The ops `inGroup` accepts in the loop's block that compute the values its
-/// body reads (linalg ops other than contractions and transposes,
-/// tensor.empty, reshapes; transitively) are cloned at the start of the
-/// body, so that each block recomputes them (a decode step's norm: M x K
-/// work beside the block's M x K x 128 dot products) and they are no kernel
-/// of their own; the originals die with their last use. Other values stay
-/// captured.
+/// The ops in the loop's block that compute the values its body reads,
+/// transitively, as far as `mayRecompute` accepts them (the group's linalg
+/// ops other than contractions and transposes), with the tensor.empty and
+/// reshapes between them, are cloned at the start of the body, so that each
+/// block recomputes them (a decode step's norm: M x K work beside the
+/// block's M x K x 128 dot products) and they are no kernel of their own;
+/// the originals die with their last use. Other values stay captured.
 void fuseProducersIntoBlockLoop(RewriterBase &rewriter, scf::ForallOp loop,
-                                function_ref<bool(Operation *)> inGroup);
+                                const ProducerFilter &mayRecompute);
 
 /// Tiles a static 2-D `linalg.transpose` into square tiles of one vector
 /// length of its element type (`target`), peels the partial tiles and marks
