@@ -124,14 +124,9 @@ void mlir::llm::buildLLMGraphStage(OpPassManager &pm,
 
 void mlir::llm::buildLLMLowerToCPUGraphStage(OpPassManager &pm,
                                              const LowerToCPUOptions &options) {
-  GraphStageOptions graph;
-  graph.optimizeGraph = options.optimizeGraph;
-  graph.optimizeLayout = options.optimizeLayout;
-  graph.fuse = options.fuse;
-  graph.sparsify = options.sparsify;
-  if (options.shard)
-    graph.tensorParallel = options.tensorParallel;
-  graph.rank = options.rank;
+  GraphStageOptions graph = options.getGraphStageOptions();
+  if (!options.shard)
+    graph.tensorParallel = 1;
   // The CPU matmul kernels of a decode step fuse the norm of their rows
   // (the f32 tiles and the bf16 dot-product kernel's blocks alike).
   graph.normPrologueMaxRows = options.normPrologueMaxRows;
@@ -383,18 +378,12 @@ void mlir::llm::buildLLMLowerToNVVMPipeline(OpPassManager &pm,
 
 void mlir::llm::buildLLMLowerToNVVMGraphStage(
     OpPassManager &pm, const LowerToNVVMOptions &options) {
-  GraphStageOptions graph;
-  graph.optimizeGraph = options.optimizeGraph;
-  graph.optimizeLayout = options.optimizeLayout;
-  graph.fuse = options.fuse;
+  GraphStageOptions graph = options.getGraphStageOptions();
   // Weights stay [K, N]: the GPU kernels put N on the threads, so a row of
   // B is read coalesced.
   graph.weightLayout = stringifyWeightLayout(WeightLayout::KN).str();
   graph.attentionGroups = true;
-  graph.sparsify = options.sparsify;
   graph.sparsifyTarget = "gpu";
-  graph.tensorParallel = options.tensorParallel;
-  graph.rank = options.rank;
   buildLLMGraphStage(pm, graph);
 }
 
@@ -584,17 +573,6 @@ void mlir::llm::buildLLMLowerToGPUEmulatorPipeline(
   buildLLMLowerToCPULLVMPipeline(pm, cpu);
 }
 
-/// Why `tensor-parallel=ranks rank=rank` is refused, or "".
-static std::string verifyTensorParallelOptions(int64_t ranks, int64_t rank) {
-  if (ranks < 1)
-    return "tensor-parallel must be at least 1 (1: off), got " +
-           std::to_string(ranks);
-  if (rank < 0 || rank >= ranks)
-    return "rank must be in [0, tensor-parallel) = [0, " +
-           std::to_string(ranks) + "), got " + std::to_string(rank);
-  return "";
-}
-
 SmallVector<std::string> mlir::llm::LowerToNVVMOptions::getChips() const {
   SmallVector<std::string> chips(chip.begin(), chip.end());
   if (chips.empty())
@@ -616,11 +594,7 @@ std::string mlir::llm::LowerToNVVMOptions::verify() const {
     return "block-size must be 0 (the chip's) or a multiple of 32 up to "
            "1024, got " +
            std::to_string(blockSize);
-  return verifyTensorParallelOptions(tensorParallel, rank);
-}
-
-std::string mlir::llm::LowerToCPUOptions::verify() const {
-  return verifyTensorParallelOptions(tensorParallel, rank);
+  return verifyTensorParallel();
 }
 
 /// Registers a pipeline whose options (OptionsT) are refused, before any

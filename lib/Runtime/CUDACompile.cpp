@@ -109,11 +109,9 @@ mlir::llm::runtime::lowerToNVVM(ModuleOp module,
     return emitError(getLoc(module)) << error;
   // (The chips and the format are checked below, after --chip and the
   // output kind are applied.)
-  if (pipeline.tensorParallel < 1 || pipeline.rank < 0 ||
-      pipeline.rank >= pipeline.tensorParallel)
-    return emitError(getLoc(module))
-           << "invalid pipeline options '" << options.pipelineOptions
-           << "': " << pipeline.verify();
+  if (std::string why = pipeline.verifyTensorParallel(); !why.empty())
+    return emitError(getLoc(module)) << "invalid pipeline options '"
+                                     << options.pipelineOptions << "': " << why;
   // The pipeline options' `format` (given explicitly) chooses the object
   // kind of a binary (bin: cubins only, fatbin: cubin + PTX); PTX output
   // needs isa.
@@ -151,13 +149,8 @@ mlir::llm::runtime::lowerToNVVM(ModuleOp module,
   pipeline.toolkit =
       options.toolkit.empty() ? getDefaultCUDAToolkit().str() : options.toolkit;
   pipeline.optLevel = options.optLevel;
-  if (options.noOpt) {
-    pipeline.optimizeGraph = false;
-    pipeline.optimizeLayout = false;
-    pipeline.fuse = false;
-    pipeline.fuseElementwise = false;
-    pipeline.planMemory = false;
-  }
+  if (options.noOpt)
+    pipeline.disableOptimizations();
   // Some passes (gpu-module-to-binary with a bad toolkit path) report an
   // error and still succeed: any error fails the compile.
   bool sawError = false;

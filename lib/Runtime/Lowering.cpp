@@ -134,22 +134,15 @@ static LogicalResult getPipelineOptions(const LoweringOptions &options,
         "invalid pipeline options '" + options.pipelineOptions + "': " + why;
     return failure();
   }
-  if (options.noFusion) {
-    pipelineOptions.fuse = false;
-    pipelineOptions.fuseElementwise = false;
-  }
+  if (options.noFusion)
+    pipelineOptions.disableFusion();
   if (options.noOpt) {
-    pipelineOptions.optimizeGraph = false;
-    pipelineOptions.fuseElementwise = false;
-    pipelineOptions.fuse = false;
+    // (f32 matmuls stay exact: no demotion.)
+    pipelineOptions.disableOptimizations();
     pipelineOptions.vectorize = false;
     pipelineOptions.parallel = false;
     pipelineOptions.attention = "materialized";
-    pipelineOptions.planMemory = false;
-    pipelineOptions.optimizeLayout = false;
-    // The reference keeps f32 matmuls exact.
-    pipelineOptions.demoteContractionInputs = "";
-    // ... and half-precision ones in their own types.
+    // Half-precision matmuls stay in their own types.
     pipelineOptions.promoteContractionMinRows = 0;
   }
   if (options.verifyMemoryPlan)
@@ -171,15 +164,10 @@ getNVVMPipelineOptions(const LoweringOptions &options,
         "invalid pipeline options '" + options.pipelineOptions + "': " + why;
     return failure();
   }
-  if (options.noFusion || options.noOpt) {
-    pipelineOptions.fuse = false;
-    pipelineOptions.fuseElementwise = false;
-  }
-  if (options.noOpt) {
-    pipelineOptions.optimizeGraph = false;
-    pipelineOptions.optimizeLayout = false;
-    pipelineOptions.planMemory = false;
-  }
+  if (options.noFusion)
+    pipelineOptions.disableFusion();
+  if (options.noOpt)
+    pipelineOptions.disableOptimizations();
   return success();
 }
 

@@ -18,13 +18,49 @@
 
 namespace mlir::llm {
 
-/// Options of `llm-lower-to-cpu`. The target-specific sizes (vector width,
-/// tiles) come from the CPU target description named by `target`
-/// (llm/Codegen/TargetDescription.h); the options here only switch stages on
-/// and off or override the description.
-struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
-  /// `linalg-fuse-elementwise-ops` (producer into consumer) before tiling.
-  PassOptions::Option<bool> optimizeGraph{
+/// Options of the graph stage that every target shares
+/// (buildLLMGraphStage).
+struct GraphStageOptions {
+  /// llm-recompose, llm-fold-constants, llm-fold-quant.
+  bool optimizeGraph = true;
+  /// llm-optimize-layout, with the weight layout the target's matmul
+  /// kernel reads (`weight-layout`: "kn" or "nk", a target-independent
+  /// request each target's pipeline derives from its description).
+  bool optimizeLayout = true;
+  std::string weightLayout = "kn";
+  /// llm-fuse, and its `attention-groups` and `norm-prologue-max-rows`
+  /// options.
+  bool fuse = true;
+  bool attentionGroups = false;
+  int64_t normPrologueMaxRows = 0;
+  /// llm-promote-contraction-inputs{element-types min-rows} after the graph
+  /// simplifications, when `promoteContractionTypes` is not empty (the
+  /// target's choice: the half types its matmuls are slow in).
+  std::vector<std::string> promoteContractionTypes;
+  int64_t promoteContractionMinRows = 2;
+  /// llm-sparsify-weights{format=sparsify target=sparsifyTarget} last,
+  /// when `sparsify` is not empty.
+  std::string sparsify;
+  std::string sparsifyTarget = "cpu";
+  /// With tensorParallel > 1, after the graph simplifications: llm-shard,
+  /// shard-partition, llm-lower-shard{rank}, llm-fold-constants.
+  int64_t tensorParallel = 1;
+  int64_t rank = 0;
+};
+
+/// The options that every llmc lowering pipeline shares (llm-lower-to-cpu,
+/// llm-lower-to-nvvm, llm-lower-to-gpu-emulator): the graph stage's
+/// switches, the lowering choices both targets make, and tensor
+/// parallelism. Declared once here; each target's options derive from it
+/// (`Derived` is the target's options struct, as PassPipelineOptions
+/// requires).
+template <typename Derived>
+struct LowerToTargetOptions : public PassPipelineOptions<Derived> {
+  template <typename T>
+  using Option = mlir::detail::PassOptions::Option<T>;
+
+  /// llm-recompose, llm-fold-constants, llm-fold-quant first.
+  Option<bool> optimizeGraph{
       *this, "optimize-graph",
       llvm::cl::desc("Run the llm-level graph optimizations first: "
                      "llm-recompose (rebuild fused ops from decomposed "
@@ -33,13 +69,136 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "matmuls)"),
       llvm::cl::init(true)};
   /// `llm-fuse` (horizontal matmul fusion and fusion groups, each lowered
-  /// to one loop nest by `llm-tile-and-vectorize`), after the graph
-  /// optimizations.
-  PassOptions::Option<bool> fuse{
-      *this, "fuse",
-      llvm::cl::desc("Run llm-fuse: fuse sibling matmuls and form fusion "
-                     "groups (one loop nest each)"),
+  /// to one kernel: a loop nest on the CPU, a launch on the GPU), after the
+  /// graph optimizations.
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Run llm-fuse: fuse sibling matmuls and "
+                                   "form fusion groups (one kernel each)"),
+                    llvm::cl::init(true)};
+  /// `llm-optimize-layout`: constant weights stored in the layout the
+  /// target's matmul kernel reads, activation transposes cancelled.
+  Option<bool> optimizeLayout{
+      *this, "optimize-layout",
+      llvm::cl::desc("Run llm-optimize-layout (weight layouts for the "
+                     "target's matmul kernel, transpose cancellation)"),
       llvm::cl::init(true)};
+  /// llm-fuse-elementwise after convert-llm-to-linalg.
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
+      llvm::cl::init(true)};
+  /// `llm-plan-memory` after bufferization: the static intermediate buffers
+  /// of each function share one arena (host memory on the CPU, device
+  /// memory on the GPU).
+  Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Place static intermediate buffers in one arena "
+                     "(llm-plan-memory)"),
+      llvm::cl::init(true)};
+  /// bf16 (CPU and GPU) or f16 (GPU): f32 matmuls by constant weights round
+  /// their inputs to that type (the weight stored in it at compile time)
+  /// and accumulate in f32, on the target's dot products: AVX512-BF16 on
+  /// the CPU (a warning and no effect without it; a decode step's norm
+  /// prologue is recomputed in each block of that kernel, as in the f32
+  /// tiles), tensor cores on the GPU (llm-demote-contraction-inputs).
+  /// Empty: f32 matmuls stay exact. Ignored by llmc --no-opt.
+  Option<std::string> demoteContractionInputs{
+      *this, "demote-contraction-inputs",
+      llvm::cl::desc("Round the inputs of f32 matmuls by constant weights to "
+                     "bf16 (CPU: AVX512-BF16 dot products) or bf16/f16 (GPU: "
+                     "tensor cores), f32 accumulation (default: none)"),
+      llvm::cl::init("")};
+  /// Lowering of `llm.attention` (convert-llm-to-linalg{attention=...}):
+  /// `flash` (one loop nest over query/key tiles with an online softmax:
+  /// the CPU's tiles from its target description, the GPU's in shared
+  /// memory, one kernel) or `materialized` (the full score matrix: the
+  /// CPU's reference path, also used by `llmc --no-opt`; QK^T, softmax and
+  /// PV kernels on the GPU).
+  Option<std::string> attention{
+      *this, "attention",
+      llvm::cl::desc("llm.attention lowering: 'flash' or 'materialized'"),
+      llvm::cl::init("flash")};
+  /// `llm-sparsify-weights{format=...}` as the last graph pass: each
+  /// constant matmul weight stored in the sparse format of the shortest
+  /// estimated time ("auto") or in the one given, and run by llmc's sparse
+  /// kernels (docs/Sparsity.md). GPU targets take "auto", "2:4" and
+  /// "dense": 2:4 weights on the sparse tensor cores (mma.sp). Empty:
+  /// weights stay dense.
+  Option<std::string> sparsify{
+      *this, "sparsify",
+      llvm::cl::desc("Store constant matmul weights in a sparse format: "
+                     "'auto' (chosen per weight by llm-sparsify-weights' "
+                     "cost model) or a format (2:4, bsr4x4, bsr16x16, "
+                     "bsr1x4, bsr1x16, csr, dense; GPU: 2:4, dense); empty: "
+                     "off"),
+      llvm::cl::init("")};
+  /// N-way Megatron tensor parallelism (docs/TensorParallelism.md): the
+  /// graph is split by llm-shard and shard-partition and specialized to
+  /// rank `rank` (llm-lower-shard); its all-reduces call MPI on the CPU
+  /// (llm-lower-collectives, the `mpi` ABI) and NCCL on the GPU (through
+  /// llmc's CUDA runtime, whose communicator the host program creates with
+  /// llmcCudaInitTensorParallel; llm-lower-to-gpu-emulator's, on host
+  /// memory, call MPI). 1: off.
+  Option<int64_t> tensorParallel{
+      *this, "tensor-parallel",
+      llvm::cl::desc("Number of tensor-parallel ranks (1: off)"),
+      llvm::cl::init(1)};
+  Option<int64_t> rank{
+      *this, "rank",
+      llvm::cl::desc("The tensor-parallel rank this program is for "
+                     "(0-based; with tensor-parallel > 1)"),
+      llvm::cl::init(0)};
+
+  /// Why `tensor-parallel` and `rank` are refused (a `tensor-parallel`
+  /// below 1, a `rank` outside [0, tensor-parallel): both were once
+  /// ignored without a word), or "".
+  std::string verifyTensorParallel() const {
+    if (tensorParallel < 1)
+      return "tensor-parallel must be at least 1 (1: off), got " +
+             std::to_string(tensorParallel);
+    if (rank < 0 || rank >= tensorParallel)
+      return "rank must be in [0, tensor-parallel) = [0, " +
+             std::to_string(tensorParallel) + "), got " + std::to_string(rank);
+    return "";
+  }
+
+  /// The graph stage's options these give: optimize-graph, optimize-layout,
+  /// fuse, sparsify, tensor-parallel and rank; the target's own fields
+  /// (weight layout, fusion and promotion choices) keep their defaults.
+  GraphStageOptions getGraphStageOptions() const {
+    GraphStageOptions graph;
+    graph.optimizeGraph = optimizeGraph;
+    graph.optimizeLayout = optimizeLayout;
+    graph.fuse = fuse;
+    graph.sparsify = sparsify;
+    graph.tensorParallel = tensorParallel;
+    graph.rank = rank;
+    return graph;
+  }
+
+  /// `--no-fusion`: no llm-fuse, no elementwise fusion.
+  void disableFusion() {
+    fuse = false;
+    fuseElementwise = false;
+  }
+
+  /// The unoptimized reference of `--no-opt`, as far as these options go:
+  /// no graph optimizations, fusion, layout changes or memory plan, and f32
+  /// matmuls kept exact.
+  void disableOptimizations() {
+    disableFusion();
+    optimizeGraph = false;
+    optimizeLayout = false;
+    planMemory = false;
+    demoteContractionInputs = "";
+  }
+};
+
+/// Options of `llm-lower-to-cpu`. The target-specific sizes (vector width,
+/// tiles) come from the CPU target description named by `target`
+/// (llm/Codegen/TargetDescription.h); the options here only switch stages on
+/// and off or override the description.
+struct LowerToCPUOptions : public LowerToTargetOptions<LowerToCPUOptions> {
   /// llm-fuse `norm-prologue-max-rows`: a norm of at most this many rows
   /// read only by a matmul is computed in the matmul's tiles (a decode
   /// step).
@@ -49,37 +208,7 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "read only by a matmul into the matmul's kernel (0: "
                      "never)"),
       llvm::cl::init(8)};
-  /// `llm-optimize-layout`: constant weights stored in the layout the
-  /// matmul kernel reads, activation transposes cancelled.
-  PassOptions::Option<bool> optimizeLayout{
-      *this, "optimize-layout",
-      llvm::cl::desc("Run llm-optimize-layout (weight layouts for the "
-                     "target's matmul kernel, transpose cancellation)"),
-      llvm::cl::init(true)};
-  /// `llm-sparsify-weights{format=...}` as the last graph pass: each
-  /// constant matmul weight stored in the sparse format of the shortest
-  /// estimated decode time ("auto") or in the one given, and run by llmc's
-  /// sparse kernels (docs/Sparsity.md). Empty: weights stay dense.
-  PassOptions::Option<std::string> sparsify{
-      *this, "sparsify",
-      llvm::cl::desc("Store constant matmul weights in a sparse format: "
-                     "'auto' (chosen per weight by llm-sparsify-weights' "
-                     "cost model) or a format (2:4, bsr4x4, bsr16x16, "
-                     "bsr1x4, bsr1x16, csr, dense); empty: off"),
-      llvm::cl::init("")};
-  /// N-way Megatron tensor parallelism (docs/TensorParallelism.md): the
-  /// graph is split by llm-shard and shard-partition and specialized to
-  /// rank `rank` (llm-lower-shard), its all-reduces call MPI
-  /// (llm-lower-collectives, the `mpi` ABI). 1: off.
-  PassOptions::Option<int64_t> tensorParallel{
-      *this, "tensor-parallel",
-      llvm::cl::desc("Number of tensor-parallel ranks (1: off)"),
-      llvm::cl::init(1)};
-  PassOptions::Option<int64_t> rank{
-      *this, "rank",
-      llvm::cl::desc("The tensor-parallel rank this program is for "
-                     "(0-based; with tensor-parallel > 1)"),
-      llvm::cl::init(0)};
+  /// With tensor-parallel > 1: whether the graph stage splits the graph.
   PassOptions::Option<bool> shard{
       *this, "shard",
       llvm::cl::desc("With tensor-parallel > 1: split the graph in the "
@@ -88,15 +217,12 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "before, as compileForGeneration does to read the "
                      "rank's cache shapes)"),
       llvm::cl::init(true)};
+  /// The MPI library the tensor-parallel all-reduces call.
   PassOptions::Option<std::string> mpi{
       *this, "mpi",
       llvm::cl::desc("ABI of the MPI library the all-reduces call: "
                      "openmpi or mpich"),
       llvm::cl::init("openmpi")};
-  PassOptions::Option<bool> fuseElementwise{
-      *this, "fuse-elementwise",
-      llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
-      llvm::cl::init(true)};
   /// Rewrite f32 tanh/erf/exp to polynomial approximations
   /// (`llm-approximate-math`) so that the loops around them vectorize. Off:
   /// they become libm calls (correctly rounded libm results).
@@ -135,14 +261,6 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "num-threads",
       llvm::cl::desc("Threads for the parallel loops (0: OpenMP default)"),
       llvm::cl::init(0)};
-  /// Lowering of `llm.attention` (convert-llm-to-linalg{attention=...}):
-  /// `flash` (one loop nest over query/key tiles with an online softmax;
-  /// tiles from the target description) or `materialized` (the full score
-  /// matrix; the reference path, also used by `llmc --no-opt`).
-  PassOptions::Option<std::string> attention{
-      *this, "attention",
-      llvm::cl::desc("llm.attention lowering: 'flash' or 'materialized'"),
-      llvm::cl::init("flash")};
   /// Overrides the target's flash-attention tile [query rows, kv rows].
   PassOptions::ListOption<int64_t> attentionTile{
       *this, "attention-tile",
@@ -157,19 +275,6 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "streaming kernel shapes (-1: the target's; 0: every "
                      "weight)"),
       llvm::cl::init(-1)};
-  /// bf16: f32 matmuls by a constant weight round their inputs to bf16 (the
-  /// weight stored in bf16 at compile time) and run on the target's bf16 dot
-  /// products with f32 accumulation
-  /// (llm-select-lowering-config{demote-contraction-inputs=bf16}; a warning
-  /// and no effect without AVX512-BF16; a decode step's norm prologue is
-  /// recomputed in each block of that kernel, as in the f32 tiles); empty:
-  /// f32 matmuls stay exact. Ignored by llmc --no-opt.
-  PassOptions::Option<std::string> demoteContractionInputs{
-      *this, "demote-contraction-inputs",
-      llvm::cl::desc("Round the inputs of f32 matmuls by constant weights to "
-                     "bf16 (f32 accumulation, AVX512-BF16 dot products; "
-                     "default: none)"),
-      llvm::cl::init("")};
   /// `llm-promote-contraction-inputs{min-rows=...}`: f16 matmuls (and bf16
   /// ones on targets without AVX512-BF16) by constant weights with at least
   /// this many rows run in f32, the weight widened at compile time (exact).
@@ -179,13 +284,6 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "constant weights with at least this many lhs rows in "
                      "f32, the weight widened at compile time (0: never)"),
       llvm::cl::init(2)};
-  /// `llm-plan-memory` after bufferization: the static intermediate buffers
-  /// of each function share one arena.
-  PassOptions::Option<bool> planMemory{
-      *this, "plan-memory",
-      llvm::cl::desc("Place static intermediate buffers in one arena "
-                     "(llm-plan-memory)"),
-      llvm::cl::init(true)};
   /// Where the arena comes from (llm-plan-memory `arena`): `per-call` or
   /// `caller` (an extra trailing `memref<?xi8>` argument of each public
   /// function; the module attribute `llm.arena_bytes` gives its size).
@@ -224,11 +322,10 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "target's tiles)"),
       llvm::cl::init("")};
 
-  /// Why these options cannot build a pipeline, or "" when they can: a
-  /// `tensor-parallel` below 1 or a `rank` outside [0, tensor-parallel)
-  /// (both were ignored without a word). The other options are checked by
-  /// the passes that read them.
-  std::string verify() const;
+  /// Why these options cannot build a pipeline, or "" when they can:
+  /// verifyTensorParallel's reasons. The other options are checked by the
+  /// passes that read them.
+  std::string verify() const { return this->verifyTensorParallel(); }
 };
 
 /// Builds `llm-lower-to-cpu`: llm -> linalg -> bufferized loops -> LLVM
@@ -300,36 +397,6 @@ void buildLLMLowerToCPULLVMPipeline(OpPassManager &pm,
 void buildLLMLowerToCPULoopsPipeline(OpPassManager &pm,
                                      const LowerToCPUOptions &options);
 
-/// Options of the graph stage that every target shares
-/// (buildLLMGraphStage).
-struct GraphStageOptions {
-  /// llm-recompose, llm-fold-constants, llm-fold-quant.
-  bool optimizeGraph = true;
-  /// llm-optimize-layout, with the weight layout the target's matmul
-  /// kernel reads (`weight-layout`: "kn" or "nk", a target-independent
-  /// request each target's pipeline derives from its description).
-  bool optimizeLayout = true;
-  std::string weightLayout = "kn";
-  /// llm-fuse, and its `attention-groups` and `norm-prologue-max-rows`
-  /// options.
-  bool fuse = true;
-  bool attentionGroups = false;
-  int64_t normPrologueMaxRows = 0;
-  /// llm-promote-contraction-inputs{element-types min-rows} after the graph
-  /// simplifications, when `promoteContractionTypes` is not empty (the
-  /// target's choice: the half types its matmuls are slow in).
-  std::vector<std::string> promoteContractionTypes;
-  int64_t promoteContractionMinRows = 2;
-  /// llm-sparsify-weights{format=sparsify target=sparsifyTarget} last,
-  /// when `sparsify` is not empty.
-  std::string sparsify;
-  std::string sparsifyTarget = "cpu";
-  /// With tensorParallel > 1, after the graph simplifications: llm-shard,
-  /// shard-partition, llm-lower-shard{rank}, llm-fold-constants.
-  int64_t tensorParallel = 1;
-  int64_t rank = 0;
-};
-
 /// The program of rank `rank` of `ranks`-way tensor parallelism
 /// (docs/TensorParallelism.md): llm-shard{ranks}, shard-partition,
 /// llm-lower-shard{rank}, llm-fold-constants, canonicalize. Its
@@ -372,31 +439,7 @@ void buildLLMBufferizationStage(OpPassManager &pm,
 /// Options of `llm-lower-to-nvvm`. The GPU-specific sizes come from the GPU
 /// target description of the first `chip` (llm/Codegen/GPU/
 /// GPUTargetDescription.h).
-struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
-  PassOptions::Option<bool> optimizeGraph{
-      *this, "optimize-graph",
-      llvm::cl::desc("Run the llm-level graph optimizations first "
-                     "(llm-recompose, llm-fold-constants, llm-fold-quant)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> fuse{
-      *this, "fuse",
-      llvm::cl::desc("Run llm-fuse: fuse sibling matmuls and form fusion "
-                     "groups (one GPU kernel each)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> optimizeLayout{
-      *this, "optimize-layout",
-      llvm::cl::desc("Run llm-optimize-layout (weights [K, N], transpose "
-                     "cancellation)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> fuseElementwise{
-      *this, "fuse-elementwise",
-      llvm::cl::desc("Fuse elementwise linalg ops (producer into consumer)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> planMemory{
-      *this, "plan-memory",
-      llvm::cl::desc("Place static intermediate buffers in one device arena "
-                     "(llm-plan-memory)"),
-      llvm::cl::init(true)};
+struct LowerToNVVMOptions : public LowerToTargetOptions<LowerToNVVMOptions> {
   /// Chips to compile for; several give one gpu.binary with one object
   /// each (a fatbin holding them all with format=fatbin).
   PassOptions::ListOption<std::string> chip{
@@ -428,54 +471,6 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
       *this, "block-size",
       llvm::cl::desc("Threads per block of the generic kernels (0: the "
                      "chip's)"),
-      llvm::cl::init(0)};
-  /// bf16 / f16: f32 matmuls round their inputs to that type (weights
-  /// stored in it at compile time) and accumulate in f32, on tensor cores
-  /// (llm-demote-contraction-inputs); empty: f32 matmuls stay exact.
-  PassOptions::Option<std::string> demoteContractionInputs{
-      *this, "demote-contraction-inputs",
-      llvm::cl::desc("Round the inputs of f32 matmuls to bf16 or f16 (f32 "
-                     "accumulation, tensor cores; default: none)"),
-      llvm::cl::init("")};
-
-  /// Lowering of llm.attention: "flash" (one kernel per attention, the
-  /// flash loop nest with its tiles in workgroup memory) or "materialized"
-  /// (three kernels: QK^T and PV as matmul tiles, on tensor cores where
-  /// they qualify, and the softmax rows over a materialized score matrix).
-  PassOptions::Option<std::string> attention{
-      *this, "attention",
-      llvm::cl::desc("Lowering of llm.attention: 'flash' (one kernel, tiles "
-                     "in shared memory) or 'materialized' (QK^T, softmax and "
-                     "PV kernels)"),
-      llvm::cl::init("flash")};
-
-  /// `llm-sparsify-weights{format=... target=gpu}` as the last graph pass:
-  /// constant weights that are exact 2:4 ("auto" or "2:4") run on the sparse
-  /// tensor cores (`llm-map-gpu-kernels{sparse-weights}`: mma.sp) where
-  /// their matmul runs on tensor cores; "dense" or empty: off.
-  PassOptions::Option<std::string> sparsify{
-      *this, "sparsify",
-      llvm::cl::desc("2:4 constant weights on the sparse tensor cores "
-                     "(mma.sp): 'auto' or '2:4' (chosen per weight by "
-                     "llm-sparsify-weights{target=gpu}), 'dense'; empty: "
-                     "off"),
-      llvm::cl::init("")};
-
-  /// N-way Megatron tensor parallelism, as for llm-lower-to-cpu (the same
-  /// graph stage: llm-shard, shard-partition, llm-lower-shard{rank}); the
-  /// all-reduces run on device buffers through NCCL (llm-lower-collectives
-  /// {library=nccl}: calls of llmc's CUDA runtime, whose communicator the
-  /// host program creates with llmcCudaInitTensorParallel). In
-  /// llm-lower-to-gpu-emulator, whose buffers are host memory, they call
-  /// MPI. 1: off.
-  PassOptions::Option<int64_t> tensorParallel{
-      *this, "tensor-parallel",
-      llvm::cl::desc("Number of tensor-parallel ranks (1: off)"),
-      llvm::cl::init(1)};
-  PassOptions::Option<int64_t> rank{
-      *this, "rank",
-      llvm::cl::desc("The tensor-parallel rank this program is for "
-                     "(0-based; with tensor-parallel > 1)"),
       llvm::cl::init(0)};
 
   /// `chip`, or {"sm_80"} when empty.
