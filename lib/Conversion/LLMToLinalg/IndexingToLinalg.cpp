@@ -38,6 +38,9 @@ using namespace mlir::llm;
 using mlir::llm::detail::extToF32;
 using mlir::llm::detail::indexConst;
 using mlir::llm::detail::isLowPrecisionFloat;
+using mlir::llm::detail::parallelGeneric;
+using mlir::llm::detail::StaticLowering;
+using mlir::llm::detail::tensorTypeOf;
 
 namespace {
 
@@ -45,52 +48,16 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-RankedTensorType tensorTypeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 Value truncTo(OpBuilder &b, Location l, Value v, Type type) {
   if (v.getType() == type)
     return v;
   return arith::TruncFOp::create(b, l, type, v);
 }
 
-/// A parallel `linalg.generic` producing a tensor of `type` from `inputs`
-/// (each read through `maps`); `fn` gets the input scalars.
-Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                      ValueRange inputs, ArrayRef<AffineMap> maps, BodyFn fn) {
-  SmallVector<AffineMap> all(maps);
-  all.push_back(b.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iters(type.getRank(),
-                                         utils::IteratorType::parallel);
-  Value init =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, inputs, ValueRange{init}, all, iters,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nl, fn(nb, nl, args.take_front(inputs.size())));
-             })
-      .getResult(0);
-}
-
-/// An index `k` into a dimension of `size`, as the gather ops read it: a
-/// negative one counts from the end, then it is clamped to [0, size - 1]
-/// (the run-time check reports the out-of-range ones; the clamp keeps the
-/// access in bounds meanwhile). Returned as an `index`.
+/// wrapAndClampIndex(k, size) as an `index`.
 Value wrapClampToIndex(OpBuilder &b, Location l, Value k, int64_t size) {
-  Type it = k.getType();
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
-  };
-  Value isNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, c(0));
-  k = arith::SelectOp::create(b, l, isNeg,
-                              arith::AddIOp::create(b, l, k, c(size)), k);
-  k = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, k, c(size - 1)),
-                             c(0));
-  return arith::IndexCastOp::create(b, l, b.getIndexType(), k);
+  return arith::IndexCastOp::create(
+      b, l, b.getIndexType(), llm::detail::wrapAndClampIndex(b, l, k, size));
 }
 
 /// Component `j` of the last dimension of `indices` (shape [..., m]) as a
@@ -167,30 +134,6 @@ loopOver(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ValueRange init,
       });
   return SmallVector<Value>(nest.results);
 }
-
-/// Base of the patterns: refuses dynamic shapes (reported by the pass).
-template <typename OpTy>
-struct StaticLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    auto isStatic = [](Type t) {
-      auto st = dyn_cast<ShapedType>(t);
-      return !st || st.hasStaticShape();
-    };
-    if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
-        !llvm::all_of(op->getResultTypes(), isStatic))
-      return rewriter.notifyMatchFailure(
-          op, "llm-to-linalg requires static shapes");
-    return lower(op, adaptor, rewriter);
-  }
-
-  virtual LogicalResult lower(OpTy op, OpAdaptor adaptor,
-                              ConversionPatternRewriter &rewriter) const = 0;
-};
 
 //===----------------------------------------------------------------------===//
 // Gather and scatter

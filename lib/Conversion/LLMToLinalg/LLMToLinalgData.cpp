@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgBuilders.h"
+
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
@@ -30,87 +32,19 @@
 
 using namespace mlir;
 using namespace mlir::llm;
+using namespace mlir::llm::detail;
 
 namespace {
 
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-RankedTensorType tensorTypeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
-/// Numpy-broadcasting map from a `shape`-D iteration space to an operand of
-/// `operandShape` (trailing dimensions aligned; a size-1 dimension facing a
-/// larger one reads index 0).
-AffineMap broadcastingMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
-                          ArrayRef<int64_t> shape) {
-  unsigned offset = shape.size() - operandShape.size();
-  SmallVector<AffineExpr> exprs;
-  for (auto [i, d] : llvm::enumerate(operandShape))
-    exprs.push_back(d == 1 && shape[offset + i] != 1
-                        ? getAffineConstantExpr(0, ctx)
-                        : getAffineDimExpr(offset + i, ctx));
-  return AffineMap::get(shape.size(), 0, exprs, ctx);
-}
-
-/// A parallel `linalg.generic` producing a tensor of `type` from `inputs`
-/// (each read through `maps`); `fn` gets the input scalars.
-Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                      ValueRange inputs, ArrayRef<AffineMap> maps, BodyFn fn) {
-  SmallVector<AffineMap> all(maps);
-  all.push_back(b.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iters(type.getRank(),
-                                         utils::IteratorType::parallel);
-  // A `?` is the function's sequence length (DimBounds.h).
-  Value init =
-      createEmptyTensor(b, loc, type.getShape(), type.getElementType());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, inputs, ValueRange{init}, all, iters,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nl, fn(nb, nl, args.take_front(inputs.size())));
-             })
-      .getResult(0);
-}
-
 /// Elementwise generic over the broadcast of `inputs` to `type`'s shape.
 Value broadcastingGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                          ValueRange inputs, BodyFn fn) {
+                          ValueRange inputs, ScalarFn fn) {
   SmallVector<AffineMap> maps;
   for (Value in : inputs)
-    maps.push_back(broadcastingMap(b.getContext(),
-                                   tensorTypeOf(in).getShape(),
-                                   type.getShape()));
+    maps.push_back(broadcastMap(b.getContext(), tensorTypeOf(in).getShape(),
+                                type.getShape(), type.getRank()));
   return parallelGeneric(b, loc, type, inputs, maps, fn);
 }
-
-/// Base of the patterns: refuses dynamic shapes (reported by the pass).
-template <typename OpTy>
-struct StaticLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    auto isStatic = [](Type t) {
-      auto st = dyn_cast<ShapedType>(t);
-      return !st || st.hasStaticShape();
-    };
-    // Dynamic shapes where checkDynamicShapes takes them (the elementwise
-    // ops of this file: their broadcasting generics size the result from
-    // the sequence length).
-    if ((!llvm::all_of(op->getOperandTypes(), isStatic) ||
-         !llvm::all_of(op->getResultTypes(), isStatic)) &&
-        failed(checkDynamicShapes(op, /*emit=*/false)))
-      return rewriter.notifyMatchFailure(op,
-                                         "llm-to-linalg requires static shapes");
-    return lower(op, adaptor, rewriter);
-  }
-
-  virtual LogicalResult lower(OpTy op, OpAdaptor adaptor,
-                              ConversionPatternRewriter &rewriter) const = 0;
-};
 
 //===----------------------------------------------------------------------===//
 // Comparisons, logical ops, select
@@ -118,8 +52,8 @@ struct StaticLowering : OpConversionPattern<OpTy> {
 
 // llm.compare <p>, %a, %b -> linalg.generic (broadcasting maps)
 //   { arith.cmpf <ordered p, une for ne> | arith.cmpi <signed p> }
-struct CompareLowering : StaticLowering<CompareOp> {
-  using StaticLowering::StaticLowering;
+struct CompareLowering : LLMLowering<CompareOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(CompareOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     ComparePredicate p = op.getPredicate();
@@ -157,9 +91,9 @@ struct CompareLowering : StaticLowering<CompareOp> {
 
 // llm.logical_{and,or,xor} %a, %b -> linalg.generic { arith.andi|ori|xori }
 template <typename OpTy>
-struct LogicalLowering : StaticLowering<OpTy> {
-  using StaticLowering<OpTy>::StaticLowering;
-  using OpAdaptor = typename StaticLowering<OpTy>::OpAdaptor;
+struct LogicalLowering : LLMLowering<OpTy> {
+  using LLMLowering<OpTy>::LLMLowering;
+  using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
   LogicalResult lower(OpTy op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Value r = broadcastingGeneric(
@@ -179,8 +113,8 @@ struct LogicalLowering : StaticLowering<OpTy> {
 };
 
 // llm.logical_not %a -> linalg.generic { arith.xori %a, true }
-struct LogicalNotLowering : StaticLowering<LogicalNotOp> {
-  using StaticLowering::StaticLowering;
+struct LogicalNotLowering : LLMLowering<LogicalNotOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(LogicalNotOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Value r = broadcastingGeneric(
@@ -196,8 +130,8 @@ struct LogicalNotLowering : StaticLowering<LogicalNotOp> {
 };
 
 // llm.select %c, %x, %y -> linalg.generic (broadcasting maps) { arith.select }
-struct SelectLowering : StaticLowering<SelectOp> {
-  using StaticLowering::StaticLowering;
+struct SelectLowering : LLMLowering<SelectOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(SelectOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Value r = broadcastingGeneric(
@@ -216,30 +150,13 @@ struct SelectLowering : StaticLowering<SelectOp> {
 // Gather and reverse
 //===----------------------------------------------------------------------===//
 
-/// An index `k` of a dimension of `size` as the gather ops read it: a
-/// negative one counts from the end (k + size), then clamped to
-/// [0, size - 1] (the run-time check reports the out-of-range ones; the
-/// clamp keeps the read in bounds meanwhile).
-static Value wrapAndClampIndex(OpBuilder &b, Location l, Value k,
-                               int64_t size) {
-  Type it = k.getType();
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
-  };
-  Value isNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, c(0));
-  k = arith::SelectOp::create(b, l, isNeg,
-                              arith::AddIOp::create(b, l, k, c(size)), k);
-  return arith::MaxSIOp::create(
-      b, l, arith::MinSIOp::create(b, l, k, c(size - 1)), c(0));
-}
-
 // llm.gather %x, %idx {axis} -> the run-time range check of %idx
 // (emitIndexRangeCheck), then linalg.generic over the result shape reading
 //   %idx through the result dims [axis, axis + rank(idx)):
 //   { k = idx < 0 ? idx + N : idx, clamped to [0, N-1];
 //     tensor.extract %x[d_0 .. d_{axis-1}, k, d_{axis+rank(idx)} ..] }
-struct GatherLowering : StaticLowering<GatherOp> {
-  using StaticLowering::StaticLowering;
+struct GatherLowering : LLMLowering<GatherOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(GatherOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     MLIRContext *ctx = rewriter.getContext();
@@ -276,8 +193,8 @@ struct GatherLowering : StaticLowering<GatherOp> {
 // then linalg.generic over the result (= %idx's) shape:
 //   { k = idx < 0 ? idx + N : idx, clamped to [0, N-1];
 //     tensor.extract %x[d_0 .. d_{axis-1}, k, d_{axis+1} ..] }
-struct GatherElementsLowering : StaticLowering<GatherElementsOp> {
-  using StaticLowering::StaticLowering;
+struct GatherElementsLowering : LLMLowering<GatherElementsOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(GatherElementsOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     MLIRContext *ctx = rewriter.getContext();
@@ -307,8 +224,8 @@ struct GatherElementsLowering : StaticLowering<GatherElementsOp> {
 
 // llm.reverse %x {dimensions} -> linalg.generic
 //   { tensor.extract %x[.., N_d - 1 - d, ..] } (reversed dims only)
-struct ReverseLowering : StaticLowering<ReverseOp> {
-  using StaticLowering::StaticLowering;
+struct ReverseLowering : LLMLowering<ReverseOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(ReverseOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Value input = adaptor.getInput();
@@ -417,8 +334,8 @@ Value toF32(OpBuilder &b, Location l, Value x) {
 
 // llm.log_softmax %x {axis} -> m = max-reduce, s = sum-reduce exp(x - m),
 //   y = x - m - log(s) (parallel), all in f32.
-struct LogSoftmaxLowering : StaticLowering<LogSoftmaxOp> {
-  using StaticLowering::StaticLowering;
+struct LogSoftmaxLowering : LLMLowering<LogSoftmaxOp> {
+  using LLMLowering::LLMLowering;
   LogicalResult lower(LogSoftmaxOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -486,9 +403,9 @@ struct LogSoftmaxLowering : StaticLowering<LogSoftmaxOp> {
 //   take x at index i when (x > best | x >= best with select_last_index, or
 //   best is NaN and x is not) [< / <= for argmin]; -> expand_shape (keepdims).
 template <typename OpTy, bool isMax>
-struct ArgReduceLowering : StaticLowering<OpTy> {
-  using StaticLowering<OpTy>::StaticLowering;
-  using OpAdaptor = typename StaticLowering<OpTy>::OpAdaptor;
+struct ArgReduceLowering : LLMLowering<OpTy> {
+  using LLMLowering<OpTy>::LLMLowering;
+  using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
   LogicalResult lower(OpTy op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -533,9 +450,9 @@ struct ArgReduceLowering : StaticLowering<OpTy> {
 //   iterators over axes, f32 accumulator: +inf / 1) [-> truncf]
 //   [-> tensor.expand_shape for keepdims].
 template <typename OpTy, bool isMin>
-struct MinProdReduceLowering : StaticLowering<OpTy> {
-  using StaticLowering<OpTy>::StaticLowering;
-  using OpAdaptor = typename StaticLowering<OpTy>::OpAdaptor;
+struct MinProdReduceLowering : LLMLowering<OpTy> {
+  using LLMLowering<OpTy>::LLMLowering;
+  using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
   LogicalResult lower(OpTy op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();

@@ -137,6 +137,36 @@ Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   return generic.getResult(0);
 }
 
+Value wrapAndClampIndex(OpBuilder &b, Location l, Value k, int64_t size) {
+  Type it = k.getType();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, l, b.getIntegerAttr(it, v));
+  };
+  Value isNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, c(0));
+  k = arith::SelectOp::create(b, l, isNeg,
+                              arith::AddIOp::create(b, l, k, c(size)), k);
+  return arith::MaxSIOp::create(
+      b, l, arith::MinSIOp::create(b, l, k, c(size - 1)), c(0));
+}
+
+Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType type,
+                      ValueRange inputs, ArrayRef<AffineMap> maps,
+                      ScalarFn fn) {
+  SmallVector<AffineMap> all(maps);
+  all.push_back(b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  Value init =
+      createEmptyTensor(b, loc, type.getShape(), type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, inputs, ValueRange{init}, all, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl, fn(nb, nl, args.take_front(inputs.size())));
+             })
+      .getResult(0);
+}
+
 Value buildElementwise(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                        Type outElemTy, ValueRange inputs, ScalarFn fn,
                        bool promote) {

@@ -74,6 +74,25 @@ AffineMap keptDimsMap(MLIRContext *ctx, ArrayRef<bool> reduced);
 /// The sizes of `shape` whose dimensions are not flagged in `reduced`.
 SmallVector<int64_t> keptShape(ArrayRef<int64_t> shape, ArrayRef<bool> reduced);
 
+/// The type of `v`, a ranked tensor.
+inline RankedTensorType tensorTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// An index `k` (an integer scalar) into a dimension of `size` as the
+/// gather and scatter ops read it: a negative one counts from the end
+/// (k + size), then it is clamped to [0, size - 1] (the run-time range
+/// check reports the out-of-range ones; the clamp keeps the access in
+/// bounds meanwhile). Same type as `k`.
+Value wrapAndClampIndex(OpBuilder &b, Location l, Value k, int64_t size);
+
+/// A parallel `linalg.generic` producing a tensor of `type` from `inputs`
+/// (each read through `maps`); `fn` gets the input scalars (not the
+/// output's) and returns the result's. A `?` in `type` is the function's
+/// sequence length (createEmptyTensor, DimBounds.h).
+Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType type,
+                      ValueRange inputs, ArrayRef<AffineMap> maps, ScalarFn fn);
+
 /// Builds a `linalg.generic` with the given input maps, iterator types and
 /// one result of `shape` x `outElemTy` written through `outMap` into `init`
 /// (an empty tensor or a filled accumulator). `fn` receives the block
@@ -161,6 +180,27 @@ struct LLMLowering : OpConversionPattern<OpTy> {
     if (failed(checkDynamicShapes(op, /*emit=*/false)))
       return rewriter.notifyMatchFailure(
           op, "llm-to-linalg: unsupported dynamic shape");
+    return lower(op, adaptor, rewriter);
+  }
+
+  virtual LogicalResult lower(OpTy op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const = 0;
+};
+
+/// Base of the patterns that take static shapes only (the indexing ops,
+/// DynamicQuantizeLinear, the f64 ops): refuses every dynamic shape (the
+/// pass reports the op), then calls `lower`.
+template <typename OpTy>
+struct StaticLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(
+          op, "llm-to-linalg requires static shapes");
     return lower(op, adaptor, rewriter);
   }
 
