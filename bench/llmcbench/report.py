@@ -140,8 +140,12 @@ def markdown(result):
              "%d calls (after %d warm-up calls), with the min-max of the trial medians "
              "and [the fastest single call]. "
              "Every output was checked against torch eager (max|y-ref| <= %g * "
-             "max(|ref|, 1)) before its time was kept." % (
-                 s["trials"], s["repeat"], s["warmup"], s["check_tol"]))
+             "max(|ref|, 1)) before its time was kept.%s" % (
+                 s["trials"], s["repeat"], s["warmup"], s["check_tol"],
+                 " ONNX Runtime's calls are timed twice, by the JavaScript "
+                 "clock and by its own profiler, and the smaller median is "
+                 "kept (bench/ort/profile.js)." if s.get("ort_timer") ==
+                 "min(js, profiler)" else ""))
     L.append("")
     syss = [x for x in ["llmc"] + PEERS if x in s["systems"]]
     L.append("| workload | threads | " + " | ".join(LABELS[x] for x in syss) +
