@@ -95,6 +95,48 @@ tileWith(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
   return res;
 }
 
+/// acc[i, :] = f(acc[i, :], ...) for each row i -> scf.for i { one vector
+/// of the row } (kVectorizeRowsAttr): a static `op` whose first and last
+/// loops are parallel (rows, and the contiguous dimension of a row; loops
+/// between them may be reductions, e.g. the partial sums [i, k, c] -> [i, c]
+/// of flash attention's row sums) tiled into rows [1, ...], each vectorized
+/// (a reduction between them then combines whole vectors). LLVM would
+/// otherwise unroll a short row (N not a multiple of the vector width) and
+/// vectorize across the rows, N elements apart, with gathers and scatters.
+static LogicalResult vectorizeRows(RewriterBase &rewriter,
+                                   linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (iterators.size() < 2 ||
+      iterators.front() != utils::IteratorType::parallel ||
+      iterators.back() != utils::IteratorType::parallel ||
+      !hasStaticTensorShapes(op))
+    return failure();
+  // Vectors of i1 (a boolean mask) would be loaded as packed bits, while a
+  // tensor of i1 is stored one byte per element: those stay scalar.
+  if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+        Type e = getElementTypeOrSelf(t);
+        return !e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0;
+      }))
+    return failure();
+  SmallVector<int64_t> rowTile(iterators.size(), 0);
+  rowTile.front() = 1;
+  FailureOr<scf::SCFTilingResult> rows =
+      tileWith(rewriter, cast<TilingInterface>(op.getOperation()), rowTile,
+               scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(rows) || rows->tiledOps.size() != 1)
+    return failure();
+  auto row = cast<linalg::LinalgOp>(rows->tiledOps.front());
+  if (!hasStaticTensorShapes(row) ||
+      failed(linalg::vectorizeOpPrecondition(row)))
+    return failure();
+  rewriter.setInsertionPoint(row);
+  FailureOr<linalg::VectorizationResult> vec = linalg::vectorize(rewriter, row);
+  if (failed(vec))
+    return failure();
+  rewriter.replaceOp(row, vec->replacements);
+  return success();
+}
+
 /// Splits the contraction `op` along its dynamic parallel dimension `dim`
 /// into loops of tiles of static size along it, one loop per entry of
 /// `steps` (decreasing, ending with 1), each starting where the previous one
@@ -1346,6 +1388,17 @@ struct LLMTileAndVectorizePass
       } else if (succeeded(tileMatmulInPlaceForCPU(rewriter, op, *desc))) {
         anyRegisterTiles = true;
       }
+    }
+    // Their row-wise elementwise ops: one vector per row.
+    SmallVector<linalg::LinalgOp> byRows;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorizeRowsAttr))
+        byRows.push_back(op);
+    });
+    for (linalg::LinalgOp op : byRows) {
+      op->removeAttr(kVectorizeRowsAttr);
+      if (vectorize)
+        (void)vectorizeRows(rewriter, op);
     }
     // Transposes (big ones are inside their parallel loop by now): square
     // register tiles, vectorized below into vector.transpose.

@@ -212,6 +212,16 @@ StringRef stringifyWeightLayout(WeightLayout layout);
 inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
     "llm.vectorize_in_place";
 
+/// Unit attribute on a static linalg op inside a lowering's own loop nest
+/// whose first and last loops are parallel (flash attention's [Tq, Tk] and
+/// [Tq, Dv] elementwise ops, and the partial row reductions [Tq, Tk / 16,
+/// 16] -> [Tq, 16]): llm-tile-and-vectorize tiles it into rows and
+/// vectorizes each row, instead of leaving it to LLVM, which fully unrolls a
+/// short row whose length is not a multiple of the vector width (a head dim
+/// of 40) and vectorizes across the rows with gathers and scatters. Removed
+/// by the pass.
+inline constexpr llvm::StringLiteral kVectorizeRowsAttr = "llm.vectorize_rows";
+
 /// Marks an `scf.forall` (over blocks of a lowering's result) into which
 /// llm-tile-and-vectorize fuses the elementwise consumers of its result
 /// (upstream `scf::tileAndFuseConsumer`), one block at a time; removed by
