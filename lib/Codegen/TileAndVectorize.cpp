@@ -98,8 +98,8 @@ tileWith(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
 /// acc[i, :] = f(acc[i, :], ...) for each row i -> scf.for i { one vector
 /// of the row } (kVectorizeRowsAttr): a static `op` whose first and last
 /// loops are parallel (rows, and the contiguous dimension of a row; loops
-/// between them may be reductions, e.g. the partial sums [i, k, c] -> [i, c]
-/// of flash attention's row sums) tiled into rows [1, ...], each vectorized
+/// between them may be reductions, e.g. partial row sums [i, k, c] ->
+/// [i, c]) tiled into rows [1, ...], each vectorized
 /// (a reduction between them then combines whole vectors). LLVM would
 /// otherwise unroll a short row (N not a multiple of the vector width) and
 /// vectorize across the rows, N elements apart, with gathers and scatters.

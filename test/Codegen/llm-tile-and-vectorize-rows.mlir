@@ -66,8 +66,8 @@ func.func @bool_mask_left(%x: tensor<8x24xf32>, %m: tensor<8x24xi1>, %init: tens
   return %r : tensor<8x24xf32>
 }
 
-// The partial row sums of flash attention (a row of 64 as 4 x 16: the
-// reduction over the 4 between the row and the 16 contiguous lanes) become a
+// Partial row sums (a row of 64 as 4 x 16: the reduction over the 4 between
+// the row and the 16 contiguous lanes) become a
 // loop over the rows, each a multi_reduction over dim 1 of a vector<1x4x16>
 // (which llm-lower-vectors lowers to whole-vector adds).
 // CHECK-LABEL: func.func @partial_row_sums

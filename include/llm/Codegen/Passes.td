@@ -350,10 +350,10 @@ def LLMTileAndVectorizePass
     * Static linalg ops marked `llm.vectorize_rows` whose first and last
       loops are parallel (the flash-attention lowering's logits,
       exponentials, accumulator rescale and normalization on `[Tq, Tk]` /
-      `[Tq, Dv]` tiles, and the partial row max and sum `[Tq, Tk / 16, 16]
-      -> [Tq, 16]`): tiled into rows (`scf.for`) and each row vectorized
-      (`vector<1xN>`; a reduction between the row and its last dimension
-      becomes whole-vector ops), so that a row of N not a multiple of the
+      `[Tq, Dv]` tiles): tiled into rows (`scf.for`) and each row
+      vectorized (`vector<1xN>`; a reduction between the row and its last
+      dimension, as in partial row sums `[R, K, 16] -> [R, 16]`, becomes
+      whole-vector ops), so that a row of N not a multiple of the
       vector width (a head dim of 40) is one vector per row rather than
       LLVM's unrolled row vectorized across rows with gathers and scatters
       (attention with head dim 40, 8 heads, 128 positions, one Zen 5 core:

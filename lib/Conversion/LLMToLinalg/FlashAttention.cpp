@@ -119,47 +119,6 @@ Value generic(OpBuilder &b, Location loc, ValueRange inputs,
       .getResult(0);
 }
 
-/// Lanes of the partial row reductions (rowReduce): 16 f32, one AVX-512
-/// vector (two AVX2 ones).
-constexpr int64_t kReduceLanes = 16;
-
-/// init[i] = combine(init[i], x[i, 0], x[i, 1], ...) for x [Tq, Tk] f32 and
-/// init [Tq]. When Tk is a multiple of kReduceLanes (above it), as
-///   part[i, c] = combine over k of x[i, k * 16 + c]   ([Tq, Tk / 16, 16],
-///                                                    one vector per row)
-///   init[i]    = combine over c of part[i, c]
-/// so that the long reduction runs on contiguous vectors (the first op is
-/// marked kVectorizeRowsAttr) rather than as LLVM's loop across the rows,
-/// Tk elements apart, with gathers; the combined order changes (sums are
-/// reassociated; max is exact). `identity` is combine's identity.
-Value rowReduce(OpBuilder &b, Location loc, Value x, Value init,
-                double identity, BodyFn combine) {
-  MLIRContext *ctx = b.getContext();
-  auto xt = cast<RankedTensorType>(x.getType());
-  int64_t tq = xt.getDimSize(0), tk = xt.getDimSize(1);
-  auto par = utils::IteratorType::parallel;
-  auto red = utils::IteratorType::reduction;
-  AffineExpr d0, d1, d2;
-  bindDims(ctx, d0, d1, d2);
-  AffineMap rowOf2 = AffineMap::get(2, 0, {d0}, ctx);
-  if (tk <= kReduceLanes || tk % kReduceLanes)
-    return generic(b, loc, ValueRange{x}, {b.getMultiDimIdentityMap(2)}, rowOf2,
-                   {par, red}, init, combine);
-  Value x3 = tensor::ExpandShapeOp::create(
-      b, loc,
-      RankedTensorType::get({tq, tk / kReduceLanes, kReduceLanes},
-                            xt.getElementType()),
-      x, SmallVector<ReassociationIndices>{{0}, {1, 2}});
-  Value partInit =
-      filledF32(b, loc, {tq, kReduceLanes}, f32Const(b, loc, identity));
-  Value part = generic(b, loc, ValueRange{x3}, {b.getMultiDimIdentityMap(3)},
-                       AffineMap::get(3, 0, {d0, d2}, ctx), {par, red, par},
-                       partInit, combine);
-  part.getDefiningOp()->setAttr(kVectorizeRowsAttr, b.getUnitAttr());
-  return generic(b, loc, ValueRange{part}, {b.getMultiDimIdentityMap(2)},
-                 rowOf2, {par, red}, init, combine);
-}
-
 /// `m == -inf ? 0 : m`: the shift of a row whose columns are all excluded so
 /// far (exp(-inf - -inf) would be NaN; exp(-inf - 0) is 0).
 Value safeMax(OpBuilder &b, Location loc, Value m) {
@@ -306,6 +265,7 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                                               idx(rewriter, loc, tk));
 
     auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
     AffineExpr d0, d1, d2;
     bindDims(ctx, d0, d1, d2);
     AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
@@ -561,10 +521,10 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
       // r = rowmax(x).
       Value rInit = filledF32(lb, l, {tq}, negInf(lb, l));
       Value rowMax =
-          rowReduce(lb, l, x, rInit, -INFINITY,
-                    [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                      return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
-                    });
+          generic(lb, l, ValueRange{x}, {id2}, row2, {par, red}, rInit,
+                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+                  });
       // alpha = exp(m - safe(max(m, r))) (0 while m is -inf).
       Value alphaInit = tensor::EmptyOp::create(lb, l, {tq}, f32);
       Value alpha = generic(
@@ -598,10 +558,10 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                     return arith::MulFOp::create(nb, nl, a[1], a[0]);
                   });
       Value lNew =
-          rowReduce(lb, l, p, lScaled, 0.0,
-                    [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                      return arith::AddFOp::create(nb, nl, a[0], a[1]);
-                    });
+          generic(lb, l, ValueRange{p}, {id2}, row2, {par, red}, lScaled,
+                  [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::AddFOp::create(nb, nl, a[0], a[1]);
+                  });
       // acc' = acc * alpha + p V_j, into acc.
       Value accScaled =
           generic(lb, l, ValueRange{alpha}, {row2}, id2, {par, par}, accOld,

@@ -214,8 +214,7 @@ inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
 
 /// Unit attribute on a static linalg op inside a lowering's own loop nest
 /// whose first and last loops are parallel (flash attention's [Tq, Tk] and
-/// [Tq, Dv] elementwise ops, and the partial row reductions [Tq, Tk / 16,
-/// 16] -> [Tq, 16]): llm-tile-and-vectorize tiles it into rows and
+/// [Tq, Dv] elementwise ops): llm-tile-and-vectorize tiles it into rows and
 /// vectorizes each row, instead of leaving it to LLVM, which fully unrolls a
 /// short row whose length is not a multiple of the vector width (a head dim
 /// of 40) and vectorizes across the rows with gathers and scatters. Removed
