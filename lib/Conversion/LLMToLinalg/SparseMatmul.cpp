@@ -22,8 +22,10 @@
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -128,8 +130,8 @@ public:
 
   /// Column-form blocks with many rows: the activation's full row tiles
   /// interleaved, `[tiles, paddedK, rows]` (element [t, k, r] = x[t rows +
-  /// r, k]), and their rows.
-  Value packedX;
+  /// r, k]), its buffer (read only; for the prefetches) and its rows.
+  Value packedX, packedXBuffer;
   int64_t packedRows = 0;
 
   /// Computes unit `unit` for activation rows [m0, m0 + rows) of `x`
@@ -221,6 +223,22 @@ private:
     return tile;
   }
 
+  /// Prefetches (into all cache levels, for reading) the cache lines of
+  /// tile `tileIndex` of the interleaved activation that block `j` reads:
+  /// `cols` x `rows` consecutive elements from [tileIndex, colIdx[j] cols,
+  /// 0].
+  void prefetchActivation(OpBuilder &kb, Value tileIndex, Value j, int64_t cols,
+                          int64_t rows) {
+    auto bt = cast<MemRefType>(packedXBuffer.getType());
+    const int64_t perLine = 512 / bt.getElementTypeBitWidth();
+    Value k0 = mul(kb, loadIndex(kb, colIdx, j), cols);
+    for (int64_t e = 0; e < cols * rows; e += perLine)
+      memref::PrefetchOp::create(
+          kb, loc, packedXBuffer,
+          ValueRange{tileIndex, add(kb, k0, e / rows), idx(kb, e % rows)},
+          /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+  }
+
   /// The nonzero blocks of block row `unit`, column by column: each column
   /// of a block is rows/lanes vectors of output channels times a broadcast
   /// activation element.
@@ -239,14 +257,25 @@ private:
     // Full tiles read the interleaved copy: a tile's elements of one k
     // share a cache line.
     const bool interleaved = packedX && rows == packedRows;
-    Value tileIndex;
-    if (interleaved)
+    Value tileIndex, last;
+    if (interleaved) {
       tileIndex = arith::DivUIOp::create(rb, loc, m0, idx(rb, packedRows));
+      last = arith::SubIOp::create(rb, loc, hi, idx(rb, 1));
+    }
     SmallVector<Value> init(sets * rows * H, zeros(rb, lanes));
     auto loop = scf::ForOp::create(
         rb, loc, lo, hi, idx(rb, 1), init,
         [&](OpBuilder &kb, Location, Value j, ValueRange accs) {
           SmallVector<Value> next(accs.begin(), accs.end());
+          // The next block's activation slice (C x rows elements at a
+          // column the hardware prefetchers cannot guess) is prefetched
+          // while this block runs: 128 x 4096 x 4096 at 25% 16x16 blocks on
+          // Zen 5, one thread, 8.5-9.1 -> 7.2-7.5 ms (prefetching the next
+          // block's values too, or 16-row tiles, measured no faster).
+          if (interleaved)
+            prefetchActivation(
+                kb, tileIndex,
+                arith::MinUIOp::create(kb, loc, add(kb, j, 1), last), C, rows);
           Value k0 = mul(kb, loadIndex(kb, colIdx, j), C);
           Value base = mul(kb, j, R * C);
           for (int64_t c = 0; c < C; ++c) {
@@ -523,6 +552,12 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
             })
             .getResult(0);
     kb.packedRows = mr;
+    // The buffer the prefetches name (bufferization resolves it to the
+    // tensor's; it is only read).
+    auto pt = cast<RankedTensorType>(kb.packedX.getType());
+    kb.packedXBuffer = bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(pt.getShape(), pt.getElementType()), kb.packedX,
+        /*read_only=*/true);
   }
 
   Value out = tensor::EmptyOp::create(

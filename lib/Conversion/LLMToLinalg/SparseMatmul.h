@@ -37,7 +37,10 @@ inline constexpr int64_t kMaxSparseVectorRows = 8;
 ///
 /// * Block, transposed blocks (rows a multiple of the vector lanes): each
 ///   column of a block is one vector of output channels, multiplied by a
-///   broadcast activation element (up to 8 rows share the block's loads);
+///   broadcast activation element (up to 8 rows share the block's loads;
+///   with two or more full row tiles the activation is interleaved once as
+///   `[tiles, K, rows]` and each block prefetches the slice the next one
+///   reads);
 /// * Block, other shapes: a block is one vector of rows x cols elements
 ///   multiplied by the activation's cols elements repeated rows times; one
 ///   reduction per block row;

@@ -29,6 +29,31 @@ func.func @bsr_columns(%x: tensor<2x4xf32>) -> tensor<2x16xf32> {
 
 // -----
 
+// CHECK-LABEL: func.func @bsr_columns_many_rows
+// Two full tiles of 8 rows: the activation is interleaved once as
+// [tiles, K, 8], and each block prefetches the slice of the tile that the
+// next stored block of its row (the last one: itself) reads, 8 x 2 f32 in
+// one cache line.
+// CHECK: %[[PACKED:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x8xf32>)
+// CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[PACKED]] read_only : tensor<2x4x8xf32> to memref<2x4x8xf32>
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = {{.*}} -> (vector<8xf32>
+// CHECK: %[[NEXT:.*]] = arith.addi %[[J]], %{{.*}} : index
+// CHECK: %[[CLAMPED:.*]] = arith.minui %[[NEXT]], %{{.*}} : index
+// CHECK: tensor.extract %{{.*}}[%[[CLAMPED]]] : tensor<3xi16>
+// CHECK: memref.prefetch %[[BUF]][%{{.*}}, %{{.*}}, %{{.*}}], read, locality<3>, data : memref<2x4x8xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: tensor.extract %[[PACKED]]
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @bsr_columns_many_rows(%x: tensor<16x4xf32>) -> tensor<16x16xf32> {
+  %w = llm.constant dense<[[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,1.0,5.0,9.0,13.0,17.0,21.0,25.0,29.0],[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,2.0,6.0,10.0,14.0,18.0,22.0,26.0,30.0],[1.0,3.0,5.0,7.0,9.0,11.0,13.0,15.0,3.0,7.0,11.0,15.0,19.0,23.0,27.0,31.0],[2.0,4.0,6.0,8.0,10.0,12.0,14.0,16.0,4.0,8.0,12.0,16.0,20.0,24.0,28.0,32.0]]> : tensor<4x16xf32>
+  %y = llm.matmul %x, %w {llm.sparse_format = {format = "bsr8x2"}, llm.lowering_config = {vector_bits = 256 : i64}} : (tensor<16x4xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @bsr_rows_padded_k
 // Row form: a 2x2 block is one vector<4>, times the activation's 2
 // elements repeated, then one reduction per row of the block; K = 3 is
