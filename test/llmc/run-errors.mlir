@@ -103,6 +103,11 @@
 // abort in MPI_Allreduce.
 // RUN: not llmc run %s --pipeline-options="tensor-parallel=2 rank=1" 2>&1 | FileCheck %s --check-prefix=TPOPT
 // TPOPT: llmc: error: tensor-parallel= in --pipeline-options needs the MPI job that --tensor-parallel N joins: give --tensor-parallel N (under mpirun -np N) instead
+// RUN: not llmc run %s --pipeline-options="rank=1  tensor-parallel=2" 2>&1 | FileCheck %s --check-prefix=TPOPT
+// An option whose name only ends in tensor-parallel is not that option: the
+// pipeline's own parser names it.
+// RUN: not llmc run %s --pipeline-options="no-tensor-parallel=2" 2>&1 | FileCheck %s --check-prefix=TPNAME
+// TPNAME: error: invalid pipeline options 'no-tensor-parallel=2': <Pass-Options-Parser>: no such option no-tensor-parallel
 // RUN: not llmc 2>&1 | FileCheck %s --check-prefix=NOCMD
 // NOCMD: llmc: error: expected a command
 //

@@ -190,7 +190,7 @@ static int compileMain() {
   // A program or library of one rank needs the job's start-up, which only
   // --tensor-parallel N puts in (the runner joins the job).
   if ((emitKind == EmitKind::Exe || emitKind == EmitKind::Shared) &&
-      llvm::StringRef(pipelineOptions).contains("tensor-parallel="))
+      llmc::hasTensorParallelOption(pipelineOptions))
     return fail("tensor-parallel= in --pipeline-options makes the program of "
                 "one rank, which cannot join a job: give --tensor-parallel N "
                 "(one program per rank)");
@@ -467,7 +467,7 @@ int llmc::driver::compileTensorParallelMain() {
                 "name, not -");
   if (reportKind != ReportKind::None)
     return fail("--report is not supported with --tensor-parallel");
-  if (llvm::StringRef(pipelineOptions).contains("tensor-parallel="))
+  if (llmc::hasTensorParallelOption(pipelineOptions))
     return fail("give --tensor-parallel or tensor-parallel= in "
                 "--pipeline-options, not both");
   std::string base = outputPath;

@@ -128,8 +128,37 @@ void llmc::silenceStdout() {
   }
 }
 
+bool llmc::hasTensorParallelOption(llvm::StringRef pipelineOptions) {
+  // Walks the top-level entries: braces nest, quotes group.
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  auto isKey = [&](size_t end) {
+    llvm::StringRef entry = pipelineOptions.slice(start, end).trim();
+    return entry.split('=').first.trim() == "tensor-parallel" &&
+           entry.contains('=');
+  };
+  for (size_t i = 0; i < pipelineOptions.size(); ++i) {
+    char c = pipelineOptions[i];
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      depth = depth > 0 ? depth - 1 : 0;
+    } else if (c == ' ' && depth == 0) {
+      if (isKey(i))
+        return true;
+      start = i + 1;
+    }
+  }
+  return isKey(pipelineOptions.size());
+}
+
 llvm::Error llmc::checkNoTensorParallelOption(llvm::StringRef pipelineOptions) {
-  if (!pipelineOptions.contains("tensor-parallel="))
+  if (!hasTensorParallelOption(pipelineOptions))
     return llvm::Error::success();
   return llvm::createStringError(
       "tensor-parallel= in --pipeline-options needs the MPI job that "
@@ -139,7 +168,7 @@ llvm::Error llmc::checkNoTensorParallelOption(llvm::StringRef pipelineOptions) {
 
 llvm::Expected<bool> llmc::joinTensorParallelJob(int64_t ranks,
                                                  std::string &pipelineOptions) {
-  if (llvm::StringRef(pipelineOptions).contains("tensor-parallel="))
+  if (hasTensorParallelOption(pipelineOptions))
     return llvm::createStringError("give --tensor-parallel or "
                                    "tensor-parallel= in --pipeline-options, "
                                    "not both");

@@ -63,6 +63,12 @@ llvm::Error checkSameOnAllRanks(llvm::StringRef what);
 /// job: rank 0 prints the results and timings for the job).
 void silenceStdout();
 
+/// Whether `pipelineOptions` (an MLIR pass-option string: `key=value`
+/// entries separated by spaces, values possibly in `{...}` or quotes) sets
+/// `tensor-parallel` at its top level. A nested option list or a quoted
+/// value that contains the text does not count.
+bool hasTensorParallelOption(llvm::StringRef pipelineOptions);
+
 /// `llmc run/generate` without --tensor-parallel: `tensor-parallel=` in
 /// `pipelineOptions` is an error (the rank's program would call MPI in a
 /// process that joined no MPI job: OpenMPI aborted with its own message).
