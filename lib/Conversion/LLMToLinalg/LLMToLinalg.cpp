@@ -92,6 +92,17 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
   auto shapeOf = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
+  // The rows of a matmul's lhs are collapsed into one dimension and the
+  // result expanded back, which infers at most one `?` per group: [?, ?, K]
+  // (two sequence lengths) would become an expand_shape without its sizes.
+  auto oneDynamicRow = [&](StringRef name, ArrayRef<int64_t> lhs) {
+    if (llvm::count_if(lhs.drop_back(), ShapedType::isDynamic) <= 1)
+      return success();
+    return fail(name +
+                " takes at most one dynamic dimension in the lhs rows "
+                "(they are collapsed into one), got " +
+                shapeStr(lhs));
+  };
   if (isa<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, NegOp, ExpOp,
           LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReciprocalOp, SigmoidOp, AbsOp,
           FloorOp, CeilOp, RoundOp, SinOp, CosOp, ReluOp, SiluOp, GeluOp,
@@ -108,6 +119,8 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
         !allStatic(lt.take_back(1)))
       return fail("llm.matmul takes a dynamic dimension only in the rows of "
                   "an untransposed lhs against a static 2-D rhs");
+    if (failed(oneDynamicRow("llm.matmul", lt)))
+      return failure();
     if (getStaticProduct(lt.drop_back()) != 1)
       return fail("llm.matmul: the lhs rows other than the sequence must be "
                   "of size 1 (the rows are collapsed into one dimension); "
@@ -157,6 +170,8 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
     if (rt.size() != 2 || !allStatic(rt) || !allStatic(lt.take_back(1)))
       return fail("llm.dequant_matmul takes a dynamic dimension only in the "
                   "rows of the lhs against a static 2-D weight");
+    if (failed(oneDynamicRow("llm.dequant_matmul", lt)))
+      return failure();
     return success();
   }
   if (auto gather = dyn_cast<GatherOp>(op)) {

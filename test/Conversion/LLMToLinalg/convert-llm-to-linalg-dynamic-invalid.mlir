@@ -56,3 +56,22 @@ func.func @gather_dynamic_table(%t: tensor<?x8xf32> {llm.dim_bounds = array<i64:
   %0 = llm.gather %t, %i : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+
+// -----
+
+// Two `?` in the lhs rows: the rows are collapsed into one dimension and
+// only one `?` can be expanded back.
+func.func @matmul_two_seq_rows(%x: tensor<?x?x8xf32> {llm.dim_bounds = array<i64: 16, 16, 8>}) -> tensor<?x?x4xf32> {
+  %w = llm.constant dense<1.0> : tensor<8x4xf32>
+  // expected-error @+1 {{llm-to-linalg: dynamic shapes: llm.matmul takes at most one dynamic dimension in the lhs rows (they are collapsed into one), got ?x?x8}}
+  %0 = llm.matmul %x, %w : (tensor<?x?x8xf32>, tensor<8x4xf32>) -> tensor<?x?x4xf32>
+  return %0 : tensor<?x?x4xf32>
+}
+
+// -----
+
+func.func @dequant_matmul_two_seq_rows(%x: tensor<?x?x128xf32> {llm.dim_bounds = array<i64: 16, 16, 128>}, %q: tensor<8x128x!quant.uniform<i4:f32, 0.5:1>>) -> tensor<?x?x8xf32> {
+  // expected-error @+1 {{llm-to-linalg: dynamic shapes: llm.dequant_matmul takes at most one dynamic dimension in the lhs rows (they are collapsed into one), got ?x?x128}}
+  %y = llm.dequant_matmul %x, %q {transpose_b} : (tensor<?x?x128xf32>, tensor<8x128x!quant.uniform<i4:f32, 0.5:1>>) -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
