@@ -376,7 +376,25 @@ struct LLMSparsifyWeightsPass final
     int64_t sparse = 0;
     double saved = 0;
     Builder b(&getContext());
-    for (WeightView &w : collectWeights(module, /*quantized=*/!gpu)) {
+    auto weights = collectWeights(module, /*quantized=*/!gpu);
+    // Asked for sparsity, but no matmul can take it (weights that are
+    // inputs, rank 3, or the lhs): said once, at the first matmul; the
+    // matmuls run dense.
+    std::optional<Location> first;
+    module.walk([&](Operation *op) {
+      if (!isa<MatmulOp, DequantMatmulOp>(op))
+        return WalkResult::advance();
+      first = op->getLoc();
+      return WalkResult::interrupt();
+    });
+    if (weights.empty() && first)
+      emitWarning(*first, "llm-sparsify-weights: format=")
+          << format
+          << ": no matmul has a weight to store sparse (a constant rank-2 "
+             "f32, f16 or bf16 rhs, the lhs not transposed"
+          << (gpu ? "" : "; or an 8- or 4-bit quantized rhs")
+          << "), so every matmul runs dense";
+    for (WeightView &w : weights) {
       SparsityStats s = measure(w);
       double dense = formatBytes(0, s, w);
       // Estimated time relative to dense: bytes ratio / efficiency (on the

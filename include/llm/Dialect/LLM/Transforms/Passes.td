@@ -619,7 +619,9 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
 
     Errors: an unknown `format` or `target`; `format=2:4` for a weight that
     is not exactly 2:4; with `target=gpu`, a format other than auto, dense
-    and 2:4.
+    and 2:4. A warning, at the first matmul, when the module has matmuls but
+    none with a weight to store sparse (weights that are function inputs,
+    of rank 3, or a transposed lhs): they all run dense.
   }];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let options = [

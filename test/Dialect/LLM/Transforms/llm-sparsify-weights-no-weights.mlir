@@ -1,0 +1,37 @@
+// RUN: llm-opt %s --split-input-file --verify-diagnostics --llm-sparsify-weights | FileCheck %s
+// RUN: llm-opt %s --split-input-file --verify-diagnostics --llm-sparsify-weights="format=bsr16x16" | FileCheck %s
+
+// Sparsity asked for, but no matmul has a weight that can be stored sparse:
+// one warning, at the first matmul, and every matmul stays dense (no
+// llm.sparse_format). A weight that is a function input:
+
+// CHECK-LABEL: func.func @weight_is_an_input
+// CHECK-NOT: llm.sparse_format
+func.func @weight_is_an_input(%x: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> tensor<40x32xf32> {
+  // expected-warning @+1 {{no matmul has a weight to store sparse (a constant rank-2 f32, f16 or bf16 rhs, the lhs not transposed; or an 8- or 4-bit quantized rhs), so every matmul runs dense}}
+  %y = llm.matmul %x, %w : (tensor<40x32xf32>, tensor<32x32xf32>) -> tensor<40x32xf32>
+  return %y : tensor<40x32xf32>
+}
+
+// -----
+
+// A constant lhs (the operand read transposed is not a weight):
+
+// CHECK-LABEL: func.func @transposed_lhs
+// CHECK-NOT: llm.sparse_format
+func.func @transposed_lhs(%x: tensor<32x4xf32>) -> tensor<32x4xf32> {
+  %w = llm.constant dense<0.0> : tensor<32x32xf32>
+  // expected-warning @+1 {{llm-sparsify-weights: format=}}
+  %y = llm.matmul %w, %x {transpose_a} : (tensor<32x32xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+  return %y : tensor<32x4xf32>
+}
+
+// -----
+
+// A model without matmuls: nothing to say.
+
+// CHECK-LABEL: func.func @no_matmul
+func.func @no_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = llm.add %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
