@@ -11,13 +11,13 @@
 // on each op as llm.lowering_config (the attribute round-trips: the output is
 // parsed and verified again by FileCheck's input, llm-opt's output verifier).
 
-// Every target: the flash-attention tile [32, 64] (the target's attentionTile).
+// Every target: the flash-attention tile [64, 64] (the target's attentionTile).
 // BF16-LABEL: func.func @attention
-// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // AVX2-LABEL: func.func @attention
-// AVX2: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// AVX2: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // GENERIC-LABEL: func.func @attention
-// GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // OVERRIDE-LABEL: func.func @attention
 // OVERRIDE: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 8, 16>}}
 func.func @attention(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
@@ -84,7 +84,7 @@ func.func @matmul_integer(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b: ten
 // BF16-LABEL: func.func @kept_and_nested
 // BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 4, 4>}}
 // BF16: llm.fusion_group
-// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 64>}}
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // BF16-NOT: llm.lowering_config
 // BF16: return
 func.func @kept_and_nested(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {

@@ -70,18 +70,18 @@ func.func @gqa_causal_mask_odd(%q: tensor<1x4x37x8xf32>, %k: tensor<1x2x37x8xf32
 
 // -----
 
-// Tiles from the target description (generic: [32, 64]); f16 inputs are read
+// Tiles from the target description (generic: [64, 64]); f16 inputs are read
 // as f16 tiles into f32 matmuls, the output rounded once. S = 128 is a tile
 // multiple: no shift, the whole tile is stored.
 // GENERIC-LABEL: func.func @f16_default_tiles
 // GENERIC-NOT: tensor<128x128x
-// GENERIC: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}) in (1, 12, 4)
-// GENERIC-NOT: arith.minsi %{{.+}}, %c96
-// GENERIC: scf.for {{.*}} -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
-// GENERIC: linalg.matmul {llm.vectorize_in_place} ins(%{{.+}}, %{{.+}} : tensor<32x64xf16>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
-// GENERIC: linalg.matmul {llm.vectorize_in_place} ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// GENERIC: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}) in (1, 12, 2)
+// GENERIC-NOT: arith.minsi %{{.+}}, %c64
+// GENERIC: scf.for {{.*}} -> (tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>)
+// GENERIC: linalg.matmul {llm.vectorize_in_place} ins(%{{.+}}, %{{.+}} : tensor<64x64xf16>, tensor<64x64xf16>) outs(%{{.+}} : tensor<64x64xf32>)
+// GENERIC: linalg.matmul {llm.vectorize_in_place} ins(%{{.+}}, %{{.+}} : tensor<64x64xf32>, tensor<64x64xf16>) outs(%{{.+}} : tensor<64x64xf32>)
 // GENERIC: arith.truncf %{{.+}} : f32 to f16
-// GENERIC: tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, 0] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<32x64xf16> into tensor<1x12x128x64xf16>
+// GENERIC: tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, 0] [1, 1, 64, 64] [1, 1, 1, 1] : tensor<64x64xf16> into tensor<1x12x128x64xf16>
 // CHECK-LABEL: func.func @f16_default_tiles
 func.func @f16_default_tiles(%q: tensor<1x12x128x64xf16>, %k: tensor<1x12x128x64xf16>, %v: tensor<1x12x128x64xf16>) -> tensor<1x12x128x64xf16> {
   %0 = llm.attention %q, %k, %v {causal} : (tensor<1x12x128x64xf16>, tensor<1x12x128x64xf16>, tensor<1x12x128x64xf16>) -> tensor<1x12x128x64xf16>
