@@ -83,6 +83,8 @@ CPUTargetDescription CPUTargetDescription::getAVX512() {
   t.vectorBits = 512;
   // 8 x 2 accumulators of 16 lanes + 2 B vectors + 1 broadcast: 19 of 32 zmm.
   t.matmulRegisterTile = {8, 32, 1};
+  // Ragged row counts: 6 (or 5) x 4 accumulators (see the field).
+  t.matmulTailRegisterTile = {6, 64, 1};
   // Cache tiles: 256 rows of A, N tiles of 128 (four register tiles), K
   // tiles of 384-768 (a divisor of K; all of K up to 768). A [ck, 128]
   // panel of B (<= 384 KiB) and a [256, ck] block of A fit a 1 MiB L2
@@ -349,6 +351,8 @@ void CPUTargetDescription::print(llvm::raw_ostream &os) const {
   os << "matmul tiles:    register " << tile(matmulRegisterTile) << ", cache "
      << tile(matmulCacheTile) << ", weights "
      << stringifyWeightLayout(matmulWeightLayout) << "\n";
+  if (!matmulTailRegisterTile.empty())
+    os << "ragged M tile:   register " << tile(matmulTailRegisterTile) << "\n";
   if (!matvecRegisterTile.empty())
     os << "matvec tiles:    register " << tile(matvecRegisterTile) << ", cache "
        << tile(matvecCacheTile) << "\n";

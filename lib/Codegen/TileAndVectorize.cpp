@@ -688,6 +688,22 @@ MatmulTiles mlir::llm::selectMatmulTiles(const CPUTargetDescription &target,
     if (problem.threads > 1 && problem.batch == 1)
       rn = std::min(rn, std::max(lanes, n / problem.threads / lanes * lanes));
   }
+  // One thread and a static M that leaves a ragged last register tile
+  // (neither none nor half a tile): the target's tail tile, r or r - 1
+  // rows, whichever needs fewer tiles, then the one whose last tile is
+  // fuller (CPUTargetDescription::matmulTailRegisterTile; at two threads
+  // the same shapes measured either way).
+  ArrayRef<int64_t> tail = target.matmulTailRegisterTile;
+  if (!smallM && !problem.dynamicM && problem.threads == 1 &&
+      tail.size() == 3 && m > rm && m % rm != 0 && 2 * (m % rm) != rm &&
+      tail[0] > 1 && n >= tail[1]) {
+    auto tiles = [&](int64_t r) { return llvm::divideCeil(m, r); };
+    auto last = [&](int64_t r) { return m - (tiles(r) - 1) * r; };
+    int64_t r = tail[0], s = tail[0] - 1;
+    rm = tiles(s) < tiles(r) || (tiles(s) == tiles(r) && last(s) > last(r)) ? s
+                                                                            : r;
+    rn = tail[1];
+  }
   int64_t reg[3] = {rm, rn, regTile[2]};
   int64_t cache[3] = {target.matmulCacheTile[0], cacheTile[1], cacheTile[2]};
   return normalizeMatmulTiles(reg, cache, problem);
@@ -751,6 +767,7 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   problem.k = k;
   problem.accType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   problem.threads = threads;
+  problem.dynamicM = dynamicM;
   // A decode-shaped matvec (fewer rows than the register tile): no packing.
   bool smallM =
       m < target.matmulRegisterTile[0] && target.matvecRegisterTile.size() == 3;

@@ -70,6 +70,19 @@ struct CPUTargetDescription {
   /// broadcast of the 32 zmm registers.
   SmallVector<int64_t, 3> matmulRegisterTile = {4, 8, 1};
 
+  /// Register tile of a one-thread matmul whose static M leaves the
+  /// regular tile a ragged last tile (M % matmulRegisterTile[0] neither 0
+  /// nor half of it): its rows r or r - 1, whichever needs fewer row tiles
+  /// (then the one whose last tile is fuller), times its n columns. Empty:
+  /// the regular tile everywhere. For 512-bit vectors [6, 64, 1]: 24
+  /// accumulators; on one Zen 5 core, M x 768 @ 768 x 3072 with M = 9-23
+  /// not a multiple of 4 ran 10-25% faster than with [8, 32] (M = 15:
+  /// 0.43 -> 0.34 ms; an [8, 32] tile over 1-3 or 5-7 remaining rows ran at
+  /// about 2/3 of its rate, for a reason not found), and M = 12, 16, 20, 24
+  /// as fast with [8, 32]. At two threads the same shapes measured either
+  /// way (noisy), so the rule is for one thread.
+  SmallVector<int64_t, 3> matmulTailRegisterTile = {};
+
   /// Cache tile [m, n, k] of a matmul: an m x k panel of A and a k x n panel
   /// of B are reused out of L2 across the register tiles (k = 0: all of K;
   /// otherwise the largest divisor of K in [k / 2, k], or all of K). [64, 256, 0]

@@ -38,6 +38,10 @@ struct MatmulProblem {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   Type accType;
   int64_t threads = 1;
+  /// M is the function's dynamic sequence and `m` its bound: the register
+  /// tile's rows are the steps its remainder is peeled in, so they stay the
+  /// target's.
+  bool dynamicM = false;
 };
 
 /// The tiles of one matmul, each a size within the problem (no 0): the
@@ -57,7 +61,9 @@ struct MatmulTiles {
 /// The tiles `target` gives `problem` by default (its heuristics): the
 /// register and cache tiles of the target (its matvec ones when M has fewer
 /// rows than the register tile: all rows in one tile, wide along N, narrowed
-/// so that each thread gets a tile), normalized.
+/// so that each thread gets a tile; its tail register tile for one thread
+/// and a static M that the regular tile would leave a ragged last tile,
+/// CPUTargetDescription::matmulTailRegisterTile), normalized.
 MatmulTiles selectMatmulTiles(const CPUTargetDescription &target,
                               const MatmulProblem &problem);
 
