@@ -692,11 +692,12 @@ MatmulTiles mlir::llm::selectMatmulTiles(const CPUTargetDescription &target,
   // (neither none nor half a tile): the target's tail tile, r or r - 1
   // rows, whichever needs fewer tiles, then the one whose last tile is
   // fuller (CPUTargetDescription::matmulTailRegisterTile; at two threads
-  // the same shapes measured either way).
+  // the same shapes measured either way). Only for N a multiple of its
+  // columns: B's packed strips are the regular tile's width otherwise.
   ArrayRef<int64_t> tail = target.matmulTailRegisterTile;
   if (!smallM && !problem.dynamicM && problem.threads == 1 &&
       tail.size() == 3 && m > rm && m % rm != 0 && 2 * (m % rm) != rm &&
-      tail[0] > 1 && n >= tail[1]) {
+      tail[0] > 1 && n % tail[1] == 0) {
     auto tiles = [&](int64_t r) { return llvm::divideCeil(m, r); };
     auto last = [&](int64_t r) { return m - (tiles(r) - 1) * r; };
     int64_t r = tail[0], s = tail[0] - 1;

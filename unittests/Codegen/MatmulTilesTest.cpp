@@ -20,11 +20,11 @@ using namespace mlir::llm;
 namespace {
 
 MatmulTiles tilesFor(const CPUTargetDescription &target, int64_t m,
-                     int64_t threads, bool dynamicM = false) {
+                     int64_t threads, bool dynamicM = false, int64_t n = 3072) {
   static MLIRContext ctx;
   MatmulProblem p;
   p.m = m;
-  p.n = 3072;
+  p.n = n;
   p.k = 768;
   p.accType = Float32Type::get(&ctx);
   p.threads = threads;
@@ -63,6 +63,10 @@ TEST(MatmulTilesTest, RegularTileOtherwise) {
     EXPECT_EQ(tiles.regN, 32) << "m = " << m;
   }
   EXPECT_EQ(tilesFor(avx512, 15, /*threads=*/2).regM, 8);
+  // N not a multiple of the tail tile's 64 columns (B's strips are 32
+  // wide): the regular tile.
+  EXPECT_EQ(tilesFor(avx512, 15, /*threads=*/1, /*dynamicM=*/false, 1000).regM,
+            8);
   EXPECT_EQ(tilesFor(avx512, 15, /*threads=*/1, /*dynamicM=*/true).regM, 8);
   CPUTargetDescription avx2 = CPUTargetDescription::getAVX2();
   EXPECT_EQ(tilesFor(avx2, 15, /*threads=*/1).regM, avx2.matmulRegisterTile[0]);

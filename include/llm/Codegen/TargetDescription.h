@@ -72,7 +72,9 @@ struct CPUTargetDescription {
 
   /// Register tile of a one-thread matmul whose static M leaves the
   /// regular tile a ragged last tile (M % matmulRegisterTile[0] neither 0
-  /// nor half of it): its rows r or r - 1, whichever needs fewer row tiles
+  /// nor half of it) and whose N is a multiple of the tail tile's n (other
+  /// N keep the regular tile and its packed strips): its rows r or r - 1,
+  /// whichever needs fewer row tiles
   /// (then the one whose last tile is fuller), times its n columns. Empty:
   /// the regular tile everywhere. For 512-bit vectors [6, 64, 1]: 24
   /// accumulators; on one Zen 5 core, M x 768 @ 768 x 3072 with M = 9-23
