@@ -380,20 +380,22 @@ struct LLMSparsifyWeightsPass final
     // Asked for sparsity, but no matmul can take it (weights that are
     // inputs, rank 3, or the lhs): said once, at the first matmul; the
     // matmuls run dense.
-    std::optional<Location> first;
-    module.walk([&](Operation *op) {
-      if (!isa<MatmulOp, DequantMatmulOp>(op))
-        return WalkResult::advance();
-      first = op->getLoc();
-      return WalkResult::interrupt();
-    });
-    if (weights.empty() && first)
-      emitWarning(*first, "llm-sparsify-weights: format=")
-          << format
-          << ": no matmul has a weight to store sparse (a constant rank-2 "
-             "f32, f16 or bf16 rhs, the lhs not transposed"
-          << (gpu ? "" : "; or an 8- or 4-bit quantized rhs")
-          << "), so every matmul runs dense";
+    if (weights.empty()) {
+      std::optional<Location> first;
+      module.walk([&](Operation *op) {
+        if (!isa<MatmulOp, DequantMatmulOp>(op))
+          return WalkResult::advance();
+        first = op->getLoc();
+        return WalkResult::interrupt();
+      });
+      if (first)
+        emitWarning(*first, "llm-sparsify-weights: format=")
+            << format
+            << ": no matmul has a weight to store sparse (a constant rank-2 "
+               "f32, f16 or bf16 rhs, the lhs not transposed"
+            << (gpu ? "" : "; or an 8- or 4-bit quantized rhs")
+            << "), so every matmul runs dense";
+    }
     for (WeightView &w : weights) {
       SparsityStats s = measure(w);
       double dense = formatBytes(0, s, w);
