@@ -1418,6 +1418,18 @@ struct LLMTileAndVectorizePass
       if (vectorize)
         (void)vectorizeRows(rewriter, op);
     }
+    // Row-padding copies (flash attention's padded value tiles): one masked
+    // read per row.
+    SmallVector<tensor::PadOp> pads;
+    func.walk([&](tensor::PadOp op) {
+      if (op->hasAttr(kVectorizeRowsAttr))
+        pads.push_back(op);
+    });
+    for (tensor::PadOp op : pads) {
+      op->removeAttr(kVectorizeRowsAttr);
+      if (vectorize)
+        (void)vectorizePadRows(rewriter, op);
+    }
     // Transposes (big ones are inside their parallel loop by now): square
     // register tiles, vectorized below into vector.transpose.
     if (vectorize) {

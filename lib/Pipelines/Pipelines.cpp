@@ -174,6 +174,7 @@ void mlir::llm::buildLLMLowerToCPULinalgStage(
   configOpts.attentionTile.assign(options.attentionTile.begin(),
                                   options.attentionTile.end());
   configOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
+  configOpts.padAttentionHeadDims = options.padAttentionHeadDims;
   configOpts.demoteContractionInputs = options.demoteContractionInputs;
   pm.addPass(createLLMSelectLoweringConfigPass(configOpts));
   ConvertLLMToLinalgPassOptions toLinalgOpts;

@@ -6,6 +6,7 @@
 // RUN: llm-opt %s -llm-select-lowering-config="target=generic attention-tile=8,16 streamed-weight-min-bytes=32" -split-input-file | FileCheck %s --check-prefix=OVERRIDE
 // RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 streamed-weight-min-bytes=33" -split-input-file | FileCheck %s --check-prefix=SMALL
 // RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 demote-contraction-inputs=bf16" -split-input-file | FileCheck %s --check-prefix=DEMOTE
+// RUN: llm-opt %s -llm-select-lowering-config="target=avx512-bf16 pad-attention-head-dims=false" -split-input-file | FileCheck %s --check-prefix=NOPAD
 
 // The CPU target description's choices for the lowering of llm ops, recorded
 // on each op as llm.lowering_config (the attribute round-trips: the output is
@@ -23,6 +24,39 @@
 func.func @attention(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %0 = llm.attention %q, %k, %v : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// padded_head_dims: a head dim whose remainder r of the f32 lanes is not a
+// power of two is padded to whole vectors (r = 15 on 16 lanes: 4 narrower
+// operations per row, against 1 padded); a power-of-two remainder is not
+// (r = 8: one ymm operation). D = 15, Dv = 30: 16 lanes (AVX-512) r = 15 and
+// 14 -> [16, 32]; 8 lanes (AVX2) r = 7 and 6 -> [16, 32]; 4 lanes (generic)
+// r = 3 and 2 -> [16, 30]. D = Dv = 40 (r = 8, 0, 0) is never padded. An
+// attention configured already (a tuning cache's tile) gets the entry too;
+// pad-attention-head-dims=false adds none.
+// BF16-LABEL: func.func @attention_padded
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>, padded_head_dims = array<i64: 16, 32>}}
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 32>, padded_head_dims = array<i64: 16, 32>}}
+// AVX2-LABEL: func.func @attention_padded
+// AVX2: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>, padded_head_dims = array<i64: 16, 32>}}
+// AVX2: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
+// GENERIC-LABEL: func.func @attention_padded
+// GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>, padded_head_dims = array<i64: 16, 30>}}
+// GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
+// NOPAD-LABEL: func.func @attention_padded
+// NOPAD: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
+// NOPAD: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
+// NOPAD: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 32>}}
+// NOPAD-NOT: padded_head_dims
+func.func @attention_padded(%q: tensor<1x2x8x15xf32>, %v: tensor<1x2x8x30xf32>, %q40: tensor<1x2x8x40xf32>)
+    -> (tensor<1x2x8x30xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x30xf32>) {
+  %0 = llm.attention %q, %q, %v : (tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>, tensor<1x2x8x30xf32>) -> tensor<1x2x8x30xf32>
+  %1 = llm.attention %q40, %q40, %q40 : (tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32>) -> tensor<1x2x8x40xf32>
+  %2 = llm.attention %q, %q, %v {llm.lowering_config = {attention_tile = array<i64: 32, 32>}} : (tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>, tensor<1x2x8x30xf32>) -> tensor<1x2x8x30xf32>
+  return %0, %1, %2 : tensor<1x2x8x30xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x30xf32>
 }
 
 // -----

@@ -86,3 +86,42 @@ func.func @partial_row_sums(%x: tensor<8x4x16xf32>, %init: tensor<8x16xf32>) -> 
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// A tensor.pad marked llm.vectorize_rows that pads the end of each row
+// (flash attention's tiles, padded_head_dims: [64, 15] -> [64, 16]) becomes
+// a loop over the 64 rows, each one read of 16 elements that may run past
+// the row (no in_bounds: lane 15 takes the padding value, a masked load) and
+// one in-bounds write. With vectorize=false the pad stays.
+// CHECK-LABEL: func.func @pad_rows
+// CHECK: %[[INIT:.+]] = tensor.empty() : tensor<64x16xf32>
+// CHECK: scf.for %[[I:.+]] = %c0 to %c64 step %c1 iter_args(%[[T:.+]] = %[[INIT]]) -> (tensor<64x16xf32>)
+// CHECK:   %[[ROW:.+]] = vector.transfer_read %{{.+}}[%[[I]], %c0], %{{.+}} : tensor<64x15xf32>, vector<16xf32>
+// CHECK:   vector.transfer_write %[[ROW]], %[[T]][%[[I]], %c0] {in_bounds = [true]} : vector<16xf32>, tensor<64x16xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: llm.vectorize_rows
+// NOVEC-LABEL: func.func @pad_rows
+// NOVEC: tensor.pad
+// NOVEC-NOT: llm.vectorize_rows
+func.func @pad_rows(%x: tensor<64x15xf32>) -> tensor<64x16xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c0 : f32
+  } {llm.vectorize_rows} : tensor<64x15xf32> to tensor<64x16xf32>
+  return %p : tensor<64x16xf32>
+}
+
+// A marked pad that also pads rows (low or high on the first dimension) is
+// not vectorized: the marker is dropped and the pad left as it is.
+// CHECK-LABEL: func.func @pad_rows_left
+// CHECK: tensor.pad
+// CHECK-NOT: llm.vectorize_rows
+// CHECK-NOT: vector.transfer_read
+func.func @pad_rows_left(%x: tensor<64x15xf32>) -> tensor<65x16xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[1, 0] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c0 : f32
+  } {llm.vectorize_rows} : tensor<64x15xf32> to tensor<65x16xf32>
+  return %p : tensor<65x16xf32>
+}

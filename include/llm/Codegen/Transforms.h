@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -152,6 +153,14 @@ void fuseProducersIntoBlockLoop(RewriterBase &rewriter, scf::ForallOp loop,
 LogicalResult tileTransposeForCPU(RewriterBase &rewriter,
                                   linalg::TransposeOp op,
                                   const CPUTargetDescription &target);
+
+/// Rewrites a static 2-D `tensor.pad` [R, C] -> [R, C + h] that pads only
+/// the end of each row (low padding 0, high [0, h]) with a constant into an
+/// scf.for over the R rows, each one `vector.transfer_read` of C + h
+/// elements (out of bounds past C: the padding value, a masked load) and
+/// one in-bounds `vector.transfer_write`. Failure (IR untouched) for any
+/// other pad, or elements narrower than a byte.
+LogicalResult vectorizePadRows(RewriterBase &rewriter, tensor::PadOp op);
 
 /// Vectorizes (`linalg::vectorize`; matmuls to `vector.contract`) the
 /// register tiles marked by `tileMatmulForCPU`/`tileTransposeForCPU` under

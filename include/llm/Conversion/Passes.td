@@ -89,7 +89,12 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     (`llm-select-lowering-config` for the CPU) or a tuner writes:
 
     * `llm.attention`: `attention_tile = array<i64: Q, KV>`, the flash
-      tile (default: `attention-tile`, [32, 64]).
+      tile (default: `attention-tile`, [32, 64]); `padded_head_dims =
+      array<i64: D', Dv'>`: the query and key tiles are zero-padded to D'
+      columns and the value tiles and the accumulator to Dv' (`tensor.pad`
+      marked `llm.vectorize_rows`), so that their rows are whole vectors;
+      the scores and the Dv stored columns are unchanged (default: no
+      padding).
     * `llm.dequant_matmul`: `dot_product = "bf16"` makes its 4-bit decode
       matvec use AVX512-BF16 dot products (default `"f32"`, the exact
       kernel); `streamed = true|false` gives the decode matvec kernels their

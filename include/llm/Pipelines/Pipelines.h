@@ -266,6 +266,13 @@ struct LowerToCPUOptions : public LowerToTargetOptions<LowerToCPUOptions> {
       *this, "attention-tile",
       llvm::cl::desc("Flash-attention tile [query rows, key/value rows] "
                      "(default: the target's)")};
+  /// Pads attention head dims to whole vectors where that takes fewer
+  /// vector operations (llm-select-lowering-config{pad-attention-head-dims}).
+  PassOptions::Option<bool> padAttentionHeadDims{
+      *this, "pad-attention-head-dims",
+      llvm::cl::desc("Pad attention head dims to whole f32 vectors where "
+                     "their remainder is not a power of two (default true)"),
+      llvm::cl::init(true)};
   /// Overrides the target's streamedWeightMinBytes: the smallest weight
   /// (stored bytes) of a weight-only decode matvec assumed read from DRAM
   /// on every call (llm-select-lowering-config{streamed-weight-min-bytes=...}).

@@ -14,7 +14,8 @@
 //   scf.forall (b, h, t) in (B, Hq, ceil(Sq / Tq)) {   // query tile t
 //     m = -inf, l = 0, acc = 0                          // [Tq], [Tq], [Tq, Dv]
 //     scf.for j in [0, nkv) {                           // key/value tile j
-//       s     = Q_t K_j^T                               // [Tq, Tk] linalg.matmul
+//       s     = Q_t K_j^T                               // [Tq, Tk]
+//       linalg.matmul
 //                                                       // (K_j^T copied first)
 //       x     = scale * s (+ mask | mask ? : -inf), excluded -> -inf
 //       m'    = max(m, rowmax(x))
@@ -45,6 +46,12 @@
 // static shape (the shifted-back tile needs Sq >= Tq, which a dynamic Sq,
 // e.g. Sq = 1, does not guarantee): its query rows beyond Sq are not stored
 // and its key columns beyond Skv are excluded.
+//
+// `padded_head_dims` [D', Dv'] in the op's lowering configuration: Q_t and
+// K_j are zero-padded to D' columns (Q_t K_j^T unchanged), V_j and acc to
+// Dv' (the extra columns of acc stay 0 and are not stored), so that each
+// row is whole vectors of the target (`tensor.pad`, one masked read per
+// row in llm-tile-and-vectorize).
 //
 //===----------------------------------------------------------------------===//
 
@@ -211,6 +218,17 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     int64_t hkv = kt.getDimSize(headDim), skv = kt.getDimSize(seqDim),
             dv = vt.getDimSize(3);
     bool dynQ = ShapedType::isDynamic(sq), dynK = ShapedType::isDynamic(skv);
+    // padded_head_dims [D', Dv']: the query and key tiles are zero-padded
+    // to D' columns (the scores are unchanged), the value tiles and the
+    // accumulator to Dv' (the extra columns stay 0 and are not stored).
+    int64_t dhPadded = dh, dvPadded = dv;
+    if (std::optional<std::array<int64_t, 2>> dims =
+            getConfiguredPaddedHeadDims(op)) {
+      if ((*dims)[0] < dh || (*dims)[1] < dv)
+        return rewriter.notifyMatchFailure(op, "padded head dims too small");
+      dhPadded = (*dims)[0];
+      dvPadded = (*dims)[1];
+    }
     int64_t group = hq / hkv;
     double scale = op.getScale() ? op.getScale()->convertToDouble()
                                  : 1.0 / std::sqrt(double(dh));
@@ -378,8 +396,28 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     if (dynQ)
       qRows = arith::MinSIOp::create(b, loc, idx(b, loc, tq),
                                      arith::SubIOp::create(b, loc, sqV, qs));
+    // A [rows, cols] tile zero-padded to [rows, width] (width > cols): one
+    // masked vector read per row (llm-tile-and-vectorize).
+    auto padColumns = [&](OpBuilder &pb, Location pl, Value tile,
+                          int64_t width) -> Value {
+      auto tileType = cast<RankedTensorType>(tile.getType());
+      Type elemType = tileType.getElementType();
+      Value zeroElem = arith::ConstantOp::create(
+          pb, pl, cast<TypedAttr>(pb.getZeroAttr(elemType)));
+      auto pad = tensor::PadOp::create(
+          pb, pl,
+          RankedTensorType::get({tileType.getDimSize(0), width}, elemType),
+          tile, SmallVector<OpFoldResult>{zero, zero},
+          SmallVector<OpFoldResult>{
+              zero, pb.getIndexAttr(width - tileType.getDimSize(1))},
+          zeroElem);
+      pad->setAttr(kVectorizeRowsAttr, pb.getUnitAttr());
+      return pad.getResult();
+    };
     Value qTile = dynQ ? paddedRows(q, bIv, hIv, qs, qRows, tq, dh)
                        : sliceRows(q, bIv, hIv, qs, tq, dh);
+    if (dhPadded != dh)
+      qTile = padColumns(b, loc, qTile, dhPadded);
 
     // Key/value tiles to visit: all of them (ceil(Lc / Tk) with kv_length or
     // a dynamic Skv), or with `causal` up to the last one holding a column
@@ -411,7 +449,7 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
 
     Value m0 = filledF32(b, loc, {tq}, negInf(b, loc));
     Value l0 = filledF32(b, loc, {tq}, f32Const(b, loc, 0.0));
-    Value acc0 = filledF32(b, loc, {tq, dv}, f32Const(b, loc, 0.0));
+    Value acc0 = filledF32(b, loc, {tq, dvPadded}, f32Const(b, loc, 0.0));
 
     // One online-softmax step on key/value tile j; `padded`: the tile may
     // run past the end of a dynamic Skv (read as a zero-padded copy).
@@ -434,7 +472,11 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
         kTile = sliceRows(k, bIv, kvHead, ks, tk, dh);
         vTile = sliceRows(v, bIv, kvHead, ks, tk, dv);
       }
-      if (stageValues) {
+      if (dvPadded != dv) {
+        // V_j zero-padded to [Tk, Dv'] (padded_head_dims): read Tq times
+        // by the PV product as whole vectors.
+        vTile = padColumns(lb, l, vTile, dvPadded);
+      } else if (stageValues) {
         // V_j copied into a tile of its own (the GPU kernels' workgroup
         // memory), read Tq times by the PV product.
         Value vInit = tensor::EmptyOp::create(
@@ -448,8 +490,10 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
       // so that both tile matmuls have the plain
       // [M, K] x [K, N] layout that llm-tile-and-vectorize vectorizes
       // in place (kVectorizeInPlaceAttr).
+      if (dhPadded != dh)
+        kTile = padColumns(lb, l, kTile, dhPadded);
       Value ktInit = tensor::EmptyOp::create(
-          lb, l, {dh, tk},
+          lb, l, {dhPadded, tk},
           cast<RankedTensorType>(kTile.getType()).getElementType());
       auto kTOp = linalg::TransposeOp::create(lb, l, kTile, ktInit,
                                               ArrayRef<int64_t>{1, 0});
@@ -609,6 +653,11 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
 
     // out = l == 0 ? 0 : acc / l (a row with every column excluded gives 0).
     Value lFinal = loop.getResult(1), accFinal = loop.getResult(2);
+    if (dvPadded != dv) // The Dv columns of the padded accumulator.
+      accFinal = tensor::ExtractSliceOp::create(
+          b, loc, accFinal, SmallVector<OpFoldResult>{zero, zero},
+          SmallVector<OpFoldResult>{b.getIndexAttr(tq), b.getIndexAttr(dv)},
+          SmallVector<OpFoldResult>{one, one});
     if (splits > 1) {
       // This part's (m, l, acc) at [b, h, p].
       b.setInsertionPointToStart(forall.getTerminator().getBody());

@@ -173,3 +173,32 @@ func.func @kv_splits(%q: tensor<1x2x1x16xf32>, %k: tensor<1x2x64x16xf32>, %v: te
   %0 = llm.attention %q, %k, %v {llm.lowering_config = {attention_tile = array<i64: 1, 8>, kv_splits = 4}} : (tensor<1x2x1x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x8xf32>) -> tensor<1x2x1x8xf32>
   return %0 : tensor<1x2x1x8xf32>
 }
+
+// -----
+
+// padded_head_dims = [16, 32] on D = 15, Dv = 30: the query tile is padded
+// once per query tile and the key and value tiles at each key/value step
+// (tensor.pad of zeros at the end of each row, marked llm.vectorize_rows);
+// the transposed key tile is [16, Tk], the accumulator [Tq, 32], and only its
+// 30 leading columns are normalized and stored. The scale stays 1/sqrt(15).
+// CHECK-LABEL: func.func @padded_head_dims
+// CHECK: %[[QT:.+]] = tensor.extract_slice %{{.+}} to tensor<16x15xf32>
+// CHECK: %[[QP:.+]] = tensor.pad %[[QT]] low[0, 0] high[0, 1]
+// CHECK: {llm.vectorize_rows} : tensor<16x15xf32> to tensor<16x16xf32>
+// CHECK: scf.for {{.*}} -> (tensor<16xf32>, tensor<16xf32>, tensor<16x32xf32>)
+// CHECK: %[[KT:.+]] = tensor.extract_slice %{{.+}} to tensor<16x15xf32>
+// CHECK: %[[VT:.+]] = tensor.extract_slice %{{.+}} to tensor<16x30xf32>
+// CHECK: %[[VP:.+]] = tensor.pad %[[VT]] low[0, 0] high[0, 2]
+// CHECK: {llm.vectorize_rows} : tensor<16x30xf32> to tensor<16x32xf32>
+// CHECK: %[[KP:.+]] = tensor.pad %[[KT]] low[0, 0] high[0, 1]
+// CHECK: %[[KTT:.+]] = linalg.transpose ins(%[[KP]] : tensor<16x16xf32>) outs(%{{.+}} : tensor<16x16xf32>)
+// CHECK: linalg.matmul {llm.vectorize_in_place} ins(%[[QP]], %[[KTT]] : tensor<16x16xf32>, tensor<16x16xf32>)
+// CHECK: arith.constant 0.258198{{[0-9]*}} : f32
+// CHECK: linalg.matmul {llm.vectorize_in_place} ins(%{{.+}}, %[[VP]] : tensor<16x16xf32>, tensor<16x32xf32>) outs(%{{.+}} : tensor<16x32xf32>)
+// CHECK: %[[ACC:.+]] = tensor.extract_slice %{{.+}}[0, 0] [16, 30] [1, 1] : tensor<16x32xf32> to tensor<16x30xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %{{.+}} : tensor<16x30xf32>, tensor<16xf32>)
+// CHECK: tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, 0] [1, 1, 16, 30]
+func.func @padded_head_dims(%q: tensor<1x2x32x15xf32>, %k: tensor<1x2x32x15xf32>, %v: tensor<1x2x32x30xf32>) -> tensor<1x2x32x30xf32> {
+  %0 = llm.attention %q, %k, %v {llm.lowering_config = {padded_head_dims = array<i64: 16, 32>}} : (tensor<1x2x32x15xf32>, tensor<1x2x32x15xf32>, tensor<1x2x32x30xf32>) -> tensor<1x2x32x30xf32>
+  return %0 : tensor<1x2x32x30xf32>
+}

@@ -44,7 +44,7 @@ func.func @attention_key_on_matmul(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.un
 // -----
 
 func.func @unknown_key(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
-  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': unknown key 'tile' (expected attention_tile, stage_values or kv_splits)}}
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': unknown key 'tile' (expected attention_tile, stage_values, kv_splits or padded_head_dims)}}
   %0 = llm.attention %q, %q, %q {llm.lowering_config = {tile = array<i64: 32, 64>}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }
@@ -191,4 +191,28 @@ func.func @kv_splits(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': kv_splits must be an integer >= 1, got 0 : i64}}
   %0 = llm.attention %q, %q, %q {llm.lowering_config = {kv_splits = 0}} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @padded_head_dims_smaller(%q: tensor<1x2x8x15xf32>) -> tensor<1x2x8x15xf32> {
+  // expected-error @+1 {{'llm.attention' op 'llm.lowering_config': padded_head_dims must be array<i64: D', Dv'> with D' >= D and Dv' >= Dv (the static head dims of the query and the value, 15 and 15), got array<i64: 16, 8>}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {padded_head_dims = array<i64: 16, 8>}} : (tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>) -> tensor<1x2x8x15xf32>
+  return %0 : tensor<1x2x8x15xf32>
+}
+
+// -----
+
+func.func @padded_head_dims_one_size(%q: tensor<1x2x8x15xf32>) -> tensor<1x2x8x15xf32> {
+  // expected-error @+1 {{padded_head_dims must be array<i64: D', Dv'> with D' >= D and Dv' >= Dv (the static head dims of the query and the value, 15 and 15), got array<i64: 16>}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {padded_head_dims = array<i64: 16>}} : (tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>) -> tensor<1x2x8x15xf32>
+  return %0 : tensor<1x2x8x15xf32>
+}
+
+// -----
+
+func.func @padded_head_dims_on_matmul(%x: tensor<1x8xf32>, %w: tensor<8x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': unknown key 'padded_head_dims'}}
+  %y = llm.matmul %x, %w {llm.lowering_config = {padded_head_dims = array<i64: 16, 16>}} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
 }

@@ -76,6 +76,26 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << " must be an integer >= 1, got " << value;
       continue;
     }
+    // padded_head_dims = array<i64: D', Dv'>, D' >= D, Dv' >= Dv (the last
+    // dimensions of the query and the value).
+    if (attention && key == kPaddedHeadDimsKey) {
+      auto dims = dyn_cast<DenseI64ArrayAttr>(value);
+      int64_t d = ShapedType::kDynamic, dv = ShapedType::kDynamic;
+      if (op->getNumOperands() >= 3) {
+        if (auto q = dyn_cast<RankedTensorType>(op->getOperand(0).getType()))
+          d = q.getDimSize(q.getRank() - 1);
+        if (auto v = dyn_cast<RankedTensorType>(op->getOperand(2).getType()))
+          dv = v.getDimSize(v.getRank() - 1);
+      }
+      if (!dims || dims.size() != 2 || ShapedType::isDynamic(d) ||
+          ShapedType::isDynamic(dv) || dims[0] < d || dims[1] < dv)
+        return op->emitOpError()
+               << "'" << kLoweringConfigAttrName << "': " << kPaddedHeadDimsKey
+               << " must be array<i64: D', Dv'> with D' >= D and Dv' >= Dv "
+                  "(the static head dims of the query and the value, "
+               << d << " and " << dv << "), got " << value;
+      continue;
+    }
     // stage_values = true | false.
     if (attention && key == kStageValuesKey) {
       if (!isa<BoolAttr>(value))
@@ -140,7 +160,8 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
     return op->emitOpError()
            << "'" << kLoweringConfigAttrName << "': unknown key '" << key
            << "' (expected "
-           << (attention ? "attention_tile, stage_values or kv_splits"
+           << (attention ? "attention_tile, stage_values, kv_splits or "
+                           "padded_head_dims"
                : matmulInteger || matmul ? "dot_product or vector_bits"
                : linalgContraction       ? "register_tile or "
                                            "cache_tile"
@@ -228,6 +249,14 @@ std::optional<bool> mlir::llm::getConfiguredStreamed(Operation *op) {
 std::optional<int64_t> mlir::llm::getConfiguredKvSplits(Operation *op) {
   if (auto splits = getConfiguredEntry<IntegerAttr>(op, kKvSplitsKey))
     return splits.getInt();
+  return std::nullopt;
+}
+
+std::optional<std::array<int64_t, 2>>
+mlir::llm::getConfiguredPaddedHeadDims(Operation *op) {
+  if (auto dims = getConfiguredEntry<DenseI64ArrayAttr>(op, kPaddedHeadDimsKey);
+      dims && dims.size() == 2)
+    return std::array<int64_t, 2>{dims[0], dims[1]};
   return std::nullopt;
 }
 

@@ -35,6 +35,16 @@
 //                                            partial softmax results are
 //                                            combined (flash-decoding;
 //                                            default 1)
+//       padded_head_dims = array<i64: D', Dv'>
+//                                            the flash lowering computes on
+//                                            head dims D' >= D (queries,
+//                                            keys) and Dv' >= Dv (values):
+//                                            each tile is copied into a
+//                                            zero-padded one (the scores
+//                                            and the Dv result columns are
+//                                            unchanged), so that its rows
+//                                            are whole vectors (default:
+//                                            D, Dv, no padding)
 //     on `llm.dequant_matmul`:
 //       dot_product = "bf16" | "f32"         the 4-bit decode matvec uses
 //                                            AVX512-BF16 dot products (bf16)
@@ -131,6 +141,10 @@ inline constexpr llvm::StringLiteral kStageValuesKey = "stage_values";
 /// partial softmax results are combined afterwards (IntegerAttr >= 1;
 /// flash-decoding: a decode step's attention on more blocks of a GPU).
 inline constexpr llvm::StringLiteral kKvSplitsKey = "kv_splits";
+/// `llm.attention`: the head dims [D', Dv'] the flash lowering computes on
+/// (DenseI64ArrayAttr, D' >= D and Dv' >= Dv): zero-padded query, key and
+/// value tiles and accumulator, so that each row is whole vectors.
+inline constexpr llvm::StringLiteral kPaddedHeadDimsKey = "padded_head_dims";
 /// `llm.dequant_matmul`: the dot-product form (StringAttr, kDotProduct*).
 inline constexpr llvm::StringLiteral kDotProductKey = "dot_product";
 inline constexpr llvm::StringLiteral kDotProductBF16 = "bf16";
@@ -152,6 +166,9 @@ LogicalResult verifyLoweringConfig(Operation *op, Attribute attr);
 std::optional<std::array<int64_t, 2>> getConfiguredAttentionTile(Operation *op);
 /// The key/value splits of `op`'s configuration, if it says.
 std::optional<int64_t> getConfiguredKvSplits(Operation *op);
+/// The padded head dims [D', Dv'] of `op`'s configuration, if it says.
+std::optional<std::array<int64_t, 2>>
+getConfiguredPaddedHeadDims(Operation *op);
 /// Whether `op`'s configuration asks for staged value tiles, if it says.
 std::optional<bool> getConfiguredStageValues(Operation *op);
 /// Whether `op`'s configuration asks for the bf16 dot products, if it says.
@@ -217,8 +234,10 @@ inline constexpr llvm::StringLiteral kVectorizeInPlaceAttr =
 /// [Tq, Dv] elementwise ops): llm-tile-and-vectorize tiles it into rows and
 /// vectorizes each row, instead of leaving it to LLVM, which fully unrolls a
 /// short row whose length is not a multiple of the vector width (a head dim
-/// of 40) and vectorizes across the rows with gathers and scatters. Removed
-/// by the pass.
+/// of 40) and vectorizes across the rows with gathers and scatters. Also on
+/// a static 2-D `tensor.pad` that pads only the end of its rows (flash
+/// attention's tiles, padded_head_dims): one masked vector read and
+/// one write per row. Removed by the pass.
 inline constexpr llvm::StringLiteral kVectorizeRowsAttr = "llm.vectorize_rows";
 
 /// Marks an `scf.forall` (over blocks of a lowering's result) into which
