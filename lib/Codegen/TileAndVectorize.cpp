@@ -1415,7 +1415,15 @@ struct LLMTileAndVectorizePass
     });
     for (linalg::LinalgOp op : byRows) {
       op->removeAttr(kVectorizeRowsAttr);
-      if (vectorize)
+      if (!vectorize)
+        continue;
+      // Row reductions (flash attention's row max and sum): one
+      // vector.reduction per row.
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (generic && op.getNumLoops() == 2 &&
+          op.getIteratorTypesArray().back() == utils::IteratorType::reduction)
+        (void)vectorizeRowReductions(rewriter, generic);
+      else
         (void)vectorizeRows(rewriter, op);
     }
     // Row-padding copies (flash attention's padded value tiles): one masked

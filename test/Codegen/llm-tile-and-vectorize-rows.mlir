@@ -31,19 +31,55 @@ func.func @rescale_rows(%acc: tensor<32x40xf32>, %alpha: tensor<32xf32>) -> tens
   return %r : tensor<32x40xf32>
 }
 
-// A marked op whose innermost loop is a reduction (a plain row max) is not
-// row-vectorized: the marker is dropped and the op left to the later
-// lowering.
-// CHECK-LABEL: func.func @row_max_left
+// A marked row reduction (flash attention's row max and row sum) becomes a
+// loop over its 32 rows, each row one vector read of 64 and one
+// vector.reduction into the row's accumulator: the max as maxnumf without
+// NaN or signed zeros (it only bounds the exponents), the sum reassociated.
+// With vectorize=false the ops stay.
+// CHECK-LABEL: func.func @row_max_sum
+// CHECK: %[[MAX:.+]] = scf.for %[[I:.+]] = %c0 to %c32 step %c1 iter_args(%[[M:.+]] = %{{.+}}) -> (tensor<32xf32>)
+// CHECK:   %[[ROW:.+]] = vector.transfer_read %{{.+}}[%[[I]], %c0], %{{.+}} {in_bounds = [true]} : tensor<32x64xf32>, vector<64xf32>
+// CHECK:   %[[ACC:.+]] = tensor.extract %[[M]][%[[I]]]
+// CHECK:   %[[R:.+]] = vector.reduction <maxnumf>, %[[ROW]], %[[ACC]] fastmath<nnan,nsz> : vector<64xf32> into f32
+// CHECK:   tensor.insert %[[R]] into %[[M]][%[[I]]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[MAX]]) -> (tensor<32xf32>)
+// CHECK:   vector.reduction <add>, %{{.+}}, %{{.+}} fastmath<reassoc,contract> : vector<64xf32> into f32
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: llm.vectorize_rows
+// NOVEC-LABEL: func.func @row_max_sum
+// NOVEC: linalg.generic
+// NOVEC: linalg.generic
+// NOVEC-NOT: llm.vectorize_rows
+func.func @row_max_sum(%x: tensor<32x64xf32>, %init: tensor<32xf32>) -> tensor<32xf32> {
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x64xf32>) outs(%init : tensor<32xf32>) attrs = {llm.vectorize_rows} {
+  ^bb0(%a: f32, %acc: f32):
+    %y = arith.maximumf %a, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<32xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x64xf32>) outs(%m : tensor<32xf32>) attrs = {llm.vectorize_rows} {
+  ^bb0(%a: f32, %acc: f32):
+    %y = arith.addf %acc, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<32xf32>
+  return %s : tensor<32xf32>
+}
+
+// A marked row reduction whose body is more than one combining op (here a
+// max of squares) is not vectorized: the marker is dropped and the op left to
+// the later lowering.
+// CHECK-LABEL: func.func @row_reduction_left
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "reduction"]
 // CHECK-NOT: llm.vectorize_rows
-// CHECK-NOT: vector.multi_reduction
-func.func @row_max_left(%x: tensor<32x64xf32>, %init: tensor<32xf32>) -> tensor<32xf32> {
+// CHECK-NOT: vector.reduction
+func.func @row_reduction_left(%x: tensor<32x64xf32>, %init: tensor<32xf32>) -> tensor<32xf32> {
   %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<32x64xf32>) outs(%init : tensor<32xf32>) attrs = {llm.vectorize_rows} {
   ^bb0(%a: f32, %m: f32):
-    %y = arith.maximumf %a, %m : f32
+    %sq = arith.mulf %a, %a : f32
+    %y = arith.maximumf %sq, %m : f32
     linalg.yield %y : f32
   } -> tensor<32xf32>
   return %r : tensor<32xf32>

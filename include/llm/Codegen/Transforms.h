@@ -162,6 +162,18 @@ LogicalResult tileTransposeForCPU(RewriterBase &rewriter,
 /// other pad, or elements narrower than a byte.
 LogicalResult vectorizePadRows(RewriterBase &rewriter, tensor::PadOp op);
 
+/// Rewrites a static f32 row reduction `op` [R, C] -> [R] (maps (i, j) ->
+/// (i, j) and (i) -> (i), iterators [parallel, reduction]) whose body
+/// combines the element and the accumulator with one arith.maximumf,
+/// arith.maxnumf or arith.addf into an scf.for over the R rows, each one
+/// vector read of the row and one `vector.reduction` into the row's
+/// accumulator. The max is a `maxnumf` with nnan and nsz (NaN and the sign
+/// of zero are not kept), the sum reassociated: for reductions whose
+/// consumers allow that (flash attention's row max and row sum). Failure
+/// (IR untouched) for any other op.
+LogicalResult vectorizeRowReductions(RewriterBase &rewriter,
+                                     linalg::GenericOp op);
+
 /// Vectorizes (`linalg::vectorize`; matmuls to `vector.contract`) the
 /// register tiles marked by `tileMatmulForCPU`/`tileTransposeForCPU` under
 /// `root` that have static shapes

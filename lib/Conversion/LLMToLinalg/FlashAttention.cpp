@@ -569,6 +569,8 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                   [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                     return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
                   });
+      // One vector.reduction per row (llm-tile-and-vectorize).
+      rowMax.getDefiningOp()->setAttr(kVectorizeRowsAttr, lb.getUnitAttr());
       // alpha = exp(m - safe(max(m, r))) (0 while m is -inf).
       Value alphaInit = tensor::EmptyOp::create(lb, l, {tq}, f32);
       Value alpha = generic(
@@ -606,6 +608,7 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
                   [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                     return arith::AddFOp::create(nb, nl, a[0], a[1]);
                   });
+      lNew.getDefiningOp()->setAttr(kVectorizeRowsAttr, lb.getUnitAttr());
       // acc' = acc * alpha + p V_j, into acc.
       Value accScaled =
           generic(lb, l, ValueRange{alpha}, {row2}, id2, {par, par}, accOld,

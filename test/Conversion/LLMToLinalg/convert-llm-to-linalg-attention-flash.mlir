@@ -33,8 +33,9 @@
 // CHECK: %[[KTT:.+]] = linalg.transpose ins(%[[KT]] : tensor<16x8xf32>) outs(%{{.+}} : tensor<8x16xf32>) permutation = [1, 0]
 // CHECK: %[[S:.+]] = linalg.matmul {llm.vectorize_in_place} ins(%[[QT]], %[[KTT]] : tensor<16x8xf32>, tensor<8x16xf32>) outs(%{{.+}} : tensor<16x16xf32>)
 // CHECK: %[[MT:.+]] = tensor.extract_slice %[[M]][0, 0, %[[QS]], %[[KS]]] [1, 1, 16, 16] {{.*}} to tensor<16x16xi1>
-// The [Tq, Tk] and [Tq, Dv] elementwise ops are marked to be vectorized one
-// row at a time (llm-tile-and-vectorize); the row reductions are not.
+// The [Tq, Tk] and [Tq, Dv] elementwise ops and the row reductions (max and
+// sum) are marked to be vectorized one row at a time
+// (llm-tile-and-vectorize).
 // CHECK: %[[X:.+]] = linalg.generic {{.*}} ins(%[[S]], %[[MT]] : tensor<16x16xf32>, tensor<16x16xi1>)
 // CHECK-SAME: attrs =  {llm.vectorize_rows}
 // causal: j <= i + 0; overlap: j >= nominal start; i1 mask
@@ -44,7 +45,7 @@
 // CHECK: arith.select
 // row max, alpha, m' written into m, p, l' into l, acc' into acc:
 // CHECK: %[[R:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<16x16xf32>)
-// CHECK-NOT: llm.vectorize_rows
+// CHECK-SAME: attrs =  {llm.vectorize_rows}
 // CHECK: arith.maximumf
 // CHECK: %[[ALPHA:.+]] = linalg.generic {{.*}} ins(%[[MI]], %[[R]] : tensor<16xf32>, tensor<16xf32>)
 // CHECK: math.exp
@@ -54,6 +55,7 @@
 // CHECK: math.exp
 // CHECK: %[[LS:.+]] = linalg.generic {{.*}} ins(%[[ALPHA]] : tensor<16xf32>) outs(%[[LI]] : tensor<16xf32>)
 // CHECK: %[[LN:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<16x16xf32>) outs(%[[LS]] : tensor<16xf32>)
+// CHECK-SAME: attrs =  {llm.vectorize_rows}
 // CHECK: %[[AS:.+]] = linalg.generic {{.*}} ins(%[[ALPHA]] : tensor<16xf32>) outs(%[[AI]] : tensor<16x4xf32>)
 // CHECK-SAME: attrs =  {llm.vectorize_rows}
 // CHECK: %[[AN:.+]] = linalg.matmul {llm.vectorize_in_place} ins(%[[P]], %[[VT]] : tensor<16x16xf32>, tensor<16x4xf32>) outs(%[[AS]] : tensor<16x4xf32>)
