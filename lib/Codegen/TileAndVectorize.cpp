@@ -70,6 +70,21 @@ static bool hasStaticTensorShapes(linalg::LinalgOp op) {
   return true;
 }
 
+/// The ops of type OpT under `root` that carry the unit attribute `marker`
+/// (a lowering's request to llm-tile-and-vectorize), in walk order, with the
+/// marker removed.
+template <typename OpT>
+static SmallVector<OpT> takeMarked(Operation *root, StringRef marker) {
+  SmallVector<OpT> ops;
+  root->walk([&](OpT op) {
+    if (op->hasAttr(marker))
+      ops.push_back(op);
+  });
+  for (OpT op : ops)
+    op->removeAttr(marker);
+  return ops;
+}
+
 /// Marks the register tiles of matmuls between tiling and vectorization.
 static constexpr llvm::StringLiteral kRegisterTileAttr =
     "__llm_register_tile__";
@@ -1391,13 +1406,8 @@ struct LLMTileAndVectorizePass
     }
     // Tiles that a lowering placed in its own loop nest (flash attention):
     // register tiles in place.
-    SmallVector<linalg::LinalgOp> inPlace;
-    func.walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kVectorizeInPlaceAttr))
-        inPlace.push_back(op);
-    });
-    for (linalg::LinalgOp op : inPlace) {
-      op->removeAttr(kVectorizeInPlaceAttr);
+    for (linalg::LinalgOp op :
+         takeMarked<linalg::LinalgOp>(func, kVectorizeInPlaceAttr)) {
       if (!vectorize)
         continue;
       if (auto transpose = dyn_cast<linalg::TransposeOp>(op.getOperation())) {
@@ -1408,13 +1418,8 @@ struct LLMTileAndVectorizePass
       }
     }
     // Their row-wise elementwise ops: one vector per row.
-    SmallVector<linalg::LinalgOp> byRows;
-    func.walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kVectorizeRowsAttr))
-        byRows.push_back(op);
-    });
-    for (linalg::LinalgOp op : byRows) {
-      op->removeAttr(kVectorizeRowsAttr);
+    for (linalg::LinalgOp op :
+         takeMarked<linalg::LinalgOp>(func, kVectorizeRowsAttr)) {
       if (!vectorize)
         continue;
       // Row reductions (flash attention's row max and sum): one
@@ -1426,18 +1431,11 @@ struct LLMTileAndVectorizePass
       else
         (void)vectorizeRows(rewriter, op);
     }
-    // Row-padding copies (flash attention's padded value tiles): one masked
-    // read per row.
-    SmallVector<tensor::PadOp> pads;
-    func.walk([&](tensor::PadOp op) {
-      if (op->hasAttr(kVectorizeRowsAttr))
-        pads.push_back(op);
-    });
-    for (tensor::PadOp op : pads) {
-      op->removeAttr(kVectorizeRowsAttr);
+    // Row-padding copies (flash attention's padded tiles): one masked read
+    // per row.
+    for (tensor::PadOp op : takeMarked<tensor::PadOp>(func, kVectorizeRowsAttr))
       if (vectorize)
         (void)vectorizePadRows(rewriter, op);
-    }
     // Transposes (big ones are inside their parallel loop by now): square
     // register tiles, vectorized below into vector.transpose.
     if (vectorize) {
