@@ -216,3 +216,11 @@ func.func @padded_head_dims_on_matmul(%x: tensor<1x8xf32>, %w: tensor<8x4xf32>) 
   %y = llm.matmul %x, %w {llm.lowering_config = {padded_head_dims = array<i64: 16, 16>}} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
   return %y : tensor<1x4xf32>
 }
+
+// -----
+
+func.func @padded_head_dims_dynamic(%q: tensor<1x2x8x?xf32>) -> tensor<1x2x8x?xf32> {
+  // expected-error @+1 {{padded_head_dims must be array<i64: D', Dv'> with D' >= D and Dv' >= Dv (the static head dims of the query and the value, ? and ?), got array<i64: 16, 16>}}
+  %0 = llm.attention %q, %q, %q {llm.lowering_config = {padded_head_dims = array<i64: 16, 16>}} : (tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x8x?xf32>
+  return %0 : tensor<1x2x8x?xf32>
+}

@@ -20,6 +20,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
 
+#include <string>
+
 using namespace mlir;
 using namespace mlir::llm;
 
@@ -87,13 +89,16 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
         if (auto v = dyn_cast<RankedTensorType>(op->getOperand(2).getType()))
           dv = v.getDimSize(v.getRank() - 1);
       }
+      auto size = [](int64_t s) {
+        return ShapedType::isDynamic(s) ? std::string("?") : std::to_string(s);
+      };
       if (!dims || dims.size() != 2 || ShapedType::isDynamic(d) ||
           ShapedType::isDynamic(dv) || dims[0] < d || dims[1] < dv)
         return op->emitOpError()
                << "'" << kLoweringConfigAttrName << "': " << kPaddedHeadDimsKey
                << " must be array<i64: D', Dv'> with D' >= D and Dv' >= Dv "
                   "(the static head dims of the query and the value, "
-               << d << " and " << dv << "), got " << value;
+               << size(d) << " and " << size(dv) << "), got " << value;
       continue;
     }
     // stage_values = true | false.
