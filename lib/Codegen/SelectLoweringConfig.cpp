@@ -50,17 +50,20 @@ static int64_t getStorageBits(Type elementType) {
 
 /// The head dim that the flash lowering computes `d` on for `desc`: `d`
 /// rounded up to whole f32 vectors of L lanes when its remainder r = d % L
-/// is not a power of two, else `d`. LLVM splits a row of r < L elements
-/// into one operation per set bit of r (15 = 8 + 4 + 2 + 1) and the padded
-/// row takes one, so a padded row costs ceil(d / L) operations instead of
-/// floor(d / L) + popcount(r). Measured (one Zen 5 core, 8 heads, 128
-/// positions, padded against not): d = 15 0.127 against 0.142 ms, 30 0.169
-/// against 0.179 ms; d = 8, 24, 40, 100 and 120 (r a power of two) were 5-12%
-/// slower padded.
+/// is not a power of two and the added columns are at most d / 8, else
+/// `d`. LLVM splits a row of r < L elements into one operation per set bit
+/// of r (15 = 8 + 4 + 2 + 1) and the padded row takes one, so a padded row
+/// costs ceil(d / L) operations instead of floor(d / L) + popcount(r); but
+/// the padded columns are also contraction work in Q K^T. Measured (one
+/// Zen 5 core, 8 heads, 128 positions, padded against not): d = 15 0.092
+/// against 0.111 ms, 30 0.169 against 0.179 ms; d = 8, 24, 40, 100 and 120
+/// (r a power of two) were 5-12% slower padded, d = 7 the same and d = 5
+/// 12% slower (9 and 11 added columns).
 static int64_t paddedHeadDim(const CPUTargetDescription &desc, int64_t d) {
   int64_t lanes = desc.vectorBits / 32;
   if (lanes <= 1 || ShapedType::isDynamic(d) ||
-      llvm::isPowerOf2_64(uint64_t(d % lanes)) || d % lanes == 0)
+      llvm::isPowerOf2_64(uint64_t(d % lanes)) || d % lanes == 0 ||
+      (int64_t(llvm::alignTo(d, lanes)) - d) * 8 > d)
     return d;
   return llvm::alignTo(d, lanes);
 }

@@ -33,30 +33,35 @@ func.func @attention(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: ten
 // operations per row, against 1 padded); a power-of-two remainder is not
 // (r = 8: one ymm operation). D = 15, Dv = 30: 16 lanes (AVX-512) r = 15 and
 // 14 -> [16, 32]; 8 lanes (AVX2) r = 7 and 6 -> [16, 32]; 4 lanes (generic)
-// r = 3 and 2 -> [16, 30]. D = Dv = 40 (r = 8, 0, 0) is never padded. An
-// attention configured already (a tuning cache's tile) gets the entry too;
+// r = 3 and 2 -> [16, 30]. D = Dv = 40 (r = 8, 0, 0) is never padded, nor
+// D = Dv = 5 (r = 5, but 11 added columns, more than 5 / 8). An attention
+// configured already (a tuning cache's tile) gets the entry too;
 // pad-attention-head-dims=false adds none.
 // BF16-LABEL: func.func @attention_padded
 // BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>, padded_head_dims = array<i64: 16, 32>}}
 // BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 32>, padded_head_dims = array<i64: 16, 32>}}
+// BF16: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}} : (tensor<1x2x8x5xf32>
 // AVX2-LABEL: func.func @attention_padded
 // AVX2: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>, padded_head_dims = array<i64: 16, 32>}}
 // AVX2: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // GENERIC-LABEL: func.func @attention_padded
 // GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>, padded_head_dims = array<i64: 16, 30>}}
 // GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
+// GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 32>, padded_head_dims = array<i64: 16, 30>}}
+// GENERIC: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}} : (tensor<1x2x8x5xf32>
 // NOPAD-LABEL: func.func @attention_padded
 // NOPAD: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // NOPAD: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 64, 64>}}
 // NOPAD: llm.attention {{.*}}{llm.lowering_config = {attention_tile = array<i64: 32, 32>}}
 // NOPAD-NOT: padded_head_dims
-func.func @attention_padded(%q: tensor<1x2x8x15xf32>, %v: tensor<1x2x8x30xf32>, %q40: tensor<1x2x8x40xf32>)
-    -> (tensor<1x2x8x30xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x30xf32>) {
+func.func @attention_padded(%q: tensor<1x2x8x15xf32>, %v: tensor<1x2x8x30xf32>, %q40: tensor<1x2x8x40xf32>, %q5: tensor<1x2x8x5xf32>)
+    -> (tensor<1x2x8x30xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x30xf32>, tensor<1x2x8x5xf32>) {
   %0 = llm.attention %q, %q, %v : (tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>, tensor<1x2x8x30xf32>) -> tensor<1x2x8x30xf32>
   %1 = llm.attention %q40, %q40, %q40 : (tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x40xf32>) -> tensor<1x2x8x40xf32>
   %2 = llm.attention %q, %q, %v {llm.lowering_config = {attention_tile = array<i64: 32, 32>}} : (tensor<1x2x8x15xf32>, tensor<1x2x8x15xf32>, tensor<1x2x8x30xf32>) -> tensor<1x2x8x30xf32>
-  return %0, %1, %2 : tensor<1x2x8x30xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x30xf32>
+  %3 = llm.attention %q5, %q5, %q5 : (tensor<1x2x8x5xf32>, tensor<1x2x8x5xf32>, tensor<1x2x8x5xf32>) -> tensor<1x2x8x5xf32>
+  return %0, %1, %2, %3 : tensor<1x2x8x30xf32>, tensor<1x2x8x40xf32>, tensor<1x2x8x30xf32>, tensor<1x2x8x5xf32>
 }
 
 // -----

@@ -106,14 +106,16 @@ def LLMSelectLoweringConfigPass
       target's `attentionTile` (or `attention-tile`), the tile of the
       flash-attention lowering; and `padded_head_dims = array<i64: D',
       Dv'>` when a head dim (D of the query and key, Dv of the value) has a
-      remainder r of the f32 lanes L that is not a power of two: that dim
-      is rounded up to a multiple of L (unless `pad-attention-head-dims=
-      false`). LLVM splits a row remainder into one operation per set bit
-      of r (15 = 8 + 4 + 2 + 1), a padded row takes one: head dim 15 on a
-      Zen 5 core took 0.127 ms padded against 0.142 ms (8 heads, 128
-      positions), while 8, 24, 40, 100 and 120 (r a power of two) were
-      5-12% slower padded. An attention that already has a configuration
-      (a tuning cache's tile) gets this entry added unless it has one;
+      remainder r of the f32 lanes L that is not a power of two and needs
+      at most D / 8 added columns: that dim is rounded up to a multiple of
+      L (unless `pad-attention-head-dims=false`). LLVM splits a row
+      remainder into one operation per set bit of r (15 = 8 + 4 + 2 + 1),
+      a padded row takes one, but the added columns are also work in
+      Q K^T: head dim 15 on a Zen 5 core took 0.092 ms padded against
+      0.111 ms (8 heads, 128 positions), while 8, 24, 40, 100 and 120 (r a
+      power of two) were 5-12% slower padded and 5 (11 added columns) 12%
+      slower. An attention that already has a configuration (a tuning
+      cache's tile) gets this entry added unless it has one;
     * every `llm.dequant_matmul`: `{dot_product = "bf16" | "f32", streamed
       = true | false}`: `bf16` on targets with AVX512-BF16 dot products
       (`bf16DotProduct`; the 4-bit decode matvec uses them), and `streamed`
