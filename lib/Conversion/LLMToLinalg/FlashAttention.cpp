@@ -14,8 +14,7 @@
 //   scf.forall (b, h, t) in (B, Hq, ceil(Sq / Tq)) {   // query tile t
 //     m = -inf, l = 0, acc = 0                          // [Tq], [Tq], [Tq, Dv]
 //     scf.for j in [0, nkv) {                           // key/value tile j
-//       s     = Q_t K_j^T                               // [Tq, Tk]
-//       linalg.matmul
+//       s     = Q_t K_j^T                               // [Tq, Tk] matmul
 //                                                       // (K_j^T copied first)
 //       x     = scale * s (+ mask | mask ? : -inf), excluded -> -inf
 //       m'    = max(m, rowmax(x))
