@@ -64,6 +64,17 @@ if config.have_mpi and shutil.which("mpirun"):
     config.substitutions.append(
         ("%mpirun", "mpirun --oversubscribe --bind-to none"))
 
+# Intel AMX: `amx` when this CPU has AMX tiles with bf16 products (the
+# AMX kernels then run natively; elsewhere they run through llm-emulate-amx).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        cpu_flags = next((line.split(":", 1)[1].split()
+                          for line in cpuinfo if line.startswith("flags")), [])
+except OSError:
+    cpu_flags = []
+if "amx_tile" in cpu_flags and "amx_bf16" in cpu_flags:
+    config.available_features.add("amx")
+
 # Tokenizers: `sentencepiece` when llmc was built with libsentencepiece.
 if config.have_sentencepiece:
     config.available_features.add("sentencepiece")

@@ -153,6 +153,10 @@ struct LLMSelectLoweringConfigPass
       if (getConfiguredBF16DotProduct(op).value_or(false) &&
           !desc->bf16DotProduct)
         missing = "dot_product = \"bf16\" needs AVX512-BF16 dot products";
+      else if (getConfiguredAMXBF16DotProduct(op).value_or(false) &&
+               !(desc->amxBF16 || emulateAMX))
+        missing = "dot_product = \"amx_bf16\" needs AMX tiles with bf16 "
+                  "products (AMX-TILE and AMX-BF16)";
       else if (getConfiguredInt8DotProduct(op).value_or(false) &&
                !desc->int8DotProduct)
         missing = "dot_product = \"i8\" needs 8-bit dot products "
@@ -194,9 +198,14 @@ struct LLMSelectLoweringConfigPass
           op->hasAttr(kLoweringConfigAttrName))
         return;
       SmallVector<NamedAttribute> entries;
+      // bf16 prefill matmuls (static rows, at least one AMX row block) on
+      // AMX tiles where the target has them.
       if (bf16Dot)
-        entries.push_back(
-            b.getNamedAttr(kDotProductKey, b.getStringAttr(kDotProductBF16)));
+        entries.push_back(b.getNamedAttr(
+            kDotProductKey, b.getStringAttr((desc->amxBF16 || emulateAMX) &&
+                                                    isAMXBF16Matmul(op, demote)
+                                                ? kDotProductAMXBF16
+                                                : kDotProductBF16)));
       // vector_bits: the sparse kernels' vectors (llm-sparsify-weights).
       if (sparse)
         entries.push_back(b.getNamedAttr(

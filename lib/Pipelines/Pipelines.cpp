@@ -176,6 +176,7 @@ void mlir::llm::buildLLMLowerToCPULinalgStage(
   configOpts.streamedWeightMinBytes = options.streamedWeightMinBytes;
   configOpts.padAttentionHeadDims = options.padAttentionHeadDims;
   configOpts.demoteContractionInputs = options.demoteContractionInputs;
+  configOpts.emulateAMX = options.emulateAMX;
   pm.addPass(createLLMSelectLoweringConfigPass(configOpts));
   ConvertLLMToLinalgPassOptions toLinalgOpts;
   toLinalgOpts.attention = options.attention;
@@ -288,6 +289,10 @@ void mlir::llm::buildLLMLowerToCPULoopsStage(OpPassManager &pm,
   // one), so that the rest of the lowering stays linear in the model's size.
   pm.addPass(createLLMOutlineKernelsPass());
 
+  // AMX tile ops as vector code (a CPU without AMX): before the vector
+  // lowering, which lowers their contractions.
+  if (options.emulateAMX)
+    pm.addPass(createLLMEmulateAMXPass());
   // Vectors to FMA form; the rest of linalg to loops.
   if (options.vectorize)
     pm.addNestedPass<func::FuncOp>(createLLMLowerVectorsPass());
@@ -331,6 +336,13 @@ void mlir::llm::buildLLMLowerToCPULLVMPipeline(
   // x86vector ops (the bf16 dot products of the int4 matvec kernel on
   // AVX512-BF16 targets) to LLVM intrinsics.
   vecOpts.x86Vector = true;
+  // AMX tile ops (the bf16 kernel on AMX targets) to LLVM intrinsics.
+  bool amx = false;
+  if (FailureOr<CPUTargetDescription> desc =
+          CPUTargetDescription::lookup(options.target);
+      succeeded(desc))
+    amx = desc->amxBF16 && !options.emulateAMX;
+  vecOpts.amx = amx;
   pm.addPass(createConvertVectorToLLVMPass(vecOpts));
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (math.erf, ...) becomes a libm call.
@@ -338,10 +350,22 @@ void mlir::llm::buildLLMLowerToCPULLVMPipeline(
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  if (amx) {
+    // Branches carrying AMX tiles (a loop's accumulators): the cf
+    // conversion with the AMX dialect's type conversion, before the OpenMP
+    // one (whose regions must hold LLVM types only).
+    ConvertToLLVMPassOptions cfToLLVM;
+    cfToLLVM.filterDialects = {"cf", "amx"};
+    pm.addPass(createConvertToLLVMPass(cfToLLVM));
+  }
   if (options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  if (amx)
+    // Linux's permission to use the tile state, once per process.
+    pm.addPass(createLLMRequestAMXStatePass());
+  else
+    pm.addPass(createConvertControlFlowToLLVMPass());
   // MPI calls (tensor parallelism), through the mpi dialect's
   // convert-to-llvm interface.
   if (options.tensorParallel > 1) {

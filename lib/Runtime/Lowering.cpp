@@ -563,12 +563,13 @@ mlir::llm::runtime::detail::translateAndOptimize(
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
   // Target-specific intrinsics that a `target=` description put in (the
-  // AVX512-BF16 int4 matvec) need the machine's features: instruction
-  // selection would abort on a CPU without them.
-  // (The kernel's vpermw is inline assembly: every CPU with AVX512-BF16 has
-  // AVX512-BW.)
+  // AVX512-BF16 int4 matvec, the AMX bf16 matmul) need the machine's features:
+  // instruction selection would abort on a CPU without them. (The kernel's
+  // vpermw is inline assembly: every CPU with AVX512-BF16 has AVX512-BW.)
   static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
-      kIntrinsicFeatures[] = {{"llvm.x86.avx512bf16.", "+avx512bf16"}};
+      kIntrinsicFeatures[] = {{"llvm.x86.avx512bf16.", "+avx512bf16"},
+                              {"llvm.x86.tdpbf16ps.", "+amx-bf16"},
+                              {"llvm.x86.tile", "+amx-tile"}};
   StringRef features = tm.getTargetFeatureString();
   for (llvm::Function &f : *llvmModule)
     for (auto [prefix, feature] : kIntrinsicFeatures)

@@ -25,3 +25,14 @@ func.func @f32_on_avx2(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
   %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "f32"}} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
+
+// -----
+
+// AMX tiles on a target without them (avx2 here; znver5, with AVX512-BF16
+// but no AMX, in llm-select-lowering-config-amx.mlir).
+func.func @amx_on_avx2(%x: tensor<32x8xf32>) -> tensor<32x16xf32> {
+  %w = llm.constant dense<0.3> : tensor<8x16xf32>
+  // expected-error @+1 {{llm-select-lowering-config: dot_product = "amx_bf16" needs AMX tiles with bf16 products (AMX-TILE and AMX-BF16), which target 'avx2' lacks}}
+  %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<32x8xf32>, tensor<8x16xf32>) -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}

@@ -132,7 +132,11 @@ def LLMSelectLoweringConfigPass
     * every `llm.matmul` by a constant weight that the bf16 dot-product
       kernel takes (`isBF16DotMatmul`: K static, N >= 16)
       whose inputs are bf16, or f32 with `demote-contraction-inputs=bf16`,
-      on targets with AVX512-BF16 dot products: `{dot_product = "bf16"}`.
+      on targets with AVX512-BF16 dot products: `{dot_product = "bf16"}`,
+      or `{dot_product = "amx_bf16"}` on targets with AMX-BF16 tiles
+      (`amxBF16`, or the option `emulate-amx`) when the rows are static and
+      at least 32 (`isAMXBF16Matmul`: a prefill; decode steps and dynamic
+      sequences keep `vdpbf16ps`).
       The weight is then stored in bf16 (packed at compile time), an f32
       activation is rounded to bf16 (nearest even) and the products are
       summed in f32 by `vdpbf16ps`: bf16 autocast, as IREE's
@@ -159,7 +163,8 @@ def LLMSelectLoweringConfigPass
     `demote-contraction-inputs` other than empty or `bf16` at the module,
     and a configuration already on an op that asks for dot products the
     target lacks (`dot_product = "bf16"` without AVX512-BF16, `"i8"`
-    without 8-bit dot products) at that op; the pass fails. `demote-contraction-inputs=bf16` on a target without
+    without 8-bit dot products, `"amx_bf16"` without AMX-BF16 unless
+    `emulate-amx`) at that op; the pass fails. `demote-contraction-inputs=bf16` on a target without
     AVX512-BF16 is a warning (the matmuls stay f32). Invalid attribute
     values written by hand are rejected by the llm dialect's verifier.
   }];
@@ -184,6 +189,10 @@ def LLMSelectLoweringConfigPass
            "bf16: f32 matmuls by a constant weight round their inputs to "
            "bf16 and run on bf16 dot products (f32 accumulation; default "
            "none: exact f32)">,
+    Option<"emulateAMX", "emulate-amx", "bool", /*default=*/"false",
+           "Choose AMX tiles (dot_product = \"amx_bf16\") as if the target "
+           "had AMX-BF16 (tests of the AMX kernel on other CPUs, with "
+           "llm-emulate-amx)">,
   ];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let statistics = [
@@ -753,6 +762,64 @@ def LLMFixMPISymbolsPass : Pass<"llm-fix-mpi-symbols", "::mlir::ModuleOp"> {
     lor, bor, lxor, bxor, maxloc, minloc, replace, no_op}` and their uses to
     OpenMPI's names. Run it after the mpi dialect is lowered to LLVM.
   }];
+}
+
+def LLMEmulateAMXPass : Pass<"llm-emulate-amx"> {
+  let summary = "Rewrite AMX tile ops into vector ops with the same results "
+                "(AMX code on CPUs without AMX)";
+  let description = [{
+    For tests and checks of AMX kernels on machines without AMX (the AMX
+    bf16 matmul of convert-llm-to-linalg, `dot_product = "amx_bf16"`). Each
+    `!amx.tile<R x C x T>` becomes `vector<R x C x T>`, loop-carried tiles
+    included:
+
+    * `amx.tile_zero` -> a zero `arith.constant`;
+    * `amx.tile_load %m[%i...]` / `amx.tile_store` -> `vector.transfer_read`
+      / `transfer_write` of the memref's two innermost dims at the indices
+      (a tile row per row of the memref, in bounds);
+    * `amx.tile_mulf %a, %b, %c` (`a` M x 2Q bf16/f16, `b` Q x 2N in AMX's
+      pair layout, `c` M x N f32) -> `c[m, n] + sum_{q,t} a[m, 2q + t] *
+      b[q, 2n + t]` in f32, a `vector.contract` of `a` and `b` rearranged
+      to [2Q, N] (Intel SDM: TDPBF16PS, TDPFP16PS). The hardware sums in
+      another order and flushes denormal inputs and results to zero; the
+      results agree to f32 rounding for normal values.
+
+    Errors: `amx.tile_muli` (integer products) and tile loads or stores
+    with an explicit `stride` are not emulated: the op is reported and the
+    pass fails. `llm-lower-to-cpu{emulate-amx}` runs this pass after
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def LLMRequestAMXStatePass
+    : Pass<"llm-request-amx-state", "::mlir::ModuleOp"> {
+  let summary = "Ask Linux for the AMX tile state before the first AMX "
+                "instruction";
+  let description = [{
+    Linux gives a process the AMX tile data state (XTILEDATA, 8 KiB of
+    register state per thread) only after it asks with
+    `arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)` (Linux 5.16 and
+    later; Documentation/arch/x86/xstate.rst); the first AMX instruction
+    of a process that did not ask faults (SIGILL). The tile configuration
+    itself (`ldtilecfg`) is emitted by LLVM's X86 backend.
+
+    On a module of the LLVM dialect, every function that calls an AMX
+    intrinsic (`llvm.x86.tile*`, `llvm.x86.tdp*`: what
+    `convert-vector-to-llvm{enable-amx}` makes of the `amx` dialect) calls
+    `__llmc_request_amx_state()` first. That function (internal, added
+    once, with an internal flag `__llmc_amx_state_requested`) makes the
+    system call the first time it runs in the process (the permission is
+    the whole process's, its threads included); if Linux refuses, it
+    prints "llmc: Linux refused this process the AMX tile state ..." on
+    standard error and calls `exit(1)` instead of letting the process
+    fault. Modules without AMX intrinsics are left unchanged.
+
+    Errors: a `__llmc_request_amx_state`, `syscall`, `dprintf` or `exit`
+    already declared with another signature is reported; the pass fails.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def LLMCheckAllocationsPass

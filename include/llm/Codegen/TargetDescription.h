@@ -168,6 +168,14 @@ struct CPUTargetDescription {
   /// `llm.dequant_matmul` by llm-select-lowering-config (dot_product).
   bool bf16DotProduct = false;
 
+  /// Whether the target has AMX tiles with bf16 products (`amx-tile` and
+  /// `amx-bf16`: Intel Sapphire Rapids and later). Prefill matmuls by a
+  /// constant weight that take the bf16 dot products then run on AMX tiles
+  /// (`tdpbf16ps`: a 16 x 16 f32 tile += 16 x 32 bf16 by 32 x 16 bf16 per
+  /// instruction, 16 times the multiply-adds of a `vdpbf16ps`);
+  /// llm-select-lowering-config records it (dot_product = "amx_bf16").
+  bool amxBF16 = false;
+
   /// Whether the target has 4-way 8-bit dot products into i32 lanes
   /// (`vpdpbusd`: u8 x s8; AVX512-VNNI on 512-bit vectors, AVX-VNNI on
   /// 256-bit ones with `vectorBits` 256). `llm.matmul_integer` with a constant

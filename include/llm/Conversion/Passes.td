@@ -101,6 +101,10 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
       streaming block shapes (fewer weight rows per block) or not (default:
       the weight has at least `streamed-weight-min-bytes` stored bytes,
       1 MiB); see docs/Quantization.md.
+    * `llm.matmul` by a constant weight: `dot_product = "bf16"` runs it on
+      bf16 dot products (`vdpbf16ps` register tiles), `"amx_bf16"` on AMX
+      tiles (`amx.tile_mulf`, 2 x 2 accumulator tiles per 32 x 32 block;
+      `llm-emulate-amx` runs them on CPUs without AMX); default `"f32"`.
 
     With `attention=keep`, `llm.attention` is left as it is and everything
     else is lowered; a later run of the pass lowers it. `llm-lower-to-nvvm`
@@ -137,6 +141,7 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
            "distribute linalg ops)">,
   ];
   let dependentDialects = [
+    "::mlir::amx::AMXDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::LLVM::LLVMDialect",

@@ -40,6 +40,7 @@
 #include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -509,6 +510,14 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
         succeeded(sparse)) {
       Value r = convertTensorFromF32(rewriter, loc, *sparse, et);
       rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
+      return success();
+    }
+
+    // A constant weight on AMX tiles (dot_product = "amx_bf16").
+    if (FailureOr<Value> amx =
+            llm::detail::lowerAMXBF16Matmul(rewriter, op, lhs);
+        succeeded(amx)) {
+      rewriter.replaceOp(op, convertTensorFromF32(rewriter, loc, *amx, et));
       return success();
     }
 

@@ -142,6 +142,39 @@ FailureOr<Value> buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
 /// fails, creating nothing, otherwise.
 FailureOr<Value> lowerBF16DotMatmul(OpBuilder &b, MatmulOp op, Value lhs);
 
+/// `llm.matmul` of an activation `a` ([..., K], f32 or bf16, statically
+/// shaped, at least kAMXBlockRows = 32 rows M) and a constant weight of
+/// values `weight` (row-major [K, N], or [N, K] when `nk`; N >= 16) on Intel
+/// AMX tiles (`tdpbf16ps`: a 16 x 16 f32 tile C += A B with A 16 x 32 bf16
+/// and B 16 pairs of K x 16 columns, the sum of each pair's products as
+/// AVX512-BF16's `vdpbf16ps`; Intel SDM vol. 1 ch. 18 and the AMX entry of
+/// vol. 2). The weight is rounded to bf16 (nearest even) and packed at
+/// compile time in AMX's pair layout, one 32-column panel after the other:
+/// [Np / 32 * Kp / 2, 64] with row j Kp / 2 + q holding w[2q + t, 32 j + c]
+/// at 2 c + t (Np: N rounded up to 32, Kp: K rounded up to 32, zeros
+/// there). Under an `scf.forall` over blocks of up to 128 columns (whole
+/// panels), each block rounds a row block of 32 rows of `a` to bf16 into a
+/// [32, Kp] scratch (rows past M zero), then per panel runs a 2 x 2 block
+/// of accumulator tiles over K (2 A tiles, 2 B tiles: the 8 tile
+/// registers), stores them into a [32, 32] f32 scratch and copies the rows
+/// below M into its output columns. The block loop is marked for consumer
+/// fusion when N is a multiple of 32 (else the result is the [M, N] slice of
+/// the [M, Np] one). The tile configuration (`ldtilecfg`) is LLVM's
+/// (X86 tile config passes); the process's permission to use AMX state is
+/// requested by llm-request-amx-state. The result is f32 with `resultType`'s
+/// shape. Fails, creating nothing, for dynamic shapes, fewer than 32 rows,
+/// K = 0 or N below 16.
+FailureOr<Value> buildAMXBF16Matmul(OpBuilder &b, Location loc, Value a,
+                                    ArrayRef<float> weight, bool nk, int64_t N,
+                                    RankedTensorType resultType);
+
+/// buildAMXBF16Matmul for `op` (its lhs converted to `lhs`) when its
+/// lowering configuration asks for AMX tiles (dot_product = "amx_bf16") and
+/// isBF16DotMatmul holds; shapes the AMX kernel does not take get the bf16
+/// dot-product kernel (buildBF16DotMatmul). Fails, creating nothing,
+/// otherwise.
+FailureOr<Value> lowerAMXBF16Matmul(OpBuilder &b, MatmulOp op, Value lhs);
+
 //===----------------------------------------------------------------------===//
 // Helpers of the quantized kernels (QuantToLinalg.cpp)
 //===----------------------------------------------------------------------===//

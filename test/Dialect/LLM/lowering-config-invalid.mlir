@@ -156,7 +156,7 @@ func.func @matmul_sparse_vector_bits(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) 
 // -----
 
 func.func @matmul_dot_product_i8(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
-  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': dot_product must be "bf16" or "f32", got "i8"}}
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': dot_product must be "bf16", "amx_bf16" or "f32", got "i8"}}
   %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "i8"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }
@@ -223,4 +223,21 @@ func.func @padded_head_dims_dynamic(%q: tensor<1x2x8x?xf32>) -> tensor<1x2x8x?xf
   // expected-error @+1 {{padded_head_dims must be array<i64: D', Dv'> with D' >= D and Dv' >= Dv (the static head dims of the query and the value, ? and ?), got array<i64: 16, 16>}}
   %0 = llm.attention %q, %q, %q {llm.lowering_config = {padded_head_dims = array<i64: 16, 16>}} : (tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32>) -> tensor<1x2x8x?xf32>
   return %0 : tensor<1x2x8x?xf32>
+}
+
+// -----
+
+// AMX tiles are a form of llm.matmul only: the weight-only matvec has none.
+func.func @amx_on_dequant_matmul(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.dequant_matmul' op 'llm.lowering_config': dot_product must be "bf16" or "f32", got "amx_bf16"}}
+  %y = llm.dequant_matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<1x8xf32>, tensor<4x8x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @amx_int8_on_matmul(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': dot_product must be "bf16", "amx_bf16" or "f32", got "amx_int8"}}
+  %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_int8"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
 }

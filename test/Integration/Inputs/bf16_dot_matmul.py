@@ -22,6 +22,10 @@ on the f32 FMA kernels:
                 run at a length that leaves 8-, 4-, 2- and 1-row tiles).
   bf16.mlir     bf16 models (weights, activations and results bf16): the
                 same kernel by default on AVX512-BF16 targets.
+  amx.mlir      f32 models of at least 32 rows, demoted: the AMX kernel
+                (dot_product = "amx_bf16") on AMX targets, or with
+                emulate-amx (llm-emulate-amx) on AVX512-BF16 ones.
+  amx_bf16.mlir a bf16 model on the AMX kernel.
   f16.mlir      an f16 model (the FMA kernel, f16 tiles extended to f32).
 
 Reference (float64 numpy): the demoted inputs rounded to bf16 first (on a
@@ -35,7 +39,8 @@ than that tolerance somewhere (else the option did nothing).
                                          KIND_ENTRY.mlir with one function)
                                          and the inputs
   bf16_dot_matmul.py check LLMC DIR OUT KIND
-      compares OUT/<entry>/out0.npy of the KIND models (demote, bf16, f16);
+      compares OUT/<entry>/out0.npy of the KIND models (demote, bf16, f16,
+      amx, amx_bf16);
       whether the host has bf16 dot products is read from
       `LLMC --print-target`
 """
@@ -88,6 +93,22 @@ DYNAMIC = {"dyn_rows23", "dyn_rows5", "dyn_rows39", "dyn_epilogue3d",
            "bf_dyn_rows13"}
 BOUND = 64
 F16 = [("f16_prefill", (40, 96), 96, 64, False, False)]
+# The AMX kernel (dot_product = "amx_bf16": at least 32 static rows), f32
+# models demoted to bf16: one row block and panel; a row remainder with N
+# padded to 96 and W [N, K]; K padded (77 -> 96); a 3-D lhs with the
+# epilogue fused over two blocks of 128 columns; a prefill; N = 1001 padded
+# to 1024.
+AMX = [
+    ("amx_rows32", (32, 64), 64, 32, False, False),
+    ("amx_rows37", (37, 96), 96, 80, True, False),
+    ("amx_odd_k", (40, 77), 77, 64, False, False),
+    ("amx_3d", (2, 20, 40), 40, 256, False, True),
+    ("amx_prefill", (130, 768), 768, 768, True, False),
+    ("amx_wide", (33, 32), 32, 1001, False, False),
+]
+# A bf16 model on the AMX kernel: N = 48 padded to 64, the epilogue after
+# the slice.
+AMX_BF16 = [("amx_bf_epilogue", (64, 96), 96, 48, False, True)]
 
 
 def to_bf16(a):
@@ -98,7 +119,8 @@ def to_bf16(a):
 
 
 def cases(kind):
-    return {"demote": DEMOTE, "bf16": BF16, "f16": F16}[kind]
+    return {"demote": DEMOTE, "bf16": BF16, "f16": F16, "amx": AMX,
+            "amx_bf16": AMX_BF16}[kind]
 
 
 def data(entry, lhs, k, n, tb):
@@ -154,7 +176,8 @@ def bounded(shape, et):
 
 def gen(d):
     os.makedirs(d, exist_ok=True)
-    for kind, et in (("demote", "f32"), ("bf16", "bf16"), ("f16", "f16")):
+    for kind, et in (("demote", "f32"), ("bf16", "bf16"), ("f16", "f16"),
+                     ("amx", "f32"), ("amx_bf16", "bf16")):
         funcs = []
         for entry, lhs, k, n, tb, epi in cases(kind):
             x, w, bias, res = data(entry, lhs, k, n, tb)
@@ -210,7 +233,7 @@ def check(d, outdir, kind, bf16_dot):
     ok = True
     for entry, lhs, k, n, tb, epi in cases(kind):
         x, w, bias, res = data(entry, lhs, k, n, tb)
-        if kind == "bf16":
+        if kind in ("bf16", "amx_bf16"):
             x, w, bias, res = map(to_bf16, (x, w, bias, res))
         if kind == "f16":
             x, w, bias, res = (a.astype(np.float16).astype(np.float32)
@@ -218,7 +241,7 @@ def check(d, outdir, kind, bf16_dot):
         wk = (w.T if tb else w).astype(np.float64)
         xd = normalize(entry, x, k)
         exact = xd @ wk
-        demoted = kind == "demote" and bf16_dot
+        demoted = kind in ("demote", "amx") and bf16_dot
         slack = 0.0
         if demoted:
             x32 = xd.astype(np.float32)
@@ -231,7 +254,8 @@ def check(d, outdir, kind, bf16_dot):
         ref = xd @ wk
         tol = 1e-5 * (np.abs(xd) @ np.abs(wk)) + 1e-6 + slack
         # One rounding to the result type (bf16 / f16): 2 half-ulps.
-        ulp = {"bf16": 2.0**-8, "f16": 2.0**-11}.get(kind, 0.0)
+        ulp = {"bf16": 2.0**-8, "amx_bf16": 2.0**-8,
+               "f16": 2.0**-11}.get(kind, 0.0)
         if epi:
             # gelu's slope is below 1.13: the errors before it pass scaled by
             # at most that; the bias, gelu and residual add f32 rounding, and

@@ -109,15 +109,20 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
                << " must be a boolean, got " << value;
       continue;
     }
-    // dot_product = "bf16" | "f32".
+    // dot_product = "bf16" | "f32" (| "amx_bf16" on llm.matmul).
     if ((dequantMatmul || matmul) && key == kDotProductKey) {
       auto name = dyn_cast<StringAttr>(value);
       if (!name || (name.getValue() != kDotProductBF16 &&
-                    name.getValue() != kDotProductF32))
-        return op->emitOpError()
-               << "'" << kLoweringConfigAttrName << "': " << kDotProductKey
-               << " must be \"" << kDotProductBF16 << "\" or \""
-               << kDotProductF32 << "\", got " << value;
+                    name.getValue() != kDotProductF32 &&
+                    (!matmul || name.getValue() != kDotProductAMXBF16))) {
+        InFlightDiagnostic diag = op->emitOpError();
+        diag << "'" << kLoweringConfigAttrName << "': " << kDotProductKey
+             << " must be \"" << kDotProductBF16 << "\"";
+        if (matmul)
+          diag << ", \"" << kDotProductAMXBF16 << "\"";
+        diag << " or \"" << kDotProductF32 << "\", got " << value;
+        return diag;
+      }
       continue;
     }
     // dot_product = "i8" | "f32".
@@ -195,6 +200,14 @@ bool mlir::llm::isBF16DotMatmul(Operation *op, bool demoteF32) {
          rt.getDimSize(nk ? 1 : 0) == k;
 }
 
+bool mlir::llm::isAMXBF16Matmul(Operation *op, bool demoteF32) {
+  if (!isBF16DotMatmul(op, demoteF32))
+    return false;
+  auto lt = cast<RankedTensorType>(cast<MatmulOp>(op).getLhs().getType());
+  return lt.hasStaticShape() &&
+         lt.getNumElements() / lt.getShape().back() >= kAMXBlockRows;
+}
+
 static DictionaryAttr getLoweringConfig(Operation *op) {
   return op->getAttrOfType<DictionaryAttr>(kLoweringConfigAttrName);
 }
@@ -233,6 +246,10 @@ static AttrT getConfiguredEntry(Operation *op, StringRef key) {
 
 std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
   return isConfiguredDotProduct(op, kDotProductBF16);
+}
+
+std::optional<bool> mlir::llm::getConfiguredAMXBF16DotProduct(Operation *op) {
+  return isConfiguredDotProduct(op, kDotProductAMXBF16);
 }
 
 std::optional<bool> mlir::llm::getConfiguredInt8DotProduct(Operation *op) {

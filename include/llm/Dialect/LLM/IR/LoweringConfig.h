@@ -70,6 +70,12 @@
 //                                            the bf16 dot-product kernel
 //                                            (AVX512-BF16 vdpbf16ps); f32:
 //                                            the exact f32 kernels (default)
+//       dot_product = "amx_bf16"             as "bf16", on AMX tiles
+//                                            (tdpbf16ps: 16 x 16 f32 tiles
+//                                            of 16 x 32 by 32 x 16 bf16
+//                                            products; Sapphire Rapids and
+//                                            later; the kernel of
+//                                            buildAMXBF16Matmul)
 //     on `llm.matmul` with an `llm.sparse_format` (SparseWeights.h):
 //       vector_bits = 512 | 256              the vector width of the sparse
 //                                            kernels (absent: the weight
@@ -149,6 +155,8 @@ inline constexpr llvm::StringLiteral kPaddedHeadDimsKey = "padded_head_dims";
 inline constexpr llvm::StringLiteral kDotProductKey = "dot_product";
 inline constexpr llvm::StringLiteral kDotProductBF16 = "bf16";
 inline constexpr llvm::StringLiteral kDotProductF32 = "f32";
+/// `llm.matmul`: bf16 products on Intel AMX tiles.
+inline constexpr llvm::StringLiteral kDotProductAMXBF16 = "amx_bf16";
 /// `llm.matmul_integer`: 4-way 8-bit dot products into i32 lanes.
 inline constexpr llvm::StringLiteral kDotProductI8 = "i8";
 /// `llm.matmul_integer`: the 8-bit dot products' vector width in bits
@@ -173,6 +181,9 @@ getConfiguredPaddedHeadDims(Operation *op);
 std::optional<bool> getConfiguredStageValues(Operation *op);
 /// Whether `op`'s configuration asks for the bf16 dot products, if it says.
 std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
+/// Whether `op`'s configuration asks for the bf16 products on AMX tiles, if
+/// it says.
+std::optional<bool> getConfiguredAMXBF16DotProduct(Operation *op);
 /// Whether `op`'s configuration asks for the 8-bit dot products, if it says.
 std::optional<bool> getConfiguredInt8DotProduct(Operation *op);
 /// The vector width in bits of `op`'s 8-bit dot products, if it says.
@@ -189,6 +200,15 @@ std::optional<bool> getConfiguredStreamed(Operation *op);
 /// rounded to bf16). False for other ops and for a weight stored sparse
 /// (`llm.sparse_format`).
 bool isBF16DotMatmul(Operation *op, bool demoteF32);
+
+/// Rows of one row block of the AMX bf16 kernel (two 16-row tiles).
+inline constexpr int64_t kAMXBlockRows = 32;
+
+/// Whether the AMX bf16 kernel of convert-llm-to-linalg takes `op`:
+/// isBF16DotMatmul(op, demoteF32) with static rows (the product of the lhs
+/// dimensions but K), at least kAMXBlockRows of them (a prefill; fewer rows
+/// would multiply mostly zero-padded tiles).
+bool isAMXBF16Matmul(Operation *op, bool demoteF32);
 
 /// `linalg.matmul` / `linalg.batch_matmul`: the register tile [m, n, k].
 inline constexpr llvm::StringLiteral kRegisterTileKey = "register_tile";

@@ -1,0 +1,74 @@
+// RUN: llm-opt %s -llm-emulate-amx -split-input-file -verify-diagnostics | FileCheck %s
+
+// The tiles of an AMX kernel as vectors: zero, loads and stores of the two
+// innermost dims, loop-carried accumulators, and the pair products as a
+// contraction of A [16, 32] with B rearranged from [16 pairs, 16 x 2] to
+// [32, 16].
+// CHECK-DAG: #[[MA:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[MB:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[MC:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @tiles
+// CHECK-NOT:     amx.
+// CHECK:         %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<16x16xf32>
+// CHECK:         %[[ACC:.+]] = scf.for {{.*}} iter_args(%[[C:.+]] = %[[ZERO]]) -> (vector<16x16xf32>)
+// CHECK:           %[[A:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}} {in_bounds = [true, true]} : memref<16x64xbf16>, vector<16x32xbf16>
+// CHECK:           %[[B:.+]] = vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}], %{{.+}} {in_bounds = [true, true]} : memref<2x32x32xbf16>, vector<16x32xbf16>
+// CHECK:           %[[AF:.+]] = arith.extf %[[A]] : vector<16x32xbf16> to vector<16x32xf32>
+// CHECK:           %[[BF:.+]] = arith.extf %[[B]] : vector<16x32xbf16> to vector<16x32xf32>
+// CHECK:           %[[B3:.+]] = vector.shape_cast %[[BF]] : vector<16x32xf32> to vector<16x16x2xf32>
+// CHECK:           %[[BT:.+]] = vector.transpose %[[B3]], [0, 2, 1] : vector<16x16x2xf32> to vector<16x2x16xf32>
+// CHECK:           %[[B2:.+]] = vector.shape_cast %[[BT]] : vector<16x2x16xf32> to vector<32x16xf32>
+// CHECK:           %[[R:.+]] = vector.contract {indexing_maps = [#[[MA]], #[[MB]], #[[MC]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[AF]], %[[B2]], %[[C]] : vector<16x32xf32>, vector<32x16xf32> into vector<16x16xf32>
+// CHECK:           scf.yield %[[R]] : vector<16x16xf32>
+// CHECK:         vector.transfer_write %[[ACC]], %{{.+}}[%{{.+}}, %{{.+}}] {in_bounds = [true, true]} : vector<16x16xf32>, memref<16x16xf32>
+func.func @tiles(%a: memref<16x64xbf16>, %b: memref<2x32x32xbf16>, %c: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %z = amx.tile_zero : !amx.tile<16x16xf32>
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %z) -> (!amx.tile<16x16xf32>) {
+    %k = arith.muli %i, %c2 : index
+    %ta = amx.tile_load %a[%c0, %k] : memref<16x64xbf16> into !amx.tile<16x32xbf16>
+    %tb = amx.tile_load %b[%i, %c0, %c0] : memref<2x32x32xbf16> into !amx.tile<16x32xbf16>
+    %n = amx.tile_mulf %ta, %tb, %acc : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
+    scf.yield %n : !amx.tile<16x16xf32>
+  }
+  amx.tile_store %c[%c0, %c0], %r : memref<16x16xf32>, !amx.tile<16x16xf32>
+  return
+}
+
+// -----
+
+// Integer tile products are not emulated.
+func.func @muli(%a: memref<16x64xi8>, %c: memref<16x16xi32>) {
+  %c0 = arith.constant 0 : index
+  %ta = amx.tile_load %a[%c0, %c0] : memref<16x64xi8> into !amx.tile<16x64xi8>
+  %z = amx.tile_zero : !amx.tile<16x16xi32>
+  // expected-error @+1 {{'amx.tile_muli' op llm-emulate-amx: not emulated (integer tile products and explicit strides are not)}}
+  %r = amx.tile_muli %ta, %ta, %z : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+  amx.tile_store %c[%c0, %c0], %r : memref<16x16xi32>, !amx.tile<16x16xi32>
+  return
+}
+
+// -----
+
+// Nor are explicit strides.
+func.func @stride(%a: memref<1024xbf16>, %c: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @+1 {{'amx.tile_load' op llm-emulate-amx: not emulated (integer tile products and explicit strides are not)}}
+  %ta = amx.tile_load %a[%c0], %c64 : memref<1024xbf16> into !amx.tile<16x32xbf16>
+  %z = amx.tile_zero : !amx.tile<16x16xf32>
+  %r = amx.tile_mulf %ta, %ta, %z : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
+  amx.tile_store %c[%c0, %c0], %r : memref<16x16xf32>, !amx.tile<16x16xf32>
+  return
+}
+
+// -----
+
+// Code without AMX ops is left as it is.
+// CHECK-LABEL: func.func @none
+// CHECK-NEXT:    return
+func.func @none() {
+  return
+}

@@ -1,0 +1,83 @@
+// llm.matmul by a constant weight on AMX tiles (dot_product = "amx_bf16" in
+// its llm.lowering_config, which llm-select-lowering-config writes for bf16
+// prefill matmuls of at least 32 static rows on AMX-BF16 targets): the
+// weight rounded to bf16 and packed at compile time in AMX's pair layout,
+// one 32-column panel after the other ([Np / 32 * Kp / 2, 64]: row q of a
+// panel holds w[2q, c], w[2q + 1, c] for its columns c; K and N padded to 32
+// with zeros), read by the tiles through a read-only buffer; per block of
+// the scf.forall, 32 rows of the activation rounded to bf16 into a [32, Kp]
+// scratch (rows past M zero), and per panel a 2 x 2 block of f32
+// accumulator tiles carried over K, 32 at a time, stored into a [32, 32]
+// scratch whose rows below M are copied into the output.
+// RUN: llm-opt %s -convert-llm-to-linalg -split-input-file | FileCheck %s
+
+// K = 3, N = 16 (padded to 32 columns), w[k, n] = 16 k + n; hex bf16 pairs:
+// 0 16 | 1 17 | 2 18 ..., 16 zero pairs (the padded columns), then
+// 32 0 | 33 0 | ...
+// CHECK-LABEL: func.func @odd_k
+// CHECK:         %[[W:.+]] = arith.constant dense<"0x00008041803F884100409041404098418040A041A040A841C040B041E040B8410041C0411041C8412041D0413041D8414041E0415041E8416041F0417041F841{{0+}}42000004420000084200000C42{{[0-9A-F]*}}"> : tensor<16x64xbf16>
+// CHECK:         %[[WBUF:.+]] = bufferization.to_buffer %[[W]] read_only : tensor<16x64xbf16> to memref<16x64xbf16>
+// CHECK:         scf.forall (%{{.+}}) in (1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<32x32xf32>)
+// CHECK:           %[[A:.+]] = memref.alloc() : memref<32x32xbf16>
+// CHECK:           %[[C:.+]] = memref.alloc() : memref<32x32xf32>
+// CHECK:           arith.minsi
+// CHECK:           scf.if
+// CHECK:             vector.transfer_read {{.*}} : tensor<32x3xf32>, vector<16xf32>
+// CHECK:             arith.truncf {{.*}} : vector<16xf32> to vector<16xbf16>
+// CHECK:             vector.store {{.*}}, %[[A]]
+// CHECK:           } else {
+// CHECK:             vector.store {{.*}}, %[[A]]
+// CHECK:           amx.tile_zero : !amx.tile<16x16xf32>
+// CHECK:           scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
+// CHECK:             amx.tile_load %[[A]][%{{.+}}, %{{.+}}] : memref<32x32xbf16> into !amx.tile<16x32xbf16>
+// CHECK:             amx.tile_load %[[A]][%{{.+}}, %{{.+}}] : memref<32x32xbf16> into !amx.tile<16x32xbf16>
+// CHECK:             amx.tile_load %[[WBUF]][%{{.+}}, %{{.+}}] : memref<16x64xbf16> into !amx.tile<16x32xbf16>
+// CHECK:             amx.tile_load %[[WBUF]][%{{.+}}, %{{.+}}] : memref<16x64xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-4:     amx.tile_mulf {{.*}} : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
+// CHECK-COUNT-4:   amx.tile_store %[[C]]
+// CHECK:           vector.load %[[C]]
+// CHECK:           vector.transfer_write {{.*}} : vector<16xf32>, tensor<32x32xf32>
+// CHECK:           tensor.parallel_insert_slice
+// N padded: the result is the [32, 16] slice, no consumer fusion.
+// CHECK:         } {llm.fuse_producers = false}
+// CHECK:         tensor.extract_slice {{.*}}[0, 0] [32, 16] [1, 1] : tensor<32x32xf32> to tensor<32x16xf32>
+func.func @odd_k(%x: tensor<32x3xf32>) -> tensor<32x16xf32> {
+  %w = llm.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0], [32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0]]> : tensor<3x16xf32>
+  %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<32x3xf32>, tensor<3x16xf32>) -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}
+
+// -----
+
+// A bf16 model, W [N, K] (transpose_b), a 3-D lhs of 40 rows and N = 64
+// (two panels in one block): the activation read as it is, the block loop
+// marked for consumer fusion, the f32 result rounded to bf16 after it.
+// CHECK-LABEL: func.func @bf16_nk
+// CHECK:         arith.constant {{.*}} : tensor<64x64xbf16>
+// CHECK-NOT:     arith.truncf
+// CHECK:         scf.forall (%{{.+}}) in (1)
+// CHECK:           vector.transfer_read {{.*}} : tensor<40x64xbf16>, vector<16xbf16>
+// CHECK:           amx.tile_mulf
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = false}
+// CHECK:         tensor.expand_shape
+// CHECK:         arith.truncf {{.*}} : f32 to bf16
+func.func @bf16_nk(%x: tensor<2x20x64xbf16>) -> tensor<2x20x64xbf16> {
+  %w = llm.constant dense<0.5> : tensor<64x64xbf16>
+  %y = llm.matmul %x, %w {transpose_b, llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<2x20x64xbf16>, tensor<64x64xbf16>) -> tensor<2x20x64xbf16>
+  return %y : tensor<2x20x64xbf16>
+}
+
+// -----
+
+// Fewer than 32 rows (a configuration written for another shape): the
+// AVX512-BF16 dot-product kernel.
+// CHECK-LABEL: func.func @rows8
+// CHECK-NOT:     amx.
+// CHECK:         x86vector.avx512.dot
+// CHECK-NOT:     amx.
+// CHECK:         return
+func.func @rows8(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %w = llm.constant dense<0.5> : tensor<32x32xf32>
+  %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<8x32xf32>, tensor<32x32xf32>) -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
