@@ -79,52 +79,85 @@ struct TileStoreToVector : OpConversionPattern<amx::TileStoreOp> {
   }
 };
 
-/// amx.tile_mulf %a, %b, %c (a: M x 2Q, b: Q x 2N, c: M x N f32) ->
+/// acc + lhs' rhs' for an AMX tile product with `depth` elements of K per
+/// accumulator lane: lhs (M x depth Q) and rhs (Q x depth N, AMX's layout)
+/// extended to the accumulator's element type (integers: zero-extended
+/// where `zextLhs` / `zextRhs`, else sign-extended), rhs rearranged to
+/// [depth Q, N] (rhs'[depth q + t, n] = rhs[q, depth n + t]: shape_cast to
+/// [Q, N, depth], transpose to [Q, depth, N], shape_cast), then a
+/// vector.contract. Replaces `op`.
+static LogicalResult emulateTileProduct(Operation *op, Value lhs, Value rhs,
+                                        Value acc, int64_t depth, bool zextLhs,
+                                        bool zextRhs,
+                                        ConversionPatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  MLIRContext *ctx = op->getContext();
+  auto lhsType = cast<VectorType>(lhs.getType());
+  auto rhsType = cast<VectorType>(rhs.getType());
+  auto accType = cast<VectorType>(acc.getType());
+  Type et = accType.getElementType();
+  int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
+  int64_t q = rhsType.getDimSize(0), n = accType.getDimSize(1);
+  if (k != depth * q || rhsType.getDimSize(1) != depth * n)
+    return rewriter.notifyMatchFailure(op, "tile shapes do not match");
+  auto extend = [&](Value v, VectorType type, bool zext) -> Value {
+    if (isa<FloatType>(et))
+      return arith::ExtFOp::create(rewriter, loc, type, v);
+    if (zext)
+      return arith::ExtUIOp::create(rewriter, loc, type, v);
+    return arith::ExtSIOp::create(rewriter, loc, type, v);
+  };
+  Value a = extend(lhs, VectorType::get({m, k}, et), zextLhs);
+  Value b = extend(rhs, VectorType::get({q, depth * n}, et), zextRhs);
+  b = vector::ShapeCastOp::create(rewriter, loc,
+                                  VectorType::get({q, n, depth}, et), b);
+  b = vector::TransposeOp::create(rewriter, loc, b, ArrayRef<int64_t>{0, 2, 1});
+  b = vector::ShapeCastOp::create(rewriter, loc, VectorType::get({k, n}, et),
+                                  b);
+  AffineExpr dm, dn, dk;
+  bindDims(ctx, dm, dn, dk);
+  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {dm, dk}, ctx),
+                                 AffineMap::get(3, 0, {dk, dn}, ctx),
+                                 AffineMap::get(3, 0, {dm, dn}, ctx)};
+  rewriter.replaceOpWithNewOp<vector::ContractionOp>(
+      op, a, b, acc, rewriter.getAffineMapArrayAttr(maps),
+      rewriter.getArrayAttr(
+          {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+           vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
+           vector::IteratorTypeAttr::get(ctx,
+                                         vector::IteratorType::reduction)}));
+  return success();
+}
+
+/// amx.tile_mulf %a, %b, %c (a: M x 2Q bf16/f16, b: Q x 2N, c: M x N f32) ->
 ///   c[m, n] + sum_{q, t} f32(a[m, 2q + t]) f32(b[q, 2n + t])
-/// as a vector.contract of a and b' = b rearranged to [2Q, N] (b'[2q + t,
-/// n] = b[q, 2n + t]: shape_cast to [Q, N, 2], transpose to [Q, 2, N],
-/// shape_cast). The sums run in f32 like tdpbf16ps / tdpfp16ps, in another
-/// order (results agree to f32 rounding).
+/// in f32 like tdpbf16ps / tdpfp16ps, in another order (results agree to
+/// f32 rounding).
 struct TileMulFToVector : OpConversionPattern<amx::TileMulFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(amx::TileMulFOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto lhsType = cast<VectorType>(adaptor.getLhs().getType());
-    auto rhsType = cast<VectorType>(adaptor.getRhs().getType());
-    auto accType = cast<VectorType>(adaptor.getAcc().getType());
-    Type f32 = accType.getElementType();
-    int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
-    int64_t q = rhsType.getDimSize(0), n = accType.getDimSize(1);
-    if (k != 2 * q || rhsType.getDimSize(1) != 2 * n)
-      return rewriter.notifyMatchFailure(op, "tile shapes do not match");
-    Value lhs = arith::ExtFOp::create(
-        rewriter, loc, VectorType::get({m, k}, f32), adaptor.getLhs());
-    Value rhs = arith::ExtFOp::create(
-        rewriter, loc, VectorType::get({q, 2 * n}, f32), adaptor.getRhs());
-    rhs = vector::ShapeCastOp::create(rewriter, loc,
-                                      VectorType::get({q, n, 2}, f32), rhs);
-    rhs = vector::TransposeOp::create(rewriter, loc, rhs,
-                                      ArrayRef<int64_t>{0, 2, 1});
-    rhs = vector::ShapeCastOp::create(rewriter, loc,
-                                      VectorType::get({k, n}, f32), rhs);
-    AffineExpr dm, dn, dk;
-    bindDims(getContext(), dm, dn, dk);
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(3, 0, {dm, dk}, getContext()),
-        AffineMap::get(3, 0, {dk, dn}, getContext()),
-        AffineMap::get(3, 0, {dm, dn}, getContext())};
-    rewriter.replaceOpWithNewOp<vector::ContractionOp>(
-        op, lhs, rhs, adaptor.getAcc(), rewriter.getAffineMapArrayAttr(maps),
-        rewriter.getArrayAttr(
-            {vector::IteratorTypeAttr::get(getContext(),
-                                           vector::IteratorType::parallel),
-             vector::IteratorTypeAttr::get(getContext(),
-                                           vector::IteratorType::parallel),
-             vector::IteratorTypeAttr::get(getContext(),
-                                           vector::IteratorType::reduction)}));
-    return success();
+    return emulateTileProduct(op, adaptor.getLhs(), adaptor.getRhs(),
+                              adaptor.getAcc(), /*depth=*/2, false, false,
+                              rewriter);
+  }
+};
+
+/// amx.tile_muli %a, %b, %c (a: M x 4Q 8-bit, b: Q x 4N in AMX's quad
+/// layout, c: M x N i32) ->
+///   c[m, n] + sum_{q, t} ext(a[m, 4q + t]) ext(b[q, 4n + t])
+/// in i32 (wrapping), each operand zero- or sign-extended as the op says
+/// (tdpbusd: a unsigned, b signed; Intel SDM), as a vector.contract of a and
+/// b rearranged to [4Q, N] as in TileMulFToVector.
+struct TileMulIToVector : OpConversionPattern<amx::TileMulIOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(amx::TileMulIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emulateTileProduct(op, adaptor.getLhs(), adaptor.getRhs(),
+                              adaptor.getAcc(), /*depth=*/4, op.getIsZextLhs(),
+                              op.getIsZextRhs(), rewriter);
   }
 };
 
@@ -135,12 +168,10 @@ struct LLMEmulateAMXPass : llm::impl::LLMEmulateAMXPassBase<LLMEmulateAMXPass> {
     Operation *root = getOperation();
     // What the emulation does not cover is an error, not a silent skip.
     WalkResult unsupported = root->walk([](Operation *op) {
-      if (isa<amx::TileMulIOp>(op) ||
-          (isa<amx::TileLoadOp>(op) && cast<amx::TileLoadOp>(op).getStride()) ||
+      if ((isa<amx::TileLoadOp>(op) && cast<amx::TileLoadOp>(op).getStride()) ||
           (isa<amx::TileStoreOp>(op) &&
            cast<amx::TileStoreOp>(op).getStride())) {
-        op->emitOpError("llm-emulate-amx: not emulated (integer tile "
-                        "products and explicit strides are not)");
+        op->emitOpError("llm-emulate-amx: explicit strides are not emulated");
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
@@ -159,7 +190,7 @@ struct LLMEmulateAMXPass : llm::impl::LLMEmulateAMXPassBase<LLMEmulateAMXPass> {
     target.addLegalDialect<arith::ArithDialect, vector::VectorDialect>();
     RewritePatternSet patterns(ctx);
     patterns.add<TileZeroToVector, TileLoadToVector, TileStoreToVector,
-                 TileMulFToVector>(converter, ctx);
+                 TileMulFToVector, TileMulIToVector>(converter, ctx);
     // Tiles carried by loops (the accumulators) become vectors too.
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

@@ -157,6 +157,10 @@ struct LLMSelectLoweringConfigPass
                !(desc->amxBF16 || emulateAMX))
         missing = "dot_product = \"amx_bf16\" needs AMX tiles with bf16 "
                   "products (AMX-TILE and AMX-BF16)";
+      else if (getConfiguredAMXInt8DotProduct(op).value_or(false) &&
+               !(desc->amxInt8 || (emulateAMX && desc->int8DotProduct)))
+        missing = "dot_product = \"amx_i8\" needs AMX tiles with 8-bit "
+                  "products (AMX-TILE and AMX-INT8)";
       else if (getConfiguredInt8DotProduct(op).value_or(false) &&
                !desc->int8DotProduct)
         missing = "dot_product = \"i8\" needs 8-bit dot products "
@@ -212,11 +216,19 @@ struct LLMSelectLoweringConfigPass
             kVectorBitsKey,
             b.getI64IntegerAttr(desc->vectorBits >= 512 ? 512 : 256)));
       if (isa<MatmulIntegerOp>(op)) {
-        // dot_product: i8 where the target has 8-bit dot products.
+        // dot_product: i8 where the target has 8-bit dot products, amx_i8
+        // for a prefill (at least 32 static rows) where it has AMX-INT8.
+        auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
+        bool amxRows =
+            lhs.hasStaticShape() && lhs.getShape().back() > 0 &&
+            lhs.getNumElements() / lhs.getShape().back() >= kAMXBlockRows;
+        bool amx =
+            (desc->amxInt8 || (emulateAMX && desc->int8DotProduct)) && amxRows;
         entries.push_back(b.getNamedAttr(
             kDotProductKey,
-            b.getStringAttr(desc->int8DotProduct ? kDotProductI8
-                                                 : kDotProductF32)));
+            b.getStringAttr(amx                    ? kDotProductAMXI8
+                            : desc->int8DotProduct ? kDotProductI8
+                                                   : kDotProductF32)));
         // vector_bits: 256 on AVX-VNNI targets (AVX2 vectors).
         if (desc->int8DotProduct)
           entries.push_back(b.getNamedAttr(

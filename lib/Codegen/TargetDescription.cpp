@@ -156,6 +156,7 @@ CPUTargetDescription CPUTargetDescription::getForCPU(
   // AMX: the tiles, their bf16 products, and the AVX512-BF16 kernel for
   // what AMX does not take (decode rows, dynamic sequences).
   t.amxBF16 = t.bf16DotProduct && has("amx-tile") && has("amx-bf16");
+  t.amxInt8 = t.int8DotProduct && has("amx-tile") && has("amx-int8");
   t.cpu = cpu.str();
   t.vendor = vendor.str();
   t.features.clear();
@@ -366,7 +367,8 @@ void CPUTargetDescription::print(llvm::raw_ostream &os) const {
                              : "i8 (vpdpbusd ymm, AVX-VNNI)")
      << ", int4 decode and bf16 matmul "
      << (bf16DotProduct ? "bf16 (vdpbf16ps)" : "f32")
-     << (amxBF16 ? ", bf16 prefill matmul amx_bf16 (tdpbf16ps)" : "") << "\n";
+     << (amxBF16 ? ", bf16 prefill matmul amx_bf16 (tdpbf16ps)" : "")
+     << (amxInt8 ? ", int8 prefill matmul amx_i8 (tdpbusd)" : "") << "\n";
   os << "packed B from:   " << kib(packRhsMinBytes) << "\n";
   os << "streamed from:   "
      << (streamedWeightMinBytes == std::numeric_limits<int64_t>::max()

@@ -39,13 +39,23 @@ func.func @tiles(%a: memref<16x64xbf16>, %b: memref<2x32x32xbf16>, %c: memref<16
 
 // -----
 
-// Integer tile products are not emulated.
-func.func @muli(%a: memref<16x64xi8>, %c: memref<16x16xi32>) {
+// Integer tile products: u8 x s8 (tdpbusd) in i32, the rhs quads
+// rearranged to [64, 16].
+// CHECK-LABEL: func.func @muli
+// CHECK:         %[[A:.+]] = vector.transfer_read {{.*}} : memref<16x64xi8>, vector<16x64xi8>
+// CHECK:         %[[B:.+]] = vector.transfer_read {{.*}} : memref<16x64xi8>, vector<16x64xi8>
+// CHECK:         %[[AI:.+]] = arith.extui %[[A]] : vector<16x64xi8> to vector<16x64xi32>
+// CHECK:         %[[BI:.+]] = arith.extsi %[[B]] : vector<16x64xi8> to vector<16x64xi32>
+// CHECK:         %[[B3:.+]] = vector.shape_cast %[[BI]] : vector<16x64xi32> to vector<16x16x4xi32>
+// CHECK:         %[[BT:.+]] = vector.transpose %[[B3]], [0, 2, 1] : vector<16x16x4xi32> to vector<16x4x16xi32>
+// CHECK:         %[[B2:.+]] = vector.shape_cast %[[BT]] : vector<16x4x16xi32> to vector<64x16xi32>
+// CHECK:         vector.contract {{.*}} %[[AI]], %[[B2]], %{{.+}} : vector<16x64xi32>, vector<64x16xi32> into vector<16x16xi32>
+func.func @muli(%a: memref<16x64xi8>, %b: memref<16x64xi8>, %c: memref<16x16xi32>) {
   %c0 = arith.constant 0 : index
   %ta = amx.tile_load %a[%c0, %c0] : memref<16x64xi8> into !amx.tile<16x64xi8>
+  %tb = amx.tile_load %b[%c0, %c0] : memref<16x64xi8> into !amx.tile<16x64xi8>
   %z = amx.tile_zero : !amx.tile<16x16xi32>
-  // expected-error @+1 {{'amx.tile_muli' op llm-emulate-amx: not emulated (integer tile products and explicit strides are not)}}
-  %r = amx.tile_muli %ta, %ta, %z : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+  %r = amx.tile_muli %ta zext, %tb, %z : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
   amx.tile_store %c[%c0, %c0], %r : memref<16x16xi32>, !amx.tile<16x16xi32>
   return
 }
@@ -56,7 +66,7 @@ func.func @muli(%a: memref<16x64xi8>, %c: memref<16x16xi32>) {
 func.func @stride(%a: memref<1024xbf16>, %c: memref<16x16xf32>) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
-  // expected-error @+1 {{'amx.tile_load' op llm-emulate-amx: not emulated (integer tile products and explicit strides are not)}}
+  // expected-error @+1 {{'amx.tile_load' op llm-emulate-amx: explicit strides are not emulated}}
   %ta = amx.tile_load %a[%c0], %c64 : memref<1024xbf16> into !amx.tile<16x32xbf16>
   %z = amx.tile_zero : !amx.tile<16x16xf32>
   %r = amx.tile_mulf %ta, %ta, %z : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>

@@ -48,3 +48,19 @@ func.func @configured(%a: tensor<32x8xbf16>) -> tensor<32x16xbf16> {
   %0 = llm.matmul %a, %w {llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<32x8xbf16>, tensor<8x16xbf16>) -> tensor<32x16xbf16>
   return %0 : tensor<32x16xbf16>
 }
+
+// -----
+
+// W8A8 prefills take AMX-INT8 tiles the same way (dot_product = "amx_i8"),
+// decode rows the vpdpbusd kernel.
+// SPR-LABEL: func.func @w8a8
+// SPR: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "amx_i8", vector_bits = 512 : i64}} : (tensor<32x64x!quant.uniform
+// SPR: llm.matmul_integer {{.*}}{llm.lowering_config = {dot_product = "i8", vector_bits = 512 : i64}} : (tensor<4x64x!quant.uniform
+// ZEN5-LABEL: func.func @w8a8
+// ZEN5-NOT: amx_i8
+// ZEN5-COUNT-2: dot_product = "i8"
+func.func @w8a8(%a: tensor<32x64x!quant.uniform<u8:f32, 1.0:3>>, %d: tensor<4x64x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<64x32x!quant.uniform<i8:f32, 1.0>>) -> (tensor<32x32xi32>, tensor<4x32xi32>) {
+  %0 = llm.matmul_integer %a, %b : (tensor<32x64x!quant.uniform<u8:f32, 1.0:3>>, tensor<64x32x!quant.uniform<i8:f32, 1.0>>) -> tensor<32x32xi32>
+  %1 = llm.matmul_integer %d, %b : (tensor<4x64x!quant.uniform<u8:f32, 1.0:3>>, tensor<64x32x!quant.uniform<i8:f32, 1.0>>) -> tensor<4x32xi32>
+  return %0, %1 : tensor<32x32xi32>, tensor<4x32xi32>
+}

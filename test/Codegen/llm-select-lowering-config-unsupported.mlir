@@ -36,3 +36,11 @@ func.func @amx_on_avx2(%x: tensor<32x8xf32>) -> tensor<32x16xf32> {
   %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<32x8xf32>, tensor<8x16xf32>) -> tensor<32x16xf32>
   return %y : tensor<32x16xf32>
 }
+
+// -----
+
+func.func @amx_i8_on_avx2(%a: tensor<32x8x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<32x16xi32> {
+  // expected-error @+1 {{llm-select-lowering-config: dot_product = "amx_i8" needs AMX tiles with 8-bit products (AMX-TILE and AMX-INT8), which target 'avx2' lacks}}
+  %y = llm.matmul_integer %a, %b {llm.lowering_config = {dot_product = "amx_i8"}} : (tensor<32x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<32x16xi32>
+  return %y : tensor<32x16xi32>
+}

@@ -123,12 +123,13 @@ def LLMSelectLoweringConfigPass
       bits for int4) are at least the target's `streamedWeightMinBytes` (or
       `streamed-weight-min-bytes`): the decode matvec kernels then take
       their streaming block shapes;
-    * every `llm.matmul_integer`: `{dot_product = "i8" | "f32"}`: `i8` on
-      targets with 8-bit dot products (`int8DotProduct`, AVX512-VNNI
-      `vpdpbusd`, or AVX-VNNI's on ymm), with `vector_bits = 512 | 256`
-      (the target's vector width): a constant 8-bit weight then takes the
-      dot-product kernel
-      (exact i32, like the f32 panels it replaces);
+    * every `llm.matmul_integer`: `{dot_product = "i8" | "amx_i8" |
+      "f32"}`: `i8` on targets with 8-bit dot products (`int8DotProduct`,
+      AVX512-VNNI `vpdpbusd`, or AVX-VNNI's on ymm), `amx_i8` instead for
+      at least 32 static rows on targets with AMX-INT8 tiles (`amxInt8`, or
+      `emulate-amx`), with `vector_bits = 512 | 256` (the target's vector
+      width): a constant 8-bit weight then takes the dot-product kernel, or
+      the AMX one (exact i32, like the f32 panels they replace);
     * every `llm.matmul` by a constant weight that the bf16 dot-product
       kernel takes (`isBF16DotMatmul`: K static, N >= 16)
       whose inputs are bf16, or f32 with `demote-contraction-inputs=bf16`,
@@ -163,8 +164,9 @@ def LLMSelectLoweringConfigPass
     `demote-contraction-inputs` other than empty or `bf16` at the module,
     and a configuration already on an op that asks for dot products the
     target lacks (`dot_product = "bf16"` without AVX512-BF16, `"i8"`
-    without 8-bit dot products, `"amx_bf16"` without AMX-BF16 unless
-    `emulate-amx`) at that op; the pass fails. `demote-contraction-inputs=bf16` on a target without
+    without 8-bit dot products, `"amx_bf16"` without AMX-BF16 and
+    `"amx_i8"` without AMX-INT8 unless `emulate-amx`) at that op; the pass
+    fails. `demote-contraction-inputs=bf16` on a target without
     AVX512-BF16 is a warning (the matmuls stay f32). Invalid attribute
     values written by hand are rejected by the llm dialect's verifier.
   }];
@@ -190,9 +192,10 @@ def LLMSelectLoweringConfigPass
            "bf16 and run on bf16 dot products (f32 accumulation; default "
            "none: exact f32)">,
     Option<"emulateAMX", "emulate-amx", "bool", /*default=*/"false",
-           "Choose AMX tiles (dot_product = \"amx_bf16\") as if the target "
-           "had AMX-BF16 (tests of the AMX kernel on other CPUs, with "
-           "llm-emulate-amx)">,
+           "Choose AMX tiles (dot_product = \"amx_bf16\" / \"amx_i8\") as "
+           "if the target had AMX-BF16 and AMX-INT8 where it has the "
+           "AVX-512 bf16 / 8-bit dot products (tests of the AMX kernels on "
+           "other CPUs, with llm-emulate-amx)">,
   ];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let statistics = [
@@ -782,12 +785,16 @@ def LLMEmulateAMXPass : Pass<"llm-emulate-amx"> {
       b[q, 2n + t]` in f32, a `vector.contract` of `a` and `b` rearranged
       to [2Q, N] (Intel SDM: TDPBF16PS, TDPFP16PS). The hardware sums in
       another order and flushes denormal inputs and results to zero; the
-      results agree to f32 rounding for normal values.
+      results agree to f32 rounding for normal values;
+    * `amx.tile_muli %a, %b, %c` (`a` M x 4Q 8-bit, `b` Q x 4N, `c` M x N
+      i32) -> `c[m, n] + sum_{q,t} ext(a[m, 4q + t]) * ext(b[q, 4n + t])`
+      in i32, each operand zero- or sign-extended as its `isZextLhs` /
+      `isZextRhs` says (TDPBUSD and its signed/unsigned variants): exact,
+      as the hardware.
 
-    Errors: `amx.tile_muli` (integer products) and tile loads or stores
-    with an explicit `stride` are not emulated: the op is reported and the
-    pass fails. `llm-lower-to-cpu{emulate-amx}` runs this pass after
-    bufferization.
+    Errors: tile loads or stores with an explicit `stride` are not
+    emulated: the op is reported and the pass fails.
+    `llm-lower-to-cpu{emulate-amx}` runs this pass after bufferization.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];

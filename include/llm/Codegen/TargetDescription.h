@@ -176,6 +176,13 @@ struct CPUTargetDescription {
   /// llm-select-lowering-config records it (dot_product = "amx_bf16").
   bool amxBF16 = false;
 
+  /// Whether the target has AMX tiles with 8-bit products (`amx-tile` and
+  /// `amx-int8`): W8A8 prefill matmuls (`llm.matmul_integer` by a constant
+  /// weight, at least 32 static rows) then run on them (`tdpbusd`, u8 x s8
+  /// into i32 tiles, 16 times the products of a `vpdpbusd`);
+  /// llm-select-lowering-config records it (dot_product = "amx_i8").
+  bool amxInt8 = false;
+
   /// Whether the target has 4-way 8-bit dot products into i32 lanes
   /// (`vpdpbusd`: u8 x s8; AVX512-VNNI on 512-bit vectors, AVX-VNNI on
   /// 256-bit ones with `vectorBits` 256). `llm.matmul_integer` with a constant

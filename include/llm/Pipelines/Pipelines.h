@@ -238,17 +238,17 @@ struct LowerToCPUOptions : public LowerToTargetOptions<LowerToCPUOptions> {
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize contractions for the host CPU"),
       llvm::cl::init(true)};
-  /// Choose and run the AMX bf16 kernels on a CPU without AMX: the matmuls
-  /// that would take AMX tiles on an AMX target do
+  /// Choose and run the AMX kernels on a CPU without AMX: the matmuls that
+  /// would take AMX tiles on an AMX target do
   /// (llm-select-lowering-config{emulate-amx}) and their tile ops run as
-  /// vector code (llm-emulate-amx). For tests; needs
-  /// `demote-contraction-inputs=bf16` (f32 models) or bf16 models, and a
-  /// target with AVX512-BF16.
+  /// vector code (llm-emulate-amx). For tests: bf16 matmuls (bf16 models,
+  /// or f32 ones with `demote-contraction-inputs=bf16`) on a target with
+  /// AVX512-BF16, W8A8 ones on a target with 8-bit dot products.
   PassOptions::Option<bool> emulateAMX{
       *this, "emulate-amx",
-      llvm::cl::desc("Choose AMX tiles for bf16 prefill matmuls as on an AMX "
-                     "CPU and run their tile ops as vector code (testing on "
-                     "CPUs without AMX)"),
+      llvm::cl::desc("Choose AMX tiles for bf16 and int8 prefill matmuls as "
+                     "on an AMX CPU and run their tile ops as vector code "
+                     "(testing on CPUs without AMX)"),
       llvm::cl::init(false)};
   /// Outer tile loops are `scf.forall`, lowered to OpenMP (`omp.parallel` +
   /// `omp.wsloop`); the code then needs libomp at run time. Off: serial

@@ -244,7 +244,8 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
 
 FailureOr<Value> mlir::llm::detail::lowerBF16DotMatmul(OpBuilder &b,
                                                        MatmulOp op, Value lhs) {
-  if (!getConfiguredBF16DotProduct(op).value_or(false) ||
+  bool amx = getConfiguredAMXBF16DotProduct(op).value_or(false);
+  if (!(amx || getConfiguredBF16DotProduct(op).value_or(false)) ||
       !isBF16DotMatmul(op, /*demoteF32=*/true))
     return failure();
   auto cst = op.getRhs().getDefiningOp<ConstantOp>();
@@ -253,7 +254,15 @@ FailureOr<Value> mlir::llm::detail::lowerBF16DotMatmul(OpBuilder &b,
     return failure();
   RankedTensorType rt = op.getRhs().getType();
   bool nk = op.getTransposeB();
-  return buildBF16DotMatmul(b, op.getLoc(), lhs, *values, nk,
-                            rt.getDimSize(nk ? 0 : 1),
-                            cast<RankedTensorType>(op.getType()));
+  int64_t n = rt.getDimSize(nk ? 0 : 1);
+  auto resultType = cast<RankedTensorType>(op.getType());
+  if (amx)
+    if (FailureOr<Value> tiles =
+            buildAMXBF16Matmul(b, op.getLoc(), lhs, *values, nk, n, resultType);
+        succeeded(tiles))
+      return tiles;
+  // bf16 dot products; also the rows the AMX kernel does not take (a
+  // configuration written for other shapes, dynamic rows): every AMX-BF16
+  // CPU has AVX512-BF16.
+  return buildBF16DotMatmul(b, op.getLoc(), lhs, *values, nk, n, resultType);
 }

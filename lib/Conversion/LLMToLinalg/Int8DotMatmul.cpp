@@ -55,6 +55,121 @@ static Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w,
       .getResult(0);
 }
 
+FailureOr<llm::detail::Int8DotOperands>
+mlir::llm::detail::prepareInt8Dot(OpBuilder &b, Location loc, Value a,
+                                  const QuantParams &pa, Value wq,
+                                  const QuantParams &pb) {
+  auto at = cast<RankedTensorType>(a.getType());
+  auto wt = cast<RankedTensorType>(wq.getType());
+  if (!at.hasStaticShape() || at.getRank() < 2 || !wt.hasStaticShape() ||
+      wt.getRank() != 2 || pa.storageWidth != 8 || pb.storageWidth != 8 ||
+      !pa.isPerTensor() || (!pb.isPerTensor() && pb.paramShape[0] != 1))
+    return failure();
+  Int8DotOperands ops;
+  ops.K = wt.getDimSize(0);
+  ops.N = wt.getDimSize(1);
+  if (ops.K == 0 || ops.N == 0 || at.getShape().back() != ops.K)
+    return failure();
+  ops.M = at.getNumElements() / ops.K;
+  if (ops.M == 0)
+    return failure();
+  int64_t M = ops.M, K = ops.K, N = ops.N;
+  FailureOr<SmallVector<uint8_t>> bytes = readBytes(wq, K * N);
+  if (failed(bytes))
+    return failure();
+
+  // Weights as s8 (b' = b - 128 when unsigned), zero points alike.
+  int64_t zaShift = pa.isSigned ? 128 : 0, zbShift = pb.isSigned ? 0 : -128;
+  int64_t za = pa.zeroPoints[0] + zaShift;
+  ops.weight.resize(K * N);
+  SmallVector<int32_t> comp(N), zbs(N);
+  bool rowSums = false;
+  for (int64_t n = 0; n < N; ++n) {
+    int64_t zb = pb.zeroPoints[pb.isPerTensor() ? 0 : n] + zbShift;
+    int64_t colSum = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      uint8_t v = (*bytes)[k * N + n];
+      int64_t w = pb.isSigned ? int64_t(int8_t(v)) : int64_t(v) - 128;
+      colSum += w;
+      ops.weight[k * N + n] = int8_t(w);
+    }
+    // -za' sum_k b' + K za' zb' (i32 wrapping, as the accumulator).
+    comp[n] = int32_t(uint32_t(-za * colSum + K * za * zb));
+    zbs[n] = int32_t(zb);
+    rowSums |= zb != 0;
+  }
+
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto vecN = RankedTensorType::get({N}, i32);
+  ops.comp = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vecN, ArrayRef<int32_t>(comp)));
+
+  // a as [M, K], unsigned (a' = a ^ 0x80 = a + 128 for signed storage).
+  ops.a = collapseRows(b, loc, a);
+  auto a2Type = RankedTensorType::get({M, K}, i8);
+  AffineMap id2 = b.getMultiDimIdentityMap(2);
+  if (pa.isSigned) {
+    ops.a =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{a2Type}, ValueRange{ops.a},
+            ValueRange{tensor::EmptyOp::create(b, loc, a2Type.getShape(), i8)},
+            SmallVector<AffineMap>{id2, id2},
+            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+            [&](OpBuilder &gb, Location l, ValueRange args) {
+              Value flip =
+                  arith::ConstantOp::create(gb, l, gb.getIntegerAttr(i8, -128));
+              linalg::YieldOp::create(
+                  gb, l,
+                  ValueRange{arith::XOrIOp::create(gb, l, args[0], flip)});
+            })
+            .getResult(0);
+  }
+  // sum_k a'[m, k] (i32), when some zb' is not 0.
+  if (rowSums) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    Value init = linalg::FillOp::create(b, loc, ValueRange{zero},
+                                        ValueRange{tensor::EmptyOp::create(
+                                            b, loc, ArrayRef<int64_t>{M}, i32)})
+                     .getResult(0);
+    ops.rowSum =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{ops.a},
+            ValueRange{init},
+            SmallVector<AffineMap>{id2,
+                                   AffineMap::get(2, 0, b.getAffineDimExpr(0))},
+            SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                             utils::IteratorType::reduction},
+            [&](OpBuilder &gb, Location l, ValueRange args) {
+              Value v = arith::ExtUIOp::create(gb, l, i32, args[0]);
+              linalg::YieldOp::create(
+                  gb, l, ValueRange{arith::AddIOp::create(gb, l, args[1], v)});
+            })
+            .getResult(0);
+    ops.zb = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vecN, ArrayRef<int32_t>(zbs)));
+  }
+  return ops;
+}
+
+Value mlir::llm::detail::addInt8DotZeroPointTerms(OpBuilder &b, Location loc,
+                                                  const Int8DotOperands &ops,
+                                                  Value acc, Value m, Value n,
+                                                  bool inBounds) {
+  auto accType = cast<VectorType>(acc.getType());
+  Value pad32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value cv =
+      vector::TransferReadOp::create(b, loc, accType, ops.comp, ValueRange{n},
+                                     pad32, ArrayRef<bool>{inBounds});
+  Value v = arith::AddIOp::create(b, loc, acc, cv);
+  if (!ops.rowSum)
+    return v;
+  Value zv = vector::TransferReadOp::create(
+      b, loc, accType, ops.zb, ValueRange{n}, pad32, ArrayRef<bool>{inBounds});
+  Value s = vector::BroadcastOp::create(
+      b, loc, accType, tensor::ExtractOp::create(b, loc, ops.rowSum, m));
+  return arith::SubIOp::create(b, loc, v, arith::MulIOp::create(b, loc, zv, s));
+}
+
 FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
     OpBuilder &b, Location loc, Value a, const QuantParams &pa, Value wq,
     const QuantParams &pb, RankedTensorType resultType, int64_t vectorBits) {
@@ -66,22 +181,15 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
   const int64_t kLanes = vectorBits / 32;
   const int64_t kAccumulators = vectorBits == 512 ? 16 : 8;
   const bool vex = vectorBits == 256;
-  auto at = cast<RankedTensorType>(a.getType());
   auto wt = cast<RankedTensorType>(wq.getType());
-  if (!at.hasStaticShape() || at.getRank() < 2 || !wt.hasStaticShape() ||
-      wt.getRank() != 2 || !resultType.hasStaticShape() ||
-      pa.storageWidth != 8 || pb.storageWidth != 8 || !pa.isPerTensor() ||
-      (!pb.isPerTensor() && pb.paramShape[0] != 1))
+  if (!resultType.hasStaticShape() || !wt.hasStaticShape() ||
+      wt.getRank() != 2 || wt.getDimSize(0) % kDepth ||
+      wt.getDimSize(1) % kLanes)
     return failure();
-  int64_t K = wt.getDimSize(0), N = wt.getDimSize(1);
-  if (K == 0 || N == 0 || K % kDepth || N % kLanes || at.getShape().back() != K)
+  FailureOr<Int8DotOperands> ops = prepareInt8Dot(b, loc, a, pa, wq, pb);
+  if (failed(ops))
     return failure();
-  int64_t M = at.getNumElements() / K;
-  if (M == 0)
-    return failure();
-  FailureOr<SmallVector<uint8_t>> bytes = readBytes(wq, K * N);
-  if (failed(bytes))
-    return failure();
+  int64_t M = ops->M, K = ops->K, N = ops->N;
 
   // Register tile: H vectors of kLanes columns (nr = kLanes H) by mr rows,
   // kAccumulators accumulators; few rows (decode) take wider tiles.
@@ -96,32 +204,15 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
   // blocks: 1.24 ms against 0.57 ms without the epilogue).
   int64_t nb = detail::getDotBlockColumns(N, nr, kBlockColumns);
 
-  // Weights as s8 (b' = b - 128 when unsigned), zero points alike, packed
-  // [N / nr, Kq * nr * 4]: block j, step q, column c of the block, byte t
-  // -> b'[4q + t, j nr + c].
-  auto weight = [&](int64_t k, int64_t n) -> int64_t {
-    uint8_t v = (*bytes)[k * N + n];
-    return pb.isSigned ? int64_t(int8_t(v)) : int64_t(v) - 128;
-  };
-  int64_t zaShift = pa.isSigned ? 128 : 0, zbShift = pb.isSigned ? 0 : -128;
-  int64_t za = pa.zeroPoints[0] + zaShift;
+  // The weights packed [N / nr, Kq * nr * 4]: block j, step q, column c of
+  // the block, byte t -> b'[4q + t, j nr + c].
   SmallVector<char> packed(K * N);
-  SmallVector<int32_t> comp(N), zbs(N);
-  bool rowSums = false;
-  for (int64_t n = 0; n < N; ++n) {
-    int64_t zb = pb.zeroPoints[pb.isPerTensor() ? 0 : n] + zbShift;
-    int64_t colSum = 0;
+  for (int64_t n = 0; n < N; ++n)
     for (int64_t k = 0; k < K; ++k) {
-      int64_t v = weight(k, n);
-      colSum += v;
       int64_t j = n / nr, c = n % nr, q = k / kDepth, t = k % kDepth;
-      packed[j * Kq * nr * kDepth + (q * nr + c) * kDepth + t] = char(v);
+      packed[j * Kq * nr * kDepth + (q * nr + c) * kDepth + t] =
+          char(ops->weight[k * N + n]);
     }
-    // -za' sum_k b' + K za' zb' (i32 wrapping, as the accumulator).
-    comp[n] = int32_t(uint32_t(-za * colSum + K * za * zb));
-    zbs[n] = int32_t(zb);
-    rowSums |= zb != 0;
-  }
 
   Type i8 = b.getI8Type(), i32 = b.getI32Type();
   auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
@@ -133,56 +224,9 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
       DenseElementsAttr::getFromRawBuffer(
           RankedTensorType::get({N / nr, Kq * nr * kDepth}, i8),
           ArrayRef<char>(packed)));
-  auto vecN = RankedTensorType::get({N}, i32);
-  Value compV = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(vecN, ArrayRef<int32_t>(comp)));
-
-  // a as [M, K], unsigned (a' = a ^ 0x80 = a + 128 for signed storage).
-  Value a2 = collapseRows(b, loc, a);
-  auto a2Type = RankedTensorType::get({M, K}, i8);
-  AffineMap id2 = b.getMultiDimIdentityMap(2);
-  if (pa.isSigned) {
-    a2 = linalg::GenericOp::create(
-             b, loc, TypeRange{a2Type}, ValueRange{a2},
-             ValueRange{tensor::EmptyOp::create(b, loc, a2Type.getShape(), i8)},
-             SmallVector<AffineMap>{id2, id2},
-             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-             [&](OpBuilder &gb, Location l, ValueRange args) {
-               Value flip = arith::ConstantOp::create(
-                   gb, l, gb.getIntegerAttr(i8, -128));
-               linalg::YieldOp::create(
-                   gb, l,
-                   ValueRange{arith::XOrIOp::create(gb, l, args[0], flip)});
-             })
-             .getResult(0);
-  }
-  // sum_k a'[m, k] (i32), when some zb' is not 0.
-  Value rowSum, zbV;
-  if (rowSums) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    Value init = linalg::FillOp::create(b, loc, ValueRange{zero},
-                                        ValueRange{tensor::EmptyOp::create(
-                                            b, loc, ArrayRef<int64_t>{M}, i32)})
-                     .getResult(0);
-    rowSum =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{init.getType()}, ValueRange{a2}, ValueRange{init},
-            SmallVector<AffineMap>{id2,
-                                   AffineMap::get(2, 0, b.getAffineDimExpr(0))},
-            SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                             utils::IteratorType::reduction},
-            [&](OpBuilder &gb, Location l, ValueRange args) {
-              Value v = arith::ExtUIOp::create(gb, l, i32, args[0]);
-              linalg::YieldOp::create(
-                  gb, l, ValueRange{arith::AddIOp::create(gb, l, args[1], v)});
-            })
-            .getResult(0);
-    zbV = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vecN, ArrayRef<int32_t>(zbs)));
-  }
+  Value a2 = ops->a;
 
   auto accType = VectorType::get({kLanes}, i32);
-  Value pad32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   Value zeroAcc = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0)));
 
@@ -212,23 +256,12 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
     // acc - za' sum_k b' + K za' zb' - zb' sum_k a'.
     for (int64_t h = 0; h < H; ++h) {
       Value n = arith::AddIOp::create(rb, loc, n0, idx(rb, h * kLanes));
-      Value cv = vector::TransferReadOp::create(
-          rb, loc, accType, compV, ValueRange{n}, pad32, ArrayRef<bool>{true});
-      Value zv;
-      if (rowSums)
-        zv = vector::TransferReadOp::create(
-            rb, loc, accType, zbV, ValueRange{n}, pad32, ArrayRef<bool>{true});
+      Value col = arith::AddIOp::create(rb, loc, nOff, idx(rb, h * kLanes));
       for (int64_t r = 0; r < rows; ++r) {
         Value m = arith::AddIOp::create(rb, loc, m0, idx(rb, r));
-        Value v = arith::AddIOp::create(rb, loc, steps[r * H + h], cv);
-        if (rowSums) {
-          Value s = vector::BroadcastOp::create(
-              rb, loc, accType,
-              tensor::ExtractOp::create(rb, loc, rowSum, ValueRange{m}));
-          v = arith::SubIOp::create(rb, loc, v,
-                                    arith::MulIOp::create(rb, loc, zv, s));
-        }
-        Value col = arith::AddIOp::create(rb, loc, nOff, idx(rb, h * kLanes));
+        Value v = detail::addInt8DotZeroPointTerms(rb, loc, *ops,
+                                                   steps[r * H + h], m, n,
+                                                   /*inBounds=*/true);
         tile = vector::TransferWriteOp::create(
                    rb, loc, v, tile, ValueRange{m, col}, ArrayRef<bool>{true})
                    .getResult();

@@ -513,15 +513,8 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
       return success();
     }
 
-    // A constant weight on AMX tiles (dot_product = "amx_bf16").
-    if (FailureOr<Value> amx =
-            llm::detail::lowerAMXBF16Matmul(rewriter, op, lhs);
-        succeeded(amx)) {
-      rewriter.replaceOp(op, convertTensorFromF32(rewriter, loc, *amx, et));
-      return success();
-    }
-
-    // A constant weight on bf16 dot products (dot_product = "bf16").
+    // A constant weight on bf16 dot products or AMX tiles (dot_product =
+    // "bf16" | "amx_bf16").
     if (FailureOr<Value> dot =
             llm::detail::lowerBF16DotMatmul(rewriter, op, lhs);
         succeeded(dot)) {

@@ -83,6 +83,41 @@ Value buildRowTileLoops(
     llvm::function_ref<Value(OpBuilder &, Value m0, int64_t tileRows, Value)>
         tile);
 
+/// The operands of an 8-bit dot-product kernel of `llm.matmul_integer`
+/// (prepareInt8Dot): u8 activations by s8 weights, exact in i32, with the
+/// zero points folded into per-column and per-row terms (see
+/// buildInt8DotMatmul's formula).
+struct Int8DotOperands {
+  int64_t M = 0, K = 0, N = 0;
+  /// b' = b (signed) or b - 128 (unsigned storage), row-major [K, N].
+  SmallVector<int8_t> weight;
+  /// a' as [M, K] i8 storage read as u8 (a ^ 0x80 for signed storage).
+  Value a;
+  /// [N] i32: -za' sum_k b' + K za' zb' (wrapping).
+  Value comp;
+  /// [M] i32 sum_k a' and [N] i32 zb'; null when every zb' is 0.
+  Value rowSum, zb;
+};
+
+/// The Int8DotOperands of `llm.matmul_integer` of `a` ([..., K], 8-bit
+/// storage, per-tensor zero point `pa`) and a constant 8-bit weight `wq`
+/// ([K, N], per-tensor or per-column zero points `pb`): the weight's bytes
+/// read at compile time, `a'` (an i8 xor for signed storage) and the row
+/// sums (a reduction) as linalg ops. Fails, creating nothing, for dynamic
+/// shapes, other storage widths or zero-point layouts, a zero size, or a
+/// weight that is not a constant.
+FailureOr<Int8DotOperands> prepareInt8Dot(OpBuilder &b, Location loc, Value a,
+                                          const QuantParams &pa, Value wq,
+                                          const QuantParams &pb);
+
+/// `acc` (an i32 vector of the sums sum_k a' b' of row `m`, columns n, n +
+/// 1, ...) plus the zero-point terms of `ops` at those columns:
+/// acc + comp[n..] - zb[n..] * rowSum[m]. Columns past N read 0 unless
+/// `inBounds`.
+Value addInt8DotZeroPointTerms(OpBuilder &b, Location loc,
+                               const Int8DotOperands &ops, Value acc, Value m,
+                               Value n, bool inBounds);
+
 /// `llm.matmul_integer` of an activation `a` ([..., K], 8-bit storage, per
 /// tensor zero point `pa`) and a constant 8-bit weight `wq` ([K, N], per
 /// tensor or per column zero points `pb`) on 4-way 8-bit dot products
@@ -137,9 +172,11 @@ FailureOr<Value> buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
                                     ArrayRef<float> weight, bool nk, int64_t N,
                                     RankedTensorType resultType);
 
-/// buildBF16DotMatmul for `op` (its lhs converted to `lhs`) when its lowering
-/// configuration asks for the bf16 dot products and isBF16DotMatmul holds;
-/// fails, creating nothing, otherwise.
+/// The bf16 kernel of `op` (its lhs converted to `lhs`) when isBF16DotMatmul
+/// holds and its lowering configuration asks for one: buildAMXBF16Matmul for
+/// dot_product = "amx_bf16" (shapes it does not take, such as fewer than 32
+/// rows, get the next), buildBF16DotMatmul for "bf16"; fails, creating
+/// nothing, otherwise.
 FailureOr<Value> lowerBF16DotMatmul(OpBuilder &b, MatmulOp op, Value lhs);
 
 /// `llm.matmul` of an activation `a` ([..., K], f32 or bf16, statically
@@ -168,12 +205,22 @@ FailureOr<Value> buildAMXBF16Matmul(OpBuilder &b, Location loc, Value a,
                                     ArrayRef<float> weight, bool nk, int64_t N,
                                     RankedTensorType resultType);
 
-/// buildAMXBF16Matmul for `op` (its lhs converted to `lhs`) when its
-/// lowering configuration asks for AMX tiles (dot_product = "amx_bf16") and
-/// isBF16DotMatmul holds; shapes the AMX kernel does not take get the bf16
-/// dot-product kernel (buildBF16DotMatmul). Fails, creating nothing,
-/// otherwise.
-FailureOr<Value> lowerAMXBF16Matmul(OpBuilder &b, MatmulOp op, Value lhs);
+/// `llm.matmul_integer` of `a` ([..., K], 8-bit storage, per-tensor zero
+/// point `pa`, at least kAMXBlockRows = 32 static rows) and a constant 8-bit
+/// weight `wq` ([K, N], per-tensor or per-column zero points `pb`) on Intel
+/// AMX tiles (`tdpbusd`: a 16 x 16 i32 tile C += A B with A 16 x 64 u8 and B
+/// 16 quads of K x 16 columns of s8, each lane the sum of 4 products; Intel
+/// SDM), exact in i32 like buildInt8DotMatmul, whose operands and zero-point
+/// terms it shares (prepareInt8Dot): b' packed at compile time in AMX's quad
+/// layout, [Np / 32 * Kp / 4, 128] bytes (N rounded up to 32, K to 64, with
+/// zeros), a' copied into a [32, Kp] scratch per row block, the same loop
+/// nest as buildAMXBF16Matmul, and the zero-point terms added as the
+/// accumulator rows are copied out. Fails, creating nothing, for fewer than
+/// 32 rows and where prepareInt8Dot fails.
+FailureOr<Value> buildAMXInt8Matmul(OpBuilder &b, Location loc, Value a,
+                                    const QuantParams &pa, Value wq,
+                                    const QuantParams &pb,
+                                    RankedTensorType resultType);
 
 //===----------------------------------------------------------------------===//
 // Helpers of the quantized kernels (QuantToLinalg.cpp)

@@ -599,7 +599,9 @@ struct OrderedReduceMaxLowering : LLMLowering<ReduceMaxOp> {
 //===----------------------------------------------------------------------===//
 
 // llm.matmul_integer %a, %b [K, N] constant, 8-bit, static shapes,
-//   dot_product = "i8" in its lowering config
+//   dot_product = "amx_i8" in its lowering config, at least 32 rows
+//   -> buildAMXInt8Matmul (tdpbusd tiles, exact i32);
+//   dot_product = "i8" (or "amx_i8" with fewer rows)
 //   -> buildInt8DotMatmul (vpdpbusd register tiles, exact i32);
 // llm.matmul_integer %a, %b [K, N], 8-bit, static shapes
 //   -> a' = f32(ext(a) - za) (exact), then buildPanelDequantMatmul's exact
@@ -633,8 +635,19 @@ struct MatmulIntegerLowering : LLMLowering<MatmulIntegerOp> {
     }
     Value a =
         storageCast(rewriter, loc, adaptor.getLhs(), storageTensorType(lt));
+    // AMX tiles where the target has them (a prefill; other shapes take the
+    // AVX512-VNNI dot products, which every AMX-INT8 CPU has).
+    bool amx = getConfiguredAMXInt8DotProduct(op).value_or(false);
+    if (amx) {
+      if (FailureOr<Value> r = llm::detail::buildAMXInt8Matmul(
+              rewriter, loc, a, *pa, adaptor.getRhs(), *pb, type);
+          succeeded(r)) {
+        rewriter.replaceOp(op, *r);
+        return success();
+      }
+    }
     // 8-bit dot products where the target has them (a constant weight).
-    if (getConfiguredInt8DotProduct(op).value_or(false)) {
+    if (amx || getConfiguredInt8DotProduct(op).value_or(false)) {
       if (FailureOr<Value> r = llm::detail::buildInt8DotMatmul(
               rewriter, loc, a, *pa, adaptor.getRhs(), *pb, type,
               getConfiguredVectorBits(op).value_or(512));

@@ -81,3 +81,35 @@ func.func @rows8(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
   %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_bf16"}} : (tensor<8x32xf32>, tensor<32x32xf32>) -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
 }
+
+// -----
+
+// llm.matmul_integer (W8A8) on AMX-INT8 tiles (dot_product = "amx_i8"): b'
+// (s8) packed in AMX's quad layout, [Np / 32 * Kp / 4, 128] bytes (K = 8
+// padded to 64: 16 rows of quads per panel), w[k, n] = k: row 0 holds the
+// quads 0 1 2 3 of the 16 columns, then the padded columns' zeros, row 1
+// 4 5 6 7; u8 a' copied into the [32, 64] scratch; tdpbusd (a zero-
+// extended, b signed); the zero-point term -za' sum_k b' = -3 * 28 read per
+// column (masked: N = 16 is padded to 32) as the rows are copied out.
+// CHECK-LABEL: func.func @w8a8
+// CHECK-DAG:     arith.constant dense<-84> : tensor<16xi32>
+// CHECK-DAG:     %[[W:.+]] = arith.constant dense<"0x00010203000102030001020300010203{{(00010203)+}}{{0+}}04050607040506070405060704050607{{[0-9A-F]*}}"> : tensor<16x128xi8>
+// CHECK:         bufferization.to_buffer %[[W]] read_only : tensor<16x128xi8> to memref<16x128xi8>
+// CHECK:         scf.forall
+// CHECK:           memref.alloc() : memref<32x64xi8>
+// CHECK:           memref.alloc() : memref<32x32xi32>
+// CHECK:           vector.transfer_read {{.*}} : tensor<32x8xi8>, vector<16xi8>
+// CHECK:           amx.tile_zero : !amx.tile<16x16xi32>
+// CHECK-COUNT-4:   amx.tile_muli %{{.+}} zext, %{{.+}}, %{{.+}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+// CHECK-COUNT-4:   amx.tile_store
+// CHECK:           vector.load {{.*}} : memref<32x32xi32>, vector<16xi32>
+// CHECK:           vector.transfer_read {{.*}} : tensor<16xi32>, vector<16xi32>
+// CHECK:           arith.addi {{.*}} : vector<16xi32>
+// CHECK:         } {llm.fuse_producers = false}
+// CHECK:         tensor.extract_slice {{.*}}[0, 0] [32, 16] [1, 1] : tensor<32x32xi32> to tensor<32x16xi32>
+func.func @w8a8(%a: tensor<32x8x!quant.uniform<u8:f32, 1.0:3>>) -> tensor<32x16xi32> {
+  %w = llm.constant dense<[[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5], [6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6], [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]]> : tensor<8x16xi8>
+  %b = quant.scast %w : tensor<8x16xi8> to tensor<8x16x!quant.uniform<i8:f32, 1.0>>
+  %y = llm.matmul_integer %a, %b {llm.lowering_config = {dot_product = "amx_i8"}} : (tensor<32x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<32x16xi32>
+  return %y : tensor<32x16xi32>
+}

@@ -84,7 +84,7 @@ func.func @valid(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.uniform<i8:f32, 1.00
 // -----
 
 func.func @matmul_integer_bf16(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, %b: tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32> {
-  // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': dot_product must be "i8" or "f32", got "bf16"}}
+  // expected-error @+1 {{'llm.matmul_integer' op 'llm.lowering_config': dot_product must be "i8", "amx_i8" or "f32", got "bf16"}}
   %y = llm.matmul_integer %a, %b {llm.lowering_config = {dot_product = "bf16"}} : (tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>, tensor<8x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
   return %y : tensor<2x16xi32>
 }
@@ -239,5 +239,13 @@ func.func @amx_on_dequant_matmul(%x: tensor<1x8xf32>, %w: tensor<4x8x!quant.unif
 func.func @amx_int8_on_matmul(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
   // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': dot_product must be "bf16", "amx_bf16" or "f32", got "amx_int8"}}
   %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_int8"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+func.func @amx_i8_on_matmul(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'llm.matmul' op 'llm.lowering_config': dot_product must be "bf16", "amx_bf16" or "f32", got "amx_i8"}}
+  %y = llm.matmul %x, %w {llm.lowering_config = {dot_product = "amx_i8"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }

@@ -125,15 +125,16 @@ LogicalResult mlir::llm::verifyLoweringConfig(Operation *op, Attribute attr) {
       }
       continue;
     }
-    // dot_product = "i8" | "f32".
+    // dot_product = "i8" | "amx_i8" | "f32".
     if (matmulInteger && key == kDotProductKey) {
       auto name = dyn_cast<StringAttr>(value);
       if (!name || (name.getValue() != kDotProductI8 &&
+                    name.getValue() != kDotProductAMXI8 &&
                     name.getValue() != kDotProductF32))
         return op->emitOpError()
                << "'" << kLoweringConfigAttrName << "': " << kDotProductKey
-               << " must be \"" << kDotProductI8 << "\" or \"" << kDotProductF32
-               << "\", got " << value;
+               << " must be \"" << kDotProductI8 << "\", \"" << kDotProductAMXI8
+               << "\" or \"" << kDotProductF32 << "\", got " << value;
       continue;
     }
     // vector_bits = 256 | 512.
@@ -250,6 +251,10 @@ std::optional<bool> mlir::llm::getConfiguredBF16DotProduct(Operation *op) {
 
 std::optional<bool> mlir::llm::getConfiguredAMXBF16DotProduct(Operation *op) {
   return isConfiguredDotProduct(op, kDotProductAMXBF16);
+}
+
+std::optional<bool> mlir::llm::getConfiguredAMXInt8DotProduct(Operation *op) {
+  return isConfiguredDotProduct(op, kDotProductAMXI8);
 }
 
 std::optional<bool> mlir::llm::getConfiguredInt8DotProduct(Operation *op) {

@@ -33,9 +33,19 @@ u8 and an unsigned b to s8), with these cases besides:
   n_prime  u8 a [5, 64] x i8 b [64, 131] (N prime, above the panel block of
            128 channels: a block loop and a last block of 3).
 
-  quant_matmul_integer.py gen DIR [--const]  writes DIR/model.mlir,
+With --amx (constant weights), W8A8 prefills for the AMX kernel
+(dot_product = "amx_i8", AMXMatmul.cpp: tdpbusd tiles) instead:
+  amx_extreme  the extreme case at 32 rows;
+  amx_random   i8 a [37, 600] x u8 b [600, 200] per column (a row remainder
+               of 5; K padded to 640, N to 224: the zero-point terms of the
+               padded columns read 0);
+  amx_rank3    u8 a [2, 20, 96] x i8 b [96, 48] (40 rows);
+  amx_odd      u8 a [33, 30] x i8 b [30, 131] (K = 30, which the vpdpbusd
+               kernel does not take; N prime).
+
+  quant_matmul_integer.py gen DIR [--const | --amx]  writes DIR/model.mlir,
                                              DIR/a<i>.npy (and DIR/b<i>.npy)
-  quant_matmul_integer.py check DIR OUTDIR [--const]
+  quant_matmul_integer.py check DIR OUTDIR [--const | --amx]
 """
 
 import os
@@ -44,7 +54,30 @@ import sys
 import numpy as np
 
 
-def cases(const=False):
+def amx_cases():
+    """W8A8 prefills for the AMX kernel (dot_product = "amx_i8": at least 32
+    rows; K and N padded to 64 and 32 in its tiles)."""
+    rng = np.random.default_rng(29)
+    out = []
+    a = np.full((32, 1024), 255)
+    b = np.full((1024, 64), -128)
+    out.append(("amx_extreme", "u8", 0, a, "i8", [127] * 64, b))
+    a = rng.integers(-128, 128, (37, 600))
+    b = rng.integers(0, 256, (600, 200))
+    out.append(("amx_random", "i8", -3, a, "u8",
+                list(rng.integers(0, 256, 200)), b))
+    a = rng.integers(0, 256, (2, 20, 96))
+    b = rng.integers(-128, 128, (96, 48))
+    out.append(("amx_rank3", "u8", 7, a, "i8", [-1], b))
+    a = rng.integers(0, 256, (33, 30))
+    b = rng.integers(-128, 128, (30, 131))
+    out.append(("amx_odd", "u8", 9, a, "i8", [0], b))
+    return out
+
+
+def cases(const=False, amx=False):
+    if amx:
+        return amx_cases()
     rng = np.random.default_rng(23)
     out = []
     a = np.full((4, 1024), 255)
@@ -93,9 +126,9 @@ def bits(v):
     return np.where(v > 127, v - 256, v).astype(np.int8)
 
 
-def gen(d, const):
+def gen(d, const, amx=False):
     args, body, rets, types = [], [], [], []
-    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const)):
+    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const, amx)):
         np.save(os.path.join(d, f"a{i}.npy"), bits(a))
         ta = qtype(sa, [za])
         tb = qtype(sb, zb, None if len(zb) == 1 else 1)
@@ -124,9 +157,9 @@ def gen(d, const):
                 f"  return {', '.join(rets)} : {', '.join(types)}\n}}\n")
 
 
-def check(d, out, const):
+def check(d, out, const, amx=False):
     ok = True
-    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const)):
+    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const, amx)):
         exp = (a.astype(np.int64) - za) @ (b.astype(np.int64) -
                                            np.asarray(zb, np.int64))
         got = np.load(os.path.join(out, f"out{i}.npy"))
@@ -141,9 +174,10 @@ def check(d, out, const):
 
 
 if __name__ == "__main__":
-    const = "--const" in sys.argv
-    argv = [x for x in sys.argv if x != "--const"]
+    amx = "--amx" in sys.argv
+    const = "--const" in sys.argv or amx
+    argv = [x for x in sys.argv if x not in ("--const", "--amx")]
     if argv[1] == "gen":
-        gen(argv[2], const)
+        gen(argv[2], const, amx)
     else:
-        sys.exit(0 if check(argv[2], argv[3], const) else 1)
+        sys.exit(0 if check(argv[2], argv[3], const, amx) else 1)

@@ -56,6 +56,10 @@
 //                                            kernel (AVX512-VNNI vpdpbusd)
 //                                            or the exact f32 panels
 //                                            (default "f32")
+//       dot_product = "amx_i8"               as "i8", on AMX tiles (tdpbusd:
+//                                            16 x 16 i32 tiles of 16 x 64 u8
+//                                            by 64 x 16 s8 products; the
+//                                            kernel of buildAMXInt8Matmul)
 //       vector_bits = 512 | 256              with dot_product = "i8": the
 //                                            kernel's vector width, 512-bit
 //                                            AVX512-VNNI (zmm) or 256-bit
@@ -159,6 +163,8 @@ inline constexpr llvm::StringLiteral kDotProductF32 = "f32";
 inline constexpr llvm::StringLiteral kDotProductAMXBF16 = "amx_bf16";
 /// `llm.matmul_integer`: 4-way 8-bit dot products into i32 lanes.
 inline constexpr llvm::StringLiteral kDotProductI8 = "i8";
+/// `llm.matmul_integer`: 8-bit products on Intel AMX tiles.
+inline constexpr llvm::StringLiteral kDotProductAMXI8 = "amx_i8";
 /// `llm.matmul_integer`: the 8-bit dot products' vector width in bits
 /// (IntegerAttr, 256 or 512).
 inline constexpr llvm::StringLiteral kVectorBitsKey = "vector_bits";
@@ -184,6 +190,9 @@ std::optional<bool> getConfiguredBF16DotProduct(Operation *op);
 /// Whether `op`'s configuration asks for the bf16 products on AMX tiles, if
 /// it says.
 std::optional<bool> getConfiguredAMXBF16DotProduct(Operation *op);
+/// Whether `op`'s configuration asks for the 8-bit products on AMX tiles, if
+/// it says.
+std::optional<bool> getConfiguredAMXInt8DotProduct(Operation *op);
 /// Whether `op`'s configuration asks for the 8-bit dot products, if it says.
 std::optional<bool> getConfiguredInt8DotProduct(Operation *op);
 /// The vector width in bits of `op`'s 8-bit dot products, if it says.
