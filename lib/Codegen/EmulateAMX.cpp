@@ -19,6 +19,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::llm {
@@ -168,6 +170,22 @@ struct LLMEmulateAMXPass : llm::impl::LLMEmulateAMXPassBase<LLMEmulateAMXPass> {
     Operation *root = getOperation();
     // What the emulation does not cover is an error, not a silent skip.
     WalkResult unsupported = root->walk([](Operation *op) {
+      // Tiles across function boundaries (arguments, results, calls).
+      auto isTile = [](Type t) { return isa<amx::TileType>(t); };
+      if (auto fn = dyn_cast<FunctionOpInterface>(op);
+          fn && (llvm::any_of(fn.getArgumentTypes(), isTile) ||
+                 llvm::any_of(fn.getResultTypes(), isTile))) {
+        op->emitOpError("llm-emulate-amx: tiles passed to or returned from a "
+                        "function are not emulated");
+        return WalkResult::interrupt();
+      }
+      if (isa<CallOpInterface>(op) &&
+          (llvm::any_of(op->getOperandTypes(), isTile) ||
+           llvm::any_of(op->getResultTypes(), isTile))) {
+        op->emitOpError("llm-emulate-amx: tiles passed to or returned from a "
+                        "function are not emulated");
+        return WalkResult::interrupt();
+      }
       if ((isa<amx::TileLoadOp>(op) && cast<amx::TileLoadOp>(op).getStride()) ||
           (isa<amx::TileStoreOp>(op) &&
            cast<amx::TileStoreOp>(op).getStride())) {

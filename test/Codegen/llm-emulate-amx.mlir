@@ -76,6 +76,16 @@ func.func @stride(%a: memref<1024xbf16>, %c: memref<16x16xf32>) {
 
 // -----
 
+// Nor are tiles across a function boundary.
+// expected-error @+1 {{'func.func' op llm-emulate-amx: tiles passed to or returned from a function are not emulated}}
+func.func @tile_argument(%t: !amx.tile<16x16xf32>, %c: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  amx.tile_store %c[%c0, %c0], %t : memref<16x16xf32>, !amx.tile<16x16xf32>
+  return
+}
+
+// -----
+
 // Code without AMX ops is left as it is.
 // CHECK-LABEL: func.func @none
 // CHECK-NEXT:    return

@@ -792,8 +792,9 @@ def LLMEmulateAMXPass : Pass<"llm-emulate-amx"> {
       `isZextRhs` says (TDPBUSD and its signed/unsigned variants): exact,
       as the hardware.
 
-    Errors: tile loads or stores with an explicit `stride` are not
-    emulated: the op is reported and the pass fails.
+    Errors: tile loads or stores with an explicit `stride`, and tiles
+    passed to or returned from a function (arguments, results, calls), are
+    not emulated: the op is reported and the pass fails.
     `llm-lower-to-cpu{emulate-amx}` runs this pass after bufferization.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
