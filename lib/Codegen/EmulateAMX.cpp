@@ -186,6 +186,31 @@ struct LLMEmulateAMXPass : llm::impl::LLMEmulateAMXPassBase<LLMEmulateAMXPass> {
                         "function are not emulated");
         return WalkResult::interrupt();
       }
+      // A tile larger than the memref's static innermost dims: the vector
+      // code would read or write out of bounds (the hardware would read or
+      // write past the rows).
+      auto tooSmall = [](Value base, Type tileType) {
+        auto memref = cast<MemRefType>(base.getType());
+        auto tile = cast<amx::TileType>(tileType);
+        if (memref.getRank() < 2)
+          return false;
+        for (int64_t d = 0; d < 2; ++d) {
+          int64_t size = memref.getDimSize(memref.getRank() - 2 + d);
+          if (!ShapedType::isDynamic(size) && size < tile.getDimSize(d))
+            return true;
+        }
+        return false;
+      };
+      if ((isa<amx::TileLoadOp>(op) &&
+           tooSmall(cast<amx::TileLoadOp>(op).getBase(),
+                    op->getResult(0).getType())) ||
+          (isa<amx::TileStoreOp>(op) &&
+           tooSmall(cast<amx::TileStoreOp>(op).getBase(),
+                    cast<amx::TileStoreOp>(op).getVal().getType()))) {
+        op->emitOpError("llm-emulate-amx: the tile does not fit in the "
+                        "memref's two innermost dimensions");
+        return WalkResult::interrupt();
+      }
       if ((isa<amx::TileLoadOp>(op) && cast<amx::TileLoadOp>(op).getStride()) ||
           (isa<amx::TileStoreOp>(op) &&
            cast<amx::TileStoreOp>(op).getStride())) {

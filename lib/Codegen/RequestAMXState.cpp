@@ -30,6 +30,7 @@ using namespace mlir;
 static constexpr llvm::StringLiteral kRequestName = "__llmc_request_amx_state";
 static constexpr llvm::StringLiteral kGrantedName =
     "__llmc_amx_state_requested";
+static constexpr llvm::StringLiteral kMessageName = "__llmc_amx_state_message";
 
 /// Linux x86-64: the arch_prctl system call, its request for permission to
 /// use an extended state component, and the AMX tile data component
@@ -69,6 +70,10 @@ struct LLMRequestAMXStatePass
     if (failed(request))
       return signalPassFailure();
     for (LLVM::LLVMFuncOp func : users) {
+      // A function that asks already (the pass ran before) is left alone.
+      auto first = dyn_cast<LLVM::CallOp>(&func.getBody().front().front());
+      if (first && first.getCallee() == kRequestName)
+        continue;
       OpBuilder b(func.getBody());
       LLVM::CallOp::create(b, func.getLoc(), *request, ValueRange{});
     }
@@ -96,6 +101,12 @@ struct LLMRequestAMXStatePass
       if (!f.isExternal())
         return f;
     }
+    // The request's own globals: names that something else already has
+    // are an error, not a redefinition.
+    for (StringRef name : {kGrantedName, kMessageName})
+      if (Operation *other = module.lookupSymbol(name))
+        return other->emitError("llm-request-amx-state: '")
+               << name << "' is already defined";
     auto i8 = IntegerType::get(ctx, 8);
     auto i32 = IntegerType::get(ctx, 32);
     auto i64 = IntegerType::get(ctx, 64);
@@ -154,8 +165,8 @@ struct LLMRequestAMXStatePass
         "(arch_prctl ARCH_REQ_XCOMP_PERM); the model was compiled for AMX: "
         "compile it for a target without AMX (--target avx512-bf16)\n";
     message.push_back('\0');
-    Value text = LLVM::createGlobalString(loc, b, "__llmc_amx_state_message",
-                                          message, LLVM::Linkage::Internal);
+    Value text = LLVM::createGlobalString(loc, b, kMessageName, message,
+                                          LLVM::Linkage::Internal);
     LLVM::CallOp::create(
         b, loc, *dprintf,
         ValueRange{LLVM::ConstantOp::create(b, loc, i32, 2), text});

@@ -153,14 +153,24 @@ struct LLMSelectLoweringConfigPass
       if (getConfiguredBF16DotProduct(op).value_or(false) &&
           !desc->bf16DotProduct)
         missing = "dot_product = \"bf16\" needs AVX512-BF16 dot products";
+      // The AMX kernels: the tiles (or, emulated, the target's dot
+      // products, which their fallback below 32 rows runs on too).
       else if (getConfiguredAMXBF16DotProduct(op).value_or(false) &&
-               !(desc->amxBF16 || emulateAMX))
-        missing = "dot_product = \"amx_bf16\" needs AMX tiles with bf16 "
-                  "products (AMX-TILE and AMX-BF16)";
+               !desc->amxBF16)
+        missing = !emulateAMX ? "dot_product = \"amx_bf16\" needs AMX tiles "
+                                "with bf16 products (AMX-TILE and AMX-BF16)"
+                  : !desc->bf16DotProduct
+                      ? "dot_product = \"amx_bf16\" with emulate-amx needs "
+                        "AVX512-BF16 dot products"
+                      : "";
       else if (getConfiguredAMXInt8DotProduct(op).value_or(false) &&
-               !(desc->amxInt8 || (emulateAMX && desc->int8DotProduct)))
-        missing = "dot_product = \"amx_i8\" needs AMX tiles with 8-bit "
-                  "products (AMX-TILE and AMX-INT8)";
+               !desc->amxInt8)
+        missing = !emulateAMX ? "dot_product = \"amx_i8\" needs AMX tiles "
+                                "with 8-bit products (AMX-TILE and AMX-INT8)"
+                  : !desc->int8DotProduct
+                      ? "dot_product = \"amx_i8\" with emulate-amx needs "
+                        "8-bit dot products (AVX512-VNNI or AVX-VNNI)"
+                      : "";
       else if (getConfiguredInt8DotProduct(op).value_or(false) &&
                !desc->int8DotProduct)
         missing = "dot_product = \"i8\" needs 8-bit dot products "

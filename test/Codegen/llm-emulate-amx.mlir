@@ -86,6 +86,19 @@ func.func @tile_argument(%t: !amx.tile<16x16xf32>, %c: memref<16x16xf32>) {
 
 // -----
 
+// A tile larger than the memref it is loaded from.
+func.func @too_small(%a: memref<16x16xbf16>, %c: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'amx.tile_load' op llm-emulate-amx: the tile does not fit in the memref's two innermost dimensions}}
+  %ta = amx.tile_load %a[%c0, %c0] : memref<16x16xbf16> into !amx.tile<16x32xbf16>
+  %z = amx.tile_zero : !amx.tile<16x16xf32>
+  %r = amx.tile_mulf %ta, %ta, %z : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
+  amx.tile_store %c[%c0, %c0], %r : memref<16x16xf32>, !amx.tile<16x16xf32>
+  return
+}
+
+// -----
+
 // Code without AMX ops is left as it is.
 // CHECK-LABEL: func.func @none
 // CHECK-NEXT:    return

@@ -1,4 +1,9 @@
 // RUN: llm-opt %s -llm-request-amx-state -split-input-file | FileCheck %s
+// Running it twice adds nothing.
+// RUN: llm-opt %s -llm-request-amx-state -split-input-file | llm-opt -llm-request-amx-state -split-input-file | FileCheck %s --check-prefix=TWICE
+// TWICE-LABEL: llvm.func @kernel
+// TWICE-NEXT:    llvm.call @__llmc_request_amx_state() : () -> ()
+// TWICE-NEXT:    llvm.mlir.constant
 
 // A function calling AMX intrinsics asks for the tile state first; the
 // request (made once per process: the flag) is defined once for the module.

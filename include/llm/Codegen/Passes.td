@@ -792,9 +792,11 @@ def LLMEmulateAMXPass : Pass<"llm-emulate-amx"> {
       `isZextRhs` says (TDPBUSD and its signed/unsigned variants): exact,
       as the hardware.
 
-    Errors: tile loads or stores with an explicit `stride`, and tiles
-    passed to or returned from a function (arguments, results, calls), are
-    not emulated: the op is reported and the pass fails.
+    Errors: tile loads or stores with an explicit `stride`, tiles passed
+    to or returned from a function (arguments, results, calls), and tiles
+    larger than the static innermost dims of the memref they are loaded
+    from or stored to are not emulated: the op is reported and the pass
+    fails.
     `llm-lower-to-cpu{emulate-amx}` runs this pass after bufferization.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -824,8 +826,15 @@ def LLMRequestAMXStatePass
     standard error and calls `exit(1)` instead of letting the process
     fault. Modules without AMX intrinsics are left unchanged.
 
+    A function whose first operation already calls the request is left
+    as it is (running the pass twice adds nothing). Only the functions of
+    the module the pass runs on are instrumented, not those of nested
+    modules.
+
     Errors: a `__llmc_request_amx_state`, `syscall`, `dprintf` or `exit`
-    already declared with another signature is reported; the pass fails.
+    already declared with another signature, and another symbol named
+    `__llmc_amx_state_requested` or `__llmc_amx_state_message`, are
+    reported; the pass fails.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
