@@ -172,50 +172,46 @@ struct LLMEmulateAMXPass : llm::impl::LLMEmulateAMXPassBase<LLMEmulateAMXPass> {
     WalkResult unsupported = root->walk([](Operation *op) {
       // Tiles across function boundaries (arguments, results, calls).
       auto isTile = [](Type t) { return isa<amx::TileType>(t); };
-      if (auto fn = dyn_cast<FunctionOpInterface>(op);
-          fn && (llvm::any_of(fn.getArgumentTypes(), isTile) ||
-                 llvm::any_of(fn.getResultTypes(), isTile))) {
+      auto fn = dyn_cast<FunctionOpInterface>(op);
+      if ((fn && (llvm::any_of(fn.getArgumentTypes(), isTile) ||
+                  llvm::any_of(fn.getResultTypes(), isTile))) ||
+          (isa<CallOpInterface>(op) &&
+           (llvm::any_of(op->getOperandTypes(), isTile) ||
+            llvm::any_of(op->getResultTypes(), isTile)))) {
         op->emitOpError("llm-emulate-amx: tiles passed to or returned from a "
                         "function are not emulated");
         return WalkResult::interrupt();
       }
-      if (isa<CallOpInterface>(op) &&
-          (llvm::any_of(op->getOperandTypes(), isTile) ||
-           llvm::any_of(op->getResultTypes(), isTile))) {
-        op->emitOpError("llm-emulate-amx: tiles passed to or returned from a "
-                        "function are not emulated");
+      // The memory side of a tile load or store.
+      Value base, stride;
+      Type tileType;
+      if (auto load = dyn_cast<amx::TileLoadOp>(op)) {
+        base = load.getBase();
+        stride = load.getStride();
+        tileType = load.getType();
+      } else if (auto store = dyn_cast<amx::TileStoreOp>(op)) {
+        base = store.getBase();
+        stride = store.getStride();
+        tileType = store.getVal().getType();
+      } else {
+        return WalkResult::advance();
+      }
+      if (stride) {
+        op->emitOpError("llm-emulate-amx: explicit strides are not emulated");
         return WalkResult::interrupt();
       }
       // A tile larger than the memref's static innermost dims: the vector
       // code would read or write out of bounds (the hardware would read or
       // write past the rows).
-      auto tooSmall = [](Value base, Type tileType) {
-        auto memref = cast<MemRefType>(base.getType());
-        auto tile = cast<amx::TileType>(tileType);
-        if (memref.getRank() < 2)
-          return false;
-        for (int64_t d = 0; d < 2; ++d) {
-          int64_t size = memref.getDimSize(memref.getRank() - 2 + d);
-          if (!ShapedType::isDynamic(size) && size < tile.getDimSize(d))
-            return true;
+      auto memref = cast<MemRefType>(base.getType());
+      auto tile = cast<amx::TileType>(tileType);
+      for (int64_t d = 0; memref.getRank() >= 2 && d < 2; ++d) {
+        int64_t size = memref.getDimSize(memref.getRank() - 2 + d);
+        if (!ShapedType::isDynamic(size) && size < tile.getDimSize(d)) {
+          op->emitOpError("llm-emulate-amx: the tile does not fit in the "
+                          "memref's two innermost dimensions");
+          return WalkResult::interrupt();
         }
-        return false;
-      };
-      if ((isa<amx::TileLoadOp>(op) &&
-           tooSmall(cast<amx::TileLoadOp>(op).getBase(),
-                    op->getResult(0).getType())) ||
-          (isa<amx::TileStoreOp>(op) &&
-           tooSmall(cast<amx::TileStoreOp>(op).getBase(),
-                    cast<amx::TileStoreOp>(op).getVal().getType()))) {
-        op->emitOpError("llm-emulate-amx: the tile does not fit in the "
-                        "memref's two innermost dimensions");
-        return WalkResult::interrupt();
-      }
-      if ((isa<amx::TileLoadOp>(op) && cast<amx::TileLoadOp>(op).getStride()) ||
-          (isa<amx::TileStoreOp>(op) &&
-           cast<amx::TileStoreOp>(op).getStride())) {
-        op->emitOpError("llm-emulate-amx: explicit strides are not emulated");
-        return WalkResult::interrupt();
       }
       return WalkResult::advance();
     });

@@ -143,6 +143,11 @@ struct LLMSelectLoweringConfigPass
           << "', which has no bf16 dot products (AVX512-BF16); f32 matmuls "
              "stay f32";
 
+    // Whether the AMX kernels may be used: on the target's tiles, or
+    // emulated on the dot products of the same element types.
+    bool amxBF16 = desc->amxBF16 || (emulateAMX && desc->bf16DotProduct);
+    bool amxInt8 = desc->amxInt8 || (emulateAMX && desc->int8DotProduct);
+
     // A configuration written by hand (a test's, a tuner's) may ask for dot
     // products the target lacks: the kernel would not run on it.
     bool unsupported = false;
@@ -155,22 +160,17 @@ struct LLMSelectLoweringConfigPass
         missing = "dot_product = \"bf16\" needs AVX512-BF16 dot products";
       // The AMX kernels: the tiles (or, emulated, the target's dot
       // products, which their fallback below 32 rows runs on too).
-      else if (getConfiguredAMXBF16DotProduct(op).value_or(false) &&
-               !desc->amxBF16)
-        missing = !emulateAMX ? "dot_product = \"amx_bf16\" needs AMX tiles "
-                                "with bf16 products (AMX-TILE and AMX-BF16)"
-                  : !desc->bf16DotProduct
-                      ? "dot_product = \"amx_bf16\" with emulate-amx needs "
-                        "AVX512-BF16 dot products"
-                      : "";
-      else if (getConfiguredAMXInt8DotProduct(op).value_or(false) &&
-               !desc->amxInt8)
-        missing = !emulateAMX ? "dot_product = \"amx_i8\" needs AMX tiles "
-                                "with 8-bit products (AMX-TILE and AMX-INT8)"
-                  : !desc->int8DotProduct
-                      ? "dot_product = \"amx_i8\" with emulate-amx needs "
-                        "8-bit dot products (AVX512-VNNI or AVX-VNNI)"
-                      : "";
+      else if (getConfiguredAMXBF16DotProduct(op).value_or(false) && !amxBF16)
+        missing = emulateAMX ? "dot_product = \"amx_bf16\" with emulate-amx "
+                               "needs AVX512-BF16 dot products"
+                             : "dot_product = \"amx_bf16\" needs AMX tiles "
+                               "with bf16 products (AMX-TILE and AMX-BF16)";
+      else if (getConfiguredAMXInt8DotProduct(op).value_or(false) && !amxInt8)
+        missing = emulateAMX ? "dot_product = \"amx_i8\" with emulate-amx "
+                               "needs 8-bit dot products (AVX512-VNNI or "
+                               "AVX-VNNI)"
+                             : "dot_product = \"amx_i8\" needs AMX tiles "
+                               "with 8-bit products (AMX-TILE and AMX-INT8)";
       else if (getConfiguredInt8DotProduct(op).value_or(false) &&
                !desc->int8DotProduct)
         missing = "dot_product = \"i8\" needs 8-bit dot products "
@@ -216,10 +216,10 @@ struct LLMSelectLoweringConfigPass
       // AMX tiles where the target has them.
       if (bf16Dot)
         entries.push_back(b.getNamedAttr(
-            kDotProductKey, b.getStringAttr((desc->amxBF16 || emulateAMX) &&
-                                                    isAMXBF16Matmul(op, demote)
-                                                ? kDotProductAMXBF16
-                                                : kDotProductBF16)));
+            kDotProductKey,
+            b.getStringAttr(amxBF16 && isAMXBF16Matmul(op, demote)
+                                ? kDotProductAMXBF16
+                                : kDotProductBF16)));
       // vector_bits: the sparse kernels' vectors (llm-sparsify-weights).
       if (sparse)
         entries.push_back(b.getNamedAttr(
@@ -228,12 +228,8 @@ struct LLMSelectLoweringConfigPass
       if (isa<MatmulIntegerOp>(op)) {
         // dot_product: i8 where the target has 8-bit dot products, amx_i8
         // for a prefill (at least 32 static rows) where it has AMX-INT8.
-        auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
-        bool amxRows =
-            lhs.hasStaticShape() && lhs.getShape().back() > 0 &&
-            lhs.getNumElements() / lhs.getShape().back() >= kAMXBlockRows;
-        bool amx =
-            (desc->amxInt8 || (emulateAMX && desc->int8DotProduct)) && amxRows;
+        bool amx = amxInt8 &&
+                   hasAMXRows(cast<ShapedType>(op->getOperand(0).getType()));
         entries.push_back(b.getNamedAttr(
             kDotProductKey,
             b.getStringAttr(amx                    ? kDotProductAMXI8

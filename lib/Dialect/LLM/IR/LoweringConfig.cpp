@@ -201,12 +201,15 @@ bool mlir::llm::isBF16DotMatmul(Operation *op, bool demoteF32) {
          rt.getDimSize(nk ? 1 : 0) == k;
 }
 
+bool mlir::llm::hasAMXRows(ShapedType lhs) {
+  return lhs.hasStaticShape() && lhs.getRank() >= 1 &&
+         lhs.getShape().back() > 0 &&
+         lhs.getNumElements() / lhs.getShape().back() >= kAMXBlockRows;
+}
+
 bool mlir::llm::isAMXBF16Matmul(Operation *op, bool demoteF32) {
-  if (!isBF16DotMatmul(op, demoteF32))
-    return false;
-  auto lt = cast<RankedTensorType>(cast<MatmulOp>(op).getLhs().getType());
-  return lt.hasStaticShape() &&
-         lt.getNumElements() / lt.getShape().back() >= kAMXBlockRows;
+  return isBF16DotMatmul(op, demoteF32) &&
+         hasAMXRows(cast<ShapedType>(cast<MatmulOp>(op).getLhs().getType()));
 }
 
 static DictionaryAttr getLoweringConfig(Operation *op) {

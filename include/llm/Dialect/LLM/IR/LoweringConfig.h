@@ -122,6 +122,7 @@
 #define LLM_DIALECT_LLM_IR_LOWERINGCONFIG_H
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -212,6 +213,11 @@ bool isBF16DotMatmul(Operation *op, bool demoteF32);
 
 /// Rows of one row block of the AMX bf16 kernel (two 16-row tiles).
 inline constexpr int64_t kAMXBlockRows = 32;
+
+/// Whether a matmul lhs of type `lhs` ([..., K]) has rows for the AMX
+/// kernels: static, at least kAMXBlockRows rows (the product of its
+/// dimensions but K), K not 0.
+bool hasAMXRows(ShapedType lhs);
 
 /// Whether the AMX bf16 kernel of convert-llm-to-linalg takes `op`:
 /// isBF16DotMatmul(op, demoteF32) with static rows (the product of the lhs
