@@ -461,6 +461,59 @@ static Value tilePackingForCPU(RewriterBase &rewriter,
   return result;
 }
 
+/// The f32 values `data` as 16-bit floats of `to` (f16 or bf16), when
+/// every value is exactly representable (so that widening gives back the
+/// same f32 bits); std::nullopt otherwise (also for a NaN, whose payload
+/// is not kept). Bit arithmetic on the IEEE encodings: a weight holds up
+/// to a few hundred million values.
+static std::optional<std::vector<uint16_t>> narrowExactly(ArrayRef<char> data,
+                                                          FloatType to) {
+  size_t count = data.size() / sizeof(uint32_t);
+  std::vector<uint16_t> out(count);
+  bool bf16 = to.isBF16();
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, data.data() + i * sizeof(uint32_t), sizeof(bits));
+    uint32_t sign = bits >> 31, exp = (bits >> 23) & 0xff,
+             mant = bits & 0x7fffff;
+    if (exp == 0xff && mant != 0)
+      return std::nullopt;
+    if (bf16) {
+      // bf16 is the upper half of an f32 (same exponent range).
+      if (bits & 0xffff)
+        return std::nullopt;
+      out[i] = static_cast<uint16_t>(bits >> 16);
+      continue;
+    }
+    uint16_t half = static_cast<uint16_t>(sign << 15);
+    if (exp == 0xff) {
+      // +-inf.
+      half |= 0x7c00;
+    } else if (exp != 0 || mant != 0) {
+      if (exp == 0)
+        return std::nullopt; // An f32 subnormal is below f16's range.
+      int32_t e = static_cast<int32_t>(exp) - 127;
+      if (e > 15 || e < -24)
+        return std::nullopt;
+      if (e >= -14) {
+        // Normal: 10 of the 23 mantissa bits kept.
+        if (mant & 0x1fff)
+          return std::nullopt;
+        half |= static_cast<uint16_t>(((e + 15) << 10) | (mant >> 13));
+      } else {
+        // Subnormal: (2^23 + mant) 2^(e - 23) = q 2^-24, q < 1024.
+        uint32_t significand = mant | 0x800000;
+        uint32_t shift = static_cast<uint32_t>(-e - 1);
+        if (significand & ((1u << shift) - 1))
+          return std::nullopt;
+        half |= static_cast<uint16_t>(significand >> shift);
+      }
+    }
+    out[i] = half;
+  }
+  return out;
+}
+
 /// B [K, N] stored as ceil(N / nr) strips of [K, nr] ("packed"), so that
 /// the register tile reads one contiguous row of nr elements per step of K
 /// instead of a row of B every N elements (a new page per step of K):
@@ -474,8 +527,17 @@ static Value tilePackingForCPU(RewriterBase &rewriter,
 /// nr). Returns null when B is neither a constant nor defined in the
 /// function body (a value of an enclosing region stays unpacked), and for a
 /// non-constant B whose N is not a multiple of nr.
-static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
-                                  int64_t nr, int64_t threads) {
+///
+/// With `narrow`, an f32 constant whose values are all exactly f16 (else
+/// bf16) values is packed as f16 (bf16): the register tile widens each row
+/// it reads (readPackedRhs), with the same products and sums. This is the
+/// weight of an f16/bf16 matmul that llm-promote-contraction-inputs runs
+/// in f32: its strips are then those of the decode matvec that reads the
+/// same weight unpromoted, and a generation model stores one 16-bit copy
+/// (equal constants are stored once, externalizeConstants) instead of
+/// adding an f32 one; any other such f32 weight is read in half the bytes.
+static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs, int64_t nr,
+                                  int64_t threads, bool narrow) {
   auto type = cast<RankedTensorType>(rhs.getType());
   int64_t kDim = type.getDimSize(0), nDim = type.getDimSize(1);
   Type elem = type.getElementType();
@@ -506,6 +568,22 @@ static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
     }
     if (static_cast<int64_t>(data.size()) != kDim * nDim * bytes)
       return nullptr;
+    // f32 -> f16 or bf16 when exact (see above).
+    std::optional<std::vector<uint16_t>> narrowed;
+    if (narrow && elem.isF32()) {
+      for (FloatType to : {FloatType(rewriter.getF16Type()),
+                           FloatType(rewriter.getBF16Type())})
+        if ((narrowed = narrowExactly(data, to))) {
+          elem = to;
+          break;
+        }
+      if (narrowed) {
+        bytes = 2;
+        packedType = packedType.clone(elem);
+        data = ArrayRef<char>(reinterpret_cast<const char *>(narrowed->data()),
+                              narrowed->size() * sizeof(uint16_t));
+      }
+    }
     // Zero-initialized: the padding columns of the last strip stay 0.
     std::vector<char> out(strips * kDim * nr * bytes, 0);
     for (int64_t j = 0; j < strips; ++j) {
@@ -514,11 +592,14 @@ static Value getOrCreatePackedRhs(RewriterBase &rewriter, Value rhs,
         std::memcpy(out.data() + ((j * kDim + kk) * nr) * bytes,
                     data.data() + (kk * nDim + j * nr) * bytes, width * bytes);
     }
+    // In the form of the source (a resource, or uniqued by value), as the
+    // equal strips of an unpromoted matvec of the same weight are.
     TypedAttr packed;
     if (resource) {
-      std::string name = (resource.getRawHandle().getKey() + "_packed" +
-                          Twine(nr))
-                             .str();
+      std::string name = resource.getRawHandle().getKey().str();
+      if (narrowed)
+        name += elem.isF16() ? "_f16" : "_bf16";
+      name += "_packed" + std::to_string(nr);
       packed = DenseResourceElementsAttr::get(
           packedType, name,
           HeapAsmResourceBlob::allocateAndCopyWithAlign(
@@ -631,10 +712,40 @@ static LogicalResult readPackedRhs(RewriterBase &rewriter,
                              rewriter.getIndexAttr(rows), width},
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
                              rewriter.getIndexAttr(1)});
-  if (newSlice.getType() != operand->get().getType())
-    newSlice = tensor::CastOp::create(rewriter, loc, operand->get().getType(),
-                                      newSlice);
-  rewriter.modifyOpInPlace(tile, [&] { operand->set(newSlice); });
+  auto operandType = cast<RankedTensorType>(operand->get().getType());
+  if (newSlice.getType() != operandType.clone(packedType.getElementType()))
+    newSlice = tensor::CastOp::create(
+        rewriter, loc, operandType.clone(packedType.getElementType()),
+        newSlice);
+  if (packedType.getElementType() == operandType.getElementType()) {
+    rewriter.modifyOpInPlace(tile, [&] { operand->set(newSlice); });
+    return success();
+  }
+  // Narrowed strips (getOrCreatePackedRhs): the tile as a linalg.generic
+  // that reads the 16-bit slice and widens each element before the tile's
+  // own body, which is unchanged.
+  SmallVector<Value> inputs = tile.getDpsInputs();
+  inputs[1] = newSlice;
+  Block &body = tile->getRegion(0).front();
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, tile->getResultTypes(), inputs, tile.getDpsInits(),
+      tile.getIndexingMapsArray(), tile.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        IRMapping map;
+        map.map(body.getArguments(), args);
+        map.map(
+            body.getArgument(1),
+            arith::ExtFOp::create(b, l, body.getArgument(1).getType(), args[1])
+                .getResult());
+        for (Operation &op : body.without_terminator())
+          b.clone(op, map);
+        SmallVector<Value> yielded;
+        for (Value v : body.getTerminator()->getOperands())
+          yielded.push_back(map.lookupOrDefault(v));
+        linalg::YieldOp::create(b, l, yielded);
+      });
+  generic->setDiscardableAttrs(tile->getDiscardableAttrDictionary());
+  rewriter.replaceOp(tile, generic->getResults());
   return success();
 }
 
@@ -843,7 +954,8 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
       packable && !smallM && (constRhs || n % rn == 0) && n > rn && rk == 1 &&
       (constRhs ? m >= rm : m >= 4 * rm && rhsBytes >= target.packRhsMinBytes);
   if (packDecode || packRows)
-    packedRhs = getOrCreatePackedRhs(rewriter, rhs, rn, threads);
+    packedRhs = getOrCreatePackedRhs(rewriter, rhs, rn, threads,
+                                     /*narrow=*/target.name != "generic");
 
   // Outer (parallel) level: one chunk of M rows (a multiple of the register
   // tile, at most the cache tile) per thread; batches are split one by one.

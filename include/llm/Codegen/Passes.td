@@ -343,7 +343,14 @@ def LLMTileAndVectorizePass
       target): a constant B is packed at compile time (M >= one register
       tile), another B of at least 1 MiB by a transpose at run time
       (M >= four register tiles), copied one vector row of a strip at a
-      time under an `scf.forall` over the strips. The partial last
+      time under an `scf.forall` over the strips. On targets other than
+      `generic`, an f32 constant B whose values are all exactly f16 values
+      (else bf16 values) is packed into f16 (bf16) strips, and each
+      register tile widens the row it reads (`arith.extf`): the same
+      products and sums in half the bytes. This is the weight of an
+      f16/bf16 matmul run in f32 by `llm-promote-contraction-inputs`, whose
+      strips then equal those of the unpromoted decode matvec of the same
+      weight (a generation model stores one 16-bit copy). The partial last
       iteration of each register-tile loop is peeled, innermost loop first
       (e.g. 67x45x33; the remainder rows get full column tiles too), so the
       main loops hold full tiles of static size, which are vectorized with

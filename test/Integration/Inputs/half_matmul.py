@@ -50,6 +50,9 @@ F16 = [
     ("epilogue", (20, 64), 64, 48, False, True, 1),
     ("two_rows", (2, 128), 128, 96, False, False, 1),
     ("decode", (1, 96), 96, 64, False, False, 1),
+    # A generation model's prefill and decode entries reading one weight.
+    ("gen_prefill", (16, 72), 72, 80, False, False, 1),
+    ("gen_decode", (1, 72), 72, 80, False, False, 1),
 ]
 BF16 = [("bf_prefill", (37, 96), 96, 80, True, False, 1)]
 F32 = [
@@ -70,7 +73,9 @@ def rounded(a, kind):
 def data(entry, lhs, k, n, tb, siblings, kind):
     rng = np.random.default_rng(sum(map(ord, entry)))
     x = rounded(rng.uniform(-1, 1, lhs), kind)
-    ws = [rounded(rng.uniform(-1, 1, (n, k) if tb else (k, n)), kind)
+    # The gen_* entries share their weights (drawn from one seed).
+    wrng = np.random.default_rng(7) if entry.startswith("gen_") else rng
+    ws = [rounded(wrng.uniform(-1, 1, (n, k) if tb else (k, n)), kind)
           for _ in range(siblings)]
     bias = rounded(rng.uniform(-1, 1, (n,)), kind)
     res = rounded(rng.uniform(-1, 1, lhs[:-1] + (n,)), kind)

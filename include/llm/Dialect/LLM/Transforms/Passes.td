@@ -670,8 +670,13 @@ def LLMPromoteContractionInputsPass
     makes around f16 nodes it has no f16 kernel for
     (`InsertCastTransformer`), and XLA's `FloatNormalization`.
 
-    The weight takes twice the bytes, which is what a decode matvec (one
-    row, the weights streamed from memory) pays for: its f16 kernel is
+    The widened weight is stored in 16 bits again where it is packed for
+    the CPU kernel (`llm-tile-and-vectorize` packs an f32 constant whose
+    values are all f16 or bf16 values into 16-bit strips, widened as the
+    kernel reads them), so a generation model whose decode matvecs read
+    the same weight unpromoted holds one 16-bit copy of it, not an added
+    f32 one. An f32 weight takes twice the bytes, which is what a decode
+    matvec (one row, the weights streamed from memory) pays for: its f16 kernel is
     faster (1 x 4096 @ 4096 x 4096, weights evicted from the caches: f16
     1.1 ms, promoted 1.7 ms), while from 2 rows on the promoted matmul wins
     or ties (2 rows: 1.9 -> 1.5 ms; 8: 5.7 -> 5.7; 32: 13.7 -> 6.8).
