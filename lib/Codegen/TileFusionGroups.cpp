@@ -179,9 +179,12 @@ static void applyWithDimResolution(FusionGroupOp group,
   (void)applyPatternsGreedily(group.getBody(), std::move(patterns), config);
 }
 
-/// Whether `loop` runs exactly one iteration (canonicalization folds it
-/// away).
-static bool hasOneIteration(scf::ForallOp loop) {
+/// Whether canonicalization folds `loop` away: it runs exactly one
+/// iteration and has no mapping (a kernel's block loop, mapped to
+/// #llm.block_loop, stays a loop).
+static bool foldsAway(scf::ForallOp loop) {
+  if (loop.getMapping())
+    return false;
   for (auto [lb, ub, step] :
        llvm::zip_equal(loop.getMixedLowerBound(), loop.getMixedUpperBound(),
                        loop.getMixedStep())) {
@@ -309,12 +312,12 @@ mlir::llm::lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *groupOp,
   for (scf::ForallOp loop : blockLoops) {
     auto mark = loop->getAttrOfType<BoolAttr>(kFuseProducersAttr);
     loop->removeAttr(kFuseProducersAttr);
-    if (mark && mark.getValue() && !hasOneIteration(loop)) {
+    if (mark && mark.getValue() && !foldsAway(loop)) {
       fuseProducersIntoBlockLoop(rewriter, loop, fuseInGroup);
       continue;
     }
-    // Too many rows to recompute per block, or one block (whose loop
-    // folds away, leaving the producers as loops of their own): the
+    // Too many rows to recompute per block, or a loop that folds away
+    // (which would leave the producers as loops of their own): the
     // producers (a norm) become one loop nest before the kernel, as a
     // group of their own would.
     llvm::SetVector<Value> captured;

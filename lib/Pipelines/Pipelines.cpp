@@ -282,7 +282,11 @@ void mlir::llm::buildLLMLowerToCPUBufferizationStage(
 }
 
 void mlir::llm::buildLLMLowerToCPULoopsStage(OpPassManager &pm,
-                                             const LowerToCPUOptions &options) {  // Strided copies (e.g. into a KV-cache slot) as vectorizable loops rather
+                                             const LowerToCPUOptions &options) {
+  // The kernels' block loops need their mapping no more: a loop of one
+  // block is inlined by the canonicalizer below.
+  pm.addNestedPass<func::FuncOp>(createLLMUnmapBlockLoopsPass());
+  // Strided copies (e.g. into a KV-cache slot) as vectorizable loops rather
   // than the runtime's element-by-element memrefCopy.
   pm.addNestedPass<func::FuncOp>(createLLMExpandStridedCopiesPass());
   // A function of many kernels: one function each (equal kernels share
@@ -430,6 +434,9 @@ void mlir::llm::buildLLMLowerToNVVMLinalgStage(
   // ops.
   toLinalgOpts.vectorKernels = false;
   pm.addPass(createConvertLLMToLinalgPass(toLinalgOpts));
+  // A CPU kernel's block loop (a lowering the GPU shares, such as the
+  // weight-only panels) is a plain loop here.
+  pm.addNestedPass<func::FuncOp>(createLLMUnmapBlockLoopsPass());
   pm.addPass(createCanonicalizerPass());
   if (!options.demoteContractionInputs.empty()) {
     llm::LLMDemoteContractionInputsPassOptions demote;

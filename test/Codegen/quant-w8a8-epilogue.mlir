@@ -7,23 +7,21 @@
 // x - zx once as f32, per panel of at most 256 terms a register-tiled f32
 // matmul from zero, converted to i32 and added to the i32 accumulator),
 // then the epilogue (the rescale, the bias, the activation and the output
-// requantize) is one elementwise loop nest over the [4, 16] i32 result,
-// parallel with llm-fuse. With N = 16 (one block of output columns) the
-// panels' one-iteration block loop is folded before llm-tile-and-vectorize
-// could fuse the epilogue into it, so the i32 result is materialized; with
-// more blocks the epilogue is fused into the block loop
-// (quant-w8a8-epilogue-blocks.mlir).
+// requantize) is one elementwise generic over the [4, 16] i32 result. With
+// llm-fuse it joins the panels' block loop: with N = 16 that loop has one
+// iteration, kept a loop by its #llm.block_loop mapping, so the i32 result
+// is never materialized whole (more blocks:
+// quant-w8a8-epilogue-blocks.mlir).
 
 // CHECK-LABEL: func.func @w8a8_bias_relu_requant
-// CHECK:         linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<4x16xi32>)
-// CHECK:         scf.for {{.*}} -> (tensor<64x16xf32>)
-// CHECK:         vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
-// CHECK:         %[[ACC:.+]] = scf.for {{.*}} -> (tensor<4x16xi32>)
-// CHECK:           arith.fptosi %{{.+}} : vector<16xf32> to vector<16xi32>
-// CHECK:           arith.addi %{{.+}} : vector<16xi32>
-// CHECK:         scf.forall (%[[I:.+]]) = (0) to (4) step (2)
-// CHECK:           %[[T:.+]] = tensor.extract_slice %[[ACC]][%[[I]], 0] [2, 16] [1, 1]
-// CHECK:           linalg.generic {{.*}} ins(%[[T]], %{{.+}} : tensor<2x16xi32>, tensor<16xf32>)
+// CHECK:         scf.forall (%{{.+}}) in (1) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<4x16xf32>)
+// CHECK:           linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<4x16xi32>)
+// CHECK:           scf.for {{.*}} -> (tensor<64x16xf32>)
+// CHECK:           vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// CHECK:           %[[ACC:.+]] = scf.for {{.*}} -> (tensor<4x16xi32>)
+// CHECK:             arith.fptosi %{{.+}} : vector<16xf32> to vector<16xi32>
+// CHECK:             arith.addi %{{.+}} : vector<16xi32>
+// CHECK:           linalg.generic {{.*}} ins(%[[ACC]], %{{.+}} : tensor<4x16xi32>, tensor<16xf32>) outs(%[[OUT]] : tensor<4x16xf32>)
 // CHECK:             arith.sitofp %{{.+}} : i32 to f32
 // CHECK:             arith.mulf
 // CHECK:             arith.addf
@@ -31,8 +29,9 @@
 // CHECK:             arith.divf
 // CHECK:             math.roundeven
 // CHECK:             arith.fptosi %{{.+}} : f32 to i8
-// CHECK:           } -> tensor<2x16xf32>
+// CHECK:           } -> tensor<4x16xf32>
 // CHECK:           scf.forall.in_parallel
+// CHECK:         } {mapping = [#llm.block_loop]}
 // CHECK-NOT:     linalg.generic
 // CHECK:         return
 

@@ -627,6 +627,28 @@ def LLMExpandStridedCopiesPass
   ];
 }
 
+def LLMUnmapBlockLoopsPass : Pass<"llm-unmap-block-loops"> {
+  let summary = "Drop the #llm.block_loop mapping of CPU kernels' block loops";
+  let description = [{
+    convert-llm-to-linalg's CPU kernels (the bf16, 8-bit and AMX dot
+    products, the W8A8 panels, the sparse block loops) build their
+    `scf.forall` over column blocks with `mapping = [#llm.block_loop]`,
+    so that a kernel of one block stays a loop through canonicalization:
+    `llm-tile-and-vectorize` fuses its elementwise consumers into it and
+    `llm-count-kernels` counts it once. This pass removes that mapping
+    (from every `scf.forall` under the op it runs on, tensors or buffers):
+    `llm-lower-to-cpu` runs it before lowering the loops, so that a loop
+    of one iteration is then inlined by the canonicalizer rather than run
+    as a parallel region; `llm-lower-to-nvvm` right after
+    convert-llm-to-linalg, so that its kernel mapping sees plain loops.
+    Other mappings are left alone.
+
+    Errors: an `scf.forall` whose mapping mixes `#llm.block_loop` with
+    other kinds is reported at the loop and the pass fails.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Compile report
 //===----------------------------------------------------------------------===//

@@ -57,8 +57,8 @@ struct AMXTiles {
   int64_t depth = 2;
   /// Rows M, K and N rounded up to whole tiles (Kp: a multiple of the A
   /// tile row, kTileRowBytes elements of 1 byte or half as many of 2; Np: of
-  /// kPanelColumns).
-  int64_t M = 0, Kp = 0, Np = 0;
+  /// kPanelColumns), and N.
+  int64_t M = 0, Kp = 0, Np = 0, N = 0;
   /// The packed weight's buffer, [Np / 32 * Kp / depth, 32 * depth]: row
   /// j Kp / depth + q holds w[depth q + t, 32 j + c] at depth c + t.
   Value weight;
@@ -71,7 +71,7 @@ struct AMXTiles {
   llvm::function_ref<Value(OpBuilder &, Location, Value a, Value b, Value acc)>
       multiply;
   /// The output of 16 accumulator lanes of row m, columns n.. of the
-  /// [M, Np] result (the 8-bit kernel adds its zero-point terms).
+  /// result (the 8-bit kernel adds its zero-point terms).
   llvm::function_ref<Value(OpBuilder &, Location, Value v, Value m, Value n)>
       finish;
 };
@@ -121,11 +121,12 @@ static scf::ForallOp buildAMXTileLoops(OpBuilder &b, Location loc,
       llm::detail::getDotBlockColumns(t.Np, kPanelColumns, kBlockColumns);
 
   OpBuilder::InsertionGuard guard(b);
+  // The [M, N] result: each block's columns, min(nb, N - nb0) when N was
+  // padded (only the last block has fewer; its writes past N are masked).
+  bool padded = t.Np != t.N;
   Value out =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{t.M, t.Np}, t.acc);
-  auto forall =
-      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(t.Np / nb)},
-                            ValueRange{out}, std::nullopt);
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{t.M, t.N}, t.acc);
+  auto forall = llm::detail::createBlockLoop(b, loc, t.Np / nb, out);
   b.setInsertionPointToStart(forall.getBody());
   Value nb0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nb));
@@ -137,10 +138,16 @@ static scf::ForallOp buildAMXTileLoops(OpBuilder &b, Location loc,
   Value cBuf = memref::AllocOp::create(
       b, loc, MemRefType::get({kAMXBlockRows, kPanelColumns}, t.acc));
   auto unit = SmallVector<OpFoldResult>(2, ofr(1));
+  OpFoldResult width = ofr(nb);
+  if (padded)
+    width =
+        arith::MinSIOp::create(b, loc, idx(b, nb),
+                               arith::SubIOp::create(b, loc, idx(b, t.N), nb0))
+            .getResult();
   Value tile = tensor::ExtractSliceOp::create(
       b, loc, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
-      SmallVector<OpFoldResult>{ofr(t.M), ofr(nb)}, unit);
+      SmallVector<OpFoldResult>{ofr(t.M), width}, unit);
 
   // Row block m0 .. m0 + 32 (its `valid` rows below M) of the block.
   auto rowBlock = [&](OpBuilder &rb, Location l, Value m0, ValueRange iter) {
@@ -227,9 +234,9 @@ static scf::ForallOp buildAMXTileLoops(OpBuilder &b, Location loc,
                                                     idx(wb, h * kTileColumns));
                   v = t.finish(wb, wl, v, m,
                                arith::AddIOp::create(wb, wl, nb0, col));
-                  result = vector::TransferWriteOp::create(wb, wl, v, result,
-                                                           ValueRange{m, col},
-                                                           ArrayRef<bool>{true})
+                  result = vector::TransferWriteOp::create(
+                               wb, wl, v, result, ValueRange{m, col},
+                               ArrayRef<bool>{!padded})
                                .getResult();
                 }
                 scf::YieldOp::create(wb, wl, result);
@@ -245,27 +252,18 @@ static scf::ForallOp buildAMXTileLoops(OpBuilder &b, Location loc,
   tensor::ParallelInsertSliceOp::create(
       b, loc, rowLoop.getResult(0), forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
-      SmallVector<OpFoldResult>{ofr(t.M), ofr(nb)}, unit);
+      SmallVector<OpFoldResult>{ofr(t.M), width}, unit);
   return forall;
 }
 
 /// The [M, N] result of an AMX kernel's loop nest, in `resultType`'s shape
-/// (of element type `acc`): the slice of the [M, Np] one when N was padded,
-/// else the loop itself, marked for consumer fusion (the epilogue joins the
-/// block loop in llm-tile-and-vectorize). A prefill's norm prologue runs
-/// before the kernel as one loop nest.
+/// (of element type `acc`): the loop itself, marked for consumer fusion
+/// (the epilogue joins the block loop in llm-tile-and-vectorize). A
+/// prefill's norm prologue runs before the kernel as one loop nest.
 static Value finishAMXKernel(OpBuilder &b, Location loc, scf::ForallOp forall,
-                             int64_t M, int64_t N, Type acc,
-                             RankedTensorType resultType) {
+                             Type acc, RankedTensorType resultType) {
   Value result = forall.getResult(0);
-  auto unit = SmallVector<OpFoldResult>(2, b.getIndexAttr(1));
-  if (cast<RankedTensorType>(result.getType()).getDimSize(1) != N)
-    result = tensor::ExtractSliceOp::create(
-        b, loc, result,
-        SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-        SmallVector<OpFoldResult>{b.getIndexAttr(M), b.getIndexAttr(N)}, unit);
-  else
-    forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
+  forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
   forall->setAttr(kFuseProducersAttr, b.getBoolAttr(false));
   return llm::detail::expandRows(b, loc, result, resultType.clone(acc));
 }
@@ -316,6 +314,7 @@ mlir::llm::detail::buildAMXBF16Matmul(OpBuilder &b, Location loc, Value a,
   tiles.M = M;
   tiles.Kp = static_cast<int64_t>(llvm::alignTo(K, kTileRowBytes / 2));
   tiles.Np = static_cast<int64_t>(llvm::alignTo(N, kPanelColumns));
+  tiles.N = N;
 
   // The weight rounded to bf16 (nearest even) in AMX's pair layout.
   std::vector<float> packed = packAMXWeight<float>(
@@ -348,7 +347,7 @@ mlir::llm::detail::buildAMXBF16Matmul(OpBuilder &b, Location loc, Value a,
   auto finish = [](OpBuilder &, Location, Value v, Value, Value) { return v; };
   tiles.finish = finish;
   scf::ForallOp forall = buildAMXTileLoops(b, loc, tiles);
-  return finishAMXKernel(b, loc, forall, M, N, f32, resultType);
+  return finishAMXKernel(b, loc, forall, f32, resultType);
 }
 
 FailureOr<Value> mlir::llm::detail::buildAMXInt8Matmul(
@@ -373,6 +372,7 @@ FailureOr<Value> mlir::llm::detail::buildAMXInt8Matmul(
   tiles.M = operands.M;
   tiles.Kp = static_cast<int64_t>(llvm::alignTo(K, kTileRowBytes));
   tiles.Np = static_cast<int64_t>(llvm::alignTo(N, kPanelColumns));
+  tiles.N = N;
 
   // b' (s8) in AMX's quad layout.
   std::vector<int8_t> packed = packAMXWeight<int8_t>(
@@ -414,5 +414,5 @@ FailureOr<Value> mlir::llm::detail::buildAMXInt8Matmul(
   };
   tiles.finish = finish;
   scf::ForallOp forall = buildAMXTileLoops(b, loc, tiles);
-  return finishAMXKernel(b, loc, forall, operands.M, N, i32, resultType);
+  return finishAMXKernel(b, loc, forall, i32, resultType);
 }

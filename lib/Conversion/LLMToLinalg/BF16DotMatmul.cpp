@@ -61,10 +61,12 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
     return failure();
   bool dynamicRows = ShapedType::isDynamic(M);
   // N not a multiple of 16 (GPT-2's 50257-wide LM head): the weight is
-  // packed with zero columns up to Np, the kernel computes [M, Np] and the
-  // result is its [M, N] slice (the padding's dot products are wasted work,
-  // under 16 columns).
+  // packed with zero columns up to Np and the kernel computes whole register
+  // tiles over Np columns (the padding's dot products are wasted work,
+  // under 16 columns); the last block writes only its columns below N
+  // (masked vector writes), so that the result is [M, N].
   int64_t Np = llvm::alignTo(N, kLanes);
+  bool padded = Np != N;
 
   // Register tile: H vectors of 16 columns (nr = 16 H) by mr rows; few rows
   // (decode) take wider tiles.
@@ -127,10 +129,8 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
           ? OpFoldResult(tensor::DimOp::create(b, loc, a2, 0).getResult())
           : ofr(M);
   Value out = tensor::EmptyOp::create(
-      b, loc, SmallVector<OpFoldResult>{rowsOfr, ofr(Np)}, f32);
-  auto forall =
-      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(Np / nb)},
-                            ValueRange{out}, std::nullopt);
+      b, loc, SmallVector<OpFoldResult>{rowsOfr, ofr(N)}, f32);
+  auto forall = detail::createBlockLoop(b, loc, Np / nb, out);
   b.setInsertionPointToStart(forall.getBody());
   Value nb0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nb));
@@ -154,7 +154,7 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
         Value m = arith::AddIOp::create(rb, loc, m0, idx(rb, r));
         tile = vector::TransferWriteOp::create(rb, loc, steps[r * H + h], tile,
                                                ValueRange{m, col},
-                                               ArrayRef<bool>{true})
+                                               ArrayRef<bool>{!padded})
                    .getResult();
       }
     }
@@ -206,32 +206,31 @@ mlir::llm::detail::buildBF16DotMatmul(OpBuilder &b, Location loc, Value a,
   };
 
   // The block's columns of the output, written in place, one row tile at a
-  // time.
+  // time: nb, or min(nb, N - nb0) with padded columns (only the last block
+  // has fewer; its writes past N are masked off).
   auto unit = SmallVector<OpFoldResult>(2, ofr(1));
+  OpFoldResult width = ofr(nb);
+  if (padded)
+    width =
+        arith::MinSIOp::create(b, loc, idx(b, nb),
+                               arith::SubIOp::create(b, loc, idx(b, N), nb0))
+            .getResult();
   Value tile = tensor::ExtractSliceOp::create(
       b, loc, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
-      SmallVector<OpFoldResult>{rowsOfr, ofr(nb)}, unit);
+      SmallVector<OpFoldResult>{rowsOfr, width}, unit);
   tile = detail::buildRowTileLoops(b, loc, rowsOfr, mr, tile, rowBlock);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(
       b, loc, tile, forall.getRegionIterArgs()[0],
       SmallVector<OpFoldResult>{ofr(0), nb0},
-      SmallVector<OpFoldResult>{rowsOfr, ofr(nb)}, unit);
+      SmallVector<OpFoldResult>{rowsOfr, width}, unit);
   b.setInsertionPointAfter(forall);
   Value result = forall.getResult(0);
-  if (Np != N) {
-    // The padded columns dropped; elementwise consumers then run as loops
-    // of their own (an LM head has none).
-    result = tensor::ExtractSliceOp::create(
-        b, loc, result, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
-        SmallVector<OpFoldResult>{rowsOfr, ofr(N)}, unit);
-  } else {
-    // Elementwise consumers (the bias, the activation, the residual, the
-    // rounding of a bf16 result) are fused into the block loop by
-    // llm-tile-and-vectorize.
-    forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
-  }
+  // Elementwise consumers (the bias, the activation, the residual, the
+  // rounding of a bf16 result) are fused into the block loop by
+  // llm-tile-and-vectorize (over the block's width, dynamic when padded).
+  forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
   // Each block reads all M rows of `a`: with few rows (a decode step) a
   // norm prologue in the matmul's fusion group is recomputed per block by
   // llm-tile-and-vectorize (M x K work beside the block's M x K x nb dot

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "QuantKernels.h"
+#include "llm/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,6 +21,14 @@
 
 using namespace mlir;
 using namespace mlir::llm;
+
+scf::ForallOp mlir::llm::detail::createBlockLoop(OpBuilder &b, Location loc,
+                                                 int64_t blocks, Value out) {
+  return scf::ForallOp::create(
+      b, loc, SmallVector<OpFoldResult>{b.getIndexAttr(blocks)},
+      ValueRange{out},
+      b.getArrayAttr({BlockLoopMappingAttr::get(b.getContext())}));
+}
 
 int64_t mlir::llm::detail::getDotBlockColumns(int64_t N, int64_t nr,
                                               int64_t maxColumns) {

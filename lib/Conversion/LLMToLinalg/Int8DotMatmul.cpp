@@ -232,9 +232,7 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
 
   OpBuilder::InsertionGuard guard(b);
   Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{M, N}, i32);
-  auto forall =
-      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(N / nb)},
-                            ValueRange{out}, std::nullopt);
+  auto forall = detail::createBlockLoop(b, loc, N / nb, out);
   b.setInsertionPointToStart(forall.getBody());
   Value nb0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nb));

@@ -18,6 +18,7 @@
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
@@ -40,6 +41,13 @@ Value collapseRows(OpBuilder &b, Location loc, Value v);
 /// else a tensor.expand_shape.
 Value expandRows(OpBuilder &b, Location loc, Value r,
                  RankedTensorType resultType);
+
+/// The parallel loop of a CPU kernel over its `blocks` column blocks, with
+/// `out` as its shared output: an `scf.forall` mapped to
+/// `#llm.block_loop`, so that a kernel of one block stays a loop (its
+/// consumers fused into it) until llm-unmap-block-loops.
+scf::ForallOp createBlockLoop(OpBuilder &b, Location loc, int64_t blocks,
+                              Value out);
 
 /// The columns of one block of a dot-product kernel's parallel loop: R
 /// register tiles of `nr` columns, R the largest divisor of N / nr with

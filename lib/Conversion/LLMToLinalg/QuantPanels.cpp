@@ -351,9 +351,7 @@ FailureOr<Value> mlir::llm::detail::buildPanelDequantMatmul(
   // narrower block after it.
   int64_t blocks = N / nc, tail = N - blocks * nc;
   Value out = rowsEmpty(b, loc, N, accElem);
-  auto forall =
-      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(blocks)},
-                            ValueRange{out}, std::nullopt);
+  auto forall = detail::createBlockLoop(b, loc, blocks, out);
   b.setInsertionPointToStart(forall.getBody());
   Value n0 =
       arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(b, nc));

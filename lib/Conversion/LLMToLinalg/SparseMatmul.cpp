@@ -563,9 +563,7 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
   Value out = tensor::EmptyOp::create(
       b, loc, SmallVector<OpFoldResult>{M, ofr(outCols)}, b.getF32Type());
   OpBuilder::InsertionGuard guard(b);
-  auto forall =
-      scf::ForallOp::create(b, loc, SmallVector<OpFoldResult>{ofr(groups)},
-                            ValueRange{out}, std::nullopt);
+  auto forall = detail::createBlockLoop(b, loc, groups, out);
   b.setInsertionPointToStart(forall.getBody());
   Value g = forall.getInductionVar(0);
   Value col0 = arith::MulIOp::create(b, loc, g, idx(b, groupCols));

@@ -30,7 +30,7 @@
 // CHECK:             x86vector.avx512.dot {{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK-COUNT-2:     vector.transfer_write {{.*}} : vector<16xf32>, tensor<2x16xf32>
 // CHECK:           tensor.parallel_insert_slice
-// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = true}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = true, mapping = [#llm.block_loop]}
 // CHECK-NOT:     linalg.matmul
 // CHECK:         return
 func.func @odd_k(%x: tensor<2x3xf32>) -> tensor<2x16xf32> {
@@ -51,7 +51,7 @@ func.func @odd_k(%x: tensor<2x3xf32>) -> tensor<2x16xf32> {
 // CHECK:         scf.forall
 // CHECK:           scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-COUNT-4:     x86vector.avx512.dot
-// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = true}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = true, mapping = [#llm.block_loop]}
 // CHECK:         linalg.generic
 // CHECK:           arith.truncf {{.*}} : f32 to bf16
 // CHECK:         return
@@ -67,7 +67,7 @@ func.func @bf16_nk(%x: tensor<1x2xbf16>) -> tensor<1x64xbf16> {
 // CHECK-LABEL: func.func @rows17
 // CHECK:         scf.forall
 // CHECK:           x86vector.avx512.dot
-// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = false}
+// CHECK:         } {llm.fuse_consumers, llm.fuse_producers = false, mapping = [#llm.block_loop]}
 // CHECK-NEXT:    return
 func.func @rows17(%x: tensor<17x4xf32>) -> tensor<17x16xf32> {
   %w = llm.constant dense<0.5> : tensor<4x16xf32>

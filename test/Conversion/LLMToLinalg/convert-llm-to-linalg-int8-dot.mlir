@@ -28,7 +28,7 @@
 // CHECK:             llvm.inline_asm "vpdpbusd $3, $2, $0", "=v,0,v,v"
 // CHECK-COUNT-2:     vector.transfer_write {{.*}} : vector<16xi32>, tensor<2x16xi32>
 // CHECK:           tensor.parallel_insert_slice
-// CHECK:         } {llm.fuse_consumers}
+// CHECK:         } {llm.fuse_consumers, mapping = [#llm.block_loop]}
 // CHECK-NOT:     linalg.generic
 // CHECK:         return
 // F32-LABEL: func.func @u8_i8
@@ -60,7 +60,7 @@ func.func @u8_i8(%a: tensor<2x8x!quant.uniform<u8:f32, 1.0:3>>) -> tensor<2x16xi
 // CHECK:         scf.forall (%{{.+}}) in (1)
 // CHECK:           scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>)
 // CHECK-COUNT-2:     llvm.inline_asm "vpdpbusd $3, $2, $0"
-// CHECK:         } {llm.fuse_consumers}
+// CHECK:         } {llm.fuse_consumers, mapping = [#llm.block_loop]}
 func.func @i8_u8(%a: tensor<1x8x!quant.uniform<i8:f32, 1.0:-1>>) -> tensor<1x32xi32> {
   %w = llm.constant dense<-126> : tensor<8x32xi8>
   %b = quant.scast %w : tensor<8x32xi8> to tensor<8x32x!quant.uniform<u8:f32, 1.0:128>>

@@ -78,9 +78,19 @@ DEMOTE = [
     ("dyn_rows5", (5, 96), 96, 64, True, False),
     ("dyn_rows39", (39, 77), 77, 48, False, False),
     ("dyn_epilogue3d", (1, 11, 40), 40, 256, False, True),
+    # One block of columns (N = 64): its loop kept (#llm.block_loop), the
+    # epilogue and the decode step's norm prologue fused into it.
+    ("epilogue64", (17, 96), 96, 64, False, True),
+    ("norm_decode64", (1, 64), 64, 64, False, True),
+    # N not a multiple of 16 with the epilogue fused (the last block's
+    # width min(128, N - n0), its writes past N masked): two blocks of 128
+    # (N = 200), and a dynamic sequence (N = 72, one block).
+    ("epilogue200", (17, 96), 96, 200, False, True),
+    ("dyn_epilogue72", (1, 11, 40), 40, 72, False, True),
 ]
 # entry -> the norm of its lhs (scale g, and a bias b for layer_norm).
-NORM = {"norm_decode1": "layer", "rms_decode4": "rms"}
+NORM = {"norm_decode1": "layer", "rms_decode4": "rms",
+        "norm_decode64": "layer"}
 EPS = 1e-5
 BF16 = [
     ("bf_decode", (1, 64), 64, 32, False, False),
@@ -90,6 +100,7 @@ BF16 = [
 ]
 # Entries whose rows are dynamic (the sequence), at most BOUND.
 DYNAMIC = {"dyn_rows23", "dyn_rows5", "dyn_rows39", "dyn_epilogue3d",
+           "dyn_epilogue72",
            "bf_dyn_rows13"}
 BOUND = 64
 F16 = [("f16_prefill", (40, 96), 96, 64, False, False)]

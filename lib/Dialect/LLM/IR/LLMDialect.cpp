@@ -37,6 +37,18 @@ void LLMDialect::initialize() {
       >();
 }
 
+//===----------------------------------------------------------------------===//
+// BlockLoopMappingAttr
+//===----------------------------------------------------------------------===//
+
+// One kind of loop, no id space: the mapping only keeps a one-iteration
+// block loop a loop (see its description).
+int64_t BlockLoopMappingAttr::getMappingId() const { return 0; }
+
+bool BlockLoopMappingAttr::isLinearMapping() const { return false; }
+
+int64_t BlockLoopMappingAttr::getRelativeIndex() const { return 0; }
+
 Operation *LLMDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                            Type type, Location loc) {
   auto elements = dyn_cast<ElementsAttr>(value);

@@ -12,6 +12,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
+include "mlir/Dialect/SCF/IR/DeviceMappingInterface.td"
 
 def LLM_Dialect : Dialect {
   let name = "llm";
@@ -86,6 +87,30 @@ def LLM_AttentionLayout : I32EnumAttr<"AttentionLayout",
 def LLM_AttentionLayoutAttr
     : EnumAttr<LLM_Dialect, LLM_AttentionLayout, "attention_layout"> {
   let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Loop mapping
+//===----------------------------------------------------------------------===//
+
+def LLM_BlockLoopMappingAttr
+    : AttrDef<LLM_Dialect, "BlockLoopMapping",
+              [DeclareAttrInterfaceMethods<DeviceMappingAttrInterface>]> {
+  let mnemonic = "block_loop";
+  let summary = "an `scf.forall` that is a CPU kernel's loop over its blocks";
+  let description = [{
+    The mapping (`mapping = [#llm.block_loop]`) of the one-dimensional
+    `scf.forall` over column blocks that convert-llm-to-linalg's CPU
+    kernels build themselves (the bf16, 8-bit and AMX dot products, the
+    W8A8 panels, the sparse block loops). Its only effect is the one every
+    mapping has: upstream's canonicalization keeps a mapped loop of one
+    iteration as a loop, so that a kernel of one block (N up to 128
+    columns) still gets its elementwise consumers fused into it by
+    `llm-tile-and-vectorize` and counts as one kernel in the compile
+    report. `llm-unmap-block-loops` drops it before the loops are lowered
+    (a loop of one iteration is then inlined, not run as a parallel
+    region). Not a device mapping: the GPU pipeline never sees it.
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -286,9 +286,9 @@ inline constexpr llvm::StringLiteral kFuseConsumersAttr = "llm.fuse_consumers";
 /// kernel), a BoolAttr: in an `llm.fusion_group`, llm-tile-and-vectorize
 /// recomputes the group's producers of that input (a norm prologue) inside
 /// the loop when true (at most 16 static rows: a decode step) and the loop
-/// has more than one iteration, so that they are no kernel of their own;
-/// otherwise it tiles them as one loop nest before the loop. Removed by the
-/// pass.
+/// stays a loop (more than one iteration, or mapped to #llm.block_loop), so
+/// that they are no kernel of their own; otherwise it tiles them as one
+/// loop nest before the loop. Removed by the pass.
 inline constexpr llvm::StringLiteral kFuseProducersAttr = "llm.fuse_producers";
 
 } // namespace llm
