@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Codegen/Passes.h"
+#include "llm/Codegen/Transforms.h"
 #include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -102,8 +103,6 @@ struct LLMDemoteContractionInputsPass
         BlockArgument arg = generic.getMatchingBlockArgument(input);
         OpBuilder bb = OpBuilder::atBlockBegin(&body);
         Location loc = generic.getLoc();
-        Operation *except;
-        Value rounded;
         auto constant = input->get().getDefiningOp<arith::ConstantOp>();
         Value weight = constant ? demoted.lookup(constant) : Value();
         if (constant && !weight) {
@@ -120,20 +119,34 @@ struct LLMDemoteContractionInputsPass
         }
         if (weight) {
           // The weight in `type`: out + ext(w) * ...
-          input->set(weight);
-          arg.setType(type);
-          rounded = arith::ExtFOp::create(bb, loc, f32, arg);
-          except = rounded.getDefiningOp();
-        } else {
-          // An activation: out + ext(trunc(a)) * ...
-          auto trunc = arith::TruncFOp::create(bb, loc, type, arg);
-          rounded = arith::ExtFOp::create(bb, loc, f32, trunc.getResult());
-          except = trunc;
+          llm::readInputWidened(rewriter, generic, input, weight);
+          continue;
         }
-        arg.replaceAllUsesExcept(rounded, except);
+        // An activation: out + ext(trunc(a)) * ...
+        auto trunc = arith::TruncFOp::create(bb, loc, type, arg);
+        Value rounded = arith::ExtFOp::create(bb, loc, f32, trunc.getResult());
+        arg.replaceAllUsesExcept(rounded, trunc);
       }
     }
   }
 };
 
 } // namespace
+
+Value mlir::llm::readInputWidened(RewriterBase &rewriter,
+                                  linalg::GenericOp generic, OpOperand *input,
+                                  Value narrow) {
+  BlockArgument arg = generic.getMatchingBlockArgument(input);
+  Type wide = arg.getType();
+  Type narrowElem = getElementTypeOrSelf(narrow.getType());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&generic.getRegion().front());
+  Value widened =
+      arith::ExtFOp::create(rewriter, generic.getLoc(), wide, arg).getResult();
+  rewriter.modifyOpInPlace(generic, [&] {
+    input->set(narrow);
+    arg.setType(narrowElem);
+    arg.replaceAllUsesExcept(widened, widened.getDefiningOp());
+  });
+  return widened;
+}

@@ -722,30 +722,19 @@ static LogicalResult readPackedRhs(RewriterBase &rewriter,
     return success();
   }
   // Narrowed strips (getOrCreatePackedRhs): the tile as a linalg.generic
-  // that reads the 16-bit slice and widens each element before the tile's
-  // own body, which is unchanged.
-  SmallVector<Value> inputs = tile.getDpsInputs();
-  inputs[1] = newSlice;
-  Block &body = tile->getRegion(0).front();
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, tile->getResultTypes(), inputs, tile.getDpsInits(),
-      tile.getIndexingMapsArray(), tile.getIteratorTypesArray(),
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        IRMapping map;
-        map.map(body.getArguments(), args);
-        map.map(
-            body.getArgument(1),
-            arith::ExtFOp::create(b, l, body.getArgument(1).getType(), args[1])
-                .getResult());
-        for (Operation &op : body.without_terminator())
-          b.clone(op, map);
-        SmallVector<Value> yielded;
-        for (Value v : body.getTerminator()->getOperands())
-          yielded.push_back(map.lookupOrDefault(v));
-        linalg::YieldOp::create(b, l, yielded);
-      });
-  generic->setDiscardableAttrs(tile->getDiscardableAttrDictionary());
-  rewriter.replaceOp(tile, generic->getResults());
+  // that widens each element of the 16-bit slice before its own body.
+  auto generic = dyn_cast<linalg::GenericOp>(tile.getOperation());
+  if (!generic) {
+    // (The register-tile marker moves to the generic.)
+    DictionaryAttr marks = tile->getDiscardableAttrDictionary();
+    FailureOr<linalg::GenericOp> general =
+        linalg::generalizeNamedOp(rewriter, tile);
+    if (failed(general))
+      return failure();
+    generic = *general;
+    generic->setDiscardableAttrs(marks);
+  }
+  readInputWidened(rewriter, generic, generic.getDpsInputOperand(1), newSlice);
   return success();
 }
 

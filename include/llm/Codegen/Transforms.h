@@ -131,6 +131,14 @@ LogicalResult lowerFusionGroupForCPU(RewriterBase &rewriter, Operation *group,
 /// returns the number of consumers fused.
 int64_t fuseConsumersIntoBlockLoops(RewriterBase &rewriter, Operation *root);
 
+/// Makes `generic` read `input` from `narrow`, a value of the same shape
+/// whose float element type is narrower (an f16 / bf16 copy of an f32
+/// operand), in place: the input's block argument takes the narrow type and
+/// is widened back (`arith.extf`) at the start of the body, so the rest of
+/// the body is unchanged. Returns the widened value.
+Value readInputWidened(RewriterBase &rewriter, linalg::GenericOp generic,
+                       OpOperand *input, Value narrow);
+
 /// Producer fusion into a block loop that reads its input whole in each
 /// iteration (`llm.fuse_producers`: the bf16 dot-product kernel of at most
 /// 16 rows) inside a fusion group:
