@@ -29,11 +29,16 @@
 # (stored bytes / dense bytes) x (dense ms / sparse ms), the bytes from
 # llm-sparsify-weights' remark (1.00: the format streams its bytes as fast
 # as the dense kernel streams the dense weight).
+# With --quant int8 | int4 | int4g128 (bits, and a group size along K for
+# sub-channel scales), llm-quantize-weights quantizes the imported model's
+# weight (symmetric: pruned zeros stay zero levels) and llmc sparse and
+# dense both run that `llm.dequant_matmul`; their outputs are checked
+# against each other (the same bound) and ONNX Runtime runs the f32 model.
 # Not a test; run it on an idle machine.
 #
 # Usage: /usr/bin/python3 bench/sparse/sparse_matmul.py [--build build]
 #          [--shapes 1,128] [--patterns b4_50,...] [--format FORMAT]
-#          [--repeat 50] [--trials 3] [--out FILE]
+#          [--repeat 50] [--trials 3] [--quant int4g128] [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -94,11 +99,30 @@ def write_model(d, rows, w):
     return x
 
 
-def llmc_run(llmc, d, repeat, out, sparse):
+def quantize_model(build, d, spec):
+    """d/model.onnx imported and its weight quantized by spec (int8, int4,
+    int4g128): the path of the MLIR bytecode."""
+    bits, _, group = spec[3:].partition("g")
+    out = os.path.join(d, "model_%s.mlirbc" % spec)
+    imp = subprocess.Popen([os.path.join(build, "bin", "llm-translate"),
+                            "--import-onnx", os.path.join(d, "model.onnx")],
+                           stdout=subprocess.PIPE)
+    subprocess.run([os.path.join(build, "bin", "llm-opt"),
+                    "--llm-quantize-weights=bits=%s group-size=%s" %
+                    (bits, group or 0), "--emit-bytecode", "-o", out],
+                   stdin=imp.stdout, check=True)
+    imp.stdout.close()
+    if imp.wait():
+        sys.exit("llm-translate --import-onnx failed")
+    return out
+
+
+def llmc_run(llmc, d, repeat, out, sparse, model=None):
     """(median ms, chosen format or "dense", stored / dense bytes) of one
-    pinned llmc process; `sparse`: False, True (auto) or a format."""
+    pinned llmc process; `sparse`: False, True (auto) or a format; `model`:
+    another model than d/model.onnx."""
     cmd = peers.pinned(1) + [
-        llmc, "run", os.path.join(d, "model.onnx"), "--threads", "1",
+        llmc, "run", model or os.path.join(d, "model.onnx"), "--threads", "1",
         "--repeat", str(repeat), "--warmup", "10", "--evict-cache", "128",
         "--output-dir", out, "--input", "x=" + os.path.join(d, "in", "x.npy")]
     if sparse:
@@ -125,6 +149,9 @@ def main():
                     help="force this sparse format (default: chosen)")
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--quant", default=None,
+                    help="int8, int4 or int4gG: run llmc on the quantized "
+                    "weight (groups of G along K)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     llmc = os.path.join(a.build, "bin", "llmc")
@@ -137,6 +164,15 @@ def main():
                 w = pruned(pattern, np.random.default_rng(7))
                 x = write_model(d, rows, w)
                 ref = x.astype(np.float64) @ w.T.astype(np.float64)
+                qmodel = None
+                if a.quant:
+                    # The reference: llmc's dense kernel on the quantized
+                    # weight.
+                    qmodel = quantize_model(a.build, d, a.quant)
+                    qref = os.path.join(d, "out", "qref")
+                    llmc_run(llmc, d, 1, qref, False, qmodel)
+                    ref = np.load(os.path.join(qref, "out0.npy")).astype(
+                        np.float64)
                 density = float(np.count_nonzero(w)) / w.size
                 del w
                 systems = ["llmc sparse", "llmc dense", "ORT dense"]
@@ -155,10 +191,11 @@ def main():
                             ms, f, ratio = llmc_run(
                                 llmc, d, repeat, out,
                                 (a.format or True) if s == "llmc sparse"
-                                else False)
+                                else False, qmodel)
                             if s == "llmc sparse":
                                 fmt, byteRatio = f, ratio
-                            got = np.load(os.path.join(out, "y.npy"))
+                            got = np.load(os.path.join(
+                                out, "out0.npy" if qmodel else "y.npy"))
                             e = float(np.abs(got - ref).max() /
                                       np.abs(ref).max())
                             if e > 1e-4:
@@ -175,7 +212,8 @@ def main():
     lines = [
         "# Pruned weights: llmc's sparse kernels against dense", "",
         f"{datetime.date.today()}; {peers.cpu_name()}; one thread "
-        f"(taskset -c 0); y = x @ W^T, W [{N}, {K}] f32 pruned; llmc evicts "
+        f"(taskset -c 0); y = x @ W^T, W [{N}, {K}] f32 pruned"
+        f"{'; llmc runs it quantized by llm-quantize-weights (' + a.quant + '), ONNX Runtime in f32' if a.quant else ''}; llmc evicts "
         "the caches between calls; median of "
         f"{a.trials} processes x {a.repeat} calls (prefill: "
         f"{max(5, a.repeat // 5)}). 'format' is llm-sparsify-weights' "

@@ -107,6 +107,8 @@ public:
       rowPtr = constantArray(b, loc, b.getI32Type(), ArrayRef(w.rowPtr));
       colIdx = constantArray(b, loc, b.getI16Type(), ArrayRef(w.colIdx));
     }
+    if (w.groupSize)
+      groupScales = constantArray(b, loc, f32, ArrayRef(w.groupScales));
   }
 
   /// Output columns computed by one unit of the loop (a block row or a
@@ -202,6 +204,15 @@ private:
   Value fma(OpBuilder &ob, Value x, Value y, Value acc) {
     return vector::FMAOp::create(ob, loc, x, y, acc);
   }
+  Value mulf(OpBuilder &ob, Value x, Value y) {
+    return arith::MulFOp::create(ob, loc, x, y);
+  }
+  /// With sub-channel scales: the index of the first scale of the group
+  /// holding column `k` of W (groupScales is [groups, paddedN]).
+  Value groupScaleBase(OpBuilder &ob, Value k) {
+    Value g = arith::DivUIOp::create(ob, loc, k, idx(ob, w.groupSize));
+    return mul(ob, g, w.paddedN);
+  }
   /// acc[i] + acc[i + n] + ... for `sets` sets of `n` accumulators.
   SmallVector<Value> sumSets(OpBuilder &ob, ValueRange accs, int64_t sets) {
     int64_t n = accs.size() / sets;
@@ -278,13 +289,25 @@ private:
                 arith::MinUIOp::create(kb, loc, add(kb, j, 1), last), C, rows);
           Value k0 = mul(kb, loadIndex(kb, colIdx, j), C);
           Value base = mul(kb, j, R * C);
+          // Sub-channel scales: the block lies in one group; its R
+          // channels' scales multiply each column in registers.
+          SmallVector<Value> scale;
+          if (groupScales) {
+            Value s0 = add(kb, groupScaleBase(kb, k0), mul(kb, unit, R));
+            for (int64_t h = 0; h < H; ++h)
+              scale.push_back(
+                  read(kb, groupScales, add(kb, s0, h * lanes), lanes));
+          }
           for (int64_t c = 0; c < C; ++c) {
             int64_t s = c % sets;
             SmallVector<Value> wv;
-            for (int64_t h = 0; h < H; ++h)
+            for (int64_t h = 0; h < H; ++h) {
               wv.push_back(
                   toF32(kb, read(kb, values, add(kb, base, c * R + h * lanes),
                                  lanes)));
+              if (groupScales)
+                wv.back() = mulf(kb, wv.back(), scale[h]);
+            }
             Value k = add(kb, k0, c);
             for (int64_t r = 0; r < rows; ++r) {
               Value e = toF32(
@@ -328,6 +351,16 @@ private:
     auto step = [&](OpBuilder &kb, Value j, MutableArrayRef<Value> accs) {
       Value k0 = mul(kb, loadIndex(kb, colIdx, j), C);
       Value blk = toF32(kb, read(kb, values, mul(kb, j, RC), RC));
+      if (groupScales) {
+        // Sub-channel scales: the block's R channel scales, each repeated
+        // over its C columns (one permute: lane r C + c <- scale r).
+        Value sv = read(kb, groupScales,
+                        add(kb, groupScaleBase(kb, k0), mul(kb, unit, R)), R);
+        SmallVector<int64_t> repeat;
+        for (int64_t i = 0; i < RC; ++i)
+          repeat.push_back(i / C);
+        blk = mulf(kb, blk, vector::ShuffleOp::create(kb, loc, sv, sv, repeat));
+      }
       for (int64_t r = 0; r < rows; ++r) {
         Value xv = toF32(kb, read(kb, x, ValueRange{add(kb, m0, r), k0}, C));
         if (R > 1)
@@ -423,6 +456,14 @@ private:
             Value li =
                 arith::ExtUIOp::create(kb, loc, it, read(kb, laneIdx, off, 16));
             Value k0 = mul(kb, qs, 32);
+            // Sub-channel scales: the chunk lies in one group.
+            if (groupScales) {
+              Value sc = tensor::ExtractOp::create(
+                  kb, loc, groupScales,
+                  ValueRange{add(kb, groupScaleBase(kb, k0), unit)});
+              v = mulf(kb, v, vector::BroadcastOp::create(kb, loc, v.getType(),
+                                                          sc));
+            }
             for (int64_t r = 0; r < rows; ++r) {
               Value m = add(kb, m0, r);
               Value xlo = toF32(kb, read(kb, x, ValueRange{m, k0}, 16));
@@ -442,7 +483,7 @@ private:
   const PackedSparseWeight &w;
   int64_t lanes;
   Type f32;
-  Value values, rowPtr, colIdx, laneIdx;
+  Value values, rowPtr, colIdx, laneIdx, groupScales;
 };
 
 } // namespace
@@ -462,6 +503,11 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
     return failure();
   if (!(valueType.isF32() || valueType.isF16() || valueType.isBF16() ||
         valueType.isInteger(8)))
+    return failure();
+  if (w.groupSize &&
+      (!supportsGroupScales(w.format, w.groupSize) ||
+       int64_t(w.groupScales.size()) !=
+           (w.paddedK + w.groupSize - 1) / w.groupSize * w.paddedN))
     return failure();
   int64_t staticRows = 1;
   for (int64_t d : at.getShape().drop_back())
@@ -708,13 +754,15 @@ FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
   std::string why;
   FailureOr<PackedSparseWeight> packed =
       packSparseWeight(q->levels, nk, N, K, format, bits / 32, why);
-  if (failed(packed))
+  if (failed(packed) ||
+      (q->groupSize &&
+       failed(setGroupScales(*packed, q->scales, q->groupSize, why))))
     return failure();
   Location loc = op.getLoc();
   FailureOr<Value> acc =
       buildSparseMatmul(b, loc, lhs, *packed, b.getI8Type(), bits);
-  if (failed(acc))
-    return failure();
+  if (failed(acc) || q->groupSize)
+    return acc;
   // y[m, n] = acc[m, n] * scale[n] (or the tensor's scale): an elementwise
   // consumer, fused into the kernel's block loop.
   auto accType = cast<RankedTensorType>(acc->getType());

@@ -29,7 +29,8 @@ inline constexpr int64_t kMaxSparseVectorRows = 8;
 /// `a @ W^T` for an activation `a` ([..., K], f32, f16 or bf16; leading
 /// dimensions static or dynamic) and a constant weight packed in `w`
 /// (W[N, K]) whose stored values have type `valueType` (f32, f16, bf16 or
-/// i8 levels; converted to f32 in registers): a `[rows, N]` f32 tensor, rows
+/// i8 levels; converted to f32 in registers, and multiplied by their
+/// sub-channel scales when `w.groupSize` is set): a `[rows, N]` f32 tensor, rows
 /// the product of `a`'s leading dimensions. An `scf.forall` over blocks of
 /// output columns (marked for consumer fusion when N needs no padding)
 /// runs, per block row or row, register tiles of activation rows over the
@@ -52,7 +53,8 @@ inline constexpr int64_t kMaxSparseVectorRows = 8;
 /// activation is copied with zero padding when K is not a multiple of the
 /// block columns (of 32 for 2:4). Fails, creating nothing, when
 /// `vectorBits` is not 256 or 512, for 2:4 without 512-bit vectors, and for
-/// 2:4 and CSR with more than kMaxSparseVectorRows or dynamic rows, and for
+/// 2:4 and CSR with more than kMaxSparseVectorRows or dynamic rows, for
+/// sub-channel scales the format does not take (supportsGroupScales), and for
 /// row-form blocks with those rows when more than 40% of the blocks are
 /// stored.
 FailureOr<Value> buildSparseMatmul(OpBuilder &b, Location loc, Value a,
@@ -71,12 +73,15 @@ FailureOr<Value> buildSparseMatmul(OpBuilder &b, Location loc, Value a,
 FailureOr<Value> lowerSparseMatmul(OpBuilder &b, MatmulOp op, Value lhs);
 
 /// The same for `llm.dequant_matmul` with an f32 activation and result and
-/// a constant 8- or 4-bit weight with per-tensor or per-output-channel
-/// parameters (readQuantizedWeightLevels): its levels q - zp are packed as
-/// i8 values, accumulated in f32 and scaled per output channel afterwards
-/// (an elementwise consumer fused into the kernel's block loop); a
-/// `[rows, N]` f32 tensor. Fails, creating nothing, as lowerSparseMatmul,
-/// and for sub-channel scales or levels outside [-128, 127].
+/// a constant 8- or 4-bit weight with per-tensor, per-output-channel or
+/// sub-channel parameters (readQuantizedWeightLevels): its levels q - zp are
+/// packed as i8 values and accumulated in f32; per-tensor and per-channel
+/// scales multiply the sums afterwards (an elementwise consumer fused into
+/// the kernel's block loop), sub-channel scales multiply each stored value
+/// in registers (setGroupScales: BSR whose block columns divide the group,
+/// 2:4 with groups of a multiple of 32); a `[rows, N]` f32 tensor. Fails,
+/// creating nothing, as lowerSparseMatmul, for levels outside [-128, 127],
+/// and for sub-channel scales the format does not take (CSR).
 FailureOr<Value> lowerSparseDequantMatmul(OpBuilder &b, DequantMatmulOp op,
                                           Value lhs);
 

@@ -314,22 +314,36 @@ FailureOr<QuantizedWeightLevels> mlir::llm::readQuantizedWeightLevels(Value w,
     return failure();
   FailureOr<QuantParams> p =
       getQuantParams(type.getElementType(), type.getShape());
-  if (failed(p) || (p->storageWidth != 8 && p->storageWidth != 4))
+  if (failed(p) || (p->storageWidth != 8 && p->storageWidth != 4) ||
+      p->paramShape.size() != 2)
     return failure();
   int64_t nDim = nk ? 0 : 1, kDim = 1 - nDim;
-  int64_t N = type.getDimSize(nDim);
-  // Per tensor, or one scale per output channel (none varying along K).
-  bool perChannel = !p->isPerTensor();
-  if (perChannel && (p->paramShape.size() != 2 || p->paramShape[kDim] != 1 ||
-                     p->paramShape[nDim] != N))
+  int64_t N = type.getDimSize(nDim), K = type.getDimSize(kDim);
+  // Parameters per tensor, per output channel, or per group of K (one or N
+  // along N): none shared by some output channels but not all.
+  int64_t paramsN = p->paramShape[nDim], paramsK = p->paramShape[kDim];
+  if ((paramsN != 1 && paramsN != N) || paramsK < 1 || K % paramsK)
     return failure();
   FailureOr<SmallVector<uint8_t>> bytes =
       readStorageBytes(w, type.getNumElements());
   if (failed(bytes))
     return failure();
+  // The index into p->scales / p->zeroPoints of element (n, k).
+  const int64_t perParamN = N / paramsN, perParamK = K / paramsK;
+  auto paramIndex = [&](int64_t n, int64_t k) {
+    int64_t pn = n / perParamN, pk = k / perParamK;
+    return nDim == 0 ? pn * paramsK + pk : pk * paramsN + pn;
+  };
   QuantizedWeightLevels out;
   out.storageWidth = p->storageWidth;
-  out.scales.assign(p->scales.begin(), p->scales.end());
+  if (paramsK == 1) {
+    out.scales.assign(p->scales.begin(), p->scales.end());
+  } else {
+    out.groupSize = perParamK;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t g = 0; g < paramsK; ++g)
+        out.scales.push_back(p->scales[paramIndex(n, g * perParamK)]);
+  }
   out.levels.reserve(bytes->size());
   int64_t cols = type.getDimSize(1);
   for (size_t i = 0; i < bytes->size(); ++i) {
@@ -340,11 +354,51 @@ FailureOr<QuantizedWeightLevels> mlir::llm::readQuantizedWeightLevels(Value w,
     else
       q = p->isSigned ? int64_t(int8_t(uint8_t(b << 4)) >> 4)
                       : int64_t(b & 0xF);
-    int64_t n = nDim == 0 ? int64_t(i) / cols : int64_t(i) % cols;
-    int64_t level = q - p->zeroPoints[perChannel ? n : 0];
+    int64_t row = int64_t(i) / cols, col = int64_t(i) % cols;
+    int64_t n = nDim == 0 ? row : col, k = nDim == 0 ? col : row;
+    int64_t level = q - p->zeroPoints[paramIndex(n, k)];
     if (level < -128 || level > 127)
       return failure();
     out.levels.push_back(float(level));
   }
   return out;
+}
+
+bool mlir::llm::supportsGroupScales(SparseFormat format, int64_t groupSize) {
+  if (groupSize < 1)
+    return false;
+  switch (format.kind) {
+  case SparseFormat::Kind::Block:
+    return groupSize % format.cols == 0;
+  case SparseFormat::Kind::TwoFour:
+    return groupSize % 32 == 0;
+  case SparseFormat::Kind::CSR:
+  case SparseFormat::Kind::Dense:
+    return false;
+  }
+  return false;
+}
+
+LogicalResult mlir::llm::setGroupScales(PackedSparseWeight &p,
+                                        ArrayRef<double> scales,
+                                        int64_t groupSize, std::string &why) {
+  if (!supportsGroupScales(p.format, groupSize)) {
+    why = "format " + p.format.str() + " does not take sub-channel scales " +
+          "in groups of " + std::to_string(groupSize) +
+          " (blocks whose columns divide the group, or 2:4 with groups of a "
+          "multiple of 32)";
+    return failure();
+  }
+  const int64_t groups = (p.K + groupSize - 1) / groupSize;
+  const int64_t paddedGroups = (p.paddedK + groupSize - 1) / groupSize;
+  if (int64_t(scales.size()) != p.N * groups) {
+    why = "the scales are not [N, K / group size]";
+    return failure();
+  }
+  p.groupSize = groupSize;
+  p.groupScales.assign(size_t(paddedGroups * p.paddedN), 0.0f);
+  for (int64_t n = 0; n < p.N; ++n)
+    for (int64_t g = 0; g < groups; ++g)
+      p.groupScales[size_t(g * p.paddedN + n)] = float(scales[n * groups + g]);
+  return success();
 }

@@ -55,6 +55,10 @@ struct WeightView {
   /// f16/bf16 2 and 2, 8-bit 1 and 1, 4-bit 0.5 and 1: the sparse
   /// kernels store levels as i8).
   double denseElementBytes = 4, sparseValueBytes = 4;
+  /// Sub-channel scales: elements of K per scale (0: none) and the bytes of
+  /// the scales, stored by every format.
+  int64_t groupSize = 0;
+  double scaleBytes = 0;
 
   size_t index(int64_t n, int64_t k) const {
     return nk ? size_t(n * K + k) : size_t(k * N + n);
@@ -63,8 +67,8 @@ struct WeightView {
 };
 
 /// The constant rank-2 float weights of the matmuls under `root` and, with
-/// `quantized`, the 8- and 4-bit weights of the dequant_matmuls (per tensor
-/// or per output channel).
+/// `quantized`, the 8- and 4-bit weights of the dequant_matmuls (per tensor,
+/// per output channel or in sub-channel groups along K).
 SmallVector<WeightView> collectWeights(Operation *root, bool quantized) {
   SmallVector<WeightView> weights;
   root->walk([&](Operation *op) {
@@ -95,6 +99,9 @@ SmallVector<WeightView> collectWeights(Operation *root, bool quantized) {
       w.values = std::move(q->levels);
       w.denseElementBytes = q->storageWidth / 8.0;
       w.sparseValueBytes = 1;
+      w.groupSize = q->groupSize;
+      if (q->groupSize)
+        w.scaleBytes = 4.0 * double(q->scales.size());
     } else {
       return;
     }
@@ -329,13 +336,21 @@ double formatBytes(size_t f, const SparsityStats &s, const WeightView &w) {
   const Format &fmt = kFormats[f];
   const double vb = w.sparseValueBytes;
   if (fmt.name == "dense")
-    return w.denseElementBytes * s.elements;
+    return w.denseElementBytes * s.elements + w.scaleBytes;
   if (fmt.name == "2:4")
-    return (vb + 1) / 2 * s.elements;
+    return (vb + 1) / 2 * s.elements + w.scaleBytes;
   if (fmt.name == "csr")
-    return (vb + 2) * s.nonzeros;
+    return (vb + 2) * s.nonzeros + w.scaleBytes;
   double blockElems = double(fmt.rows * fmt.cols);
-  return s.nonzeroBlocks[f] * (vb * blockElems + 2.0);
+  return s.nonzeroBlocks[f] * (vb * blockElems + 2.0) + w.scaleBytes;
+}
+
+/// Whether the kernels of format `f` take the sub-channel scales of `w`
+/// (any format without them).
+bool takesScales(size_t f, const WeightView &w) {
+  return !w.groupSize || f == 0 ||
+         supportsGroupScales(*SparseFormat::parse(kFormats[f].name),
+                             w.groupSize);
 }
 
 struct LLMSparsifyWeightsPass final
@@ -420,10 +435,21 @@ struct LLMSparsifyWeightsPass final
                                     "along K holds more than 2 nonzeros)");
           return signalPassFailure();
         }
+        if (!takesScales(choice, w)) {
+          emitError(w.op->getLoc(), "llm-sparsify-weights: format=")
+              << kFormats[choice].name
+              << " for a weight with sub-channel scales in groups of "
+              << w.groupSize
+              << " along K: the sparse kernels take such scales with blocks "
+                 "whose columns divide the group, and with 2:4 for groups "
+                 "of a multiple of 32 (not CSR)";
+          return signalPassFailure();
+        }
       } else {
         double best = 1.0 / 1.1; // at least 1.1x dense
         for (size_t f = 1; f < std::size(kFormats); ++f) {
-          if (!available(f) || (kFormats[f].name == "2:4" && !s.exact24))
+          if (!available(f) || (kFormats[f].name == "2:4" && !s.exact24) ||
+              !takesScales(f, w))
             continue;
           // 16-bit indices (SparseWeights.h): CSR columns up to 65536,
           // BSR block columns alike.
@@ -465,6 +491,8 @@ struct LLMSparsifyWeightsPass final
                  << formatDouble(
                         "%.3f", total ? double(s.nonzeroBlocks[f]) / total : 0);
         }
+      if (w.groupSize)
+        remark << ", scales in groups of " << w.groupSize;
       remark << ": " << kFormats[choice].name << " ("
              << formatDouble("%.2f", speedup) << "x dense estimated, "
              << int64_t(bytes) << " of " << int64_t(dense) << " bytes)";

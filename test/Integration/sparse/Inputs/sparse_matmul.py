@@ -14,7 +14,9 @@ activation, both weight layouts ([K, N] and [N, K] with transpose_b), an
 all-zero weight, a fully dense one in BSR, f16 weights and activations, and
 a bias + gelu epilogue (fused into the kernel's block loop); and
 `llm.dequant_matmul` weights (i8 and i4 per channel, u8 with a zero point)
-whose levels are stored as i8 and scaled per channel.
+whose levels are stored as i8 and scaled per channel, and with sub-channel
+scales (`i4g32`: groups of 32 along K; u8 with a zero point per group)
+multiplied into the stored values in registers.
 
   sparse_matmul.py gen DIR       writes DIR/sparse.mlir (the formats),
                                  DIR/dense.mlir (the same model without
@@ -66,8 +68,30 @@ CASES = [
     ("u8_zp_bsr4", "bsr4x4", (3,), 32, 64, False, "u8", "b4", False),
     ("i4_csr", "csr", (1,), 24, 64, True, "i4", "u25", False),
     ("i8_nm24_gelu", "2:4", (2,), 32, 64, True, "i8", "nm24", True),
+    # Sub-channel scales (groups along K): BSR blocks and 2:4 chunks lie in
+    # one group; 37 rows take the interleaved prefill tiles; N = 34 and 33
+    # pad the block rows; an all-zero and a fully dense weight.
+    ("i4g32_bsr16_decode", "bsr16x16", (1,), 64, 128, True, "i4g32", "b16",
+     False),
+    ("i8g16_bsr16_rows37_gelu", "bsr16x16", (37,), 48, 96, False, "i8g16",
+     "b16", True),
+    ("u8g8_bsr4_n34", "bsr4x4", (3,), 34, 64, True, "u8g8", "b4", False),
+    ("i4g16_bsr1x16_n33", "bsr1x16", (2,), 33, 64, False, "i4g16", "b1x16",
+     False),
+    ("i8g64_nm24", "2:4", (1,), 32, 128, True, "i8g64", "nm24", False),
+    ("i4g32_nm24_rows4", "2:4", (4,), 24, 96, False, "i4g32", "nm24", False),
+    ("i8g32_zero_bsr16", "bsr16x16", (2,), 32, 64, True, "i8g32", "zero",
+     False),
+    ("i8g16_full_bsr4", "bsr4x4", (5,), 16, 48, False, "i8g16", "full",
+     False),
 ]
 QUANT = ("i8", "u8", "i4")
+
+
+def quant_kind(dt):
+    """(storage, group size or 0) of a quantized dtype, else None."""
+    base, _, group = dt.partition("g")
+    return (base, int(group or 0)) if base in QUANT else None
 
 
 def pruned(pattern, n, k, rng):
@@ -107,13 +131,19 @@ def data(seed=11):
         name, fmt, lead, n, k, tb, dt, pattern, epi = case
         np_t = np.float16 if dt == "f16" else np.float32
         w = pruned(pattern, n, k, rng)
-        if dt in QUANT:
+        if quant_kind(dt):
             # Levels q - zp in the storage's range, scales per channel
-            # (u8: one scale and zero point 128 for the tensor).
-            top = 7 if dt == "i4" else 100
+            # (u8: one scale and zero point 128 for the tensor), or per
+            # group ([N, K / group]; u8: zero points 108..148 per group).
+            base, group = quant_kind(dt)
+            top = 7 if base == "i4" else 100
             w = np.clip(np.round(w * top / 3), -top, top)
-            scales = (rng.random(1 if dt == "u8" else n) * 0.02 + 0.01)
-            w = (w, scales.astype(np.float32))
+            shape = (n, k // group) if group else (
+                1 if base == "u8" else n)
+            scales = (rng.random(shape) * 0.02 + 0.01)
+            zps = rng.integers(108, 149, shape) if base == "u8" and group \
+                else None
+            w = (w, scales.astype(np.float32), zps)
             np_t = np.float32
         else:
             w = w.astype(np_t)
@@ -125,11 +155,28 @@ def data(seed=11):
 
 def quant_weight(i, name, dt, tb, w, wshape):
     """The constant and quant.scast of a quantized weight; its type."""
-    levels, scales = w
+    levels, scales, zps = w
+    base, group = quant_kind(dt)
     stored = levels if tb else levels.T
-    zp = 128 if dt == "u8" else 0
-    sto = "i4" if dt == "i4" else "i8"
-    if dt == "u8":
+    zp = 128 if base == "u8" else 0
+    sto = "i4" if base == "i4" else "i8"
+    if group:
+        # Sub-channel: blocks of one channel by `group` elements of K, the
+        # scales (and zero points) nested in the storage's layout.
+        zp = zps if zps is not None else np.zeros(scales.shape, np.int64)
+        params = [[f"{float(s)!r}:{int(z)}" for s, z in zip(rs, rz)]
+                  for rs, rz in zip(scales, zp)]
+        if not tb:
+            params = [list(col) for col in zip(*params)]
+            zp_full = np.repeat(zp.T, group, axis=0)
+        else:
+            zp_full = np.repeat(zp, group, axis=1)
+        blocks = "{0:1,1:%d}" % group if tb else "{0:%d,1:1}" % group
+        qt = (f"!quant.uniform<{base}:f32:{blocks}, {{" +
+              ", ".join("{" + ", ".join(r) + "}" for r in params) + "}>")
+        bits = stored + zp_full
+        bits = np.where(bits > 127, bits - 256, bits)  # signless storage
+    elif base == "u8":
         qt = f"!quant.uniform<u8:f32, {float(scales[0])!r}:{zp}>"
         bits = stored + zp
         bits = np.where(bits > 127, bits - 256, bits)  # signless storage
@@ -147,8 +194,11 @@ def quant_weight(i, name, dt, tb, w, wshape):
 
 def dequantized(dt, w):
     """W[N, K] in float64."""
-    if dt in QUANT:
-        levels, scales = w
+    if quant_kind(dt):
+        levels, scales, _ = w
+        group = quant_kind(dt)[1]
+        if group:
+            return np.repeat(scales.astype(np.float64), group, axis=1) * levels
         return scales.astype(np.float64)[:, None] * levels
     return w.astype(np.float64)
 
@@ -157,7 +207,7 @@ def model(with_formats):
     args, body, rets, types = [], [], [], []
     for i, ((name, fmt, lead, n, k, tb, dt, pattern, epi), w, x,
             b) in enumerate(data()):
-        ft = "f32" if dt in QUANT else dt
+        ft = "f32" if quant_kind(dt) else dt
         xt = f"tensor<{dims(lead + (k,))}x{ft}>"
         wshape = (n, k) if tb else (k, n)
         yt = f"tensor<{dims(lead + (n,))}x{ft}>"
@@ -166,7 +216,7 @@ def model(with_formats):
             attrs.append(f'llm.sparse_format = {{format = "{fmt}"}}')
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         args.append(f"%x{i}: {xt}")
-        if dt in QUANT:
+        if quant_kind(dt):
             text, wt = quant_weight(i, name, dt, tb, w, wshape)
             body.append(text +
                         f"  %y{i} = llm.dequant_matmul %x{i}, %w{i}{attr} : "

@@ -98,6 +98,14 @@ struct PackedSparseWeight {
   bool transposedBlocks = false;
   /// CSR: stored elements per chunk (the vector lanes).
   int64_t chunk = 0;
+  /// Sub-channel scales (setGroupScales): elements of K per scale group, 0
+  /// when the weight has none.
+  int64_t groupSize = 0;
+  /// With `groupSize`: the scale of output channel n in group g at
+  /// `groupScales[g * paddedN + n]` ([paddedK / groupSize rounded up,
+  /// paddedN], padding 0), so that a block's channels are contiguous. The
+  /// kernels multiply each stored value by its scale in registers.
+  std::vector<float> groupScales;
 };
 
 /// Packs `w` (row-major; [N, K] when `nk`, else [K, N]) in `format` for
@@ -112,23 +120,45 @@ FailureOr<PackedSparseWeight> packSparseWeight(ArrayRef<float> w, bool nk,
                                                int64_t lanes, std::string &why);
 
 /// The weight of an `llm.dequant_matmul` as integer levels: W[n, k] =
-/// scales[n] (or scales[0]) * levels[n, k].
+/// scales[n] (or scales[0]) * levels[n, k] per tensor or per output channel,
+/// and scales[n * (K / groupSize) + k / groupSize] * levels[n, k] with
+/// sub-channel groups.
 struct QuantizedWeightLevels {
   /// q - zp of each element, in the weight's storage order (exact in f32).
   std::vector<float> levels;
-  /// One scale per output channel, or one per tensor.
+  /// One scale per output channel, or one per tensor; with `groupSize`,
+  /// [N, K / groupSize] row-major (a scale shared by all channels repeated
+  /// per channel).
   SmallVector<double> scales;
+  /// Elements of K per scale (sub-channel groups, `{.., kDim:G}` of the
+  /// quantized type); 0 per tensor or per output channel.
+  int64_t groupSize = 0;
   /// Stored bits per element (8 or 4).
   unsigned storageWidth = 8;
 };
 
 /// The levels of `w`, the constant weight of an `llm.dequant_matmul`
 /// (`[N, K]` when `nk`, else `[K, N]`; a `quant.scast` of an integer
-/// constant, see readStorageBytes) with per-tensor or per-output-channel
-/// parameters. Fails for FP8, for scales that vary along K (sub-channel
-/// groups), for levels outside [-128, 127] (they are stored as i8), and for
-/// a weight that is not a constant.
+/// constant, see readStorageBytes) with per-tensor, per-output-channel or
+/// sub-channel parameters (groups along K, one or N along N). Fails for
+/// FP8, for sub-channel blocks that span several output channels without
+/// spanning them all, for levels outside [-128, 127] (they are stored as
+/// i8), and for a weight that is not a constant.
 FailureOr<QuantizedWeightLevels> readQuantizedWeightLevels(Value w, bool nk);
+
+/// Whether llmc's kernels take `format` with sub-channel scales of
+/// `groupSize` elements along K: blocks whose columns divide the group
+/// (a block lies in one group) and 2:4 with groups of a multiple of 32 (a
+/// chunk of 32 columns lies in one group); not CSR, whose chunks cross
+/// groups.
+bool supportsGroupScales(SparseFormat format, int64_t groupSize);
+
+/// Gives `p` sub-channel scales (`scales` [N, ceil(K / groupSize)]
+/// row-major, as QuantizedWeightLevels holds them). Fails, with the reason
+/// in `why`, when !supportsGroupScales(p.format, groupSize), `groupSize` < 1
+/// or `scales` has the wrong size.
+LogicalResult setGroupScales(PackedSparseWeight &p, ArrayRef<double> scales,
+                             int64_t groupSize, std::string &why);
 
 /// `values` (row-major) as the elements of `type` (f32, f16 or bf16; rounded
 /// to nearest-even): the inverse of readFloatValues.

@@ -593,6 +593,14 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     (1.9x). `format` forces one format (`dense`, `2:4`, `bsr4x4`,
     `bsr16x16`, `bsr1x4`, `bsr1x16`, `csr`; 2:4 needs an exact 2:4 weight).
 
+    The 8- and 4-bit weights of `llm.dequant_matmul` are measured on their
+    levels q - zp. Per-tensor and per-channel scales multiply the sums;
+    sub-channel scales (groups of G elements along K, as
+    `llm-quantize-weights{group-size=G}` writes) multiply each stored value
+    in registers, so the formats whose stored unit lies in one group take
+    them: BSR whose block columns divide G and 2:4 with G a multiple of 32
+    (not CSR). The scales (4 bytes each) count in every format's bytes.
+
     The choice is recorded on the matmul as `llm.sparse_format =
     {format, density, estimated_speedup, bytes, dense_bytes}` and reported
     (a remark per weight, and the `llm.report` keys `sparse_weights`,
@@ -618,7 +626,8 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     weights (`llm.dequant_matmul`) are not considered there.
 
     Errors: an unknown `format` or `target`; `format=2:4` for a weight that
-    is not exactly 2:4; with `target=gpu`, a format other than auto, dense
+    is not exactly 2:4; a forced format that does not take a weight's
+    sub-channel scales (above); with `target=gpu`, a format other than auto, dense
     and 2:4. A warning, at the first matmul, when the module has matmuls but
     none with a weight to store sparse (weights that are function inputs,
     of rank 3, or a transposed lhs): they all run dense.
