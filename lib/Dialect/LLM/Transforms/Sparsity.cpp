@@ -55,6 +55,8 @@ struct WeightView {
   /// f16/bf16 2 and 2, 8-bit 1 and 1, 4-bit 0.5 and 1: the sparse
   /// kernels store levels as i8).
   double denseElementBytes = 4, sparseValueBytes = 4;
+  /// A quantized weight (its levels stored as i8 by the sparse formats).
+  bool levels = false;
   /// Sub-channel scales: elements of K per scale (0: none) and the bytes of
   /// the scales, stored by every format.
   int64_t groupSize = 0;
@@ -99,6 +101,7 @@ SmallVector<WeightView> collectWeights(Operation *root, bool quantized) {
       w.values = std::move(q->levels);
       w.denseElementBytes = q->storageWidth / 8.0;
       w.sparseValueBytes = 1;
+      w.levels = true;
       w.groupSize = q->groupSize;
       if (q->groupSize)
         w.scaleBytes = 4.0 * double(q->scales.size());
@@ -275,18 +278,26 @@ struct Format {
   StringRef name;
   /// Block shape (BSR), 0 for the others.
   int64_t rows = 0, cols = 0;
+  /// Float weights (f32, f16, bf16 values) against the dense kernel.
   double efficiency;
+  /// The i8 levels of a quantized weight against the dense 8- or 4-bit
+  /// kernel: the kernels do the same work per stored value in a quarter of
+  /// the bytes, so the formats that spend more instructions per value
+  /// (small blocks, indices, gathers) stream fewer bytes per second.
+  double levelEfficiency;
 };
 
 /// The measured streaming efficiencies (Passes.td, llm-sparsify-weights;
 /// docs/Sparsity.md): llmc's kernels, cold 4096 x 4096 matvec, one thread
 /// (bench/sparse/sparse_matmul.py, Zen 5 VMs; 1x4 and 1x16 measured on
-/// 2026-12-05 at 50% and 75% of the blocks, the lower end taken).
+/// 2026-12-05 at 50% and 75% of the blocks, the lower end taken; the
+/// levels on 2026-12-06 with `--quant int8`, `int4`, `int8g128` and
+/// `int4g128`, the lowest of per-channel and grouped scales taken).
 const Format kFormats[] = {
-    {"dense", 0, 0, 1.00},  {"2:4", 0, 0, 0.95},
-    {"bsr4x4", 4, 4, 0.89}, {"bsr16x16", 16, 16, 1.00},
-    {"bsr1x4", 1, 4, 0.40}, {"bsr1x16", 1, 16, 0.70},
-    {"csr", 0, 0, 0.70},
+    {"dense", 0, 0, 1.00, 1.00},  {"2:4", 0, 0, 0.95, 0.73},
+    {"bsr4x4", 4, 4, 0.89, 0.50}, {"bsr16x16", 16, 16, 1.00, 0.76},
+    {"bsr1x4", 1, 4, 0.40, 0.20}, {"bsr1x16", 1, 16, 0.70, 0.44},
+    {"csr", 0, 0, 0.70, 0.35},
 };
 // One entry per name of kSparsifyFormatNames, in its order.
 static_assert(std::size(kFormats) == std::size(kSparsifyFormatNames));
@@ -423,8 +434,11 @@ struct LLMSparsifyWeightsPass final
                                                 : formatBytes(f, s, w);
       };
       auto relTime = [&](size_t f) {
-        return std::max(
-            bytesOf(f) / dense / (gpu ? 1.0 : kFormats[f].efficiency), 1e-3);
+        return std::max(bytesOf(f) / dense /
+                            (gpu        ? 1.0
+                             : w.levels ? kFormats[f].levelEfficiency
+                                        : kFormats[f].efficiency),
+                        1e-3);
       };
       size_t choice = 0;
       if (forced) {

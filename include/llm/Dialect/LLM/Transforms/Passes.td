@@ -579,12 +579,18 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     a stored value (f32 4, f16/bf16 2, the i8 levels of a quantized weight
     1) and D those of a dense element (4, 2, 1, or 0.5 for 4-bit):
 
-    | format | bytes | efficiency |
-    |---|---|---|
-    | dense | D per element | 1.00 |
-    | 2:4 (values + 1-byte lane; exact 2:4 only) | (V + 1) / 2 per element | 0.95 |
-    | BSR RxC (values of every nonzero block, 2-byte block column) | V R C + 2 per nonzero block | 16x16: 1.00; 4x4: 0.89; 1x16: 0.70; 1x4: 0.40 |
-    | CSR (values + 2-byte column) | V + 2 per nonzero | 0.70 |
+    | format | bytes | efficiency (float values) | efficiency (levels) |
+    |---|---|---|---|
+    | dense | D per element | 1.00 | 1.00 |
+    | 2:4 (values + 1-byte lane; exact 2:4 only) | (V + 1) / 2 per element | 0.95 | 0.73 |
+    | BSR RxC (values of every nonzero block, 2-byte block column) | V R C + 2 per nonzero block | 16x16: 1.00; 4x4: 0.89; 1x16: 0.70; 1x4: 0.40 | 16x16: 0.76; 4x4: 0.50; 1x16: 0.44; 1x4: 0.20 |
+    | CSR (values + 2-byte column) | V + 2 per nonzero | 0.70 | 0.35 |
+
+    The levels of a quantized weight are a quarter of the bytes of an f32
+    value for the same instructions, so the formats that spend more
+    instructions per value stream their bytes slower against the dense 8-
+    and 4-bit kernels (measured with `--quant int8`, `int4`, `int8g128`,
+    `int4g128`; the lowest taken).
 
     The fastest format wins if it is estimated at least 1.1x dense;
     otherwise dense. This reproduces the measured crossovers: 50%
