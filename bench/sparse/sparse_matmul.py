@@ -34,11 +34,16 @@
 # weight (symmetric: pruned zeros stay zero levels) and llmc sparse and
 # dense both run that `llm.dequant_matmul`; their outputs are checked
 # against each other (the same bound) and ONNX Runtime runs the f32 model.
+# With --quant w8a8 the model is the W8A8 QDQ form instead (as
+# bench/quant/w8a8.py: u8 activations with a static scale, the pruned
+# weight as s8 per column; llmc folds it into an `llm.matmul_integer`),
+# which all three systems run (ONNX Runtime on its int8 kernels), checked
+# against float64 numpy of the dequantized operands.
 # Not a test; run it on an idle machine.
 #
 # Usage: /usr/bin/python3 bench/sparse/sparse_matmul.py [--build build]
 #          [--shapes 1,128] [--patterns b4_50,...] [--format FORMAT]
-#          [--repeat 50] [--trials 3] [--quant int4g128] [--out FILE]
+#          [--repeat 50] [--trials 3] [--quant int4g128|w8a8] [--out FILE]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -99,6 +104,43 @@ def write_model(d, rows, w):
     return x
 
 
+def write_w8a8_model(d, rows, w):
+    """The W8A8 QDQ model of x @ W^T (W pruned): x and the float64
+    reference of the dequantized operands."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    os.makedirs(os.path.join(d, "in"), exist_ok=True)
+    x = np.random.default_rng(rows).standard_normal((rows, K)).astype(
+        np.float32)
+    sx, zx = np.float32(np.abs(x).max() * 2 / 255), np.uint8(128)
+    sw = (np.abs(w).max(axis=1) / 127).astype(np.float32)
+    sw[sw == 0] = 1
+    wq = np.clip(np.rint(w.T / sw), -127, 127).astype(np.int8)  # [K, N]
+    xd = (np.clip(np.rint(x / sx) + zx, 0, 255) - float(zx)) * float(sx)
+    ref = xd @ (wq.astype(np.float64) * sw.astype(np.float64))
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "sw"], ["wd"], axis=1),
+        helper.make_node("MatMul", ["xd", "wd"], ["y"])]
+    inits = [numpy_helper.from_array(np.array(sx, np.float32), "sx"),
+             numpy_helper.from_array(np.array(zx, np.uint8), "zx"),
+             numpy_helper.from_array(wq, "w"),
+             numpy_helper.from_array(sw, "sw")]
+    graph = helper.make_graph(
+        nodes, "sparse_w8a8",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, K])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [rows, N])],
+        inits)
+    onnx.save(helper.make_model(graph,
+                                opset_imports=[helper.make_opsetid("", 13)]),
+              os.path.join(d, "model.onnx"))
+    np.save(os.path.join(d, "in", "x.npy"), x)
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump({"inputs": ["x"], "outputs": ["y"]}, f)
+    return x, ref
+
+
 def quantize_model(build, d, spec):
     """d/model.onnx imported and its weight quantized by spec (int8, int4,
     int4g128): the path of the MLIR bytecode."""
@@ -151,7 +193,7 @@ def main():
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--quant", default=None,
                     help="int8, int4 or int4gG: run llmc on the quantized "
-                    "weight (groups of G along K)")
+                    "weight (groups of G along K); w8a8: the QDQ model")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     llmc = os.path.join(a.build, "bin", "llmc")
@@ -162,10 +204,13 @@ def main():
             for pattern in a.patterns.split(","):
                 d = os.path.join(work, f"{rows}_{pattern}")
                 w = pruned(pattern, np.random.default_rng(7))
-                x = write_model(d, rows, w)
-                ref = x.astype(np.float64) @ w.T.astype(np.float64)
                 qmodel = None
-                if a.quant:
+                if a.quant == "w8a8":
+                    x, ref = write_w8a8_model(d, rows, w)
+                else:
+                    x = write_model(d, rows, w)
+                    ref = x.astype(np.float64) @ w.T.astype(np.float64)
+                if a.quant and a.quant != "w8a8":
                     # The reference: llmc's dense kernel on the quantized
                     # weight.
                     qmodel = quantize_model(a.build, d, a.quant)
@@ -213,7 +258,7 @@ def main():
         "# Pruned weights: llmc's sparse kernels against dense", "",
         f"{datetime.date.today()}; {peers.cpu_name()}; one thread "
         f"(taskset -c 0); y = x @ W^T, W [{N}, {K}] f32 pruned"
-        f"{'; llmc runs it quantized by llm-quantize-weights (' + a.quant + '), ONNX Runtime in f32' if a.quant else ''}; llmc evicts "
+        f"{'; W8A8 QDQ model (u8 x, s8 W per column), every system' if a.quant == 'w8a8' else '; llmc runs it quantized by llm-quantize-weights (' + a.quant + '), ONNX Runtime in f32' if a.quant else ''}; llmc evicts "
         "the caches between calls; median of "
         f"{a.trials} processes x {a.repeat} calls (prefill: "
         f"{max(5, a.repeat // 5)}). 'format' is llm-sparsify-weights' "

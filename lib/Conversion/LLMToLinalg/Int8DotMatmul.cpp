@@ -32,15 +32,12 @@ static constexpr int64_t kDepth = 4;
 /// Most output columns of one block of the parallel loop.
 static constexpr int64_t kBlockColumns = 128;
 
-/// `acc += sum_{t < 4} u8(a[4i + t]) * s8(b[4i + t])` per i32 lane i
-/// (`vpdpbusd`: AVX512-VNNI on zmm; with `vex`, AVX-VNNI's VEX encoding on
-/// ymm, for CPUs without AVX-512), as inline assembly without side effects
-/// (no memory effects, unlike llvm.call_intrinsic, which bufferization's
-/// deallocation refuses; MLIR 22's x86vector has only the AVX-VNNI-INT8
-/// signed x signed form). AT&T order: `$0 += $2 (u8) . $3 (s8)`, $1 tied to
-/// $0.
-static Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w,
-                     bool vex) {
+Value mlir::llm::detail::dotU8S8(OpBuilder &b, Location loc, Value acc, Value a,
+                                 Value w, bool vex) {
+  // Inline assembly without side effects (no memory effects, unlike
+  // llvm.call_intrinsic, which bufferization's deallocation refuses; MLIR
+  // 22's x86vector has only the AVX-VNNI-INT8 signed x signed form). AT&T
+  // order: `$0 += $2 (u8) . $3 (s8)`, $1 tied to $0.
   return LLVM::InlineAsmOp::create(
              b, loc, acc.getType(), ValueRange{acc, a, w},
              b.getStringAttr(vex ? "{vex} vpdpbusd $3, $2, $0"
@@ -52,6 +49,26 @@ static Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w,
              LLVM::TailCallKindAttr::get(b.getContext(),
                                          LLVM::TailCallKind::None),
              /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
+Value mlir::llm::detail::flipSignBits(OpBuilder &b, Location loc, Value a) {
+  auto type = cast<RankedTensorType>(a.getType());
+  Type i8 = b.getI8Type();
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{a},
+             ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(), i8)},
+             SmallVector<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &gb, Location l, ValueRange args) {
+               Value flip = arith::ConstantOp::create(
+                   gb, l, gb.getIntegerAttr(i8, -128));
+               linalg::YieldOp::create(
+                   gb, l,
+                   ValueRange{arith::XOrIOp::create(gb, l, args[0], flip)});
+             })
       .getResult(0);
 }
 
@@ -99,31 +116,16 @@ mlir::llm::detail::prepareInt8Dot(OpBuilder &b, Location loc, Value a,
     rowSums |= zb != 0;
   }
 
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Type i32 = b.getI32Type();
   auto vecN = RankedTensorType::get({N}, i32);
   ops.comp = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(vecN, ArrayRef<int32_t>(comp)));
 
   // a as [M, K], unsigned (a' = a ^ 0x80 = a + 128 for signed storage).
   ops.a = collapseRows(b, loc, a);
-  auto a2Type = RankedTensorType::get({M, K}, i8);
+  if (pa.isSigned)
+    ops.a = flipSignBits(b, loc, ops.a);
   AffineMap id2 = b.getMultiDimIdentityMap(2);
-  if (pa.isSigned) {
-    ops.a =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{a2Type}, ValueRange{ops.a},
-            ValueRange{tensor::EmptyOp::create(b, loc, a2Type.getShape(), i8)},
-            SmallVector<AffineMap>{id2, id2},
-            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-            [&](OpBuilder &gb, Location l, ValueRange args) {
-              Value flip =
-                  arith::ConstantOp::create(gb, l, gb.getIntegerAttr(i8, -128));
-              linalg::YieldOp::create(
-                  gb, l,
-                  ValueRange{arith::XOrIOp::create(gb, l, args[0], flip)});
-            })
-            .getResult(0);
-  }
   // sum_k a'[m, k] (i32), when some zb' is not 0.
   if (rowSums) {
     Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
@@ -239,7 +241,7 @@ FailureOr<Value> mlir::llm::detail::buildInt8DotMatmul(
 
   // acc += sum_{t < 4} u8(a[4q + t]) s8(w[4q + t]) per lane.
   auto dot = [&](OpBuilder &kb, Location l, Value acc, Value av, Value wv) {
-    return dotU8S8(kb, l, acc, av, wv, vex);
+    return detail::dotU8S8(kb, l, acc, av, wv, vex);
   };
   detail::DotRegisterTile dotTile{w,  a2, Kq, H, kDepth, /*lhsInBounds=*/true,
                                   dot};

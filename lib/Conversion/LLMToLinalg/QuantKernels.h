@@ -91,6 +91,17 @@ Value buildRowTileLoops(
     llvm::function_ref<Value(OpBuilder &, Value m0, int64_t tileRows, Value)>
         tile);
 
+/// `acc += sum_{t < 4} u8(a[4i + t]) * s8(w[4i + t])` per i32 lane i of
+/// `acc` (vector<16xi32> or vector<8xi32>; `a`, `w` the same bits as
+/// vector<64xi8> or vector<32xi8>): `vpdpbusd` (AVX512-VNNI on zmm; with
+/// `vex`, AVX-VNNI's VEX encoding on ymm), exact in i32 with wrapping.
+Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w,
+              bool vex);
+
+/// `a` (an i8 tensor of signed storage) with each element's sign bit
+/// flipped: the same bits read as u8 are a + 128.
+Value flipSignBits(OpBuilder &b, Location loc, Value a);
+
 /// The operands of an 8-bit dot-product kernel of `llm.matmul_integer`
 /// (prepareInt8Dot): u8 activations by s8 weights, exact in i32, with the
 /// zero points folded into per-column and per-row terms (see

@@ -598,6 +598,9 @@ struct OrderedReduceMaxLowering : LLMLowering<ReduceMaxOp> {
 // Integer matmul
 //===----------------------------------------------------------------------===//
 
+// llm.matmul_integer %a, %b [K, N] constant with a sparse llm.sparse_format
+//   (bsr16x16), dot_product = "i8" or "amx_i8"
+//   -> lowerSparseMatmulInteger (vpdpbusd over the nonzero blocks);
 // llm.matmul_integer %a, %b [K, N] constant, 8-bit, static shapes,
 //   dot_product = "amx_i8" in its lowering config, at least 32 rows
 //   -> buildAMXInt8Matmul (tdpbusd tiles, exact i32);
@@ -635,6 +638,13 @@ struct MatmulIntegerLowering : LLMLowering<MatmulIntegerOp> {
     }
     Value a =
         storageCast(rewriter, loc, adaptor.getLhs(), storageTensorType(lt));
+    // A pruned weight stored sparse (llm-sparsify-weights).
+    if (FailureOr<Value> r =
+            llm::detail::lowerSparseMatmulInteger(rewriter, op, a, *pa);
+        succeeded(r)) {
+      rewriter.replaceOp(op, *r);
+      return success();
+    }
     // AMX tiles where the target has them (a prefill; other shapes take the
     // AVX512-VNNI dot products, which every AMX-INT8 CPU has).
     bool amx = getConfiguredAMXInt8DotProduct(op).value_or(false);

@@ -488,6 +488,140 @@ private:
 
 } // namespace
 
+/// `x` ([M, K]) copied into zeros of [M, paddedK]; `x` itself when
+/// paddedK == K.
+static Value padColumns(OpBuilder &b, Location loc, Value x, OpFoldResult M,
+                        int64_t K, int64_t paddedK) {
+  if (paddedK == K)
+    return x;
+  auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  Type xt = cast<RankedTensorType>(x.getType()).getElementType();
+  Value empty = tensor::EmptyOp::create(
+      b, loc, SmallVector<OpFoldResult>{M, ofr(paddedK)}, xt);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(xt));
+  Value filled =
+      linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
+          .getResult(0);
+  return tensor::InsertSliceOp::create(
+      b, loc, x, filled, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
+      SmallVector<OpFoldResult>{M, ofr(K)},
+      SmallVector<OpFoldResult>{ofr(1), ofr(1)});
+}
+
+/// The loops of a sparse kernel over `units` units of `unitCols` output
+/// columns each (block rows or rows): an `scf.forall` over groups of units
+/// (kGroupColumns columns; the threads), in which row tiles of `mr` rows
+/// (then one each of 4, 2 and 1 for the rest) run every unit of the group
+/// through `emitTile(b, unit, col, m0, rows, tile)` (`col`: the unit's first
+/// column in the group's `[M, group columns]` tile). Returns the `[M, N]`
+/// result of `elementType`, the padded columns sliced off; the forall is
+/// marked for consumer fusion when none are.
+static Value
+buildUnitLoops(OpBuilder &b, Location loc, OpFoldResult M, int64_t units,
+               int64_t unitCols, int64_t mr, int64_t N, Type elementType,
+               function_ref<Value(OpBuilder &, Value unit, Value col, Value m0,
+                                  int64_t rows, Value tile)>
+                   emitTile) {
+  auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  auto idx = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  std::optional<int64_t> staticM = getConstantIntValue(M);
+  Value mValue = getValueOrCreateConstantIndexOp(b, loc, M);
+  const int64_t perGroup =
+      std::min(units, std::max<int64_t>(1, kGroupColumns / unitCols));
+  const int64_t groups = (units + perGroup - 1) / perGroup;
+  const int64_t groupCols = perGroup * unitCols;
+  const int64_t outCols = groups * groupCols;
+  Value out = tensor::EmptyOp::create(
+      b, loc, SmallVector<OpFoldResult>{M, ofr(outCols)}, elementType);
+  OpBuilder::InsertionGuard guard(b);
+  auto forall = llm::detail::createBlockLoop(b, loc, groups, out);
+  b.setInsertionPointToStart(forall.getBody());
+  Value g = forall.getInductionVar(0);
+  Value col0 = arith::MulIOp::create(b, loc, g, idx(b, groupCols));
+  auto unitStrides = SmallVector<OpFoldResult>(2, ofr(1));
+  Value tile = tensor::ExtractSliceOp::create(
+      b, loc, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{ofr(0), col0},
+      SmallVector<OpFoldResult>{M, ofr(groupCols)}, unitStrides);
+  // The group's units: min(perGroup, units - g perGroup).
+  Value firstUnit = arith::MulIOp::create(b, loc, g, idx(b, perGroup));
+  Value count = arith::MinSIOp::create(
+      b, loc, idx(b, perGroup),
+      arith::SubIOp::create(b, loc, idx(b, units), firstUnit));
+  // Row tiles outside, the group's units inside: a tile's activation rows
+  // (mr x K) and the group's packed blocks both stay in L2 while every unit
+  // of the group reads them (prefill; decode has one tile).
+  auto unitsOf = [&](OpBuilder &tb, Value m0, int64_t rows, Value t) {
+    return scf::ForOp::create(
+               tb, loc, idx(tb, 0), count, idx(tb, 1), ValueRange{t},
+               [&](OpBuilder &ub, Location, Value u, ValueRange ut) {
+                 Value unit = arith::AddIOp::create(ub, loc, firstUnit, u);
+                 Value col =
+                     arith::MulIOp::create(ub, loc, u, idx(ub, unitCols));
+                 scf::YieldOp::create(ub, loc,
+                                      emitTile(ub, unit, col, m0, rows, ut[0]));
+               })
+        .getResult(0);
+  };
+  // Full register tiles of mr rows, then the rest in at most one tile each
+  // of 4, 2 and 1 rows (a tile shares each block load between its rows).
+  Value fullEnd = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, mValue, idx(b, mr)), idx(b, mr));
+  Value rowsDone =
+      scf::ForOp::create(
+          b, loc, idx(b, 0), fullEnd, idx(b, mr), ValueRange{tile},
+          [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
+            scf::YieldOp::create(tb, loc, unitsOf(tb, m0, mr, rt[0]));
+          })
+          .getResult(0);
+  if (mr > 1 && (!staticM || *staticM % mr)) {
+    // for m0 in [lo, lo + step floor((M - lo) / step)) step `step`
+    Value lower = fullEnd;
+    for (int64_t step : {4, 2, 1}) {
+      if (step >= mr)
+        continue;
+      Value upper =
+          step == 1 ? mValue
+                    : arith::AddIOp::create(
+                          b, loc, lower,
+                          arith::MulIOp::create(
+                              b, loc,
+                              arith::DivUIOp::create(
+                                  b, loc,
+                                  arith::SubIOp::create(b, loc, mValue, lower),
+                                  idx(b, step)),
+                              idx(b, step)));
+      rowsDone =
+          scf::ForOp::create(
+              b, loc, lower, upper, idx(b, step), ValueRange{rowsDone},
+              [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
+                scf::YieldOp::create(tb, loc, unitsOf(tb, m0, step, rt[0]));
+              })
+              .getResult(0);
+      lower = upper;
+    }
+  }
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, rowsDone, forall.getRegionIterArgs()[0],
+      SmallVector<OpFoldResult>{ofr(0), col0},
+      SmallVector<OpFoldResult>{M, ofr(groupCols)}, unitStrides);
+  b.setInsertionPointAfter(forall);
+  Value result = forall.getResult(0);
+  if (outCols == N) {
+    // Elementwise consumers (bias, activation) join the block loop
+    // (llm-tile-and-vectorize).
+    forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
+    return result;
+  }
+  return tensor::ExtractSliceOp::create(
+             b, loc, result, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
+             SmallVector<OpFoldResult>{M, ofr(N)}, unitStrides)
+      .getResult();
+}
+
 FailureOr<Value>
 mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
                                      const PackedSparseWeight &w,
@@ -549,26 +683,9 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
       ShapedType::isDynamic(staticRows)
           ? OpFoldResult(tensor::DimOp::create(b, loc, x, 0).getResult())
           : ofr(staticRows);
-  if (w.paddedK != w.K) {
-    Value empty = tensor::EmptyOp::create(
-        b, loc, SmallVector<OpFoldResult>{M, ofr(w.paddedK)}, xt);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(xt));
-    Value filled =
-        linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
-            .getResult(0);
-    x = tensor::InsertSliceOp::create(
-        b, loc, x, filled, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
-        SmallVector<OpFoldResult>{M, ofr(w.K)},
-        SmallVector<OpFoldResult>{ofr(1), ofr(1)});
-  }
+  x = padColumns(b, loc, x, M, w.K, w.paddedK);
 
   SparseKernelBuilder kb(b, loc, w, valueType, lanes);
-  const int64_t unitCols = kb.unitColumns(), units = kb.numUnits();
-  const int64_t perGroup =
-      std::min(units, std::max<int64_t>(1, kGroupColumns / unitCols));
-  const int64_t groups = (units + perGroup - 1) / perGroup;
-  const int64_t groupCols = perGroup * unitCols;
-  const int64_t outCols = groups * groupCols;
   const int64_t mr = std::min(
       kb.maxTileRows(),
       ShapedType::isDynamic(staticRows) ? kb.maxTileRows() : staticRows);
@@ -606,93 +723,12 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
         /*read_only=*/true);
   }
 
-  Value out = tensor::EmptyOp::create(
-      b, loc, SmallVector<OpFoldResult>{M, ofr(outCols)}, b.getF32Type());
-  OpBuilder::InsertionGuard guard(b);
-  auto forall = detail::createBlockLoop(b, loc, groups, out);
-  b.setInsertionPointToStart(forall.getBody());
-  Value g = forall.getInductionVar(0);
-  Value col0 = arith::MulIOp::create(b, loc, g, idx(b, groupCols));
-  auto unitStrides = SmallVector<OpFoldResult>(2, ofr(1));
-  Value tile = tensor::ExtractSliceOp::create(
-      b, loc, forall.getRegionIterArgs()[0],
-      SmallVector<OpFoldResult>{ofr(0), col0},
-      SmallVector<OpFoldResult>{M, ofr(groupCols)}, unitStrides);
-  // The group's units: min(perGroup, units - g perGroup).
-  Value firstUnit = arith::MulIOp::create(b, loc, g, idx(b, perGroup));
-  Value count = arith::MinSIOp::create(
-      b, loc, idx(b, perGroup),
-      arith::SubIOp::create(b, loc, idx(b, units), firstUnit));
-  // Row tiles outside, the group's units inside: a tile's activation rows
-  // (mr x K) and the group's packed blocks both stay in L2 while every unit
-  // of the group reads them (prefill; decode has one tile).
-  auto unitsOf = [&](OpBuilder &tb, Value m0, int64_t rows, Value t) {
-    return scf::ForOp::create(
-               tb, loc, idx(tb, 0), count, idx(tb, 1), ValueRange{t},
-               [&](OpBuilder &ub, Location, Value u, ValueRange ut) {
-                 Value unit = arith::AddIOp::create(ub, loc, firstUnit, u);
-                 Value col =
-                     arith::MulIOp::create(ub, loc, u, idx(ub, unitCols));
-                 scf::YieldOp::create(
-                     ub, loc, kb.emitTile(ub, x, unit, col, m0, rows, ut[0]));
-               })
-        .getResult(0);
-  };
-  // Full register tiles of mr rows, then the rest in at most one tile each
-  // of 4, 2 and 1 rows (a tile shares each block load between its rows).
-  Value fullEnd = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, mValue, idx(b, mr)), idx(b, mr));
-  Value rowsDone =
-      scf::ForOp::create(
-          b, loc, idx(b, 0), fullEnd, idx(b, mr), ValueRange{tile},
-          [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
-            scf::YieldOp::create(tb, loc, unitsOf(tb, m0, mr, rt[0]));
-          })
-          .getResult(0);
-  if (mr > 1 && (ShapedType::isDynamic(staticRows) || staticRows % mr)) {
-    // for m0 in [lo, lo + step floor((M - lo) / step)) step `step`
-    Value lower = fullEnd;
-    for (int64_t step : {4, 2, 1}) {
-      if (step >= mr)
-        continue;
-      Value upper =
-          step == 1 ? mValue
-                    : arith::AddIOp::create(
-                          b, loc, lower,
-                          arith::MulIOp::create(
-                              b, loc,
-                              arith::DivUIOp::create(
-                                  b, loc,
-                                  arith::SubIOp::create(b, loc, mValue, lower),
-                                  idx(b, step)),
-                              idx(b, step)));
-      rowsDone =
-          scf::ForOp::create(
-              b, loc, lower, upper, idx(b, step), ValueRange{rowsDone},
-              [&](OpBuilder &tb, Location, Value m0, ValueRange rt) {
-                scf::YieldOp::create(tb, loc, unitsOf(tb, m0, step, rt[0]));
-              })
-              .getResult(0);
-      lower = upper;
-    }
-  }
-  b.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(
-      b, loc, rowsDone, forall.getRegionIterArgs()[0],
-      SmallVector<OpFoldResult>{ofr(0), col0},
-      SmallVector<OpFoldResult>{M, ofr(groupCols)}, unitStrides);
-  b.setInsertionPointAfter(forall);
-  Value result = forall.getResult(0);
-  if (outCols == w.N) {
-    // Elementwise consumers (bias, activation) join the block loop
-    // (llm-tile-and-vectorize).
-    forall->setAttr(kFuseConsumersAttr, b.getUnitAttr());
-    return result;
-  }
-  return tensor::ExtractSliceOp::create(
-             b, loc, result, SmallVector<OpFoldResult>{ofr(0), ofr(0)},
-             SmallVector<OpFoldResult>{M, ofr(w.N)}, unitStrides)
-      .getResult();
+  return buildUnitLoops(b, loc, M, kb.numUnits(), kb.unitColumns(), mr, w.N,
+                        b.getF32Type(),
+                        [&](OpBuilder &ub, Value unit, Value col, Value m0,
+                            int64_t rows, Value tile) {
+                          return kb.emitTile(ub, x, unit, col, m0, rows, tile);
+                        });
 }
 
 /// The sparse format `op` was given (llm.sparse_format) and its kernels'
@@ -790,4 +826,156 @@ FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
                    ValueRange{arith::MulFOp::create(gb, l, args[0], args[1])});
              })
       .getResult(0);
+}
+
+FailureOr<Value>
+mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
+                                            Value a, const QuantParams &pa) {
+  FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
+  if (failed(lowering) || !getConfiguredInt8DotProduct(op).value_or(false))
+    return failure();
+  auto [format, bits] = *lowering;
+  const int64_t lanes = bits / 32;
+  if ((bits != 256 && bits != 512) || format.kind != Kind::Block ||
+      format.rows % lanes || format.cols % 4)
+    return failure();
+  auto at = cast<RankedTensorType>(a.getType());
+  RankedTensorType rt = op.getRhs().getType(), type = op.getType();
+  if (!at.hasStaticShape() || at.getRank() < 2 || !type.hasStaticShape() ||
+      rt.getRank() != 2 || pa.storageWidth != 8 || !pa.isPerTensor())
+    return failure();
+  const int64_t K = rt.getDimSize(0), N = rt.getDimSize(1);
+  if (K == 0 || at.getShape().back() != K || at.getNumElements() == 0)
+    return failure();
+  const int64_t M = at.getNumElements() / K;
+  // The weight's levels L = b - zb (0 where pruned; scales play no part).
+  FailureOr<QuantizedWeightLevels> q =
+      readQuantizedWeightLevels(op.getRhs(), /*nk=*/false);
+  if (failed(q))
+    return failure();
+  std::string why;
+  FailureOr<PackedSparseWeight> w =
+      packSparseWeight(q->levels, /*nk=*/false, N, K, format, lanes, why);
+  if (failed(w) || !w->transposedBlocks)
+    return failure();
+  Location loc = op.getLoc();
+
+  // Each block as `cols / 4` steps of R channels by 4 bytes of K (the
+  // vpdpbusd operand: lane r holds L[k0 + 4s .. k0 + 4s + 3, n0 + r]).
+  const int64_t R = format.rows, C = format.cols, RC = R * C, H = R / lanes;
+  SmallVector<int8_t> bytes(w->values.size());
+  for (size_t j = 0; j < w->colIdx.size(); ++j)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t r = 0; r < R; ++r)
+        bytes[j * RC + (c / 4) * R * 4 + r * 4 + c % 4] =
+            int8_t(w->values[j * RC + c * R + r]);
+  // sum_k (a - za) L = sum_k a' L - za' sum_k L, with a' = a + 128 and za'
+  // = za + 128 for signed activations (u8 for vpdpbusd); the second term a
+  // constant per column (i32, wrapping as the accumulator).
+  const int64_t za = pa.zeroPoints[0] + (pa.isSigned ? 128 : 0);
+  SmallVector<int32_t> comp(w->paddedN, 0);
+  for (int64_t n = 0; n < N; ++n) {
+    int64_t colSum = 0;
+    for (int64_t k = 0; k < K; ++k)
+      colSum += int64_t(q->levels[k * N + n]);
+    comp[n] = int32_t(uint32_t(-za * colSum));
+  }
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value values = constantArray(b, loc, i8, ArrayRef<int8_t>(bytes));
+  Value rowPtr = constantArray(b, loc, i32, ArrayRef(w->rowPtr));
+  Value colIdx = constantArray(b, loc, b.getI16Type(), ArrayRef(w->colIdx));
+  Value compV = constantArray(b, loc, i32, ArrayRef<int32_t>(comp));
+
+  // a' as [M, paddedK] (zeros past K meet zero levels).
+  Value x = collapseRows(b, loc, a);
+  if (pa.isSigned)
+    x = flipSignBits(b, loc, x);
+  auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  x = padColumns(b, loc, x, ofr(M), K, w->paddedK);
+
+  auto idx = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  auto loadIndex = [&](OpBuilder &ob, Value array, Value i) -> Value {
+    Value v = tensor::ExtractOp::create(ob, loc, array, ValueRange{i});
+    if (!v.getType().isInteger(32))
+      v = arith::ExtUIOp::create(ob, loc, i32, v);
+    return arith::IndexCastUIOp::create(ob, loc, ob.getIndexType(), v);
+  };
+  auto accType = VectorType::get({lanes}, i32);
+  auto operandType = VectorType::get({lanes * 4}, i8);
+  // Register tiles of up to 8 rows by H vectors: 16 accumulators (zmm; 8
+  // ymm) beside the block's vectors and one broadcast.
+  const int64_t mr = std::min<int64_t>(
+      {8, std::max<int64_t>(1, (bits == 512 ? 16 : 8) / H), M});
+  const bool vex = bits == 256;
+  auto emitTile = [&](OpBuilder &rb, Value unit, Value col, Value m0,
+                      int64_t rows, Value tile) -> Value {
+    Value lo = loadIndex(rb, rowPtr, unit);
+    Value hi =
+        loadIndex(rb, rowPtr, arith::AddIOp::create(rb, loc, unit, idx(rb, 1)));
+    Value zero = arith::ConstantOp::create(
+        rb, loc, DenseElementsAttr::get(accType, rb.getI32IntegerAttr(0)));
+    Value pad8 = arith::ConstantOp::create(rb, loc, rb.getZeroAttr(i8));
+    auto loop = scf::ForOp::create(
+        rb, loc, lo, hi, idx(rb, 1), SmallVector<Value>(rows * H, zero),
+        [&](OpBuilder &kb, Location, Value j, ValueRange accs) {
+          SmallVector<Value> next(accs.begin(), accs.end());
+          Value k0 = arith::MulIOp::create(kb, loc, loadIndex(kb, colIdx, j),
+                                           idx(kb, C));
+          Value base = arith::MulIOp::create(kb, loc, j, idx(kb, RC));
+          for (int64_t s = 0; s < C / 4; ++s) {
+            SmallVector<Value> wv;
+            for (int64_t h = 0; h < H; ++h)
+              wv.push_back(vector::TransferReadOp::create(
+                  kb, loc, operandType, values,
+                  ValueRange{arith::AddIOp::create(
+                      kb, loc, base, idx(kb, s * R * 4 + h * lanes * 4))},
+                  pad8, ArrayRef<bool>{true}));
+            Value k = arith::AddIOp::create(kb, loc, k0, idx(kb, 4 * s));
+            for (int64_t r = 0; r < rows; ++r) {
+              // a'[m0 + r, k .. k + 3] as one i32, broadcast to the lanes.
+              Value m = arith::AddIOp::create(kb, loc, m0, idx(kb, r));
+              Value group = vector::TransferReadOp::create(
+                  kb, loc, VectorType::get({4}, i8), x, ValueRange{m, k}, pad8,
+                  ArrayRef<bool>{true});
+              Value word = vector::ExtractOp::create(
+                  kb, loc,
+                  vector::BitCastOp::create(kb, loc, VectorType::get({1}, i32),
+                                            group),
+                  ArrayRef<int64_t>{0});
+              Value av = vector::BitCastOp::create(
+                  kb, loc, operandType,
+                  vector::BroadcastOp::create(kb, loc, accType, word));
+              for (int64_t h = 0; h < H; ++h)
+                next[r * H + h] =
+                    dotU8S8(kb, loc, next[r * H + h], av, wv[h], vex);
+            }
+          }
+          scf::YieldOp::create(kb, loc, next);
+        });
+    Value pad32 = arith::ConstantOp::create(rb, loc, rb.getI32IntegerAttr(0));
+    for (int64_t h = 0; h < H; ++h) {
+      Value n = arith::AddIOp::create(
+          rb, loc, arith::MulIOp::create(rb, loc, unit, idx(rb, R)),
+          idx(rb, h * lanes));
+      Value cv = vector::TransferReadOp::create(
+          rb, loc, accType, compV, ValueRange{n}, pad32, ArrayRef<bool>{true});
+      for (int64_t r = 0; r < rows; ++r)
+        tile =
+            vector::TransferWriteOp::create(
+                rb, loc,
+                arith::AddIOp::create(rb, loc, loop.getResult(r * H + h), cv),
+                tile,
+                ValueRange{
+                    arith::AddIOp::create(rb, loc, m0, idx(rb, r)),
+                    arith::AddIOp::create(rb, loc, col, idx(rb, h * lanes))},
+                ArrayRef<bool>{true})
+                .getResult();
+    }
+    return tile;
+  };
+  Value r =
+      buildUnitLoops(b, loc, ofr(M), w->paddedN / R, R, mr, N, i32, emitTile);
+  return expandRows(b, loc, r, type);
 }

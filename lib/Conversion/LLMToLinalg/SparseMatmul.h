@@ -15,6 +15,7 @@
 #define LIB_CONVERSION_LLMTOLINALG_SPARSEMATMUL_H
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/LLMQuant.h"
 #include "llm/Dialect/LLM/IR/SparseWeights.h"
 
 #include "mlir/IR/Builders.h"
@@ -84,6 +85,26 @@ FailureOr<Value> lowerSparseMatmul(OpBuilder &b, MatmulOp op, Value lhs);
 /// and for sub-channel scales the format does not take (CSR).
 FailureOr<Value> lowerSparseDequantMatmul(OpBuilder &b, DequantMatmulOp op,
                                           Value lhs);
+
+/// The sparse kernel of `llm.matmul_integer` (W8A8) of `a` (the lhs as its
+/// 8-bit storage, [..., K], static, per-tensor zero point `pa`) by a
+/// constant 8- or 4-bit weight [K, N] (any zero points) that
+/// `llm-sparsify-weights` recorded as BSR with rows a multiple of the
+/// vector lanes and columns a multiple of 4 (bsr16x16), where the lowering
+/// configuration enables the 8-bit dot products: the weight's levels
+/// L = b - zb (zero where pruned, as i8) are packed per block in `vpdpbusd`
+/// operand order (4 bytes of K per lane), and each nonzero block adds
+/// `cols / 4` dot products of the activation's 4 bytes (a' = a + 128 as u8
+/// for signed storage) to i32 accumulators, exact (wrapping):
+///
+///   sum_k (a - za) L = sum_k a' L - za' sum_k L
+///
+/// with the second term a per-column constant. Returns the i32 result in
+/// `op`'s type, the kernel's block loop marked for consumer fusion (the
+/// rescale / requantize epilogue joins it) when N needs no padding. Fails,
+/// creating nothing, otherwise (the dense kernels run).
+FailureOr<Value> lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
+                                          Value a, const QuantParams &pa);
 
 } // namespace mlir::llm::detail
 

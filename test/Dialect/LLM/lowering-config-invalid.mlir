@@ -172,7 +172,7 @@ func.func @matmul_unknown_config_key(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) 
 // -----
 
 func.func @sparse_format_unknown(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
-  // expected-error @+1 {{'llm.matmul' op 'llm.sparse_format' must be a dictionary on llm.matmul or llm.dequant_matmul with a string 'format' (dense, 2:4, bsrRxC, csr), got {format = "bsr0x4"}}}
+  // expected-error @+1 {{'llm.matmul' op 'llm.sparse_format' must be a dictionary on llm.matmul, llm.dequant_matmul or llm.matmul_integer with a string 'format' (dense, 2:4, bsrRxC, csr), got {format = "bsr0x4"}}}
   %y = llm.matmul %x, %w {llm.sparse_format = {format = "bsr0x4"}} : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }
@@ -180,7 +180,7 @@ func.func @sparse_format_unknown(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> t
 // -----
 
 func.func @sparse_format_not_matmul(%x: tensor<8x16xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> {
-  // expected-error @+1 {{'llm.add' op 'llm.sparse_format' must be a dictionary on llm.matmul or llm.dequant_matmul with a string 'format' (dense, 2:4, bsrRxC, csr), got {format = "csr"}}}
+  // expected-error @+1 {{'llm.add' op 'llm.sparse_format' must be a dictionary on llm.matmul, llm.dequant_matmul or llm.matmul_integer with a string 'format' (dense, 2:4, bsrRxC, csr), got {format = "csr"}}}
   %y = llm.add %x, %w {llm.sparse_format = {format = "csr"}} : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }

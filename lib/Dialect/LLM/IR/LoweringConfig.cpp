@@ -325,11 +325,12 @@ LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kSparseFormatAttrName) {
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     auto format = dict ? dict.getAs<StringAttr>("format") : StringAttr();
-    if (!isa<MatmulOp, DequantMatmulOp>(op) || !format ||
+    if (!isa<MatmulOp, DequantMatmulOp, MatmulIntegerOp>(op) || !format ||
         failed(SparseFormat::parse(format.getValue())))
       return op->emitOpError()
              << "'" << kSparseFormatAttrName
-             << "' must be a dictionary on llm.matmul or llm.dequant_matmul "
+             << "' must be a dictionary on llm.matmul, llm.dequant_matmul "
+                "or llm.matmul_integer "
                 "with a string 'format' (dense, 2:4, bsrRxC, csr), got "
              << attr.getValue();
   }

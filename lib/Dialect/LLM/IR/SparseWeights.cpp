@@ -306,24 +306,32 @@ mlir::llm::readFloatValues(ElementsAttr attr) {
   return out;
 }
 
-FailureOr<QuantizedWeightLevels> mlir::llm::readQuantizedWeightLevels(Value w,
-                                                                      bool nk) {
+FailureOr<QuantizedWeightLevels>
+mlir::llm::readQuantizedWeightLevels(Value w, bool nk, std::string *why) {
+  auto fail = [&](const std::string &reason) {
+    if (why)
+      *why = reason;
+    return failure();
+  };
   auto type = dyn_cast<RankedTensorType>(w.getType());
   if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
       !isUniformQuantType(type.getElementType()))
     return failure();
   FailureOr<QuantParams> p =
       getQuantParams(type.getElementType(), type.getShape());
-  if (failed(p) || (p->storageWidth != 8 && p->storageWidth != 4) ||
-      p->paramShape.size() != 2)
+  if (failed(p) || p->paramShape.size() != 2)
     return failure();
+  if (p->storageWidth != 8 && p->storageWidth != 4)
+    return fail("its storage is " + std::to_string(p->storageWidth) +
+                "-bit (the sparse kernels take 8- and 4-bit levels)");
   int64_t nDim = nk ? 0 : 1, kDim = 1 - nDim;
   int64_t N = type.getDimSize(nDim), K = type.getDimSize(kDim);
   // Parameters per tensor, per output channel, or per group of K (one or N
   // along N): none shared by some output channels but not all.
   int64_t paramsN = p->paramShape[nDim], paramsK = p->paramShape[kDim];
   if ((paramsN != 1 && paramsN != N) || paramsK < 1 || K % paramsK)
-    return failure();
+    return fail("its scales or zero points are shared by some output "
+                "channels but not all");
   FailureOr<SmallVector<uint8_t>> bytes =
       readStorageBytes(w, type.getNumElements());
   if (failed(bytes))
@@ -358,7 +366,9 @@ FailureOr<QuantizedWeightLevels> mlir::llm::readQuantizedWeightLevels(Value w,
     int64_t n = nDim == 0 ? row : col, k = nDim == 0 ? col : row;
     int64_t level = q - p->zeroPoints[paramIndex(n, k)];
     if (level < -128 || level > 127)
-      return failure();
+      return fail("its level q - zp = " + std::to_string(level) +
+                  " lies outside [-128, 127] (the sparse kernels store the "
+                  "levels as i8)");
     out.levels.push_back(float(level));
   }
   return out;

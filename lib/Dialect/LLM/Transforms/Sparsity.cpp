@@ -57,6 +57,12 @@ struct WeightView {
   double denseElementBytes = 4, sparseValueBytes = 4;
   /// A quantized weight (its levels stored as i8 by the sparse formats).
   bool levels = false;
+  /// The weight of an `llm.matmul_integer` (W8A8: its kernel takes BSR
+  /// with 16 rows and columns a multiple of 4 only).
+  bool integer = false;
+  /// Why a quantized constant weight cannot be stored sparse (its levels
+  /// do not fit i8, ...); empty for a weight that can.
+  std::string unstorable;
   /// Sub-channel scales: elements of K per scale (0: none) and the bytes of
   /// the scales, stored by every format.
   int64_t groupSize = 0;
@@ -70,7 +76,8 @@ struct WeightView {
 
 /// The constant rank-2 float weights of the matmuls under `root` and, with
 /// `quantized`, the 8- and 4-bit weights of the dequant_matmuls (per tensor,
-/// per output channel or in sub-channel groups along K).
+/// per output channel or in sub-channel groups along K) and of the
+/// matmul_integers ([K, N]).
 SmallVector<WeightView> collectWeights(Operation *root, bool quantized) {
   SmallVector<WeightView> weights;
   root->walk([&](Operation *op) {
@@ -91,20 +98,36 @@ SmallVector<WeightView> collectWeights(Operation *root, bool quantized) {
       w.values = std::move(*values);
       w.denseElementBytes = w.sparseValueBytes =
           type.getElementType().getIntOrFloatBitWidth() / 8;
+    } else if (auto mi = dyn_cast<MatmulIntegerOp>(op); mi && quantized) {
+      // Its levels b - zb (the scales play no part in the integer sums).
+      type = mi.getRhs().getType();
+      FailureOr<QuantizedWeightLevels> q =
+          readQuantizedWeightLevels(mi.getRhs(), /*nk=*/false, &w.unstorable);
+      if (failed(q) && w.unstorable.empty())
+        return;
+      if (succeeded(q))
+        w.values = std::move(q->levels);
+      w.levels = w.integer = true;
+      if (succeeded(q)) {
+        w.denseElementBytes = q->storageWidth / 8.0;
+        w.sparseValueBytes = 1;
+      }
     } else if (auto dq = dyn_cast<DequantMatmulOp>(op); dq && quantized) {
       type = dq.getRhs().getType();
-      FailureOr<QuantizedWeightLevels> q =
-          readQuantizedWeightLevels(dq.getRhs(), dq.getTransposeB());
-      if (failed(q))
-        return;
       w.nk = dq.getTransposeB();
-      w.values = std::move(q->levels);
-      w.denseElementBytes = q->storageWidth / 8.0;
-      w.sparseValueBytes = 1;
+      FailureOr<QuantizedWeightLevels> q =
+          readQuantizedWeightLevels(dq.getRhs(), w.nk, &w.unstorable);
+      if (failed(q) && w.unstorable.empty())
+        return;
       w.levels = true;
-      w.groupSize = q->groupSize;
-      if (q->groupSize)
-        w.scaleBytes = 4.0 * double(q->scales.size());
+      if (succeeded(q)) {
+        w.values = std::move(q->levels);
+        w.denseElementBytes = q->storageWidth / 8.0;
+        w.sparseValueBytes = 1;
+        w.groupSize = q->groupSize;
+        if (q->groupSize)
+          w.scaleBytes = 4.0 * double(q->scales.size());
+      }
     } else {
       return;
     }
@@ -356,10 +379,16 @@ double formatBytes(size_t f, const SparsityStats &s, const WeightView &w) {
   return s.nonzeroBlocks[f] * (vb * blockElems + 2.0) + w.scaleBytes;
 }
 
-/// Whether the kernels of format `f` take the sub-channel scales of `w`
-/// (any format without them).
-bool takesScales(size_t f, const WeightView &w) {
-  return !w.groupSize || f == 0 ||
+/// Whether llmc has a kernel of format `f` for `w`: with sub-channel
+/// scales, the formats that take them; for an integer matmul, BSR of 16
+/// rows (the 8-bit dot products' lanes) and columns a multiple of 4.
+bool hasKernel(size_t f, const WeightView &w) {
+  if (f == 0)
+    return true;
+  if (w.integer)
+    return kFormats[f].rows && kFormats[f].rows % 16 == 0 &&
+           kFormats[f].cols % 4 == 0;
+  return !w.groupSize ||
          supportsGroupScales(*SparseFormat::parse(kFormats[f].name),
                              w.groupSize);
 }
@@ -423,6 +452,19 @@ struct LLMSparsifyWeightsPass final
             << "), so every matmul runs dense";
     }
     for (WeightView &w : weights) {
+      // A quantized weight whose levels the formats cannot hold: dense, an
+      // error when a sparse format is forced on it.
+      if (!w.unstorable.empty()) {
+        if (forced && *forced != 0) {
+          emitError(w.op->getLoc(), "llm-sparsify-weights: format=")
+              << kFormats[*forced].name
+              << " for a weight that cannot be stored sparse: " << w.unstorable;
+          return signalPassFailure();
+        }
+        emitRemark(w.op->getLoc(), "llm-sparsify-weights: weight [N=")
+            << w.N << ", K=" << w.K << "] stays dense: " << w.unstorable;
+        continue;
+      }
       SparsityStats s = measure(w);
       double dense = formatBytes(0, s, w);
       // Estimated time relative to dense: bytes ratio / efficiency (on the
@@ -449,21 +491,26 @@ struct LLMSparsifyWeightsPass final
                                     "along K holds more than 2 nonzeros)");
           return signalPassFailure();
         }
-        if (!takesScales(choice, w)) {
-          emitError(w.op->getLoc(), "llm-sparsify-weights: format=")
-              << kFormats[choice].name
-              << " for a weight with sub-channel scales in groups of "
-              << w.groupSize
-              << " along K: the sparse kernels take such scales with blocks "
-                 "whose columns divide the group, and with 2:4 for groups "
-                 "of a multiple of 32 (not CSR)";
+        if (!hasKernel(choice, w)) {
+          InFlightDiagnostic diag =
+              emitError(w.op->getLoc(), "llm-sparsify-weights: format=")
+              << kFormats[choice].name;
+          if (w.integer)
+            diag << " for the weight of an llm.matmul_integer: its sparse "
+                    "kernel takes bsr16x16 only";
+          else
+            diag << " for a weight with sub-channel scales in groups of "
+                 << w.groupSize
+                 << " along K: the sparse kernels take such scales with "
+                    "blocks whose columns divide the group, and with 2:4 "
+                    "for groups of a multiple of 32 (not CSR)";
           return signalPassFailure();
         }
       } else {
         double best = 1.0 / 1.1; // at least 1.1x dense
         for (size_t f = 1; f < std::size(kFormats); ++f) {
           if (!available(f) || (kFormats[f].name == "2:4" && !s.exact24) ||
-              !takesScales(f, w))
+              !hasKernel(f, w))
             continue;
           // 16-bit indices (SparseWeights.h): CSR columns up to 65536,
           // BSR block columns alike.

@@ -43,9 +43,27 @@ With --amx (constant weights), W8A8 prefills for the AMX kernel
   amx_odd      u8 a [33, 30] x i8 b [30, 131] (K = 30, which the vpdpbusd
                kernel does not take; N prime).
 
-  quant_matmul_integer.py gen DIR [--const | --amx]  writes DIR/model.mlir,
-                                             DIR/a<i>.npy (and DIR/b<i>.npy)
-  quant_matmul_integer.py check DIR OUTDIR [--const | --amx]
+With --sparse (constant weights), pruned weights (16x16 blocks of W[N, K]
+at the zero point) with `llm.sparse_format = {format = "bsr16x16"}` on
+the matmul, for the sparse W8A8 kernel (SparseMatmul.cpp,
+lowerSparseMatmulInteger: vpdpbusd over the nonzero blocks of the levels
+b - zb); DIR/model_dense.mlir is the same model without the formats:
+  sp_decode   u8 a [1, 256] (za = 3) x i8 b [256, 128], 75% of the blocks
+              pruned;
+  sp_rows11   i8 a [11, 64] (za = 5) x u8 b [64, 48] with a zero point per
+              column (levels b - zb[n] within [-128, 127]);
+  sp_odd      u8 a [5, 30] x i8 b [30, 131] (K and N padded to 32 and 144);
+  sp_rank3    u8 a [2, 9, 96] x i8 b [96, 48] (18 rows: two tiles of 8 and
+              one of 2);
+  sp_zero     an all-zero-point weight (no block stored);
+  sp_full     every block stored;
+  sp_extreme  a = 255 against b = -128 with zb = 127: levels of -255 do not
+              fit i8, so the dense kernel runs (the same exact result).
+
+  quant_matmul_integer.py gen DIR [--const | --amx | --sparse]
+                              writes DIR/model.mlir, DIR/a<i>.npy (and
+                              DIR/b<i>.npy)
+  quant_matmul_integer.py check DIR OUTDIR [--const | --amx | --sparse]
 """
 
 import os
@@ -75,9 +93,49 @@ def amx_cases():
     return out
 
 
-def cases(const=False, amx=False):
+def pruned(b, zb, keep, rng):
+    """b [K, N] with the 16x16 blocks of W[N, K] = b^T set to their zero
+    point, each kept with probability `keep`."""
+    k, n = b.shape
+    blocks = rng.random(((k + 15) // 16, (n + 15) // 16)) < keep
+    mask = np.kron(blocks, np.ones((16, 16), bool))[:k, :n]
+    return np.where(mask, b, np.broadcast_to(np.asarray(zb), b.shape))
+
+
+def sparse_cases():
+    """Pruned constant weights in BSR 16x16 (the sparse W8A8 kernel)."""
+    rng = np.random.default_rng(31)
+    out = []
+    a = rng.integers(0, 256, (1, 256))
+    b = pruned(rng.integers(-128, 128, (256, 128)), 0, 0.25, rng)
+    out.append(("sp_decode", "u8", 3, a, "i8", [0], b))
+    a = rng.integers(-128, 128, (11, 64))
+    zb = rng.integers(64, 192, 48)
+    b = pruned(np.clip(zb + rng.integers(-100, 100, (64, 48)), 0, 255), zb,
+               0.4, rng)
+    out.append(("sp_rows11", "i8", 5, a, "u8", list(zb), b))
+    a = rng.integers(0, 256, (5, 30))
+    b = pruned(rng.integers(-120, 120, (30, 131)), -2, 0.5, rng)
+    out.append(("sp_odd", "u8", 9, a, "i8", [-2], b))
+    a = rng.integers(0, 256, (2, 9, 96))
+    b = pruned(rng.integers(-128, 128, (96, 48)), 0, 0.3, rng)
+    out.append(("sp_rank3", "u8", 7, a, "i8", [0], b))
+    a = rng.integers(-128, 128, (3, 64))
+    out.append(("sp_zero", "i8", -4, a, "i8", [6], np.full((64, 32), 6)))
+    a = rng.integers(0, 256, (4, 48))
+    b = rng.integers(-127, 128, (48, 32))
+    out.append(("sp_full", "u8", 0, a, "i8", [0], np.where(b == 0, 1, b)))
+    a = np.full((2, 256), 255)
+    b = pruned(np.full((256, 32), -128), 127, 0.5, rng)
+    out.append(("sp_extreme", "u8", 0, a, "i8", [127], b))
+    return out
+
+
+def cases(const=False, amx=False, sparse=False):
     if amx:
         return amx_cases()
+    if sparse:
+        return sparse_cases()
     rng = np.random.default_rng(23)
     out = []
     a = np.full((4, 1024), 255)
@@ -126,9 +184,16 @@ def bits(v):
     return np.where(v > 127, v - 256, v).astype(np.int8)
 
 
-def gen(d, const, amx=False):
+def gen(d, const, amx=False, sparse=False):
+    for formats in ([True, False] if sparse else [False]):
+        write_model(d, const, amx, sparse, formats)
+
+
+def write_model(d, const, amx, sparse, formats):
     args, body, rets, types = [], [], [], []
-    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const, amx)):
+    attr = ' {llm.sparse_format = {format = "bsr16x16"}}' if formats else ""
+    for i, (name, sa, za, a, sb, zb, b) in enumerate(
+            cases(const, amx, sparse)):
         np.save(os.path.join(d, f"a{i}.npy"), bits(a))
         ta = qtype(sa, [za])
         tb = qtype(sb, zb, None if len(zb) == 1 else 1)
@@ -146,20 +211,22 @@ def gen(d, const, amx=False):
             f"tensor<{dims(a.shape)}x{ta}>\n"
             f"  %qb{i} = quant.scast %b{i} : tensor<{dims(b.shape)}xi8> to "
             f"tensor<{dims(b.shape)}x{tb}>\n"
-            f"  %y{i} = llm.matmul_integer %qa{i}, %qb{i} : "
+            f"  %y{i} = llm.matmul_integer %qa{i}, %qb{i}{attr} : "
             f"(tensor<{dims(a.shape)}x{ta}>, tensor<{dims(b.shape)}x{tb}>) "
             f"-> {rt}\n")
         rets.append(f"%y{i}")
         types.append(rt)
-    with open(os.path.join(d, "model.mlir"), "w") as f:
+    name = "model_dense.mlir" if sparse and not formats else "model.mlir"
+    with open(os.path.join(d, name), "w") as f:
         f.write(f"func.func @main({', '.join(args)}) -> ({', '.join(types)})"
                 f" {{\n" + "".join(body) +
                 f"  return {', '.join(rets)} : {', '.join(types)}\n}}\n")
 
 
-def check(d, out, const, amx=False):
+def check(d, out, const, amx=False, sparse=False):
     ok = True
-    for i, (name, sa, za, a, sb, zb, b) in enumerate(cases(const, amx)):
+    for i, (name, sa, za, a, sb, zb, b) in enumerate(
+            cases(const, amx, sparse)):
         exp = (a.astype(np.int64) - za) @ (b.astype(np.int64) -
                                            np.asarray(zb, np.int64))
         got = np.load(os.path.join(out, f"out{i}.npy"))
@@ -175,9 +242,10 @@ def check(d, out, const, amx=False):
 
 if __name__ == "__main__":
     amx = "--amx" in sys.argv
-    const = "--const" in sys.argv or amx
-    argv = [x for x in sys.argv if x not in ("--const", "--amx")]
+    sparse = "--sparse" in sys.argv
+    const = "--const" in sys.argv or amx or sparse
+    argv = [x for x in sys.argv if x not in ("--const", "--amx", "--sparse")]
     if argv[1] == "gen":
-        gen(argv[2], const, amx)
+        gen(argv[2], const, amx, sparse)
     else:
-        sys.exit(0 if check(argv[2], argv[3], const, amx) else 1)
+        sys.exit(0 if check(argv[2], argv[3], const, amx, sparse) else 1)

@@ -143,8 +143,11 @@ struct QuantizedWeightLevels {
 /// sub-channel parameters (groups along K, one or N along N). Fails for
 /// FP8, for sub-channel blocks that span several output channels without
 /// spanning them all, for levels outside [-128, 127] (they are stored as
-/// i8), and for a weight that is not a constant.
-FailureOr<QuantizedWeightLevels> readQuantizedWeightLevels(Value w, bool nk);
+/// i8), and for a weight that is not a constant; for the first three, with
+/// the reason in `why` when given (a weight the sparse formats cannot hold,
+/// as opposed to one that is not a quantized constant).
+FailureOr<QuantizedWeightLevels>
+readQuantizedWeightLevels(Value w, bool nk, std::string *why = nullptr);
 
 /// Whether llmc's kernels take `format` with sub-channel scales of
 /// `groupSize` elements along K: blocks whose columns divide the group

@@ -606,6 +606,9 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     in registers, so the formats whose stored unit lies in one group take
     them: BSR whose block columns divide G and 2:4 with G a multiple of 32
     (not CSR). The scales (4 bytes each) count in every format's bytes.
+    The weight of an `llm.matmul_integer` (W8A8) is measured on its levels
+    b - zb too; its sparse kernel (8-bit dot products over the nonzero
+    blocks) takes bsr16x16 only.
 
     The choice is recorded on the matmul as `llm.sparse_format =
     {format, density, estimated_speedup, bytes, dense_bytes}` and reported
@@ -633,7 +636,8 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
 
     Errors: an unknown `format` or `target`; `format=2:4` for a weight that
     is not exactly 2:4; a forced format that does not take a weight's
-    sub-channel scales (above); with `target=gpu`, a format other than auto, dense
+    sub-channel scales, or other than bsr16x16 for an integer matmul's
+    weight (above); with `target=gpu`, a format other than auto, dense
     and 2:4. A warning, at the first matmul, when the module has matmuls but
     none with a weight to store sparse (weights that are function inputs,
     of rank 3, or a transposed lhs): they all run dense.
