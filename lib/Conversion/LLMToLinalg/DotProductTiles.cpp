@@ -45,16 +45,11 @@ mlir::llm::detail::buildDotRegisterTile(OpBuilder &b, Location loc,
   auto accType = cast<VectorType>(zeroAcc.getType());
   int64_t lanes = accType.getNumElements();
   Type wt = cast<ShapedType>(t.weight.getType()).getElementType();
-  Type at = cast<ShapedType>(t.lhs.getType()).getElementType();
-  auto wordsType = VectorType::get({lanes}, b.getI32Type());
   auto operandType = VectorType::get({lanes * t.depth}, wt);
-  auto groupType = VectorType::get({t.depth}, at);
-  auto oneWord = VectorType::get({1}, b.getI32Type());
   auto idx = [&](OpBuilder &bb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(bb, loc, v);
   };
   Value wPad = arith::ConstantOp::create(b, loc, b.getZeroAttr(wt));
-  Value aPad = arith::ConstantOp::create(b, loc, b.getZeroAttr(at));
   auto steps = scf::ForOp::create(
       b, loc, idx(b, 0), idx(b, t.steps), idx(b, 1),
       SmallVector<Value>(rows * t.vectors, zeroAcc),
@@ -75,15 +70,8 @@ mlir::llm::detail::buildDotRegisterTile(OpBuilder &b, Location loc,
           // lhs[r0 + r, depth q : depth (q + 1)] as one i32, broadcast to
           // every lane.
           Value m = arith::AddIOp::create(kb, l, r0, idx(kb, r));
-          Value group = vector::TransferReadOp::create(
-              kb, l, groupType, t.lhs, ValueRange{m, k0}, aPad,
-              ArrayRef<bool>{t.lhsInBounds});
-          Value word = vector::ExtractOp::create(
-              kb, l, vector::BitCastOp::create(kb, l, oneWord, group),
-              ArrayRef<int64_t>{0});
-          Value av = vector::BitCastOp::create(
-              kb, l, operandType,
-              vector::BroadcastOp::create(kb, l, wordsType, word));
+          Value av =
+              broadcastLhsWord(kb, l, t.lhs, m, k0, operandType, t.lhsInBounds);
           for (int64_t h = 0; h < t.vectors; ++h)
             next[r * t.vectors + h] =
                 t.dot(kb, l, next[r * t.vectors + h], av, wv[h]);
@@ -91,6 +79,28 @@ mlir::llm::detail::buildDotRegisterTile(OpBuilder &b, Location loc,
         scf::YieldOp::create(kb, l, next);
       });
   return SmallVector<Value>(steps.getResults());
+}
+
+Value mlir::llm::detail::broadcastLhsWord(OpBuilder &b, Location loc, Value lhs,
+                                          Value m, Value k,
+                                          VectorType operandType,
+                                          bool inBounds) {
+  Type et = cast<ShapedType>(lhs.getType()).getElementType();
+  int64_t perWord = 32 / et.getIntOrFloatBitWidth();
+  Type i32 = b.getI32Type();
+  Value group = vector::TransferReadOp::create(
+      b, loc, VectorType::get({perWord}, et), lhs, ValueRange{m, k},
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(et)),
+      ArrayRef<bool>{inBounds});
+  Value word = vector::ExtractOp::create(
+      b, loc,
+      vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), group),
+      ArrayRef<int64_t>{0});
+  auto wordsType =
+      VectorType::get({operandType.getNumElements() / perWord}, i32);
+  return vector::BitCastOp::create(
+      b, loc, operandType,
+      vector::BroadcastOp::create(b, loc, wordsType, word));
 }
 
 Value mlir::llm::detail::buildRowTileLoops(

@@ -74,6 +74,13 @@ struct DotRegisterTile {
       dot;
 };
 
+/// `lhs[m, k .. k + n)` (rank 2; n elements of 32 bits together: 4 i8 or
+/// 2 bf16) as one i32 broadcast to every lane, as `operandType` (the
+/// dot-product instruction's activation operand, e.g. vector<64xi8>):
+/// the group read in bounds or, without `inBounds`, padded with zeros.
+Value broadcastLhsWord(OpBuilder &b, Location loc, Value lhs, Value m, Value k,
+                       VectorType operandType, bool inBounds);
+
 /// The accumulators (rows x vectors, row-major) of `tile` over rows r0 ..
 /// r0 + rows of its lhs and register tile column `j`, from `zeroAcc`.
 SmallVector<Value> buildDotRegisterTile(OpBuilder &b, Location loc,

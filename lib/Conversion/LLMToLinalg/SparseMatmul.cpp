@@ -94,6 +94,15 @@ Value constantValues(OpBuilder &b, Location loc, Type valueType,
           RankedTensorType::get({int64_t(data.size())}, valueType), data));
 }
 
+/// Element `i` of an integer array (the packed row pointers and block
+/// columns) as an index, zero-extended.
+Value loadIndex(OpBuilder &b, Location loc, Value array, Value i) {
+  Value v = tensor::ExtractOp::create(b, loc, array, ValueRange{i});
+  if (!v.getType().isInteger(32))
+    v = arith::ExtUIOp::create(b, loc, b.getI32Type(), v);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+}
+
 /// Emits the kernel of one packed weight.
 class SparseKernelBuilder {
 public:
@@ -189,13 +198,6 @@ private:
                                           src, indices, pad,
                                           ArrayRef<bool>{true});
   }
-  /// Element `i` of an integer array as an index (zero-extended).
-  Value loadIndex(OpBuilder &ob, Value array, Value i) {
-    Value v = tensor::ExtractOp::create(ob, loc, array, ValueRange{i});
-    if (!v.getType().isInteger(32))
-      v = arith::ExtUIOp::create(ob, loc, ob.getI32Type(), v);
-    return arith::IndexCastUIOp::create(ob, loc, ob.getIndexType(), v);
-  }
   Value zeros(OpBuilder &ob, int64_t n) {
     auto t = VectorType::get({n}, f32);
     return arith::ConstantOp::create(
@@ -242,7 +244,7 @@ private:
                           int64_t rows) {
     auto bt = cast<MemRefType>(packedXBuffer.getType());
     const int64_t perLine = 512 / bt.getElementTypeBitWidth();
-    Value k0 = mul(kb, loadIndex(kb, colIdx, j), cols);
+    Value k0 = mul(kb, loadIndex(kb, loc, colIdx, j), cols);
     for (int64_t e = 0; e < cols * rows; e += perLine)
       memref::PrefetchOp::create(
           kb, loc, packedXBuffer,
@@ -263,8 +265,8 @@ private:
     int64_t sets = 1;
     while (sets < 4 && sets * 2 * rows * H <= 16 && C % (sets * 2) == 0)
       sets *= 2;
-    Value lo = loadIndex(rb, rowPtr, unit);
-    Value hi = loadIndex(rb, rowPtr, add(rb, unit, 1));
+    Value lo = loadIndex(rb, loc, rowPtr, unit);
+    Value hi = loadIndex(rb, loc, rowPtr, add(rb, unit, 1));
     // Full tiles read the interleaved copy: a tile's elements of one k
     // share a cache line.
     const bool interleaved = packedX && rows == packedRows;
@@ -287,7 +289,7 @@ private:
             prefetchActivation(
                 kb, tileIndex,
                 arith::MinUIOp::create(kb, loc, add(kb, j, 1), last), C, rows);
-          Value k0 = mul(kb, loadIndex(kb, colIdx, j), C);
+          Value k0 = mul(kb, loadIndex(kb, loc, colIdx, j), C);
           Value base = mul(kb, j, R * C);
           // Sub-channel scales: the block lies in one group; its R
           // channels' scales multiply each column in registers.
@@ -345,11 +347,11 @@ private:
                       int64_t rows, Value tile) {
     const int64_t R = w.format.rows, C = w.format.cols, RC = R * C;
     auto blockType = VectorType::get({RC}, f32);
-    Value lo = loadIndex(rb, rowPtr, unit);
-    Value hi = loadIndex(rb, rowPtr, add(rb, unit, 1));
+    Value lo = loadIndex(rb, loc, rowPtr, unit);
+    Value hi = loadIndex(rb, loc, rowPtr, add(rb, unit, 1));
     // Block j into accs.
     auto step = [&](OpBuilder &kb, Value j, MutableArrayRef<Value> accs) {
-      Value k0 = mul(kb, loadIndex(kb, colIdx, j), C);
+      Value k0 = mul(kb, loadIndex(kb, loc, colIdx, j), C);
       Value blk = toF32(kb, read(kb, values, mul(kb, j, RC), RC));
       if (groupScales) {
         // Sub-channel scales: the block's R channel scales, each repeated
@@ -406,8 +408,8 @@ private:
                 int64_t rows, Value tile) {
     auto it = VectorType::get({lanes}, rb.getI32Type());
     Type xt = cast<RankedTensorType>(x.getType()).getElementType();
-    Value lo = loadIndex(rb, rowPtr, unit);
-    Value hi = loadIndex(rb, rowPtr, add(rb, unit, 1));
+    Value lo = loadIndex(rb, loc, rowPtr, unit);
+    Value hi = loadIndex(rb, loc, rowPtr, add(rb, unit, 1));
     Value mask = arith::ConstantOp::create(
         rb, loc,
         DenseElementsAttr::get(VectorType::get({lanes}, rb.getI1Type()), true));
@@ -896,12 +898,6 @@ mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
   auto idx = [&](OpBuilder &ob, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ob, loc, v);
   };
-  auto loadIndex = [&](OpBuilder &ob, Value array, Value i) -> Value {
-    Value v = tensor::ExtractOp::create(ob, loc, array, ValueRange{i});
-    if (!v.getType().isInteger(32))
-      v = arith::ExtUIOp::create(ob, loc, i32, v);
-    return arith::IndexCastUIOp::create(ob, loc, ob.getIndexType(), v);
-  };
   auto accType = VectorType::get({lanes}, i32);
   auto operandType = VectorType::get({lanes * 4}, i8);
   // Register tiles of up to 8 rows by H vectors: 16 accumulators (zmm; 8
@@ -911,9 +907,9 @@ mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
   const bool vex = bits == 256;
   auto emitTile = [&](OpBuilder &rb, Value unit, Value col, Value m0,
                       int64_t rows, Value tile) -> Value {
-    Value lo = loadIndex(rb, rowPtr, unit);
-    Value hi =
-        loadIndex(rb, rowPtr, arith::AddIOp::create(rb, loc, unit, idx(rb, 1)));
+    Value lo = loadIndex(rb, loc, rowPtr, unit);
+    Value hi = loadIndex(rb, loc, rowPtr,
+                         arith::AddIOp::create(rb, loc, unit, idx(rb, 1)));
     Value zero = arith::ConstantOp::create(
         rb, loc, DenseElementsAttr::get(accType, rb.getI32IntegerAttr(0)));
     Value pad8 = arith::ConstantOp::create(rb, loc, rb.getZeroAttr(i8));
@@ -921,8 +917,8 @@ mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
         rb, loc, lo, hi, idx(rb, 1), SmallVector<Value>(rows * H, zero),
         [&](OpBuilder &kb, Location, Value j, ValueRange accs) {
           SmallVector<Value> next(accs.begin(), accs.end());
-          Value k0 = arith::MulIOp::create(kb, loc, loadIndex(kb, colIdx, j),
-                                           idx(kb, C));
+          Value k0 = arith::MulIOp::create(
+              kb, loc, loadIndex(kb, loc, colIdx, j), idx(kb, C));
           Value base = arith::MulIOp::create(kb, loc, j, idx(kb, RC));
           for (int64_t s = 0; s < C / 4; ++s) {
             SmallVector<Value> wv;
@@ -936,17 +932,8 @@ mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
             for (int64_t r = 0; r < rows; ++r) {
               // a'[m0 + r, k .. k + 3] as one i32, broadcast to the lanes.
               Value m = arith::AddIOp::create(kb, loc, m0, idx(kb, r));
-              Value group = vector::TransferReadOp::create(
-                  kb, loc, VectorType::get({4}, i8), x, ValueRange{m, k}, pad8,
-                  ArrayRef<bool>{true});
-              Value word = vector::ExtractOp::create(
-                  kb, loc,
-                  vector::BitCastOp::create(kb, loc, VectorType::get({1}, i32),
-                                            group),
-                  ArrayRef<int64_t>{0});
-              Value av = vector::BitCastOp::create(
-                  kb, loc, operandType,
-                  vector::BroadcastOp::create(kb, loc, accType, word));
+              Value av = broadcastLhsWord(kb, loc, x, m, k, operandType,
+                                          /*inBounds=*/true);
               for (int64_t h = 0; h < H; ++h)
                 next[r * H + h] =
                     dotU8S8(kb, loc, next[r * H + h], av, wv[h], vex);

@@ -98,25 +98,16 @@ SmallVector<WeightView> collectWeights(Operation *root, bool quantized) {
       w.values = std::move(*values);
       w.denseElementBytes = w.sparseValueBytes =
           type.getElementType().getIntOrFloatBitWidth() / 8;
-    } else if (auto mi = dyn_cast<MatmulIntegerOp>(op); mi && quantized) {
-      // Its levels b - zb (the scales play no part in the integer sums).
-      type = mi.getRhs().getType();
+    } else if (isa<MatmulIntegerOp, DequantMatmulOp>(op) && quantized) {
+      // The levels q - zp (an integer matmul's scales play no part in its
+      // sums); a weight they do not fit is kept with the reason.
+      auto dq = dyn_cast<DequantMatmulOp>(op);
+      w.integer = !dq;
+      w.nk = dq && dq.getTransposeB();
+      Value rhs = op->getOperand(1);
+      type = cast<RankedTensorType>(rhs.getType());
       FailureOr<QuantizedWeightLevels> q =
-          readQuantizedWeightLevels(mi.getRhs(), /*nk=*/false, &w.unstorable);
-      if (failed(q) && w.unstorable.empty())
-        return;
-      if (succeeded(q))
-        w.values = std::move(q->levels);
-      w.levels = w.integer = true;
-      if (succeeded(q)) {
-        w.denseElementBytes = q->storageWidth / 8.0;
-        w.sparseValueBytes = 1;
-      }
-    } else if (auto dq = dyn_cast<DequantMatmulOp>(op); dq && quantized) {
-      type = dq.getRhs().getType();
-      w.nk = dq.getTransposeB();
-      FailureOr<QuantizedWeightLevels> q =
-          readQuantizedWeightLevels(dq.getRhs(), w.nk, &w.unstorable);
+          readQuantizedWeightLevels(rhs, w.nk, &w.unstorable);
       if (failed(q) && w.unstorable.empty())
         return;
       w.levels = true;
@@ -124,9 +115,10 @@ SmallVector<WeightView> collectWeights(Operation *root, bool quantized) {
         w.values = std::move(q->levels);
         w.denseElementBytes = q->storageWidth / 8.0;
         w.sparseValueBytes = 1;
-        w.groupSize = q->groupSize;
-        if (q->groupSize)
+        if (dq && q->groupSize) {
+          w.groupSize = q->groupSize;
           w.scaleBytes = 4.0 * double(q->scales.size());
+        }
       }
     } else {
       return;
