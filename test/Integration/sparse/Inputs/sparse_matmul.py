@@ -47,9 +47,13 @@ CASES = [
      True),
     # 23 rows: an 8-row tile pair, then one tile each of 4, 2 and 1 rows; 47
     # rows: five 8-row tiles (the interleaved copy of the activation), then
-    # one each of 4, 2 and 1 rows.
+    # one each of 4, 2 and 1 rows; 70 rows (3-D) with N and K padded: eight
+    # interleaved tiles, then one each of 4 and 2 rows; 32, 33, 40 and 64
+    # rows of a full, an f16, an i8 and an all-zero weight: whole tiles.
     ("bsr16_rows23", "bsr16x16", (23,), 48, 64, True, "f32", "b16", False),
     ("bsr16_rows47", "bsr16x16", (47,), 48, 64, True, "f32", "b16", False),
+    ("bsr16_rows70_gelu", "bsr16x16", (2, 35), 100, 70, False, "f32", "b16",
+     True),
     ("bsr4_decode_k66", "bsr4x4", (1,), 64, 66, True, "f32", "b4", False),
     ("bsr4_rows18", "bsr4x4", (2, 9), 48, 64, False, "f32", "b4", False),
     ("bsr1x4", "bsr1x4", (2,), 40, 64, True, "f32", "b1x4", False),
@@ -60,11 +64,17 @@ CASES = [
     ("nm24_k44", "2:4", (4,), 24, 44, False, "f32", "nm24", False),
     ("zero_bsr4", "bsr4x4", (2,), 32, 32, True, "f32", "zero", False),
     ("full_bsr16", "bsr16x16", (4,), 32, 48, True, "f32", "full", False),
+    ("full_bsr16_rows32", "bsr16x16", (32,), 32, 48, True, "f32", "full",
+     False),
+    ("zero_bsr16_rows64", "bsr16x16", (64,), 32, 32, True, "f32", "zero",
+     False),
     ("f16_bsr16", "bsr16x16", (2,), 64, 64, True, "f16", "b16", False),
+    ("f16_bsr16_rows33", "bsr16x16", (33,), 48, 64, True, "f16", "b16", False),
     ("f16_nm24", "2:4", (1,), 32, 64, True, "f16", "nm24", False),
     ("f16_csr", "csr", (1,), 16, 64, False, "f16", "u25", False),
     # llm.dequant_matmul: the levels q - zp stored as i8, scaled per channel.
     ("i8_bsr16_decode", "bsr16x16", (1,), 64, 96, True, "i8", "b16", False),
+    ("i8_bsr16_rows40", "bsr16x16", (40,), 64, 96, True, "i8", "b16", False),
     ("u8_zp_bsr4", "bsr4x4", (3,), 32, 64, False, "u8", "b4", False),
     ("i4_csr", "csr", (1,), 24, 64, True, "i4", "u25", False),
     ("i8_nm24_gelu", "2:4", (2,), 32, 64, True, "i8", "nm24", True),
