@@ -429,19 +429,29 @@ struct LLMSparsifyWeightsPass final
     // matmuls run dense.
     if (weights.empty()) {
       std::optional<Location> first;
+      // A quantized weight still behind llm.dequantize (before
+      // llm-fold-quant makes the pair an llm.dequant_matmul).
+      bool unfused = false;
       module.walk([&](Operation *op) {
-        if (!isa<MatmulOp, DequantMatmulOp>(op))
-          return WalkResult::advance();
-        first = op->getLoc();
-        return WalkResult::interrupt();
+        if (auto mm = dyn_cast<MatmulOp>(op))
+          unfused |= bool(mm.getRhs().getDefiningOp<DequantizeOp>());
+        if (isa<MatmulOp, DequantMatmulOp>(op) && !first)
+          first = op->getLoc();
+        return WalkResult::advance();
       });
-      if (first)
-        emitWarning(*first, "llm-sparsify-weights: format=")
-            << format
-            << ": no matmul has a weight to store sparse (a constant rank-2 "
-               "f32, f16 or bf16 rhs, the lhs not transposed"
-            << (gpu ? "" : "; or an 8- or 4-bit quantized rhs")
-            << "), so every matmul runs dense";
+      if (first) {
+        InFlightDiagnostic diag =
+            emitWarning(*first, "llm-sparsify-weights: format=");
+        diag << format
+             << ": no matmul has a weight to store sparse (a constant rank-2 "
+                "f32, f16 or bf16 rhs, the lhs not transposed"
+             << (gpu ? "" : "; or an 8- or 4-bit quantized rhs")
+             << "), so every matmul runs dense";
+        if (unfused && !gpu)
+          diag << "; a quantized weight reaches a matmul through "
+                  "llm.dequantize: run --llm-fold-quant first, as "
+                  "llm-lower-to-cpu and `llmc run --sparsify` do";
+      }
     }
     for (WeightView &w : weights) {
       // A quantized weight whose levels the formats cannot hold: dense, an

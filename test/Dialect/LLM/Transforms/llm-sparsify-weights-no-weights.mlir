@@ -35,3 +35,20 @@ func.func @no_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = llm.add %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// A quantized weight still behind llm.dequantize (llm-quantize-weights'
+// output before llm-fold-quant folds the pair into llm.dequant_matmul): the
+// warning says to fuse first.
+
+// CHECK-LABEL: func.func @unfused_dequantize
+// CHECK-NOT: llm.sparse_format
+func.func @unfused_dequantize(%x: tensor<4x32xf32>) -> tensor<4x16xf32> {
+  %c = arith.constant dense<0> : tensor<32x16xi8>
+  %q = quant.scast %c : tensor<32x16xi8> to tensor<32x16x!quant.uniform<i8:f32, 0.5>>
+  %w = llm.dequantize %q : (tensor<32x16x!quant.uniform<i8:f32, 0.5>>) -> tensor<32x16xf32>
+  // expected-warning @+1 {{so every matmul runs dense; a quantized weight reaches a matmul through llm.dequantize: run --llm-fold-quant first, as llm-lower-to-cpu and `llmc run --sparsify` do}}
+  %y = llm.matmul %x, %w : (tensor<4x32xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
