@@ -505,13 +505,15 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
 
     // A constant weight in a sparse format (llm-sparsify-weights): llmc's
     // loops over its packed nonzeros.
+    std::string whyDense;
     if (FailureOr<Value> sparse =
-            llm::detail::lowerSparseMatmul(rewriter, op, lhs);
+            llm::detail::lowerSparseMatmul(rewriter, op, lhs, whyDense);
         succeeded(sparse)) {
       Value r = convertTensorFromF32(rewriter, loc, *sparse, et);
       rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
       return success();
     }
+    llm::detail::warnSparseFallback(op, whyDense);
 
     // A constant weight on bf16 dot products or AMX tiles (dot_product =
     // "bf16" | "amx_bf16").

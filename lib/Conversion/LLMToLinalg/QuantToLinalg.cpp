@@ -639,12 +639,14 @@ struct MatmulIntegerLowering : LLMLowering<MatmulIntegerOp> {
     Value a =
         storageCast(rewriter, loc, adaptor.getLhs(), storageTensorType(lt));
     // A pruned weight stored sparse (llm-sparsify-weights).
-    if (FailureOr<Value> r =
-            llm::detail::lowerSparseMatmulInteger(rewriter, op, a, *pa);
+    std::string whyDense;
+    if (FailureOr<Value> r = llm::detail::lowerSparseMatmulInteger(
+            rewriter, op, a, *pa, whyDense);
         succeeded(r)) {
       rewriter.replaceOp(op, *r);
       return success();
     }
+    llm::detail::warnSparseFallback(op, whyDense);
     // AMX tiles where the target has them (a prefill; other shapes take the
     // AVX512-VNNI dot products, which every AMX-INT8 CPU has).
     bool amx = getConfiguredAMXInt8DotProduct(op).value_or(false);
@@ -877,17 +879,21 @@ struct DequantMatmulLowering : LLMLowering<DequantMatmulOp> {
       rewriter.replaceOp(op, zeroMatmulResult(rewriter, loc, type));
       return success();
     }
-    if (isFloat8(rt.getElementType()))
+    if (isFloat8(rt.getElementType())) {
+      llm::detail::warnSparseFallback(op, "no sparse kernel takes FP8 weights");
       return lowerFloat8(op, adaptor, rewriter);
+    }
     // A pruned weight in a sparse format (llm-sparsify-weights): llmc's
     // loops over its packed nonzero levels, scaled per channel.
+    std::string whyDense;
     if (FailureOr<Value> sparse = llm::detail::lowerSparseDequantMatmul(
-            rewriter, op, adaptor.getLhs());
+            rewriter, op, adaptor.getLhs(), whyDense);
         succeeded(sparse)) {
       rewriter.replaceOp(op,
                          llm::detail::expandRows(rewriter, loc, *sparse, type));
       return success();
     }
+    llm::detail::warnSparseFallback(op, whyDense);
     FailureOr<QuantParams> p =
         getQuantParams(rt.getElementType(), rt.getShape());
     if (failed(p))

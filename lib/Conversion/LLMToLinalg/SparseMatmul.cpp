@@ -624,27 +624,34 @@ buildUnitLoops(OpBuilder &b, Location loc, OpFoldResult M, int64_t units,
       .getResult();
 }
 
-FailureOr<Value>
-mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
-                                     const PackedSparseWeight &w,
-                                     Type valueType, int64_t vectorBits) {
-  if (vectorBits != 256 && vectorBits != 512)
+FailureOr<Value> mlir::llm::detail::buildSparseMatmul(
+    OpBuilder &b, Location loc, Value a, const PackedSparseWeight &w,
+    Type valueType, int64_t vectorBits, std::string &why) {
+  auto fail = [&](StringRef reason) {
+    why = reason.str();
     return failure();
+  };
+  if (vectorBits != 256 && vectorBits != 512)
+    return fail("the target's vectors are not 256 or 512 bits");
   const int64_t lanes = vectorBits / 32;
   const Kind kind = w.format.kind;
   auto at = cast<RankedTensorType>(a.getType());
-  if (kind == Kind::Dense || at.getRank() < 2 || at.getShape().back() != w.K ||
+  if (kind == Kind::Dense)
+    return failure();
+  if (at.getRank() < 2 || at.getShape().back() != w.K ||
       !isa<FloatType>(at.getElementType()) ||
       at.getElementType().getIntOrFloatBitWidth() > 32)
-    return failure();
+    return fail("the activation is not a float tensor [..., K] of at most 32 "
+                "bits");
   if (!(valueType.isF32() || valueType.isF16() || valueType.isBF16() ||
         valueType.isInteger(8)))
-    return failure();
+    return fail("the weight is not f32, f16, bf16 or 8-bit levels");
   if (w.groupSize &&
       (!supportsGroupScales(w.format, w.groupSize) ||
        int64_t(w.groupScales.size()) !=
            (w.paddedK + w.groupSize - 1) / w.groupSize * w.paddedN))
-    return failure();
+    return fail("no kernel of the format takes scales in groups of " +
+                std::to_string(w.groupSize));
   int64_t staticRows = 1;
   for (int64_t d : at.getShape().drop_back())
     staticRows = ShapedType::isDynamic(d) || ShapedType::isDynamic(staticRows)
@@ -665,13 +672,21 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
     if (10 * int64_t(w.colIdx.size()) > 4 * blocks)
       return failure();
   }
-  if ((kind == Kind::TwoFour && lanes != 16) ||
-      (kind == Kind::CSR && w.chunk != lanes) ||
-      (kind == Kind::Block && w.transposedBlocks &&
-       w.format.rows % lanes != 0) ||
-      (kind == Kind::Block && !w.transposedBlocks &&
-       w.format.rows * w.format.cols > 4 * lanes))
+  // 2:4 without AVX-512 (vpermt2ps): dense by design, as in prefill
+  // (llm-sparsify-weights chooses 2:4 for exact 2:4 weights on any CPU).
+  if (kind == Kind::TwoFour && lanes != 16)
     return failure();
+  if ((kind == Kind::CSR && w.chunk != lanes) ||
+      (kind == Kind::Block && w.transposedBlocks && w.format.rows % lanes != 0))
+    return fail("the weight was packed for other vectors");
+  if (kind == Kind::Block && !w.transposedBlocks &&
+      w.format.rows * w.format.cols > 4 * lanes)
+    return fail("blocks of " + std::to_string(w.format.rows) + " x " +
+                std::to_string(w.format.cols) +
+                " are neither whole vectors of output channels (rows a "
+                "multiple of " +
+                std::to_string(lanes) + ") nor at most " +
+                std::to_string(4 * lanes) + " elements");
 
   auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
   auto idx = [&](OpBuilder &ob, int64_t v) -> Value {
@@ -733,6 +748,16 @@ mlir::llm::detail::buildSparseMatmul(OpBuilder &b, Location loc, Value a,
                         });
 }
 
+void mlir::llm::detail::warnSparseFallback(Operation *op, StringRef why) {
+  auto info = op->getAttrOfType<DictionaryAttr>(kSparseFormatAttrName);
+  auto name = info ? info.getAs<StringAttr>("format") : StringAttr();
+  if (why.empty() || !name || name.getValue() == "dense")
+    return;
+  op->emitWarning() << "llm.sparse_format '" << name.getValue()
+                    << "' is not honoured: " << why
+                    << "; the dense kernel runs";
+}
+
 /// The sparse format `op` was given (llm.sparse_format) and its kernels'
 /// vector bits (lowering config), when both are there and the format is not
 /// dense.
@@ -750,46 +775,58 @@ getSparseLowering(Operation *op) {
 }
 
 FailureOr<Value> mlir::llm::detail::lowerSparseMatmul(OpBuilder &b, MatmulOp op,
-                                                      Value lhs) {
+                                                      Value lhs,
+                                                      std::string &why) {
   FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
-  if (failed(lowering) || op.getTransposeA())
+  if (failed(lowering))
     return failure();
+  auto fail = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (op.getTransposeA())
+    return fail("the lhs is transposed");
   auto [format, bits] = *lowering;
   auto cst = op.getRhs().getDefiningOp<ConstantOp>();
   RankedTensorType rt = op.getRhs().getType();
   if (!cst || rt.getRank() != 2 || !rt.hasStaticShape())
-    return failure();
+    return fail("the weight is not a constant of rank 2");
   std::optional<std::vector<float>> values = readFloatValues(cst.getValue());
   if (!values)
-    return failure();
+    return fail("the weight is not f32, f16 or bf16");
   bool nk = op.getTransposeB();
   int64_t N = rt.getDimSize(nk ? 0 : 1), K = rt.getDimSize(nk ? 1 : 0);
-  std::string why;
   FailureOr<PackedSparseWeight> packed =
       packSparseWeight(*values, nk, N, K, format, bits / 32, why);
   if (failed(packed))
     return failure();
   return buildSparseMatmul(b, op.getLoc(), lhs, *packed, rt.getElementType(),
-                           bits);
+                           bits, why);
 }
 
 FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
                                                              DequantMatmulOp op,
-                                                             Value lhs) {
+                                                             Value lhs,
+                                                             std::string &why) {
   FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
-  auto lt = cast<RankedTensorType>(lhs.getType());
-  if (failed(lowering) || !lt.getElementType().isF32() ||
-      !op.getType().getElementType().isF32())
+  if (failed(lowering))
     return failure();
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  if (!lt.getElementType().isF32() || !op.getType().getElementType().isF32()) {
+    why = "the activation or the result is not f32";
+    return failure();
+  }
   auto [format, bits] = *lowering;
   bool nk = op.getTransposeB();
   FailureOr<QuantizedWeightLevels> q =
-      readQuantizedWeightLevels(op.getRhs(), nk);
-  if (failed(q))
+      readQuantizedWeightLevels(op.getRhs(), nk, &why);
+  if (failed(q)) {
+    if (why.empty())
+      why = "the weight is not a quantized constant";
     return failure();
+  }
   RankedTensorType rt = op.getRhs().getType();
   int64_t N = rt.getDimSize(nk ? 0 : 1), K = rt.getDimSize(nk ? 1 : 0);
-  std::string why;
   FailureOr<PackedSparseWeight> packed =
       packSparseWeight(q->levels, nk, N, K, format, bits / 32, why);
   if (failed(packed) ||
@@ -798,7 +835,7 @@ FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
     return failure();
   Location loc = op.getLoc();
   FailureOr<Value> acc =
-      buildSparseMatmul(b, loc, lhs, *packed, b.getI8Type(), bits);
+      buildSparseMatmul(b, loc, lhs, *packed, b.getI8Type(), bits, why);
   if (failed(acc) || q->groupSize)
     return acc;
   // y[m, n] = acc[m, n] * scale[n] (or the tensor's scale): an elementwise
@@ -832,33 +869,47 @@ FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
 
 FailureOr<Value>
 mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
-                                            Value a, const QuantParams &pa) {
+                                            Value a, const QuantParams &pa,
+                                            std::string &why) {
   FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
-  if (failed(lowering) || !getConfiguredInt8DotProduct(op).value_or(false))
+  if (failed(lowering))
     return failure();
+  auto fail = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!getConfiguredInt8DotProduct(op).value_or(false))
+    return fail("the target has no 8-bit dot products (AVX512-VNNI or "
+                "AVX-VNNI)");
   auto [format, bits] = *lowering;
   const int64_t lanes = bits / 32;
   if ((bits != 256 && bits != 512) || format.kind != Kind::Block ||
       format.rows % lanes || format.cols % 4)
-    return failure();
+    return fail("the W8A8 kernel takes blocks whose rows are a multiple of " +
+                std::to_string(lanes) +
+                " and whose columns are a multiple of 4 (bsr16x16)");
   auto at = cast<RankedTensorType>(a.getType());
   RankedTensorType rt = op.getRhs().getType(), type = op.getType();
   if (!at.hasStaticShape() || at.getRank() < 2 || !type.hasStaticShape() ||
-      rt.getRank() != 2 || pa.storageWidth != 8 || !pa.isPerTensor())
-    return failure();
+      rt.getRank() != 2)
+    return fail("the shapes are not static");
+  if (pa.storageWidth != 8 || !pa.isPerTensor())
+    return fail("the activation is not 8-bit with one zero point");
   const int64_t K = rt.getDimSize(0), N = rt.getDimSize(1);
   if (K == 0 || at.getShape().back() != K || at.getNumElements() == 0)
     return failure();
   const int64_t M = at.getNumElements() / K;
   // The weight's levels L = b - zb (0 where pruned; scales play no part).
   FailureOr<QuantizedWeightLevels> q =
-      readQuantizedWeightLevels(op.getRhs(), /*nk=*/false);
-  if (failed(q))
+      readQuantizedWeightLevels(op.getRhs(), /*nk=*/false, &why);
+  if (failed(q)) {
+    if (why.empty())
+      why = "the weight is not a quantized constant";
     return failure();
-  std::string why;
+  }
   FailureOr<PackedSparseWeight> w =
       packSparseWeight(q->levels, /*nk=*/false, N, K, format, lanes, why);
-  if (failed(w) || !w->transposedBlocks)
+  if (failed(w))
     return failure();
   Location loc = op.getLoc();
 

@@ -31,8 +31,8 @@ inline constexpr int64_t kMaxSparseVectorRows = 8;
 /// dimensions static or dynamic) and a constant weight packed in `w`
 /// (W[N, K]) whose stored values have type `valueType` (f32, f16, bf16 or
 /// i8 levels; converted to f32 in registers, and multiplied by their
-/// sub-channel scales when `w.groupSize` is set): a `[rows, N]` f32 tensor, rows
-/// the product of `a`'s leading dimensions. An `scf.forall` over blocks of
+/// sub-channel scales when `w.groupSize` is set): a `[rows, N]` f32 tensor,
+/// rows the product of `a`'s leading dimensions. An `scf.forall` over blocks of
 /// output columns (marked for consumer fusion when N needs no padding)
 /// runs, per block row or row, register tiles of activation rows over the
 /// row's stored nonzeros, accumulating in f32 with FMAs:
@@ -57,10 +57,13 @@ inline constexpr int64_t kMaxSparseVectorRows = 8;
 /// 2:4 and CSR with more than kMaxSparseVectorRows or dynamic rows, for
 /// sub-channel scales the format does not take (supportsGroupScales), and for
 /// row-form blocks with those rows when more than 40% of the blocks are
-/// stored.
+/// stored. Failures that no shape of the activation avoids (vectors, types,
+/// group scales, block shapes) set `why`; the fallbacks by design (2:4, CSR
+/// and dense row-form blocks in prefill, 2:4 without 512-bit vectors) leave
+/// it empty.
 FailureOr<Value> buildSparseMatmul(OpBuilder &b, Location loc, Value a,
                                    const PackedSparseWeight &w, Type valueType,
-                                   int64_t vectorBits);
+                                   int64_t vectorBits, std::string &why);
 
 /// The sparse kernel of `op` (lhs `lhs`, already converted) when
 /// `llm-sparsify-weights` recorded a sparse `llm.sparse_format` on it, its
@@ -70,8 +73,11 @@ FailureOr<Value> buildSparseMatmul(OpBuilder &b, Location loc, Value a,
 /// (packSparseWeight) and buildSparseMatmul emits the kernel, a `[rows, N]`
 /// f32 tensor. Fails, creating nothing, otherwise (the dense lowering
 /// runs): no format or "dense", a weight that does not pack in the format,
-/// or a shape buildSparseMatmul does not take.
-FailureOr<Value> lowerSparseMatmul(OpBuilder &b, MatmulOp op, Value lhs);
+/// or a shape buildSparseMatmul does not take. With a sparse format
+/// recorded, a failure other than a fallback by design sets `why` (the
+/// caller warns that the format is not honoured).
+FailureOr<Value> lowerSparseMatmul(OpBuilder &b, MatmulOp op, Value lhs,
+                                   std::string &why);
 
 /// The same for `llm.dequant_matmul` with an f32 activation and result and
 /// a constant 8- or 4-bit weight with per-tensor, per-output-channel or
@@ -84,7 +90,7 @@ FailureOr<Value> lowerSparseMatmul(OpBuilder &b, MatmulOp op, Value lhs);
 /// creating nothing, as lowerSparseMatmul, for levels outside [-128, 127],
 /// and for sub-channel scales the format does not take (CSR).
 FailureOr<Value> lowerSparseDequantMatmul(OpBuilder &b, DequantMatmulOp op,
-                                          Value lhs);
+                                          Value lhs, std::string &why);
 
 /// The sparse kernel of `llm.matmul_integer` (W8A8) of `a` (the lhs as its
 /// 8-bit storage, [..., K], static, per-tensor zero point `pa`) by a
@@ -102,9 +108,16 @@ FailureOr<Value> lowerSparseDequantMatmul(OpBuilder &b, DequantMatmulOp op,
 /// with the second term a per-column constant. Returns the i32 result in
 /// `op`'s type, the kernel's block loop marked for consumer fusion (the
 /// rescale / requantize epilogue joins it) when N needs no padding. Fails,
-/// creating nothing, otherwise (the dense kernels run).
+/// creating nothing, otherwise (the dense kernels run), setting `why` as
+/// lowerSparseMatmul.
 FailureOr<Value> lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
-                                          Value a, const QuantParams &pa);
+                                          Value a, const QuantParams &pa,
+                                          std::string &why);
+
+/// Warns at `op` that its recorded llm.sparse_format is not honoured
+/// (`why`, set by the functions above) and the dense kernel runs; nothing
+/// when `why` is empty or `op` has no sparse format.
+void warnSparseFallback(Operation *op, StringRef why);
 
 } // namespace mlir::llm::detail
 
