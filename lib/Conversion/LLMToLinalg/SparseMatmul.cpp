@@ -652,6 +652,23 @@ FailureOr<Value> mlir::llm::detail::buildSparseMatmul(
            (w.paddedK + w.groupSize - 1) / w.groupSize * w.paddedN))
     return fail("no kernel of the format takes scales in groups of " +
                 std::to_string(w.groupSize));
+  // What no activation shape avoids (a warning in the caller), before the
+  // fallbacks by design below.
+  if ((kind == Kind::CSR && w.chunk != lanes) ||
+      (kind == Kind::Block && w.transposedBlocks && w.format.rows % lanes != 0))
+    return fail("the weight was packed for other vectors");
+  if (kind == Kind::Block && !w.transposedBlocks &&
+      w.format.rows * w.format.cols > 4 * lanes)
+    return fail("blocks of " + std::to_string(w.format.rows) + " x " +
+                std::to_string(w.format.cols) +
+                " are neither whole vectors of output channels (rows a "
+                "multiple of " +
+                std::to_string(lanes) + ") nor at most " +
+                std::to_string(4 * lanes) + " elements");
+  // 2:4 without AVX-512 (vpermt2ps): dense by design, as in prefill
+  // (llm-sparsify-weights chooses 2:4 for exact 2:4 weights on any CPU).
+  if (kind == Kind::TwoFour && lanes != 16)
+    return failure();
   int64_t staticRows = 1;
   for (int64_t d : at.getShape().drop_back())
     staticRows = ShapedType::isDynamic(d) || ShapedType::isDynamic(staticRows)
@@ -672,21 +689,6 @@ FailureOr<Value> mlir::llm::detail::buildSparseMatmul(
     if (10 * int64_t(w.colIdx.size()) > 4 * blocks)
       return failure();
   }
-  // 2:4 without AVX-512 (vpermt2ps): dense by design, as in prefill
-  // (llm-sparsify-weights chooses 2:4 for exact 2:4 weights on any CPU).
-  if (kind == Kind::TwoFour && lanes != 16)
-    return failure();
-  if ((kind == Kind::CSR && w.chunk != lanes) ||
-      (kind == Kind::Block && w.transposedBlocks && w.format.rows % lanes != 0))
-    return fail("the weight was packed for other vectors");
-  if (kind == Kind::Block && !w.transposedBlocks &&
-      w.format.rows * w.format.cols > 4 * lanes)
-    return fail("blocks of " + std::to_string(w.format.rows) + " x " +
-                std::to_string(w.format.cols) +
-                " are neither whole vectors of output channels (rows a "
-                "multiple of " +
-                std::to_string(lanes) + ") nor at most " +
-                std::to_string(4 * lanes) + " elements");
 
   auto ofr = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
   auto idx = [&](OpBuilder &ob, int64_t v) -> Value {
@@ -751,7 +753,10 @@ FailureOr<Value> mlir::llm::detail::buildSparseMatmul(
 void mlir::llm::detail::warnSparseFallback(Operation *op, StringRef why) {
   auto info = op->getAttrOfType<DictionaryAttr>(kSparseFormatAttrName);
   auto name = info ? info.getAs<StringAttr>("format") : StringAttr();
-  if (why.empty() || !name || name.getValue() == "dense")
+  // Without a CPU configuration (vector_bits) no sparse kernel is chosen
+  // and nothing is said, as for every format.
+  if (why.empty() || !name || name.getValue() == "dense" ||
+      !getConfiguredVectorBits(op))
     return;
   op->emitWarning() << "llm.sparse_format '" << name.getValue()
                     << "' is not honoured: " << why
@@ -790,7 +795,9 @@ FailureOr<Value> mlir::llm::detail::lowerSparseMatmul(OpBuilder &b, MatmulOp op,
   auto cst = op.getRhs().getDefiningOp<ConstantOp>();
   RankedTensorType rt = op.getRhs().getType();
   if (!cst || rt.getRank() != 2 || !rt.hasStaticShape())
-    return fail("the weight is not a constant of rank 2");
+    return fail("the weight is not an llm.constant of rank 2");
+  if (rt.getNumElements() == 0)
+    return failure();
   std::optional<std::vector<float>> values = readFloatValues(cst.getValue());
   if (!values)
     return fail("the weight is not f32, f16 or bf16");
@@ -878,7 +885,14 @@ mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
     why = reason.str();
     return failure();
   };
-  if (!getConfiguredInt8DotProduct(op).value_or(false))
+  // vpdpbusd where the configuration chose it. AMX tiles (a prefill on an
+  // AMX-INT8 CPU) do about 8x its work per cycle, more than the blocks
+  // skip: the dense AMX kernel by design. No configuration: no target to
+  // say anything about.
+  std::optional<bool> dot = getConfiguredInt8DotProduct(op);
+  if (!dot || getConfiguredAMXInt8DotProduct(op).value_or(false))
+    return failure();
+  if (!*dot)
     return fail("the target has no 8-bit dot products (AVX512-VNNI or "
                 "AVX-VNNI)");
   auto [format, bits] = *lowering;

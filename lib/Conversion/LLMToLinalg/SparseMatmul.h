@@ -97,7 +97,8 @@ FailureOr<Value> lowerSparseDequantMatmul(OpBuilder &b, DequantMatmulOp op,
 /// constant 8- or 4-bit weight [K, N] (any zero points) that
 /// `llm-sparsify-weights` recorded as BSR with rows a multiple of the
 /// vector lanes and columns a multiple of 4 (bsr16x16), where the lowering
-/// configuration enables the 8-bit dot products: the weight's levels
+/// configuration enables the 8-bit dot products (dot_product "i8"; not
+/// "amx_i8", whose tiles outpace the skipped blocks): the weight's levels
 /// L = b - zb (zero where pruned, as i8) are packed per block in `vpdpbusd`
 /// operand order (4 bytes of K per lane), and each nonzero block adds
 /// `cols / 4` dot products of the activation's 4 bytes (a' = a + 128 as u8

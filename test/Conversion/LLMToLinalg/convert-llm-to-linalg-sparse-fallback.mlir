@@ -1,4 +1,4 @@
-// RUN: llm-opt %s --split-input-file --convert-llm-to-linalg -verify-diagnostics -o /dev/null
+// RUN: llm-opt %s --split-input-file --convert-llm-to-linalg -verify-diagnostics | FileCheck %s
 
 // A recorded llm.sparse_format (hand-written, or from llm-sparsify-weights)
 // that no kernel honours for any activation shape: a warning at the matmul
@@ -40,7 +40,7 @@ func.func @two_four_prefill(%x: tensor<16x32xf32>) -> tensor<16x2xf32> {
 
 // A weight that is not a constant, and a transposed lhs.
 func.func @not_constant(%x: tensor<1x32xf32>, %w: tensor<16x32xf32>) -> tensor<1x16xf32> {
-  // expected-warning @+1 {{llm.sparse_format 'bsr16x16' is not honoured: the weight is not a constant of rank 2; the dense kernel runs}}
+  // expected-warning @+1 {{llm.sparse_format 'bsr16x16' is not honoured: the weight is not an llm.constant of rank 2; the dense kernel runs}}
   %y = llm.matmul %x, %w {transpose_b, llm.sparse_format = {format = "bsr16x16"}, llm.lowering_config = {vector_bits = 512 : i64}} : (tensor<1x32xf32>, tensor<16x32xf32>) -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }
@@ -101,4 +101,61 @@ func.func @w8a8_bsr4(%a: tensor<2x16x!quant.uniform<u8:f32, 1.0:3>>) -> tensor<2
   // expected-warning @+1 {{llm.sparse_format 'bsr4x4' is not honoured: the W8A8 kernel takes blocks whose rows are a multiple of 16 and whose columns are a multiple of 4 (bsr16x16); the dense kernel runs}}
   %y = llm.matmul_integer %a, %b {llm.sparse_format = {format = "bsr4x4"}, llm.lowering_config = {dot_product = "i8", vector_bits = 512 : i64}} : (tensor<2x16x!quant.uniform<u8:f32, 1.0:3>>, tensor<16x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<2x16xi32>
   return %y : tensor<2x16xi32>
+}
+
+// -----
+
+// The block shape is checked before the prefill fallbacks: 16 rows of a
+// fully stored 5 x 32 weight still warn.
+func.func @block_too_big_prefill(%x: tensor<16x32xf32>) -> tensor<16x5xf32> {
+  %c = llm.constant dense<1.0> : tensor<5x32xf32>
+  // expected-warning @+1 {{llm.sparse_format 'bsr5x32' is not honoured: blocks of 5 x 32 are neither whole vectors}}
+  %y = llm.matmul %x, %c {transpose_b, llm.sparse_format = {format = "bsr5x32"}, llm.lowering_config = {vector_bits = 512 : i64}} : (tensor<16x32xf32>, tensor<5x32xf32>) -> tensor<16x5xf32>
+  return %y : tensor<16x5xf32>
+}
+
+// An empty weight, and no CPU configuration (no vector_bits): nothing to
+// say, as for any format.
+func.func @empty_weight(%x: tensor<1x0xf32>) -> tensor<1x16xf32> {
+  %c = llm.constant dense<> : tensor<16x0xf32>
+  %y = llm.matmul %x, %c {transpose_b, llm.sparse_format = {format = "bsr16x16"}, llm.lowering_config = {vector_bits = 512 : i64}} : (tensor<1x0xf32>, tensor<16x0xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+func.func @fp8_unconfigured(%x: tensor<1x4xf32>) -> tensor<1x3xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3xf8E4M3FN>
+  %y = llm.dequant_matmul %x, %w {scale = 0.5 : f32, llm.sparse_format = {format = "bsr4x4"}} : (tensor<1x4xf32>, tensor<4x3xf8E4M3FN>) -> tensor<1x3xf32>
+  return %y : tensor<1x3xf32>
+}
+
+// -----
+
+// W8A8 on an AMX configuration (dot_product = "amx_i8", a prefill): the
+// dense AMX kernel by design (its tiles outpace the skipped blocks), without
+// a warning; "f32" (no 8-bit dot products) warns; no dot_product entry is
+// silent.
+// CHECK-LABEL: func.func @w8a8_amx
+// CHECK-NOT: vpdpbusd
+// CHECK: amx.
+// CHECK-LABEL: func.func @w8a8_no_vnni
+func.func @w8a8_amx(%a: tensor<40x32x!quant.uniform<u8:f32, 1.0:3>>) -> tensor<40x16xi32> {
+  %q = arith.constant dense<1> : tensor<32x16xi8>
+  %b = quant.scast %q : tensor<32x16xi8> to tensor<32x16x!quant.uniform<i8:f32, 1.0>>
+  %y = llm.matmul_integer %a, %b {llm.sparse_format = {format = "bsr16x16"}, llm.lowering_config = {dot_product = "amx_i8", vector_bits = 512 : i64}} : (tensor<40x32x!quant.uniform<u8:f32, 1.0:3>>, tensor<32x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<40x16xi32>
+  return %y : tensor<40x16xi32>
+}
+
+func.func @w8a8_no_vnni(%a: tensor<4x32x!quant.uniform<u8:f32, 1.0:3>>) -> tensor<4x16xi32> {
+  %q = arith.constant dense<1> : tensor<32x16xi8>
+  %b = quant.scast %q : tensor<32x16xi8> to tensor<32x16x!quant.uniform<i8:f32, 1.0>>
+  // expected-warning @+1 {{llm.sparse_format 'bsr16x16' is not honoured: the target has no 8-bit dot products (AVX512-VNNI or AVX-VNNI); the dense kernel runs}}
+  %y = llm.matmul_integer %a, %b {llm.sparse_format = {format = "bsr16x16"}, llm.lowering_config = {dot_product = "f32", vector_bits = 512 : i64}} : (tensor<4x32x!quant.uniform<u8:f32, 1.0:3>>, tensor<32x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<4x16xi32>
+  return %y : tensor<4x16xi32>
+}
+
+func.func @w8a8_no_dot_entry(%a: tensor<4x32x!quant.uniform<u8:f32, 1.0:3>>) -> tensor<4x16xi32> {
+  %q = arith.constant dense<1> : tensor<32x16xi8>
+  %b = quant.scast %q : tensor<32x16xi8> to tensor<32x16x!quant.uniform<i8:f32, 1.0>>
+  %y = llm.matmul_integer %a, %b {llm.sparse_format = {format = "bsr16x16"}, llm.lowering_config = {vector_bits = 512 : i64}} : (tensor<4x32x!quant.uniform<u8:f32, 1.0:3>>, tensor<32x16x!quant.uniform<i8:f32, 1.0>>) -> tensor<4x16xi32>
+  return %y : tensor<4x16xi32>
 }
