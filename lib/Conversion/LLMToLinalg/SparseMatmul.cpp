@@ -754,9 +754,10 @@ void mlir::llm::detail::warnSparseFallback(Operation *op, StringRef why) {
   auto info = op->getAttrOfType<DictionaryAttr>(kSparseFormatAttrName);
   auto name = info ? info.getAs<StringAttr>("format") : StringAttr();
   // Without a CPU configuration (vector_bits) no sparse kernel is chosen
-  // and nothing is said, as for every format.
+  // and nothing is said, as for every format; nor for an empty weight.
+  auto wt = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
   if (why.empty() || !name || name.getValue() == "dense" ||
-      !getConfiguredVectorBits(op))
+      !getConfiguredVectorBits(op) || (wt && wt.getNumElements() == 0))
     return;
   op->emitWarning() << "llm.sparse_format '" << name.getValue()
                     << "' is not honoured: " << why

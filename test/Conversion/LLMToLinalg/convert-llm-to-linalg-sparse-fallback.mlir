@@ -122,6 +122,13 @@ func.func @empty_weight(%x: tensor<1x0xf32>) -> tensor<1x16xf32> {
   return %y : tensor<1x16xf32>
 }
 
+func.func @empty_quantized_weight(%x: tensor<2x32xf32>) -> tensor<2x0xf32> {
+  %c = arith.constant dense<1> : tensor<32x0xi8>
+  %w = quant.scast %c : tensor<32x0xi8> to tensor<32x0x!quant.uniform<i8:f32, 0.5>>
+  %y = llm.dequant_matmul %x, %w {llm.sparse_format = {format = "bsr16x16"}, llm.lowering_config = {vector_bits = 512 : i64}} : (tensor<2x32xf32>, tensor<32x0x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x0xf32>
+  return %y : tensor<2x0xf32>
+}
+
 func.func @fp8_unconfigured(%x: tensor<1x4xf32>) -> tensor<1x3xf32> {
   %w = arith.constant dense<1.0> : tensor<4x3xf8E4M3FN>
   %y = llm.dequant_matmul %x, %w {scale = 0.5 : f32, llm.sparse_format = {format = "bsr4x4"}} : (tensor<1x4xf32>, tensor<4x3xf8E4M3FN>) -> tensor<1x3xf32>

@@ -311,6 +311,30 @@ struct RemoveFakeQuant : OpRewritePattern<DequantizeOp> {
   }
 };
 
+} // namespace
+
+bool mlir::llm::isFoldableWeightDequant(MatmulOp op) {
+  auto dq = op.getRhs().getDefiningOp<DequantizeOp>();
+  if (!dq || dq.getScaleAttr() || op.getTransposeA() ||
+      op.getRhs().getType().getRank() != 2 ||
+      op.getLhs().getDefiningOp<DequantizeOp>() ||
+      !op.getLhs().getType().getElementType().isF32())
+    return false;
+  auto wt = cast<RankedTensorType>(dq.getInput().getType());
+  FailureOr<QuantParams> p = getQuantParams(wt.getElementType(), wt.getShape());
+  int64_t kDim = op.getTransposeB() ? 1 : 0, nDim = 1 - kDim;
+  if (failed(p) || !p->expressedType.isF32() || p->storageWidth > 8 ||
+      (p->paramShape[nDim] != 1 && p->paramShape[nDim] != wt.getDimSize(nDim)))
+    return false;
+  // Per axis along K.
+  if (auto a =
+          dyn_cast<quant::UniformQuantizedPerAxisType>(wt.getElementType()))
+    return a.getQuantizedDimension() != kDim;
+  return true;
+}
+
+namespace {
+
 // matmul(x, dequantize(w)) -> dequant_matmul(x, w) (weight-only: the
 // weight is dequantized in the matmul's operand load);
 // matmul(x, dequantize(w) {scale}) -> dequant_matmul(x, w) {scale} (FP8 w,
@@ -329,25 +353,9 @@ struct FuseWeightDequantIntoMatmul : OpRewritePattern<MatmulOp> {
           dq.getScaleAttr());
       return success();
     }
-    if (!dq || dq.getScaleAttr() || op.getTransposeA() ||
-        op.getRhs().getType().getRank() != 2 ||
-        op.getLhs().getDefiningOp<DequantizeOp>())
-      return failure();
-    Value w = dq.getInput();
-    auto wt = cast<RankedTensorType>(w.getType());
-    FailureOr<QuantParams> p =
-        getQuantParams(wt.getElementType(), wt.getShape());
-    int64_t kDim = op.getTransposeB() ? 1 : 0, nDim = 1 - kDim;
-    if (failed(p) || !op.getLhs().getType().getElementType().isF32() ||
-        !p->expressedType.isF32() || p->storageWidth > 8 ||
-        (p->paramShape[nDim] != 1 &&
-         p->paramShape[nDim] != wt.getDimSize(nDim)))
+    if (!isFoldableWeightDequant(op))
       return rewriter.notifyMatchFailure(op, "weight layout not supported");
-    if (auto a =
-            dyn_cast<quant::UniformQuantizedPerAxisType>(wt.getElementType()))
-      if (a.getQuantizedDimension() == kDim)
-        return rewriter.notifyMatchFailure(op, "per axis along K");
-    rewriter.replaceOpWithNewOp<DequantMatmulOp>(op, op.getLhs(), w,
+    rewriter.replaceOpWithNewOp<DequantMatmulOp>(op, op.getLhs(), dq.getInput(),
                                                  op.getTransposeB(),
                                                  /*scale=*/nullptr);
     return success();

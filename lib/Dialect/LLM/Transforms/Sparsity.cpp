@@ -17,9 +17,9 @@
 #include "WeightQuantization.h"
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
-#include "llm/Dialect/LLM/IR/LLMQuant.h"
 #include "llm/Dialect/LLM/IR/SparseWeights.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
+#include "llm/Dialect/LLM/Transforms/Transforms.h"
 #include "llm/Support/Report.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -431,23 +431,20 @@ struct LLMSparsifyWeightsPass final
     // matmuls run dense.
     if (weights.empty()) {
       std::optional<Location> first;
-      // A constant 8- or 4-bit weight still behind llm.dequantize, which
-      // llm-fold-quant would fold into an llm.dequant_matmul (or, with a
-      // dequantized lhs, an llm.matmul_integer).
+      // A constant weight still behind an llm.dequantize that
+      // llm-fold-quant would fold into an llm.dequant_matmul.
       bool unfused = false;
       module.walk([&](Operation *op) {
-        if (auto mm = dyn_cast<MatmulOp>(op))
-          if (auto dq = mm.getRhs().getDefiningOp<DequantizeOp>();
-              dq && !dq.getScaleAttr()) {
-            auto wt = cast<RankedTensorType>(dq.getInput().getType());
-            FailureOr<QuantParams> p =
-                getQuantParams(wt.getElementType(), wt.getShape());
-            Operation *def = dq.getInput().getDefiningOp();
-            if (auto cast = dyn_cast_or_null<quant::StorageCastOp>(def))
-              def = cast.getInput().getDefiningOp();
-            unfused |= succeeded(p) && p->storageWidth <= 8 && def &&
-                       def->hasTrait<OpTrait::ConstantLike>();
-          }
+        if (auto mm = dyn_cast<MatmulOp>(op);
+            mm && isFoldableWeightDequant(mm)) {
+          Operation *def = mm.getRhs()
+                               .getDefiningOp<DequantizeOp>()
+                               .getInput()
+                               .getDefiningOp();
+          if (auto cast = dyn_cast_or_null<quant::StorageCastOp>(def))
+            def = cast.getInput().getDefiningOp();
+          unfused |= def && def->hasTrait<OpTrait::ConstantLike>();
+        }
         if (isa<MatmulOp, DequantMatmulOp>(op) && !first)
           first = op->getLoc();
         return WalkResult::advance();

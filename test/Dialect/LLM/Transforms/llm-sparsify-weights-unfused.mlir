@@ -4,7 +4,8 @@
 // When no weight qualifies, the warning advises llm-fold-quant only for a
 // constant 8- or 4-bit weight behind llm.dequantize, which folding turns
 // into an llm.dequant_matmul weight; not for a weight that is an argument,
-// an FP8 weight (no sparse kernel) or 16-bit storage (not folded).
+// an FP8 weight (no sparse kernel), 16-bit storage or a transposed lhs (not
+// folded).
 
 // CHECK: warning: llm-sparsify-weights: {{.*}} so every matmul runs dense; a quantized weight reaches a matmul through llm.dequantize: run --llm-fold-quant first
 // FOLDED: remark: llm-sparsify-weights: weight [N=16, K=32]
@@ -46,5 +47,19 @@ func.func @i16_weight(%x: tensor<4x32xf32>) -> tensor<4x16xf32> {
   %q = quant.scast %c : tensor<32x16xi16> to tensor<32x16x!quant.uniform<i16:f32, 0.5>>
   %w = llm.dequantize %q : (tensor<32x16x!quant.uniform<i16:f32, 0.5>>) -> tensor<32x16xf32>
   %y = llm.matmul %x, %w : (tensor<4x32xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// A layout llm-fold-quant does not fold (transposed lhs): no advice.
+
+// CHECK: warning: llm-sparsify-weights: {{.*}} so every matmul runs dense{{$}}
+// FOLDED: warning: llm-sparsify-weights: {{.*}} so every matmul runs dense{{$}}
+func.func @transposed_lhs(%x: tensor<32x4xf32>) -> tensor<4x16xf32> {
+  %c = arith.constant dense<0> : tensor<32x16xi8>
+  %q = quant.scast %c : tensor<32x16xi8> to tensor<32x16x!quant.uniform<i8:f32, 0.5>>
+  %w = llm.dequantize %q : (tensor<32x16x!quant.uniform<i8:f32, 0.5>>) -> tensor<32x16xf32>
+  %y = llm.matmul %x, %w {transpose_a} : (tensor<32x4xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }

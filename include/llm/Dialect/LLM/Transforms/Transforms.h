@@ -125,6 +125,13 @@ void formFusionGroups(RewriterBase &rewriter, Block &block,
 void populateQuantFoldingPatterns(RewritePatternSet &patterns,
                                   bool removeFakeQuant);
 
+/// Whether those patterns fold the weight-only `matmul(x, dequantize(w))`
+/// into `dequant_matmul(x, w)`: `w` rank 2 with 8- or 4-bit storage
+/// expressed in f32, per tensor, per output channel or in groups along K
+/// (not per axis along K), `x` f32 and not transposed, and the lhs not a
+/// dequantize (that pair becomes an integer matmul).
+bool isFoldableWeightDequant(MatmulOp op);
+
 /// Adds the patterns of `llm-optimize-layout`: constant `transpose` folded
 /// at compile time, matmul weights stored in `layout` (KN: [.., K, N], no
 /// `transpose_b`; NK: [.., N, K] with `transpose_b`), rhs transposes
