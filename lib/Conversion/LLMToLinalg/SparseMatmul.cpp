@@ -624,15 +624,17 @@ buildUnitLoops(OpBuilder &b, Location loc, OpFoldResult M, int64_t units,
       .getResult();
 }
 
+/// Failure with `reason` in `why` (the caller's warning).
+static FailureOr<Value> failBecause(std::string &why, const Twine &reason) {
+  why = reason.str();
+  return failure();
+}
+
 FailureOr<Value> mlir::llm::detail::buildSparseMatmul(
     OpBuilder &b, Location loc, Value a, const PackedSparseWeight &w,
     Type valueType, int64_t vectorBits, std::string &why) {
-  auto fail = [&](StringRef reason) {
-    why = reason.str();
-    return failure();
-  };
   if (vectorBits != 256 && vectorBits != 512)
-    return fail("the target's vectors are not 256 or 512 bits");
+    return failBecause(why, "the target's vectors are not 256 or 512 bits");
   const int64_t lanes = vectorBits / 32;
   const Kind kind = w.format.kind;
   auto at = cast<RankedTensorType>(a.getType());
@@ -641,30 +643,33 @@ FailureOr<Value> mlir::llm::detail::buildSparseMatmul(
   if (at.getRank() < 2 || at.getShape().back() != w.K ||
       !isa<FloatType>(at.getElementType()) ||
       at.getElementType().getIntOrFloatBitWidth() > 32)
-    return fail("the activation is not a float tensor [..., K] of at most 32 "
-                "bits");
+    return failBecause(
+        why, "the activation is not a float tensor [..., K] of at most 32 "
+             "bits");
   if (!(valueType.isF32() || valueType.isF16() || valueType.isBF16() ||
         valueType.isInteger(8)))
-    return fail("the weight is not f32, f16, bf16 or 8-bit levels");
+    return failBecause(why, "the weight is not f32, f16, bf16 or 8-bit levels");
   if (w.groupSize &&
       (!supportsGroupScales(w.format, w.groupSize) ||
        int64_t(w.groupScales.size()) !=
            (w.paddedK + w.groupSize - 1) / w.groupSize * w.paddedN))
-    return fail("no kernel of the format takes scales in groups of " +
-                std::to_string(w.groupSize));
+    return failBecause(why,
+                       "no kernel of the format takes scales in groups of " +
+                           std::to_string(w.groupSize));
   // What no activation shape avoids (a warning in the caller), before the
   // fallbacks by design below.
   if ((kind == Kind::CSR && w.chunk != lanes) ||
       (kind == Kind::Block && w.transposedBlocks && w.format.rows % lanes != 0))
-    return fail("the weight was packed for other vectors");
+    return failBecause(why, "the weight was packed for other vectors");
   if (kind == Kind::Block && !w.transposedBlocks &&
       w.format.rows * w.format.cols > 4 * lanes)
-    return fail("blocks of " + std::to_string(w.format.rows) + " x " +
-                std::to_string(w.format.cols) +
-                " are neither whole vectors of output channels (rows a "
-                "multiple of " +
-                std::to_string(lanes) + ") nor at most " +
-                std::to_string(4 * lanes) + " elements");
+    return failBecause(
+        why, "blocks of " + std::to_string(w.format.rows) + " x " +
+                 std::to_string(w.format.cols) +
+                 " are neither whole vectors of output channels (rows a "
+                 "multiple of " +
+                 std::to_string(lanes) + ") nor at most " +
+                 std::to_string(4 * lanes) + " elements");
   // 2:4 without AVX-512 (vpermt2ps): dense by design, as in prefill
   // (llm-sparsify-weights chooses 2:4 for exact 2:4 weights on any CPU).
   if (kind == Kind::TwoFour && lanes != 16)
@@ -786,22 +791,18 @@ FailureOr<Value> mlir::llm::detail::lowerSparseMatmul(OpBuilder &b, MatmulOp op,
   FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
   if (failed(lowering))
     return failure();
-  auto fail = [&](StringRef reason) {
-    why = reason.str();
-    return failure();
-  };
   if (op.getTransposeA())
-    return fail("the lhs is transposed");
+    return failBecause(why, "the lhs is transposed");
   auto [format, bits] = *lowering;
   auto cst = op.getRhs().getDefiningOp<ConstantOp>();
   RankedTensorType rt = op.getRhs().getType();
   if (!cst || rt.getRank() != 2 || !rt.hasStaticShape())
-    return fail("the weight is not an llm.constant of rank 2");
+    return failBecause(why, "the weight is not an llm.constant of rank 2");
   if (rt.getNumElements() == 0)
     return failure();
   std::optional<std::vector<float>> values = readFloatValues(cst.getValue());
   if (!values)
-    return fail("the weight is not f32, f16 or bf16");
+    return failBecause(why, "the weight is not f32, f16 or bf16");
   bool nk = op.getTransposeB();
   int64_t N = rt.getDimSize(nk ? 0 : 1), K = rt.getDimSize(nk ? 1 : 0);
   FailureOr<PackedSparseWeight> packed =
@@ -820,10 +821,8 @@ FailureOr<Value> mlir::llm::detail::lowerSparseDequantMatmul(OpBuilder &b,
   if (failed(lowering))
     return failure();
   auto lt = cast<RankedTensorType>(lhs.getType());
-  if (!lt.getElementType().isF32() || !op.getType().getElementType().isF32()) {
-    why = "the activation or the result is not f32";
-    return failure();
-  }
+  if (!lt.getElementType().isF32() || !op.getType().getElementType().isF32())
+    return failBecause(why, "the activation or the result is not f32");
   auto [format, bits] = *lowering;
   bool nk = op.getTransposeB();
   FailureOr<QuantizedWeightLevels> q =
@@ -882,10 +881,6 @@ mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
   FailureOr<std::pair<SparseFormat, int64_t>> lowering = getSparseLowering(op);
   if (failed(lowering))
     return failure();
-  auto fail = [&](StringRef reason) {
-    why = reason.str();
-    return failure();
-  };
   // vpdpbusd where the configuration chose it. AMX tiles (a prefill on an
   // AMX-INT8 CPU) do about 8x its work per cycle, more than the blocks
   // skip: the dense AMX kernel by design. No configuration: no target to
@@ -894,22 +889,24 @@ mlir::llm::detail::lowerSparseMatmulInteger(OpBuilder &b, MatmulIntegerOp op,
   if (!dot || getConfiguredAMXInt8DotProduct(op).value_or(false))
     return failure();
   if (!*dot)
-    return fail("the target has no 8-bit dot products (AVX512-VNNI or "
-                "AVX-VNNI)");
+    return failBecause(why,
+                       "the target has no 8-bit dot products (AVX512-VNNI or "
+                       "AVX-VNNI)");
   auto [format, bits] = *lowering;
   const int64_t lanes = bits / 32;
   if ((bits != 256 && bits != 512) || format.kind != Kind::Block ||
       format.rows % lanes || format.cols % 4)
-    return fail("the W8A8 kernel takes blocks whose rows are a multiple of " +
-                std::to_string(lanes) +
-                " and whose columns are a multiple of 4 (bsr16x16)");
+    return failBecause(
+        why, "the W8A8 kernel takes blocks whose rows are a multiple of " +
+                 std::to_string(lanes) +
+                 " and whose columns are a multiple of 4 (bsr16x16)");
   auto at = cast<RankedTensorType>(a.getType());
   RankedTensorType rt = op.getRhs().getType(), type = op.getType();
   if (!at.hasStaticShape() || at.getRank() < 2 || !type.hasStaticShape() ||
       rt.getRank() != 2)
-    return fail("the shapes are not static");
+    return failBecause(why, "the shapes are not static");
   if (pa.storageWidth != 8 || !pa.isPerTensor())
-    return fail("the activation is not 8-bit with one zero point");
+    return failBecause(why, "the activation is not 8-bit with one zero point");
   const int64_t K = rt.getDimSize(0), N = rt.getDimSize(1);
   if (K == 0 || at.getShape().back() != K || at.getNumElements() == 0)
     return failure();
