@@ -435,15 +435,15 @@ struct LLMSparsifyWeightsPass final
       // llm-fold-quant would fold into an llm.dequant_matmul.
       bool unfused = false;
       module.walk([&](Operation *op) {
+        // (Constant as readStorageBytes takes one: a quant.scast of a
+        // constant.)
         if (auto mm = dyn_cast<MatmulOp>(op);
             mm && isFoldableWeightDequant(mm)) {
-          Operation *def = mm.getRhs()
-                               .getDefiningOp<DequantizeOp>()
-                               .getInput()
-                               .getDefiningOp();
-          if (auto cast = dyn_cast_or_null<quant::StorageCastOp>(def))
-            def = cast.getInput().getDefiningOp();
-          unfused |= def && def->hasTrait<OpTrait::ConstantLike>();
+          auto cast = mm.getRhs()
+                          .getDefiningOp<DequantizeOp>()
+                          .getInput()
+                          .getDefiningOp<quant::StorageCastOp>();
+          unfused |= cast && matchPattern(cast.getInput(), m_Constant());
         }
         if (isa<MatmulOp, DequantMatmulOp>(op) && !first)
           first = op->getLoc();
