@@ -13,6 +13,7 @@
 
 #include "llm-c/ImportONNX.h"
 #include "Diagnostics.h"
+#include "Runtime.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -42,35 +43,39 @@ static bool parseDims(StringRef dims, llm::ImportOptions &options,
 }
 #endif
 
-MlirModule llmcImportONNXFile(MlirContext ctx, MlirStringRef path,
-                              MlirStringRef dims, MlirStringCallback onError,
-                              void *userData) {
-  DiagnosticCapture diags(unwrap(ctx), onError, userData);
-  StringRef file = unwrap(path);
+OwningOpRef<ModuleOp>
+mlir::llm::capi::importONNXFile(MLIRContext *ctx, StringRef file,
+                                StringRef dims, DiagnosticCapture &diags) {
 #if LLMC_HAVE_ONNX
   llm::ImportOptions options;
-  if (!parseDims(unwrap(dims), options, diags))
-    return MlirModule{nullptr};
+  if (!parseDims(dims, options, diags))
+    return nullptr;
   if (!llvm::sys::fs::is_regular_file(file)) {
     diags.addError(
         "cannot open ONNX model '" + file + "': " +
         (llvm::sys::fs::exists(file) ? "not a regular file" : "no such file"));
-    return MlirModule{nullptr};
+    return nullptr;
   }
-  OwningOpRef<ModuleOp> module =
-      llm::importONNXModel(file, unwrap(ctx), options);
-  if (!module) {
-    if (!diags.hadError())
-      diags.addError("cannot import ONNX model '" + file + "'");
-    return MlirModule{nullptr};
-  }
-  return wrap(module.release());
+  OwningOpRef<ModuleOp> module = llm::importONNXModel(file, ctx, options);
+  if (!module && !diags.hadError())
+    diags.addError("cannot import ONNX model '" + file + "'");
+  return module;
 #else
+  (void)ctx;
   (void)dims;
   diags.addError("cannot import '" + file +
                  "': llmc was built without the ONNX importer (libonnx-dev)");
-  return MlirModule{nullptr};
+  return nullptr;
 #endif
+}
+
+MlirModule llmcImportONNXFile(MlirContext ctx, MlirStringRef path,
+                              MlirStringRef dims, MlirStringCallback onError,
+                              void *userData) {
+  DiagnosticCapture diags(unwrap(ctx), onError, userData);
+  return wrap(
+      llm::capi::importONNXFile(unwrap(ctx), unwrap(path), unwrap(dims), diags)
+          .release());
 }
 
 MlirModule llmcImportONNXBuffer(MlirContext ctx, MlirStringRef bytes,

@@ -181,7 +181,7 @@ createModel(MLIRContext *ctx, StringRef target, StringRef options,
   bool loadFailed = false;
   CacheEvent event;
   FailureOr<std::unique_ptr<CompiledModel>> compiled = cache.getOrCompile(
-      modelDigest, all.compile,
+      *ctx, modelDigest, all.compile,
       [&] {
         OwningOpRef<ModuleOp> module = loadModule();
         loadFailed = !module;
@@ -257,9 +257,9 @@ llmcCompiledModelCreateFromFile(MlirContext ctx, MlirStringRef path,
     return *d;
   };
   auto load = [&]() -> OwningOpRef<ModuleOp> {
-    // These report their errors to onError themselves.
     if (onnx)
-      return unwrap(llmcImportONNXFile(ctx, path, dims, onError, userData));
+      return mlir::llm::capi::importONNXFile(context, file, unwrap(dims),
+                                             diags);
     if (!llvm::sys::fs::is_regular_file(file)) {
       diags.addError("cannot open model '" + file + "': " +
                      (llvm::sys::fs::exists(file) ? "not a regular file"

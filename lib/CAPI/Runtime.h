@@ -45,6 +45,13 @@ bool parseCompileOptions(StringRef text, runtime::CompileOptions &options,
                          runtime::CacheOptions *cacheOpts,
                          DiagnosticCapture &diags);
 
+/// llmcImportONNXFile with the caller's capture: imports the ONNX model in
+/// `file` with the --dim values `dims` into `ctx`; null after adding or
+/// capturing the error. The import's warnings and remarks pass through the
+/// context's later handlers (the compile cache records them) into `diags`.
+OwningOpRef<ModuleOp> importONNXFile(MLIRContext *ctx, StringRef file,
+                                     StringRef dims, DiagnosticCapture &diags);
+
 } // namespace mlir::llm::capi
 
 #endif // LLM_LIB_CAPI_RUNTIME_H

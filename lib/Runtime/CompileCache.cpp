@@ -52,7 +52,7 @@ using namespace mlir::llm::runtime;
 namespace fs = llvm::sys::fs;
 
 /// The entry file format; a change of layout or metadata bumps it.
-static constexpr uint32_t kFormatVersion = 4;
+static constexpr uint32_t kFormatVersion = 5;
 static constexpr char kMagic[8] = {'L', 'L', 'M', 'C', 'A', 'C', 'H', 'E'};
 /// The header, little-endian: magic (8 bytes), format version (u32),
 /// header size (u32), metadata size, object offset, object size, weights
@@ -575,8 +575,9 @@ static bool specsFromJSON(const llvm::json::Array *array,
   return true;
 }
 
-static std::string serializeMetadata(const CompileCache::Key &key,
-                                     const CompiledObject &object) {
+static std::string
+serializeMetadata(const CompileCache::Key &key, const CompiledObject &object,
+                  llvm::ArrayRef<RecordedDiagnostic> diagnostics) {
   const EntrySignature &sig = object.signature;
   llvm::json::Object metadata{
       {"key", key.text},
@@ -591,6 +592,7 @@ static std::string serializeMetadata(const CompileCache::Key &key,
       {"has_init", object.hasInit},
       {"has_fini", object.hasFini},
       {"index_checks", llvm::json::Array(object.indexChecks)},
+      {"diagnostics", diagnosticsToJSON(diagnostics)},
   };
   llvm::json::Array weights;
   for (const ExternalConstant &weight : object.weights)
@@ -608,7 +610,8 @@ static std::string serializeMetadata(const CompileCache::Key &key,
 /// checksums, and fills `object` (its `object` buffer and its weights refer
 /// into `bytes`) and `keyText`. The error says what is wrong.
 static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
-                              std::string &keyText) {
+                              std::string &keyText,
+                              std::vector<RecordedDiagnostic> &diagnostics) {
   using llvm::support::endian::read32le;
   using llvm::support::endian::read64le;
   if (bytes.size() < kHeaderSize)
@@ -671,10 +674,11 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   const llvm::json::Array *kvCache =
       m ? m->getArray("kv_cache_inputs") : nullptr;
   const llvm::json::Array *weights = m ? m->getArray("weights") : nullptr;
+  const llvm::json::Array *diags = m ? m->getArray("diagnostics") : nullptr;
   EntrySignature &sig = object.signature;
   if (!key || !entry || !seqBound || !arenaBytes || *arenaBytes < 0 ||
-      !callerArena || !hasInit || !hasFini || !checks || !weights ||
-      !kvCache ||
+      !callerArena || !hasInit || !hasFini || !checks || !weights || !kvCache ||
+      !diags || !diagnosticsFromJSON(*diags, diagnostics) ||
       !specsFromJSON(m->getArray("inputs"), sig.inputs, sig.inputNames) ||
       !specsFromJSON(m->getArray("results"), sig.results, sig.resultNames))
     return makeError("bad metadata");
@@ -769,7 +773,9 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
   std::shared_ptr<const llvm::MemoryBuffer> entry = std::move(*buffer);
   CompiledObject object;
   std::string keyText;
-  if (llvm::Error err = parseEntry(entry->getBuffer(), object, keyText)) {
+  std::vector<RecordedDiagnostic> diagnostics;
+  if (llvm::Error err =
+          parseEntry(entry->getBuffer(), object, keyText, diagnostics)) {
     // Corrupt or truncated: remove it (a store replaces it anyway).
     ev.detail = "corrupt entry (" + llvm::toString(std::move(err)) + "): " +
                 (fs::remove(path) ? "cannot remove it, " : "removed, ") +
@@ -816,10 +822,12 @@ CompileCache::lookup(const Key &key, const CompileOptions &options,
   ::futimens(fd, nullptr);
   ev.outcome = CacheOutcome::Hit;
   ev.detail.clear();
+  ev.diagnostics = std::move(diagnostics);
   return std::move(*model);
 }
 
 void CompileCache::store(const Key &key, const CompiledObject &object,
+                         llvm::ArrayRef<RecordedDiagnostic> diagnostics,
                          CacheEvent *event) {
   CacheEvent local;
   CacheEvent &ev = event ? *event : local;
@@ -837,7 +845,7 @@ void CompileCache::store(const Key &key, const CompiledObject &object,
     note("not stored: the cache directory is not writable");
     return;
   }
-  std::string metadata = serializeMetadata(key, object);
+  std::string metadata = serializeMetadata(key, object, diagnostics);
   llvm::StringRef code = object.object->getBuffer();
   llvm::StringRef weightBytes =
       object.weights.empty() ? llvm::StringRef() : object.weightBytes;
@@ -958,7 +966,8 @@ void CompileCache::evict(llvm::StringRef keep) {
 }
 
 FailureOr<std::unique_ptr<CompiledModel>> CompileCache::getOrCompile(
-    std::optional<std::string> modelDigest, const CompileOptions &options,
+    MLIRContext &ctx, std::optional<std::string> modelDigest,
+    const CompileOptions &options,
     llvm::function_ref<OwningOpRef<ModuleOp>()> loadModule, CacheEvent *event) {
   CacheEvent local;
   CacheEvent &ev = event ? *event : local;
@@ -967,9 +976,13 @@ FailureOr<std::unique_ptr<CompiledModel>> CompileCache::getOrCompile(
   // Models with several entries are not cached (the entry format holds one).
   if (modelDigest && options.extraEntries.empty())
     key = getKey(*modelDigest, options);
-  if (key)
-    if (std::unique_ptr<CompiledModel> model = lookup(*key, options, &ev))
+  if (key) {
+    if (std::unique_ptr<CompiledModel> model = lookup(*key, options, &ev)) {
+      replayDiagnostics(ctx, ev.diagnostics);
       return model;
+    }
+  }
+  DiagnosticRecorder recorder(ctx);
   OwningOpRef<ModuleOp> module = loadModule();
   if (!module)
     return failure();
@@ -980,7 +993,7 @@ FailureOr<std::unique_ptr<CompiledModel>> CompileCache::getOrCompile(
     return failure();
   if (key) {
     ev.outcome = CacheOutcome::Miss;
-    store(*key, object, &ev);
+    store(*key, object, recorder.getDiagnostics(), &ev);
   }
   return model;
 }

@@ -897,6 +897,13 @@ static int runMain() {
   }
   if (timer)
     timer->finish();
+  // A hit shows the warnings and remarks the compilation showed; a miss
+  // records them, from the import on, to store them with the entry.
+  if (model)
+    replayDiagnostics(command.ctx, cacheEvent.diagnostics);
+  std::optional<DiagnosticRecorder> recorder;
+  if (!model && cacheKey)
+    recorder.emplace(command.ctx);
 
   OwningOpRef<ModuleOp> module;
   std::optional<EntrySignature> sig;
@@ -1066,8 +1073,9 @@ static int runMain() {
     model = std::move(*compiled);
     if (cacheKey) {
       cacheEvent.outcome = CacheOutcome::Miss;
-      cache.store(*cacheKey, object, &cacheEvent);
+      cache.store(*cacheKey, object, recorder->getDiagnostics(), &cacheEvent);
     }
+    recorder.reset();
     compileTime += Clock::now() - compileStart;
   }
   if (timer) {

@@ -64,13 +64,19 @@ protected:
     return CompileCache(options);
   }
 
-  /// Compiles kModel through `cache`; returns the outcome.
+  /// Compiles `model` (kModel by default) through `cache`; returns the
+  /// outcome.
   CacheEvent compile(CompileCache &cache, const CompileOptions &options,
-                     std::unique_ptr<CompiledModel> *out = nullptr) {
+                     std::unique_ptr<CompiledModel> *out = nullptr,
+                     const char *text = kModel) {
     CacheEvent event;
     FailureOr<std::unique_ptr<CompiledModel>> model = cache.getOrCompile(
-        digestModelText(kModel), options,
-        [&] { return parseSourceString<ModuleOp>(kModel, &ctx); }, &event);
+        ctx, digestModelText(text), options,
+        [&] {
+          return parseSourceString<ModuleOp>(text, ParserConfig(&ctx),
+                                             /*sourceName=*/"model.mlir");
+        },
+        &event);
     EXPECT_TRUE(succeeded(model)) << (messages.empty() ? "" : messages[0]);
     if (out && succeeded(model))
       *out = std::move(*model);
@@ -132,6 +138,54 @@ TEST_F(CompileCacheTest, MissThenHit) {
   EXPECT_EQ(compile(cache, options).outcome, CacheOutcome::Miss);
   EXPECT_EQ(countEntries(), 3u);
   EXPECT_TRUE(warnings.empty());
+}
+
+// A model whose compilation warns: a recorded sparse format that no kernel
+// takes (convert-llm-to-linalg warns, and the dense kernel runs).
+constexpr const char *kWarningModel = R"mlir(
+func.func @main(%x: tensor<1x32xf32>) -> tensor<1x5xf32> {
+  %c = llm.constant dense<1.0> : tensor<5x32xf32>
+  %y = llm.matmul %x, %c {transpose_b, llm.sparse_format = {format = "bsr5x32"}}
+      : (tensor<1x32xf32>, tensor<5x32xf32>) -> tensor<1x5xf32>
+  return %y : tensor<1x5xf32>
+}
+)mlir";
+
+TEST_F(CompileCacheTest, HitEmitsTheCompilationsWarnings) {
+  CompileCache cache = makeCache();
+  CompileOptions options;
+  std::vector<std::string> locations;
+  ctx.getDiagEngine().registerHandler([&](Diagnostic &diag) {
+    auto loc = diag.getLocation()->findInstanceOf<FileLineColLoc>();
+    locations.push_back(
+        loc ? (loc.getFilename().str() + ":" + std::to_string(loc.getLine()))
+            : "unknown");
+    return failure(); // On to the fixture's handler.
+  });
+  CacheEvent miss = compile(cache, options, nullptr, kWarningModel);
+  EXPECT_EQ(miss.outcome, CacheOutcome::Miss);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find("llm.sparse_format 'bsr5x32' is not honoured"),
+            std::string::npos)
+      << messages[0];
+  std::vector<std::string> first = messages, firstLocations = locations;
+  messages.clear();
+  locations.clear();
+  // The hit compiles nothing and emits the same warning at the same place.
+  CacheEvent hit = compile(cache, options, nullptr, kWarningModel);
+  EXPECT_EQ(hit.outcome, CacheOutcome::Hit);
+  ASSERT_EQ(hit.diagnostics.size(), 1u);
+  EXPECT_EQ(hit.diagnostics[0].severity, DiagnosticSeverity::Warning);
+  EXPECT_EQ(messages, first);
+  EXPECT_EQ(locations, firstLocations);
+  EXPECT_EQ(locations, std::vector<std::string>{"model.mlir:4"});
+  // A model without warnings: none stored, none emitted.
+  messages.clear();
+  EXPECT_EQ(compile(cache, options).outcome, CacheOutcome::Miss);
+  CacheEvent quiet = compile(cache, options);
+  EXPECT_EQ(quiet.outcome, CacheOutcome::Hit);
+  EXPECT_TRUE(quiet.diagnostics.empty());
+  EXPECT_TRUE(messages.empty());
 }
 
 TEST_F(CompileCacheTest, KeyCoversTheOptions) {

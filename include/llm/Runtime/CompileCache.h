@@ -29,14 +29,15 @@
 // (magic, format version, sizes, the xxh3-128 checksums of the metadata, the
 // object, the weights and the header), JSON metadata (the key text, the
 // entry signature with names, the arena size, the weights' symbols and
-// offsets), the object (CompiledObject), and from a page boundary the
-// weights (CompiledObject::weights), which a hit maps in place instead of
-// copying them into the JIT. Written to a temporary file in DIR and
-// renamed, so readers never see a partial entry; a truncated or corrupt
-// entry fails its checksum and is removed and recompiled. A hit sets the
-// entry's modification time; once the entries exceed the size limit the
-// least recently used ones are deleted. A directory that cannot be written
-// disables storing with one warning; it is never an error.
+// offsets, the warnings and remarks the compilation emitted), the object
+// (CompiledObject), and from a page boundary the weights
+// (CompiledObject::weights), which a hit maps in place instead of copying them
+// into the JIT. Written to a temporary file in DIR and renamed, so readers
+// never see a partial entry; a truncated or corrupt entry fails its checksum
+// and is removed and recompiled. A hit sets the entry's modification time; once
+// the entries exceed the size limit the least recently used ones are deleted. A
+// directory that cannot be written disables storing with one warning; it is
+// never an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,7 @@
 #define LLM_RUNTIME_COMPILECACHE_H
 
 #include "llm/Runtime/CompiledModel.h"
+#include "llm/Runtime/RecordedDiagnostics.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -108,6 +110,10 @@ struct CacheEvent {
   CacheOutcome outcome = CacheOutcome::Disabled;
   std::string path;
   std::string detail;
+  /// On a hit: the warnings and remarks compiling the model emitted
+  /// (stored with the entry), for the caller to emit again
+  /// (replayDiagnostics) so that a hit shows what the compilation showed.
+  std::vector<RecordedDiagnostic> diagnostics;
 };
 
 class CompileCache {
@@ -141,17 +147,22 @@ public:
                                         const CompileOptions &options,
                                         CacheEvent *event = nullptr);
 
-  /// Stores `object` under `key` (temporary file + rename), then evicts the
-  /// least recently used entries beyond the size limit. Failing to write
-  /// warns once and stops further stores; it is never an error.
+  /// Stores `object` under `key` (temporary file + rename) with the
+  /// warnings and remarks its compilation emitted (`diagnostics`, from a
+  /// DiagnosticRecorder around the import and the compilation), then evicts
+  /// the least recently used entries beyond the size limit. Failing to
+  /// write warns once and stops further stores; it is never an error.
   void store(const Key &key, const CompiledObject &object,
+             llvm::ArrayRef<RecordedDiagnostic> diagnostics,
              CacheEvent *event = nullptr);
 
-  /// Looks the model up (when `modelDigest` is given and caching is on);
-  /// on a miss calls `loadModule` (null: it failed and reported why),
-  /// compiles the module with CompiledModel::create and stores it.
+  /// Looks the model up (when `modelDigest` is given and caching is on); a
+  /// hit emits the stored diagnostics again in `ctx`. On a miss calls
+  /// `loadModule` (null: it failed and reported why; it creates the module
+  /// in `ctx`), compiles the module with CompiledModel::create and stores
+  /// it with the warnings and remarks emitted meanwhile.
   FailureOr<std::unique_ptr<CompiledModel>>
-  getOrCompile(std::optional<std::string> modelDigest,
+  getOrCompile(MLIRContext &ctx, std::optional<std::string> modelDigest,
                const CompileOptions &options,
                llvm::function_ref<OwningOpRef<ModuleOp>()> loadModule,
                CacheEvent *event = nullptr);

@@ -30,7 +30,7 @@ import struct
 import subprocess
 import sys
 
-# The entry header (lib/Runtime/CompileCache.cpp, format version 4).
+# The entry header (lib/Runtime/CompileCache.cpp, format version 5).
 HEADER = struct.Struct("<8sIIQQQQQ")
 
 
@@ -101,7 +101,7 @@ def header(path):
         data = f.read(HEADER.size)
     (magic, version, header_size, metadata_size, object_offset, object_size,
      weights_offset, weights_size) = HEADER.unpack(data)
-    assert magic == b"LLMCACHE" and version == 4, (magic, version)
+    assert magic == b"LLMCACHE" and version == 5, (magic, version)
     with open(path, "rb") as f:
         f.seek(header_size)
         metadata = json.loads(f.read(metadata_size))
