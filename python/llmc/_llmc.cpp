@@ -63,6 +63,42 @@ std::string message(std::string text, const char *fallback) {
   return text.empty() ? fallback : text;
 }
 
+/// Issues a Python UserWarning for each warning in `text`, the diagnostics
+/// of a call that succeeded (`LOCATION: SEVERITY: MESSAGE` lines, each
+/// followed by its notes and quoted source lines; llm-c/Support.h). Remarks
+/// are not warnings and are dropped. Raises the Python exception when the
+/// warnings filter turns a warning into an error.
+void warnDiagnostics(const std::string &text) {
+  std::vector<std::string> warnings;
+  bool inWarning = false;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string line = text.substr(begin, end - begin);
+    begin = end + 1;
+    auto has = [&](const char *severity) {
+      std::string tag = std::string(severity) + ": ";
+      return line.compare(0, tag.size(), tag) == 0 ||
+             line.find(": " + tag) != std::string::npos;
+    };
+    if (has("warning")) {
+      warnings.push_back(line);
+      inWarning = true;
+    } else if (has("error") || has("remark")) {
+      inWarning = false;
+    } else if (inWarning) {
+      warnings.back() += "\n" + line;
+    }
+  }
+  // Level 2: the warning names the user's call of the llmc function that
+  // called this module.
+  for (const std::string &warning : warnings)
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 2) < 0)
+      throw py::error_already_set();
+}
+
 /// An llmc context (all dialects registered), destroyed with the object.
 class Context {
 public:
@@ -100,7 +136,9 @@ std::unique_ptr<Module> parse(Context &ctx, const std::string &text,
                                       appendToString, &errors);
   if (mlirModuleIsNull(module))
     throw py::value_error(message(errors, "cannot parse the MLIR module"));
-  return std::make_unique<Module>(module);
+  auto result = std::make_unique<Module>(module);
+  warnDiagnostics(errors);
+  return result;
 }
 
 /// Imports an ONNX file; raises ValueError with the diagnostics on failure.
@@ -111,7 +149,9 @@ std::unique_ptr<Module> importONNX(Context &ctx, const std::string &path,
                                          appendToString, &errors);
   if (mlirModuleIsNull(module))
     throw py::value_error(message(errors, "cannot import the ONNX model"));
-  return std::make_unique<Module>(module);
+  auto result = std::make_unique<Module>(module);
+  warnDiagnostics(errors);
+  return result;
 }
 
 /// Runs `pipeline` on `module`; raises ValueError on failure.
@@ -120,6 +160,7 @@ void runPipeline(Module &module, const std::string &pipeline) {
   if (mlirLogicalResultIsFailure(llmcRunPassPipeline(
           module.get(), toRef(pipeline), appendToString, &errors)))
     throw py::value_error(message(errors, "the pass pipeline failed"));
+  warnDiagnostics(errors);
 }
 
 std::string print(Module &module) {
@@ -142,14 +183,12 @@ public:
       model = llmcCompiledModelCreate(module.get(), toRef(target),
                                       toRef(options), appendToString, &errors);
     }
-    if (llmcCompiledModelIsNull(model))
-      throw py::value_error(message(errors, "compilation failed"));
+    takeDiagnostics(errors);
   }
   /// Takes `created` (null: raises ValueError with `errors`).
   CompiledModel(LlmcCompiledModel created, const std::string &errors)
       : model(created) {
-    if (llmcCompiledModelIsNull(model))
-      throw py::value_error(message(errors, "compilation failed"));
+    takeDiagnostics(errors);
   }
   ~CompiledModel() { llmcCompiledModelDestroy(model); }
   CompiledModel(const CompiledModel &) = delete;
@@ -235,6 +274,20 @@ public:
   }
 
 private:
+  /// Raises ValueError with `errors` when the model is null; otherwise
+  /// issues its warnings (destroying the model if that raises, since the
+  /// destructor does not run for a constructor that throws).
+  void takeDiagnostics(const std::string &errors) {
+    if (llmcCompiledModelIsNull(model))
+      throw py::value_error(message(errors, "compilation failed"));
+    try {
+      warnDiagnostics(errors);
+    } catch (...) {
+      llmcCompiledModelDestroy(model);
+      throw;
+    }
+  }
+
   LlmcCompiledModel model;
 };
 
