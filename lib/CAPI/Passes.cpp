@@ -12,6 +12,7 @@
 
 #include "llm-c/Passes.h"
 #include "Diagnostics.h"
+#include "Runtime.h"
 
 #include "llm/Codegen/Passes.h"
 #include "llm/Conversion/Passes.h"
@@ -43,28 +44,32 @@ void llmcRegisterAllPasses(void) {
   });
 }
 
-MlirModule llmcParseModule(MlirContext ctx, MlirStringRef source,
-                           MlirStringRef sourceName, MlirStringCallback onError,
-                           void *userData) {
-  MLIRContext *context = unwrap(ctx);
-  DiagnosticCapture diags(context, onError, userData);
-  StringRef name = unwrap(sourceName);
+OwningOpRef<ModuleOp> mlir::llm::capi::parseModule(MLIRContext *ctx,
+                                                   StringRef source,
+                                                   StringRef name,
+                                                   DiagnosticCapture &diags) {
   if (name.empty())
     name = "<source>";
-  ParserConfig config(context);
+  ParserConfig config(ctx);
   // MLIR's lexer finds the end of its buffer by a trailing NUL, which an
   // MlirStringRef (pointer + length) does not promise: parse a copy (a
   // std::string is NUL-terminated). Without it the parser read past the
   // caller's buffer (found by llm-lower-fuzzer under ASan).
-  std::string text = unwrap(source).str();
+  std::string text = source.str();
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, config, name);
-  if (!module) {
-    if (!diags.hadError())
-      diags.addError("cannot parse '" + name + "'");
-    return MlirModule{nullptr};
-  }
-  return wrap(module.release());
+  if (!module && !diags.hadError())
+    diags.addError("cannot parse '" + name + "'");
+  return module;
+}
+
+MlirModule llmcParseModule(MlirContext ctx, MlirStringRef source,
+                           MlirStringRef sourceName, MlirStringCallback onError,
+                           void *userData) {
+  DiagnosticCapture diags(unwrap(ctx), onError, userData);
+  return wrap(llm::capi::parseModule(unwrap(ctx), unwrap(source),
+                                     unwrap(sourceName), diags)
+                  .release());
 }
 
 MlirLogicalResult llmcRunPassPipeline(MlirModule module, MlirStringRef pipeline,

@@ -119,8 +119,11 @@ bool mlir::llm::capi::parseCompileOptions(StringRef text,
 /// Compiles (or loads from the cache) the model whose content digest is
 /// `digest` (none: no caching) and that `loadModule` produces (null: it
 /// failed and reported why itself), for `target` with `options`.
+/// `modelName` is the name the model's own locations carry (its path or
+/// source name; empty: none), for the compile cache's diagnostics.
 static LlmcCompiledModel
 createModel(MLIRContext *ctx, StringRef target, StringRef options,
+            StringRef modelName,
             llvm::function_ref<std::optional<std::string>()> digest,
             llvm::function_ref<OwningOpRef<ModuleOp>()> loadModule,
             DiagnosticCapture &diags) {
@@ -181,7 +184,7 @@ createModel(MLIRContext *ctx, StringRef target, StringRef options,
   bool loadFailed = false;
   CacheEvent event;
   FailureOr<std::unique_ptr<CompiledModel>> compiled = cache.getOrCompile(
-      *ctx, modelDigest, all.compile,
+      *ctx, modelName, modelDigest, all.compile,
       [&] {
         OwningOpRef<ModuleOp> module = loadModule();
         loadFailed = !module;
@@ -223,7 +226,7 @@ LlmcCompiledModel llmcCompiledModelCreate(MlirModule module,
   // Keyed by the module's bytecode; a copy is lowered, so the caller's
   // module stays as it was.
   return createModel(
-      ctx, unwrap(target), unwrap(options),
+      ctx, unwrap(target), unwrap(options), /*modelName=*/"",
       [&] { return digestModule(original); },
       [&] { return OwningOpRef<ModuleOp>(cast<ModuleOp>(original->clone())); },
       diags);
@@ -273,15 +276,11 @@ llmcCompiledModelCreateFromFile(MlirContext ctx, MlirStringRef path,
                      "': " + buffer.getError().message());
       return nullptr;
     }
-    // Flush what this capture holds first: llmcParseModule passes its own
-    // diagnostics to onError directly.
-    diags.flush();
-    StringRef text = (*buffer)->getBuffer();
-    return unwrap(llmcParseModule(ctx, MlirStringRef{text.data(), text.size()},
-                                  path, onError, userData));
+    return mlir::llm::capi::parseModule(context, (*buffer)->getBuffer(), file,
+                                        diags);
   };
-  return createModel(context, unwrap(target), unwrap(options), digest, load,
-                     diags);
+  return createModel(context, unwrap(target), unwrap(options), file, digest,
+                     load, diags);
 }
 
 LlmcCompiledModel
@@ -291,13 +290,15 @@ llmcCompiledModelCreateFromSource(MlirContext ctx, MlirStringRef source,
                                   MlirStringCallback onError, void *userData) {
   MLIRContext *context = unwrap(ctx);
   DiagnosticCapture diags(context, onError, userData);
+  StringRef name = unwrap(sourceName);
+  if (name.empty())
+    name = "<source>";
   return createModel(
-      context, unwrap(target), unwrap(options),
+      context, unwrap(target), unwrap(options), name,
       [&] { return digestModelText(unwrap(source)); },
       [&] {
-        diags.flush();
-        return OwningOpRef<ModuleOp>(unwrap(
-            llmcParseModule(ctx, source, sourceName, onError, userData)));
+        return mlir::llm::capi::parseModule(context, unwrap(source), name,
+                                            diags);
       },
       diags);
 }

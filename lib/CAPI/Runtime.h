@@ -45,6 +45,13 @@ bool parseCompileOptions(StringRef text, runtime::CompileOptions &options,
                          runtime::CacheOptions *cacheOpts,
                          DiagnosticCapture &diags);
 
+/// llmcParseModule with the caller's capture: parses the MLIR text `source`
+/// named `name` ("<source>" when empty) in `ctx`; null after adding or
+/// capturing the error. Its warnings pass through the context's later
+/// handlers (the compile cache records them) into `diags`.
+OwningOpRef<ModuleOp> parseModule(MLIRContext *ctx, StringRef source,
+                                  StringRef name, DiagnosticCapture &diags);
+
 /// llmcImportONNXFile with the caller's capture: imports the ONNX model in
 /// `file` with the --dim values `dims` into `ctx`; null after adding or
 /// capturing the error. The import's warnings and remarks pass through the

@@ -966,8 +966,8 @@ void CompileCache::evict(llvm::StringRef keep) {
 }
 
 FailureOr<std::unique_ptr<CompiledModel>> CompileCache::getOrCompile(
-    MLIRContext &ctx, std::optional<std::string> modelDigest,
-    const CompileOptions &options,
+    MLIRContext &ctx, llvm::StringRef modelName,
+    std::optional<std::string> modelDigest, const CompileOptions &options,
     llvm::function_ref<OwningOpRef<ModuleOp>()> loadModule, CacheEvent *event) {
   CacheEvent local;
   CacheEvent &ev = event ? *event : local;
@@ -978,11 +978,11 @@ FailureOr<std::unique_ptr<CompiledModel>> CompileCache::getOrCompile(
     key = getKey(*modelDigest, options);
   if (key) {
     if (std::unique_ptr<CompiledModel> model = lookup(*key, options, &ev)) {
-      replayDiagnostics(ctx, ev.diagnostics);
+      replayDiagnostics(ctx, ev.diagnostics, modelName);
       return model;
     }
   }
-  DiagnosticRecorder recorder(ctx);
+  DiagnosticRecorder recorder(ctx, modelName);
   OwningOpRef<ModuleOp> module = loadModule();
   if (!module)
     return failure();

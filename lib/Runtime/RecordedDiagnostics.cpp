@@ -8,6 +8,7 @@
 
 #include "llm/Runtime/RecordedDiagnostics.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
@@ -15,14 +16,25 @@
 using namespace mlir;
 using namespace mlir::llm::runtime;
 
-/// `loc` in the JSON form of RecordedDiagnostic::location.
-static llvm::json::Value locationToJSON(Location loc) {
+/// `text` as JSON takes it: valid UTF-8 (llvm::json asserts otherwise).
+static std::string toUTF8(llvm::StringRef text) {
+  return llvm::json::isUTF8(text) ? text.str() : llvm::json::fixUTF8(text);
+}
+
+/// `loc` in the JSON form of RecordedDiagnostic::location; file locations
+/// in `modelName` are marked "model" instead of naming it.
+static llvm::json::Value locationToJSON(Location loc,
+                                        llvm::StringRef modelName) {
+  auto toJSON = [&](Location part) { return locationToJSON(part, modelName); };
   if (auto file = dyn_cast<FileLineColRange>(loc)) {
     llvm::json::Object object{
-        {"file", file.getFilename().str()},
         {"line", static_cast<int64_t>(file.getStartLine())},
         {"column", static_cast<int64_t>(file.getStartColumn())},
     };
+    if (!modelName.empty() && file.getFilename().getValue() == modelName)
+      object["model"] = true;
+    else
+      object["file"] = toUTF8(file.getFilename().getValue());
     if (!isStrictFileLineColLoc(file)) {
       object["end_line"] = static_cast<int64_t>(file.getEndLine());
       object["end_column"] = static_cast<int64_t>(file.getEndColumn());
@@ -30,19 +42,26 @@ static llvm::json::Value locationToJSON(Location loc) {
     return object;
   }
   if (auto name = dyn_cast<NameLoc>(loc))
-    return llvm::json::Object{{"name", name.getName().str()},
-                              {"child", locationToJSON(name.getChildLoc())}};
+    return llvm::json::Object{{"name", toUTF8(name.getName().getValue())},
+                              {"child", toJSON(name.getChildLoc())}};
   if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return llvm::json::Object{{"callee", locationToJSON(callSite.getCallee())},
-                              {"caller", locationToJSON(callSite.getCaller())}};
+    return llvm::json::Object{{"callee", toJSON(callSite.getCallee())},
+                              {"caller", toJSON(callSite.getCaller())}};
   if (auto fused = dyn_cast<FusedLoc>(loc)) {
     llvm::json::Array locations;
     for (Location part : fused.getLocations())
-      locations.push_back(locationToJSON(part));
-    return llvm::json::Object{{"fused", std::move(locations)}};
+      locations.push_back(toJSON(part));
+    llvm::json::Object object{{"fused", std::move(locations)}};
+    if (Attribute metadata = fused.getMetadata()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << metadata;
+      object["metadata"] = toUTF8(text);
+    }
+    return object;
   }
   if (auto opaque = dyn_cast<OpaqueLoc>(loc))
-    return locationToJSON(opaque.getFallbackLocation());
+    return toJSON(opaque.getFallbackLocation());
   return nullptr;
 }
 
@@ -55,16 +74,23 @@ static std::optional<unsigned> getNumber(const llvm::json::Object &object,
   return static_cast<unsigned>(*n);
 }
 
-/// The location that locationToJSON wrote as `value`; an unknown location
-/// for (a part) not of that form. (Entries are checksummed: such parts come
-/// only from a hand-edited entry.)
+/// The location that locationToJSON wrote as `value`, "model" naming
+/// `modelName`; an unknown location for (a part) not of that form. (Entries
+/// are checksummed: such parts come only from a hand-edited entry.)
 static Location locationFromJSON(MLIRContext &ctx,
-                                 const llvm::json::Value *value) {
+                                 const llvm::json::Value *value,
+                                 llvm::StringRef modelName) {
+  auto fromJSON = [&](const llvm::json::Value *part) {
+    return locationFromJSON(ctx, part, modelName);
+  };
   Location unknown = UnknownLoc::get(&ctx);
   const llvm::json::Object *object = value ? value->getAsObject() : nullptr;
   if (!object)
     return unknown;
-  if (std::optional<llvm::StringRef> file = object->getString("file")) {
+  std::optional<llvm::StringRef> file = object->getString("file");
+  if (!file && object->getBoolean("model").value_or(false))
+    file = modelName;
+  if (file) {
     std::optional<unsigned> line = getNumber(*object, "line");
     std::optional<unsigned> column = getNumber(*object, "column");
     std::optional<unsigned> endLine = getNumber(*object, "end_line");
@@ -78,35 +104,45 @@ static Location locationFromJSON(MLIRContext &ctx,
   }
   if (std::optional<llvm::StringRef> name = object->getString("name"))
     return NameLoc::get(StringAttr::get(&ctx, *name),
-                        locationFromJSON(ctx, object->get("child")));
+                        fromJSON(object->get("child")));
   if (object->get("callee"))
-    return CallSiteLoc::get(locationFromJSON(ctx, object->get("callee")),
-                            locationFromJSON(ctx, object->get("caller")));
+    return CallSiteLoc::get(fromJSON(object->get("callee")),
+                            fromJSON(object->get("caller")));
   if (const llvm::json::Array *parts = object->getArray("fused")) {
     SmallVector<Location> locations;
     for (const llvm::json::Value &part : *parts)
-      locations.push_back(locationFromJSON(ctx, &part));
-    return FusedLoc::get(&ctx, locations);
+      locations.push_back(fromJSON(&part));
+    // The metadata as it was printed (a dialect not loaded here fails to
+    // parse: the location then has none).
+    Attribute metadata;
+    if (std::optional<llvm::StringRef> text = object->getString("metadata")) {
+      ScopedDiagnosticHandler silence(&ctx,
+                                      [](Diagnostic &) { return success(); });
+      metadata = parseAttribute(*text, &ctx);
+    }
+    return FusedLoc::get(locations, metadata, &ctx);
   }
   return unknown;
 }
 
-static RecordedDiagnostic record(Diagnostic &diag) {
+static RecordedDiagnostic record(Diagnostic &diag, llvm::StringRef modelName) {
   RecordedDiagnostic r;
   r.severity = diag.getSeverity();
-  r.location = locationToJSON(diag.getLocation());
-  r.message = diag.str();
+  r.location = locationToJSON(diag.getLocation(), modelName);
+  r.message = toUTF8(diag.str());
   for (Diagnostic &note : diag.getNotes())
-    r.notes.push_back(record(note));
+    r.notes.push_back(record(note, modelName));
   return r;
 }
 
-DiagnosticRecorder::DiagnosticRecorder(MLIRContext &ctx) : ctx(ctx) {
+DiagnosticRecorder::DiagnosticRecorder(MLIRContext &ctx,
+                                       llvm::StringRef modelName)
+    : ctx(ctx), modelName(modelName.str()) {
   handlerID = ctx.getDiagEngine().registerHandler([this](Diagnostic &diag) {
     DiagnosticSeverity severity = diag.getSeverity();
     if (severity == DiagnosticSeverity::Warning ||
         severity == DiagnosticSeverity::Remark)
-      diagnostics.push_back(record(diag));
+      diagnostics.push_back(record(diag, this->modelName));
     return failure(); // The earlier handlers print it.
   });
 }
@@ -116,9 +152,10 @@ DiagnosticRecorder::~DiagnosticRecorder() {
 }
 
 void mlir::llm::runtime::replayDiagnostics(
-    MLIRContext &ctx, llvm::ArrayRef<RecordedDiagnostic> diagnostics) {
+    MLIRContext &ctx, llvm::ArrayRef<RecordedDiagnostic> diagnostics,
+    llvm::StringRef modelName) {
   auto getLocation = [&](const RecordedDiagnostic &r) {
-    return locationFromJSON(ctx, &r.location);
+    return locationFromJSON(ctx, &r.location, modelName);
   };
   for (const RecordedDiagnostic &r : diagnostics) {
     Location loc = getLocation(r);
@@ -157,9 +194,10 @@ llvm::json::Array mlir::llm::runtime::diagnosticsToJSON(
   return array;
 }
 
-bool mlir::llm::runtime::diagnosticsFromJSON(
-    const llvm::json::Array &array,
-    std::vector<RecordedDiagnostic> &diagnostics) {
+/// diagnosticsFromJSON of the diagnostics (`notes` false) or of the notes
+/// of one (which have no notes of their own).
+static bool parseDiagnostics(const llvm::json::Array &array, bool notes,
+                             std::vector<RecordedDiagnostic> &diagnostics) {
   diagnostics.clear();
   for (const llvm::json::Value &value : array) {
     const llvm::json::Object *object = value.getAsObject();
@@ -168,23 +206,30 @@ bool mlir::llm::runtime::diagnosticsFromJSON(
     std::optional<llvm::StringRef> severity = object->getString("severity");
     const llvm::json::Value *location = object->get("location");
     std::optional<llvm::StringRef> message = object->getString("message");
-    const llvm::json::Array *notes = object->getArray("notes");
-    if (!severity || !location || !message || !notes)
+    const llvm::json::Array *nested = object->getArray("notes");
+    if (!severity || !location || !message || !nested ||
+        (notes && !nested->empty()))
       return false;
     RecordedDiagnostic r;
-    if (*severity == "warning")
-      r.severity = DiagnosticSeverity::Warning;
-    else if (*severity == "remark")
-      r.severity = DiagnosticSeverity::Remark;
-    else if (*severity == "note")
+    if (notes && *severity == "note")
       r.severity = DiagnosticSeverity::Note;
+    else if (!notes && *severity == "warning")
+      r.severity = DiagnosticSeverity::Warning;
+    else if (!notes && *severity == "remark")
+      r.severity = DiagnosticSeverity::Remark;
     else
       return false;
     r.location = *location;
     r.message = message->str();
-    if (!diagnosticsFromJSON(*notes, r.notes))
+    if (!notes && !parseDiagnostics(*nested, /*notes=*/true, r.notes))
       return false;
     diagnostics.push_back(std::move(r));
   }
   return true;
+}
+
+bool mlir::llm::runtime::diagnosticsFromJSON(
+    const llvm::json::Array &array,
+    std::vector<RecordedDiagnostic> &diagnostics) {
+  return parseDiagnostics(array, /*notes=*/false, diagnostics);
 }

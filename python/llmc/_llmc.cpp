@@ -67,7 +67,9 @@ std::string message(std::string text, const char *fallback) {
 /// of a call that succeeded (`LOCATION: SEVERITY: MESSAGE` lines, each
 /// followed by its notes and quoted source lines; llm-c/Support.h). Remarks
 /// are not warnings and are dropped. Raises the Python exception when the
-/// warnings filter turns a warning into an error.
+/// warnings filter turns a warning into an error. (A location or message
+/// that itself holds ": warning: " or a line starting with "error: " can
+/// mislead this reading of the text.)
 void warnDiagnostics(const std::string &text) {
   std::vector<std::string> warnings;
   bool inWarning = false;
@@ -92,11 +94,17 @@ void warnDiagnostics(const std::string &text) {
       warnings.back() += "\n" + line;
     }
   }
-  // Level 2: the warning names the user's call of the llmc function that
-  // called this module.
-  for (const std::string &warning : warnings)
-    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 2) < 0)
+  // Stack level 2: the warning names the user's call of the llmc function
+  // that called this module. Bytes that are not UTF-8 (an ONNX node name)
+  // are escaped rather than failing the call.
+  py::object warn = py::module_::import("warnings").attr("warn");
+  for (const std::string &warning : warnings) {
+    py::object text = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+        warning.data(), warning.size(), "backslashreplace"));
+    if (!text)
       throw py::error_already_set();
+    warn(text, py::handle(PyExc_UserWarning), 2);
+  }
 }
 
 /// An llmc context (all dialects registered), destroyed with the object.

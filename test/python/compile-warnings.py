@@ -57,6 +57,24 @@ with tempfile.TemporaryDirectory() as tmp:
     # CHECK-NEXT: quiet first miss 0
     # CHECK-NEXT: quiet second hit 0
 
+    # A parser warning (an unknown external resource) is kept with the
+    # entry too.
+    resources = MODEL + '{-# external_resources: { bogus: { k: "v" } } #-}\n'
+    for run in ("first", "second"):
+        model, caught = compile_and_catch(resources, cache_dir=cache)
+        print("parser", run, model.cache_status, " | ".join(
+            m.split(": warning: ")[1][:40] for _, m in caught))
+    # CHECK-NEXT: parser first miss ignoring unknown external resources for {{ *}}| llm.sparse_format 'bsr5x32' is not honou
+    # CHECK-NEXT: parser second hit ignoring unknown external resources for {{ *}}| llm.sparse_format 'bsr5x32' is not honou
+
+# A location whose file name is not UTF-8 (the byte 0xC3 alone): the
+# warning escapes it instead of failing the call.
+latin = MODEL.replace("-> tensor<1x5xf32>\n  return",
+                      "-> tensor<1x5xf32> loc(\"x\\C3.mlir\":7:9)\n  return")
+_, caught = compile_and_catch(latin, cache=False)
+print("latin", [m.split(": warning: ")[0] for _, m in caught])
+# CHECK-NEXT: latin ['x\\xc3.mlir:7:9']
+
 # Without the cache, and as an error under the "error" filter.
 _, caught = compile_and_catch(MODEL, cache=False)
 print("uncached", len(caught))

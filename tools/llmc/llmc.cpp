@@ -42,13 +42,13 @@
 #include "onnx/onnx_pb.h"
 #endif
 
+#include "llm/Runtime/CUDA/DriverProbe.h"
+#include "llm/Runtime/CUDACompile.h"
+#include "llm/Runtime/CUDAExecutable.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "llm/Runtime/CUDA/DriverProbe.h"
-#include "llm/Runtime/CUDACompile.h"
-#include "llm/Runtime/CUDAExecutable.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -153,9 +153,12 @@ static cl::SubCommand importCommand(
     "Import the ONNX model MODEL.onnx and write the llm-dialect module to -o.\n"
     "  Graph inputs and outputs become the arguments and results of "
     "@main, with\n"
-    "  their ONNX names as `llm.name` attributes. Symbolic dimensions need a "
-    "value:\n"
-    "  --dim NAME=VALUE (a dim_param name, or INPUT:INDEX).");
+    "  their ONNX names as `llm.name` attributes. A symbolic dimension takes "
+    "a value\n"
+    "  with --dim NAME=VALUE (a dim_param name, or INPUT:INDEX); one without "
+    "stays\n"
+    "  dynamic (the sequence length, up to --dim-bound or the model's own "
+    "limit).");
 
 // Options of all commands.
 cl::opt<std::string> modelPath(cl::Positional, cl::Required,
@@ -897,13 +900,11 @@ static int runMain() {
   }
   if (timer)
     timer->finish();
-  // A hit shows the warnings and remarks the compilation showed; a miss
-  // records them, from the import on, to store them with the entry.
-  if (model)
-    replayDiagnostics(command.ctx, cacheEvent.diagnostics);
+  // A miss records the warnings and remarks, from the import on, to store
+  // them with the entry; a hit shows them where the compilation would have.
   std::optional<DiagnosticRecorder> recorder;
   if (!model && cacheKey)
-    recorder.emplace(command.ctx);
+    recorder.emplace(command.ctx, modelPath);
 
   OwningOpRef<ModuleOp> module;
   std::optional<EntrySignature> sig;
@@ -1077,6 +1078,8 @@ static int runMain() {
     }
     recorder.reset();
     compileTime += Clock::now() - compileStart;
+  } else {
+    replayDiagnostics(command.ctx, cacheEvent.diagnostics, modelPath);
   }
   if (timer) {
     timer->finish();

@@ -71,7 +71,7 @@ protected:
                      const char *text = kModel) {
     CacheEvent event;
     FailureOr<std::unique_ptr<CompiledModel>> model = cache.getOrCompile(
-        ctx, digestModelText(text), options,
+        ctx, "model.mlir", digestModelText(text), options,
         [&] {
           return parseSourceString<ModuleOp>(text, ParserConfig(&ctx),
                                              /*sourceName=*/"model.mlir");

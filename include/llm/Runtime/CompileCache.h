@@ -160,9 +160,11 @@ public:
   /// hit emits the stored diagnostics again in `ctx`. On a miss calls
   /// `loadModule` (null: it failed and reported why; it creates the module
   /// in `ctx`), compiles the module with CompiledModel::create and stores
-  /// it with the warnings and remarks emitted meanwhile.
+  /// it with the warnings and remarks emitted meanwhile. `modelName` is the
+  /// file name the model's locations carry (DiagnosticRecorder).
   FailureOr<std::unique_ptr<CompiledModel>>
-  getOrCompile(MLIRContext &ctx, std::optional<std::string> modelDigest,
+  getOrCompile(MLIRContext &ctx, llvm::StringRef modelName,
+               std::optional<std::string> modelDigest,
                const CompileOptions &options,
                llvm::function_ref<OwningOpRef<ModuleOp>()> loadModule,
                CacheEvent *event = nullptr);
