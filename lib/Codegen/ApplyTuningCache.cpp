@@ -42,26 +42,28 @@ struct LLMApplyTuningCachePass
     ModuleOp module = getOperation();
     FailureOr<CPUTargetDescription> desc = CPUTargetDescription::lookup(target);
     if (failed(desc)) {
-      module.emitError() << "llm-apply-tuning-cache: unknown target '" << target
-                         << "' (expected "
-                         << CPUTargetDescription::getKnownNames() << ")";
+      emitError(module.getLoc())
+          << "llm-apply-tuning-cache: unknown target '" << target
+          << "' (expected " << CPUTargetDescription::getKnownNames() << ")";
       return signalPassFailure();
     }
     if (cache.empty()) {
-      module.emitError() << "llm-apply-tuning-cache: no tuning cache given "
-                            "(the `cache` option)";
+      emitError(module.getLoc())
+          << "llm-apply-tuning-cache: no tuning cache given "
+             "(the `cache` option)";
       return signalPassFailure();
     }
     llvm::Expected<TuningCache> loaded = TuningCache::load(cache);
     if (!loaded) {
-      module.emitError() << "llm-apply-tuning-cache: "
-                         << llvm::toString(loaded.takeError());
+      emitError(module.getLoc())
+          << "llm-apply-tuning-cache: " << llvm::toString(loaded.takeError());
       return signalPassFailure();
     }
     if (numThreads < 0 || numThreads > 1024) {
-      module.emitError() << "llm-apply-tuning-cache: num-threads must be in "
-                            "[0, 1024] (0: the machine's), got "
-                         << static_cast<int64_t>(numThreads);
+      emitError(module.getLoc())
+          << "llm-apply-tuning-cache: num-threads must be in "
+             "[0, 1024] (0: the machine's), got "
+          << static_cast<int64_t>(numThreads);
       return signalPassFailure();
     }
     if (numThreads > 0)
@@ -70,11 +72,10 @@ struct LLMApplyTuningCachePass
     if (!loaded->getEntries().empty() && !loaded->hasTarget(targetId)) {
       if (!warnOtherCPU)
         return;
-      module.emitWarning() << "tuning cache '" << cache
-                           << "' was made on another kind of CPU ("
-                           << llvm::join(loaded->getTargets(), ", ")
-                           << "), not " << targetId
-                           << ": ignored (run `llmc tune` on this machine)";
+      emitWarning(module.getLoc())
+          << "tuning cache '" << cache << "' was made on another kind of CPU ("
+          << llvm::join(loaded->getTargets(), ", ") << "), not " << targetId
+          << ": ignored (run `llmc tune` on this machine)";
       return;
     }
     int64_t threads = parallel ? desc->getNumThreads() : 1;
@@ -125,7 +126,7 @@ struct LLMApplyTuningCachePass
           return e.target == targetId && !isAttentionKernel(e.kernel);
         });
     if (numKeyed > 0 && numMatched == 0 && matmulEntries)
-      module.emitWarning()
+      emitWarning(module.getLoc())
           << "tuning cache '" << cache << "' has entries for " << targetId
           << " but none for the " << numKeyed
           << " matmul(s) of this module planned for " << threads

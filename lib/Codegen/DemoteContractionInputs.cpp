@@ -74,7 +74,7 @@ struct LLMDemoteContractionInputsPass
     else if (this->type == "f16")
       type = Float16Type::get(ctx);
     if (!type) {
-      getOperation().emitError()
+      emitError(getOperation().getLoc())
           << "llm-demote-contraction-inputs: type must be bf16 or f16, got '"
           << this->type << "'";
       return signalPassFailure();

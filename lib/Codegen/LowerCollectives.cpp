@@ -288,7 +288,7 @@ struct LLMLowerCollectivesPass
     else if (mpi == "mpich")
       impl = "MPICH";
     else {
-      module.emitError("llm-lower-collectives: unknown MPI ABI '")
+      emitError(module.getLoc(), "llm-lower-collectives: unknown MPI ABI '")
           << mpi.getValue() << "' (expected openmpi or mpich)";
       return signalPassFailure();
     }
@@ -296,7 +296,8 @@ struct LLMLowerCollectivesPass
     if (this->library == "nccl")
       library.nccl = true;
     else if (this->library != "mpi") {
-      module.emitError("llm-lower-collectives: unknown collective library '")
+      emitError(module.getLoc(),
+                "llm-lower-collectives: unknown collective library '")
           << this->library.getValue() << "' (expected mpi or nccl)";
       return signalPassFailure();
     }

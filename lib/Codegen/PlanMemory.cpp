@@ -769,15 +769,17 @@ struct LLMPlanMemoryPass
     // overflow (alignment=2^62 gave a negative naive size and an offset past
     // the arena).
     if (alignment <= 0 || alignment > 4096 || !llvm::isPowerOf2_64(alignment)) {
-      module.emitError() << "llm-plan-memory: alignment must be a power of "
-                            "two from 1 to 4096, got "
-                         << static_cast<int64_t>(alignment);
+      emitError(module.getLoc())
+          << "llm-plan-memory: alignment must be a power of "
+             "two from 1 to 4096, got "
+          << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
     if (arena != "per-call" && arena != "caller") {
-      module.emitError() << "llm-plan-memory: arena must be 'per-call' or "
-                            "'caller', got '"
-                         << arena << "'";
+      emitError(module.getLoc())
+          << "llm-plan-memory: arena must be 'per-call' or "
+             "'caller', got '"
+          << arena << "'";
       return signalPassFailure();
     }
 

@@ -123,8 +123,9 @@ struct LLMRequestAMXStatePass
     FailureOr<LLVM::LLVMFuncOp> exitFn =
         LLVM::lookupOrCreateFn(b, module, "exit", {i32}, voidTy);
     if (failed(syscall) || failed(dprintf) || failed(exitFn)) {
-      module.emitError("llm-request-amx-state: 'syscall', 'dprintf' or "
-                       "'exit' is declared with another signature");
+      emitError(module.getLoc(),
+                "llm-request-amx-state: 'syscall', 'dprintf' or "
+                "'exit' is declared with another signature");
       return failure();
     }
     auto flag = LLVM::GlobalOp::create(b, loc, i8, /*isConstant=*/false,

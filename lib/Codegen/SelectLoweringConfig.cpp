@@ -100,9 +100,9 @@ struct LLMSelectLoweringConfigPass
         reported = true;
       }
       if (!reported)
-        module.emitError() << "llm-select-lowering-config: unknown target '"
-                           << target << "' (expected "
-                           << CPUTargetDescription::getKnownNames() << ")";
+        emitError(module.getLoc())
+            << "llm-select-lowering-config: unknown target '" << target
+            << "' (expected " << CPUTargetDescription::getKnownNames() << ")";
       return signalPassFailure();
     }
     SmallVector<int64_t> tile(desc->attentionTile.begin(),
@@ -110,13 +110,14 @@ struct LLMSelectLoweringConfigPass
     if (!attentionTile.empty())
       tile.assign(attentionTile.begin(), attentionTile.end());
     if (tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0) {
-      module.emitError() << "llm-select-lowering-config: attention-tile must "
-                            "be two positive sizes [query rows, key/value "
-                            "rows]";
+      emitError(module.getLoc())
+          << "llm-select-lowering-config: attention-tile must "
+             "be two positive sizes [query rows, key/value "
+             "rows]";
       return signalPassFailure();
     }
     if (streamedWeightMinBytes < -1) {
-      module.emitError()
+      emitError(module.getLoc())
           << "llm-select-lowering-config: streamed-weight-min-bytes must be "
              "-1 (the target's) or a size in bytes, got "
           << static_cast<int64_t>(streamedWeightMinBytes);
@@ -127,16 +128,17 @@ struct LLMSelectLoweringConfigPass
                                    : desc->streamedWeightMinBytes;
 
     if (!demoteContractionInputs.empty() && demoteContractionInputs != "bf16") {
-      module.emitError() << "llm-select-lowering-config: "
-                            "demote-contraction-inputs must be empty or "
-                            "'bf16' (the only dot products of CPU targets "
-                            "with a rounded input type), got '"
-                         << demoteContractionInputs << "'";
+      emitError(module.getLoc())
+          << "llm-select-lowering-config: "
+             "demote-contraction-inputs must be empty or "
+             "'bf16' (the only dot products of CPU targets "
+             "with a rounded input type), got '"
+          << demoteContractionInputs << "'";
       return signalPassFailure();
     }
     bool demote = demoteContractionInputs == "bf16";
     if (demote && !desc->bf16DotProduct)
-      module.emitWarning()
+      emitWarning(module.getLoc())
           << "llm-select-lowering-config: demote-contraction-inputs=bf16 has "
              "no effect on target '"
           << desc->name

@@ -604,7 +604,7 @@ mlir::llm::runtime::calibrateModel(ModuleOp module,
                                    ArrayRef<CalibrationSample> samples,
                                    const CalibrateOptions &options) {
   auto fail = [&](llvm::Error e) -> FailureOr<CalibrateResult> {
-    module.emitError(llvm::toString(std::move(e)));
+    emitError(module.getLoc(), llvm::toString(std::move(e)));
     return failure();
   };
   auto progress = [&](llvm::StringRef stage) {

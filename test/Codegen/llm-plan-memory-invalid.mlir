@@ -1,7 +1,9 @@
 // Bad options and a wrong plan are errors (the pass fails, no crash).
 //
 // RUN: llm-opt %s --llm-plan-memory="verify test-overlap-all" -verify-diagnostics --split-input-file
-// RUN: not llm-opt %s --llm-plan-memory="alignment=48" 2>&1 | FileCheck %s --check-prefix=ALIGN
+// A bad option is reported at the module's location, without the whole
+// module as a "see current operation" note.
+// RUN: not llm-opt %s --llm-plan-memory="alignment=48" 2>&1 | FileCheck %s --check-prefix=ALIGN --implicit-check-not=note: --implicit-check-not=func.func
 // RUN: not llm-opt %s --llm-plan-memory="alignment=4611686018427387904" 2>&1 | FileCheck %s --check-prefix=ALIGN-HUGE
 // RUN: not llm-opt %s --llm-plan-memory="arena=heap" 2>&1 | FileCheck %s --check-prefix=ARENA
 // RUN: llm-opt %s --llm-plan-memory="test-overlap-all" --split-input-file | FileCheck %s --check-prefix=NOVERIFY

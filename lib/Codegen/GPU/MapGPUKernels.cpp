@@ -729,18 +729,18 @@ struct LLMMapGPUKernelsPass
     ModuleOp module = getOperation();
     FailureOr<GPUTargetDescription> target = GPUTargetDescription::lookup(chip);
     if (failed(target)) {
-      module.emitError() << "llm-map-gpu-kernels: unknown chip '" << chip
-                         << "' (expected "
-                         << GPUTargetDescription::getKnownChips() << ")";
+      emitError(module.getLoc())
+          << "llm-map-gpu-kernels: unknown chip '" << chip << "' (expected "
+          << GPUTargetDescription::getKnownChips() << ")";
       return signalPassFailure();
     }
     if (blockSize > 0) {
       if (blockSize % target->warpSize != 0 ||
           blockSize > target->maxThreadsPerBlock) {
-        module.emitError() << "llm-map-gpu-kernels: block-size must be a "
-                              "multiple of "
-                           << target->warpSize << " up to "
-                           << target->maxThreadsPerBlock;
+        emitError(module.getLoc())
+            << "llm-map-gpu-kernels: block-size must be a "
+               "multiple of "
+            << target->warpSize << " up to " << target->maxThreadsPerBlock;
         return signalPassFailure();
       }
       target->defaultBlockSize = blockSize;

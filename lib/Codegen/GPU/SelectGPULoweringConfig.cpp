@@ -58,9 +58,9 @@ struct LLMSelectGPULoweringConfigPass
     ModuleOp module = getOperation();
     FailureOr<GPUTargetDescription> target = GPUTargetDescription::lookup(chip);
     if (failed(target)) {
-      module.emitError() << "llm-select-gpu-lowering-config: unknown chip '"
-                         << chip << "' (expected "
-                         << GPUTargetDescription::getKnownChips() << ")";
+      emitError(module.getLoc())
+          << "llm-select-gpu-lowering-config: unknown chip '" << chip
+          << "' (expected " << GPUTargetDescription::getKnownChips() << ")";
       return signalPassFailure();
     }
     int64_t budget = target->staticSharedMemoryPerBlock * 7 / 8;

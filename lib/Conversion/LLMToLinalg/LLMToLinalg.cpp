@@ -886,7 +886,7 @@ struct ConvertLLMToLinalgPass
     LLMToLinalgOptions options;
     if (attention != "flash" && attention != "materialized" &&
         attention != "keep") {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << "convert-llm-to-linalg: unknown attention lowering '" << attention
           << "' (expected flash, materialized or keep)";
       return signalPassFailure();
@@ -901,7 +901,7 @@ struct ConvertLLMToLinalgPass
     if (!attentionTile.empty())
       tile.assign(attentionTile.begin(), attentionTile.end());
     if (tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0) {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << "convert-llm-to-linalg: attention-tile must be two positive "
              "sizes [query rows, key/value rows]";
       return signalPassFailure();
@@ -909,7 +909,7 @@ struct ConvertLLMToLinalgPass
     options.attentionQueryTile = tile[0];
     options.attentionKeyTile = tile[1];
     if (streamedWeightMinBytes < 0) {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << "convert-llm-to-linalg: streamed-weight-min-bytes must be a "
              "size in bytes, got "
           << static_cast<int64_t>(streamedWeightMinBytes);

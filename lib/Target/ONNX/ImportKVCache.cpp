@@ -263,7 +263,7 @@ static FunctionOpInterface entryOf(ModuleOp module,
                                    const ImportOptions &options) {
   auto func = module.lookupSymbol<FunctionOpInterface>(options.funcName);
   if (!func)
-    module.emitError() << "no function @" << options.funcName;
+    emitError(module.getLoc()) << "no function @" << options.funcName;
   return func;
 }
 

@@ -796,7 +796,7 @@ struct LLMFoldConstantsPass final
       return signalPassFailure();
     // Also refuses NaN (no comparison holds).
     if (!(maxGrowthFactor >= 0)) {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << getArgument() << ": max-growth-factor must be at least 0, got "
           << static_cast<double>(maxGrowthFactor);
       return signalPassFailure();

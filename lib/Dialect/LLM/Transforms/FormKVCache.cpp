@@ -370,7 +370,7 @@ struct LLMFormKVCachePass
     ModuleOp module = getOperation();
     auto func = module.lookupSymbol<FunctionOpInterface>(entry);
     if (!func) {
-      module.emitError() << "llm-form-kv-cache: no function @" << entry;
+      emitError(module.getLoc()) << "llm-form-kv-cache: no function @" << entry;
       return signalPassFailure();
     }
     if (failed(formKVCache(func)))

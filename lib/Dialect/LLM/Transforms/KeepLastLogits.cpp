@@ -218,8 +218,8 @@ struct LLMKeepLastLogitsPass
     ModuleOp module = getOperation();
     auto func = module.lookupSymbol<func::FuncOp>(entry);
     if (!func || func.isExternal()) {
-      module.emitError() << "llm-keep-last-logits: no function @" << entry
-                         << " with a body";
+      emitError(module.getLoc())
+          << "llm-keep-last-logits: no function @" << entry << " with a body";
       return signalPassFailure();
     }
     if (func.getNumResults() == 0) {

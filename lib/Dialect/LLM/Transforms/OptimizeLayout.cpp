@@ -398,8 +398,9 @@ struct LLMOptimizeLayoutPass
     ModuleOp module = getOperation();
     std::optional<WeightLayout> layout = parseWeightLayout(weightLayout);
     if (!layout) {
-      module.emitError() << "llm-optimize-layout: unknown weight-layout '"
-                         << weightLayout << "' (expected kn or nk)";
+      emitError(module.getLoc())
+          << "llm-optimize-layout: unknown weight-layout '" << weightLayout
+          << "' (expected kn or nk)";
       return signalPassFailure();
     }
     // Two rounds: the second lets transpose/reshape chains end in their
@@ -411,7 +412,8 @@ struct LLMOptimizeLayoutPass
       populateOptimizeLayoutPatterns(patterns, *layout, weightsChanged,
                                      unitsInTranspose);
       if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
-        module.emitError() << "llm-optimize-layout: patterns did not converge";
+        emitError(module.getLoc())
+            << "llm-optimize-layout: patterns did not converge";
         return signalPassFailure();
       }
     }

@@ -156,17 +156,19 @@ struct LLMPromoteContractionInputsPass
         } else if (name == "bf16") {
           options.bf16 = true;
         } else {
-          module.emitError() << "llm-promote-contraction-inputs: unknown "
-                                "element type '"
-                             << name << "' (expected f16 or bf16)";
+          emitError(module.getLoc())
+              << "llm-promote-contraction-inputs: unknown "
+                 "element type '"
+              << name << "' (expected f16 or bf16)";
           return signalPassFailure();
         }
       }
     }
     if (minRows < 1) {
-      module.emitError() << "llm-promote-contraction-inputs: min-rows must "
-                            "be at least 1, got "
-                         << static_cast<int64_t>(minRows);
+      emitError(module.getLoc())
+          << "llm-promote-contraction-inputs: min-rows must "
+             "be at least 1, got "
+          << static_cast<int64_t>(minRows);
       return signalPassFailure();
     }
     int64_t promoted = 0;

@@ -44,12 +44,13 @@ struct LLMQuantizeWeightsPass final
 
   void runOnOperation() override {
     if (bits != 8 && bits != 4) {
-      getOperation()->emitError("llm-quantize-weights: bits must be 8 or 4");
+      emitError(getOperation()->getLoc(),
+                "llm-quantize-weights: bits must be 8 or 4");
       return signalPassFailure();
     }
     if (groupSize < 0) {
-      getOperation()->emitError(
-          "llm-quantize-weights: group-size must be >= 0");
+      emitError(getOperation()->getLoc(),
+                "llm-quantize-weights: group-size must be >= 0");
       return signalPassFailure();
     }
     llm::detail::WeightError error;

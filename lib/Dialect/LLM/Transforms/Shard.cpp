@@ -645,14 +645,15 @@ struct LLMShardPass : public llm::impl::LLMShardPassBase<LLMShardPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (ranks < 1) {
-      module.emitError("llm-shard: ranks must be at least 1, got ")
+      emitError(module.getLoc(), "llm-shard: ranks must be at least 1, got ")
           << ranks.getValue();
       return signalPassFailure();
     }
     // An empty name printed as @<<INVALID EMPTY SYMBOL>>, which does not
     // parse back.
     if (gridName.empty()) {
-      module.emitError("llm-shard: grid must be a non-empty symbol name");
+      emitError(module.getLoc(),
+                "llm-shard: grid must be a non-empty symbol name");
       return signalPassFailure();
     }
     // A module sharded before (by llm-shard or by hand) is not planned

@@ -49,8 +49,8 @@ struct LLMSpecializeSequencePass
     ModuleOp module = getOperation();
     auto func = module.lookupSymbol<func::FuncOp>(entry);
     if (!func || func.isExternal()) {
-      module.emitError() << "llm-specialize-sequence: no function @" << entry
-                         << " with a body";
+      emitError(module.getLoc()) << "llm-specialize-sequence: no function @"
+                                 << entry << " with a body";
       return signalPassFailure();
     }
     FailureOr<std::optional<SequenceDim>> seq =
