@@ -334,7 +334,17 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
       at.dimValues[d.key()] = length;
     // Shape inference's cross-check warnings once, not per length.
     at.runShapeInference = options.runShapeInference && i == 0;
-    OwningOpRef<ModuleOp> module = import(at);
+    // The import's diagnostics are held so that the cause of a failure,
+    // when it is known, comes first.
+    std::vector<Diagnostic> held;
+    OwningOpRef<ModuleOp> module;
+    {
+      ScopedDiagnosticHandler hold(ctx, [&](Diagnostic &diag) {
+        held.push_back(std::move(diag));
+        return success();
+      });
+      module = import(at);
+    }
     if (!module) {
       // A bound past the model's own tables fails at the first table read.
       std::optional<int64_t> own = inferSequenceBound(model.graph());
@@ -345,6 +355,10 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
                        << " positions (its position table or mask buffer): "
                           "use a bound of at most "
                        << *own;
+    }
+    for (Diagnostic &diag : held)
+      ctx->getDiagEngine().emit(std::move(diag));
+    if (!module) {
       emitRemark(loc) << "while importing with symbolic dimension '"
                       << first.name << "' = " << length
                       << " (llmc imports a dynamic dimension at several "
