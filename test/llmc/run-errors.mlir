@@ -11,6 +11,14 @@
 // Malformed MLIR and a verifier failure: file:line:col.
 // RUN: not llmc run %S/Inputs/malformed.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: malformed.mlir:3:10: error: use of undeclared SSA value name
+//
+// Binary data that is not MLIR (an ONNX model on stdin, or under a name
+// without .onnx) is refused without quoting its bytes.
+// RUN: %python -c "import sys; sys.stdout.buffer.write(b'\x08\x07\x12\x00binary' * 64)" > %t/model.bin
+// RUN: not llmc run - < %t/model.bin 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=-
+// RUN: not llmc run %t/model.bin 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=%t/model.bin
+// BINARY: llmc: error: cannot parse '[[NAME]]': binary data that is not MLIR (text or bytecode); an ONNX model must be given as a file whose name ends in .onnx
+// BINARY-NOT: binary{{$}}
 // RUN: not llmc run %S/Inputs/verifier.mlir 2>&1 | FileCheck %s --check-prefix=VERIFY
 // VERIFY: verifier.mlir:4:3: error: type of return operand 0 ('tensor<3xf32>') doesn't match function result type ('tensor<4xf32>') in function @main
 // VERIFY-NOT: note
