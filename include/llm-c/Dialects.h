@@ -37,7 +37,9 @@ MLIR_CAPI_EXPORTED void llmcRegisterAllDialects(MlirDialectRegistry registry);
 /// Creates a context with `llmcRegisterAllDialects`'s registry appended (the
 /// dialects load lazily). The caller owns it (`mlirContextDestroy`).
 /// `threadingEnabled` is passed to the MLIR context (multithreaded pass
-/// execution).
+/// execution). As in `llmc`, a diagnostic on an operation does not print
+/// the operation (MLIRContext::printOpOnDiagnostic(false)): the location
+/// says where it is, and the note could hold a whole function or module.
 MLIR_CAPI_EXPORTED MlirContext llmcContextCreate(bool threadingEnabled);
 
 #ifdef __cplusplus

@@ -36,6 +36,7 @@ MlirContext llmcContextCreate(bool threadingEnabled) {
   auto *ctx = new MLIRContext(registry, threadingEnabled
                                             ? MLIRContext::Threading::ENABLED
                                             : MLIRContext::Threading::DISABLED);
+  ctx->printOpOnDiagnostic(false);
   return wrap(ctx);
 }
 

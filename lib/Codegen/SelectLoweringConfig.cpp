@@ -94,9 +94,9 @@ struct LLMSelectLoweringConfigPass
       // module if there is none.
       bool reported = false;
       for (auto func : module.getOps<FunctionOpInterface>()) {
-        func.emitError() << "llm-select-lowering-config: unknown target '"
-                         << target << "' (expected "
-                         << CPUTargetDescription::getKnownNames() << ")";
+        emitError(func.getLoc())
+            << "llm-select-lowering-config: unknown target '" << target
+            << "' (expected " << CPUTargetDescription::getKnownNames() << ")";
         reported = true;
       }
       if (!reported)

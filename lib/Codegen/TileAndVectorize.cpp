@@ -1371,16 +1371,17 @@ struct LLMTileAndVectorizePass
     func::FuncOp func = getOperation();
     FailureOr<CPUTargetDescription> desc = CPUTargetDescription::lookup(target);
     if (failed(desc)) {
-      func.emitError() << "llm-tile-and-vectorize: unknown target '" << target
-                       << "' (expected "
-                       << CPUTargetDescription::getKnownNames() << ")";
+      emitError(func.getLoc())
+          << "llm-tile-and-vectorize: unknown target '" << target
+          << "' (expected " << CPUTargetDescription::getKnownNames() << ")";
       return signalPassFailure();
     }
     if (!registerTile.empty()) {
       if (registerTile.size() != 3 ||
           llvm::any_of(registerTile, [](int64_t s) { return s <= 0; })) {
-        func.emitError() << "llm-tile-and-vectorize: register-tile must be "
-                            "three positive sizes [m, n, k]";
+        emitError(func.getLoc())
+            << "llm-tile-and-vectorize: register-tile must be "
+               "three positive sizes [m, n, k]";
         return signalPassFailure();
       }
       desc->matmulRegisterTile.assign(registerTile.begin(), registerTile.end());
@@ -1388,23 +1389,26 @@ struct LLMTileAndVectorizePass
     if (!cacheTile.empty()) {
       if (cacheTile.size() != 3 ||
           llvm::any_of(cacheTile, [](int64_t s) { return s < 0; })) {
-        func.emitError() << "llm-tile-and-vectorize: cache-tile must be "
-                            "three non-negative sizes [m, n, k]";
+        emitError(func.getLoc())
+            << "llm-tile-and-vectorize: cache-tile must be "
+               "three non-negative sizes [m, n, k]";
         return signalPassFailure();
       }
       desc->matmulCacheTile.assign(cacheTile.begin(), cacheTile.end());
     }
     if (numThreads < 0 || numThreads > 1024) {
-      func.emitError() << "llm-tile-and-vectorize: num-threads must be in "
-                          "[0, 1024] (0: the target's), got "
-                       << static_cast<int64_t>(numThreads);
+      emitError(func.getLoc())
+          << "llm-tile-and-vectorize: num-threads must be in "
+             "[0, 1024] (0: the target's), got "
+          << static_cast<int64_t>(numThreads);
       return signalPassFailure();
     }
     if (numThreads > 0)
       desc->numThreads = numThreads;
     if (minParallelWork < -1) {
-      func.emitError() << "llm-tile-and-vectorize: min-parallel-work must be "
-                          "-1 (the target's) or a number of multiply-adds";
+      emitError(func.getLoc())
+          << "llm-tile-and-vectorize: min-parallel-work must be "
+             "-1 (the target's) or a number of multiply-adds";
       return signalPassFailure();
     }
     if (minParallelWork >= 0)

@@ -23,13 +23,14 @@
 namespace mlir::llm {
 
 /// Fails, with the error `<pass>: <option> must be at least 0, got <value>`
-/// at `op`, when `value` is negative; succeeds otherwise.
+/// at `op`'s location (not on `op`, which a tool may print whole with the
+/// error), when `value` is negative; succeeds otherwise.
 inline LogicalResult checkNonNegativeOption(Operation *op, StringRef pass,
                                             StringRef option, int64_t value) {
   if (value >= 0)
     return success();
-  return op->emitError() << pass << ": " << option
-                         << " must be at least 0, got " << value;
+  return emitError(op->getLoc())
+         << pass << ": " << option << " must be at least 0, got " << value;
 }
 
 } // namespace mlir::llm

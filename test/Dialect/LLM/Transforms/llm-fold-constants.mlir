@@ -4,7 +4,8 @@
 // RUN: llm-opt %s --llm-fold-constants="fast-math" -split-input-file | FileCheck %s --check-prefix=FAST
 // RUN: llm-opt %s --llm-fold-constants -split-input-file | %python %S/Inputs/fold_constants_reference.py
 // A negative limit is an error (it meant no limit).
-// RUN: not llm-opt %s --llm-fold-constants="max-result-elements=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT0
+// At the function's location, without the function as a note.
+// RUN: not llm-opt %s --llm-fold-constants="max-result-elements=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT0 --implicit-check-not=note:
 // NEGOPT0: error: llm-fold-constants: max-result-elements must be at least 0, got -1
 // RUN: not llm-opt %s --llm-fold-constants="max-growth-factor=-1" 2>&1 | FileCheck %s --check-prefix=NEGOPT1
 // NEGOPT1: error: llm-fold-constants: max-growth-factor must be at least 0, got -1.000000e+00
