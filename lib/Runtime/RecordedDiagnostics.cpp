@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
@@ -145,6 +147,56 @@ DiagnosticRecorder::DiagnosticRecorder(MLIRContext &ctx,
       diagnostics.push_back(record(diag, this->modelName));
     return failure(); // The earlier handlers print it.
   });
+}
+
+/// Replaces the "model" marks of `location` (RecordedDiagnostic::location)
+/// by `modelName`; whether it had any.
+static bool unmarkModel(llvm::json::Value &location,
+                        llvm::StringRef modelName) {
+  bool changed = false;
+  if (llvm::json::Array *parts = location.getAsArray()) {
+    for (llvm::json::Value &part : *parts)
+      changed |= unmarkModel(part, modelName);
+    return changed;
+  }
+  llvm::json::Object *object = location.getAsObject();
+  if (!object)
+    return false;
+  if (object->erase("model")) {
+    (*object)["file"] = toUTF8(modelName);
+    changed = true;
+  }
+  for (llvm::StringRef key : {"child", "callee", "caller", "fused"})
+    if (llvm::json::Value *part = object->get(key))
+      changed |= unmarkModel(*part, modelName);
+  return changed;
+}
+
+/// Whether the file `path` holds `"path"` (in a location written in it).
+static bool namesItself(llvm::StringRef path) {
+  if (!llvm::sys::fs::is_regular_file(path))
+    return false;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  return file && (*file)->getBuffer().contains(("\"" + path + "\"").str());
+}
+
+llvm::ArrayRef<RecordedDiagnostic> DiagnosticRecorder::getDiagnostics() {
+  if (!modelName.empty() && !checkedName) {
+    checkedName = true;
+    // Only when some location is marked (the file is read then).
+    std::vector<RecordedDiagnostic> unmarked = diagnostics;
+    bool marked = false;
+    for (RecordedDiagnostic &r : unmarked) {
+      marked |= unmarkModel(r.location, modelName);
+      for (RecordedDiagnostic &note : r.notes)
+        marked |= unmarkModel(note.location, modelName);
+    }
+    if (marked && namesItself(modelName))
+      diagnostics = std::move(unmarked);
+  }
+  return diagnostics;
 }
 
 DiagnosticRecorder::~DiagnosticRecorder() {

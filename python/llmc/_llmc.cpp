@@ -315,6 +315,12 @@ public:
     }
     if (llmcGenerationSessionIsNull(session))
       throw py::value_error(message(errors, "cannot create the session"));
+    try {
+      warnDiagnostics(errors);
+    } catch (...) {
+      llmcGenerationSessionDestroy(session);
+      throw;
+    }
   }
   ~GenerationSession() { llmcGenerationSessionDestroy(session); }
   GenerationSession(const GenerationSession &) = delete;
@@ -404,6 +410,7 @@ PYBIND11_MODULE(_llmc, m) {
           throw py::value_error(
               message(errors, "cannot import the ONNX model"));
         Module owned(module);
+        warnDiagnostics(errors);
         return print(owned);
       },
       py::arg("bytes"), py::arg("name"), py::arg("dims") = "",
@@ -457,6 +464,7 @@ PYBIND11_MODULE(_llmc, m) {
         }
         if (mlirLogicalResultIsFailure(result))
           throw py::value_error(message(out.errors, "calibration failed"));
+        warnDiagnostics(out.errors);
         return std::make_pair(out.model, out.report);
       },
       py::arg("text"), py::arg("source_name"), py::arg("onnx_path"),

@@ -75,6 +75,25 @@ _, caught = compile_and_catch(latin, cache=False)
 print("latin", [m.split(": warning: ")[0] for _, m in caught])
 # CHECK-NEXT: latin ['x\\xc3.mlir:7:9']
 
+# import_onnx of a file and of the model's bytes, both with a warning.
+import onnx
+from onnx import TensorProto, helper
+node = helper.make_node("Relu", ["x"], ["y"], name="r", bogus=3)
+graph = helper.make_graph(
+    [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "badattr.onnx")
+    onnx.save(proto, path)
+    for source in (path, proto.SerializeToString()):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            llmc.import_onnx(source)
+        print("onnx", [str(w.message).split(": warning: ")[1] for w in caught])
+# CHECK-NEXT: onnx ["ONNX node 'r' (Relu, opset 17): unknown attribute 'bogus' ignored
+# CHECK-NEXT: onnx ["ONNX node 'r' (Relu, opset 17): unknown attribute 'bogus' ignored
+
 # Without the cache, and as an error under the "error" filter.
 _, caught = compile_and_catch(MODEL, cache=False)
 print("uncached", len(caught))

@@ -54,14 +54,16 @@ public:
   DiagnosticRecorder(const DiagnosticRecorder &) = delete;
   DiagnosticRecorder &operator=(const DiagnosticRecorder &) = delete;
 
-  /// The diagnostics recorded so far, in emission order.
-  llvm::ArrayRef<RecordedDiagnostic> getDiagnostics() const {
-    return diagnostics;
-  }
+  /// The diagnostics recorded so far, in emission order. When the model's
+  /// file itself names `modelName` in quotes (a `loc("NAME":...)` written in
+  /// it, as a debug-info copy of another file has), its locations in that
+  /// name may mean another file, and keep the name.
+  llvm::ArrayRef<RecordedDiagnostic> getDiagnostics();
 
 private:
   MLIRContext &ctx;
   std::string modelName;
+  bool checkedName = false;
   DiagnosticEngine::HandlerID handlerID;
   std::vector<RecordedDiagnostic> diagnostics;
 };

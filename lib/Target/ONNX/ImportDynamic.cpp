@@ -328,6 +328,8 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
   if (lengths.back() > 2)
     lengths.push_back(2);
   SmallVector<OwningOpRef<ModuleOp>> modules;
+  // A node's warning (an ignored attribute, ...) once, not once per length.
+  llvm::StringSet<> warned;
   for (auto [i, length] : llvm::enumerate(lengths)) {
     ImportOptions at = options;
     for (const FreeDim &d : free)
@@ -356,8 +358,12 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
                           "use a bound of at most "
                        << *own;
     }
-    for (Diagnostic &diag : held)
+    for (Diagnostic &diag : held) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error &&
+          !warned.insert(diag.str()).second)
+        continue;
       ctx->getDiagEngine().emit(std::move(diag));
+    }
     if (!module) {
       emitRemark(loc) << "while importing with symbolic dimension '"
                       << first.name << "' = " << length

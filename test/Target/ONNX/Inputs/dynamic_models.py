@@ -121,6 +121,11 @@ def main():
                     []),
               os.path.join(out, "nobound.onnx"))
 
+    # A node the importer warns about (an attribute Relu does not have).
+    onnx.save(model([h.make_node("Relu", ["x"], ["y"], name="r", bogus=3)],
+                    [x], [1, "seq", 4], []),
+              os.path.join(out, "badattr.onnx"))
+
     nodes = positions() + [
         h.make_node("Add", ["x", "pe"], ["xp"]),
         const("four", np.array(4, np.int64)),
