@@ -17,6 +17,12 @@
 // RUN: %python -c "import sys; sys.stdout.buffer.write(b'\x08\x07\x12\x00binary' * 64)" > %t/model.bin
 // RUN: not llmc run - < %t/model.bin 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=-
 // RUN: not llmc run %t/model.bin 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=%t/model.bin
+// The other commands that read a model say the same.
+// RUN: not llmc compile %t/model.bin --emit=mlir -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=%t/model.bin
+// RUN: not llmc generate - --prompt-ids 1 < %t/model.bin 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=-
+// RUN: not llmc tune %t/model.bin --tuning-cache %t/tuned.json 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=%t/model.bin
+// RUN: not llmc calibrate %t/model.bin --data %t -o %t/q.mlir 2>&1 | FileCheck %s --check-prefix=BINARY -DNAME=%t/model.bin
+// RUN: not ls %t/out.mlir %t/tuned.json %t/q.mlir
 // BINARY: llmc: error: cannot parse '[[NAME]]': binary data that is not MLIR (text or bytecode); an ONNX model must be given as a file whose name ends in .onnx
 // BINARY-NOT: binary{{$}}
 // RUN: not llmc run %S/Inputs/verifier.mlir 2>&1 | FileCheck %s --check-prefix=VERIFY

@@ -297,8 +297,7 @@ int llmc::generateMain() {
     std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(modelPath, &error);
     if (!file)
       return fail("cannot open model '" + modelPath + "': " + error);
-    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+    module = parseModelBuffer(std::move(file), modelPath, ctx, sourceMgr);
   }
   if (!module)
     return 1;

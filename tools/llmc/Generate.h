@@ -59,6 +59,15 @@ importONNXFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
                llvm::ArrayRef<std::string> dimBoundSpecs,
                mlir::MLIRContext &ctx);
 
+/// Parses the MLIR model in `file` (text or bytecode) named `path`, with
+/// diagnostics through `sourceMgr`, which takes the buffer. Binary data that
+/// is not MLIR bytecode (an ONNX model on stdin or under another name) is
+/// refused with one error line instead of the parser's, which would quote
+/// its bytes. Prints the error and returns null on failure.
+mlir::OwningOpRef<mlir::ModuleOp>
+parseModelBuffer(std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef path,
+                 mlir::MLIRContext &ctx, llvm::SourceMgr &sourceMgr);
+
 /// Loads the model at `path`: an ONNX model (.onnx) imported with the
 /// `--dim NAME=VALUE` specs `dimSpecs` and `--dim-bound NAME=N` specs
 /// `dimBoundSpecs`, else an MLIR file parsed with diagnostics through

@@ -8,6 +8,7 @@
 
 #include "Generate.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
@@ -70,6 +71,21 @@ llmc::loadModelFile(llvm::StringRef path, llvm::ArrayRef<std::string> dimSpecs,
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
   if (!file) {
     fail("cannot open model '" + path + "': " + error);
+    return nullptr;
+  }
+  return parseModelBuffer(std::move(file), path, ctx, sourceMgr);
+}
+
+OwningOpRef<ModuleOp>
+llmc::parseModelBuffer(std::unique_ptr<llvm::MemoryBuffer> file,
+                       llvm::StringRef path, MLIRContext &ctx,
+                       llvm::SourceMgr &sourceMgr) {
+  // MLIR text holds no NUL byte; MLIR bytecode starts with its magic.
+  if (!isBytecode(file->getMemBufferRef()) &&
+      file->getBuffer().take_front(4096).contains('\0')) {
+    fail("cannot parse '" + path +
+         "': binary data that is not MLIR (text or bytecode); an ONNX model "
+         "must be given as a file whose name ends in .onnx");
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());

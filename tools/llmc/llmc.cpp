@@ -45,7 +45,6 @@
 #include "llm/Runtime/CUDA/DriverProbe.h"
 #include "llm/Runtime/CUDACompile.h"
 #include "llm/Runtime/CUDAExecutable.h"
-#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -541,18 +540,7 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     fail("cannot open model '" + modelPath + "': " + ec.message());
     return nullptr;
   }
-  // Binary data that is not MLIR bytecode (an ONNX model on stdin or under
-  // another name) would be quoted byte for byte by the parser's error.
-  llvm::StringRef bytes = (*file)->getBuffer();
-  if (!isBytecode((*file)->getMemBufferRef()) &&
-      bytes.take_front(4096).contains('\0')) {
-    fail("cannot parse '" + modelPath +
-         "': binary data that is not MLIR (text or bytecode); an ONNX model "
-         "must be given as a file whose name ends in .onnx");
-    return nullptr;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  return llmc::parseModelBuffer(std::move(*file), modelPath, ctx, sourceMgr);
 }
 
 /// The names of the entry's inputs and results as llmc shows them.
