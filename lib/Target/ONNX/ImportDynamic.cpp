@@ -252,6 +252,8 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     names.insert(d.name);
   std::optional<int64_t> bound;
   std::string boundFrom;
+  // The bounded dimension's name (the first free one when none is).
+  std::string boundName = free.front().name;
   for (const FreeDim &d : free) {
     const llvm::StringMapEntry<int64_t> *it = findBound(options, d);
     if (!it)
@@ -264,7 +266,9 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
       return nullptr;
     }
     bound = it->second;
-    boundFrom = "--dim-bound " + d.name;
+    // As the user wrote it: the dim_param's name or INPUT:INDEX.
+    boundFrom = "--dim-bound " + it->getKey().str();
+    boundName = d.name;
   }
   if (names.size() > 1) {
     for (const FreeDim &d : free) {
@@ -305,11 +309,11 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     return nullptr;
   }
   if (*bound < 3) {
-    emitError(loc) << "the bound of symbolic dimension '" << first.name
+    emitError(loc) << "the bound of symbolic dimension '" << boundName
                    << "' is " << *bound << " (from " << boundFrom
                    << "): a dynamic dimension needs a bound of at least 3; "
                       "pin it with --dim "
-                   << first.name << "=VALUE instead";
+                   << boundName << "=VALUE instead";
     return nullptr;
   }
 
@@ -352,7 +356,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
       std::optional<int64_t> own = inferSequenceBound(model.graph());
       if (own && *own < b)
         emitError(loc) << "the bound " << b << " of symbolic dimension '"
-                       << first.name << "' (from " << boundFrom
+                       << boundName << "' (from " << boundFrom
                        << ") exceeds the model's own limit, " << *own
                        << " positions (its position table or mask buffer): "
                           "use a bound of at most "
@@ -366,7 +370,7 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     }
     if (!module) {
       emitRemark(loc) << "while importing with symbolic dimension '"
-                      << first.name << "' = " << length
+                      << boundName << "' = " << length
                       << " (llmc imports a dynamic dimension at several "
                          "lengths up to its bound "
                       << b << ", from " << boundFrom << ")";
@@ -388,10 +392,10 @@ OwningOpRef<ModuleOp> onnx_import::importWithSequenceDim(
     merged = succeeded(generalizeSequenceLength(ops, lengths));
   }
   if (!merged) {
-    emitRemark(loc) << "symbolic dimension '" << first.name
+    emitRemark(loc) << "symbolic dimension '" << boundName
                     << "' stays dynamic only when the model varies with it "
                        "as a sequence length does; pin it with --dim "
-                    << first.name << "=VALUE to import one length";
+                    << boundName << "=VALUE to import one length";
     return nullptr;
   }
   return std::move(modules.front());
