@@ -24,16 +24,18 @@ static std::string toUTF8(llvm::StringRef text) {
 }
 
 /// `loc` in the JSON form of RecordedDiagnostic::location; file locations
-/// in `modelName` are marked "model" instead of naming it.
-static llvm::json::Value locationToJSON(Location loc,
-                                        llvm::StringRef modelName) {
-  auto toJSON = [&](Location part) { return locationToJSON(part, modelName); };
+/// in a file for which `isModel` holds are marked "model" instead of naming
+/// it.
+static llvm::json::Value
+locationToJSON(Location loc,
+               llvm::function_ref<bool(llvm::StringRef)> isModel) {
+  auto toJSON = [&](Location part) { return locationToJSON(part, isModel); };
   if (auto file = dyn_cast<FileLineColRange>(loc)) {
     llvm::json::Object object{
         {"line", static_cast<int64_t>(file.getStartLine())},
         {"column", static_cast<int64_t>(file.getStartColumn())},
     };
-    if (!modelName.empty() && file.getFilename().getValue() == modelName)
+    if (isModel(file.getFilename().getValue()))
       object["model"] = true;
     else
       object["file"] = toUTF8(file.getFilename().getValue());
@@ -127,49 +129,15 @@ static Location locationFromJSON(MLIRContext &ctx,
   return unknown;
 }
 
-static RecordedDiagnostic record(Diagnostic &diag, llvm::StringRef modelName) {
+static RecordedDiagnostic
+record(Diagnostic &diag, llvm::function_ref<bool(llvm::StringRef)> isModel) {
   RecordedDiagnostic r;
   r.severity = diag.getSeverity();
-  r.location = locationToJSON(diag.getLocation(), modelName);
+  r.location = locationToJSON(diag.getLocation(), isModel);
   r.message = toUTF8(diag.str());
   for (Diagnostic &note : diag.getNotes())
-    r.notes.push_back(record(note, modelName));
+    r.notes.push_back(record(note, isModel));
   return r;
-}
-
-DiagnosticRecorder::DiagnosticRecorder(MLIRContext &ctx,
-                                       llvm::StringRef modelName)
-    : ctx(ctx), modelName(modelName.str()) {
-  handlerID = ctx.getDiagEngine().registerHandler([this](Diagnostic &diag) {
-    DiagnosticSeverity severity = diag.getSeverity();
-    if (severity == DiagnosticSeverity::Warning ||
-        severity == DiagnosticSeverity::Remark)
-      diagnostics.push_back(record(diag, this->modelName));
-    return failure(); // The earlier handlers print it.
-  });
-}
-
-/// Replaces the "model" marks of `location` (RecordedDiagnostic::location)
-/// by `modelName`; whether it had any.
-static bool unmarkModel(llvm::json::Value &location,
-                        llvm::StringRef modelName) {
-  bool changed = false;
-  if (llvm::json::Array *parts = location.getAsArray()) {
-    for (llvm::json::Value &part : *parts)
-      changed |= unmarkModel(part, modelName);
-    return changed;
-  }
-  llvm::json::Object *object = location.getAsObject();
-  if (!object)
-    return false;
-  if (object->erase("model")) {
-    (*object)["file"] = toUTF8(modelName);
-    changed = true;
-  }
-  for (llvm::StringRef key : {"child", "callee", "caller", "fused"})
-    if (llvm::json::Value *part = object->get(key))
-      changed |= unmarkModel(*part, modelName);
-  return changed;
 }
 
 /// Whether the file `path` holds `"path"` (in a location written in it).
@@ -182,21 +150,25 @@ static bool namesItself(llvm::StringRef path) {
   return file && (*file)->getBuffer().contains(("\"" + path + "\"").str());
 }
 
-llvm::ArrayRef<RecordedDiagnostic> DiagnosticRecorder::getDiagnostics() {
-  if (!modelName.empty() && !checkedName) {
-    checkedName = true;
-    // Only when some location is marked (the file is read then).
-    std::vector<RecordedDiagnostic> unmarked = diagnostics;
-    bool marked = false;
-    for (RecordedDiagnostic &r : unmarked) {
-      marked |= unmarkModel(r.location, modelName);
-      for (RecordedDiagnostic &note : r.notes)
-        marked |= unmarkModel(note.location, modelName);
-    }
-    if (marked && namesItself(modelName))
-      diagnostics = std::move(unmarked);
-  }
-  return diagnostics;
+DiagnosticRecorder::DiagnosticRecorder(MLIRContext &ctx,
+                                       llvm::StringRef modelName)
+    : ctx(ctx), modelName(modelName.str()) {
+  handlerID = ctx.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+    DiagnosticSeverity severity = diag.getSeverity();
+    if (severity == DiagnosticSeverity::Warning ||
+        severity == DiagnosticSeverity::Remark)
+      diagnostics.push_back(record(
+          diag, [this](llvm::StringRef file) { return isModelFile(file); }));
+    return failure(); // The earlier handlers print it.
+  });
+}
+
+bool DiagnosticRecorder::isModelFile(llvm::StringRef file) {
+  if (modelName.empty() || file != modelName)
+    return false;
+  if (!modelNamesItself)
+    modelNamesItself = namesItself(modelName);
+  return !*modelNamesItself;
 }
 
 DiagnosticRecorder::~DiagnosticRecorder() {

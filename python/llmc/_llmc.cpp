@@ -107,6 +107,20 @@ void warnDiagnostics(const std::string &text) {
   }
 }
 
+/// warnDiagnostics(errors) in a constructor that has created `object`: when
+/// that raises, `destroy(object)` frees it first (a constructor that throws
+/// runs no destructor).
+template <typename T, typename Destroy>
+void warnDiagnosticsOrDestroy(const std::string &errors, T object,
+                              Destroy destroy) {
+  try {
+    warnDiagnostics(errors);
+  } catch (...) {
+    destroy(object);
+    throw;
+  }
+}
+
 /// An llmc context (all dialects registered), destroyed with the object.
 class Context {
 public:
@@ -283,17 +297,11 @@ public:
 
 private:
   /// Raises ValueError with `errors` when the model is null; otherwise
-  /// issues its warnings (destroying the model if that raises, since the
-  /// destructor does not run for a constructor that throws).
+  /// issues its warnings.
   void takeDiagnostics(const std::string &errors) {
     if (llmcCompiledModelIsNull(model))
       throw py::value_error(message(errors, "compilation failed"));
-    try {
-      warnDiagnostics(errors);
-    } catch (...) {
-      llmcCompiledModelDestroy(model);
-      throw;
-    }
+    warnDiagnosticsOrDestroy(errors, model, llmcCompiledModelDestroy);
   }
 
   LlmcCompiledModel model;
@@ -315,12 +323,7 @@ public:
     }
     if (llmcGenerationSessionIsNull(session))
       throw py::value_error(message(errors, "cannot create the session"));
-    try {
-      warnDiagnostics(errors);
-    } catch (...) {
-      llmcGenerationSessionDestroy(session);
-      throw;
-    }
+    warnDiagnosticsOrDestroy(errors, session, llmcGenerationSessionDestroy);
   }
   ~GenerationSession() { llmcGenerationSessionDestroy(session); }
   GenerationSession(const GenerationSession &) = delete;

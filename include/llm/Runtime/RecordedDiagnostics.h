@@ -21,6 +21,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,16 +55,21 @@ public:
   DiagnosticRecorder(const DiagnosticRecorder &) = delete;
   DiagnosticRecorder &operator=(const DiagnosticRecorder &) = delete;
 
-  /// The diagnostics recorded so far, in emission order. When the model's
-  /// file itself names `modelName` in quotes (a `loc("NAME":...)` written in
-  /// it, as a debug-info copy of another file has), its locations in that
-  /// name may mean another file, and keep the name.
-  llvm::ArrayRef<RecordedDiagnostic> getDiagnostics();
+  /// The diagnostics recorded so far, in emission order.
+  llvm::ArrayRef<RecordedDiagnostic> getDiagnostics() const {
+    return diagnostics;
+  }
 
 private:
+  /// Whether `file` is the model's own: its name, unless the model's file
+  /// itself quotes that name (a `loc("NAME":...)` written in it, as in a
+  /// debug-info copy of another file: such locations may mean the other
+  /// file, and keep the name). The file is read once, when first needed.
+  bool isModelFile(llvm::StringRef file);
+
   MLIRContext &ctx;
   std::string modelName;
-  bool checkedName = false;
+  std::optional<bool> modelNamesItself;
   DiagnosticEngine::HandlerID handlerID;
   std::vector<RecordedDiagnostic> diagnostics;
 };
