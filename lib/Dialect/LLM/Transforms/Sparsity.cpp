@@ -470,8 +470,9 @@ struct LLMSparsifyWeightsPass final
       if (!w.unstorable.empty()) {
         if (forced && *forced != 0) {
           emitError(w.op->getLoc(), "llm-sparsify-weights: format=")
-              << kFormats[*forced].name
-              << " for a weight that cannot be stored sparse: " << w.unstorable;
+              << kFormats[*forced].name << " for a weight [N=" << w.N
+              << ", K=" << w.K
+              << "] that cannot be stored sparse: " << w.unstorable;
           return signalPassFailure();
         }
         emitRemark(w.op->getLoc(), "llm-sparsify-weights: weight [N=")
@@ -499,21 +500,23 @@ struct LLMSparsifyWeightsPass final
       if (forced) {
         choice = *forced;
         if (kFormats[choice].name == "2:4" && !s.exact24) {
-          emitError(w.op->getLoc(), "llm-sparsify-weights: format=2:4 for a "
-                                    "weight that is not 2:4 (a group of 4 "
-                                    "along K holds more than 2 nonzeros)");
+          emitError(w.op->getLoc(),
+                    "llm-sparsify-weights: format=2:4 for a weight [N=")
+              << w.N << ", K=" << w.K
+              << "] that is not 2:4 (a group of 4 along K holds more than 2 "
+                 "nonzeros)";
           return signalPassFailure();
         }
         if (!hasKernel(choice, w)) {
           InFlightDiagnostic diag =
               emitError(w.op->getLoc(), "llm-sparsify-weights: format=")
-              << kFormats[choice].name;
+              << kFormats[choice].name << " for the weight [N=" << w.N
+              << ", K=" << w.K << "]";
           if (w.integer)
-            diag << " for the weight of an llm.matmul_integer: its sparse "
-                    "kernel takes bsr16x16 only";
+            diag << " of an llm.matmul_integer: its sparse kernel takes "
+                    "bsr16x16 only";
           else
-            diag << " for a weight with sub-channel scales in groups of "
-                 << w.groupSize
+            diag << " with sub-channel scales in groups of " << w.groupSize
                  << " along K: the sparse kernels take such scales with "
                     "blocks whose columns divide the group, and with 2:4 "
                     "for groups of a multiple of 32 (not CSR)";

@@ -9,7 +9,7 @@
 // one that does is recorded.
 // RUN: not llm-opt %s --llm-sparsify-weights=format=csr 2>&1 | FileCheck %s --check-prefix=CSR
 // RUN: llm-opt %s --llm-sparsify-weights=format=bsr1x4 2>/dev/null | FileCheck %s --check-prefix=BSR1X4
-// CSR: error: loc("grouped"): llm-sparsify-weights: format=csr for a weight with sub-channel scales in groups of 16 along K: the sparse kernels take such scales with blocks whose columns divide the group, and with 2:4 for groups of a multiple of 32 (not CSR)
+// CSR: error: loc("grouped"): llm-sparsify-weights: format=csr for the weight [N=16, K=32] with sub-channel scales in groups of 16 along K: the sparse kernels take such scales with blocks whose columns divide the group, and with 2:4 for groups of a multiple of 32 (not CSR)
 // BSR1X4-COUNT-6: format = "bsr1x4"
 
 // One 4x4 block of the four: BSR4, 18 bytes (16 levels + the 2-byte block

@@ -35,7 +35,7 @@
 
 // FORCE-COUNT-8: format = "csr"
 
-// NOT24: error: loc("dense"): llm-sparsify-weights: format=2:4 for a weight that is not 2:4
+// NOT24: error: loc("dense"): llm-sparsify-weights: format=2:4 for a weight [N=64, K=64] that is not 2:4
 // UNKNOWN: error: llm-sparsify-weights: unknown format 'ell'
 
 // target=gpu: the GPU kernels' formats only (2:4 on mma.sp, else dense), by
