@@ -372,8 +372,8 @@ LogicalResult Importer::importUnary(const onnx::NodeProto &node) {
   if (!isa<FloatType>(elemTypeOf(x)) &&
       !(arith && isa<IntegerType>(elemTypeOf(x)) &&
         !elemTypeOf(x).isInteger(1)))
-    return nodeError(node) << op << " on a runtime " << dtypeName(dtypeOf(**in))
-                           << " tensor is not supported (llm ops take f32, "
+    return nodeError(node) << op << " on runtime " << dtypeName(dtypeOf(**in))
+                           << " tensors is not supported (llm ops take f32, "
                               "f16 or bf16"
                            << (arith ? "; llm.neg/abs also f64, i8, i32, i64"
                                      : "")
@@ -884,8 +884,8 @@ LogicalResult Importer::importShrink(const onnx::NodeProto &node) {
          lambd = floatAttr(node, "lambd", 0.5f);
   int dtype = dtypeOf(**in);
   if (!isFloatDType(dtype))
-    return nodeError(node) << "Shrink of a " << dtypeName(dtype)
-                           << " tensor is not supported (float only)";
+    return nodeError(node) << "Shrink of " << dtypeName(dtype)
+                           << " tensors is not supported (float only)";
   if ((*in)->constant) {
     const ConstTensor &c = *(*in)->constant;
     setOutput(node, 0, c.map(c.dtype, [&](double v) {

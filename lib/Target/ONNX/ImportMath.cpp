@@ -353,8 +353,8 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
   if (failed(x))
     return failure();
   if (!isa<FloatType>(elemTypeOf(*x)))
-    return nodeError(node) << op << " on a runtime " << dtypeName(dtypeOf(**in))
-                           << " tensor is not supported (llm reductions take "
+    return nodeError(node) << op << " on runtime " << dtypeName(dtypeOf(**in))
+                           << " tensors is not supported (llm reductions take "
                               "f32, f16 or bf16)";
   SmallVector<int64_t> shape(shapeOf(*x));
   int64_t rank = shape.size();
@@ -451,9 +451,9 @@ LogicalResult Importer::importArgReduce(const onnx::NodeProto &node) {
   if (failed(x))
     return failure();
   if (!isa<FloatType>(elemTypeOf(*x)))
-    return nodeError(node) << node.op_type() << " on a "
+    return nodeError(node) << node.op_type() << " on "
                            << dtypeName(dtypeOf(**in))
-                           << " tensor is not supported (llm.argmax/argmin "
+                           << " tensors is not supported (llm.argmax/argmin "
                               "take f32, f16 or bf16)";
   SmallVector<int64_t> shape(shapeOf(*x));
   int64_t rank = shape.size();

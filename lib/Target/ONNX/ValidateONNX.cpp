@@ -181,8 +181,8 @@ static LogicalResult checkNode(onnx::NodeProto &node, int index, int64_t opset,
       for (int t : held)
         if (t != actual)
           return error() << "attribute '" << a.name() << "' is declared "
-                         << typeName(actual) << " but holds a " << typeName(t)
-                         << " value";
+                         << typeName(actual) << " but holds a value of type "
+                         << typeName(t);
       if (held.empty() && !isListType(actual))
         return error() << "attribute '" << a.name() << "' of type "
                        << typeName(actual) << " holds no value";
