@@ -517,7 +517,20 @@ void registerONNXDiagnosticHandler(MLIRContext &ctx) {
         os << "remark: ";
         break;
       }
-      os << d << "\n";
+      // The ONNX node of an op (the importer's `"node"("OpType")`; the first
+      // one of a fused op), unless the message names it already, as the
+      // importer's own errors do: the passes' diagnostics point at the node
+      // that a user can find in the model.
+      std::string text = d.str();
+      if (d.getSeverity() != DiagnosticSeverity::Note)
+        if (auto node = d.getLocation()->findInstanceOf<NameLoc>())
+          if (auto opType = dyn_cast<NameLoc>(node.getChildLoc());
+              opType && !node.getName().getValue().empty() &&
+              !StringRef(text).contains(
+                  ("'" + node.getName().getValue() + "'").str()))
+            os << "ONNX node '" << node.getName().getValue() << "' ("
+               << opType.getName().getValue() << "): ";
+      os << text << "\n";
     };
     print(diag);
     for (Diagnostic &note : diag.getNotes())
