@@ -1057,6 +1057,16 @@ def split_scalar():
     return model(nodes, [vi("x", I64, [])], [vi("y", I64, [])])
 
 
+def qkv():
+    """Three MatMuls of one input (an attention's q, k and v projections),
+    which llm-fuse merges into one matmul."""
+    nodes = [helper.make_node("MatMul", ["x", "w" + n], [n], name=n)
+             for n in "qkv"]
+    return model(nodes, [vi("x", F, [4, 32])],
+                 [vi(n, F, [4, 16]) for n in "qkv"],
+                 [init("w" + n, [32, 16]) for n in "qkv"])
+
+
 def matmul_vec():
     """MatMul with 1-D operands (numpy semantics)."""
     nodes = [helper.make_node("MatMul", ["v", "w"], ["y"], name="vec_mat"),
@@ -1072,7 +1082,7 @@ BUILDERS = {f.__name__: f for f in [
     slice_negative,
     embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
-    bad_output_shape, gemm_runtime_c, training_dropout, gather_float_indices,
+    bad_output_shape, gemm_runtime_c, qkv, training_dropout, gather_float_indices,
     and_float, runtime_logic, undefined_input, redefined_value, wrong_arity,
     no_output, split_scalar]}
 
