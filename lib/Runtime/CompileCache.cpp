@@ -12,6 +12,7 @@
 
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Support/JSON.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -655,6 +656,10 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   if (llvm::StringRef(h + 88, 16) != hashBytes(weightBytes))
     return makeError("weights checksum mismatch");
 
+  // llvm::json recurses per level: bound the nesting first (an entry's
+  // deepest values are the locations of its recorded diagnostics).
+  if (mlir::llm::exceedsJSONDepth(metadata, 256))
+    return makeError("bad metadata: nested more than 256 levels deep");
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(metadata);
   if (!json)
     return makeError("bad metadata: " + llvm::toString(json.takeError()));

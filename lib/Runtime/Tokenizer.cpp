@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Runtime/Tokenizer.h"
+#include "llm/Support/JSON.h"
 #include "llm/Support/LibraryPaths.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -958,6 +959,10 @@ llvm::Expected<llvm::json::Value> readJSON(StringRef path) {
   auto buffer = readFile(path);
   if (!buffer)
     return buffer.takeError();
+  // llvm::json recurses per level: bound the nesting first (Hugging Face
+  // tokenizer files have fewer than 10 levels).
+  if (mlir::llm::exceedsJSONDepth((*buffer)->getBuffer(), 64))
+    return fileError(path, "malformed JSON: nested more than 64 levels deep");
   llvm::Expected<llvm::json::Value> value =
       llvm::json::parse((*buffer)->getBuffer());
   if (!value)

@@ -254,6 +254,30 @@ TEST_F(CompileCacheTest, CorruptEntryIsRecompiled) {
   EXPECT_TRUE(warnings.empty());
 }
 
+// A warning at a location nested 300 levels deep (names within names): its
+// entry's metadata nests deeper than the loader takes (llvm::json recurses
+// per level), so the hit finds it corrupt and compiles again, without
+// overflowing the stack.
+TEST_F(CompileCacheTest, DeeplyNestedMetadataIsRefused) {
+  std::string loc = "\"model.mlir\":4:8";
+  for (int i = 0; i < 300; ++i)
+    loc = "\"n\"(" + loc + ")";
+  std::string model = kWarningModel;
+  size_t at = model.find("tensor<1x5xf32>\n  return");
+  ASSERT_NE(at, std::string::npos);
+  model.insert(at + std::strlen("tensor<1x5xf32>"), " loc(" + loc + ")");
+  CompileCache cache = makeCache();
+  CompileOptions options;
+  CacheEvent miss = compile(cache, options, nullptr, model.c_str());
+  EXPECT_EQ(miss.outcome, CacheOutcome::Miss);
+  ASSERT_EQ(messages.size(), 1u);
+  CacheEvent again = compile(cache, options, nullptr, model.c_str());
+  EXPECT_EQ(again.outcome, CacheOutcome::Miss);
+  EXPECT_EQ(again.detail, "corrupt entry (bad metadata: nested more than 256 "
+                          "levels deep): removed, recompiling; stored");
+  EXPECT_EQ(messages.size(), 2u);
+}
+
 TEST_F(CompileCacheTest, UnwritableDirectoryWarnsOnce) {
   // The cache directory's path is a regular file.
   {

@@ -8,7 +8,8 @@
 //
 // llvm::json::parse recurses once per nesting level, so a file of 100000
 // `[` overflows the stack. Files llmc reads (tuning caches, calibration
-// tables) have a few levels: their parsers check the nesting first.
+// tables, tokenizer files, compile-cache entries) have a few levels: their
+// parsers check the nesting first.
 //
 //===----------------------------------------------------------------------===//
 
