@@ -18,7 +18,9 @@
 #include "llm/Conversion/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Support/MLIRNesting.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Utils.h"
@@ -56,6 +58,11 @@ OwningOpRef<ModuleOp> mlir::llm::capi::parseModule(MLIRContext *ctx,
   // std::string is NUL-terminated). Without it the parser read past the
   // caller's buffer (found by llm-lower-fuzzer under ASan).
   std::string text = source.str();
+  if (!isBytecode(llvm::MemoryBufferRef(text, name)))
+    if (std::optional<std::string> why = checkMLIRNesting(text)) {
+      diags.addError("cannot parse '" + name + "': " + *why);
+      return nullptr;
+    }
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, config, name);
   if (!module && !diags.hadError())

@@ -22,10 +22,12 @@
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Pipelines/Pipelines.h"
+#include "llm/Support/MLIRNesting.h"
 #include "llm/Support/OutputFile.h"
 
 #include "llm/Codegen/Collectives.h"
 #include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -86,6 +88,13 @@ static mlir::LogicalResult runOpt(int argc, char **argv,
     llvm::errs() << errorMessage << "\n";
     return mlir::failure();
   }
+  // MLIR's parser recurses per nesting level: refuse what would overflow
+  // its stack.
+  if (!mlir::isBytecode(input->getMemBufferRef()))
+    if (std::optional<std::string> why =
+            mlir::llm::checkMLIRNesting(input->getBuffer()))
+      return fail(llvm::createStringError("cannot parse '" + inputFilename +
+                                          "': " + *why));
   llvm::Expected<std::unique_ptr<mlir::llm::OutputFile>> output =
       mlir::llm::OutputFile::open(outputFilename);
   if (!output)

@@ -15,6 +15,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #if LLMC_HAVE_ONNX
+#include "llm/Support/MLIRNesting.h"
 #include "llm/Target/ONNX/ImportONNX.h"
 #endif
 
@@ -88,6 +89,12 @@ llmc::parseModelBuffer(std::unique_ptr<llvm::MemoryBuffer> file,
          "must be given as a file whose name ends in .onnx");
     return nullptr;
   }
+  if (!isBytecode(file->getMemBufferRef()))
+    if (std::optional<std::string> why =
+            mlir::llm::checkMLIRNesting(file->getBuffer())) {
+      fail("cannot parse '" + path + "': " + *why);
+      return nullptr;
+    }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
 }
