@@ -14,6 +14,9 @@
 std::optional<size_t> mlir::llm::findMLIRNestingBeyond(llvm::StringRef text,
                                                        int64_t maxDepth) {
   llvm::SmallVector<char> open;
+  // Unary minus signs in a row (`- - d0` in an affine expression): the
+  // parser recurses once per sign.
+  int64_t minuses = 0;
   bool inString = false, escaped = false, inComment = false;
   for (size_t i = 0, e = text.size(); i < e; ++i) {
     char c = text[i];
@@ -30,6 +33,13 @@ std::optional<size_t> mlir::llm::findMLIRNestingBeyond(llvm::StringRef text,
         inString = false;
       continue;
     }
+    if (c == '-' && !(i + 1 < e && text[i + 1] == '>')) {
+      if (int64_t(open.size()) + ++minuses > maxDepth)
+        return i;
+      continue;
+    }
+    if (!llvm::isSpace(c))
+      minuses = 0;
     char closer = 0;
     switch (c) {
     case '"':
@@ -48,16 +58,14 @@ std::optional<size_t> mlir::llm::findMLIRNestingBeyond(llvm::StringRef text,
       closer = '}';
       break;
     case '<':
-      // A type or attribute's parameters follow its name; `<=` and a
-      // spaced comparison are not openers.
-      if (i > 0 && (llvm::isAlnum(text[i - 1]) ||
-                    llvm::is_contained("_.$", text[i - 1])))
+      // A type's or attribute's parameters (also after a space: `tuple
+      // <i32>`); `<=` is no opener.
+      if (!(i + 1 < e && text[i + 1] == '='))
         closer = '>';
       break;
     case '-':
       // `->` (function types, affine maps) closes nothing.
-      if (i + 1 < e && text[i + 1] == '>')
-        ++i;
+      ++i;
       continue;
     case '>':
       // Nor does `>=` (integer sets).
@@ -91,7 +99,7 @@ std::optional<std::string> mlir::llm::checkMLIRNesting(llvm::StringRef text) {
   size_t lineStart = before.rfind('\n');
   size_t column =
       *at - (lineStart == llvm::StringRef::npos ? 0 : lineStart + 1) + 1;
-  return "its brackets nest more than " + std::to_string(kMaxMLIRNesting) +
+  return "it nests more than " + std::to_string(kMaxMLIRNesting) +
          " levels deep (line " + std::to_string(line) + ", column " +
          std::to_string(column) + ")";
 }

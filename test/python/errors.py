@@ -71,12 +71,12 @@ expect(ValueError, llmc.compile, bad_path)
 deep = ("func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> attributes {a = " +
         "[" * 200000 + "]" * 200000 + "} {\n  return %x : tensor<2xf32>\n}\n")
 expect(ValueError, llmc.compile, deep)
-# CHECK-NEXT: ValueError: cannot parse '<string>': its brackets nest more than 1000 levels deep (line 1, column 1068)
+# CHECK-NEXT: ValueError: cannot parse '<string>': it nests more than 1000 levels deep (line 1, column 1068)
 deep_path = os.path.join(tmp, "deep.mlir")
 with open(deep_path, "w") as f:
     f.write(deep)
 expect(ValueError, llmc.compile, deep_path)
-# CHECK-NEXT: ValueError: cannot parse '{{.*}}deep.mlir': its brackets nest more than 1000 levels deep (line 1, column 1068)
+# CHECK-NEXT: ValueError: cannot parse '{{.*}}deep.mlir': it nests more than 1000 levels deep (line 1, column 1068)
 expect(FileNotFoundError, llmc.compile, os.path.join(tmp, "missing.mlir"))
 # CHECK-NEXT: FileNotFoundError: cannot open model '{{.*}}missing.mlir': no such file
 expect(TypeError, llmc.compile, 42)

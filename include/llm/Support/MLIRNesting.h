@@ -28,18 +28,21 @@ namespace mlir::llm {
 /// 50: regions, attribute arrays, types).
 constexpr int64_t kMaxMLIRNesting = 1000;
 
-/// The byte offset in MLIR source `text` of the bracket that first nests
-/// deeper than `maxDepth`, or none. Counted: `(`, `[`, `{` and a `<` that
-/// follows a name (`tensor<`, `!quant.uniform<`, `dense<`), each closed by
-/// its partner (a closer that does not match the innermost opener closes
-/// nothing, nor do `->` and `>=`). String literals (with their escapes) and
-/// `//` comments are skipped. Linear in the text; parses nothing else.
+/// The byte offset in MLIR source `text` of the bracket (or minus sign)
+/// that first nests deeper than `maxDepth`, or none. Counted: `(`, `[`,
+/// `{` and `<` (not `<=`), each closed by its partner (a closer that does
+/// not match the innermost opener closes nothing, nor do `->` and `>=`),
+/// plus the minus signs in a row at the innermost level (unary minus in
+/// affine expressions). String literals (with their escapes) and `//`
+/// comments are skipped. Linear in the text; parses nothing else. Depth
+/// built through aliases (`#a1 = [#a0]`) is not seen.
 std::optional<size_t> findMLIRNestingBeyond(llvm::StringRef text,
                                             int64_t maxDepth);
 
-/// Why MLIR text `text` is not parsed: its brackets nest more than
-/// kMaxMLIRNesting levels (the message names the line and column of the
-/// bracket), or none. Not for MLIR bytecode (its bytes are no brackets).
+/// Why MLIR text `text` is not parsed: it nests more than kMaxMLIRNesting
+/// levels as findMLIRNestingBeyond counts them (the message names the line
+/// and column where), or none. Not for MLIR bytecode (its bytes are no
+/// brackets).
 std::optional<std::string> checkMLIRNesting(llvm::StringRef text);
 
 } // namespace mlir::llm
