@@ -51,6 +51,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -500,8 +501,36 @@ private:
 
   /// `"<node name>"("<op type>")`, the location of every op of a node.
   Location nodeLoc(const onnx::NodeProto &node) {
-    return NameLoc::get(StringAttr::get(ctx, nodeName(node)),
-                        NameLoc::get(StringAttr::get(ctx, node.op_type())));
+    return NameLoc::get(
+        StringAttr::get(ctx, nodeName(node)),
+        NameLoc::get(StringAttr::get(ctx, printable(node.op_type()))));
+  }
+
+  /// `s` with its control characters escaped (`\n`, `\r`, `\t`, else
+  /// `\xHH`), so that a name from the model keeps a diagnostic on one line
+  /// and sends no terminal escape sequence; other bytes (UTF-8) as they are.
+  static std::string printable(llvm::StringRef s) {
+    std::string out;
+    for (unsigned char c : s) {
+      if (c >= 0x20 && c != 0x7f) {
+        out += char(c);
+        continue;
+      }
+      switch (c) {
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += "\\x" + llvm::utohexstr(c, /*LowerCase=*/true, /*Width=*/2);
+      }
+    }
+    return out;
   }
 
   /// The location of diagnostics about a node: the model file first, so
@@ -510,10 +539,12 @@ private:
     return FusedLoc::get(ctx, {fileLoc(), nodeLoc(node)});
   }
 
+  /// The node's name (control characters escaped, see printable), or
+  /// `<op type>_<index>` for a node without one.
   std::string nodeName(const onnx::NodeProto &node) {
     if (!node.name().empty())
-      return node.name();
-    return node.op_type() + "_" + std::to_string(nodeIndex);
+      return printable(node.name());
+    return printable(node.op_type()) + "_" + std::to_string(nodeIndex);
   }
 
   /// An error about the current node; the message starts with the node's
@@ -527,8 +558,9 @@ private:
     InFlightDiagnostic diag = severity == DiagnosticSeverity::Error
                                   ? emitError(loc)
                                   : emitWarning(loc);
-    diag << "ONNX node '" << nodeName(node) << "' (" << node.op_type()
-         << ", opset " << (declaredOpset ? declaredOpset : opset);
+    diag << "ONNX node '" << nodeName(node) << "' ("
+         << printable(node.op_type()) << ", opset "
+         << (declaredOpset ? declaredOpset : opset);
     if (declaredOpset)
       diag << " converted to " << opset;
     diag << "): ";

@@ -219,6 +219,15 @@ def unsupported_op():
     return model(nodes, [vi("x", F, [3, 3])], [vi("y", F, [])])
 
 
+def control_names():
+    """Node names with control characters: Det (unsupported) named
+    "de<newline>t", after a MatMul named "fc<ESC>[31m<tab>"."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="fc\x1b[31m\t"),
+             helper.make_node("Det", ["h"], ["y"], name="de\nt")]
+    return model(nodes, [vi("x", F, [3, 3])], [vi("y", F, [])],
+                 [init("w", [3, 3])])
+
+
 def nonzero_const():
     """NonZero of a 2-D constant, folded: indices [2, count] in row-major
     order, added (as f32) to a runtime input."""
@@ -1080,7 +1089,7 @@ BUILDERS = {f.__name__: f for f in [
     old_opset_undefined_output, old_opset_graph_attribute, old_opset_huge_dim,
     two_default_opsets, elementwise, shape_plumbing, norms, data_movement, slice_runtime,
     slice_negative,
-    embedding, unsupported_op, runtime_where, const_cond_where, dequantize,
+    embedding, unsupported_op, control_names, runtime_where, const_cond_where, dequantize,
     gather_axis1_runtime, double_input, old_opset, matmul_bad, matmul_vec,
     bad_output_shape, gemm_runtime_c, qkv, training_dropout, gather_float_indices,
     and_float, runtime_logic, undefined_input, redefined_value, wrong_arity,
