@@ -13,6 +13,7 @@
 #include "llm/Runtime/CompileCache.h"
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Support/JSON.h"
+#include "llm/Support/MLIRNesting.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -656,10 +657,14 @@ static llvm::Error parseEntry(llvm::StringRef bytes, CompiledObject &object,
   if (llvm::StringRef(h + 88, 16) != hashBytes(weightBytes))
     return makeError("weights checksum mismatch");
 
-  // llvm::json recurses per level: bound the nesting first (an entry's
-  // deepest values are the locations of its recorded diagnostics).
-  if (mlir::llm::exceedsJSONDepth(metadata, 256))
-    return makeError("bad metadata: nested more than 256 levels deep");
+  // llvm::json recurses per level: bound the nesting first. An entry's
+  // deepest values are the locations of its recorded diagnostics, at most
+  // two levels per level of the MLIR text, which llmc's tools parse up to
+  // kMaxMLIRNesting levels deep; the bound leaves room for those.
+  constexpr int64_t kMaxMetadataDepth = 2 * mlir::llm::kMaxMLIRNesting + 64;
+  if (mlir::llm::exceedsJSONDepth(metadata, kMaxMetadataDepth))
+    return makeError("bad metadata: nested more than " +
+                     llvm::Twine(kMaxMetadataDepth) + " levels deep");
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(metadata);
   if (!json)
     return makeError("bad metadata: " + llvm::toString(json.takeError()));
