@@ -10,6 +10,9 @@
 #   array.mlir: an array attribute nested 200000 levels deep;
 #   tuple.mlir: an argument type tuple<() -> tuple<() -> ...>> 100000 deep
 #     (the `>` of each `->` closes nothing);
+#   spaced.mlir: tuple <tuple <...>> with a space before each `<`, 100000
+#     deep;
+#   minus.mlir: an affine map of 100000 unary minus signs in a row;
 #   ok.mlir: a valid model whose string attribute, comment and location
 #     hold 5000 unmatched brackets each, and whose arrays nest 900 deep.
 #
@@ -33,6 +36,10 @@ write("array.mlir", "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32>"
 n = 100000
 write("tuple.mlir", "func.func @main(%x: " + "tuple<() -> " * n + "i32" +
       ">" * n + ") {\n  return\n}\n")
+write("spaced.mlir", "func.func @main(%x: " + "tuple <" * n + "i32" +
+      ">" * n + ") {\n  return\n}\n")
+write("minus.mlir", "#m = affine_map<(d0) -> (" + "- " * n + "d0)>\n"
+      "func.func @main() attributes {m = #m} {\n  return\n}\n")
 write("ok.mlir", "// " + "(" * 5000 + "\n"
       "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32>"
       " attributes {s = \"" + "[" * 5000 + "\\\"\", a = " + "[" * 900 +
