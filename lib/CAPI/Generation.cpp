@@ -25,7 +25,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace mlir::llm::runtime;
@@ -69,15 +68,7 @@ LlmcGenerationSession llmcGenerationSessionCreateFromFile(
     return LlmcGenerationSession{nullptr};
 #endif
   } else {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
-    if (!buffer) {
-      diags.addError("cannot open model '" + file +
-                     "': " + buffer.getError().message());
-      return LlmcGenerationSession{nullptr};
-    }
-    module = mlir::llm::capi::parseModule(context, (*buffer)->getBuffer(), file,
-                                          diags);
+    module = mlir::llm::capi::parseModuleFile(context, file, diags);
   }
   if (!module) {
     if (!diags.hadError())

@@ -29,6 +29,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <mutex>
 
@@ -68,6 +69,19 @@ OwningOpRef<ModuleOp> mlir::llm::capi::parseModule(MLIRContext *ctx,
   if (!module && !diags.hadError())
     diags.addError("cannot parse '" + name + "'");
   return module;
+}
+
+OwningOpRef<ModuleOp>
+mlir::llm::capi::parseModuleFile(MLIRContext *ctx, StringRef file,
+                                 DiagnosticCapture &diags) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+  if (!buffer) {
+    diags.addError("cannot open model '" + file +
+                   "': " + buffer.getError().message());
+    return nullptr;
+  }
+  return parseModule(ctx, (*buffer)->getBuffer(), file, diags);
 }
 
 MlirModule llmcParseModule(MlirContext ctx, MlirStringRef source,

@@ -269,15 +269,7 @@ llmcCompiledModelCreateFromFile(MlirContext ctx, MlirStringRef path,
                                                   : "no such file"));
       return nullptr;
     }
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
-    if (!buffer) {
-      diags.addError("cannot open model '" + file +
-                     "': " + buffer.getError().message());
-      return nullptr;
-    }
-    return mlir::llm::capi::parseModule(context, (*buffer)->getBuffer(), file,
-                                        diags);
+    return mlir::llm::capi::parseModuleFile(context, file, diags);
   };
   return createModel(context, unwrap(target), unwrap(options), file, digest,
                      load, diags);

@@ -52,6 +52,11 @@ bool parseCompileOptions(StringRef text, runtime::CompileOptions &options,
 OwningOpRef<ModuleOp> parseModule(MLIRContext *ctx, StringRef source,
                                   StringRef name, DiagnosticCapture &diags);
 
+/// parseModule of the contents of `file` (named by it); null after adding
+/// the error ("cannot open model ...") or capturing the parser's.
+OwningOpRef<ModuleOp> parseModuleFile(MLIRContext *ctx, StringRef file,
+                                      DiagnosticCapture &diags);
+
 /// llmcImportONNXFile with the caller's capture: imports the ONNX model in
 /// `file` with the --dim values `dims` into `ctx`; null after adding or
 /// capturing the error. The import's warnings and remarks pass through the
