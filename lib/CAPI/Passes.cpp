@@ -20,11 +20,11 @@
 #include "llm/Pipelines/Pipelines.h"
 #include "llm/Support/MLIRNesting.h"
 
-#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -53,21 +53,35 @@ OwningOpRef<ModuleOp> mlir::llm::capi::parseModule(MLIRContext *ctx,
                                                    DiagnosticCapture &diags) {
   if (name.empty())
     name = "<source>";
-  ParserConfig config(ctx);
+  ParserConfig config(ctx, /*verifyAfterParse=*/false);
   // MLIR's lexer finds the end of its buffer by a trailing NUL, which an
   // MlirStringRef (pointer + length) does not promise: parse a copy (a
   // std::string is NUL-terminated). Without it the parser read past the
   // caller's buffer (found by llm-lower-fuzzer under ASan).
   std::string text = source.str();
-  if (!isBytecode(llvm::MemoryBufferRef(text, name)))
-    if (std::optional<std::string> why = checkMLIRNesting(text)) {
-      diags.addError("cannot parse '" + name + "': " + *why);
-      return nullptr;
-    }
+  if (std::optional<std::string> why =
+          checkMLIRNesting(llvm::MemoryBufferRef(text, name))) {
+    diags.addError("cannot parse '" + name + "': " + *why);
+    return nullptr;
+  }
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, config, name);
-  if (!module && !diags.hadError())
-    diags.addError("cannot parse '" + name + "'");
+  if (!module) {
+    if (!diags.hadError())
+      diags.addError("cannot parse '" + name + "'");
+    return nullptr;
+  }
+  // Depth built by aliases or bytecode, which the text check cannot see;
+  // verified after it, as verifiers recurse too.
+  if (std::optional<std::string> why = checkIRNesting(*module)) {
+    diags.addError("cannot parse '" + name + "': " + *why);
+    return nullptr;
+  }
+  if (failed(verify(*module))) {
+    if (!diags.hadError())
+      diags.addError("cannot parse '" + name + "': the module does not verify");
+    return nullptr;
+  }
   return module;
 }
 

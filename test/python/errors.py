@@ -77,6 +77,14 @@ with open(deep_path, "w") as f:
     f.write(deep)
 expect(ValueError, llmc.compile, deep_path)
 # CHECK-NEXT: ValueError: cannot parse '{{.*}}deep.mlir': it nests more than 1000 levels deep (line 1, column 1068)
+# Depth built by aliases, each line shallow, parses but overflowed the
+# printers' and walkers' stack: refused after parsing, naming the op.
+aliased = "#a0 = [1]\n" + "".join(
+    "#a%d = [#a%d]\n" % (i, i - 1) for i in range(1, 20000)) + (
+    "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> attributes "
+    "{a = #a19999} {\n  return %x : tensor<2xf32>\n}\n")
+expect(ValueError, llmc.compile, aliased)
+# CHECK-NEXT: ValueError: cannot parse '<string>': it nests more than 1000 levels deep (op 'func.func' at line 20001, column 1)
 expect(FileNotFoundError, llmc.compile, os.path.join(tmp, "missing.mlir"))
 # CHECK-NEXT: FileNotFoundError: cannot open model '{{.*}}missing.mlir': no such file
 expect(TypeError, llmc.compile, 42)

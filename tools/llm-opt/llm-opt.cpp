@@ -27,7 +27,6 @@
 
 #include "llm/Codegen/Collectives.h"
 #include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
-#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -55,6 +54,13 @@ static mlir::LogicalResult runOpt(int argc, char **argv,
                                   llvm::StringRef outputFilename,
                                   mlir::DialectRegistry &registry) {
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // Depth built by aliases or bytecode parses but overflows the stack of the
+  // printer and of the passes' walkers: llm-verify-nesting runs first.
+  config.setPassPipelineSetupFn(
+      [given = mlir::MlirOptMainConfig(config)](mlir::PassManager &pm) {
+        pm.addPass(mlir::llm::createLLMVerifyNestingPass());
+        return given.setupPassPipeline(pm);
+      });
   // These print a list and open no file.
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::MlirOptMain(argc, argv, inputFilename, outputFilename,
@@ -90,11 +96,10 @@ static mlir::LogicalResult runOpt(int argc, char **argv,
   }
   // MLIR's parser recurses per nesting level: refuse what would overflow
   // its stack.
-  if (!mlir::isBytecode(input->getMemBufferRef()))
-    if (std::optional<std::string> why =
-            mlir::llm::checkMLIRNesting(input->getBuffer()))
-      return fail(llvm::createStringError("cannot parse '" + inputFilename +
-                                          "': " + *why));
+  if (std::optional<std::string> why =
+          mlir::llm::checkMLIRNesting(input->getMemBufferRef()))
+    return fail(llvm::createStringError("cannot parse '" + inputFilename +
+                                        "': " + *why));
   llvm::Expected<std::unique_ptr<mlir::llm::OutputFile>> output =
       mlir::llm::OutputFile::open(outputFilename);
   if (!output)

@@ -9,6 +9,7 @@
 #include "Generate.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
@@ -89,12 +90,23 @@ llmc::parseModelBuffer(std::unique_ptr<llvm::MemoryBuffer> file,
          "must be given as a file whose name ends in .onnx");
     return nullptr;
   }
-  if (!isBytecode(file->getMemBufferRef()))
-    if (std::optional<std::string> why =
-            mlir::llm::checkMLIRNesting(file->getBuffer())) {
-      fail("cannot parse '" + path + "': " + *why);
-      return nullptr;
-    }
+  if (std::optional<std::string> why =
+          mlir::llm::checkMLIRNesting(file->getMemBufferRef())) {
+    fail("cannot parse '" + path + "': " + *why);
+    return nullptr;
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  // Verified after the depth check: verifiers recurse too.
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      sourceMgr, ParserConfig(&ctx, /*verifyAfterParse=*/false));
+  if (!module)
+    return nullptr;
+  // Depth built by aliases or bytecode, which the text check cannot see.
+  if (std::optional<std::string> why = mlir::llm::checkIRNesting(*module)) {
+    fail("cannot parse '" + path + "': " + *why);
+    return nullptr;
+  }
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
 }

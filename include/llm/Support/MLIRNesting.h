@@ -9,7 +9,10 @@
 // MLIR's parser recurses once or more per nesting level of attributes,
 // types and regions, so a model of 200000 `[` (an array attribute) or
 // `tuple<` overflows the stack. llmc, llm-opt and the C API check the
-// nesting of MLIR text before they parse it.
+// nesting of MLIR text before they parse it. Depth the text does not show
+// (aliases: `#a1 = [#a0]`, `#a2 = [#a1]`, ...; MLIR bytecode) parses, but
+// overflows the stack of MLIR's printers, walkers and verifiers; the
+// parsed IR is checked as well (checkIRNesting).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +20,16 @@
 #define LLM_SUPPORT_MLIRNESTING_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+
+namespace mlir {
+class Location;
+class Operation;
+} // namespace mlir
 
 namespace mlir::llm {
 
@@ -39,11 +48,31 @@ constexpr int64_t kMaxMLIRNesting = 1000;
 std::optional<size_t> findMLIRNestingBeyond(llvm::StringRef text,
                                             int64_t maxDepth);
 
-/// Why MLIR text `text` is not parsed: it nests more than kMaxMLIRNesting
-/// levels as findMLIRNestingBeyond counts them (the message names the line
-/// and column where), or none. Not for MLIR bytecode (its bytes are no
-/// brackets).
-std::optional<std::string> checkMLIRNesting(llvm::StringRef text);
+/// Why the MLIR in `buffer` is not parsed: its text nests more than
+/// kMaxMLIRNesting levels as findMLIRNestingBeyond counts them (the message
+/// names the line and column where), or none. MLIR bytecode (its bytes are
+/// no brackets) is not scanned: none; check what it parses to with
+/// checkIRNesting.
+std::optional<std::string> checkMLIRNesting(llvm::MemoryBufferRef buffer);
+
+/// Why the parsed IR under `root` (itself included) is refused: an op
+/// nests more than `maxDepth` levels, counting the regions it sits in
+/// below `root` plus the depth of what it holds (its attributes, inherent
+/// ones included, its result and block argument types, and its location):
+/// an attribute, type or location with no sub-element is 1 level, one with
+/// sub-elements (an array's elements, a tuple's types, a call site's
+/// callee and caller) 1 more than its deepest. Such IR parses from aliases
+/// or bytecode but overflows the stack of MLIR's recursive printers and
+/// walkers. The message names the first such op in pre-order and, when
+/// its location holds a file location, the line and column
+/// (`it nests more than 1000 levels deep (op 'func.func' at line 3,
+/// column 1)`); none when the IR is within bounds. When `at` is given, it
+/// receives that op's location, or an unknown location when the location
+/// is itself too deep to print. Iterative (no recursion per level); each
+/// distinct attribute or type is measured once.
+std::optional<std::string> checkIRNesting(mlir::Operation *root,
+                                          int64_t maxDepth = kMaxMLIRNesting,
+                                          mlir::Location *at = nullptr);
 
 } // namespace mlir::llm
 

@@ -13,6 +13,9 @@
 #   spaced.mlir: tuple <tuple <...>> with a space before each `<`, 100000
 #     deep;
 #   minus.mlir: an affine map of 100000 unary minus signs in a row;
+#   alias.mlir: an attribute of @main nested 20000 levels deep through
+#     aliases (`#a1 = [#a0]`, ...), each line shallow;
+#   loc.mlir: an op whose location nests 20000 call sites through aliases;
 #   ok.mlir: a valid model whose string attribute, comment and location
 #     hold 5000 unmatched brackets each, and whose arrays nest 900 deep.
 #
@@ -40,6 +43,17 @@ write("spaced.mlir", "func.func @main(%x: " + "tuple <" * n + "i32" +
       ">" * n + ") {\n  return\n}\n")
 write("minus.mlir", "#m = affine_map<(d0) -> (" + "- " * n + "d0)>\n"
       "func.func @main() attributes {m = #m} {\n  return\n}\n")
+n = 20000
+write("alias.mlir", "#a0 = [1]\n" +
+      "".join("#a%d = [#a%d]\n" % (i, i - 1) for i in range(1, n)) +
+      "func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> attributes "
+      "{a = #a%d} {\n  return %%x : tensor<2xf32>\n}\n" % (n - 1))
+write("loc.mlir", "#l0 = loc(\"x\":1:1)\n" +
+      "".join("#l%d = loc(callsite(#l%d at \"y\":1:1))\n" % (i, i - 1)
+              for i in range(1, n)) +
+      "func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %%y = llm.add %%x, %%x : (tensor<2xf32>, tensor<2xf32>) -> "
+      "tensor<2xf32> loc(#l%d)\n  return %%y : tensor<2xf32>\n}\n" % (n - 1))
 write("ok.mlir", "// " + "(" * 5000 + "\n"
       "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32>"
       " attributes {s = \"" + "[" * 5000 + "\\\"\", a = " + "[" * 900 +

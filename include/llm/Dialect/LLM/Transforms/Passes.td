@@ -863,6 +863,30 @@ def LLMVerifyCallGraphPass
   ];
 }
 
+def LLMVerifyNestingPass : Pass<"llm-verify-nesting"> {
+  let summary = "Refuse IR nested too deeply for MLIR's recursive walkers";
+  let description = [{
+    MLIR's printers, walkers and verifiers recurse once or more per level of
+    region and attribute nesting, and overflow the stack (a segmentation
+    fault: 20000 levels crashed llm-opt's printer). IR that deep parses from text through aliases
+    (`#a1 = [#a0]`, `#a2 = [#a1]`, ..., each line shallow) or from bytecode.
+    This pass fails, with one error at the op (`it nests more than 1000
+    levels deep (op 'func.func' at line 20001, column 1)`), when an op nests
+    more than `max-depth` levels: the regions between it and the pass's
+    anchor plus the depth of its attributes, types and location (one level
+    per sub-element; `checkIRNesting` in `llm/Support/MLIRNesting.h`, which
+    also documents the count). The walk is iterative and measures each
+    distinct attribute or type once, so it costs time linear in the IR.
+
+    `llm-opt` runs it before the pass pipeline it is given; `llmc`, the C
+    API and Python check each module they parse the same way.
+  }];
+  let options = [
+    Option<"maxDepth", "max-depth", "int64_t", /*default=*/"1000",
+           "Most levels an op may nest (regions plus attribute depth)">,
+  ];
+}
+
 def LLMGuardDimBoundsPass : Pass<"llm-guard-dim-bounds", "::mlir::ModuleOp"> {
   let summary = "Check the declared sequence bounds and guard them at entry";
   let description = [{
