@@ -346,18 +346,20 @@ def rope(x, positions, mode="rotate_half", theta=10000.0, dtype=None):
 
 
 def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None,
-              kv_length=None, layout="bhsd"):
+              kv_length=None, layout="bhsd", excluded_score=None):
   """llm.attention: softmax(scale * Q K^T + mask) V with grouped-query heads
   (query head h reads kv head h // (Hq / Hkv)), an optional float (added) or
   bool (keep where true) mask broadcast to [B, Hq, Sq, Skv], and an optional
   causal rule j <= i + (L - Sq). `kv_length` L (a scalar or 0-d array,
   clamped to [0, Skv]; default Skv) keeps only the positions j < L. Excluded
   positions get weight 0; a row whose positions are all excluded yields 0.
+  `excluded_score` e (with a bool mask): the positions the mask excludes
+  score e (an f32 value) instead of being excluded.
   layout="bshd": query, key, value and the result are [B, S, H, D]."""
   if layout == "bshd":
     out = attention(np.swapaxes(np.asarray(query), 1, 2), np.swapaxes(np.asarray(key), 1, 2),
                     np.swapaxes(np.asarray(value), 1, 2), mask, causal, scale, dtype,
-                    kv_length)
+                    kv_length, excluded_score=excluded_score)
     return np.ascontiguousarray(np.swapaxes(out, 1, 2))
   assert layout == "bhsd"
   dtype = dtype or dtype_of(query)
@@ -377,7 +379,10 @@ def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None
   keep = np.ones(s.shape, dtype=bool)
   if mask is not None:
     mask = np.asarray(mask)
-    if mask.dtype == np.bool_:
+    if mask.dtype == np.bool_ and excluded_score is not None:
+      s = np.where(np.broadcast_to(mask, s.shape), s,
+                   float(np.float32(excluded_score)))
+    elif mask.dtype == np.bool_:
       keep &= np.broadcast_to(mask, s.shape)
     else:
       s = s + np.broadcast_to(_f64(mask), s.shape)

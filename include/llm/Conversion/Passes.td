@@ -69,9 +69,9 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
     * `attention` with `attention=materialized` -> grouped-query attention
       without copying K/V: `q` reshaped to `[B*Hkv, G*Sq, D]`, `batch_matmul`
       for `Q K^T` and `P V`, scale, mask (float: added; `i1`: keep where true)
-      causal and `kv_length` exclusion in one generic, a numerically stable
-      softmax whose
-      fully masked rows give 0 (the `[B, Hq, Sq, Skv]` score matrix is
+      (or `excluded_score` where an `i1` mask is false), causal and
+      `kv_length` exclusion in one generic, a numerically stable softmax
+      whose rows with every position dropped give 0 (the `[B, Hq, Sq, Skv]` score matrix is
       materialized).
     * `embedding` -> generic with `tensor.extract` from the table (negative
       ids + V, then clamped to `[0, V-1]`); `transpose` -> `linalg.transpose`;

@@ -192,9 +192,10 @@ struct RopeLowering : LLMLowering<RopeOp> {
 // llm.attention q[B,Hq,Sq,D], k[B,Hkv,Skv,D], v[B,Hkv,Skv,Dv] ->
 //   q' = reshape q to [B*Hkv, G*Sq, D] (G = Hq/Hkv; expand + collapse, no
 //   copy of K/V); s = linalg.batch_matmul(q', k'^T) (f32);
-//   view s as [B,Hkv,G,Sq,Skv]; logits = s*scale (+ mask | mask ? : -inf)
-//   (causal: -inf where j > i + Skv - Sq); softmax over Skv with masked
-//   entries and fully masked rows giving 0; o = batch_matmul(p, v');
+//   view s as [B,Hkv,G,Sq,Skv]; logits = s*scale (+ mask | mask ? :
+//   excluded_score or -inf) (causal: -inf where j > i + Skv - Sq); softmax
+//   over Skv with -inf entries and rows of -inf only giving 0;
+//   o = batch_matmul(p, v');
 //   reshape o back to [B,Hq,Sq,Dv].
 // Layout bshd: q, k, v are first transposed to [B,H,S,D] (linalg.transpose)
 //   and the result back to [B,Sq,Hq,Dv] (the reference path; the flash
@@ -336,6 +337,9 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
       maps.push_back(AffineMap::get(5, 0, {}, ctx));
     }
     bool causal = op.getCausal();
+    std::optional<double> excludedScore;
+    if (FloatAttr e = op.getExcludedScoreAttr())
+      excludedScore = e.getValueAsDouble();
     // Run-time Sq and Skv where dynamic (used by the causal limit and the
     // clamp of L).
     Value sqV, skvV;
@@ -356,8 +360,11 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
             ninf = arith::ConstantOp::create(b, l, negInfF32(b));
           if (mask && !boolMask)
             val = arith::AddFOp::create(b, l, val, a[1]);
+          // excluded_score e: an excluded position scores e instead.
           if (mask && boolMask)
-            val = arith::SelectOp::create(b, l, a[1], val, ninf);
+            val = arith::SelectOp::create(
+                b, l, a[1], val,
+                excludedScore ? f32Const(b, l, *excludedScore) : ninf);
           auto sizeOf = [&](Value v, int64_t c) -> Value {
             return v ? v : indexConst(b, l, c);
           };

@@ -16,7 +16,7 @@
 //     scf.for j in [0, nkv) {                           // key/value tile j
 //       s     = Q_t K_j^T                               // [Tq, Tk] matmul
 //                                                       // (K_j^T copied first)
-//       x     = scale * s (+ mask | mask ? : -inf), excluded -> -inf
+//       x     = scale * s (+ mask | mask ? : e or -inf), excluded -> -inf
 //       m'    = max(m, rowmax(x))
 //       p     = exp(x - m'), alpha = exp(m - m')
 //       l     = l * alpha + rowsum(p)
@@ -37,6 +37,11 @@
 // to ceil(L / Tk) (with `causal`, at most to the causal limit computed from
 // L), and the columns >= L of the last tile are excluded; L = 0 visits no
 // tile (zeros).
+//
+// `excluded_score` e: the columns an i1 mask excludes score e instead of
+// -inf (every other exclusion stays -inf), so a row the mask excludes
+// entirely weighs its remaining columns equally, as the online softmax of
+// finite scores does.
 //
 // A dynamic (`?`) query or key/value sequence length: the tiles keep their
 // static shapes [Tq, ...] / [Tk, ...], the number of query tiles
@@ -232,6 +237,9 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     double scale = op.getScale() ? op.getScale()->convertToDouble()
                                  : 1.0 / std::sqrt(double(dh));
     bool causal = op.getCausal();
+    std::optional<double> excludedScore;
+    if (FloatAttr e = op.getExcludedScoreAttr())
+      excludedScore = e.getValueAsDouble();
 
     // Static tile sizes, clamped to the static sequences.
     int64_t tq = dynQ ? queryTile : std::min(queryTile, sq);
@@ -530,7 +538,12 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
               keep =
                   keep ? arith::AndIOp::create(nb, nl, keep, c).getResult() : c;
             };
-            if (mask && boolMask)
+            // excluded_score e: an excluded position scores e (it is not
+            // dropped as the other exclusions below are).
+            if (mask && boolMask && excludedScore)
+              val = arith::SelectOp::create(nb, nl, a[1], val,
+                                            f32Const(nb, nl, *excludedScore));
+            else if (mask && boolMask)
               both(a[1]);
             if (causal || partialK || lenV) {
               Value col = arith::AddIOp::create(

@@ -393,6 +393,30 @@ func.func @attention_scale(%q: tensor<1x8x16x32xf32>) {
 
 // -----
 
+func.func @attention_excluded_score_inf(%q: tensor<1x8x16x32xf32>, %m: tensor<16x16xi1>) {
+  // expected-error @+1 {{'llm.attention' op excluded_score must be finite (without it, the excluded positions are dropped)}}
+  %0 = llm.attention %q, %q, %q mask %m {excluded_score = 0xFF800000 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<16x16xi1>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_excluded_score_float_mask(%q: tensor<1x8x16x32xf32>, %m: tensor<16x16xf32>) {
+  // expected-error @+1 {{'llm.attention' op excluded_score needs an i1 mask (the score of the positions it excludes)}}
+  %0 = llm.attention %q, %q, %q mask %m {excluded_score = -1.0e+30 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<16x16xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_excluded_score_no_mask(%q: tensor<1x8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op excluded_score needs an i1 mask}}
+  %0 = llm.attention %q, %q, %q {excluded_score = -1.0e+30 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
 func.func @embedding_table(%t: tensor<50xf32>, %ids: tensor<8xi64>) {
   // expected-error @+2 {{'llm.embedding' table must have rank 2 ([V, D]), got rank 1}}
   // expected-error @+1 {{'llm.embedding' op failed to infer returned types}}

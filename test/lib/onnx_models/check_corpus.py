@@ -83,6 +83,8 @@ def recomposed(family, layers):
         return want
     if family.startswith("sdpa"):
         return {"attention": L, "layer_norm": 2 * L, "gelu": L}
+    if family == "bloom_left_pad":
+        return {"attention": L, "layer_norm": 2 * L, "gelu": L}
     raise ValueError(family)
 
 

@@ -45,6 +45,12 @@ weights; default sizes deliberately uncommon: d = 48, 3 heads of 16, batch
               encoder_kpm with src_key_padding_mask, encoder_causal with a
               causal src_mask (generate_square_subsequent_mask), encoder_gelu
               norm_first with activation="gelu".
+  bloom_left_pad
+              BLOOM / Falcon-style attention: scores.masked_fill(mask,
+              finfo.min) with a bool mask made at run time of a padding
+              input (left padding: the first two positions of the last
+              batch index, so two query rows exclude every key) and the
+              causal triangle; post-LayerNorm GELU MLP.
   sdpa        F.scaled_dot_product_attention as torch >= 2.0 exports it
               (torch 1.13 has no SDPA, so its ONNX symbolic is written out:
               q * sqrt(scale) @ (k^T * sqrt(scale)), a causal mask built
@@ -414,6 +420,54 @@ class Bert(nn.Module):
         return h
 
 
+class BloomStyleLayer(nn.Module):
+    """Attention as BLOOM's and Falcon's modeling code writes it: a fused
+    query_key_value linear, `scores.masked_fill(mask, finfo.min)` with a
+    bool mask (True where excluded) built at run time from the padding
+    input and the causal triangle, softmax, a dense output, residual and
+    post-LayerNorm, then a GELU MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.query_key_value = nn.Linear(D, 3 * D)
+        self.dense = nn.Linear(D, D)
+        self.ln1 = nn.LayerNorm(D)
+        self.fc1 = nn.Linear(D, 2 * D)
+        self.fc2 = nn.Linear(2 * D, D)
+        self.ln2 = nn.LayerNorm(D)
+
+    def forward(self, h, excluded):
+        b, t, _ = h.shape
+        hd = D // HEADS
+        q, k, v = self.query_key_value(h).split(D, dim=-1)
+        q = q.view(b, t, HEADS, hd).transpose(1, 2)
+        k = k.view(b, t, HEADS, hd).transpose(1, 2)
+        v = v.view(b, t, HEADS, hd).transpose(1, 2)
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hd)
+        scores = scores.masked_fill(excluded, torch.finfo(scores.dtype).min)
+        a = torch.matmul(F.softmax(scores, dim=-1), v)
+        a = a.transpose(1, 2).reshape(b, t, D)
+        h = self.ln1(h + self.dense(a))
+        return self.ln2(h + self.fc2(F.gelu(self.fc1(h))))
+
+
+class BloomStyle(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, D)
+        self.layers = nn.ModuleList(BloomStyleLayer() for _ in range(layers))
+
+    def forward(self, input_ids, attention_mask):
+        t = input_ids.size(1)
+        h = self.embed(input_ids)
+        # True where excluded: a padding key, or a key after the query.
+        causal = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+        excluded = (attention_mask[:, None, None, :] == 0) | causal[None, None]
+        for layer in self.layers:
+            h = layer(h, excluded)
+        return h
+
+
 # --------------------------------------------------------------------------
 # torch.nn built-ins
 # --------------------------------------------------------------------------
@@ -521,7 +575,8 @@ class SDPA(nn.Module):
 
 FAMILIES = ["hf_gpt2", "hf_gpt2_1e4", "hf_gpt2_inf", "hf_llama", "bert",
             "mha", "mha_kpm", "mha_causal", "encoder", "encoder_kpm",
-            "encoder_causal", "encoder_gelu", "sdpa", "sdpa_mask"]
+            "encoder_causal", "encoder_gelu", "sdpa", "sdpa_mask",
+            "bloom_left_pad"]
 
 
 def _padding_mask(dtype):
@@ -554,6 +609,15 @@ def build(family, layers):
                 ["last_hidden_state"],
                 {n: seq_axes for n in ["input_ids", "token_type_ids",
                                        "attention_mask"]})
+    if family == "bloom_left_pad":
+        # Left padding, as batched generation pads: the first two positions
+        # of the last batch index are padding, so its first two query rows
+        # have every key excluded (torch weighs all their keys equally).
+        m = torch.ones(BATCH, SEQ, dtype=torch.long)
+        m[-1, :2] = 0
+        return (BloomStyle(layers), (ids, m), ["input_ids", "attention_mask"],
+                ["last_hidden_state"],
+                {"input_ids": seq_axes, "attention_mask": seq_axes})
     if family.startswith("mha"):
         mode = family[4:]
         m = MHAStack(layers, mode)

@@ -268,7 +268,8 @@ struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
     auto attention = AttentionOp::create(
         rewriter, op.getLoc(), bshdType, operands[0], operands[1], operands[2],
         op.getMask(), op.getKvLength(), op.getCausalAttr(), op.getScaleAttr(),
-        AttentionLayoutAttr::get(op.getContext(), AttentionLayout::BSHD));
+        AttentionLayoutAttr::get(op.getContext(), AttentionLayout::BSHD),
+        op.getExcludedScoreAttr());
     // Discardable attributes (a lowering configuration) carry over.
     for (NamedAttribute attr : op->getDiscardableAttrs())
       attention->setAttr(attr.getName(), attr.getValue());

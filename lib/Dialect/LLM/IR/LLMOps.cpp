@@ -419,6 +419,16 @@ LogicalResult AttentionOp::verify() {
   }
   if (auto s = getScaleAttr(); s && !std::isfinite(s.getValueAsDouble()))
     return emitOpError("scale must be finite");
+  if (FloatAttr e = getExcludedScoreAttr()) {
+    if (!std::isfinite(e.getValueAsDouble()))
+      return emitOpError("excluded_score must be finite (without it, the "
+                         "excluded positions are dropped)");
+    Value m = getMask();
+    if (!m ||
+        !cast<RankedTensorType>(m.getType()).getElementType().isInteger(1))
+      return emitOpError("excluded_score needs an i1 mask (the score of the "
+                         "positions it excludes)");
+  }
   return success();
 }
 

@@ -904,28 +904,54 @@ bool isExcludedSplat(Value v) {
   return c && *c <= kExcludedMaskValue;
 }
 
+/// Scores of magnitude below this are absorbed by an added mask value
+/// `m <= -kAbsorbingMaskValue`: fl(s + m) == m for |s| < ulp(m) / 2, which
+/// is 3.8e22 at 1e30 (torch.finfo(float32).min is -3.4e38).
+constexpr double kAbsorbingMaskValue = 1e30;
+
 /// A mask given as a condition: positions where `condition` (i1) is true
-/// are kept, or excluded when `negated`.
+/// are kept, or excluded when `negated`. `excludedScore`: the finite score
+/// the graph gives an excluded position (llm.attention's excluded_score),
+/// none when it is -inf.
 struct BoolMask {
   Value condition;
   bool negated = false;
+  std::optional<double> excludedScore;
 };
 
-/// Matches the masks written with `where`:
+/// The excluded_score of an excluded splat `m` (see isExcludedSplat): its
+/// value, or none for -inf.
+std::optional<double> excludedScoreOf(Value m) {
+  std::optional<double> c = getSplatFloat(m);
+  if (!c || std::isinf(*c))
+    return std::nullopt;
+  return *c;
+}
+
+/// Matches the masks written with `where` and added to the scores:
 ///   select(c, 0, m) -> c       select(c, m, 0) -> not c
 /// (`m` an excluded splat, see isExcludedSplat). A float mask of 0 and
-/// `m` is the same as the condition it was made of.
+/// `m` is the same as the condition it was made of, with excluded_score m
+/// where the graph's excluded scores s + m round to m (m -inf, or at most
+/// -kAbsorbingMaskValue). A finite m above that stays a float mask: s + m
+/// is what a row whose keys are all excluded weighs.
 std::optional<BoolMask> matchSelectMask(Value v) {
   auto sel = defOp<SelectOp>(v);
   if (!sel)
     return std::nullopt;
+  std::optional<BoolMask> mask;
   if (isSplatExactly(sel.getTrueValue(), 0.0) &&
       isExcludedSplat(sel.getFalseValue()))
-    return BoolMask{sel.getCondition(), false};
-  if (isExcludedSplat(sel.getTrueValue()) &&
-      isSplatExactly(sel.getFalseValue(), 0.0))
-    return BoolMask{sel.getCondition(), true};
-  return std::nullopt;
+    mask = BoolMask{sel.getCondition(), false,
+                    excludedScoreOf(sel.getFalseValue())};
+  else if (isExcludedSplat(sel.getTrueValue()) &&
+           isSplatExactly(sel.getFalseValue(), 0.0))
+    mask =
+        BoolMask{sel.getCondition(), true, excludedScoreOf(sel.getTrueValue())};
+  if (mask && mask->excludedScore &&
+      *mask->excludedScore > -kAbsorbingMaskValue)
+    return std::nullopt;
+  return mask;
 }
 
 /// Matches `k^T` as a rank-4 transpose `transpose(x, p)` and returns `x` and
@@ -1117,12 +1143,16 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
       // select(c, scores, m) -> mask c; select(c, m, scores) -> mask not(c)
       //   (m excluded, the select keeping the type of the scores)
       Value scores;
-      if (isExcludedSplat(sel.getFalseValue()))
-        boolMask = BoolMask{sel.getCondition(), false}, scores =
-                                                           sel.getTrueValue();
-      else if (isExcludedSplat(sel.getTrueValue()))
-        boolMask = BoolMask{sel.getCondition(), true}, scores =
-                                                          sel.getFalseValue();
+      // The excluded positions score m exactly: excluded_score m.
+      if (isExcludedSplat(sel.getFalseValue())) {
+        boolMask = BoolMask{sel.getCondition(), false,
+                            excludedScoreOf(sel.getFalseValue())};
+        scores = sel.getTrueValue();
+      } else if (isExcludedSplat(sel.getTrueValue())) {
+        boolMask = BoolMask{sel.getCondition(), true,
+                            excludedScoreOf(sel.getTrueValue())};
+        scores = sel.getFalseValue();
+      }
       if (!scores || scores.getType() != sel.getType())
         return rewriter.notifyMatchFailure(op, "not a masking select");
       chain.add(sel);
@@ -1199,10 +1229,15 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
       resultType = RankedTensorType::get(
           {1, qType.getDimSize(0), qType.getDimSize(1), vType.getDimSize(2)},
           resultType.getElementType());
+    FloatAttr excludedScore;
+    if (boolMask && boolMask->excludedScore)
+      excludedScore = rewriter.getF32FloatAttr(
+          static_cast<float>(*boolMask->excludedScore));
     auto attention = AttentionOp::create(
         rewriter, loc, resultType, to4(q), to4(k), to4(v), mask,
         /*kv_length=*/Value(), /*causal=*/false,
-        rewriter.getF32FloatAttr(static_cast<float>(scale.value_or(1.0))));
+        rewriter.getF32FloatAttr(static_cast<float>(scale.value_or(1.0))),
+        AttentionLayout::BHSD, excludedScore);
     Value result = attention.getResult();
     if (rank == 3)
       result = ReshapeOp::create(rewriter, loc, op.getType(), result);
@@ -1219,8 +1254,9 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
 /// attention(q, k, v, mask = C) -> attention(q, k, v)
 ///   when C keeps every position (float all 0, i1 all true).
 /// `C` may also be `logical_not` of a constant i1 tensor (read inverted). A
-/// float C needs Sq <= Skv (else its first rows exclude everything, which a
-/// finite excluded value does not make 0 as {causal} does).
+/// float C, or an i1 C with an excluded_score, needs Sq <= Skv (else its
+/// first rows exclude everything, which a finite excluded value does not
+/// make 0 as {causal} does).
 /// Masks that are not constants, vary over batch or heads, or have any other
 /// pattern stay.
 struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
@@ -1244,9 +1280,12 @@ struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
     if (sq == 0 || skv == 0)
       return rewriter.notifyMatchFailure(op, "no scores");
     // With Sq > Skv the first rows exclude every position: {causal} gives
-    // them 0, a finite additive mask (-1e4) a softmax of the scores.
-    if (sq > skv && !mt.getElementType().isInteger(1))
-      return rewriter.notifyMatchFailure(op, "float mask with Sq > Skv");
+    // them 0, a finite additive mask (-1e4) a softmax of the scores, an
+    // excluded_score equal weights.
+    if (sq > skv &&
+        (!mt.getElementType().isInteger(1) || op.getExcludedScoreAttr()))
+      return rewriter.notifyMatchFailure(
+          op, "float mask or excluded_score with Sq > Skv");
     // logical_not(C) of a constant i1 C reads as C inverted.
     bool inverted = false;
     if (auto notOp = mask.getDefiningOp<LogicalNotOp>()) {
@@ -1282,10 +1321,11 @@ struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
     if (!allKept && op.getKvLength())
       return rewriter.notifyMatchFailure(
           op, "causal mask with kv_length: {causal} would align at L");
+    // No mask left: no excluded_score.
     auto newOp = AttentionOp::create(
         rewriter, op.getLoc(), op.getType(), op.getQuery(), op.getKey(),
         op.getValue(), Value(), op.getKvLength(), op.getCausal() || !allKept,
-        op.getScaleAttr(), op.getLayout());
+        op.getScaleAttr(), op.getLayout(), /*excluded_score=*/FloatAttr());
     rewriter.replaceOp(op, newOp.getResult());
     return success();
   }

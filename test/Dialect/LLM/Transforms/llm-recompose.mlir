@@ -1114,6 +1114,63 @@ func.func @attention_select_mask(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x3x16xf
 
 // -----
 
+// Hugging Face's padding mask, torch.where(keep, w, finfo.min), of a
+// run-time mask: the excluded positions score finfo.min, so a row with
+// every key excluded weighs its keys equally, as the graph does:
+//   select(c, s, -3.4e38) -> attention(q, k, v, mask = c)
+//                              {excluded_score = -3.4e38}
+// CHECK-LABEL: func.func @attention_select_finite_runtime_mask
+// CHECK-SAME: %[[C:[a-z0-9]+]]: tensor<1x1x3x5xi1>
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 mask %[[C]] {excluded_score = -3.40282347E+38 : f32, scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_select_finite_runtime_mask(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>, %c: tensor<1x1x3x5xi1>) -> tensor<1x2x3x16xf32> {
+  %min = llm.constant dense<-3.40282347E+38> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x3x16xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x5xf32>
+  %sm = llm.select %c, %s, %min : (tensor<1x1x3x5xi1>, tensor<1x2x3x5xf32>, tensor<f32>) -> tensor<1x2x3x5xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x3x5xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
+// An additive where(c, 0, m): with m = finfo.min, s + m rounds to m, so
+// the mask is c with excluded_score m; with m = -1e9 it does not (s - 1e9
+// keeps s to within 64), so the mask stays the float select.
+//   s + select(c, 0, -3.4e38) -> attention(mask = c) {excluded_score}
+//   s + select(c, 0, -1e9)    -> attention(mask = select(c, 0, -1e9))
+// CHECK-LABEL: func.func @attention_additive_select_absorbing
+// CHECK-SAME: %[[C:[a-z0-9]+]]: tensor<1x1x3x5xi1>
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 mask %[[C]] {excluded_score = -3.40282347E+38 : f32, scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_additive_select_absorbing(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>, %c: tensor<1x1x3x5xi1>) -> tensor<1x2x3x16xf32> {
+  %zero = llm.constant dense<0.0> : tensor<f32>
+  %min = llm.constant dense<-3.40282347E+38> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x3x16xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x5xf32>
+  %m = llm.select %c, %zero, %min : (tensor<1x1x3x5xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x3x5xf32>
+  %sm = llm.add %s, %m : (tensor<1x2x3x5xf32>, tensor<1x1x3x5xf32>) -> tensor<1x2x3x5xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x3x5xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+// CHECK-LABEL: func.func @attention_additive_select_not_absorbing
+// CHECK-SAME: %[[C:[a-z0-9]+]]: tensor<1x1x3x5xi1>
+// CHECK: %[[M:.*]] = llm.select %[[C]]
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 mask %[[M]] {scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_additive_select_not_absorbing(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>, %c: tensor<1x1x3x5xi1>) -> tensor<1x2x3x16xf32> {
+  %zero = llm.constant dense<0.0> : tensor<f32>
+  %big = llm.constant dense<-1.0e+09> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x3x16xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x5xf32>
+  %m = llm.select %c, %zero, %big : (tensor<1x1x3x5xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x3x5xf32>
+  %sm = llm.add %s, %m : (tensor<1x2x3x5xf32>, tensor<1x1x3x5xf32>) -> tensor<1x2x3x5xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x3x5xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32>) -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
 // masked_fill(pad, -inf) of a run-time mask: select(pad, -inf, s)
 //   -> attention(q, k, v, mask = logical_not(pad))
 // CHECK-LABEL: func.func @attention_select_runtime_mask

@@ -436,6 +436,17 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
     * `mask` (optional) broadcasts to `[B, Hq, Sq, Skv]`. A floating-point
       mask (same element type as `query`) is added to the scores; an `i1`
       mask keeps positions where it is true and excludes the others.
+    * `excluded_score` (optional, finite f32, only with an `i1` mask): the
+      positions the mask excludes are not dropped but take this score
+      instead of `scale * q.k` (i.e. `softmax(where(mask, scale * Q K^T, e))`,
+      as an exported graph writes `torch.where(mask, scores,
+      torch.finfo(dtype).min)`). A row with a kept position is the same as
+      without it as long as `e` is far below that row's largest kept score
+      (their weights `exp(e - max)` underflow to 0 in f32 when
+      `e < max - 104`). A row whose positions the mask all excludes gets
+      equal weights over its positions that `causal` and `kv_length` leave,
+      so its result is the mean of those value rows, which is what the
+      graph computes; without `excluded_score` that row yields 0.
     * `causal`: query row `i` attends to key column `j` only when
       `j <= i + (Skv - Sq)` (aligned at the end, so a decode step with a
       key/value cache attends to the whole cache). Excluded positions get
@@ -472,7 +483,8 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
     Errors: ranks other than 4; batch or head-dimension mismatches; `Hq` not a
     multiple of `Hkv`; `Skv` differing between key and value; a mask that does
     not broadcast (all checked in the op's `layout`); a `kv_length` that is
-    not a 0-d `i32` or `i64` tensor.
+    not a 0-d `i32` or `i64` tensor; an `excluded_score` that is not finite
+    or comes without an `i1` mask.
 
     ```mlir
     %o = llm.attention %q, %k, %v {causal}
@@ -488,7 +500,8 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
       LLM_FloatTensor:$value, Optional<LLM_MaskTensor>:$mask,
       Optional<LLM_IndexTensor>:$kv_length, UnitAttr:$causal, OptionalAttr<F32Attr>:$scale,
       DefaultValuedAttr<LLM_AttentionLayoutAttr,
-                        "::mlir::llm::AttentionLayout::BHSD">:$layout);
+                        "::mlir::llm::AttentionLayout::BHSD">:$layout,
+      OptionalAttr<F32Attr>:$excluded_score);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? (`kv_length` $kv_length^)?

@@ -112,7 +112,12 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       / `select(m, e, 0)` (`F.scaled_dot_product_attention`'s bool mask,
       `nn.MultiheadAttention`'s `key_padding_mask`) -> the `i1` mask `m` /
       `logical_not(m)`, where `e` is a splat excluded value (`-inf` or
-      `<= -1e4`, as for causal masks below);
+      `<= -1e4`, as for causal masks below). A finite `e` becomes the
+      attention's `excluded_score`, so that a row with every key excluded
+      weighs its keys equally as the graph does: always on the scores,
+      and when added only if `e <= -1e30` (then `s + e` rounds to `e`);
+      an added finite `e` above that stays a float mask, `select(m, 0, e)`
+      itself;
     * `llm.attention` with a constant mask (or `logical_not` of one) that
       is causal over its last two dims (the same pattern at every index of
       the other dims, e.g. Hugging Face LLaMA's mask expanded to the
