@@ -12,12 +12,15 @@
 
 #include "Diagnostics.h"
 
+#include "llm/Support/ONNXLocations.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+using namespace mlir::llm;
 using namespace mlir::llm::capi;
 
 DiagnosticCapture::DiagnosticCapture(MLIRContext *ctx,
@@ -77,8 +80,19 @@ static llvm::StringRef getSeverityName(DiagnosticSeverity severity) {
 void DiagnosticCapture::append(Diagnostic &diag) {
   llvm::raw_string_ostream os(text);
   auto print = [&](Diagnostic &d) {
-    printLocation(d.getLocation(), os);
-    os << ": " << getSeverityName(d.getSeverity()) << ": " << d << "\n";
+    // An op the ONNX importer made: its nodes, not the raw location, as
+    // llmc prints them (`error: ONNX node 'n' (MatMul): ...`).
+    std::string message = d.str();
+    std::string nodes =
+        d.getSeverity() == DiagnosticSeverity::Note ||
+                d.getLocation()->findInstanceOf<FileLineColLoc>()
+            ? ""
+            : describeONNXNodes(d.getLocation(), message);
+    if (nodes.empty()) {
+      printLocation(d.getLocation(), os);
+      os << ": ";
+    }
+    os << getSeverityName(d.getSeverity()) << ": " << nodes << message << "\n";
   };
   print(diag);
   for (Diagnostic &note : diag.getNotes())

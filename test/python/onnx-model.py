@@ -110,6 +110,22 @@ for n in (1, 5):
 # CHECK: dynamic batch 1 Z: (1, 4) float32 {{.*}} PASS
 # CHECK: dynamic batch 5 Y: (5, 3) float32 {{.*}} PASS
 # CHECK: dynamic batch 5 Z: (5, 4) float32 {{.*}} PASS
+# A pass's error names the ONNX node of the op it is about, as llmc's do
+# (not the raw location "node"("OpType")): a batch of 2 over a dynamic
+# sequence, which the matmul lowering refuses.
+graph3 = helper.make_graph(
+    [helper.make_node("MatMul", ["X", "W"], ["Y"], name="/layers.0/q/MatMul")],
+    "batched", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, "seq", 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, "seq", 3])],
+    [numpy_helper.from_array(w, "W")])
+path3 = os.path.join(tmp, "batched.onnx")
+onnx.save(helper.make_model(graph3, opset_imports=[helper.make_opsetid("", 17)]),
+          path3)
+try:
+    llmc.compile(path3, dims={"seq": "<=8"})
+except ValueError as e:
+    print("ValueError:", str(e).splitlines()[0])
+# CHECK: ValueError: ONNX node '/layers.0/q/MatMul' (MatMul): llm-to-linalg: dynamic shapes: llm.matmul: the lhs rows other than the sequence must be of size 1
 for bad in ({"batch": "<=0"}, {"batch": 2.5}):
     try:
         llmc.compile(path, dims=bad)

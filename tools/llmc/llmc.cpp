@@ -35,6 +35,7 @@
 #include "llm/Runtime/ConstantBytes.h"
 #include "llm/Runtime/Npy.h"
 #include "llm/Runtime/Progress.h"
+#include "llm/Support/ONNXLocations.h"
 #include "llm/Support/OutputFile.h"
 #include "llm/Support/Report.h"
 #if LLMC_HAVE_ONNX
@@ -517,33 +518,10 @@ void registerONNXDiagnosticHandler(MLIRContext &ctx) {
         os << "remark: ";
         break;
       }
-      // The ONNX nodes of an op (the importer's `"node"("OpType")`; those
-      // of a fused op in order, the first three), unless the message names
-      // the first already, as the importer's own errors do: the passes'
-      // diagnostics point at nodes that a user can find in the model.
+      // The ONNX nodes of the op, which a user can find in the model.
       std::string text = d.str();
-      SmallVector<std::pair<StringRef, StringRef>> nodes;
-      d.getLocation()->walk([&](Location loc) {
-        if (auto node = dyn_cast<NameLoc>(loc))
-          if (auto opType = dyn_cast<NameLoc>(node.getChildLoc());
-              opType && !node.getName().getValue().empty()) {
-            std::pair<StringRef, StringRef> entry(node.getName().getValue(),
-                                                  opType.getName().getValue());
-            if (!llvm::is_contained(nodes, entry))
-              nodes.push_back(entry);
-            return WalkResult::skip();
-          }
-        return WalkResult::advance();
-      });
-      if (d.getSeverity() != DiagnosticSeverity::Note && !nodes.empty() &&
-          !StringRef(text).contains(("'" + nodes.front().first + "'").str())) {
-        os << (nodes.size() == 1 ? "ONNX node " : "ONNX nodes ");
-        for (auto [i, node] : llvm::enumerate(ArrayRef(nodes).take_front(3)))
-          os << (i ? ", '" : "'") << node.first << "' (" << node.second << ")";
-        if (nodes.size() > 3)
-          os << " and " << nodes.size() - 3 << " more";
-        os << ": ";
-      }
+      if (d.getSeverity() != DiagnosticSeverity::Note)
+        os << llm::describeONNXNodes(d.getLocation(), text);
       os << text << "\n";
     };
     print(diag);
