@@ -959,12 +959,15 @@ llvm::Expected<llvm::json::Value> readJSON(StringRef path) {
   auto buffer = readFile(path);
   if (!buffer)
     return buffer.takeError();
+  // A UTF-8 byte-order mark (which Windows editors write) is skipped, as
+  // Python's utf-8-sig codec does; JSON itself does not allow one.
+  StringRef text = (*buffer)->getBuffer();
+  text.consume_front("\xEF\xBB\xBF");
   // llvm::json recurses per level: bound the nesting first (Hugging Face
   // tokenizer files have fewer than 10 levels).
-  if (mlir::llm::exceedsJSONDepth((*buffer)->getBuffer(), 64))
+  if (mlir::llm::exceedsJSONDepth(text, 64))
     return fileError(path, "malformed JSON: nested more than 64 levels deep");
-  llvm::Expected<llvm::json::Value> value =
-      llvm::json::parse((*buffer)->getBuffer());
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
   if (!value)
     return fileError(path, "malformed JSON: " +
                                llvm::toString(value.takeError()));
