@@ -167,9 +167,10 @@ private:
   /// Reports a difference at `op` (of the first program).
   InFlightDiagnostic error(Operation *op, size_t other) {
     InFlightDiagnostic diag = op->emitError();
-    diag << "cannot keep the sequence length dynamic: '" << op->getName()
-         << "' differs between lengths " << lengths[0] << " and "
-         << lengths[other] << ": ";
+    diag << "cannot keep the sequence length dynamic: its import (the "
+            "llmc op '"
+         << op->getName() << "') differs between lengths " << lengths[0]
+         << " and " << lengths[other] << ": ";
     return diag;
   }
 
