@@ -64,8 +64,11 @@ OwningOpRef<ModuleOp> mlir::llm::capi::parseModule(MLIRContext *ctx,
     diags.addError("cannot parse '" + name + "': " + *why);
     return nullptr;
   }
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, config, name);
+  // On a large stack: bytecode stores some attributes as text, which it
+  // parses unchecked.
+  OwningOpRef<ModuleOp> module;
+  runWithParserStack(
+      [&] { module = parseSourceString<ModuleOp>(text, config, name); });
   if (!module) {
     if (!diags.hadError())
       diags.addError("cannot parse '" + name + "'");

@@ -9,12 +9,17 @@
 #include "llm/Support/MLIRNesting.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IntegerSet.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/thread.h"
 
 using namespace mlir;
 
@@ -117,30 +122,41 @@ mlir::llm::checkMLIRNesting(llvm::MemoryBufferRef buffer) {
 
 namespace {
 
-/// The depth of attributes and types (locations are attributes), each
-/// measured once: an iterative depth-first search over their immediate
-/// sub-elements, so that a chain 10^5 deep costs no stack. A sub-element
-/// still being measured (a recursive type refers to itself) counts 0.
+/// The depth and expanded size of attributes and types (locations are
+/// attributes; the affine expressions of affine maps and integer sets
+/// count as their sub-elements), each measured once: an iterative
+/// depth-first search over their immediate sub-elements, so that a chain
+/// 10^5 deep costs no stack. A sub-element still being measured (a
+/// recursive type refers to itself) counts depth 0 and size 1. The
+/// expanded size counts a shared sub-element once per use, as a printer
+/// writes it out; it saturates at kMaxExpandedElements + 1.
 class ElementDepth {
 public:
+  enum class Kind { Attribute, Type, AffineExpr };
+  struct Element {
+    const void *ptr;
+    Kind kind;
+  };
+
   explicit ElementDepth(int64_t maxDepth) : maxDepth(maxDepth) {}
 
-  /// The depth of the attribute or type `root`, or none when it exceeds
-  /// maxDepth (the search stops there).
-  std::optional<int64_t> of(const void *root, bool isType) {
+  /// The depth of `root`, or none when it exceeds maxDepth (the search
+  /// stops there).
+  std::optional<int64_t> of(Element root) {
     // A search that stopped left its frames unmeasured: no answer after it.
     if (exceeded)
       return std::nullopt;
-    if (std::optional<int64_t> known = lookup(root))
-      return *known;
+    if (const Measure *known = lookup(root.ptr))
+      return known->depth;
     SmallVector<Frame> stack;
-    push(stack, {root, isType});
+    push(stack, root);
     while (!stack.empty()) {
       Frame &top = stack.back();
       if (top.next < top.children.size()) {
         Element child = top.children[top.next++];
-        if (std::optional<int64_t> known = lookup(child.ptr)) {
-          top.deepest = std::max(top.deepest, *known);
+        if (const Measure *known = lookup(child.ptr)) {
+          top.deepest = std::max(top.deepest, known->depth);
+          top.size = addSizes(top.size, known->size);
           continue;
         }
         // Every frame on the stack is one level below the one under it.
@@ -151,66 +167,99 @@ public:
         push(stack, child);
         continue;
       }
-      int64_t depth = top.deepest + 1;
-      depths[top.self.ptr] = depth;
+      Measure measure{top.deepest + 1, top.size};
+      measures[top.self.ptr] = measure;
       stack.pop_back();
-      if (!stack.empty())
-        stack.back().deepest = std::max(stack.back().deepest, depth);
-      else if (depth > maxDepth)
+      if (!stack.empty()) {
+        stack.back().deepest = std::max(stack.back().deepest, measure.depth);
+        stack.back().size = addSizes(stack.back().size, measure.size);
+      } else if (measure.depth > maxDepth) {
         return std::nullopt;
-      else
-        return depth;
+      } else {
+        return measure.depth;
+      }
     }
     llvm_unreachable("the search returns when its root is measured");
   }
 
+  /// The expanded size of `ptr`, measured by `of`.
+  uint64_t expandedSize(const void *ptr) const {
+    const Measure *known = lookup(ptr);
+    return known ? known->size : 1;
+  }
+
 private:
-  struct Element {
-    const void *ptr;
-    bool isType;
+  struct Measure {
+    int64_t depth;
+    uint64_t size;
   };
   struct Frame {
     Element self;
     SmallVector<Element, 4> children;
     size_t next = 0;
     int64_t deepest = 0;
+    uint64_t size = 1;
   };
 
-  /// The measured depth of `ptr`; 0 while it is being measured.
-  std::optional<int64_t> lookup(const void *ptr) const {
-    auto it = depths.find(ptr);
-    if (it == depths.end())
-      return std::nullopt;
-    return it->second;
+  static uint64_t addSizes(uint64_t a, uint64_t b) {
+    return std::min<uint64_t>(a + b, llm::kMaxExpandedElements + 1);
+  }
+
+  /// The measure of `ptr`; depth 0 and size 1 while it is being measured.
+  const Measure *lookup(const void *ptr) const {
+    auto it = measures.find(ptr);
+    return it == measures.end() ? nullptr : &it->second;
   }
 
   void push(SmallVectorImpl<Frame> &stack, Element e) {
-    depths[e.ptr] = 0;
-    Frame frame{e, {}, 0, 0};
+    measures[e.ptr] = Measure{0, 1};
+    Frame frame{e, {}, 0, 0, 1};
     auto onAttr = [&](Attribute a) {
-      frame.children.push_back({a.getAsOpaquePointer(), false});
+      frame.children.push_back({a.getAsOpaquePointer(), Kind::Attribute});
     };
     auto onType = [&](Type t) {
-      frame.children.push_back({t.getAsOpaquePointer(), true});
+      frame.children.push_back({t.getAsOpaquePointer(), Kind::Type});
     };
-    if (e.isType)
+    auto onExpr = [&](AffineExpr x) {
+      frame.children.push_back({x.getAsOpaquePointer(), Kind::AffineExpr});
+    };
+    switch (e.kind) {
+    case Kind::Type:
       Type::getFromOpaquePointer(e.ptr).walkImmediateSubElements(onAttr,
                                                                  onType);
-    else
-      Attribute::getFromOpaquePointer(e.ptr).walkImmediateSubElements(onAttr,
-                                                                      onType);
+      break;
+    case Kind::Attribute: {
+      Attribute attr = Attribute::getFromOpaquePointer(e.ptr);
+      attr.walkImmediateSubElements(onAttr, onType);
+      // Affine maps and sets hold expressions, not attributes: MLIR's
+      // printer and walkers recurse through them too.
+      if (auto map = dyn_cast<AffineMapAttr>(attr))
+        llvm::for_each(map.getValue().getResults(), onExpr);
+      else if (auto set = dyn_cast<IntegerSetAttr>(attr))
+        llvm::for_each(set.getValue().getConstraints(), onExpr);
+      break;
+    }
+    case Kind::AffineExpr:
+      if (auto binary = dyn_cast<AffineBinaryOpExpr>(
+              AffineExpr::getFromOpaquePointer(e.ptr))) {
+        onExpr(binary.getLHS());
+        onExpr(binary.getRHS());
+      }
+      break;
+    }
     stack.push_back(std::move(frame));
   }
 
   int64_t maxDepth;
   bool exceeded = false;
-  llvm::DenseMap<const void *, int64_t> depths;
+  llvm::DenseMap<const void *, Measure> measures;
 };
 
 } // namespace
 
 std::optional<std::string>
 mlir::llm::checkIRNesting(Operation *root, int64_t maxDepth, Location *at) {
+  using Kind = ElementDepth::Kind;
   ElementDepth elements(maxDepth);
   // Ops in pre-order, each with the number of regions between it and root.
   SmallVector<std::pair<Operation *, int64_t>> worklist{{root, 0}};
@@ -218,39 +267,50 @@ mlir::llm::checkIRNesting(Operation *root, int64_t maxDepth, Location *at) {
   while (!worklist.empty()) {
     auto [op, regions] = worklist.pop_back_val();
     int64_t budget = maxDepth - regions;
-    bool tooDeep = budget < 0;
-    auto within = [&](const void *ptr, bool isType, int64_t extra) {
-      std::optional<int64_t> d = elements.of(ptr, isType);
+    bool tooDeep = budget < 0, tooLarge = false;
+    auto within = [&](const void *ptr, Kind kind, int64_t extra) {
+      std::optional<int64_t> d = elements.of({ptr, kind});
+      if (d && elements.expandedSize(ptr) > kMaxExpandedElements)
+        tooLarge = true;
       return d && *d + extra <= budget;
     };
-    bool locationTooDeep =
-        !tooDeep && !within(op->getLoc().getAsOpaquePointer(), false, 0);
+    const void *loc = op->getLoc().getAsOpaquePointer();
+    bool locationTooDeep = !tooDeep && !within(loc, Kind::Attribute, 0);
     tooDeep |= locationTooDeep;
     if (!tooDeep) {
       NamedAttrList attrs(op->getRawDictionaryAttrs());
       op->getName().populateInherentAttrs(op, attrs);
       for (const NamedAttribute &attr : attrs)
-        tooDeep |= !within(attr.getValue().getAsOpaquePointer(), false, 0);
+        tooDeep |=
+            !within(attr.getValue().getAsOpaquePointer(), Kind::Attribute, 0);
       for (Type t : op->getResultTypes())
-        tooDeep |= !within(t.getAsOpaquePointer(), true, 0);
+        tooDeep |= !within(t.getAsOpaquePointer(), Kind::Type, 0);
       // Block arguments sit one region deeper than the op.
       for (Region &region : op->getRegions())
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments())
-            tooDeep |= !within(arg.getType().getAsOpaquePointer(), true, 1) ||
-                       !within(arg.getLoc().getAsOpaquePointer(), false, 1);
+            tooDeep |=
+                !within(arg.getType().getAsOpaquePointer(), Kind::Type, 1) ||
+                !within(arg.getLoc().getAsOpaquePointer(), Kind::Attribute, 1);
     }
-    if (tooDeep) {
+    if (tooDeep || tooLarge) {
+      // The op's location, unless that is itself what cannot be printed.
+      bool locationUnusable =
+          locationTooDeep || elements.expandedSize(loc) > kMaxExpandedElements;
       if (at)
-        *at = locationTooDeep ? Location(UnknownLoc::get(op->getContext()))
-                              : op->getLoc();
+        *at = locationUnusable ? Location(UnknownLoc::get(op->getContext()))
+                               : op->getLoc();
       std::string where = "op '" + op->getName().getStringRef().str() + "'";
-      if (!locationTooDeep)
+      if (!locationUnusable)
         if (auto file = op->getLoc()->findInstanceOf<FileLineColLoc>())
           where += " at line " + std::to_string(file.getLine()) + ", column " +
                    std::to_string(file.getColumn());
-      return "it nests more than " + std::to_string(maxDepth) +
-             " levels deep (" + where + ")";
+      if (tooDeep)
+        return "it nests more than " + std::to_string(maxDepth) +
+               " levels deep (" + where + ")";
+      return "it holds an attribute, type or location of more than " +
+             std::to_string(kMaxExpandedElements) +
+             " elements once its shared parts are written out (" + where + ")";
     }
     children.clear();
     for (Region &region : op->getRegions())
@@ -261,4 +321,11 @@ mlir::llm::checkIRNesting(Operation *root, int64_t maxDepth, Location *at) {
       worklist.push_back({child, regions + 1});
   }
   return std::nullopt;
+}
+
+void mlir::llm::runWithParserStack(llvm::function_ref<void()> fn) {
+  // llvm::thread runs `fn` on the calling thread when LLVM has no threads.
+  llvm::thread worker(std::optional<unsigned>(kParserStackBytes),
+                      [&] { fn(); });
+  worker.join();
 }

@@ -27,16 +27,21 @@
 
 #include "llm/Codegen/Collectives.h"
 #include "llm/Dialect/LLM/Transforms/ShardingInterfaceImpl.h"
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
 #include <cstdio>
@@ -47,20 +52,74 @@ static mlir::LogicalResult fail(llvm::Error error) {
   return mlir::failure();
 }
 
+/// True when MLIR text `text` defines an attribute or type alias (a line
+/// that starts with `#name =` or `!name =`): depth built through aliases is
+/// not seen in the text's brackets.
+static bool definesAliases(llvm::StringRef text) {
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    line = line.ltrim();
+    if (!line.consume_front("#") && !line.consume_front("!"))
+      continue;
+    line = line.drop_while([](char c) {
+      return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$' || c == '-';
+    });
+    if (line.ltrim().starts_with("="))
+      return true;
+  }
+  return false;
+}
+
+/// Why the input is refused by the nesting of what it parses to (aliases,
+/// bytecode: checkIRNesting), or none. Measured on a parse of its own (each
+/// split chunk with --split-input-file), on runWithParserStack's stack and
+/// with its diagnostics dropped, before MlirOptMain parses the input again
+/// and may print it (--mlir-print-ir-before-all) or round-trip it. Text
+/// without aliases shows its nesting in its brackets (checkMLIRNesting) and
+/// is not parsed twice.
+static std::optional<std::string>
+checkParsedNesting(llvm::MemoryBufferRef input, mlir::DialectRegistry &registry,
+                   const mlir::MlirOptMainConfig &config) {
+  if (!mlir::isBytecode(input) && !definesAliases(input.getBuffer()))
+    return std::nullopt;
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+  mlir::ScopedDiagnosticHandler quiet(
+      &ctx, [](mlir::Diagnostic &) { return mlir::success(); });
+  std::optional<std::string> why;
+  auto check = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                   const llvm::MemoryBufferRef &, llvm::raw_ostream &) {
+    if (why)
+      return mlir::success();
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
+    mlir::OwningOpRef<mlir::Operation *> op;
+    mlir::llm::runWithParserStack([&] {
+      op = mlir::parseSourceFileForTool(
+          sourceMgr, mlir::ParserConfig(&ctx, /*verifyAfterParse=*/false),
+          /*insertImplicitModule=*/true);
+    });
+    // A chunk that does not parse is MlirOptMain's to report.
+    if (op)
+      why = mlir::llm::checkIRNesting(op.get());
+    return mlir::success();
+  };
+  (void)mlir::splitAndProcessBuffer(
+      llvm::MemoryBuffer::getMemBuffer(input, /*RequiresNullTerminator=*/false),
+      check, llvm::nulls(), config.inputSplitMarker(),
+      config.outputSplitMarker());
+  return why;
+}
+
 /// What MlirOptMain(argc, argv, input, output, registry) does, with the
 /// output written through llm::OutputFile.
 static mlir::LogicalResult runOpt(int argc, char **argv,
                                   llvm::StringRef inputFilename,
                                   llvm::StringRef outputFilename,
                                   mlir::DialectRegistry &registry) {
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
-  // Depth built by aliases or bytecode parses but overflows the stack of the
-  // printer and of the passes' walkers: llm-verify-nesting runs first.
-  config.setPassPipelineSetupFn(
-      [given = mlir::MlirOptMainConfig(config)](mlir::PassManager &pm) {
-        pm.addPass(mlir::llm::createLLMVerifyNestingPass());
-        return given.setupPassPipeline(pm);
-      });
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
   // These print a list and open no file.
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::MlirOptMain(argc, argv, inputFilename, outputFilename,
@@ -98,6 +157,10 @@ static mlir::LogicalResult runOpt(int argc, char **argv,
   // its stack.
   if (std::optional<std::string> why =
           mlir::llm::checkMLIRNesting(input->getMemBufferRef()))
+    return fail(llvm::createStringError("cannot parse '" + inputFilename +
+                                        "': " + *why));
+  if (std::optional<std::string> why =
+          checkParsedNesting(input->getMemBufferRef(), registry, config))
     return fail(llvm::createStringError("cannot parse '" + inputFilename +
                                         "': " + *why));
   llvm::Expected<std::unique_ptr<mlir::llm::OutputFile>> output =

@@ -97,8 +97,13 @@ llmc::parseModelBuffer(std::unique_ptr<llvm::MemoryBuffer> file,
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   // Verified after the depth check: verifiers recurse too.
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
-      sourceMgr, ParserConfig(&ctx, /*verifyAfterParse=*/false));
+  // On a large stack: bytecode stores some attributes as text, which it
+  // parses unchecked.
+  OwningOpRef<ModuleOp> module;
+  mlir::llm::runWithParserStack([&] {
+    module = parseSourceFile<ModuleOp>(
+        sourceMgr, ParserConfig(&ctx, /*verifyAfterParse=*/false));
+  });
   if (!module)
     return nullptr;
   // Depth built by aliases or bytecode, which the text check cannot see.

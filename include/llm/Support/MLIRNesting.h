@@ -19,6 +19,7 @@
 #ifndef LLM_SUPPORT_MLIRNESTING_H
 #define LLM_SUPPORT_MLIRNESTING_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
@@ -36,6 +37,24 @@ namespace mlir::llm {
 /// The most nesting levels llmc's tools parse (real models have fewer than
 /// 50: regions, attribute arrays, types).
 constexpr int64_t kMaxMLIRNesting = 1000;
+
+/// The most elements an attribute, type or location may expand to when its
+/// shared parts (aliases, uniqued sub-elements used twice) are written out
+/// once per use, as MLIR's printers and llmc's diagnostics do: a chain of
+/// 500 `tuple<!prev, !prev>` aliases is 500 levels deep but 2^500 elements.
+constexpr uint64_t kMaxExpandedElements = uint64_t(1) << 24;
+
+/// The stack of the thread runWithParserStack parses on, in bytes (mapped,
+/// not committed: only what the parser uses is). MLIR's parsers recurse per
+/// nesting level (about 500 bytes each); text is bounded before it is
+/// parsed, but attributes and types that MLIR bytecode stores as text (an
+/// affine map, a dialect's attribute without a bytecode encoding) are not.
+constexpr unsigned kParserStackBytes = 1u << 30;
+
+/// Runs `fn` (a parse) on a thread with a stack of kParserStackBytes and
+/// waits for it, so that input nested deeper than the main thread's stack
+/// holds is parsed, then refused by checkIRNesting, instead of overflowing.
+void runWithParserStack(llvm::function_ref<void()> fn);
 
 /// The byte offset in MLIR source `text` of the bracket (or minus sign)
 /// that first nests deeper than `maxDepth`, or none. Counted: `(`, `[`,
@@ -61,10 +80,14 @@ std::optional<std::string> checkMLIRNesting(llvm::MemoryBufferRef buffer);
 /// ones included, its result and block argument types, and its location):
 /// an attribute, type or location with no sub-element is 1 level, one with
 /// sub-elements (an array's elements, a tuple's types, a call site's
-/// callee and caller) 1 more than its deepest. Such IR parses from aliases
-/// or bytecode but overflows the stack of MLIR's recursive printers and
-/// walkers. The message names the first such op in pre-order and, when
-/// its location holds a file location, the line and column
+/// callee and caller, an affine map's expressions) 1 more than its deepest.
+/// Such IR parses from aliases or bytecode but overflows the stack of
+/// MLIR's recursive printers and walkers. Also refused: an attribute, type
+/// or location that expands to more than kMaxExpandedElements elements
+/// (`it holds an attribute, type or location of more than 16777216
+/// elements once its shared parts are written out (op ...)`), which those
+/// printers would write out for hours. The message names the first such op in
+/// pre-order and, when its location holds a file location, the line and column
 /// (`it nests more than 1000 levels deep (op 'func.func' at line 3,
 /// column 1)`); none when the IR is within bounds. When `at` is given, it
 /// receives that op's location, or an unknown location when the location

@@ -16,6 +16,9 @@
 #   alias.mlir: an attribute of @main nested 20000 levels deep through
 #     aliases (`#a1 = [#a0]`, ...), each line shallow;
 #   loc.mlir: an op whose location nests 20000 call sites through aliases;
+#   affine.mlir: an affine map nested 3000 levels ((d0 * s0 + ...) mod 7);
+#   doubled.mlir: an argument type of 500 aliases tuple<!prev, !prev>
+#     (500 levels, 2^500 elements written out);
 #   ok.mlir: a valid model whose string attribute, comment and location
 #     hold 5000 unmatched brackets each, and whose arrays nest 900 deep.
 #
@@ -54,6 +57,17 @@ write("loc.mlir", "#l0 = loc(\"x\":1:1)\n" +
       "func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> {\n"
       "  %%y = llm.add %%x, %%x : (tensor<2xf32>, tensor<2xf32>) -> "
       "tensor<2xf32> loc(#l%d)\n  return %%y : tensor<2xf32>\n}\n" % (n - 1))
+e = "d0"
+for _ in range(3000):
+    e = "(d0 * s0 + %s) mod 7" % e
+write("affine.mlir", "#m = affine_map<(d0)[s0] -> (%s)>\n"
+      "func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> attributes "
+      "{m = #m} {\n  return %%x : tensor<2xf32>\n}\n" % e)
+write("doubled.mlir", "!t0 = i32\n" +
+      "".join("!t%d = tuple<!t%d, !t%d>\n" % (i, i - 1, i - 1)
+              for i in range(1, 500)) +
+      "func.func @main(%x: tensor<2xf32>, %t: !t499) -> tensor<2xf32> {\n"
+      "  return %x : tensor<2xf32>\n}\n")
 write("ok.mlir", "// " + "(" * 5000 + "\n"
       "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32>"
       " attributes {s = \"" + "[" * 5000 + "\\\"\", a = " + "[" * 900 +

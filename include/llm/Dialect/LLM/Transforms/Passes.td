@@ -879,12 +879,17 @@ def LLMVerifyNestingPass : Pass<"llm-verify-nesting"> {
     levels deep (op 'func.func' at line 20001, column 1)`), when an op nests
     more than `max-depth` levels: the regions between it and the pass's
     anchor plus the depth of its attributes, types and location (one level
-    per sub-element; `checkIRNesting` in `llm/Support/MLIRNesting.h`, which
-    also documents the count). The walk is iterative and measures each
+    per sub-element, an affine map's expressions included; `checkIRNesting`
+    in `llm/Support/MLIRNesting.h`, which also documents the count). The walk is iterative and measures each
     distinct attribute or type once, so it costs time linear in the IR.
 
-    `llm-opt` runs it before the pass pipeline it is given; `llmc`, the C
-    API and Python check each module they parse the same way.
+    It also refuses an attribute, type or location that expands to more
+    than 2^24 elements once its shared parts are written out (500 aliases
+    `!tN = tuple<!tN-1, !tN-1>` are 2^500), which a printer would write for
+    hours. `llmc`, `llm-opt` (before MlirOptMain parses, prints or
+    round-trips the input), the C API and Python check each module they
+    parse the same way; this pass is for IR that reaches a pipeline by
+    other means.
   }];
   let options = [
     Option<"maxDepth", "max-depth", "int64_t", /*default=*/"1000",
