@@ -45,11 +45,13 @@ constexpr int64_t kMaxMLIRNesting = 1000;
 constexpr uint64_t kMaxExpandedElements = uint64_t(1) << 24;
 
 /// The stack of the thread runWithParserStack parses on, in bytes (mapped,
-/// not committed: only what the parser uses is). MLIR's parsers recurse per
-/// nesting level (about 500 bytes each); text is bounded before it is
+/// not committed: only what the parser uses is; small enough for the
+/// kernel's overcommit heuristic on a machine of 1 GiB). MLIR's parsers
+/// recurse per nesting level (about 560 bytes per level of an affine
+/// expression: some 480000 levels fit); text is bounded before it is
 /// parsed, but attributes and types that MLIR bytecode stores as text (an
 /// affine map, a dialect's attribute without a bytecode encoding) are not.
-constexpr unsigned kParserStackBytes = 1u << 30;
+constexpr unsigned kParserStackBytes = 256u << 20;
 
 /// Runs `fn` (a parse) on a thread with a stack of kParserStackBytes and
 /// waits for it, so that input nested deeper than the main thread's stack
