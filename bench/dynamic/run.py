@@ -17,6 +17,7 @@ outputs of both are compared first (|a - b| <= 1e-5 + 1e-5 |b|).
 
   PYTHONPATH=/usr/lib/python3/dist-packages bench/dynamic/run.py
   bench/dynamic/run.py --families hf_gpt2,bert --seq 128 --threads 2
+  bench/dynamic/run.py --batch 4 (a batch of sequences, pinned: --dim batch=4)
 
 Writes a Markdown table to stdout (and --out FILE): per family the static
 and dynamic medians (ms), the ratio dynamic / static, and the min-max over
@@ -47,8 +48,9 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
-def run(llmc, model, opts, inputs, outdir, repeat, threads):
-    cmd = [llmc, "run", model, "--dim", "batch=1", "--threads", str(threads),
+def run(llmc, model, opts, inputs, outdir, repeat, threads, batch):
+    cmd = [llmc, "run", model, "--dim", "batch=%d" % batch,
+           "--threads", str(threads),
            "--repeat", str(repeat), "--output-dir", outdir] + opts
     for name, path in inputs:
         cmd += ["--input", "%s=%s" % (name, path)]
@@ -69,6 +71,7 @@ def main():
     p.add_argument("--seq", type=int, default=64)
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--batch", type=int, default=1)
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--repeat", type=int, default=200)
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -83,7 +86,7 @@ def main():
     work = tempfile.mkdtemp(prefix="llmc-dynamic-")
     rows = []
     for family in a.families.split(","):
-        ec.set_size(a.d, a.heads, 1, a.seq)
+        ec.set_size(a.d, a.heads, a.batch, a.seq)
         model = os.path.join(work, family + ".onnx")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -103,7 +106,7 @@ def main():
         got = {}
         for tag, opts in (("static", static), ("dynamic", dynamic)):
             out = os.path.join(work, "%s_%s" % (family, tag))
-            run(llmc, model, opts, inputs, out, 1, a.threads)
+            run(llmc, model, opts, inputs, out, 1, a.threads, a.batch)
             got[tag] = np.load(os.path.join(out, outs[0] + ".npy"))
         if not np.all(np.abs(got["dynamic"] - got["static"]) <=
                       1e-5 + 1e-5 * np.abs(got["static"])):
@@ -115,7 +118,7 @@ def main():
                 opts = static if tag == "static" else dynamic
                 times[tag].append(run(llmc, model, opts, inputs,
                                       os.path.join(work, "t"), a.repeat,
-                                      a.threads))
+                                      a.threads, a.batch))
         s, d = (statistics.median(times[k]) for k in ("static", "dynamic"))
         rows.append((family, s, min(times["static"]), max(times["static"]),
                      d, min(times["dynamic"]), max(times["dynamic"]), d / s))
@@ -125,11 +128,11 @@ def main():
     lines = [
         "# Dynamic sequence against static: the same ONNX export",
         "",
-        "%s, %d thread(s); models d %d, %d heads, %d layers, batch 1, "
+        "%s, %d thread(s); models d %d, %d heads, %d layers, batch %d, "
         "sequence %d (the dynamic compile's bound); median of %d interleaved "
         "trials of `llmc run --repeat %d` (each trial's median), min-max over "
-        "the trials." % (cpu_name(), a.threads, a.d, a.heads, a.layers, a.seq,
-                         a.trials, a.repeat),
+        "the trials." % (cpu_name(), a.threads, a.d, a.heads, a.layers,
+                         a.batch, a.seq, a.trials, a.repeat),
         "",
         "| family | static ms | dynamic ms | dynamic / static |",
         "|---|---:|---:|---:|",

@@ -103,14 +103,22 @@ static LogicalResult tileRowsAndFuse(RewriterBase &rewriter,
       dim = d;
       break;
     }
+  // The dimensions after the tiled one make one step of it, so a dynamic
+  // one (the sequence) is the tiled one itself, after static ones (a batch)
+  // tiled by 1.
+  SmallVector<int64_t> staticRanges = root.getStaticLoopRanges();
+  if (dynamic) {
+    unsigned last =
+        llvm::find_if(llvm::reverse(staticRanges), ShapedType::isDynamic) -
+        staticRanges.rbegin();
+    last = staticRanges.size() - 1 - last;
+    if (dim && *dim < last && iters[last] == utils::IteratorType::parallel)
+      dim = last;
+  }
   if (!dim)
     return failure();
-  // The dimensions after the tiled one make one step of it: a dynamic one
-  // there (a sequence inside the tile) is not tiled here.
-  if (dynamic &&
-      llvm::any_of(
-          ArrayRef<int64_t>(root.getStaticLoopRanges()).drop_front(*dim + 1),
-          ShapedType::isDynamic))
+  if (dynamic && llvm::any_of(ArrayRef(staticRanges).drop_front(*dim + 1),
+                              ShapedType::isDynamic))
     return failure();
   // Elements of one step of `dim` (the rest of the iteration space).
   int64_t inner = 1;

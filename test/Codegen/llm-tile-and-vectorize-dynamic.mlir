@@ -47,6 +47,21 @@ func.func @add_layer_norm(%x: tensor<1x?x256xf32> {llm.dim_bounds = array<i64: 1
   return %1 : tensor<1x?x256xf32>
 }
 
+// The same for a batch of 2 sequences, [2, S, 256]: the group is tiled
+// along the sequence (the batch by 1), one loop nest over (2, S).
+// CHECK-LABEL: func.func @add_layer_norm_batch2
+// CHECK: %[[S:.*]] = tensor.dim %arg0
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (2, %[[S]]) step (1, 32)
+// CHECK-COUNT-4: linalg.generic {{.*}} : tensor<1x?x256xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @add_layer_norm_batch2(%x: tensor<2x?x256xf32> {llm.dim_bounds = array<i64: 2, 64, 256>}, %r: tensor<2x?x256xf32> {llm.dim_bounds = array<i64: 2, 64, 256>}, %g: tensor<256xf32>, %b: tensor<256xf32>) -> tensor<2x?x256xf32> {
+  %0 = llm.add %x, %r : (tensor<2x?x256xf32>, tensor<2x?x256xf32>) -> tensor<2x?x256xf32>
+  %1 = llm.layer_norm %0 scale %g bias %b : (tensor<2x?x256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<2x?x256xf32>
+  return %1 : tensor<2x?x256xf32>
+}
+
 // The projection of a Hugging Face GPT-2 import: the rows come from an
 // embedding and a layer norm (its own group), the run-time length from the
 // ids, and the weight is a constant stored [N, K] with a bias epilogue. The

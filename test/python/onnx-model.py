@@ -110,9 +110,8 @@ for n in (1, 5):
 # CHECK: dynamic batch 1 Z: (1, 4) float32 {{.*}} PASS
 # CHECK: dynamic batch 5 Y: (5, 3) float32 {{.*}} PASS
 # CHECK: dynamic batch 5 Z: (5, 4) float32 {{.*}} PASS
-# A pass's error names the ONNX node of the op it is about, as llmc's do
-# (not the raw location "node"("OpType")): a batch of 2 over a dynamic
-# sequence, which the matmul lowering refuses.
+# A batch of 2 over a dynamic sequence: one compiled model runs every
+# length up to the bound (the matmul's rows are the batch times the length).
 graph3 = helper.make_graph(
     [helper.make_node("MatMul", ["X", "W"], ["Y"], name="/layers.0/q/MatMul")],
     "batched", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, "seq", 4])],
@@ -121,11 +120,30 @@ graph3 = helper.make_graph(
 path3 = os.path.join(tmp, "batched.onnx")
 onnx.save(helper.make_model(graph3, opset_imports=[helper.make_opsetid("", 17)]),
           path3)
+batched = llmc.compile(path3, dims={"seq": "<=8"})
+for n in (1, 8):
+    xn = rng.standard_normal((2, n, 4)).astype(np.float32)
+    yn = batched(xn)
+    check("batch 2 seq %d" % n, yn, (xn.astype(np.float64) @ w).astype(np.float32))
+# CHECK: batch 2 seq 1: (2, 1, 3) float32 {{.*}} PASS
+# CHECK: batch 2 seq 8: (2, 8, 3) float32 {{.*}} PASS
+
+# A pass's error names the ONNX node of the op it is about, as llmc's do
+# (not the raw location "node"("OpType")): a max over the dynamic sequence,
+# which the lowering refuses.
+graph4 = helper.make_graph(
+    [helper.make_node("ReduceMax", ["X"], ["Y"], name="/pool/ReduceMax",
+                      axes=[1], keepdims=1)],
+    "pooled", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, "seq", 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 1, 4])])
+path4 = os.path.join(tmp, "pooled.onnx")
+onnx.save(helper.make_model(graph4, opset_imports=[helper.make_opsetid("", 17)]),
+          path4)
 try:
-    llmc.compile(path3, dims={"seq": "<=8"})
+    llmc.compile(path4, dims={"seq": "<=8"})
 except ValueError as e:
     print("ValueError:", str(e).splitlines()[0])
-# CHECK: ValueError: ONNX node '/layers.0/q/MatMul' (MatMul): llm-to-linalg: dynamic shapes: llm.matmul: the lhs rows other than the sequence must be of size 1
+# CHECK: ValueError: ONNX node '/pool/ReduceMax' (ReduceMax): llm-to-linalg: dynamic shapes: reduction over the dynamic (sequence) dimension
 for bad in ({"batch": "<=0"}, {"batch": 2.5}):
     try:
         llmc.compile(path, dims=bad)

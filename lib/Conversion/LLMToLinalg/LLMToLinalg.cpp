@@ -21,7 +21,9 @@
 //   arguments declare `llm.dim_bounds` (DimBounds.h): a `?` dimension is the
 //   sequence length, `tensor.empty` gets it from `tensor.dim` of the bounded
 //   argument, and the ops that cannot take it (checkDynamicShapes) are
-//   reported before converting;
+//   reported before converting. A matmul's rows collapsed with a batch
+//   ([B, ?, K] -> [B * ?, K]) are the one other dynamic size: read from the
+//   collapsed value, expanded back before anything else reads them;
 // * elementwise work is an all-parallel `linalg.generic` whose output map is
 //   the identity and whose input maps broadcast with numpy rules (missing
 //   leading dimensions are dropped, a size-1 dimension that broadcasts maps to
@@ -93,9 +95,10 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
   auto shapeOf = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
-  // The rows of a matmul's lhs are collapsed into one dimension and the
-  // result expanded back, which infers at most one `?` per group: [?, ?, K]
-  // (two sequence lengths) would become an expand_shape without its sizes.
+  // The rows of a matmul's lhs are collapsed into one dimension (a batch
+  // and the sequence: B * length rows) and the result expanded back, which
+  // infers at most one `?` per group: [?, ?, K] (two sequence lengths)
+  // would become an expand_shape without its sizes.
   auto oneDynamicRow = [&](StringRef name, ArrayRef<int64_t> lhs) {
     if (llvm::count_if(lhs.drop_back(), ShapedType::isDynamic) <= 1)
       return success();
@@ -120,14 +123,7 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
         !allStatic(lt.take_back(1)))
       return fail("llm.matmul takes a dynamic dimension only in the rows of "
                   "an untransposed lhs against a static 2-D rhs");
-    if (failed(oneDynamicRow("llm.matmul", lt)))
-      return failure();
-    if (getStaticProduct(lt.drop_back()) != 1)
-      return fail("llm.matmul: the lhs rows other than the sequence must be "
-                  "of size 1 (the rows are collapsed into one dimension); "
-                  "for a batch above 1, compile with a static sequence "
-                  "length (llmc --dim NAME=N)");
-    return success();
+    return oneDynamicRow("llm.matmul", lt);
   }
   if (auto ln = dyn_cast<LayerNormOp>(op)) {
     auto shape = shapeOf(ln.getInput());
@@ -503,16 +499,30 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
     int64_t lr = lt.getRank(), rr = rt.getRank(), outRank = type.getRank();
     int64_t m = type.getDimSize(outRank - 2), n = type.getDimSize(outRank - 1);
 
+    // The f32 result `acc` of collapsed rows as the result: expanded and
+    // converted to the result's element type. Rows that are the sequence
+    // times a batch are expanded first, since the conversion's result is
+    // sized by the sequence length (createEmptyTensor).
+    auto finish = [&](Value acc) {
+      if (!cast<RankedTensorType>(acc.getType()).hasStaticShape() &&
+          getStaticProduct(type.getShape().drop_back()) != 1) {
+        Value r =
+            reshapeTo(rewriter, loc, acc, type.clone(rewriter.getF32Type()));
+        rewriter.replaceOp(op, convertTensorFromF32(rewriter, loc, r, et));
+        return success();
+      }
+      Value r = convertTensorFromF32(rewriter, loc, acc, et);
+      rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
+      return success();
+    };
+
     // A constant weight in a sparse format (llm-sparsify-weights): llmc's
     // loops over its packed nonzeros.
     std::string whyDense;
     if (FailureOr<Value> sparse =
             llm::detail::lowerSparseMatmul(rewriter, op, lhs, whyDense);
-        succeeded(sparse)) {
-      Value r = convertTensorFromF32(rewriter, loc, *sparse, et);
-      rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
-      return success();
-    }
+        succeeded(sparse))
+      return finish(*sparse);
     llm::detail::warnSparseFallback(op, whyDense);
 
     // A constant weight on bf16 dot products or AMX tiles (dot_product =
@@ -539,7 +549,25 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
       // Dynamic rows (the sequence): a matmul with a dynamic M, which
       // llm-tile-and-vectorize tiles like a static one sized at the bound
       // (full register tiles vectorized, the partial last one peeled).
-      Value init = createZerosF32(rewriter, loc, {rows, n});
+      // Rows that are the sequence times static rows beside it (a batch)
+      // are not the sequence length, createEmptyTensor's `?`: M is read
+      // from the collapsed lhs.
+      Value init;
+      if (ShapedType::isDynamic(rows) &&
+          getStaticProduct(type.getShape().drop_back()) != 1) {
+        Value m = tensor::DimOp::create(rewriter, loc, lhs2, ta ? 1 : 0);
+        Value empty =
+            tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, n},
+                                    rewriter.getF32Type(), ValueRange{m});
+        init = linalg::FillOp::create(
+                   rewriter, loc,
+                   ValueRange{arith::ConstantOp::create(
+                       rewriter, loc, rewriter.getF32FloatAttr(0.0f))},
+                   ValueRange{empty})
+                   .getResult(0);
+      } else {
+        init = createZerosF32(rewriter, loc, {rows, n});
+      }
       auto mm =
           linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
                                    ValueRange{lhs2, rhs}, ValueRange{init});
@@ -591,9 +619,7 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
       }
       acc = bmm.getResult(0);
     }
-    Value r = convertTensorFromF32(rewriter, loc, acc, et);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, type));
-    return success();
+    return finish(acc);
   }
 };
 

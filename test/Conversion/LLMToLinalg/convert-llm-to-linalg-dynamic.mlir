@@ -33,6 +33,29 @@ func.func @linear(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>},
 
 // -----
 
+// A batch of 2 sequences: the rows [2, S] collapse to one `?` dimension of
+// 2 * S rows, which is not the sequence length: M is read from the
+// collapsed lhs. An f16 result is rounded after the rows are expanded back
+// (the rounding's result is sized by the sequence length).
+// CHECK-LABEL: func.func @linear_batch2
+// CHECK: %[[A:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2]] : tensor<2x?x8xf16> into tensor<?x8xf16>
+// CHECK: %[[C0:.+]] = arith.constant 0 : index
+// CHECK: %[[M:.+]] = tensor.dim %[[A]], %[[C0]] : tensor<?x8xf16>
+// CHECK: %[[E:.+]] = tensor.empty(%[[M]]) : tensor<?x4xf32>
+// CHECK: %[[Z:.+]] = linalg.fill {{.*}} outs(%[[E]] : tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[A]], %{{.+}} : tensor<?x8xf16>, tensor<8x4xf16>) outs(%[[Z]] : tensor<?x4xf32>)
+// CHECK: %[[X:.+]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1], [2]] output_shape [2, %{{.+}}, 4] : tensor<?x4xf32> into tensor<2x?x4xf32>
+// CHECK: %[[S:.+]] = tensor.dim %arg0, %{{.+}} : tensor<2x?x8xf16>
+// CHECK: %[[H:.+]] = tensor.empty(%[[S]]) : tensor<2x?x4xf16>
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<2x?x4xf32>) outs(%[[H]] : tensor<2x?x4xf16>)
+// CHECK: arith.truncf
+func.func @linear_batch2(%x: tensor<2x?x8xf16> {llm.dim_bounds = array<i64: 2, 16, 8>}, %w: tensor<8x4xf16>) -> tensor<2x?x4xf16> {
+  %0 = llm.matmul %x, %w : (tensor<2x?x8xf16>, tensor<8x4xf16>) -> tensor<2x?x4xf16>
+  return %0 : tensor<2x?x4xf16>
+}
+
+// -----
+
 // Norms over the static hidden dimension, per (dynamic) row.
 // CHECK-LABEL: func.func @norms
 // CHECK-COUNT-2: tensor.empty(%{{.+}}) : tensor<?xf64>

@@ -91,13 +91,3 @@ func.func @taken(%ids: tensor<2xi64>) -> tensor<2x8xf32> {
   return %0 : tensor<2x8xf32>
 }
 
-// -----
-
-// A dynamic matmul whose rows are a batch of 2 times the sequence: the rows
-// are not one collapsible dimension; the message names the static
-// workaround.
-func.func @dynamic_matmul_batch2(%a: tensor<2x?x8xf32> {llm.dim_bounds = array<i64: 2, 16, 8>}, %w: tensor<8x16xf32>) -> tensor<2x?x16xf32> {
-  // expected-error @+1 {{llm-to-linalg: dynamic shapes: llm.matmul: the lhs rows other than the sequence must be of size 1 (the rows are collapsed into one dimension); for a batch above 1, compile with a static sequence length (llmc --dim NAME=N)}}
-  %0 = llm.matmul %a, %w : (tensor<2x?x8xf32>, tensor<8x16xf32>) -> tensor<2x?x16xf32>
-  return %0 : tensor<2x?x16xf32>
-}

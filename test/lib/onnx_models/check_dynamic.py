@@ -7,22 +7,23 @@
 #
 # ===---------------------------------------------------------------------=== #
 """Checks that a corpus model exported with a dynamic sequence axis
-(export_corpus.py, torch.onnx.export with dynamic_axes, 2 layers, batch 1)
-imports with that axis kept dynamic and, compiled once, matches torch at
-several lengths.
+(export_corpus.py, torch.onnx.export with dynamic_axes, 2 layers, batch 1
+or --batch B) imports with that axis kept dynamic and, compiled once,
+matches torch at several lengths.
 
 For each FAMILY: the model is exported at opset 14 with dynamic batch and
-sequence axes and run by `llmc run` with --dim batch=1 (the sequence
+sequence axes and run by `llmc run` with --dim batch=B (the sequence
 bound from the model, else --dim-bound seq=BOUND: the same compiled model
 for every length) on new inputs of each LENGTH
 (random ids / activations; padding masks with the last key padded,
 bool attention masks causal) and compared with
 torch's forward on the same module: |llmc - torch| <= 1e-4 + 1e-4 |torch|
 elementwise. Prints `FAMILY S=LENGTH max_err=E OK` (or FAIL with the
-reason) per length, then `N passed, N failed`; exits 1 on any failure.
+reason) per length (`FAMILY B=B S=LENGTH ...` for a batch above 1), then
+`N passed, N failed`; exits 1 on any failure.
 
 Usage: check_dynamic.py BIN_DIR WORKDIR FAMILY... [--lengths 1,7,20]
-                        [--bound 32]
+                        [--bound 32] [--batch 1]
 """
 import argparse
 import os
@@ -69,8 +70,8 @@ def inputs_at(args, names, dyn, length, gen):
     return out
 
 
-def check(bin_dir, work, family, lengths, bound):
-    ec.set_size(48, 3, 1, 7)
+def check(bin_dir, work, family, lengths, bound, batch):
+    ec.set_size(48, 3, batch, 7)
     m, args, names, out_names, dyn = ec.build(family, 2)
     m.eval()
     path = os.path.join(work, family + ".onnx")
@@ -80,8 +81,8 @@ def check(bin_dir, work, family, lengths, bound):
                           output_names=out_names, do_constant_folding=False,
                           dynamic_axes=dyn)
     # Models without a position table or mask buffer need a bound.
-    opts = ["--dim", "batch=1"]
-    if family.startswith(("mha", "encoder", "sdpa")):
+    opts = ["--dim", "batch=%d" % batch]
+    if family.startswith(("mha", "encoder", "sdpa", "bloom")):
         opts += ["--dim-bound", "seq=%d" % bound]
         if family == "sdpa_mask":
             opts += ["--dim-bound", "seq_k=%d" % bound]
@@ -101,6 +102,8 @@ def check(bin_dir, work, family, lengths, bound):
             cmd += ["--input", "%s=%s" % (name, npy)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         tag = "%s S=%d" % (family, length)
+        if batch != 1:
+            tag = "%s B=%d S=%d" % (family, batch, length)
         if r.returncode:
             lines.append("%s: FAIL: run: %s" % (tag, r.stderr.strip()))
             failed += 1
@@ -126,12 +129,14 @@ def main():
     p.add_argument("families", nargs="+")
     p.add_argument("--lengths", default="1,7,20")
     p.add_argument("--bound", type=int, default=32)
+    p.add_argument("--batch", type=int, default=1)
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
     lengths = [int(v) for v in a.lengths.split(",")]
     passed = failed = 0
     for family in a.families:
-        lines, f = check(a.bin_dir, a.work, family, lengths, a.bound)
+        lines, f = check(a.bin_dir, a.work, family, lengths, a.bound,
+                             a.batch)
         for line in lines:
             print(line, flush=True)
         failed += f

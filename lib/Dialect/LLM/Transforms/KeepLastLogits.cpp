@@ -42,12 +42,10 @@ bool isPositionwise(Operation *op) {
              LogicalAndOp, LogicalOrOp, LogicalXorOp, LogicalNotOp>(op);
 }
 
-/// For each operand of `op`, the axis of the operand that holds result axis
-/// `axis`, or nullopt when the operand does not vary along it (absent after
-/// broadcast alignment, or of size 1 there). Failure when the op does not
-/// compute the positions along `axis` independently.
-FailureOr<SmallVector<std::optional<int64_t>>> getOperandAxes(Operation *op,
-                                                              int64_t axis) {
+} // namespace
+
+FailureOr<SmallVector<std::optional<int64_t>>>
+mlir::llm::getPositionwiseOperandAxes(Operation *op, int64_t axis) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   int64_t rank = resultType.getRank();
   SmallVector<std::optional<int64_t>> axes(op->getNumOperands());
@@ -114,6 +112,8 @@ FailureOr<SmallVector<std::optional<int64_t>>> getOperandAxes(Operation *op,
   return failure();
 }
 
+namespace {
+
 /// True when every user of `value` is an `llm.sequence_last` on `axis` (each
 /// needs only the last position, so the producer may compute that one).
 bool onlyLastIsUsed(Value value, int64_t axis) {
@@ -141,7 +141,7 @@ struct SinkThroughPositionwise : OpRewritePattern<SequenceLastOp> {
         !onlyLastIsUsed(op->getResult(0), axis))
       return failure();
     FailureOr<SmallVector<std::optional<int64_t>>> axes =
-        getOperandAxes(op, axis);
+        getPositionwiseOperandAxes(op, axis);
     if (failed(axes) || llvm::none_of(*axes, [](auto a) { return a; }))
       return failure();
     rewriter.setInsertionPoint(op);

@@ -46,11 +46,6 @@ RankedTensorType withShape(Type t, ArrayRef<int64_t> shape) {
                                cast<RankedTensorType>(t).getElementType());
 }
 
-bool isStatic(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape();
-}
-
 /// A static shape or one with a single dynamic (sequence) dimension
 /// (DimBounds.h): the row-wise patterns move it like a static row
 /// dimension (each row keeps its place in the sequence).
@@ -585,7 +580,7 @@ struct SimplifyTransposeReshapeChain final : RewritePattern {
 /// layout is bhsd and the reshapes have no other user: each (batch, head)
 /// pair attends on its own. A mask whose two leading dimensions (after
 /// leading 1s to rank 4) are [1, B*H] is reshaped to [B, H, ...]; one that
-/// is [1, 1] stays.
+/// is [1, 1] stays. S may be the dynamic sequence (B and H are static).
 struct SplitMergedAttentionHeads final : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionOp op,
@@ -596,7 +591,7 @@ struct SplitMergedAttentionHeads final : OpRewritePattern<AttentionOp> {
     int64_t b = 0, h = 0;
     for (Value operand : {op.getQuery(), op.getKey(), op.getValue()}) {
       auto r = operand.getDefiningOp<ReshapeOp>();
-      if (!r || !r->hasOneUse() || !isStatic(r.getInput()))
+      if (!r || !r->hasOneUse() || !isStaticOrSequence(r.getInput()))
         return failure();
       ArrayRef<int64_t> in = shapeOf(r.getInput()), out = shapeOf(operand);
       if (in.size() != 4 || out.size() != 4 || out[0] != 1 || in[0] == 1 ||
@@ -610,7 +605,7 @@ struct SplitMergedAttentionHeads final : OpRewritePattern<AttentionOp> {
     Location loc = op.getLoc();
     Value mask = op.getMask();
     if (mask) {
-      if (!isStatic(mask))
+      if (!isStaticOrSequence(mask))
         return failure();
       ArrayRef<int64_t> ms = shapeOf(mask);
       SmallVector<int64_t> padded(4 - std::min<int64_t>(4, ms.size()), 1);

@@ -1362,4 +1362,5 @@ void mlir::llm::populateRecompositionPatterns(RewritePatternSet &patterns) {
                RecomposeRmsNorm, AbsorbRmsNormWeight, RecomposeGelu,
                RecomposeSilu, RecomposeAttention, RecomposeRope,
                CausalFromConstantMask>(patterns.getContext());
+  populateRowUnflatteningPatterns(patterns);
 }

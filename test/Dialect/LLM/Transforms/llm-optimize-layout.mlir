@@ -266,6 +266,56 @@ func.func @mha_batch_first(%x: tensor<2x7x48xf32>) -> tensor<2x7x48xf32> {
 
 // -----
 
+// The same with a dynamic sequence and a batch of 2, with a key padding
+// mask (as llm-recompose leaves torch.nn.MultiheadAttention: the output
+// projection on [S, B, E] rows): the attention over [1, B*H, ?, D] is split
+// back to [B, H, ?, D] (B and H static), the mask [B*H, 1, ?] to
+// [B, H, 1, ?], and no transpose is left.
+// CHECK: module attributes {llm.report = {runtime_transposes = 0 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @mha_batch_first_dynamic
+// CHECK-NOT: llm.transpose
+// CHECK: llm.matmul %arg0, %{{.*}} : (tensor<2x?x48xf32>, tensor<48x144xf32>) -> tensor<2x?x144xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: %[[M:.+]] = llm.broadcast_to %{{.*}} : (tensor<2x1x1x?xi1>) -> tensor<2x3x1x?xi1>
+// CHECK: llm.attention %{{.*}}, %{{.*}}, %{{.*}} mask %[[M]] {layout = #llm.attention_layout<bshd>, scale = 2.500000e-01 : f32} : (tensor<2x?x3x16xf32>, tensor<2x?x3x16xf32>, tensor<2x?x3x16xf32>, tensor<2x3x1x?xi1>) -> tensor<2x?x3x16xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: return
+func.func @mha_batch_first_dynamic(%x: tensor<2x?x48xf32> {llm.dim_bounds = array<i64: 2, 32, 48>}, %pad: tensor<2x?xi1> {llm.dim_bounds = array<i64: 2, 32>}) -> tensor<2x?x48xf32> {
+  %w = llm.constant dense<0.5> : tensor<48x144xf32>
+  %b = llm.constant dense<0.25> : tensor<144xf32>
+  %wo = llm.constant dense<0.125> : tensor<48x48xf32>
+  %bo = llm.constant dense<1.0> : tensor<48xf32>
+  %0 = llm.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<2x?x48xf32>) -> tensor<?x2x48xf32>
+  %1 = llm.matmul %0, %w : (tensor<?x2x48xf32>, tensor<48x144xf32>) -> tensor<?x2x144xf32>
+  %2 = llm.add %b, %1 : (tensor<144xf32>, tensor<?x2x144xf32>) -> tensor<?x2x144xf32>
+  %q = llm.slice %2 {limits = array<i64: 32, 2, 48>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<?x2x144xf32>) -> tensor<?x2x48xf32>
+  %k = llm.slice %2 {limits = array<i64: 32, 2, 96>, starts = array<i64: 0, 0, 48>, strides = array<i64: 1, 1, 1>} : (tensor<?x2x144xf32>) -> tensor<?x2x48xf32>
+  %v = llm.slice %2 {limits = array<i64: 32, 2, 144>, starts = array<i64: 0, 0, 96>, strides = array<i64: 1, 1, 1>} : (tensor<?x2x144xf32>) -> tensor<?x2x48xf32>
+  %q1 = llm.reshape %q : (tensor<?x2x48xf32>) -> tensor<?x6x16xf32>
+  %q2 = llm.transpose %q1 {permutation = array<i64: 1, 0, 2>} : (tensor<?x6x16xf32>) -> tensor<6x?x16xf32>
+  %q3 = llm.reshape %q2 : (tensor<6x?x16xf32>) -> tensor<1x6x?x16xf32>
+  %k1 = llm.reshape %k : (tensor<?x2x48xf32>) -> tensor<?x6x16xf32>
+  %k2 = llm.transpose %k1 {permutation = array<i64: 1, 0, 2>} : (tensor<?x6x16xf32>) -> tensor<6x?x16xf32>
+  %k3 = llm.reshape %k2 : (tensor<6x?x16xf32>) -> tensor<1x6x?x16xf32>
+  %v1 = llm.reshape %v : (tensor<?x2x48xf32>) -> tensor<?x6x16xf32>
+  %v2 = llm.transpose %v1 {permutation = array<i64: 1, 0, 2>} : (tensor<?x6x16xf32>) -> tensor<6x?x16xf32>
+  %v3 = llm.reshape %v2 : (tensor<6x?x16xf32>) -> tensor<1x6x?x16xf32>
+  %m0 = llm.reshape %pad : (tensor<2x?xi1>) -> tensor<2x1x1x?xi1>
+  %m1 = llm.broadcast_to %m0 : (tensor<2x1x1x?xi1>) -> tensor<2x3x1x?xi1>
+  %m2 = llm.reshape %m1 : (tensor<2x3x1x?xi1>) -> tensor<6x1x?xi1>
+  %a = llm.attention %q3, %k3, %v3 mask %m2 {scale = 0.25 : f32} : (tensor<1x6x?x16xf32>, tensor<1x6x?x16xf32>, tensor<1x6x?x16xf32>, tensor<6x1x?xi1>) -> tensor<1x6x?x16xf32>
+  %a1 = llm.reshape %a : (tensor<1x6x?x16xf32>) -> tensor<6x?x16xf32>
+  %a2 = llm.transpose %a1 {permutation = array<i64: 1, 0, 2>} : (tensor<6x?x16xf32>) -> tensor<?x6x16xf32>
+  %a3 = llm.reshape %a2 : (tensor<?x6x16xf32>) -> tensor<?x2x48xf32>
+  %o = llm.matmul %a3, %wo : (tensor<?x2x48xf32>, tensor<48x48xf32>) -> tensor<?x2x48xf32>
+  %o1 = llm.add %o, %bo : (tensor<?x2x48xf32>, tensor<48xf32>) -> tensor<?x2x48xf32>
+  %o3 = llm.transpose %o1 {permutation = array<i64: 1, 0, 2>} : (tensor<?x2x48xf32>) -> tensor<2x?x48xf32>
+  %r = llm.add %x, %o3 : (tensor<2x?x48xf32>, tensor<2x?x48xf32>) -> tensor<2x?x48xf32>
+  return %r : tensor<2x?x48xf32>
+}
+
+// -----
+
 // The same with a dynamic sequence and batch 1 (the dynamic import of
 // torch.nn.TransformerEncoderLayer): the sequence is one atom of the
 // transpose/reshape chains, never split nor merged, and every transpose

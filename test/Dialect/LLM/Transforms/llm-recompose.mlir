@@ -1274,3 +1274,101 @@ func.func @causal_zero_keys(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x0x8xf32>, %v
   %a = llm.attention %q, %k, %v mask %m : (tensor<1x1x4x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>, tensor<4x0xf32>) -> tensor<1x1x4x8xf32>
   return %a : tensor<1x1x4x8xf32>
 }
+// -----
+
+// Rows flattened around row-wise ops (Hugging Face's Conv1D: x.view(-1, D),
+// addmm, .view(B, S, N)): the matmul and its bias take the [B, S] rows as
+// they are, and both reshapes disappear.
+// CHECK-LABEL: func.func @conv1d_rows
+// CHECK-SAME: (%[[X:.+]]: tensor<2x7x48xf32>, %[[W:.+]]: tensor<48x144xf32>, %[[B:.+]]: tensor<144xf32>)
+// CHECK-NEXT: %[[M:.+]] = llm.matmul %[[X]], %[[W]] : (tensor<2x7x48xf32>, tensor<48x144xf32>) -> tensor<2x7x144xf32>
+// CHECK-NEXT: %[[A:.+]] = llm.add %[[M]], %[[B]] : (tensor<2x7x144xf32>, tensor<144xf32>) -> tensor<2x7x144xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @conv1d_rows(%x: tensor<2x7x48xf32>, %w: tensor<48x144xf32>, %b: tensor<144xf32>) -> tensor<2x7x144xf32> {
+  %0 = llm.reshape %x : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+  %1 = llm.matmul %0, %w : (tensor<14x48xf32>, tensor<48x144xf32>) -> tensor<14x144xf32>
+  %2 = llm.add %1, %b : (tensor<14x144xf32>, tensor<144xf32>) -> tensor<14x144xf32>
+  %3 = llm.reshape %2 : (tensor<14x144xf32>) -> tensor<2x7x144xf32>
+  return %3 : tensor<2x7x144xf32>
+}
+
+// -----
+
+// torch.nn.MultiheadAttention's output projection: heads [S, B*H, D] merged
+// to [S*B, E] rows, restored as [S, B, E]. The rows become [S, B, E] at
+// once (a reshape that keeps S whole); a transposed weight, a residual
+// that is itself flattened and a layer norm with a positive axis (now
+// counted from the end: the default, -1) follow the rows.
+// CHECK-LABEL: func.func @mha_out_rows
+// CHECK-SAME: (%[[H:.+]]: tensor<7x6x16xf32>, %[[W:.+]]: tensor<48x48xf32>, %[[R:.+]]: tensor<7x2x48xf32>, %[[G:.+]]: tensor<48xf32>)
+// CHECK-NEXT: %[[X:.+]] = llm.reshape %[[H]] : (tensor<7x6x16xf32>) -> tensor<7x2x48xf32>
+// CHECK-NEXT: %[[M:.+]] = llm.matmul %[[X]], %[[W]] {transpose_b} : (tensor<7x2x48xf32>, tensor<48x48xf32>) -> tensor<7x2x48xf32>
+// CHECK-NEXT: %[[A:.+]] = llm.add %[[R]], %[[M]] : (tensor<7x2x48xf32>, tensor<7x2x48xf32>) -> tensor<7x2x48xf32>
+// CHECK-NEXT: %[[N:.+]] = llm.layer_norm %[[A]] scale %[[G]] : (tensor<7x2x48xf32>, tensor<48xf32>) -> tensor<7x2x48xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @mha_out_rows(%h: tensor<7x6x16xf32>, %w: tensor<48x48xf32>, %r: tensor<7x2x48xf32>, %g: tensor<48xf32>) -> tensor<7x2x48xf32> {
+  %0 = llm.reshape %h : (tensor<7x6x16xf32>) -> tensor<14x48xf32>
+  %1 = llm.matmul %0, %w {transpose_b} : (tensor<14x48xf32>, tensor<48x48xf32>) -> tensor<14x48xf32>
+  %r2 = llm.reshape %r : (tensor<7x2x48xf32>) -> tensor<14x48xf32>
+  %2 = llm.add %r2, %1 : (tensor<14x48xf32>, tensor<14x48xf32>) -> tensor<14x48xf32>
+  %3 = llm.layer_norm %2 scale %g {axis = 1 : i64} : (tensor<14x48xf32>, tensor<48xf32>) -> tensor<14x48xf32>
+  %4 = llm.reshape %3 : (tensor<14x48xf32>) -> tensor<7x2x48xf32>
+  return %4 : tensor<7x2x48xf32>
+}
+
+// -----
+
+// Near misses: rows that are one dimension ([1, S] is [S] already); a
+// value of the chain with another user; an op that mixes rows (a softmax
+// over them); a transposed lhs; a bias that varies along the rows but is
+// not flattened rows itself; a reshape that does not restore the rows
+// (the last dimension changes).
+// CHECK-LABEL: func.func @rows_one_dim
+// CHECK: llm.reshape %arg0 : (tensor<1x7x48xf32>) -> tensor<7x48xf32>
+// CHECK-LABEL: func.func @rows_other_user
+// CHECK: llm.reshape %arg0 : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+// CHECK-LABEL: func.func @rows_mixed
+// CHECK: llm.reshape %arg0 : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+// CHECK-LABEL: func.func @rows_transpose_a
+// CHECK: llm.reshape %arg0 : (tensor<2x24x8xf32>) -> tensor<48x8xf32>
+// CHECK-LABEL: func.func @rows_bias_arg
+// CHECK: llm.reshape %arg0 : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+// CHECK-LABEL: func.func @rows_not_restored
+// CHECK: llm.reshape %arg0 : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+func.func @rows_one_dim(%x: tensor<1x7x48xf32>, %w: tensor<48x16xf32>) -> tensor<1x7x16xf32> {
+  %0 = llm.reshape %x : (tensor<1x7x48xf32>) -> tensor<7x48xf32>
+  %1 = llm.matmul %0, %w : (tensor<7x48xf32>, tensor<48x16xf32>) -> tensor<7x16xf32>
+  %2 = llm.reshape %1 : (tensor<7x16xf32>) -> tensor<1x7x16xf32>
+  return %2 : tensor<1x7x16xf32>
+}
+func.func @rows_other_user(%x: tensor<2x7x48xf32>, %w: tensor<48x16xf32>) -> (tensor<2x7x16xf32>, tensor<14x16xf32>) {
+  %0 = llm.reshape %x : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+  %1 = llm.matmul %0, %w : (tensor<14x48xf32>, tensor<48x16xf32>) -> tensor<14x16xf32>
+  %2 = llm.relu %1 : tensor<14x16xf32>
+  %3 = llm.reshape %2 : (tensor<14x16xf32>) -> tensor<2x7x16xf32>
+  return %3, %1 : tensor<2x7x16xf32>, tensor<14x16xf32>
+}
+func.func @rows_mixed(%x: tensor<2x7x48xf32>) -> tensor<2x7x48xf32> {
+  %0 = llm.reshape %x : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+  %1 = llm.softmax %0 {axis = 0 : i64} : tensor<14x48xf32>
+  %2 = llm.reshape %1 : (tensor<14x48xf32>) -> tensor<2x7x48xf32>
+  return %2 : tensor<2x7x48xf32>
+}
+func.func @rows_transpose_a(%x: tensor<2x24x8xf32>, %w: tensor<48x16xf32>) -> tensor<2x4x16xf32> {
+  %0 = llm.reshape %x : (tensor<2x24x8xf32>) -> tensor<48x8xf32>
+  %1 = llm.matmul %0, %w {transpose_a} : (tensor<48x8xf32>, tensor<48x16xf32>) -> tensor<8x16xf32>
+  %2 = llm.reshape %1 : (tensor<8x16xf32>) -> tensor<2x4x16xf32>
+  return %2 : tensor<2x4x16xf32>
+}
+func.func @rows_bias_arg(%x: tensor<2x7x48xf32>, %b: tensor<14x48xf32>) -> tensor<2x7x48xf32> {
+  %0 = llm.reshape %x : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+  %1 = llm.add %0, %b : (tensor<14x48xf32>, tensor<14x48xf32>) -> tensor<14x48xf32>
+  %2 = llm.reshape %1 : (tensor<14x48xf32>) -> tensor<2x7x48xf32>
+  return %2 : tensor<2x7x48xf32>
+}
+func.func @rows_not_restored(%x: tensor<2x7x48xf32>) -> tensor<2x7x24x2xf32> {
+  %0 = llm.reshape %x : (tensor<2x7x48xf32>) -> tensor<14x48xf32>
+  %1 = llm.relu %0 : tensor<14x48xf32>
+  %2 = llm.reshape %1 : (tensor<14x48xf32>) -> tensor<2x7x24x2xf32>
+  return %2 : tensor<2x7x24x2xf32>
+}

@@ -6,12 +6,12 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #
 # ===---------------------------------------------------------------------=== #
-"""Compiles MODEL.onnx twice with `llmc compile --report=json` (batch 1):
-the sequence dynamic (--dim-bound seq=N) and static (--dim seq=N), and
-prints per model whether the kernel counts are equal and both runtime
-transpose counts.
+"""Compiles MODEL.onnx twice with `llmc compile --report=json` (batch 1,
+or B with --batch=B): the sequence dynamic (--dim-bound seq=N) and static
+(--dim seq=N), and prints per model whether the kernel counts are equal and
+both runtime transpose counts.
 
-  dynamic_kernels.py LLMC DIR N MODEL...
+  dynamic_kernels.py LLMC DIR N [--batch=B] MODEL...
 """
 
 import json
@@ -20,8 +20,8 @@ import subprocess
 import sys
 
 
-def report(llmc, model, out, extra):
-    r = subprocess.run([llmc, "compile", model, "--dim", "batch=1",
+def report(llmc, model, out, batch, extra):
+    r = subprocess.run([llmc, "compile", model, "--dim", "batch=%d" % batch,
                         "--emit=mlir", "-o", out, "--report=json"] + extra,
                        capture_output=True, text=True)
     if r.returncode:
@@ -31,11 +31,15 @@ def report(llmc, model, out, extra):
 
 def main():
     llmc, d, n = sys.argv[1], sys.argv[2], sys.argv[3]
-    for name in sys.argv[4:]:
+    names, batch = sys.argv[4:], 1
+    if names and names[0].startswith("--batch="):
+        batch = int(names[0].split("=", 1)[1])
+        names = names[1:]
+    for name in names:
         model = os.path.join(d, name + ".onnx")
         out = os.path.join(d, name + ".kernels.mlir")
-        dyn = report(llmc, model, out, ["--dim-bound", "seq=" + n])
-        static = report(llmc, model, out, ["--dim", "seq=" + n])
+        dyn = report(llmc, model, out, batch, ["--dim-bound", "seq=" + n])
+        static = report(llmc, model, out, batch, ["--dim", "seq=" + n])
         print("%s: kernels %d dynamic, %d static: %s; transposes %d dynamic, "
               "%d static" % (name, dyn["kernels"], static["kernels"],
                              "same" if dyn["kernels"] == static["kernels"]

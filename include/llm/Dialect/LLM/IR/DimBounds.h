@@ -10,7 +10,8 @@
 // of each dimension of a tensor argument, for arguments with a dynamic
 // (`?`) sequence dimension.
 //
-//   func.func @main(%x: tensor<1x?x64xf32> {llm.dim_bounds = array<i64: 1, 128, 64>})
+//   func.func @main(%x: tensor<1x?x64xf32> {llm.dim_bounds = array<i64: 1, 128,
+//   64>})
 //
 // One entry per dimension; a static dimension's entry equals its size, a
 // dynamic dimension's entry is its largest allowed value (>= 1). llmc
@@ -20,6 +21,9 @@
 // them must declare the same bound, and every `?` in the function's body
 // equals that value (the lowering relies on it and rejects ops that would
 // break it, e.g. a reshape that merges the sequence with another dimension).
+// Only inside a lowering may a value carry other dynamic sizes: a matmul's
+// rows [B, ?] collapsed to B * length rows, sized from the collapsed value,
+// never by createEmptyTensor.
 //
 //===----------------------------------------------------------------------===//
 

@@ -135,7 +135,23 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       tables (10000 when they cannot tell: `D = 2` or `S = 1`; snapped to an
       integer within 1e-5) and every entry must equal the `llm.rope`
       definition within `1e-4 + 1e-6 * |angle|`; tables that are not
-      constants, of other positions or another formula stay untouched.
+      constants, of other positions or another formula stay untouched;
+    * rows flattened around ops that compute each row by itself:
+      `reshape(f(reshape(x) : [A, D]) : [A, N]) : [d0, ..., dk, N]` with
+      `d0 * ... * dk = A` and at least two `di > 1` -> `f(reshape(x) :
+      [d0, ..., dk, D])`, where `f` is made of matmuls of the rows by a
+      2-D rhs (no `transpose_a`), elementwise ops whose other operands
+      broadcast along the rows (or are flattened rows themselves), casts,
+      comparisons, selects and norms of the last dimension (a positive
+      `layer_norm` axis is rewritten from the end), each of whose
+      intermediate results has no other user, and whose flattened inputs
+      are reshapes or constants. Hugging Face's Conv1D (`addmm` of
+      `x.view(-1, D)`) and `nn.MultiheadAttention`'s output projection
+      export linear layers this way; the rows keep their order, so the
+      values are unchanged, and a batch is never merged with a dynamic
+      sequence (the import of a dynamic sequence with a batch above 1
+      needs it, DimBounds.h). Rows of one dimension (`[1, S]`) stay
+      flattened.
 
     Commutative operands match in either order. A chain is rewritten only
     when each intermediate value is used inside the chain alone, when the

@@ -69,6 +69,27 @@ void populateFastMathSimplificationPatterns(RewritePatternSet &patterns);
 /// user.
 void populateSequenceLastSinkingPatterns(RewritePatternSet &patterns);
 
+/// For each operand of `op`, the axis of the operand that holds axis `axis`
+/// of `op`'s result, or std::nullopt when the operand does not vary along it
+/// (absent after broadcast alignment, or of size 1 there). Failure when `op`
+/// does not compute the positions along `axis` independently of each other:
+/// the ops that do are the elementwise ops with numpy broadcasting, casts,
+/// comparisons and selects; `layer_norm` and `rms_norm` along axes before
+/// the normalized ones; the rows of an `llm.matmul` (not `transpose_a`) or
+/// `llm.dequant_matmul` by a rank-2 rhs; the query rows of `llm.attention`.
+FailureOr<SmallVector<std::optional<int64_t>>>
+getPositionwiseOperandAxes(Operation *op, int64_t axis);
+
+/// Adds the pattern of `llm-recompose` that removes a flattening of rows
+/// around ops that compute each row by itself (getPositionwiseOperandAxes):
+/// `reshape(f(reshape(x) : [A, D]) : [A, N]) : [d..., N]` with
+/// `d0 * ... * dk = A` becomes `f(reshape(x) : [d..., D]) : [d..., N]`, as
+/// Hugging Face's Conv1D (`addmm` of `x.view(-1, D)`) and
+/// `nn.MultiheadAttention`'s output projection export it. The rows keep
+/// their order, so the values are unchanged; a batch of a dynamic sequence
+/// is then never merged with the sequence.
+void populateRowUnflatteningPatterns(RewritePatternSet &patterns);
+
 /// Adds the patterns of `llm-recompose`, which rebuild `layer_norm`,
 /// `rms_norm`, `gelu`, `silu` and `attention` from the elementwise chains,
 /// reductions and matmuls exporters decompose them into (see the pass
@@ -143,7 +164,8 @@ bool isFoldableWeightDequant(MatmulOp op);
 /// with constants along the rows, slices) toward their uses, chains of
 /// transposes and reshapes become at most reshape -> transpose -> reshape,
 /// and an attention over merged [1, B*H, S, D] operands is split back into
-/// [B, H, S, D] so that it can absorb head transposes. Static shapes only.
+/// [B, H, S, D] so that it can absorb head transposes. Shapes are static
+/// or have the one dynamic sequence dimension (DimBounds.h).
 /// With `unitsInTranspose`, a chain whose result is the permuted dims plus
 /// unit dims ends in the transpose (`[1, S, H*D] -> [1, H, S, D]` becomes
 /// reshape + transpose [0, 2, 1, 3], a head split llm.attention absorbs);
