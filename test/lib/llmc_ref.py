@@ -346,7 +346,7 @@ def rope(x, positions, mode="rotate_half", theta=10000.0, dtype=None):
 
 
 def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None,
-              kv_length=None, layout="bhsd", excluded_score=None):
+              kv_length=None, layout="bhsd", excluded_score=None, softcap=None):
   """llm.attention: softmax(scale * Q K^T + mask) V with grouped-query heads
   (query head h reads kv head h // (Hq / Hkv)), an optional float (added) or
   bool (keep where true) mask broadcast to [B, Hq, Sq, Skv], and an optional
@@ -354,12 +354,15 @@ def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None
   clamped to [0, Skv]; default Skv) keeps only the positions j < L. Excluded
   positions get weight 0; a row whose positions are all excluded yields 0.
   `excluded_score` e (with a bool mask): the positions the mask excludes
-  score e (an f32 value) instead of being excluded.
+  score e (an f32 value) instead of being excluded. `softcap` c caps the
+  scaled scores before the mask: c * tanh(s / c) (Gemma 2's logit
+  soft-capping).
   layout="bshd": query, key, value and the result are [B, S, H, D]."""
   if layout == "bshd":
     out = attention(np.swapaxes(np.asarray(query), 1, 2), np.swapaxes(np.asarray(key), 1, 2),
                     np.swapaxes(np.asarray(value), 1, 2), mask, causal, scale, dtype,
-                    kv_length, excluded_score=excluded_score)
+                    kv_length, excluded_score=excluded_score,
+                    softcap=softcap)
     return np.ascontiguousarray(np.swapaxes(out, 1, 2))
   assert layout == "bhsd"
   dtype = dtype or dtype_of(query)
@@ -376,6 +379,9 @@ def attention(query, key, value, mask=None, causal=False, scale=None, dtype=None
   else:
     scale = float(np.float32(scale))  # an f32 attribute
   s = scale * np.matmul(q, np.swapaxes(k, -1, -2))
+  if softcap is not None:
+    c = float(np.float32(softcap))  # an f32 attribute
+    s = c * np.tanh(s / c)
   keep = np.ones(s.shape, dtype=bool)
   if mask is not None:
     mask = np.asarray(mask)

@@ -192,7 +192,8 @@ struct RopeLowering : LLMLowering<RopeOp> {
 // llm.attention q[B,Hq,Sq,D], k[B,Hkv,Skv,D], v[B,Hkv,Skv,Dv] ->
 //   q' = reshape q to [B*Hkv, G*Sq, D] (G = Hq/Hkv; expand + collapse, no
 //   copy of K/V); s = linalg.batch_matmul(q', k'^T) (f32);
-//   view s as [B,Hkv,G,Sq,Skv]; logits = s*scale (+ mask | mask ? :
+//   view s as [B,Hkv,G,Sq,Skv]; logits = cap(s*scale) (softcap c:
+//   c * tanh(. / c)) (+ mask | mask ? :
 //   excluded_score or -inf) (causal: -inf where j > i + Skv - Sq); softmax
 //   over Skv with -inf entries and rows of -inf only giving 0;
 //   o = batch_matmul(p, v');
@@ -337,9 +338,7 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
       maps.push_back(AffineMap::get(5, 0, {}, ctx));
     }
     bool causal = op.getCausal();
-    std::optional<double> excludedScore;
-    if (FloatAttr e = op.getExcludedScoreAttr())
-      excludedScore = e.getValueAsDouble();
+    std::optional<APFloat> excludedScore = op.getExcludedScore();
     // Run-time Sq and Skv where dynamic (used by the causal limit and the
     // clamp of L).
     Value sqV, skvV;
@@ -354,7 +353,9 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
         rewriter, loc, s5Shape, rewriter.getF32Type(), inputs, maps, iters,
         rewriter.getMultiDimIdentityMap(5), lInit,
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value val = arith::MulFOp::create(b, l, a[0], f32Const(b, l, scale));
+          Value val = capAttentionScore(
+              b, l, op,
+              arith::MulFOp::create(b, l, a[0], f32Const(b, l, scale)));
           Value ninf;
           if ((mask && boolMask) || causal || kvLength)
             ninf = arith::ConstantOp::create(b, l, negInfF32(b));
@@ -364,7 +365,8 @@ struct AttentionLowering : LLMLowering<AttentionOp> {
           if (mask && boolMask)
             val = arith::SelectOp::create(
                 b, l, a[1], val,
-                excludedScore ? f32Const(b, l, *excludedScore) : ninf);
+                excludedScore ? f32Const(b, l, excludedScore->convertToDouble())
+                              : ninf);
           auto sizeOf = [&](Value v, int64_t c) -> Value {
             return v ? v : indexConst(b, l, c);
           };

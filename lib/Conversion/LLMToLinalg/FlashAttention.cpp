@@ -16,7 +16,8 @@
 //     scf.for j in [0, nkv) {                           // key/value tile j
 //       s     = Q_t K_j^T                               // [Tq, Tk] matmul
 //                                                       // (K_j^T copied first)
-//       x     = scale * s (+ mask | mask ? : e or -inf), excluded -> -inf
+//       x     = cap(scale * s) (+ mask | mask ? : e or -inf),
+//               excluded -> -inf     (cap: softcap c * tanh(. / c), or none)
 //       m'    = max(m, rowmax(x))
 //       p     = exp(x - m'), alpha = exp(m - m')
 //       l     = l * alpha + rowsum(p)
@@ -237,9 +238,7 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
     double scale = op.getScale() ? op.getScale()->convertToDouble()
                                  : 1.0 / std::sqrt(double(dh));
     bool causal = op.getCausal();
-    std::optional<double> excludedScore;
-    if (FloatAttr e = op.getExcludedScoreAttr())
-      excludedScore = e.getValueAsDouble();
+    std::optional<APFloat> excludedScore = op.getExcludedScore();
 
     // Static tile sizes, clamped to the static sequences.
     int64_t tq = dynQ ? queryTile : std::min(queryTile, sq);
@@ -529,8 +528,9 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
       Value x = generic(
           lb, l, ins, maps, id2, {par, par}, xInit,
           [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-            Value val =
-                arith::MulFOp::create(nb, nl, a[0], f32Const(nb, nl, scale));
+            Value val = llm::detail::capAttentionScore(
+                nb, nl, op,
+                arith::MulFOp::create(nb, nl, a[0], f32Const(nb, nl, scale)));
             if (mask && !boolMask)
               val = arith::AddFOp::create(nb, nl, val, a[1]);
             Value keep;
@@ -541,8 +541,9 @@ struct FlashAttentionLowering : OpConversionPattern<AttentionOp> {
             // excluded_score e: an excluded position scores e (it is not
             // dropped as the other exclusions below are).
             if (mask && boolMask && excludedScore)
-              val = arith::SelectOp::create(nb, nl, a[1], val,
-                                            f32Const(nb, nl, *excludedScore));
+              val = arith::SelectOp::create(
+                  nb, nl, a[1], val,
+                  f32Const(nb, nl, excludedScore->convertToDouble()));
             else if (mask && boolMask)
               both(a[1]);
             if (causal || partialK || lenV) {

@@ -53,6 +53,16 @@ Value f32Const(OpBuilder &b, Location loc, double value) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
 }
 
+Value capAttentionScore(OpBuilder &b, Location loc, Operation *attention,
+                        Value s) {
+  std::optional<APFloat> cap = cast<AttentionOp>(attention).getSoftcap();
+  if (!cap)
+    return s;
+  Value c = f32Const(b, loc, cap->convertToDouble());
+  Value t = math::TanhOp::create(b, loc, arith::DivFOp::create(b, loc, s, c));
+  return arith::MulFOp::create(b, loc, t, c);
+}
+
 FloatAttr negInfF32(OpBuilder &b) {
   return b.getFloatAttr(b.getF32Type(),
                         APFloat::getInf(APFloat::IEEEsingle(), true));

@@ -47,6 +47,12 @@ Value f32Const(OpBuilder &b, Location loc, double value);
 /// The f32 attribute -inf (the identity of a max reduction).
 FloatAttr negInfF32(OpBuilder &b);
 
+/// An `llm.attention`'s scaled f32 score `s` capped by the op's `softcap`
+/// `c`: `c * tanh(s / c)`; `s` itself when the op has none. Both attention
+/// lowerings apply it before the mask.
+Value capAttentionScore(OpBuilder &b, Location loc, Operation *attention,
+                        Value s);
+
 /// An `arith.constant` of index `value`.
 Value indexConst(OpBuilder &b, Location loc, int64_t value);
 

@@ -417,6 +417,30 @@ func.func @attention_excluded_score_no_mask(%q: tensor<1x8x16x32xf32>) {
 
 // -----
 
+func.func @attention_softcap_zero(%q: tensor<1x8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op softcap must be finite and positive (the scores are capped to (-softcap, softcap)), got 0}}
+  %0 = llm.attention %q, %q, %q {softcap = 0.0 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_softcap_negative(%q: tensor<1x8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op softcap must be finite and positive (the scores are capped to (-softcap, softcap)), got -5}}
+  %0 = llm.attention %q, %q, %q {softcap = -5.0 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_softcap_inf(%q: tensor<1x8x16x32xf32>) {
+  // expected-error @+1 {{'llm.attention' op softcap must be finite and positive}}
+  %0 = llm.attention %q, %q, %q {softcap = 0x7F800000 : f32} : (tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32>
+  return
+}
+
+// -----
+
 func.func @embedding_table(%t: tensor<50xf32>, %ids: tensor<8xi64>) {
   // expected-error @+2 {{'llm.embedding' table must have rank 2 ([V, D]), got rank 1}}
   // expected-error @+1 {{'llm.embedding' op failed to infer returned types}}

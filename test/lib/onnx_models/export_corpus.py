@@ -33,6 +33,15 @@ weights; default sizes deliberately uncommon: d = 48, 3 heads of 16, batch
               heads at the default size), _make_causal_mask (finfo.min, masked_fill_ with a
               range comparison) plus _expand_mask of an all-ones padding
               mask, softmax in f32, SwiGLU MLP.
+  hf_gemma2   Hugging Face Gemma2Model + LM head (transformers 4.4x eager):
+              the embedding scaled by sqrt(d), Gemma2RMSNorm ((1 + weight)
+              in f32) before and after both the attention and the MLP,
+              rotary caches as in hf_llama, grouped-query attention with
+              attention-logit soft-capping (`tanh(w / c) * c` on the
+              scaled scores, before the causal mask), a tanh-GELU gated
+              MLP, and the final logits soft-capped the same way (caps 2
+              and 10 instead of Gemma 2's 50 and 30, so that they matter
+              at these sizes).
   bert        Hugging Face BertModel: word + token-type + position
               embeddings (position ids sliced from a buffer), the
               extended additive attention mask
@@ -352,6 +361,121 @@ class HFLlama(nn.Module):
 
 
 # --------------------------------------------------------------------------
+# Hugging Face Gemma 2 (modeling_gemma2.py, eager attention)
+# --------------------------------------------------------------------------
+
+# Gemma 2 caps at 50 (attention) and 30 (logits); the scores and logits of
+# these small random models are far below that, so the caps here are 2 and
+# 10: each then changes the outputs by about 1e-2 or more, far beyond the
+# checks' tolerance (a cap left out cannot pass).
+GEMMA_ATTN_SOFTCAP, GEMMA_FINAL_SOFTCAP = 2.0, 10.0
+
+
+class Gemma2RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(0.1 * torch.randn(d))
+
+    def _norm(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    def forward(self, x):
+        output = self._norm(x.float())
+        output = output * (1.0 + self.weight.float())
+        return output.type_as(x)
+
+
+class Gemma2Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head_dim = D // LLAMA_HEADS
+        self.num_key_value_groups = LLAMA_HEADS // LLAMA_KV_HEADS
+        self.scaling = self.head_dim ** -0.5  # query_pre_attn_scalar
+        self.q_proj = nn.Linear(D, LLAMA_HEADS * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(D, LLAMA_KV_HEADS * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(D, LLAMA_KV_HEADS * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(LLAMA_HEADS * self.head_dim, D, bias=False)
+        self.rotary_emb = LlamaRotaryEmbedding(self.head_dim)
+
+    def forward(self, hidden_states, attention_mask, position_ids):
+        bsz, q_len, _ = hidden_states.size()
+        q = self.q_proj(hidden_states).view(
+            bsz, q_len, LLAMA_HEADS, self.head_dim).transpose(1, 2)
+        k = self.k_proj(hidden_states).view(
+            bsz, q_len, LLAMA_KV_HEADS, self.head_dim).transpose(1, 2)
+        v = self.v_proj(hidden_states).view(
+            bsz, q_len, LLAMA_KV_HEADS, self.head_dim).transpose(1, 2)
+        cos, sin = self.rotary_emb(v, seq_len=k.shape[-2])
+        q, k = apply_rotary_pos_emb(q, k, cos, sin, position_ids)
+        k = repeat_kv(k, self.num_key_value_groups)
+        v = repeat_kv(v, self.num_key_value_groups)
+        w = torch.matmul(q, k.transpose(2, 3)) * self.scaling
+        w = w / GEMMA_ATTN_SOFTCAP
+        w = torch.tanh(w)
+        w = w * GEMMA_ATTN_SOFTCAP
+        w = w + attention_mask[:, :, :, :k.shape[-2]]
+        w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
+        out = torch.matmul(w, v).transpose(1, 2).contiguous()
+        return self.o_proj(out.reshape(bsz, q_len, -1))
+
+
+class Gemma2MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate_proj = nn.Linear(D, 2 * D, bias=False)
+        self.up_proj = nn.Linear(D, 2 * D, bias=False)
+        self.down_proj = nn.Linear(2 * D, D, bias=False)
+
+    def forward(self, x):
+        gate = F.gelu(self.gate_proj(x), approximate="tanh")
+        return self.down_proj(gate * self.up_proj(x))
+
+
+class Gemma2DecoderLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.self_attn = Gemma2Attention()
+        self.mlp = Gemma2MLP()
+        self.input_layernorm = Gemma2RMSNorm(D)
+        self.post_attention_layernorm = Gemma2RMSNorm(D)
+        self.pre_feedforward_layernorm = Gemma2RMSNorm(D)
+        self.post_feedforward_layernorm = Gemma2RMSNorm(D)
+
+    def forward(self, h, attention_mask, position_ids):
+        residual = h
+        h = self.input_layernorm(h)
+        h = self.self_attn(h, attention_mask, position_ids)
+        h = residual + self.post_attention_layernorm(h)
+        residual = h
+        h = self.mlp(self.pre_feedforward_layernorm(h))
+        return residual + self.post_feedforward_layernorm(h)
+
+
+class HFGemma2(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(VOCAB, D)
+        self.layers = nn.ModuleList(Gemma2DecoderLayer() for _ in range(layers))
+        self.norm = Gemma2RMSNorm(D)
+        self.lm_head = nn.Linear(D, VOCAB, bias=False)
+
+    def forward(self, input_ids):
+        batch_size, seq_length = input_ids.shape
+        position_ids = torch.arange(0, seq_length, dtype=torch.long)
+        position_ids = position_ids.unsqueeze(0).view(-1, seq_length)
+        h = self.embed_tokens(input_ids)
+        h = h * torch.tensor(D ** 0.5, dtype=h.dtype)
+        mask = _make_causal_mask(batch_size, seq_length, h.dtype)
+        for layer in self.layers:
+            h = layer(h, mask, position_ids)
+        logits = self.lm_head(self.norm(h))
+        logits = logits / GEMMA_FINAL_SOFTCAP
+        logits = torch.tanh(logits)
+        return logits * GEMMA_FINAL_SOFTCAP
+
+
+# --------------------------------------------------------------------------
 # Hugging Face BERT (modeling_bert.py)
 # --------------------------------------------------------------------------
 
@@ -573,7 +697,8 @@ class SDPA(nn.Module):
 # Building and exporting
 # --------------------------------------------------------------------------
 
-FAMILIES = ["hf_gpt2", "hf_gpt2_1e4", "hf_gpt2_inf", "hf_llama", "bert",
+FAMILIES = ["hf_gpt2", "hf_gpt2_1e4", "hf_gpt2_inf", "hf_llama", "hf_gemma2",
+            "bert",
             "mha", "mha_kpm", "mha_causal", "encoder", "encoder_kpm",
             "encoder_causal", "encoder_gelu", "sdpa", "sdpa_mask",
             "bloom_left_pad"]
@@ -600,6 +725,9 @@ def build(family, layers):
                 {"input_ids": seq_axes})
     if family == "hf_llama":
         return (HFLlama(layers), (ids,), ["input_ids"], ["logits"],
+                {"input_ids": seq_axes})
+    if family == "hf_gemma2":
+        return (HFGemma2(layers), (ids,), ["input_ids"], ["logits"],
                 {"input_ids": seq_axes})
     if family == "bert":
         tt = torch.zeros(BATCH, SEQ, dtype=torch.long)

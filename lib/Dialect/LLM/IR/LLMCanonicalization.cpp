@@ -269,7 +269,7 @@ struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
         rewriter, op.getLoc(), bshdType, operands[0], operands[1], operands[2],
         op.getMask(), op.getKvLength(), op.getCausalAttr(), op.getScaleAttr(),
         AttentionLayoutAttr::get(op.getContext(), AttentionLayout::BSHD),
-        op.getExcludedScoreAttr());
+        op.getExcludedScoreAttr(), op.getSoftcapAttr());
     // Discardable attributes (a lowering configuration) carry over.
     for (NamedAttribute attr : op->getDiscardableAttrs())
       attention->setAttr(attr.getName(), attr.getValue());

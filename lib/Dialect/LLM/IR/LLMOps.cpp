@@ -429,6 +429,13 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("excluded_score needs an i1 mask (the score of the "
                          "positions it excludes)");
   }
+  if (FloatAttr c = getSoftcapAttr()) {
+    double cap = c.getValueAsDouble();
+    if (!std::isfinite(cap) || cap <= 0)
+      return emitOpError("softcap must be finite and positive (the scores "
+                         "are capped to (-softcap, softcap)), got ")
+             << cap;
+  }
   return success();
 }
 

@@ -624,7 +624,8 @@ struct SplitMergedAttentionHeads final : OpRewritePattern<AttentionOp> {
     auto attention = AttentionOp::create(
         rewriter, loc, withShape(op.getType(), {b, h, rs[2], rs[3]}), inputs[0],
         inputs[1], inputs[2], mask, op.getKvLength(), op.getCausal(),
-        op.getScaleAttr(), op.getLayout(), op.getExcludedScoreAttr());
+        op.getScaleAttr(), op.getLayout(), op.getExcludedScoreAttr(),
+        op.getSoftcapAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
                                            attention.getResult());
     return success();

@@ -1043,6 +1043,46 @@ bool matchScaledScores(Value s, Chain &chain, std::optional<double> &scale,
   return static_cast<bool>(k);
 }
 
+/// Matches the scaled scores (matchScaledScores), optionally soft-capped as
+/// Gemma 2 writes them (Hugging Face's `attn_logit_softcapping`):
+/// `tanh(s / c) * c` (the product in either order, the division also as
+/// `s * (1 / c)` within a relative 1e-6), the same splat `c > 0` both
+/// times; `tanh(s)` alone is the cap 1 (what the folding of `/ 1` and
+/// `* 1` leaves of it). Sets `softcap` to `c`, or nothing.
+bool matchCappedScores(Value s, Chain &chain, std::optional<double> &softcap,
+                       std::optional<double> &scale, Value &q, Value &k,
+                       SmallVectorImpl<int64_t> &kPerm) {
+  softcap = std::nullopt;
+  if (auto tanh = defOp<TanhOp>(s)) {
+    chain.add(tanh);
+    softcap = 1.0;
+    return matchScaledScores(tanh.getInput(), chain, scale, q, k, kPerm);
+  }
+  if (auto mul = defOp<MulOp>(s)) {
+    (void)eitherOrder(mul.getLhs(), mul.getRhs(), [&](Value t, Value cv) {
+      std::optional<double> c = getSplatFloat(cv);
+      auto tanh = defOp<TanhOp>(t);
+      if (!c || !std::isfinite(*c) || *c <= 0 || !tanh || !t.hasOneUse() ||
+          t.getType() != mul.getType())
+        return false;
+      Chain cap;
+      std::optional<double> factor;
+      Value x =
+          peelOperandScale(tanh.getInput(), cap, [&](double f) { factor = f; });
+      if (!factor || std::abs(*factor * *c - 1.0) > 1e-6 ||
+          x.getType() != tanh.getType())
+        return false;
+      cap.add(tanh);
+      cap.add(mul);
+      chain.ops.append(cap.ops);
+      softcap = *c;
+      s = x;
+      return true;
+    });
+  }
+  return matchScaledScores(s, chain, scale, q, k, kPerm);
+}
+
 /// Matches the key/value head repetition of grouped-query attention as
 /// torch exports `x[:, :, None].expand(B, Hkv, G, S, D).reshape(B, Hkv * G,
 /// S, D)`:
@@ -1085,6 +1125,7 @@ std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value v) {
 ///   s = matmul(q, transpose(k', p)) | matmul(q, k) {transpose_b}
 ///       (q may be q' / c | q' * c | c * q': the scale on the query)
 ///   s = s * c | c * s | s / c                  (optional; scale c or 1 / c)
+///   s = tanh(s / c') * c' | tanh(s)           (optional; softcap c' | 1)
 ///   s = s + mask | mask + s                    (optional float mask)
 ///   y = matmul(softmax(s, axis = -1), v)
 ///   -> attention(q, k, v [, mask]) {scale}
@@ -1123,12 +1164,12 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
     Value mask, q, k;
     std::optional<BoolMask> boolMask;
     SmallVector<int64_t, 4> kPerm;
-    std::optional<double> scale;
+    std::optional<double> scale, softcap;
     if (auto add = defOp<AddOp>(s)) {
       if (!eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value m) {
             Chain inner;
             if (a.getType() != add.getType() ||
-                !matchScaledScores(a, inner, scale, q, k, kPerm))
+                !matchCappedScores(a, inner, softcap, scale, q, k, kPerm))
               return false;
             chain.ops.append(inner.ops);
             mask = m;
@@ -1156,9 +1197,9 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
       if (!scores || scores.getType() != sel.getType())
         return rewriter.notifyMatchFailure(op, "not a masking select");
       chain.add(sel);
-      if (!matchScaledScores(scores, chain, scale, q, k, kPerm))
+      if (!matchCappedScores(scores, chain, softcap, scale, q, k, kPerm))
         return rewriter.notifyMatchFailure(op, "no scaled q @ k^T");
-    } else if (!matchScaledScores(s, chain, scale, q, k, kPerm)) {
+    } else if (!matchCappedScores(s, chain, softcap, scale, q, k, kPerm)) {
       return rewriter.notifyMatchFailure(op, "no scaled q @ k^T");
     }
     Value v = op.getRhs();
@@ -1237,7 +1278,9 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
         rewriter, loc, resultType, to4(q), to4(k), to4(v), mask,
         /*kv_length=*/Value(), /*causal=*/false,
         rewriter.getF32FloatAttr(static_cast<float>(scale.value_or(1.0))),
-        AttentionLayout::BHSD, excludedScore);
+        AttentionLayout::BHSD, excludedScore,
+        softcap ? rewriter.getF32FloatAttr(static_cast<float>(*softcap))
+                : FloatAttr());
     Value result = attention.getResult();
     if (rank == 3)
       result = ReshapeOp::create(rewriter, loc, op.getType(), result);
@@ -1325,7 +1368,8 @@ struct CausalFromConstantMask final : OpRewritePattern<AttentionOp> {
     auto newOp = AttentionOp::create(
         rewriter, op.getLoc(), op.getType(), op.getQuery(), op.getKey(),
         op.getValue(), Value(), op.getKvLength(), op.getCausal() || !allKept,
-        op.getScaleAttr(), op.getLayout(), /*excluded_score=*/FloatAttr());
+        op.getScaleAttr(), op.getLayout(), /*excluded_score=*/FloatAttr(),
+        op.getSoftcapAttr());
     rewriter.replaceOp(op, newOp.getResult());
     return success();
   }

@@ -569,6 +569,74 @@ func.func @attention_torch(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %
 
 // -----
 
+// Gemma 2's attention-logit soft-capping (Hugging Face eager attention):
+// softmax(tanh(q k^T * s / c) * c + mask) @ v
+//   -> attention(q, k, v, mask) {scale = s, softcap = c}
+// also with the division written as a product by 1 / c and the cap on the
+// left of the product, and tanh alone (the cap 1, once x / 1 and x * 1 are
+// folded). Near miss: the cap and its divisor differ (50 and 30): the
+// chain stays as written.
+// CHECK-LABEL: func.func @attention_softcap
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x16xf32>, %[[K:.*]]: tensor<1x2x8x16xf32>, %[[V:.*]]: tensor<1x2x8x16xf32>, %[[M:.*]]: tensor<1x1x8x8xf32>)
+// CHECK-NEXT: %[[R:.*]] = llm.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] {scale = 2.500000e-01 : f32, softcap = 5.000000e+01 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: return %[[R]]
+// CHECK-LABEL: func.func @attention_softcap_reciprocal
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {scale = 1.250000e-01 : f32, softcap = 3.000000e+01 : f32}
+// CHECK-NEXT: return %[[R]]
+// CHECK-LABEL: func.func @attention_softcap_other_cap
+// CHECK-NOT: llm.attention
+// CHECK: llm.tanh
+// CHECK-LABEL: func.func @attention_tanh_cap1
+// CHECK-NEXT: %[[R:.*]] = llm.attention %arg0, %arg1, %arg2 {scale = 1.000000e+00 : f32, softcap = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[R]]
+func.func @attention_softcap(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %mask: tensor<1x1x8x8xf32>) -> tensor<1x2x8x16xf32> {
+  %s0 = llm.constant dense<0.25> : tensor<f32>
+  %c = llm.constant dense<50.0> : tensor<f32>
+  %kt = llm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %s = llm.matmul %q, %kt : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %ss = llm.mul %s, %s0 : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %d = llm.div %ss, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %t = llm.tanh %d : tensor<1x2x8x8xf32>
+  %cap = llm.mul %t, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %sm = llm.add %cap, %mask : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %sm {axis = -1 : i64} : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+func.func @attention_softcap_reciprocal(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %s0 = llm.constant dense<0.125> : tensor<f32>
+  %r = llm.constant dense<0.0333333351> : tensor<f32>
+  %c = llm.constant dense<30.0> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %ss = llm.mul %s0, %s : (tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = llm.mul %ss, %r : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %t = llm.tanh %d : tensor<1x2x8x8xf32>
+  %cap = llm.mul %c, %t : (tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %cap {axis = -1 : i64} : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+func.func @attention_softcap_other_cap(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %c = llm.constant dense<50.0> : tensor<f32>
+  %c2 = llm.constant dense<30.0> : tensor<f32>
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %d = llm.div %s, %c2 : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %t = llm.tanh %d : tensor<1x2x8x8xf32>
+  %cap = llm.mul %t, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = llm.softmax %cap {axis = -1 : i64} : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+func.func @attention_tanh_cap1(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %s = llm.matmul %q, %k {transpose_b} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32>
+  %t = llm.tanh %s : tensor<1x2x8x8xf32>
+  %p = llm.softmax %t {axis = -1 : i64} : tensor<1x2x8x8xf32>
+  %o = llm.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
 // softmax(0.125 * matmul(q, k) {transpose_b}, axis = 3) @ v
 //   -> attention(q, k, v) {scale = 0.125}   (no mask, Dv != D, Skv != Sq)
 // CHECK-LABEL: func.func @attention_transpose_b

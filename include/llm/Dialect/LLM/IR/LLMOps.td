@@ -426,6 +426,8 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
 
     `result = softmax(scale * Q K^T + mask) V`
 
+    (with `softcap`, `scale * Q K^T` is first capped, see below)
+
     with shapes `query: [B, Hq, Sq, D]`, `key: [B, Hkv, Skv, D]`,
     `value: [B, Hkv, Skv, Dv]` and `result: [B, Hq, Sq, Dv]`. When
     `Hkv < Hq` this is grouped-query attention (Ainslie et al. 2023,
@@ -447,6 +449,11 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
       equal weights over its positions that `causal` and `kv_length` leave,
       so its result is the mean of those value rows, which is what the
       graph computes; without `excluded_score` that row yields 0.
+    * `softcap` (optional, finite f32 `c > 0`): the scaled scores are
+      capped before the mask and `excluded_score` apply:
+      `s' = c * tanh(scale * q.k / c)` (logit soft-capping, as Gemma 2
+      writes it: Gemma Team 2024, arXiv:2408.00118, section 2; Hugging
+      Face's `attn_logit_softcapping`), so every score lies in `(-c, c)`.
     * `causal`: query row `i` attends to key column `j` only when
       `j <= i + (Skv - Sq)` (aligned at the end, so a decode step with a
       key/value cache attends to the whole cache). Excluded positions get
@@ -484,7 +491,8 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
     multiple of `Hkv`; `Skv` differing between key and value; a mask that does
     not broadcast (all checked in the op's `layout`); a `kv_length` that is
     not a 0-d `i32` or `i64` tensor; an `excluded_score` that is not finite
-    or comes without an `i1` mask.
+    or comes without an `i1` mask; a `softcap` that is not finite and
+    positive.
 
     ```mlir
     %o = llm.attention %q, %k, %v {causal}
@@ -501,7 +509,7 @@ def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
       Optional<LLM_IndexTensor>:$kv_length, UnitAttr:$causal, OptionalAttr<F32Attr>:$scale,
       DefaultValuedAttr<LLM_AttentionLayoutAttr,
                         "::mlir::llm::AttentionLayout::BHSD">:$layout,
-      OptionalAttr<F32Attr>:$excluded_score);
+      OptionalAttr<F32Attr>:$excluded_score, OptionalAttr<F32Attr>:$softcap);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? (`kv_length` $kv_length^)?

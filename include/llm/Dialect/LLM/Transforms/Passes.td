@@ -96,7 +96,11 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       Any rank-4 transpose `transpose(k', p)` is accepted as `k^T`: the key
       becomes `transpose(k', p with its last two entries swapped)` (GPT-2
       exports `transpose(k', [0, 2, 3, 1])` of a `[B, S, H, D]` tensor).
-      The scale may sit on `q` instead (`q / c`, `q * c`). Key/value heads
+      The scale may sit on `q` instead (`q / c`, `q * c`). Scores
+      soft-capped as Gemma 2 writes them, `tanh(s / c') * c'` (the division
+      also as a product by `1 / c'`, within a relative 1e-6; the same splat
+      `c' > 0` both times; `tanh(s)` alone is the cap 1), become the
+      attention's `softcap = c'`. Key/value heads
       repeated as torch exports grouped-query attention
       (`reshape(broadcast_to(reshape(x) : [B, Hkv, 1, S, D]) : [B, Hkv, G,
       S, D]) : [B, Hkv*G, S, D]`, on both `k` and `v`) are replaced by `x`
