@@ -290,11 +290,13 @@ class LlamaAttention(nn.Module):
         q, k = apply_rotary_pos_emb(q, k, cos, sin, position_ids)
         k = repeat_kv(k, self.num_key_value_groups)
         v = repeat_kv(v, self.num_key_value_groups)
-        w = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
-        w = w + attention_mask
+        w = self.scores(q, k) + attention_mask
         w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
         out = torch.matmul(w, v).transpose(1, 2).contiguous()
         return self.o_proj(out.reshape(bsz, q_len, D))
+
+    def scores(self, q, k):
+        return torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
 
 
 class LlamaMLP(nn.Module):
@@ -340,11 +342,11 @@ def _expand_mask(mask, dtype, tgt_len):
 
 
 class HFLlama(nn.Module):
-    def __init__(self, layers):
+    def __init__(self, layers, layer=LlamaDecoderLayer, norm=LlamaRMSNorm):
         super().__init__()
         self.embed_tokens = nn.Embedding(VOCAB, D)
-        self.layers = nn.ModuleList(LlamaDecoderLayer() for _ in range(layers))
-        self.norm = LlamaRMSNorm(D)
+        self.layers = nn.ModuleList(layer() for _ in range(layers))
+        self.norm = norm(D)
         self.lm_head = nn.Linear(D, VOCAB, bias=False)
 
     def forward(self, input_ids):
@@ -386,47 +388,18 @@ class Gemma2RMSNorm(nn.Module):
         return output.type_as(x)
 
 
-class Gemma2Attention(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.head_dim = D // LLAMA_HEADS
-        self.num_key_value_groups = LLAMA_HEADS // LLAMA_KV_HEADS
-        self.scaling = self.head_dim ** -0.5  # query_pre_attn_scalar
-        self.q_proj = nn.Linear(D, LLAMA_HEADS * self.head_dim, bias=False)
-        self.k_proj = nn.Linear(D, LLAMA_KV_HEADS * self.head_dim, bias=False)
-        self.v_proj = nn.Linear(D, LLAMA_KV_HEADS * self.head_dim, bias=False)
-        self.o_proj = nn.Linear(LLAMA_HEADS * self.head_dim, D, bias=False)
-        self.rotary_emb = LlamaRotaryEmbedding(self.head_dim)
+class Gemma2Attention(LlamaAttention):
+    """LlamaAttention with Gemma 2's scores: scaled by
+    query_pre_attn_scalar ** -0.5, then soft-capped."""
 
-    def forward(self, hidden_states, attention_mask, position_ids):
-        bsz, q_len, _ = hidden_states.size()
-        q = self.q_proj(hidden_states).view(
-            bsz, q_len, LLAMA_HEADS, self.head_dim).transpose(1, 2)
-        k = self.k_proj(hidden_states).view(
-            bsz, q_len, LLAMA_KV_HEADS, self.head_dim).transpose(1, 2)
-        v = self.v_proj(hidden_states).view(
-            bsz, q_len, LLAMA_KV_HEADS, self.head_dim).transpose(1, 2)
-        cos, sin = self.rotary_emb(v, seq_len=k.shape[-2])
-        q, k = apply_rotary_pos_emb(q, k, cos, sin, position_ids)
-        k = repeat_kv(k, self.num_key_value_groups)
-        v = repeat_kv(v, self.num_key_value_groups)
-        w = torch.matmul(q, k.transpose(2, 3)) * self.scaling
+    def scores(self, q, k):
+        w = torch.matmul(q, k.transpose(2, 3)) * self.head_dim ** -0.5
         w = w / GEMMA_ATTN_SOFTCAP
         w = torch.tanh(w)
-        w = w * GEMMA_ATTN_SOFTCAP
-        w = w + attention_mask[:, :, :, :k.shape[-2]]
-        w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
-        out = torch.matmul(w, v).transpose(1, 2).contiguous()
-        return self.o_proj(out.reshape(bsz, q_len, -1))
+        return w * GEMMA_ATTN_SOFTCAP
 
 
-class Gemma2MLP(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.gate_proj = nn.Linear(D, 2 * D, bias=False)
-        self.up_proj = nn.Linear(D, 2 * D, bias=False)
-        self.down_proj = nn.Linear(2 * D, D, bias=False)
-
+class Gemma2MLP(LlamaMLP):
     def forward(self, x):
         gate = F.gelu(self.gate_proj(x), approximate="tanh")
         return self.down_proj(gate * self.up_proj(x))
@@ -452,13 +425,9 @@ class Gemma2DecoderLayer(nn.Module):
         return residual + self.post_feedforward_layernorm(h)
 
 
-class HFGemma2(nn.Module):
+class HFGemma2(HFLlama):
     def __init__(self, layers):
-        super().__init__()
-        self.embed_tokens = nn.Embedding(VOCAB, D)
-        self.layers = nn.ModuleList(Gemma2DecoderLayer() for _ in range(layers))
-        self.norm = Gemma2RMSNorm(D)
-        self.lm_head = nn.Linear(D, VOCAB, bias=False)
+        super().__init__(layers, Gemma2DecoderLayer, Gemma2RMSNorm)
 
     def forward(self, input_ids):
         batch_size, seq_length = input_ids.shape
