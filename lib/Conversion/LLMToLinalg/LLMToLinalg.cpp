@@ -499,13 +499,16 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
     int64_t lr = lt.getRank(), rr = rt.getRank(), outRank = type.getRank();
     int64_t m = type.getDimSize(outRank - 2), n = type.getDimSize(outRank - 1);
 
+    // Rows that are the sequence times static rows beside them (a batch):
+    // B * length rows once collapsed, which is not the sequence length
+    // that createEmptyTensor gives a `?`.
+    bool batchedRows = !type.hasStaticShape() &&
+                       getStaticProduct(type.getShape().drop_back()) != 1;
     // The f32 result `acc` of collapsed rows as the result: expanded and
-    // converted to the result's element type. Rows that are the sequence
-    // times a batch are expanded first, since the conversion's result is
-    // sized by the sequence length (createEmptyTensor).
+    // converted to the result's element type; batched rows are expanded
+    // first, since the conversion's result is sized by the sequence length.
     auto finish = [&](Value acc) {
-      if (!cast<RankedTensorType>(acc.getType()).hasStaticShape() &&
-          getStaticProduct(type.getShape().drop_back()) != 1) {
+      if (batchedRows) {
         Value r =
             reshapeTo(rewriter, loc, acc, type.clone(rewriter.getF32Type()));
         rewriter.replaceOp(op, convertTensorFromF32(rewriter, loc, r, et));
@@ -549,25 +552,12 @@ struct MatmulLowering : LLMLowering<MatmulOp> {
       // Dynamic rows (the sequence): a matmul with a dynamic M, which
       // llm-tile-and-vectorize tiles like a static one sized at the bound
       // (full register tiles vectorized, the partial last one peeled).
-      // Rows that are the sequence times static rows beside it (a batch)
-      // are not the sequence length, createEmptyTensor's `?`: M is read
-      // from the collapsed lhs.
-      Value init;
-      if (ShapedType::isDynamic(rows) &&
-          getStaticProduct(type.getShape().drop_back()) != 1) {
-        Value m = tensor::DimOp::create(rewriter, loc, lhs2, ta ? 1 : 0);
-        Value empty =
-            tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{rows, n},
-                                    rewriter.getF32Type(), ValueRange{m});
-        init = linalg::FillOp::create(
-                   rewriter, loc,
-                   ValueRange{arith::ConstantOp::create(
-                       rewriter, loc, rewriter.getF32FloatAttr(0.0f))},
-                   ValueRange{empty})
-                   .getResult(0);
-      } else {
-        init = createZerosF32(rewriter, loc, {rows, n});
-      }
+      // Batched rows: M read from the collapsed (untransposed) lhs.
+      Value init = createZerosF32(
+          rewriter, loc, {rows, n},
+          batchedRows
+              ? tensor::DimOp::create(rewriter, loc, lhs2, 0).getResult()
+              : Value());
       auto mm =
           linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
                                    ValueRange{lhs2, rhs}, ValueRange{init});

@@ -80,15 +80,23 @@ int64_t product(ArrayRef<int64_t> shape) {
 }
 
 Value createFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   TypedAttr value) {
-  Value empty = createEmptyTensor(b, loc, shape, value.getType());
+                   TypedAttr value, Value dynamicSize) {
+  Value empty =
+      dynamicSize
+          ? tensor::EmptyOp::create(
+                b, loc, shape, value.getType(),
+                SmallVector<Value>(llvm::count_if(shape, ShapedType::isDynamic),
+                                   dynamicSize))
+                .getResult()
+          : createEmptyTensor(b, loc, shape, value.getType());
   Value cst = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{empty})
       .getResult(0);
 }
 
-Value createZerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
-  return createFilled(b, loc, shape, b.getF32FloatAttr(0.0));
+Value createZerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                     Value dynamicSize) {
+  return createFilled(b, loc, shape, b.getF32FloatAttr(0.0), dynamicSize);
 }
 
 AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,

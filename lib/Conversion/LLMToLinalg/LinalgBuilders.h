@@ -60,11 +60,14 @@ Value indexConst(OpBuilder &b, Location loc, int64_t value);
 int64_t product(ArrayRef<int64_t> shape);
 
 /// Returns `tensor.empty` of `shape` filled with `value` (`linalg.fill`).
+/// Its dynamic sizes are the sequence length (createEmptyTensor), or
+/// `dynamicSize` for every `?` when given.
 Value createFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   TypedAttr value);
+                   TypedAttr value, Value dynamicSize = {});
 
-/// An f32 tensor of `shape` filled with 0.
-Value createZerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape);
+/// An f32 tensor of `shape` filled with 0 (dynamic sizes as createFilled's).
+Value createZerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                     Value dynamicSize = {});
 
 /// Numpy-broadcasting map from an iteration space to an operand: the operand's
 /// dimensions are aligned with the trailing dimensions of `iterShape` (which
