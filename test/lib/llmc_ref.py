@@ -455,14 +455,22 @@ def broadcast_to(x, shape):
 
 def _reduce(fn, name):
   def op(x, axes, keepdims=False, dtype=None):
+    axes = tuple(a % np.ndim(x) for a in axes)
+    if _is_int(x):
+      # Integers in their own type: sums and products wrap modulo 2^bits.
+      x = np.asarray(x)
+      if not axes:
+        return x
+      wrap = {"dtype": x.dtype} if fn in (np.sum, np.prod) else {}
+      return np.asarray(fn(x, axis=axes, keepdims=keepdims, **wrap))
     dtype = dtype or dtype_of(x)
     x = _f64(x)
-    axes = tuple(a % x.ndim for a in axes)
     if not axes:
       return round_to(x, dtype)
     return round_to(fn(x, axis=axes, keepdims=keepdims), dtype)
   op.__name__ = name
-  op.__doc__ = f"llm.{name} over `axes`, optionally keeping them as size 1."
+  op.__doc__ = (f"llm.{name} over `axes`, optionally keeping them as size 1 "
+                "(integers in their own type, wrapping).")
   return op
 
 
@@ -659,7 +667,7 @@ def log_softmax(x, axis=-1, dtype=None):
 
 def _arg_reduce(fn, name):
   def op(x, axis=0, keepdims=True, select_last_index=False):
-    x = _f64(x)
+    x = np.asarray(x) if _is_int(x) else _f64(x)  # int64 exact
     axis = axis % x.ndim
     if select_last_index:
       flipped = np.flip(x, axis=axis)

@@ -506,65 +506,6 @@ struct InverseTrigLowering : StaticLowering<OpTy> {
   }
 };
 
-// llm.reduce_sum %x : f64 -> linalg.generic (reduction iterators over the
-// axes) { arith.addf } into a zero-filled f64 tensor, then
-// tensor.expand_shape with keepdims. Matched before the f32 lowering
-// (benefit 2), which accumulates f32/f16/bf16 terms in f64.
-struct ReduceSumF64Lowering : StaticLowering<ReduceSumOp> {
-  ReduceSumF64Lowering(MLIRContext *ctx)
-      : StaticLowering<ReduceSumOp>(ctx, /*benefit=*/2) {}
-  LogicalResult lower(ReduceSumOp op, OpAdaptor adaptor,
-                      ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value input = adaptor.getInput();
-    RankedTensorType inType = tensorTypeOf(input);
-    if (!inType.getElementType().isF64())
-      return rewriter.notifyMatchFailure(op, "not f64");
-    int64_t rank = inType.getRank();
-    SmallVector<bool> reduced(rank, false);
-    for (int64_t a : op.getAxes())
-      reduced[a < 0 ? a + rank : a] = true;
-    SmallVector<int64_t> kept;
-    SmallVector<AffineExpr> keptExprs;
-    SmallVector<utils::IteratorType> iters;
-    for (int64_t d = 0; d < rank; ++d) {
-      iters.push_back(reduced[d] ? utils::IteratorType::reduction
-                                 : utils::IteratorType::parallel);
-      if (!reduced[d]) {
-        kept.push_back(inType.getDimSize(d));
-        keptExprs.push_back(getAffineDimExpr(d, ctx));
-      }
-    }
-    Type f64 = rewriter.getF64Type();
-    Value empty = tensor::EmptyOp::create(rewriter, loc, kept, f64);
-    Value zero =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getF64FloatAttr(0.0));
-    Value init =
-        linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-    Value sum =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{init.getType()}, ValueRange{input},
-            ValueRange{init},
-            {rewriter.getMultiDimIdentityMap(rank),
-             AffineMap::get(rank, 0, keptExprs, ctx)},
-            iters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              linalg::YieldOp::create(
-                  b, l, ValueRange{arith::AddFOp::create(b, l, a[1], a[0])});
-            })
-            .getResult(0);
-    RankedTensorType type = op.getType();
-    if (cast<RankedTensorType>(sum.getType()) != type) {
-      // keepdims: each unit dimension joins the next kept one.
-      sum = tensor::ExpandShapeOp::create(rewriter, loc, type, sum,
-                                           groupsForInsertedDims(reduced));
-    }
-    rewriter.replaceOp(op, sum);
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::llm::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
@@ -574,5 +515,4 @@ void mlir::llm::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
                InverseTrigLowering<AcosOp, math::AcosOp>,
                InverseTrigLowering<AsinOp, math::AsinOp>,
                InverseTrigLowering<AtanOp, math::AtanOp>>(ctx);
-  patterns.add<ReduceSumF64Lowering>(ctx);
 }

@@ -399,9 +399,13 @@ struct LogSoftmaxLowering : LLMLowering<LogSoftmaxOp> {
 };
 
 // llm.argmax/argmin %x {axis, keepdims, select_last_index} ->
-//   linalg.generic with two accumulators (best value in f32, its i64 index):
-//   take x at index i when (x > best | x >= best with select_last_index, or
-//   best is NaN and x is not) [< / <= for argmin]; -> expand_shape (keepdims).
+//   linalg.generic with two accumulators (best value, its i64 index):
+//   take x at index i when x > best (x >= best with select_last_index)
+//   [< / <= for argmin], -> expand_shape (keepdims). Floats compare in f32
+//   from a NaN start, also taking x when best is NaN and x is not (an
+//   all-NaN row gives 0); integers compare signed in their own type from
+//   the type's lowest (highest) value, which only an equal x can tie, so
+//   that index 0 stands for a row of that value.
 template <typename OpTy, bool isMax>
 struct ArgReduceLowering : LLMLowering<OpTy> {
   using LLMLowering<OpTy>::LLMLowering;
@@ -413,35 +417,121 @@ struct ArgReduceLowering : LLMLowering<OpTy> {
     int64_t rank = tensorTypeOf(x).getRank();
     int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
     bool last = op.getSelectLastIndex();
-    auto f32 = rewriter.getF32Type();
-    // NaN start: any number replaces it, and an all-NaN row gives index 0.
-    TypedAttr nanInit =
-        rewriter.getFloatAttr(f32, std::numeric_limits<float>::quiet_NaN());
+    auto intType = dyn_cast<IntegerType>(tensorTypeOf(x).getElementType());
+    TypedAttr bestInit;
+    if (intType) {
+      unsigned width = intType.getWidth();
+      bestInit = rewriter.getIntegerAttr(
+          intType, isMax ? APInt::getSignedMinValue(width)
+                         : APInt::getSignedMaxValue(width));
+    } else {
+      bestInit = rewriter.getFloatAttr(rewriter.getF32Type(),
+                                       std::numeric_limits<float>::quiet_NaN());
+    }
     TypedAttr zeroIdx = rewriter.getI64IntegerAttr(0);
     SmallVector<Value> res = reduceAxis(
-        rewriter, loc, x, axis, {nanInit, zeroIdx},
+        rewriter, loc, x, axis, {bestInit, zeroIdx},
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value v = toF32(b, l, a[0]), best = a[1], bestIdx = a[2];
+          Value best = a[1], bestIdx = a[2];
           Value i = arith::IndexCastOp::create(
               b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
-          arith::CmpFPredicate p =
-              isMax ? (last ? arith::CmpFPredicate::OGE
-                            : arith::CmpFPredicate::OGT)
-                    : (last ? arith::CmpFPredicate::OLE
-                            : arith::CmpFPredicate::OLT);
-          Value better = arith::CmpFOp::create(b, l, p, v, best);
-          Value bestNan = arith::CmpFOp::create(
-              b, l, arith::CmpFPredicate::UNO, best, best);
-          Value vNum = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD,
-                                             v, v);
-          Value take = arith::OrIOp::create(
-              b, l, better, arith::AndIOp::create(b, l, bestNan, vNum));
+          Value v, take;
+          if (intType) {
+            v = a[0];
+            arith::CmpIPredicate p = isMax ? (last ? arith::CmpIPredicate::sge
+                                                   : arith::CmpIPredicate::sgt)
+                                           : (last ? arith::CmpIPredicate::sle
+                                                   : arith::CmpIPredicate::slt);
+            take = arith::CmpIOp::create(b, l, p, v, best);
+          } else {
+            v = toF32(b, l, a[0]);
+            arith::CmpFPredicate p = isMax ? (last ? arith::CmpFPredicate::OGE
+                                                   : arith::CmpFPredicate::OGT)
+                                           : (last ? arith::CmpFPredicate::OLE
+                                                   : arith::CmpFPredicate::OLT);
+            Value better = arith::CmpFOp::create(b, l, p, v, best);
+            Value bestNan = arith::CmpFOp::create(
+                b, l, arith::CmpFPredicate::UNO, best, best);
+            Value vNum =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, v, v);
+            take = arith::OrIOp::create(
+                b, l, better, arith::AndIOp::create(b, l, bestNan, vNum));
+          }
           Value newBest = arith::SelectOp::create(b, l, take, v, best);
           Value newIdx = arith::SelectOp::create(b, l, take, i, bestIdx);
           return SmallVector<Value>{newBest, newIdx};
         });
     rewriter.replaceOp(op,
                        restoreAxis(rewriter, loc, res[1], op.getType(), axis));
+    return success();
+  }
+};
+
+// llm.reduce_sum / reduce_min / reduce_prod %x {axes} on i8, i32 or i64,
+//   and reduce_sum on f64 -> linalg.fill (0 / the type's highest value / 1)
+//   + linalg.generic (reduction iterators over the axes) { arith.addi |
+//   arith.minsi | arith.muli | arith.addf } in the element type
+//   [-> tensor.expand_shape for keepdims]. Integer sums and products wrap
+//   modulo 2^bits (ONNX Runtime, numpy). Matched before the float lowerings
+//   (benefit 2), which compute f32/f16/bf16 in f32 or f64.
+template <typename OpTy>
+struct ExactReduceLowering : LLMLowering<OpTy> {
+  ExactReduceLowering(MLIRContext *ctx)
+      : LLMLowering<OpTy>(ctx, /*benefit=*/2) {}
+  using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
+  static constexpr bool isSum = std::is_same_v<OpTy, ReduceSumOp>;
+  LogicalResult lower(OpTy op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Type et = type.getElementType();
+    auto intType = dyn_cast<IntegerType>(et);
+    if (!intType && !(isSum && et.isF64()))
+      return rewriter.notifyMatchFailure(op, "computed by the float lowering");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput();
+    int64_t rank = tensorTypeOf(input).getRank();
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t a : op.getAxes())
+      reduced[a < 0 ? a + rank : a] = true;
+    TypedAttr init;
+    if (!intType)
+      init = rewriter.getFloatAttr(et, 0.0);
+    else if constexpr (std::is_same_v<OpTy, ReduceMinOp>)
+      init = rewriter.getIntegerAttr(
+          et, APInt::getSignedMaxValue(intType.getWidth()));
+    else
+      init = rewriter.getIntegerAttr(et, isSum ? 0 : 1);
+    SmallVector<int64_t> kept =
+        keptShape(tensorTypeOf(input).getShape(), reduced);
+    Value acc = createFilled(rewriter, loc, kept, init);
+    SmallVector<utils::IteratorType> iters;
+    for (bool r : reduced)
+      iters.push_back(r ? utils::IteratorType::reduction
+                        : utils::IteratorType::parallel);
+    acc =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{acc.getType()}, ValueRange{input},
+            ValueRange{acc},
+            {rewriter.getMultiDimIdentityMap(rank), keptDimsMap(ctx, reduced)},
+            iters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value r;
+              if (!intType)
+                r = arith::AddFOp::create(b, l, a[1], a[0]);
+              else if constexpr (std::is_same_v<OpTy, ReduceMinOp>)
+                r = arith::MinSIOp::create(b, l, a[1], a[0]);
+              else if constexpr (isSum)
+                r = arith::AddIOp::create(b, l, a[1], a[0]);
+              else
+                r = arith::MulIOp::create(b, l, a[1], a[0]);
+              linalg::YieldOp::create(b, l, r);
+            })
+            .getResult(0);
+    if (acc.getType() != type)
+      acc = tensor::ExpandShapeOp::create(rewriter, loc, type, acc,
+                                          groupsForInsertedDims(reduced));
+    rewriter.replaceOp(op, acc);
     return success();
   }
 };
@@ -455,10 +545,13 @@ struct MinProdReduceLowering : LLMLowering<OpTy> {
   using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
   LogicalResult lower(OpTy op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    if (!isa<FloatType>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "integers: ExactReduceLowering");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value x = adaptor.getInput();
-    RankedTensorType inType = tensorTypeOf(x), type = op.getType();
+    RankedTensorType inType = tensorTypeOf(x);
     int64_t rank = inType.getRank();
     SmallVector<bool> reduced(rank, false);
     for (int64_t a : op.getAxes())
@@ -519,14 +612,16 @@ struct MinProdReduceLowering : LLMLowering<OpTy> {
 
 void mlir::llm::populateLLMToLinalgDataPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<CompareLowering, LogicalLowering<LogicalAndOp>,
-               LogicalLowering<LogicalOrOp>, LogicalLowering<LogicalXorOp>,
-               LogicalNotLowering, SelectLowering, GatherLowering, GatherElementsLowering,
-               ReverseLowering, LogSoftmaxLowering,
-               ArgReduceLowering<ArgMaxOp, true>,
-               ArgReduceLowering<ArgMinOp, false>,
-               MinProdReduceLowering<ReduceMinOp, true>,
-               MinProdReduceLowering<ReduceProdOp, false>>(ctx);
+  patterns.add<
+      CompareLowering, LogicalLowering<LogicalAndOp>,
+      LogicalLowering<LogicalOrOp>, LogicalLowering<LogicalXorOp>,
+      LogicalNotLowering, SelectLowering, GatherLowering,
+      GatherElementsLowering, ReverseLowering, LogSoftmaxLowering,
+      ArgReduceLowering<ArgMaxOp, true>, ArgReduceLowering<ArgMinOp, false>,
+      MinProdReduceLowering<ReduceMinOp, true>,
+      MinProdReduceLowering<ReduceProdOp, false>,
+      ExactReduceLowering<ReduceSumOp>, ExactReduceLowering<ReduceMinOp>,
+      ExactReduceLowering<ReduceProdOp>>(ctx);
   populateIndexingToLinalgPatterns(patterns);
   populateSequenceOpsToLinalgPatterns(patterns);
 }

@@ -98,10 +98,14 @@ struct ReduceLowering : LLMLowering<OpTy> {
   using OpAdaptor = typename LLMLowering<OpTy>::OpAdaptor;
   LogicalResult lower(OpTy op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = resultType(op);
+    Type et = type.getElementType();
+    // f64 and integers: ExactReduceLowering and OrderedReduceMaxLowering.
+    if (!et.isF32() && !et.isF16() && !et.isBF16())
+      return rewriter.notifyMatchFailure(op, "not f32, f16 or bf16");
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto it = cast<RankedTensorType>(input.getType());
-    RankedTensorType type = resultType(op);
     int64_t rank = it.getRank();
     SmallVector<bool> reduced(rank, false);
     int64_t count = 1;
@@ -110,7 +114,6 @@ struct ReduceLowering : LLMLowering<OpTy> {
       reduced[axis] = true;
       count *= it.getDimSize(axis);
     }
-    Type et = type.getElementType();
     Value acc;
     if (kind == ReduceKind::Max) {
       acc =

@@ -352,10 +352,20 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
   FailureOr<Value> x = materialize(node, **in);
   if (failed(x))
     return failure();
-  if (!isa<FloatType>(elemTypeOf(*x)))
-    return nodeError(node) << op << " on runtime " << dtypeName(dtypeOf(**in))
-                           << " tensors is not supported (llm reductions take "
-                              "f32, f16 or bf16)";
+  if (!isa<FloatType>(elemTypeOf(*x))) {
+    if (!isSignedIntDType(**in))
+      return nodeError(node)
+             << op << " on runtime " << runtimeDTypeName(**in)
+             << " tensors is not supported (llm reductions take floats and "
+                "int8, int32 or int64)";
+    // Integer results in the integer type (sums and products wrap).
+    if (!llvm::is_contained({"ReduceSum", "ReduceMax", "ReduceMin",
+                             "ReduceProd", "ReduceSumSquare", "ReduceL1"},
+                            op))
+      return nodeError(node) << op << " on " << runtimeDTypeName(**in)
+                             << " tensors is not supported (cast the input "
+                                "to float first)";
+  }
   SmallVector<int64_t> shape(shapeOf(*x));
   int64_t rank = shape.size();
   SmallVector<int64_t> axes;
@@ -450,11 +460,10 @@ LogicalResult Importer::importArgReduce(const onnx::NodeProto &node) {
   FailureOr<Value> x = materialize(node, **in);
   if (failed(x))
     return failure();
-  if (!isa<FloatType>(elemTypeOf(*x)))
-    return nodeError(node) << node.op_type() << " on "
-                           << dtypeName(dtypeOf(**in))
+  if (!isa<FloatType>(elemTypeOf(*x)) && !isSignedIntDType(**in))
+    return nodeError(node) << node.op_type() << " on " << runtimeDTypeName(**in)
                            << " tensors is not supported (llm.argmax/argmin "
-                              "take f32, f16 or bf16)";
+                              "take f32, f16, bf16, int8, int32 or int64)";
   SmallVector<int64_t> shape(shapeOf(*x));
   int64_t rank = shape.size();
   if (rank == 0)

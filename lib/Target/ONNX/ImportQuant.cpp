@@ -106,11 +106,6 @@ FailureOr<Value> Importer::storageValue(const onnx::NodeProto &node,
   return materialize(node, bits);
 }
 
-/// ONNX data type of an int8/uint8 input (uint8 bits kept in i8 included).
-int Importer::quantDType(const Entry &e) {
-  return e.unsignedBits ? TensorProto::UINT8 : dtypeOf(e);
-}
-
 // QuantizeLinear(x, y_scale, y_zero_point) with a per-tensor scale (and
 // zero point) computed at run time, as DynamicQuantizeLinear's expanded
 // form writes it: no `!quant.uniform` type can hold the parameters, so the
@@ -132,7 +127,7 @@ LogicalResult Importer::importRuntimeQuantizeLinear(
     return nodeError(node) << "QuantizeLinear with a run-time scale is "
                               "supported per tensor only (scale of shape "
                            << shapeStr(shapeOf(**scale)) << ")";
-  int storage = zp ? quantDType(*zp) : TensorProto::UINT8;
+  int storage = zp ? runtimeDType(*zp) : TensorProto::UINT8;
   if (storage != TensorProto::UINT8 && storage != TensorProto::INT8)
     return nodeError(node) << "QuantizeLinear with a run-time scale to "
                            << dtypeName(storage)
@@ -314,7 +309,7 @@ Importer::importQuantNode(const onnx::NodeProto &node) {
                                                 "import time");
       zp = &*z->constant;
     }
-    int storage = zp ? zp->dtype : quantDType(**x);
+    int storage = zp ? zp->dtype : runtimeDType(**x);
     SmallVector<int64_t> shape = shapeOf(**x);
     FailureOr<Type> qt =
         quantType(node, **scale, zp, storage, intAttr(node, "axis", 1), shape);
@@ -375,7 +370,7 @@ Importer::importQuantNode(const onnx::NodeProto &node) {
       nodeError(node) << "operands of rank < 2 are not supported";
       return failure();
     }
-    int storage = zp ? zp->dtype : quantDType(e);
+    int storage = zp ? zp->dtype : runtimeDType(e);
     // A per-column zero point of B: a per-axis type along its last dim.
     ConstTensor scales = *scaleOut;
     if (zp && zp->numel() > 1) {

@@ -613,6 +613,20 @@ private:
     return toONNXType(
         cast<RankedTensorType>(e.value.getType()).getElementType());
   }
+  /// The ONNX data type `e` holds at run time: UINT8 for uint8 bits kept
+  /// in i8 (Entry::unsignedBits), else dtypeOf.
+  static int runtimeDType(const Entry &e) {
+    return e.unsignedBits ? TensorProto::UINT8 : dtypeOf(e);
+  }
+  static std::string runtimeDTypeName(const Entry &e) {
+    return dtypeName(runtimeDType(e));
+  }
+  /// Whether `e` is int8, int32 or int64 (signed order) at run time.
+  static bool isSignedIntDType(const Entry &e) {
+    int d = runtimeDType(e);
+    return d == TensorProto::INT8 || d == TensorProto::INT32 ||
+           d == TensorProto::INT64;
+  }
   static bool allConst(ArrayRef<Entry *> entries) {
     return llvm::all_of(entries, [](Entry *e) { return e->constant; });
   }
@@ -855,7 +869,6 @@ private:
                             int64_t axis, ArrayRef<int64_t> shape);
   FailureOr<Value> storageValue(const onnx::NodeProto &node, Entry &e);
   LogicalResult importRuntimeQuantizeLinear(const onnx::NodeProto &node);
-  int quantDType(const Entry &e);
 
   /// Creates the binary llm op for `opType` (Add, Sub, ...).
   Value createMod(Location loc, Type type, Value a, Value b, bool fmod);

@@ -184,3 +184,46 @@ func.func @reduce_min_prod(%a: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<2x1xf3
   %1 = llm.reduce_prod %a {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
   return %0, %1 : tensor<3xf32>, tensor<2x1xf32>
 }
+
+// -----
+
+// Integers reduce in their own type (ExactReduceLowering): sums and products
+// wrap (arith.addi / arith.muli from 0 / 1), minima are signed from the
+// type's highest value; nothing goes through floats.
+// CHECK-LABEL: func.func @reduce_integers
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK: linalg.fill ins(%[[ZERO]] : i64)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.addi
+// CHECK: %[[MAX:.+]] = arith.constant 127 : i8
+// CHECK: linalg.fill ins(%[[MAX]] : i8)
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK:   arith.minsi
+// CHECK: %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK: linalg.fill ins(%[[ONE]] : i32)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.muli
+// CHECK: tensor.expand_shape
+// CHECK-NOT: arith.sitofp
+func.func @reduce_integers(%a: tensor<2x3xi64>, %b: tensor<2x3xi8>, %c: tensor<2x3xi32>) -> (tensor<2xi64>, tensor<3xi8>, tensor<2x1xi32>) {
+  %0 = llm.reduce_sum %a {axes = array<i64: 1>} : (tensor<2x3xi64>) -> tensor<2xi64>
+  %1 = llm.reduce_min %b {axes = array<i64: 0>} : (tensor<2x3xi8>) -> tensor<3xi8>
+  %2 = llm.reduce_prod %c {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xi32>) -> tensor<2x1xi32>
+  return %0, %1, %2 : tensor<2xi64>, tensor<3xi8>, tensor<2x1xi32>
+}
+
+// -----
+
+// Integer argmax compares signed in the element type from the type's lowest
+// value (no f32 conversion, which would merge i64 values above 2^24).
+// CHECK-LABEL: func.func @argmax_integer
+// CHECK: %[[LOW:.+]] = arith.constant -9223372036854775808 : i64
+// CHECK: linalg.fill ins(%[[LOW]] : i64)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.cmpi sgt
+// CHECK-NOT: arith.cmpf
+// CHECK:   linalg.yield %{{.+}}, %{{.+}} : i64, i64
+func.func @argmax_integer(%a: tensor<2x3xi64>) -> tensor<2xi64> {
+  %0 = llm.argmax %a {axis = 1 : i64, keepdims = false} : (tensor<2x3xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}

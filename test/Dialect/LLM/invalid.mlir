@@ -606,6 +606,31 @@ func.func @reduce_result(%x: tensor<2x4xf32>) {
 
 // -----
 
+// Integer reductions: sum, max, min and prod; no integer mean.
+func.func @reduce_mean_integer(%x: tensor<2x4xi32>) {
+  // expected-error @+1 {{'llm.reduce_mean' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2x4xi32>'}}
+  %0 = llm.reduce_mean %x {axes = array<i64: 1>} : (tensor<2x4xi32>) -> tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_sum_bool(%x: tensor<2x4xi1>) {
+  // expected-error @+1 {{'llm.reduce_sum' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x4xi1>'}}
+  %0 = llm.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x4xi1>) -> tensor<2xi1>
+  return
+}
+
+// -----
+
+func.func @argmax_bool(%x: tensor<2x4xi1>) {
+  // expected-error @+1 {{'llm.argmax' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x4xi1>'}}
+  %0 = llm.argmax %x {axis = 1 : i64} : (tensor<2x4xi1>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
 func.func @cast_shape(%x: tensor<2x4xf32>) {
   // expected-error @+1 {{'llm.cast' op requires the same shape for all operands and results}}
   %0 = llm.cast %x : (tensor<2x4xf32>) -> tensor<8xf16>

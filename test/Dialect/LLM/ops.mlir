@@ -241,6 +241,20 @@ func.func @runtime_data(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi
   return
 }
 
+// Integer reductions (sum, min, prod, argmax; reduce_max in quant-ops.mlir).
+// CHECK-LABEL: func.func @integer_reductions
+func.func @integer_reductions(%m: tensor<2x7xi64>, %b: tensor<2x3xi8>) -> (tensor<2xi64>, tensor<3xi8>, tensor<2x1xi8>, tensor<2x1xi64>) {
+  // CHECK: llm.reduce_sum %{{.*}} {axes = array<i64: -1>} : (tensor<2x7xi64>) -> tensor<2xi64>
+  %0 = llm.reduce_sum %m {axes = array<i64: -1>} : (tensor<2x7xi64>) -> tensor<2xi64>
+  // CHECK: llm.reduce_min %{{.*}} {axes = array<i64: 0>} : (tensor<2x3xi8>) -> tensor<3xi8>
+  %1 = llm.reduce_min %b {axes = array<i64: 0>} : (tensor<2x3xi8>) -> tensor<3xi8>
+  // CHECK: llm.reduce_prod %{{.*}} {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xi8>) -> tensor<2x1xi8>
+  %2 = llm.reduce_prod %b {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xi8>) -> tensor<2x1xi8>
+  // CHECK: llm.argmax %{{.*}} {axis = 1 : i64} : (tensor<2x7xi64>) -> tensor<2x1xi64>
+  %3 = llm.argmax %m {axis = 1 : i64} : (tensor<2x7xi64>) -> tensor<2x1xi64>
+  return %0, %1, %2, %3 : tensor<2xi64>, tensor<3xi8>, tensor<2x1xi8>, tensor<2x1xi64>
+}
+
 {-#
   dialect_resources: {
     builtin: {

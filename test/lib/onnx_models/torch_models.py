@@ -25,6 +25,10 @@ Also writes OUTPUT.onnx.npz with the inputs (`in<i>`) and torch's outputs
               opset 14).
   ln_gelu     LayerNorm + Linear + erf-GELU on 3-D and 2-D inputs (default
               opset 17, so LayerNorm exports as LayerNormalization).
+  seq_pool    Hugging Face-style pooling heads on integer inputs (default
+              opset 14): GPT2ForSequenceClassification's last token before
+              the padding, CLIP's end-of-text token, and a masked mean with
+              attention_mask.sum(-1) (integer ArgMax and ReduceSum).
 """
 
 import math
@@ -193,6 +197,38 @@ class LnGelu(nn.Module):
         return y, self.head(self.act(self.fc(v)))
 
 
+class SeqPool(nn.Module):
+    """Pooling heads over token embeddings, written as Hugging Face writes
+    them:
+    * GPT2ForSequenceClassification: the position before the first padding
+      token, `eq(input_ids, pad).int().argmax(-1) - 1`, modulo the length (a
+      row without padding gives -1 -> its last position); the score head's
+      logits there.
+    * CLIPTextTransformer: the hidden state at `input_ids.to(torch.int)
+      .argmax(dim=-1)` (the end-of-text token has the largest id).
+    * Sentence encoders: `attention_mask.sum(-1)` (int64) and the masked
+      mean of the hidden states."""
+
+    def __init__(self, d=16, vocab=32, pad=0):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.score = nn.Linear(d, 3, bias=False)
+        self.pad = pad
+
+    def forward(self, input_ids, attention_mask):
+        h = self.emb(input_ids)
+        batch, length = input_ids.shape
+        rows = torch.arange(batch)
+        last = torch.eq(input_ids, self.pad).int().argmax(-1) - 1
+        last = last % length
+        pooled = self.score(h)[rows, last]
+        eot = h[rows, input_ids.to(torch.int).argmax(dim=-1)]
+        lengths = attention_mask.sum(-1)
+        m = attention_mask.unsqueeze(-1).to(h.dtype)
+        mean = (h * m).sum(1) / torch.clamp(m.sum(1), min=1e-9)
+        return pooled, eot, lengths, mean
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     torch.manual_seed(0)
@@ -212,6 +248,17 @@ def main():
                                        dropout=0.1, batch_first=True).eval()
         args = (torch.randn(2, 6, 32),)
         names = (["src"], ["out"])
+    elif name == "seq_pool":
+        opset = int(sys.argv[3]) if len(sys.argv) > 3 else 14
+        m = SeqPool().eval()
+        # Padding (id 0) after 4 tokens, none, after 2; the largest id of a
+        # row is unique (the end-of-text token).
+        ids = torch.tensor([[5, 9, 31, 4, 0, 0, 0],
+                            [3, 8, 2, 30, 7, 1, 6],
+                            [11, 29, 0, 0, 0, 0, 0]])
+        args = (ids, (ids != 0).long())
+        names = (["input_ids", "attention_mask"],
+                 ["pooled", "eot", "lengths", "mean"])
     else:
         opset = int(sys.argv[3]) if len(sys.argv) > 3 else 17
         m = LnGelu().eval()

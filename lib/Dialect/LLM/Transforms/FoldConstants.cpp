@@ -443,19 +443,41 @@ Buffer evalReduce(const Buffer &in, ArrayRef<int64_t> axes, ReduceKind kind,
       keptStrides[d] = s;
       s *= shape[d];
     }
-  Buffer out(type);
-  double init =
-      kind == ReduceKind::Max ? -std::numeric_limits<double>::infinity() : 0.0;
-  out.f.assign(type.getNumElements(), init);
-  for (int64_t k = 0, n = in.numElements(); k < n; ++k) {
+  auto keptIndex = [&](int64_t k) {
     int64_t rest = k, dst = 0;
     for (int64_t d = rank - 1; d >= 0; --d) {
       dst += (rest % shape[d]) * keptStrides[d];
       rest /= shape[d];
     }
+    return dst;
+  };
+  Buffer out(type);
+  if (!out.isFloat()) {
+    // i8/i32/i64 (sum and max; no integer mean): sums wrap modulo 2^width
+    // as the lowering's arith.addi does, maxima start at the type's lowest.
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    out.i.assign(type.getNumElements(),
+                 kind == ReduceKind::Max
+                     ? APInt::getSignedMinValue(width).getSExtValue()
+                     : 0);
+    for (int64_t k = 0, n = in.numElements(); k < n; ++k) {
+      int64_t &o = out.i[keptIndex(k)];
+      o = kind == ReduceKind::Max
+              ? std::max(o, in.iAt(k))
+              : APInt(64, static_cast<uint64_t>(o) +
+                              static_cast<uint64_t>(in.iAt(k)))
+                    .trunc(width)
+                    .getSExtValue();
+    }
+    return out;
+  }
+  double init =
+      kind == ReduceKind::Max ? -std::numeric_limits<double>::infinity() : 0.0;
+  out.f.assign(type.getNumElements(), init);
+  for (int64_t k = 0, n = in.numElements(); k < n; ++k) {
     double v = in.fAt(k);
-    out.f[dst] =
-        kind == ReduceKind::Max ? maximum(out.f[dst], v) : out.f[dst] + v;
+    double &o = out.f[keptIndex(k)];
+    o = kind == ReduceKind::Max ? maximum(o, v) : o + v;
   }
   if (kind == ReduceKind::Mean)
     for (double &v : out.f)
@@ -603,8 +625,9 @@ FailureOr<Buffer> evalEmbedding(const Buffer &table, const Buffer &ids,
 /// Evaluates `op` on constant operands, or fails for ops it does not handle.
 FailureOr<Buffer> evaluate(Operation *op, ArrayRef<Buffer> in,
                            RankedTensorType type) {
-  // Integer (and quantized) max/reduce_max are left to the lowering.
-  if (isa<MaxOp, ReduceMaxOp>(op) && !isa<FloatType>(type.getElementType()))
+  // Quantized reduce_max is left to the lowering (llm-fold-quant moves it
+  // past its dequantize first).
+  if (isa<ReduceMaxOp>(op) && !type.getElementType().isIntOrFloat())
     return failure();
   // Integer arithmetic (add, div, ...) is left to the lowering: the
   // elementwise evaluators below compute in double.

@@ -101,6 +101,25 @@ func.func @reductions() -> (tensor<2xf32>, tensor<1x3xf32>, tensor<f32>, tensor<
 
 // -----
 
+// Integer sums in the element type, wrapping modulo 2^bits as the lowering's
+// arith.addi (100 + 30 + 0 = 130 -> -126 in i8; INT64_MAX + 1 -> INT64_MIN),
+// and integer maxima (signed).
+// CHECK-LABEL: func @integer_reductions
+//   CHECK-DAG: llm.constant dense<[-126, 6]> : tensor<2xi8>
+//   CHECK-DAG: llm.constant dense<[100, 3]> : tensor<2xi8>
+//   CHECK-DAG: llm.constant dense<-9223372036854775808> : tensor<i64>
+//   CHECK-NOT: llm.reduce
+func.func @integer_reductions() -> (tensor<2xi8>, tensor<2xi8>, tensor<i64>) {
+  %a = llm.constant dense<[[100, 30, 0], [1, 2, 3]]> : tensor<2x3xi8>
+  %0 = llm.reduce_sum %a {axes = array<i64: 1>} : (tensor<2x3xi8>) -> tensor<2xi8>
+  %1 = llm.reduce_max %a {axes = array<i64: 1>} : (tensor<2x3xi8>) -> tensor<2xi8>
+  %b = llm.constant dense<[9223372036854775807, 1]> : tensor<2xi64>
+  %2 = llm.reduce_sum %b {axes = array<i64: 0>} : (tensor<2xi64>) -> tensor<i64>
+  return %0, %1, %2 : tensor<2xi8>, tensor<2xi8>, tensor<i64>
+}
+
+// -----
+
 // layer_norm (scale and bias, default epsilon 1e-5) and rms_norm (weight,
 // default epsilon 1e-6).
 // CHECK-LABEL: func @norms

@@ -131,6 +131,8 @@ def LLM_AxisAttr : TypedSignlessIntegerAttrBase<I64, "int64_t",
 def LLM_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
 def LLM_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def LLM_IndexTensor : RankedTensorOf<[I32, I64]>;
+// Floats and the signed integers the reductions take.
+def LLM_FloatOrIntTensor : RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>;
 def LLM_MaskTensor : RankedTensorOf<[F32, F16, BF16, I1]>;
 def LLM_AnyTensor : RankedTensorOf<[F32, F16, BF16, F64, I1, I8, I32, I64]>;
 // Element types of the arithmetic ops (llm.add, sub, mul, div, rem, min,

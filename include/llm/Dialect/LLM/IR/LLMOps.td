@@ -678,17 +678,21 @@ def LLM_ReduceSumOp : LLM_ReduceOp<"reduce_sum", "sum"> {
     `[-rank, rank)`, negative counted from the end; an empty list reduces
     nothing). With `keepdims` the reduced dimensions stay with size 1,
     otherwise they are removed. Element types f32, f16, bf16 (accumulated
-    in f64, rounded once to the element type) and f64 (accumulated in f64:
-    ONNX double tensors, the f64 contractions of `Einsum`).
+    in f64, rounded once to the element type), f64 (accumulated in f64:
+    ONNX double tensors, the f64 contractions of `Einsum`) and i8, i32, i64
+    (summed in the element type; an overflow wraps modulo 2^bits, as ONNX
+    Runtime and numpy do: `attention_mask.sum(-1)` of an int64 mask).
 
     ```mlir
     %r = llm.reduce_sum %x {axes = array<i64: 1>, keepdims = true}
         : (tensor<2x8xf32>) -> tensor<2x1xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F16, BF16, F64]>:$input,
+  let arguments = (ins
+      RankedTensorOf<[F32, F16, BF16, F64, I8, I32, I64]>:$input,
       DenseI64ArrayAttr:$axes, DefaultValuedAttr<BoolAttr, "false">:$keepdims);
-  let results = (outs RankedTensorOf<[F32, F16, BF16, F64]>:$result);
+  let results = (outs
+      RankedTensorOf<[F32, F16, BF16, F64, I8, I32, I64]>:$result);
 }
 def LLM_ReduceMeanOp : LLM_ReduceOp<"reduce_mean", "arithmetic mean">;
 def LLM_ReduceMaxOp : LLM_ReduceOp<"reduce_max", "maximum"> {
@@ -963,7 +967,9 @@ class LLM_ArgReduceOp<string mnemonic, string what>
     returned, or the last with `select_last_index`. NaN elements are ignored
     unless every element of a row is NaN (then the result is 0). With
     `keepdims` (default) the reduced dimension stays with size 1, otherwise
-    it is removed. Input element types f32, f16, bf16.
+    it is removed. Input element types f32, f16, bf16 and i8, i32, i64
+    (signed order; e.g. the first padding position of a sequence,
+    `(input_ids == pad).int().argmax(-1)`).
 
     Errors: `axis` outside `[-rank, rank)`; a rank-0 input; an empty reduced
     dimension.
@@ -973,7 +979,7 @@ class LLM_ArgReduceOp<string mnemonic, string what>
         : (tensor<2x8xf32>) -> tensor<2xi64>
     ```
   }];
-  let arguments = (ins LLM_FloatTensor:$input,
+  let arguments = (ins LLM_FloatOrIntTensor:$input,
       DefaultValuedAttr<LLM_AxisAttr, "0">:$axis,
       DefaultValuedAttr<BoolAttr, "true">:$keepdims,
       UnitAttr:$select_last_index);
@@ -985,8 +991,32 @@ class LLM_ArgReduceOp<string mnemonic, string what>
 def LLM_ArgMaxOp : LLM_ArgReduceOp<"argmax", "largest">;
 def LLM_ArgMinOp : LLM_ArgReduceOp<"argmin", "smallest">;
 
-def LLM_ReduceMinOp : LLM_ReduceOp<"reduce_min", "minimum">;
-def LLM_ReduceProdOp : LLM_ReduceOp<"reduce_prod", "product">;
+// reduce_min / reduce_prod: the float reductions, and integers in their
+// own type.
+class LLM_IntReduceOp<string mnemonic, string formula, string intRule>
+    : LLM_ReduceOp<mnemonic, formula> {
+  let description = [{
+    Reduces `input` with the }] # formula # [{ over each dimension in `axes`
+    (distinct, in `[-rank, rank)`, negative counted from the end; an empty
+    list reduces nothing). With `keepdims` the reduced dimensions stay with
+    size 1, otherwise they are removed. Element types f32, f16, bf16
+    (computed in f32, rounded once to the element type) and i8, i32, i64
+    (}] # intRule # [{).
+
+    ```mlir
+    %r = llm.}] # mnemonic # [{ %x {axes = array<i64: 1>, keepdims = true}
+        : (tensor<2x8xi64>) -> tensor<2x1xi64>
+    ```
+  }];
+  let arguments = (ins LLM_FloatOrIntTensor:$input, DenseI64ArrayAttr:$axes,
+      DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs LLM_FloatOrIntTensor:$result);
+}
+def LLM_ReduceMinOp
+    : LLM_IntReduceOp<"reduce_min", "minimum", "signed order">;
+def LLM_ReduceProdOp
+    : LLM_IntReduceOp<"reduce_prod", "product",
+                      "in the element type, wrapping modulo 2^bits">;
 
 include "llm/Dialect/LLM/IR/LLMIndexingOps.td"
 include "llm/Dialect/LLM/IR/LLMCacheOps.td"
