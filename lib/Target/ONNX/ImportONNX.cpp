@@ -813,8 +813,12 @@ static bool parseNamedValue(StringRef part, StringRef sep, int64_t min,
                             std::string &error) {
   size_t at = part.find(sep);
   StringRef name = part.take_front(at).trim();
+  // NAME=<=N, as Python's dims={"NAME": "<=N"} reads, is NAME<=N.
+  if (sep == "<=" && name.ends_with("="))
+    name = name.drop_back().rtrim();
   int64_t v;
-  if (at == StringRef::npos || name.empty() ||
+  if (at == StringRef::npos || name.empty() || name.contains_insensitive("=") ||
+      name.contains("<") ||
       part.drop_front(at + sep.size()).trim().getAsInteger(10, v) || v < min) {
     error = ("invalid dimension setting '" + part + "' (expected NAME" + sep +
              "VALUE with VALUE >= " + Twine(min) + ")")

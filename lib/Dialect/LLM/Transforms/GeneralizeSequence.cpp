@@ -427,6 +427,20 @@ LogicalResult Generalizer::mergeOp(ArrayRef<Operation *> ops) {
                << "); a fixed part of a dynamic sequence is not supported yet "
                   "(llm.slice keeps a dynamic dimension whole)";
   }
+  // A reshape moves one dynamic dimension (ReshapeOp's verifier); one with
+  // the length in two dimensions is a tensor such as attention weights
+  // [S, S] kept whole (e.g. returned as an output).
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    auto in = cast<RankedTensorType>(reshape.getInput().getType());
+    auto out = cast<RankedTensorType>(reshape.getType());
+    if (in.getNumDynamicDims() > 1 || out.getNumDynamicDims() > 1)
+      return op->emitError()
+             << "cannot keep the sequence length dynamic: this reshape ("
+             << str(in) << " -> " << str(out)
+             << ") holds the sequence length in more than one dimension, as "
+                "attention weights [S, S] returned as an output do; llmc "
+                "reshapes tensors with one dynamic dimension";
+  }
   return success();
 }
 

@@ -146,6 +146,17 @@ def main():
     onnx.save(model(nodes, [x], [1, 4], [wpe]),
               os.path.join(out, "cls.onnx"))
 
+    # Scores [S, S] reshaped (attention weights kept whole).
+    nodes = positions() + [
+        h.make_node("Add", ["x", "pe"], ["xp"]),
+        h.make_node("Transpose", ["xp"], ["xt"], perm=[0, 2, 1]),
+        h.make_node("MatMul", ["xp", "xt"], ["s"]),
+        const("axis1", np.array([1], np.int64)),
+        h.make_node("Unsqueeze", ["s", "axis1"], ["y"], name="heads"),
+    ]
+    onnx.save(model(nodes, [x], [1, 1, "seq", "seq"], [wpe]),
+              os.path.join(out, "scores.onnx"))
+
     xb = h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 4])
     onnx.save(model(positions() + [h.make_node("Add", ["x", "pe"], ["y"])],
                     [xb], ["batch", "seq", 4], [wpe]),
