@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -428,8 +429,8 @@ struct LLMSparsifyWeightsPass final
     Builder b(&getContext());
     auto weights = collectWeights(module, /*quantized=*/!gpu);
     // Asked for sparsity, but no matmul can take it (weights that are
-    // inputs, rank 3, or the lhs): said once, at the first matmul; the
-    // matmuls run dense.
+    // inputs, rank 3, or the lhs): said once, at the function of the first
+    // matmul; the matmuls run dense.
     if (weights.empty()) {
       std::optional<Location> first;
       // A constant weight still behind an llm.dequantize that
@@ -446,8 +447,12 @@ struct LLMSparsifyWeightsPass final
                           .getDefiningOp<quant::StorageCastOp>();
           unfused |= cast && matchPattern(cast.getInput(), m_Constant());
         }
-        if (isa<MatmulOp, DequantMatmulOp>(op) && !first)
-          first = op->getLoc();
+        // At the function holding the first matmul: the warning is about
+        // every matmul (for an imported model, the model, not one node).
+        if (isa<MatmulOp, DequantMatmulOp>(op) && !first) {
+          auto fn = op->getParentOfType<FunctionOpInterface>();
+          first = fn ? fn->getLoc() : op->getLoc();
+        }
         return WalkResult::advance();
       });
       if (first) {

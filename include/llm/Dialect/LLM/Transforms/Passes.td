@@ -663,9 +663,10 @@ def LLMSparsifyWeightsPass : Pass<"llm-sparsify-weights", "::mlir::ModuleOp"> {
     is not exactly 2:4; a forced format that does not take a weight's
     sub-channel scales, or other than bsr16x16 for an integer matmul's
     weight (above); with `target=gpu`, a format other than auto, dense
-    and 2:4. A warning, at the first matmul, when the module has matmuls but
-    none with a weight to store sparse (weights that are function inputs,
-    of rank 3, or a transposed lhs): they all run dense.
+    and 2:4. A warning, at the function of the first matmul (an imported
+    model: the model file), when the module has matmuls but none with a
+    weight to store sparse (weights that are function inputs, of rank 3,
+    or a transposed lhs): they all run dense.
   }];
   let dependentDialects = ["::mlir::llm::LLMDialect"];
   let options = [
