@@ -15,7 +15,8 @@ importer then given them with --dim), the model is exported with 1 and with
 2 layers and:
 
   1. imported (llm-translate --import-onnx) and recomposed
-     (llm-opt --llm-recompose); the llm ops are counted. Every layer must
+     (llm-opt --canonicalize --llm-recompose, as the pipeline's inliner
+     canonicalizes first); the llm ops are counted. Every layer must
      come back as llmc's own ops (RECOMPOSED below: llm.attention once per
      layer, the family's norms, activations and RoPE) and no decomposed
      form may be left (llm.softmax, llm.reduce_mean, llm.pow, llm.sqrt,
@@ -85,6 +86,10 @@ def recomposed(family, layers):
         # The final logits' soft-capping is an elementwise tanh of its own.
         return {"attention": L, "rms_norm": 4 * L + 1, "rope": 2 * L,
                 "gelu": L, "tanh": 1}
+    if family == "hf_neox":
+        # Partial rotary: rope on the first quarter of each head.
+        return {"attention": L, "layer_norm": 2 * L + 1, "rope": 2 * L,
+                "gelu": L}
     if family == "bert":
         return {"attention": L, "layer_norm": 2 * L + 1, "gelu": L}
     if family.startswith("mha"):
@@ -159,8 +164,10 @@ def check(args):
                   env=env)
         if imp.returncode:
             return variant, False, "import: " + imp.stderr.strip()[-300:]
-        rec = run([tool("llm-opt"), "--llm-recompose"], input=imp.stdout,
-                  env=env)
+        # Canonicalized first, as the pipeline's inliner does before
+        # llm-recompose (GPT-NeoX's baddbmm adds zeros to its scores).
+        rec = run([tool("llm-opt"), "--canonicalize", "--llm-recompose"],
+                  input=imp.stdout, env=env)
         if rec.returncode:
             return variant, False, "recompose: " + rec.stderr.strip()[-300:]
         ops = count_ops(rec.stdout)

@@ -42,6 +42,16 @@ weights; default sizes deliberately uncommon: d = 48, 3 heads of 16, batch
               MLP, and the final logits soft-capped the same way (caps 2
               and 10 instead of Gemma 2's 50 and 30, so that they matter
               at these sizes).
+  hf_neox     Hugging Face GPTNeoXModel (Pythia) + embed_out: one fused
+              query_key_value Linear split per head ([B, S, H, 3 * hd]
+              sliced), partial rotary (the first 25% of each head's dims:
+              rotate_half on the slice, then concatenated with the rest),
+              scores by torch.baddbmm over [B * H, S, hd] with alpha =
+              1 / sqrt(hd), the causal mask sliced from a bool buffer and
+              applied with torch.where(finfo.min), then the additive
+              padding mask of a left-padded attention_mask input (two query
+              rows with every causal key padded), the parallel residual x + attn(ln1(x)) + mlp(ln2(x))
+              with erf GELU.
   bert        Hugging Face BertModel: word + token-type + position
               embeddings (position ids sliced from a buffer), the
               extended additive attention mask
@@ -363,6 +373,108 @@ class HFLlama(nn.Module):
 
 
 # --------------------------------------------------------------------------
+# Hugging Face GPT-NeoX / Pythia (modeling_gpt_neox.py, transformers 4.3x
+# eager attention)
+# --------------------------------------------------------------------------
+
+NEOX_ROTARY_PCT = 0.25
+
+
+class GPTNeoXAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head_size = D // HEADS
+        self.rotary_ndims = int(self.head_size * NEOX_ROTARY_PCT)
+        self.register_buffer("bias", torch.tril(torch.ones(
+            (MAX_POS, MAX_POS), dtype=torch.bool)).view(1, 1, MAX_POS, MAX_POS),
+            persistent=False)
+        self.rotary_emb = LlamaRotaryEmbedding(self.rotary_ndims)
+        self.norm_factor = self.head_size ** 0.5
+        self.query_key_value = nn.Linear(D, 3 * D)
+        self.dense = nn.Linear(D, D)
+
+    def forward(self, h, attention_mask, position_ids):
+        # One projection, split per head: [B, S, H, 3 * head_size].
+        qkv = self.query_key_value(h)
+        qkv = qkv.view(qkv.size()[:-1] + (HEADS, 3 * self.head_size))
+        query = qkv[..., : self.head_size].permute(0, 2, 1, 3)
+        key = qkv[..., self.head_size: 2 * self.head_size].permute(0, 2, 1, 3)
+        value = qkv[..., 2 * self.head_size:].permute(0, 2, 1, 3)
+        # Partial rotary: the first rotary_ndims of each head.
+        query_rot = query[..., : self.rotary_ndims]
+        query_pass = query[..., self.rotary_ndims:]
+        key_rot = key[..., : self.rotary_ndims]
+        key_pass = key[..., self.rotary_ndims:]
+        cos, sin = self.rotary_emb(value, seq_len=key.shape[-2])
+        query, key = apply_rotary_pos_emb(query_rot, key_rot, cos, sin,
+                                          position_ids)
+        query = torch.cat((query, query_pass), dim=-1)
+        key = torch.cat((key, key_pass), dim=-1)
+        out = self._attn(query, key, value, attention_mask)
+        out = out.permute(0, 2, 1, 3).contiguous()
+        out = out.view(out.size(0), out.size(1), HEADS * self.head_size)
+        return self.dense(out)
+
+    def _attn(self, query, key, value, attention_mask):
+        # baddbmm over [B * H, S, head_size], as GPT-NeoX computes scores.
+        bsz, heads, q_len, dim = query.size()
+        k_len = key.size(-2)
+        causal_mask = self.bias[:, :, k_len - q_len: k_len, :k_len]
+        query = query.reshape(bsz * heads, q_len, dim)
+        key = key.reshape(bsz * heads, k_len, dim)
+        scores = torch.zeros(bsz * heads, q_len, k_len, dtype=query.dtype)
+        scores = torch.baddbmm(scores, query, key.transpose(1, 2), beta=1.0,
+                               alpha=1.0 / self.norm_factor)
+        scores = scores.view(bsz, heads, q_len, k_len)
+        mask_value = torch.tensor(torch.finfo(scores.dtype).min,
+                                  dtype=scores.dtype)
+        scores = torch.where(causal_mask, scores, mask_value)
+        scores = scores + attention_mask
+        w = F.softmax(scores, dim=-1).to(value.dtype)
+        return torch.matmul(w, value)
+
+
+class GPTNeoXLayer(nn.Module):
+    """use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x)), erf GELU."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_layernorm = nn.LayerNorm(D, eps=1e-5)
+        self.post_attention_layernorm = nn.LayerNorm(D, eps=1e-5)
+        self.attention = GPTNeoXAttention()
+        self.dense_h_to_4h = nn.Linear(D, 4 * D)
+        self.dense_4h_to_h = nn.Linear(4 * D, D)
+
+    def forward(self, h, attention_mask, position_ids):
+        attn = self.attention(self.input_layernorm(h), attention_mask,
+                              position_ids)
+        mlp = self.dense_4h_to_h(F.gelu(self.dense_h_to_4h(
+            self.post_attention_layernorm(h))))
+        return mlp + attn + h
+
+
+class HFGPTNeoX(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.embed_in = nn.Embedding(VOCAB, D)
+        self.layers = nn.ModuleList(GPTNeoXLayer() for _ in range(layers))
+        self.final_layer_norm = nn.LayerNorm(D, eps=1e-5)
+        self.embed_out = nn.Linear(D, VOCAB, bias=False)
+
+    def forward(self, input_ids, attention_mask):
+        seq_length = input_ids.shape[1]
+        position_ids = torch.arange(0, seq_length, dtype=torch.long)
+        position_ids = position_ids.unsqueeze(0).view(-1, seq_length)
+        # The extended additive mask of a [B, S] padding mask.
+        mask = attention_mask[:, None, None, :].to(torch.float32)
+        mask = (1.0 - mask) * torch.finfo(torch.float32).min
+        h = self.embed_in(input_ids)
+        for layer in self.layers:
+            h = layer(h, mask, position_ids)
+        return self.embed_out(self.final_layer_norm(h))
+
+
+# --------------------------------------------------------------------------
 # Hugging Face Gemma 2 (modeling_gemma2.py, eager attention)
 # --------------------------------------------------------------------------
 
@@ -667,7 +779,7 @@ class SDPA(nn.Module):
 # --------------------------------------------------------------------------
 
 FAMILIES = ["hf_gpt2", "hf_gpt2_1e4", "hf_gpt2_inf", "hf_llama", "hf_gemma2",
-            "bert",
+            "hf_neox", "bert",
             "mha", "mha_kpm", "mha_causal", "encoder", "encoder_kpm",
             "encoder_causal", "encoder_gelu", "sdpa", "sdpa_mask",
             "bloom_left_pad"]
@@ -698,6 +810,13 @@ def build(family, layers):
     if family == "hf_gemma2":
         return (HFGemma2(layers), (ids,), ["input_ids"], ["logits"],
                 {"input_ids": seq_axes})
+    if family == "hf_neox":
+        # Left padding (the first two positions of the last batch index):
+        # its first two query rows have every causal key padded.
+        m = torch.ones(BATCH, SEQ, dtype=torch.long)
+        m[-1, :2] = 0
+        return (HFGPTNeoX(layers), (ids, m), ["input_ids", "attention_mask"],
+                ["logits"], {"input_ids": seq_axes, "attention_mask": seq_axes})
     if family == "bert":
         tt = torch.zeros(BATCH, SEQ, dtype=torch.long)
         tt[:, SEQ // 2:] = 1

@@ -84,8 +84,29 @@ mlir::llm::getPositionwiseOperandAxes(Operation *op, int64_t axis) {
     return success();
   };
   if (auto mm = dyn_cast<MatmulOp>(op)) {
+    // A batch axis of a batched matmul: both operands' (unless broadcast).
+    auto lt = cast<RankedTensorType>(mm.getLhs().getType());
+    auto rt = cast<RankedTensorType>(mm.getRhs().getType());
+    if (axis < rank - 2 && lt.getRank() == rank && rt.getRank() == rank) {
+      if (lt.getDimSize(axis) != 1)
+        axes[0] = axis;
+      if (rt.getDimSize(axis) != 1)
+        axes[1] = axis;
+      return axes;
+    }
     if (mm.getTransposeA() || failed(rowsOfLhs(mm.getLhs(), mm.getRhs())))
       return failure();
+    return axes;
+  }
+  // The permuted axis; the rows of a softmax along another axis.
+  if (auto t = dyn_cast<TransposeOp>(op)) {
+    axes[0] = t.getPermutation()[axis];
+    return axes;
+  }
+  if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+    if (axis == (sm.getAxis() < 0 ? sm.getAxis() + rank : sm.getAxis()))
+      return failure();
+    axes[0] = axis;
     return axes;
   }
   if (auto dq = dyn_cast<DequantMatmulOp>(op)) {

@@ -1119,6 +1119,53 @@ std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value v) {
   return std::make_pair(x, g);
 }
 
+/// The scores a masking `select(c, scores, e) | select(c, e, scores)` keeps,
+/// when `e` is a splat that absorbs any score added to it (at most
+/// -kAbsorbingMaskValue, or -inf); null otherwise.
+Value maskedScores(SelectOp sel) {
+  auto absorbing = [](Value e) {
+    std::optional<double> c = getSplatFloat(e);
+    return c && *c <= -kAbsorbingMaskValue;
+  };
+  Value scores;
+  if (absorbing(sel.getFalseValue()))
+    scores = sel.getTrueValue();
+  else if (absorbing(sel.getTrueValue()))
+    scores = sel.getFalseValue();
+  return scores && scores.getType() == sel.getType() ? scores : Value();
+}
+
+// select(c, s, e) + p -> s + select(c, p, e + p)
+// select(c, e, s) + p -> s + select(c, e + p, p)
+// (`sel` the masking select, see maskedScores; `p` the added mask). HF
+// GPT-2 and GPT-NeoX mask the causal positions with `where(causal, w,
+// finfo.min)`, then add the padding mask. Where c keeps a position, both
+// sides are s + p. Elsewhere the graph's score is fl(e + p), which absorbs
+// any score s added to it (|s| < ulp(e) / 2), so s + fl(e + p) is that same
+// value: a row whose keys are all excluded (left padding) weighs what the
+// graph weighs. The combined mask has the broadcast shape of c and p.
+FailureOr<Value> combineMasks(PatternRewriter &rewriter, Location loc,
+                              SelectOp sel, Value p) {
+  auto pType = cast<RankedTensorType>(p.getType());
+  auto cType = cast<RankedTensorType>(sel.getCondition().getType());
+  bool keptWhenTrue = maskedScores(sel) == sel.getTrueValue();
+  Value e = keptWhenTrue ? sel.getFalseValue() : sel.getTrueValue();
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(cType.getShape(), pType.getShape());
+  if (failed(shape))
+    return failure();
+  auto eSplat = ConstantOp::create(
+      rewriter, loc, pType,
+      DenseElementsAttr::get(
+          pType,
+          rewriter.getFloatAttr(pType.getElementType(), *getSplatFloat(e))));
+  Value pe = AddOp::create(rewriter, loc, pType, p, eSplat);
+  auto type = RankedTensorType::get(*shape, pType.getElementType());
+  return SelectOp::create(rewriter, loc, type, sel.getCondition(),
+                          keptWhenTrue ? p : pe, keptWhenTrue ? pe : p)
+      .getResult();
+}
+
 /// Matches scaled dot-product attention over rank-4 `[B, H, S, D]` operands
 /// or rank-3 `[B*H, S, D]` ones (torch.nn.MultiheadAttention):
 ///
@@ -1127,6 +1174,7 @@ std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value v) {
 ///   s = s * c | c * s | s / c                  (optional; scale c or 1 / c)
 ///   s = tanh(s / c') * c' | tanh(s)           (optional; softcap c' | 1)
 ///   s = s + mask | mask + s                    (optional float mask)
+///     | select(c, s, e) [+ mask]              (where; see combineMasks)
 ///   y = matmul(softmax(s, axis = -1), v)
 ///   -> attention(q, k, v [, mask]) {scale}
 ///
@@ -1165,13 +1213,26 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
     std::optional<BoolMask> boolMask;
     SmallVector<int64_t, 4> kPerm;
     std::optional<double> scale, softcap;
+    // select(c, scores, e) + p: the select's mask, then an added one.
+    SelectOp maskedThenAdded;
     if (auto add = defOp<AddOp>(s)) {
       if (!eitherOrder(add.getLhs(), add.getRhs(), [&](Value a, Value m) {
             Chain inner;
-            if (a.getType() != add.getType() ||
-                !matchCappedScores(a, inner, softcap, scale, q, k, kPerm))
+            if (a.getType() != add.getType())
               return false;
+            if (matchCappedScores(a, inner, softcap, scale, q, k, kPerm)) {
+              chain.ops.append(inner.ops);
+              mask = m;
+              return true;
+            }
+            auto sel = defOp<SelectOp>(a);
+            Value scores = sel ? maskedScores(sel) : Value();
+            if (!scores || !sel->hasOneUse() ||
+                !matchCappedScores(scores, inner, softcap, scale, q, k, kPerm))
+              return false;
+            inner.add(sel);
             chain.ops.append(inner.ops);
+            maskedThenAdded = sel;
             mask = m;
             return true;
           }))
@@ -1179,7 +1240,8 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
       chain.add(add);
       // scores + select(c, 0, m) -> mask c; scores + select(c, m, 0) ->
       // mask not(c)   (m excluded; the select may have other users)
-      boolMask = matchSelectMask(mask);
+      if (!maskedThenAdded)
+        boolMask = matchSelectMask(mask);
     } else if (auto sel = defOp<SelectOp>(s)) {
       // select(c, scores, m) -> mask c; select(c, m, scores) -> mask not(c)
       //   (m excluded, the select keeping the type of the scores)
@@ -1250,6 +1312,12 @@ struct RecomposeAttention final : OpRewritePattern<MatmulOp> {
       mask = boolMask->condition;
       if (boolMask->negated)
         mask = LogicalNotOp::create(rewriter, loc, mask.getType(), mask);
+    }
+    if (maskedThenAdded) {
+      FailureOr<Value> m = combineMasks(rewriter, loc, maskedThenAdded, mask);
+      if (failed(m))
+        return rewriter.notifyMatchFailure(op, "masks do not broadcast");
+      mask = *m;
     }
     if (!kPerm.empty() &&
         !llvm::equal(kPerm, llvm::seq<int64_t>(0, rank)))

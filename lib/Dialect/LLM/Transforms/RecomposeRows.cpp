@@ -10,9 +10,12 @@
 // ops that compute each row by itself. Exporters write a linear layer on a
 // [B, S, D] activation as `x.view(-1, D)`, a 2-D matmul (`addmm`) and
 // `.view(B, S, N)` (Hugging Face's Conv1D, `nn.MultiheadAttention`'s output
-// projection); llmc's matmul takes the rows as they are. Without the
-// flattening, a dynamic sequence is never merged with the batch
-// (DimBounds.h: every `?` is the sequence length).
+// projection), and attention scores over merged heads as a batched matmul of
+// `q.view(B * H, S, D)` by `k.view(B * H, S, D)^T` viewed back to
+// [B, H, S, S] (GPT-NeoX's `baddbmm`); llmc's ops take the leading
+// dimensions as they are. Without the flattening, a dynamic sequence is
+// never merged with the batch (DimBounds.h: every `?` is the sequence
+// length), and the attention's heads are seen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,11 +34,14 @@ namespace {
 constexpr unsigned kMaxRowwiseOps = 64;
 
 /// The ops between a flattening of rows and the reshape that restores them:
-/// every op computes each row of its [A, X] result from the same row of its
-/// [A, *] operands alone, and its result has no other user.
+/// every op computes each row of its [A, X...] result from the same row of
+/// its [A, *] operands alone (a row: one index of the leading dimension),
+/// and its result has no other user.
 struct RowwiseTree {
   /// Row count of the flattened values.
   int64_t rows = 0;
+  /// Rank of the flattened values.
+  int64_t rank = 2;
   /// The ops, operands before users.
   SmallVector<Operation *> ops;
   /// The flattened values the ops read (results of llm.reshape or
@@ -43,11 +49,11 @@ struct RowwiseTree {
   SmallVector<Value> leaves;
   bool hasReshapeLeaf = false;
 
-  /// Adds the ops that compute `v` (rank 2, `rows` rows); false when one of
-  /// them does not compute its rows by themselves.
+  /// Adds the ops that compute `v` (rank `rank`, `rows` rows); false when
+  /// one of them does not compute its rows by themselves.
   bool collect(Value v) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape() || type.getRank() != 2 ||
+    if (!type || !type.hasStaticShape() || type.getRank() != rank ||
         type.getDimSize(0) != rows)
       return false;
     Operation *def = v.getDefiningOp();
@@ -82,8 +88,9 @@ struct RowwiseTree {
       // Shared by every row: it must broadcast against more leading
       // dimensions as it did against one (numpy aligns trailing ones).
       auto t = dyn_cast<RankedTensorType>(operand.getType());
-      if (!t || t.getRank() > 2 ||
-          (t.getRank() == 2 && !isa<MatmulOp, DequantMatmulOp>(def) &&
+      if (!t || t.getRank() > rank ||
+          (t.getRank() == rank &&
+           !(rank == 2 && isa<MatmulOp, DequantMatmulOp>(def)) &&
            t.getDimSize(0) != 1))
         return false;
     }
@@ -92,14 +99,15 @@ struct RowwiseTree {
   }
 };
 
-// reshape(f(reshape(x) : [A, D]) : [A, N]) : [d0, ..., dk, N]
-//   -> f(reshape(x) : [d0, ..., dk, D]) : [d0, ..., dk, N]
+// reshape(f(reshape(x) : [A, D...]) : [A, N...]) : [d0, ..., dk, N...]
+//   -> f(reshape(x) : [d0, ..., dk, D...]) : [d0, ..., dk, N...]
 // for f made of ops that compute each of the A rows by itself (matmul rows
-// by a 2-D weight, elementwise ops with operands broadcast along the rows,
-// norms of the last dimension), d0 * ... * dk = A with at least two di > 1
-// (a batch and a sequence). The rows keep their
-// order. Each flattened input reshape(x) is replaced by a reshape of x to
-// the unflattened rows (which folds away when x has that shape).
+// by a 2-D weight, batched matmuls over the rows, transposes that keep the
+// rows first, elementwise ops with operands broadcast along the rows, norms
+// and softmaxes of later dimensions), d0 * ... * dk = A with at least two
+// di > 1 (a batch and a sequence, or a batch and heads). The rows keep
+// their order. Each flattened input reshape(x) is replaced by a reshape of
+// x to the unflattened rows (which folds away when x has that shape).
 struct UnflattenRowwiseOps final : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -107,17 +115,20 @@ struct UnflattenRowwiseOps final : OpRewritePattern<ReshapeOp> {
                                 PatternRewriter &rewriter) const override {
     RankedTensorType inType = unflatten.getInput().getType();
     RankedTensorType outType = unflatten.getType();
-    if (!inType.hasStaticShape() || !outType.hasStaticShape() ||
-        inType.getRank() != 2 || outType.getRank() < 3 ||
-        outType.getShape().back() != inType.getDimSize(1))
+    const int64_t rank = inType.getRank();
+    if (!inType.hasStaticShape() || !outType.hasStaticShape() || rank < 2 ||
+        outType.getRank() <= rank ||
+        outType.getShape().take_back(rank - 1) !=
+            inType.getShape().drop_front())
       return rewriter.notifyMatchFailure(unflatten, "not an unflattening");
     // Rows that are one dimension (the others of size 1) are left
     // flattened: [S, D] is [1, S, D] already.
-    ArrayRef<int64_t> rowDims = outType.getShape().drop_back();
+    ArrayRef<int64_t> rowDims = outType.getShape().drop_back(rank - 1);
     if (llvm::count_if(rowDims, [](int64_t d) { return d != 1; }) < 2)
       return rewriter.notifyMatchFailure(unflatten, "one dimension of rows");
     RowwiseTree tree;
     tree.rows = inType.getDimSize(0);
+    tree.rank = rank;
     if (!tree.collect(unflatten.getInput()) || tree.ops.empty() ||
         !tree.hasReshapeLeaf)
       return rewriter.notifyMatchFailure(unflatten,
@@ -125,9 +136,11 @@ struct UnflattenRowwiseOps final : OpRewritePattern<ReshapeOp> {
 
     auto unflattened = [&](RankedTensorType t) {
       SmallVector<int64_t> shape(rowDims);
-      shape.push_back(t.getShape().back());
+      llvm::append_range(shape, t.getShape().drop_front());
       return RankedTensorType::get(shape, t.getElementType());
     };
+    // The leading dimension becomes `extra + 1` of them.
+    const int64_t extra = int64_t(rowDims.size()) - 1;
     IRMapping map;
     for (Value leaf : tree.leaves) {
       auto type = cast<RankedTensorType>(leaf.getType());
@@ -136,11 +149,21 @@ struct UnflattenRowwiseOps final : OpRewritePattern<ReshapeOp> {
       if (auto reshape = leaf.getDefiningOp<ReshapeOp>())
         source = reshape.getInput();
       RankedTensorType want = unflattened(type);
-      map.map(leaf,
-              source.getType() == want
-                  ? source
-                  : ReshapeOp::create(rewriter, leaf.getLoc(), want, source)
-                        .getResult());
+      // A dense constant is reshaped at once, so that folders see it (the
+      // zeros GPT-NeoX's baddbmm adds to the scores).
+      auto dense = DenseElementsAttr();
+      if (auto c = leaf.getDefiningOp<ConstantOp>())
+        dense = dyn_cast<DenseElementsAttr>(c.getValue());
+      if (dense)
+        map.map(leaf, ConstantOp::create(rewriter, leaf.getLoc(), want,
+                                         dense.reshape(want))
+                          .getResult());
+      else
+        map.map(leaf,
+                source.getType() == want
+                    ? source
+                    : ReshapeOp::create(rewriter, leaf.getLoc(), want, source)
+                          .getResult());
     }
     for (Operation *op : tree.ops) {
       rewriter.setInsertionPoint(op);
@@ -148,9 +171,21 @@ struct UnflattenRowwiseOps final : OpRewritePattern<ReshapeOp> {
       rewriter.modifyOpInPlace(clone, [&] {
         clone->getResult(0).setType(
             unflattened(cast<RankedTensorType>(op->getResult(0).getType())));
-        // A normalized axis counted from the front moves with the rank.
+        // An axis counted from the front is counted from the end instead
+        // (normalized and softmax axes are never the rows); a transpose
+        // keeps the new leading dimensions first.
         if (auto ln = dyn_cast<LayerNormOp>(clone); ln && ln.getAxis() >= 0)
-          ln.setAxis(ln.getAxis() - 2);
+          ln.setAxis(ln.getAxis() - rank);
+        if (auto sm = dyn_cast<SoftmaxOp>(clone); sm && sm.getAxis() >= 0)
+          sm.setAxis(sm.getAxis() - rank);
+        if (auto t = dyn_cast<TransposeOp>(clone)) {
+          SmallVector<int64_t> perm;
+          for (int64_t d = 0; d <= extra; ++d)
+            perm.push_back(d);
+          for (int64_t p : t.getPermutation().drop_front())
+            perm.push_back(p + extra);
+          t.setPermutation(perm);
+        }
       });
       map.map(op->getResult(0), clone->getResult(0));
     }

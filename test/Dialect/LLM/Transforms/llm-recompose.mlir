@@ -1440,3 +1440,76 @@ func.func @rows_not_restored(%x: tensor<2x7x48xf32>) -> tensor<2x7x24x2xf32> {
   %2 = llm.reshape %1 : (tensor<14x48xf32>) -> tensor<2x7x24x2xf32>
   return %2 : tensor<2x7x24x2xf32>
 }
+
+// -----
+
+// Attention scores over merged heads (GPT-NeoX's baddbmm): q and k viewed
+// [B*H, S, D], a batched matmul by k^T, scaled, zeros added (baddbmm's
+// input), viewed back to [B, H, S, S]. The batch of the matmul is
+// unflattened: the matmul, the transpose (now [0, 1, 3, 2]), the scale and
+// the zeros take [B, H] as they are, and every reshape disappears.
+// CHECK-LABEL: func.func @merged_heads_scores
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x3x7x16xf32>, %[[K:.+]]: tensor<2x3x7x16xf32>)
+// CHECK-NOT: llm.reshape
+// CHECK: %[[KT:.+]] = llm.transpose %[[K]] {permutation = array<i64: 0, 1, 3, 2>} : (tensor<2x3x7x16xf32>) -> tensor<2x3x16x7xf32>
+// CHECK: %[[S:.+]] = llm.matmul %[[Q]], %[[KT]] : (tensor<2x3x7x16xf32>, tensor<2x3x16x7xf32>) -> tensor<2x3x7x7xf32>
+// CHECK: llm.mul %[[S]], %{{.+}} : (tensor<2x3x7x7xf32>, tensor<f32>) -> tensor<2x3x7x7xf32>
+// CHECK: llm.constant dense<0.000000e+00> : tensor<2x3x7x7xf32>
+// CHECK-NOT: llm.reshape
+func.func @merged_heads_scores(%q: tensor<2x3x7x16xf32>, %k: tensor<2x3x7x16xf32>) -> tensor<2x3x7x7xf32> {
+  %q3 = llm.reshape %q : (tensor<2x3x7x16xf32>) -> tensor<6x7x16xf32>
+  %k3 = llm.reshape %k : (tensor<2x3x7x16xf32>) -> tensor<6x7x16xf32>
+  %kt = llm.transpose %k3 {permutation = array<i64: 0, 2, 1>} : (tensor<6x7x16xf32>) -> tensor<6x16x7xf32>
+  %s = llm.matmul %q3, %kt : (tensor<6x7x16xf32>, tensor<6x16x7xf32>) -> tensor<6x7x7xf32>
+  %c = llm.constant dense<0.25> : tensor<f32>
+  %ss = llm.mul %s, %c : (tensor<6x7x7xf32>, tensor<f32>) -> tensor<6x7x7xf32>
+  %z = llm.constant dense<0.0> : tensor<6x7x7xf32>
+  %sz = llm.add %ss, %z : (tensor<6x7x7xf32>, tensor<6x7x7xf32>) -> tensor<6x7x7xf32>
+  %r = llm.reshape %sz : (tensor<6x7x7xf32>) -> tensor<2x3x7x7xf32>
+  return %r : tensor<2x3x7x7xf32>
+}
+
+// -----
+
+// where(causal, scores, finfo.min) + padding mask (Hugging Face GPT-2 and
+// GPT-NeoX with an attention_mask): one attention whose float mask is
+// select(causal, p, p + finfo.min), the graph's scores at every position
+// (combineMasks).
+// CHECK-LABEL: func.func @where_then_added_mask
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x3x7x16xf32>, %[[K:.+]]: tensor<2x3x7x16xf32>, %[[V:.+]]: tensor<2x3x7x16xf32>, %[[C:.+]]: tensor<1x1x7x7xi1>, %[[P:.+]]: tensor<2x1x1x7xf32>)
+// CHECK: %[[E:.+]] = llm.constant dense<-3.40282347E+38> : tensor<2x1x1x7xf32>
+// CHECK: %[[PE:.+]] = llm.add %[[P]], %[[E]] : (tensor<2x1x1x7xf32>, tensor<2x1x1x7xf32>) -> tensor<2x1x1x7xf32>
+// CHECK: %[[M:.+]] = llm.select %[[C]], %[[P]], %[[PE]] : (tensor<1x1x7x7xi1>, tensor<2x1x1x7xf32>, tensor<2x1x1x7xf32>) -> tensor<2x1x7x7xf32>
+// CHECK: %[[A:.+]] = llm.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] {scale = 2.500000e-01 : f32}
+// CHECK-NOT: llm.softmax
+// CHECK: return %[[A]]
+func.func @where_then_added_mask(%q: tensor<2x3x7x16xf32>, %k: tensor<2x3x7x16xf32>, %v: tensor<2x3x7x16xf32>, %c: tensor<1x1x7x7xi1>, %p: tensor<2x1x1x7xf32>) -> tensor<2x3x7x16xf32> {
+  %kt = llm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<2x3x7x16xf32>) -> tensor<2x3x16x7xf32>
+  %s = llm.matmul %q, %kt : (tensor<2x3x7x16xf32>, tensor<2x3x16x7xf32>) -> tensor<2x3x7x7xf32>
+  %sc = llm.constant dense<0.25> : tensor<f32>
+  %ss = llm.mul %s, %sc : (tensor<2x3x7x7xf32>, tensor<f32>) -> tensor<2x3x7x7xf32>
+  %min = llm.constant dense<-3.40282347E+38> : tensor<f32>
+  %t = llm.select %c, %ss, %min : (tensor<1x1x7x7xi1>, tensor<2x3x7x7xf32>, tensor<f32>) -> tensor<2x3x7x7xf32>
+  %u = llm.add %t, %p : (tensor<2x3x7x7xf32>, tensor<2x1x1x7xf32>) -> tensor<2x3x7x7xf32>
+  %w = llm.softmax %u {axis = 3 : i64} : tensor<2x3x7x7xf32>
+  %o = llm.matmul %w, %v : (tensor<2x3x7x7xf32>, tensor<2x3x7x16xf32>) -> tensor<2x3x7x16xf32>
+  return %o : tensor<2x3x7x16xf32>
+}
+
+// -----
+
+// Near miss: an excluded value that does not absorb the scores (-1e4):
+// s + fl(-1e4 + p) is not the graph's fl(-1e4 + p), so the chain stays.
+// CHECK-LABEL: func.func @where_then_added_mask_not_absorbing
+// CHECK: llm.softmax
+// CHECK-NOT: llm.attention
+func.func @where_then_added_mask_not_absorbing(%q: tensor<2x3x7x16xf32>, %k: tensor<2x3x7x16xf32>, %v: tensor<2x3x7x16xf32>, %c: tensor<1x1x7x7xi1>, %p: tensor<2x1x1x7xf32>) -> tensor<2x3x7x16xf32> {
+  %kt = llm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<2x3x7x16xf32>) -> tensor<2x3x16x7xf32>
+  %s = llm.matmul %q, %kt : (tensor<2x3x7x16xf32>, tensor<2x3x16x7xf32>) -> tensor<2x3x7x7xf32>
+  %m = llm.constant dense<-1.0e+04> : tensor<f32>
+  %t = llm.select %c, %s, %m : (tensor<1x1x7x7xi1>, tensor<2x3x7x7xf32>, tensor<f32>) -> tensor<2x3x7x7xf32>
+  %u = llm.add %t, %p : (tensor<2x3x7x7xf32>, tensor<2x1x1x7xf32>) -> tensor<2x3x7x7xf32>
+  %w = llm.softmax %u {axis = 3 : i64} : tensor<2x3x7x7xf32>
+  %o = llm.matmul %w, %v : (tensor<2x3x7x7xf32>, tensor<2x3x7x16xf32>) -> tensor<2x3x7x16xf32>
+  return %o : tensor<2x3x7x16xf32>
+}

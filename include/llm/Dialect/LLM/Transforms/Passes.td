@@ -121,7 +121,10 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       weighs its keys equally as the graph does: always on the scores,
       and when added only if `e <= -1e30` (then `s + e` rounds to `e`);
       an added finite `e` above that stays a float mask, `select(m, 0, e)`
-      itself;
+      itself. A `where` then an added mask `p` (Hugging Face GPT-2 and
+      GPT-NeoX with an `attention_mask`), `select(m, s, e) + p` with
+      `e <= -1e30`, becomes the float mask `select(m, p, e + p)`: the
+      graph's score at every position, fully padded rows included;
     * `llm.attention` with a constant mask (or `logical_not` of one) that
       is causal over its last two dims (the same pattern at every index of
       the other dims, e.g. Hugging Face LLaMA's mask expanded to the
@@ -155,7 +158,11 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       values are unchanged, and a batch is never merged with a dynamic
       sequence (the import of a dynamic sequence with a batch above 1
       needs it, DimBounds.h). Rows of one dimension (`[1, S]`) stay
-      flattened.
+      flattened. The same for a flattened leading dimension of higher-rank
+      values through batched matmuls, transposes that keep it first and
+      softmaxes of later dimensions: GPT-NeoX's attention scores, a
+      `baddbmm` over `[B * H, S, D]` views of `q` and `k` viewed back to
+      `[B, H, S, S]`, take `[B, H]` as they are.
 
     Commutative operands match in either order. A chain is rewritten only
     when each intermediate value is used inside the chain alone, when the

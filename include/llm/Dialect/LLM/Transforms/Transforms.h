@@ -75,8 +75,11 @@ void populateSequenceLastSinkingPatterns(RewritePatternSet &patterns);
 /// does not compute the positions along `axis` independently of each other:
 /// the ops that do are the elementwise ops with numpy broadcasting, casts,
 /// comparisons and selects; `layer_norm` and `rms_norm` along axes before
-/// the normalized ones; the rows of an `llm.matmul` (not `transpose_a`) or
-/// `llm.dequant_matmul` by a rank-2 rhs; the query rows of `llm.attention`.
+/// the normalized ones; `softmax` along the others; any axis of
+/// `llm.transpose` (the operand's permuted one); the rows of an `llm.matmul`
+/// (not `transpose_a`) or `llm.dequant_matmul` by a rank-2 rhs, and the
+/// batch axes of an `llm.matmul` whose operands have the result's rank; the
+/// query rows of `llm.attention`.
 FailureOr<SmallVector<std::optional<int64_t>>>
 getPositionwiseOperandAxes(Operation *op, int64_t axis);
 
