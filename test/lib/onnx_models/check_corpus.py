@@ -65,8 +65,12 @@ def max_kernels(family):
     """The most kernels per layer allowed for `family`: MAX_KERNELS_PER_LAYER,
     plus 2 for Gemma 2, whose post-attention and post-MLP RMSNorms (4 norms
     per layer against LLaMA's 2) each reduce over a whole matmul output row
-    and so start a kernel of their own (with its residual add)."""
-    return MAX_KERNELS_PER_LAYER + (2 if family == "hf_gemma2" else 0)
+    and so start a kernel of their own (with its residual add), and plus 3
+    for GPT-NeoX, whose partial rotary slices the rotated quarter out of each
+    head, rotates it and concatenates it back: llm.rope rotates whole heads,
+    so the two ropes and the two concats are four kernels of their own."""
+    extra = {"hf_gemma2": 2, "hf_neox": 3}
+    return MAX_KERNELS_PER_LAYER + extra.get(family, 0)
 
 # Decomposed forms that must be gone after llm-recompose.
 LEFTOVERS = ["softmax", "reduce_mean", "pow", "sqrt", "rsqrt", "erf", "tanh",

@@ -239,6 +239,42 @@ struct SinkTransposeThroughSlices final : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// concat(transpose(a0, p), ..., transpose(an, p), axis)
+///   -> transpose(concat(a0, ..., an, p[axis]), p)
+/// when every operand is a transpose by the same permutation (GPT-NeoX's
+/// partial rotary joins the rotated and the passed-through parts of heads
+/// already transposed to [B, H, S, D]).
+struct SinkTransposeThroughConcat final : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value> inputs;
+    ArrayRef<int64_t> p;
+    for (Value v : op.getInputs()) {
+      auto t = v.getDefiningOp<TransposeOp>();
+      if (!t || !isStaticOrSequence(t.getInput()) ||
+          (!p.empty() && t.getPermutation() != p))
+        return failure();
+      p = t.getPermutation();
+      inputs.push_back(t.getInput());
+    }
+    if (inputs.empty())
+      return failure();
+    int64_t rank = static_cast<int64_t>(p.size());
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    SmallVector<int64_t> shape;
+    SmallVector<int64_t> inv = invert(p);
+    for (int64_t d : inv)
+      shape.push_back(shapeOf(op.getResult())[d]);
+    auto concat =
+        ConcatOp::create(rewriter, op.getLoc(), withShape(op.getType(), shape),
+                         inputs, rewriter.getI64IntegerAttr(p[axis]));
+    rewriter.replaceOpWithNewOp<TransposeOp>(
+        op, op.getType(), concat.getResult(), rewriter.getDenseI64ArrayAttr(p));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Reshapes past row-wise ops
 //===----------------------------------------------------------------------===//
@@ -640,7 +676,7 @@ void mlir::llm::populateLayoutPropagationPatterns(RewritePatternSet &patterns,
   patterns.add<SimplifyTransposeReshapeChain>(ctx, unitsInTranspose);
   patterns.add<
       SinkTransposeThroughMatmul, SinkTransposeThroughSlices,
-      SinkTransposeThroughBinaryWithConstant<AddOp>,
+      SinkTransposeThroughConcat, SinkTransposeThroughBinaryWithConstant<AddOp>,
       SinkTransposeThroughBinaryWithConstant<SubOp>,
       SinkTransposeThroughBinaryWithConstant<MulOp>,
       SinkTransposeThroughBinaryWithConstant<DivOp>, SinkReshapeThroughMatmul,

@@ -425,3 +425,39 @@ func.func @zero_size_and_vector(%x: tensor<0x4xf32>, %v: tensor<6xf32>) -> (tens
   %3 = llm.matmul %2, %w : (tensor<1x6xf32>, tensor<6x4xf32>) -> tensor<1x4xf32>
   return %1, %3 : tensor<0x4xf32>, tensor<1x4xf32>
 }
+
+// -----
+
+// GPT-NeoX's partial rotary on heads transposed to [B, H, S, D]: the first
+// 4 of 16 dims rotated, then concatenated with the rest. The transposes
+// sink through the slices and the ropes, meet at the concats
+// (concat(transpose(a, p), transpose(b, p)) -> transpose(concat(a, b), p)),
+// and the attention absorbs them (bshd): no transpose is left.
+// CHECK: module attributes {llm.report = {runtime_transposes = 0 : i64, weight_layouts_changed = 0 : i64}}
+// CHECK-LABEL: func.func @partial_rotary_heads
+// CHECK-NOT: llm.transpose
+// CHECK: llm.concat %{{.*}}, %{{.*}} {axis = 3 : i64} : (tensor<2x7x3x4xf32>, tensor<2x7x3x12xf32>) -> tensor<2x7x3x16xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: llm.attention {{.*}}layout = #llm.attention_layout<bshd>
+// CHECK-NOT: llm.transpose
+// CHECK: return
+func.func @partial_rotary_heads(%qkv: tensor<2x7x3x48xf32>, %pos: tensor<7xi64>) -> tensor<2x7x48xf32> {
+  %q0 = llm.slice %qkv {limits = array<i64: 2, 7, 3, 16>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x7x3x48xf32>) -> tensor<2x7x3x16xf32>
+  %k0 = llm.slice %qkv {limits = array<i64: 2, 7, 3, 32>, starts = array<i64: 0, 0, 0, 16>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x7x3x48xf32>) -> tensor<2x7x3x16xf32>
+  %v0 = llm.slice %qkv {limits = array<i64: 2, 7, 3, 48>, starts = array<i64: 0, 0, 0, 32>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x7x3x48xf32>) -> tensor<2x7x3x16xf32>
+  %q = llm.transpose %q0 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x7x3x16xf32>) -> tensor<2x3x7x16xf32>
+  %k = llm.transpose %k0 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x7x3x16xf32>) -> tensor<2x3x7x16xf32>
+  %v = llm.transpose %v0 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x7x3x16xf32>) -> tensor<2x3x7x16xf32>
+  %qr = llm.slice %q {limits = array<i64: 2, 3, 7, 4>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x3x7x16xf32>) -> tensor<2x3x7x4xf32>
+  %qp = llm.slice %q {limits = array<i64: 2, 3, 7, 16>, starts = array<i64: 0, 0, 0, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x3x7x16xf32>) -> tensor<2x3x7x12xf32>
+  %kr = llm.slice %k {limits = array<i64: 2, 3, 7, 4>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x3x7x16xf32>) -> tensor<2x3x7x4xf32>
+  %kp = llm.slice %k {limits = array<i64: 2, 3, 7, 16>, starts = array<i64: 0, 0, 0, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x3x7x16xf32>) -> tensor<2x3x7x12xf32>
+  %qe = llm.rope %qr, %pos : (tensor<2x3x7x4xf32>, tensor<7xi64>) -> tensor<2x3x7x4xf32>
+  %ke = llm.rope %kr, %pos : (tensor<2x3x7x4xf32>, tensor<7xi64>) -> tensor<2x3x7x4xf32>
+  %q2 = llm.concat %qe, %qp {axis = 3 : i64} : (tensor<2x3x7x4xf32>, tensor<2x3x7x12xf32>) -> tensor<2x3x7x16xf32>
+  %k2 = llm.concat %ke, %kp {axis = 3 : i64} : (tensor<2x3x7x4xf32>, tensor<2x3x7x12xf32>) -> tensor<2x3x7x16xf32>
+  %a = llm.attention %q2, %k2, %v {causal, scale = 0.25 : f32} : (tensor<2x3x7x16xf32>, tensor<2x3x7x16xf32>, tensor<2x3x7x16xf32>) -> tensor<2x3x7x16xf32>
+  %a1 = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x3x7x16xf32>) -> tensor<2x7x3x16xf32>
+  %a2 = llm.reshape %a1 : (tensor<2x7x3x16xf32>) -> tensor<2x7x48xf32>
+  return %a2 : tensor<2x7x48xf32>
+}

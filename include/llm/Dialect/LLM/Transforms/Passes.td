@@ -819,7 +819,10 @@ def LLMOptimizeLayoutPass : Pass<"llm-optimize-layout", "::mlir::ModuleOp"> {
       through a matmul by a 2-D `rhs` (`matmul(transpose(x, p), w) ->
       transpose(matmul(x, w), p)`), through a binary op with a constant
       whose non-unit dimensions keep their order under `p^-1` (a bias, a
-      splat: re-typed, not moved) and through slices; a reshape that keeps
+      splat: re-typed, not moved) and through slices, and transposes by
+      one permutation meet past a concat of them (`concat(transpose(a, p),
+      transpose(b, p)) -> transpose(concat(a, b), p)`: GPT-NeoX's partial
+      rotary); a reshape that keeps
       the last dimension sinks through such a matmul and through binary ops
       with constants along the dimensions it keeps (Hugging Face Conv1D's
       `[B*S, K]` flattening around `addmm` disappears); a chain of
