@@ -380,7 +380,22 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
   bool keepdims = intAttr(node, "keepdims", 1);
   if (axes.empty()) {
     if (intAttr(node, "noop_with_empty_axes", 0)) {
-      setOutput(node, 0, *x);
+      // No axis reduced: each element alone through the op's elementwise
+      // part (x * x, |x|, sqrt(x * x), log x), as the ONNX reference and
+      // ONNX Runtime compute it (onnx/onnx#7394); x for the others.
+      Location loc = nodeLoc(node);
+      Type t = x->getType();
+      Value r = *x;
+      if (op == "ReduceSumSquare" || op == "ReduceL2")
+        r = MulOp::create(builder, loc, t, *x, *x);
+      if (op == "ReduceL2")
+        r = SqrtOp::create(builder, loc, t, r);
+      if (op == "ReduceL1")
+        r = MaxOp::create(builder, loc, t, *x,
+                          NegOp::create(builder, loc, t, *x));
+      if (op == "ReduceLogSum")
+        r = LogOp::create(builder, loc, t, *x);
+      setOutput(node, 0, r);
       return success();
     }
     for (int64_t i = 0; i < rank; ++i)

@@ -482,23 +482,28 @@ def math_extremes(out):
 
 def reduce_opset18(out):
     """Opset 18 reductions with `axes` as an input: ReduceMean over [-1]
-    (keepdims), ReduceMax over [0, 2] (no keepdims), ReduceL2 with empty
-    axes and noop_with_empty_axes (the identity). Writes OUT and OUT.npz."""
+    (keepdims), ReduceMax over [0, 2] (no keepdims), ReduceL2 and
+    ReduceSumSquare with empty axes and noop_with_empty_axes (no axis
+    reduced: |x| and x * x, as the ONNX reference computes since
+    onnx/onnx#7394). Writes OUT and OUT.npz."""
     nodes = [
         helper.make_node("ReduceMean", ["x", "ax_last"], ["m"], keepdims=1),
         helper.make_node("ReduceMax", ["x", "ax_02"], ["mx"], keepdims=0),
         helper.make_node("ReduceL2", ["x", "ax_none"], ["l2"],
                          noop_with_empty_axes=1),
+        helper.make_node("ReduceSumSquare", ["x", "ax_none"], ["sq"],
+                         noop_with_empty_axes=1),
     ]
     m = model(nodes, [vi("x", F, [2, 3, 4])],
-              [vi("m", F, [2, 3, 1]), vi("mx", F, [3]), vi("l2", F, [2, 3, 4])],
+              [vi("m", F, [2, 3, 1]), vi("mx", F, [3]), vi("l2", F, [2, 3, 4]),
+               vi("sq", F, [2, 3, 4])],
               [ints("ax_last", [-1]), ints("ax_02", [0, 2]),
                numpy_helper.from_array(np.zeros(0, np.int64), "ax_none")],
               opset=18)
     onnx.save_model(m, out)
     x = rng.standard_normal((2, 3, 4)).astype(np.float32)
     np.savez(out + ".npz", in0=x, out0=x.mean(-1, keepdims=True),
-             out1=x.max(axis=(0, 2)), out2=x)
+             out1=x.max(axis=(0, 2)), out2=np.abs(x), out3=x * x)
 
 
 def if_const(out):
