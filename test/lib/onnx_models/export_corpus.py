@@ -24,7 +24,9 @@ weights; default sizes deliberately uncommon: d = 48, 3 heads of 16, batch
               `torch.full([], sqrt(d))`, gelu_new written out (tanh form),
               position ids from torch.arange. Variants of the mask value:
               hf_gpt2 (finfo(f32).min), hf_gpt2_1e4 (-1e4),
-              hf_gpt2_inf (-inf).
+              hf_gpt2_inf (-inf). hf_gpt2_pad: finfo.min, then GPT2Model's
+              extended attention_mask of a left-padded input added to the
+              scores (two query rows with every causal key padded).
   hf_llama    Hugging Face LlamaModel + LM head (transformers 4.3x eager):
               LlamaRMSNorm computed in f32 with casts (`weight * h.to(dtype)`),
               rotary cos/sin caches sliced `[:seq_len]` and gathered by
@@ -156,7 +158,7 @@ class GPT2Attention(nn.Module):
         t = t.permute(0, 2, 1, 3).contiguous()
         return t.view(t.size()[:-2] + (HEADS * self.head_dim,))
 
-    def _attn(self, query, key, value):
+    def _attn(self, query, key, value, attention_mask=None):
         w = torch.matmul(query, key.transpose(-1, -2))
         w = w / torch.full([], value.size(-1) ** 0.5, dtype=w.dtype)
         ql, kl = query.size(-2), key.size(-2)
@@ -165,13 +167,16 @@ class GPT2Attention(nn.Module):
               "inf": float("-inf")}[self.mask_value]
         mv = torch.full([], mv, dtype=w.dtype)
         w = torch.where(causal_mask, w.to(w.dtype), mv)
+        if attention_mask is not None:
+            w = w + attention_mask
         w = F.softmax(w, dim=-1).type(value.dtype)
         return torch.matmul(w, value)
 
-    def forward(self, h):
+    def forward(self, h, attention_mask=None):
         q, k, v = self.c_attn(h).split(D, dim=2)
         q, k, v = self._split_heads(q), self._split_heads(k), self._split_heads(v)
-        return self.c_proj(self._merge_heads(self._attn(q, k, v)))
+        return self.c_proj(self._merge_heads(self._attn(q, k, v,
+                                                        attention_mask)))
 
 
 class GPT2Block(nn.Module):
@@ -184,9 +189,9 @@ class GPT2Block(nn.Module):
         self.c_proj = Conv1D(D, 4 * D)
         self.act = NewGELU()
 
-    def forward(self, h):
+    def forward(self, h, attention_mask=None):
         residual = h
-        h = self.attn(self.ln_1(h)) + residual
+        h = self.attn(self.ln_1(h), attention_mask) + residual
         residual = h
         return residual + self.c_proj(self.act(self.c_fc(self.ln_2(h))))
 
@@ -201,13 +206,19 @@ class HFGPT2(nn.Module):
         self.lm_head = nn.Linear(D, VOCAB, bias=False)
         self.lm_head.weight = self.wte.weight  # tied, as GPT-2 does
 
-    def forward(self, input_ids):
+    def forward(self, input_ids, attention_mask=None):
         input_shape = input_ids.size()
+        if attention_mask is not None:
+            # GPT2Model's extended mask: [B, 1, 1, S], 0 or finfo.min.
+            attention_mask = attention_mask.view(input_shape[0], -1)
+            attention_mask = attention_mask[:, None, None, :].to(torch.float32)
+            attention_mask = (1.0 - attention_mask) * torch.finfo(
+                torch.float32).min
         position_ids = torch.arange(0, input_shape[-1], dtype=torch.long)
         position_ids = position_ids.unsqueeze(0)
         h = self.wte(input_ids) + self.wpe(position_ids)
         for block in self.h:
-            h = block(h)
+            h = block(h, attention_mask)
         return self.lm_head(self.ln_f(h))
 
 
@@ -778,7 +789,8 @@ class SDPA(nn.Module):
 # Building and exporting
 # --------------------------------------------------------------------------
 
-FAMILIES = ["hf_gpt2", "hf_gpt2_1e4", "hf_gpt2_inf", "hf_llama", "hf_gemma2",
+FAMILIES = ["hf_gpt2", "hf_gpt2_1e4", "hf_gpt2_inf", "hf_gpt2_pad",
+            "hf_llama", "hf_gemma2",
             "hf_neox", "bert",
             "mha", "mha_kpm", "mha_causal", "encoder", "encoder_kpm",
             "encoder_causal", "encoder_gelu", "sdpa", "sdpa_mask",
@@ -800,6 +812,14 @@ def build(family, layers):
     ids = torch.randint(0, VOCAB, (BATCH, SEQ))
     x = torch.randn(BATCH, SEQ, D)
     seq_axes = {0: "batch", 1: "seq"}
+    if family == "hf_gpt2_pad":
+        # An attention_mask with left padding (the first two positions of
+        # the last batch index): its first two query rows have every causal
+        # key padded.
+        m = torch.ones(BATCH, SEQ, dtype=torch.long)
+        m[-1, :2] = 0
+        return (HFGPT2(layers), (ids, m), ["input_ids", "attention_mask"],
+                ["logits"], {"input_ids": seq_axes, "attention_mask": seq_axes})
     if family.startswith("hf_gpt2"):
         mv = {"hf_gpt2": "min", "hf_gpt2_1e4": "1e4", "hf_gpt2_inf": "inf"}
         return (HFGPT2(layers, mv[family]), (ids,), ["input_ids"], ["logits"],
