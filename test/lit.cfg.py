@@ -75,6 +75,18 @@ except OSError:
 if "amx_tile" in cpu_flags and "amx_bf16" in cpu_flags:
     config.available_features.add("amx")
 
+# x86 vector extensions of this CPU (build machines differ: AMD Zen 3 has
+# AVX2 only, Zen 4/5 and Intel Xeons AVX-512): code compiled for a named
+# target (target=avx512, avx512-vnni, avx512-bf16, znver5) runs only where
+# `avx512` (and `avx512-vnni`, `avx512-bf16`) is available; tests guard such
+# runs with `%if avx512 %{ ... %}` or pin the target where they only compile.
+if all(f in cpu_flags for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq")):
+    config.available_features.add("avx512")
+    if "avx512_vnni" in cpu_flags:
+        config.available_features.add("avx512-vnni")
+    if "avx512_bf16" in cpu_flags:
+        config.available_features.add("avx512-bf16")
+
 # Tokenizers: `sentencepiece` when llmc was built with libsentencepiece.
 if config.have_sentencepiece:
     config.available_features.add("sentencepiece")

@@ -94,7 +94,7 @@ func.func @mm_bf16_tb(%a: tensor<4x32xf32>, %b: tensor<5x32xf32>) -> tensor<4x5x
 // LLVM's loop vectorizer turns its strided scalar loads into shuffles of
 // <25 x bfloat>, on which LLVM 22's X86 backend aborts on AVX512-BF16 CPUs;
 // llmc moves them onto i16 lanes (legalizeOddBF16VectorAccesses).
-// RUN: llmc compile %s --entry mm_bf16_tab3d --no-opt --pipeline-options=target=avx512-bf16 --emit=llvm -o %t/mm_bf16_tab3d.ll
+// RUN: llmc compile %s --entry mm_bf16_tab3d --no-opt --target avx512-bf16 --emit=llvm -o %t/mm_bf16_tab3d.ll
 // RUN: FileCheck %s --check-prefix=ODD_BF16 < %t/mm_bf16_tab3d.ll
 // ODD_BF16-NOT: shufflevector <{{[0-9]*[13579]}} x bfloat>
 // ODD_BF16: shufflevector <{{[0-9]*[13579]}} x i16>

@@ -1,10 +1,11 @@
 // Weights reach LLVM as byte arrays over their blob (packConstantsAsBytes):
 // a dense_resource [64, 32] f32 weight is one `[8192 x i8]` constant with
-// the float alignment, not nested float arrays; the compiled code still
+// the float alignment, not nested float arrays (compiled for avx512: an AVX2
+// target stores these small integers as exact f16 panels); the compiled code still
 // computes x @ w (checked against numpy).
 //
 // RUN: rm -rf %t && mkdir -p %t/out
-// RUN: llmc compile %s -o %t/m.ll --emit=llvm
+// RUN: llmc compile %s --target avx512 -o %t/m.ll --emit=llvm
 // RUN: FileCheck %s --check-prefix=IR < %t/m.ll
 // IR: @__constant_64x32xf32 = private unnamed_addr constant [8192 x i8] c"{{.*}}", align {{4|8|16|32|64}}
 // IR-NOT: [64 x [32 x float]]
