@@ -269,18 +269,9 @@ reduceAxis(OpBuilder &b, Location loc, Value input, int64_t axis,
   MLIRContext *ctx = b.getContext();
   RankedTensorType type = tensorTypeOf(input);
   int64_t rank = type.getRank();
-  SmallVector<int64_t> kept;
-  SmallVector<AffineExpr> keptExprs;
-  SmallVector<utils::IteratorType> iters;
-  for (int64_t d = 0; d < rank; ++d) {
-    iters.push_back(d == axis ? utils::IteratorType::reduction
-                              : utils::IteratorType::parallel);
-    if (d == axis)
-      continue;
-    kept.push_back(type.getDimSize(d));
-    keptExprs.push_back(getAffineDimExpr(d, ctx));
-  }
-  AffineMap keptMap = AffineMap::get(rank, 0, keptExprs, ctx);
+  SmallVector<bool> reduced = reducedDims({axis}, rank);
+  SmallVector<int64_t> kept = keptShape(type.getShape(), reduced);
+  AffineMap keptMap = keptDimsMap(ctx, reduced);
   SmallVector<Value> accs;
   SmallVector<Type> types;
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
@@ -294,7 +285,7 @@ reduceAxis(OpBuilder &b, Location loc, Value input, int64_t axis,
     maps.push_back(keptMap);
   }
   auto generic = linalg::GenericOp::create(
-      b, loc, types, ValueRange{input}, accs, maps, iters,
+      b, loc, types, ValueRange{input}, accs, maps, reductionIterators(reduced),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         linalg::YieldOp::create(nb, nl, fn(nb, nl, args));
       });
@@ -354,11 +345,8 @@ struct LogSoftmaxLowering : LLMLowering<LogSoftmaxOp> {
                             return SmallVector<Value>{m};
                           })[0];
     // The max row is read alongside x in the sum and in the result.
-    SmallVector<AffineExpr> keptExprs;
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis)
-        keptExprs.push_back(getAffineDimExpr(d, ctx));
-    AffineMap keptMap = AffineMap::get(rank, 0, keptExprs, ctx);
+    SmallVector<bool> reduced = reducedDims({axis}, rank);
+    AffineMap keptMap = keptDimsMap(ctx, reduced);
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     SmallVector<int64_t> kept(tensorTypeOf(mx).getShape());
     Value zero = arith::ConstantOp::create(rewriter, loc,
@@ -367,10 +355,7 @@ struct LogSoftmaxLowering : LLMLowering<LogSoftmaxOp> {
     Value sumInit = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
                                            ValueRange{sumEmpty})
                         .getResult(0);
-    SmallVector<utils::IteratorType> iters;
-    for (int64_t d = 0; d < rank; ++d)
-      iters.push_back(d == axis ? utils::IteratorType::reduction
-                                : utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iters = reductionIterators(reduced);
     Value sum =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{sumInit.getType()}, ValueRange{x, mx},
@@ -491,9 +476,7 @@ struct ExactReduceLowering : LLMLowering<OpTy> {
     MLIRContext *ctx = rewriter.getContext();
     Value input = adaptor.getInput();
     int64_t rank = tensorTypeOf(input).getRank();
-    SmallVector<bool> reduced(rank, false);
-    for (int64_t a : op.getAxes())
-      reduced[a < 0 ? a + rank : a] = true;
+    SmallVector<bool> reduced = reducedDims(op.getAxes(), rank);
     TypedAttr init;
     if (!intType)
       init = rewriter.getFloatAttr(et, 0.0);
@@ -505,16 +488,12 @@ struct ExactReduceLowering : LLMLowering<OpTy> {
     SmallVector<int64_t> kept =
         keptShape(tensorTypeOf(input).getShape(), reduced);
     Value acc = createFilled(rewriter, loc, kept, init);
-    SmallVector<utils::IteratorType> iters;
-    for (bool r : reduced)
-      iters.push_back(r ? utils::IteratorType::reduction
-                        : utils::IteratorType::parallel);
     acc =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{acc.getType()}, ValueRange{input},
             ValueRange{acc},
             {rewriter.getMultiDimIdentityMap(rank), keptDimsMap(ctx, reduced)},
-            iters,
+            reductionIterators(reduced),
             [&](OpBuilder &b, Location l, ValueRange a) {
               Value r;
               if (!intType)
@@ -553,20 +532,8 @@ struct MinProdReduceLowering : LLMLowering<OpTy> {
     Value x = adaptor.getInput();
     RankedTensorType inType = tensorTypeOf(x);
     int64_t rank = inType.getRank();
-    SmallVector<bool> reduced(rank, false);
-    for (int64_t a : op.getAxes())
-      reduced[a < 0 ? a + rank : a] = true;
-    SmallVector<int64_t> kept;
-    SmallVector<AffineExpr> keptExprs;
-    SmallVector<utils::IteratorType> iters;
-    for (int64_t d = 0; d < rank; ++d) {
-      iters.push_back(reduced[d] ? utils::IteratorType::reduction
-                                 : utils::IteratorType::parallel);
-      if (!reduced[d]) {
-        kept.push_back(inType.getDimSize(d));
-        keptExprs.push_back(getAffineDimExpr(d, ctx));
-      }
-    }
+    SmallVector<bool> reduced = reducedDims(op.getAxes(), rank);
+    SmallVector<int64_t> kept = keptShape(inType.getShape(), reduced);
     auto f32 = rewriter.getF32Type();
     TypedAttr init =
         isMin ? rewriter.getFloatAttr(f32, std::numeric_limits<float>::infinity())
@@ -577,19 +544,19 @@ struct MinProdReduceLowering : LLMLowering<OpTy> {
                                        ValueRange{accEmpty})
                     .getResult(0);
     Type et = type.getElementType();
-    acc = linalg::GenericOp::create(
-              rewriter, loc, TypeRange{acc.getType()}, ValueRange{x},
-              ValueRange{acc},
-              {rewriter.getMultiDimIdentityMap(rank),
-               AffineMap::get(rank, 0, keptExprs, ctx)},
-              iters,
-              [&](OpBuilder &b, Location l, ValueRange a) {
-                Value v = toF32(b, l, a[0]);
-                Value r = isMin ? Value(arith::MinimumFOp::create(b, l, v, a[1]))
-                                : Value(arith::MulFOp::create(b, l, v, a[1]));
-                linalg::YieldOp::create(b, l, r);
-              })
-              .getResult(0);
+    acc =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{acc.getType()}, ValueRange{x},
+            ValueRange{acc},
+            {rewriter.getMultiDimIdentityMap(rank), keptDimsMap(ctx, reduced)},
+            reductionIterators(reduced),
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value v = toF32(b, l, a[0]);
+              Value r = isMin ? Value(arith::MinimumFOp::create(b, l, v, a[1]))
+                              : Value(arith::MulFOp::create(b, l, v, a[1]));
+              linalg::YieldOp::create(b, l, r);
+            })
+            .getResult(0);
     auto keptType = RankedTensorType::get(kept, et);
     if (et != f32)
       acc = parallelGeneric(

@@ -112,6 +112,19 @@ AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
   return AffineMap::get(numDims, 0, exprs, ctx);
 }
 
+SmallVector<bool> reducedDims(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t a : axes)
+    reduced[a < 0 ? a + rank : a] = true;
+  return reduced;
+}
+
+SmallVector<utils::IteratorType> reductionIterators(ArrayRef<bool> reduced) {
+  return llvm::map_to_vector(reduced, [](bool r) {
+    return r ? utils::IteratorType::reduction : utils::IteratorType::parallel;
+  });
+}
+
 AffineMap keptDimsMap(MLIRContext *ctx, ArrayRef<bool> reduced) {
   SmallVector<AffineExpr> exprs;
   for (auto [i, r] : llvm::enumerate(reduced))
@@ -215,10 +228,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
     maps.push_back(keptMap);
     inputs.push_back(e);
   }
-  SmallVector<utils::IteratorType> iters;
-  for (bool r : reduced)
-    iters.push_back(r ? utils::IteratorType::reduction
-                      : utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iters = reductionIterators(reduced);
   Value acc = createFilled(b, loc, kept, init);
   return buildGeneric(b, loc, kept, b.getF32Type(), inputs, maps, iters,
                       keptMap, acc, fn);
@@ -237,10 +247,7 @@ Value buildSumReduction(OpBuilder &b, Location loc, Value input,
     maps.push_back(keptMap);
     inputs.push_back(e);
   }
-  SmallVector<utils::IteratorType> iters;
-  for (bool r : reduced)
-    iters.push_back(r ? utils::IteratorType::reduction
-                      : utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iters = reductionIterators(reduced);
   Type f64 = b.getF64Type();
   Value acc = createFilled(b, loc, kept, b.getF64FloatAttr(0.0));
   size_t numInputs = inputs.size();

@@ -76,6 +76,15 @@ Value createZerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 AffineMap broadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
                        ArrayRef<int64_t> iterShape, unsigned numDims);
 
+/// The dimensions of a rank-`rank` tensor that a reduction over `axes`
+/// removes: flag d is set when d or d - rank is in `axes`. The axes must be
+/// in [-rank, rank) (the reduction ops' verifiers check it).
+SmallVector<bool> reducedDims(ArrayRef<int64_t> axes, int64_t rank);
+
+/// The iterator types of a reduction's loop nest: `reduction` for the
+/// flagged dimensions, `parallel` for the others.
+SmallVector<utils::IteratorType> reductionIterators(ArrayRef<bool> reduced);
+
 /// Map from a `reduced.size()`-D iteration space to the dimensions that are
 /// not reduced.
 AffineMap keptDimsMap(MLIRContext *ctx, ArrayRef<bool> reduced);

@@ -107,13 +107,11 @@ struct ReduceLowering : LLMLowering<OpTy> {
     Value input = adaptor.getInput();
     auto it = cast<RankedTensorType>(input.getType());
     int64_t rank = it.getRank();
-    SmallVector<bool> reduced(rank, false);
+    SmallVector<bool> reduced = reducedDims(op.getAxes(), rank);
     int64_t count = 1;
-    for (int64_t a : op.getAxes()) {
-      int64_t axis = a < 0 ? a + rank : a;
-      reduced[axis] = true;
-      count *= it.getDimSize(axis);
-    }
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d])
+        count *= it.getDimSize(d);
     Value acc;
     if (kind == ReduceKind::Max) {
       acc =

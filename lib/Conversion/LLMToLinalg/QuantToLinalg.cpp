@@ -539,20 +539,8 @@ struct OrderedReduceMaxLowering : LLMLowering<ReduceMaxOp> {
     if (auto q = dyn_cast<quant::QuantizedType>(et))
       lowest = APInt(width, q.getStorageTypeMin(), /*isSigned=*/true);
     int64_t rank = it.getRank();
-    SmallVector<bool> reduced(rank, false);
-    for (int64_t a : op.getAxes())
-      reduced[a < 0 ? a + rank : a] = true;
-    SmallVector<int64_t> kept;
-    SmallVector<AffineExpr> keptExprs;
-    SmallVector<utils::IteratorType> iters;
-    for (int64_t d = 0; d < rank; ++d) {
-      iters.push_back(reduced[d] ? utils::IteratorType::reduction
-                                 : utils::IteratorType::parallel);
-      if (reduced[d])
-        continue;
-      kept.push_back(it.getDimSize(d));
-      keptExprs.push_back(rewriter.getAffineDimExpr(d));
-    }
+    SmallVector<bool> reduced = reducedDims(op.getAxes(), rank);
+    SmallVector<int64_t> kept = keptShape(it.getShape(), reduced);
     Value input = storageCast(rewriter, loc, adaptor.getInput(),
                               it.clone(storage));
     Value init = tensor::EmptyOp::create(rewriter, loc, kept, storage);
@@ -561,12 +549,11 @@ struct OrderedReduceMaxLowering : LLMLowering<ReduceMaxOp> {
     init = linalg::FillOp::create(rewriter, loc, lo, init).getResult(0);
     auto keptType = RankedTensorType::get(kept, storage);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{keptType}, ValueRange{input},
-        ValueRange{init},
-        SmallVector<AffineMap>{
-            rewriter.getMultiDimIdentityMap(rank),
-            AffineMap::get(rank, 0, keptExprs, rewriter.getContext())},
-        iters, [&](OpBuilder &b, Location l, ValueRange a) {
+        rewriter, loc, TypeRange{keptType}, ValueRange{input}, ValueRange{init},
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank),
+                               keptDimsMap(rewriter.getContext(), reduced)},
+        reductionIterators(reduced),
+        [&](OpBuilder &b, Location l, ValueRange a) {
           linalg::YieldOp::create(b, l, maxScalar(b, l, a[0], a[1], isSigned));
         });
     Value r = generic.getResult(0);

@@ -149,8 +149,10 @@ struct UnflattenRowwiseOps final : OpRewritePattern<ReshapeOp> {
       if (auto reshape = leaf.getDefiningOp<ReshapeOp>())
         source = reshape.getInput();
       RankedTensorType want = unflattened(type);
-      // A dense constant is reshaped at once, so that folders see it (the
-      // zeros GPT-NeoX's baddbmm adds to the scores).
+      // A dense constant is reshaped at once rather than through an
+      // llm.reshape, so that the next canonicalization sees a constant
+      // operand and folds with it (the zeros GPT-NeoX's baddbmm adds to the
+      // scores: add(x, 0) -> x); llm-recompose itself folds nothing.
       auto dense = DenseElementsAttr();
       if (auto c = leaf.getDefiningOp<ConstantOp>())
         dense = dyn_cast<DenseElementsAttr>(c.getValue());
