@@ -341,18 +341,88 @@ LogicalResult Importer::importLayerNorm(const onnx::NodeProto &node) {
   return success();
 }
 
+/// True for the integer reductions that fold on import-time constants of
+/// ONNX type `dtype`: sums (also of squares and of absolute values),
+/// products, minima and maxima of integers up to 32 bits and int64 (uint64
+/// is left to the runtime path: its values are int64 bits here).
+static bool isFoldableIntReduce(StringRef op, int dtype) {
+  return llvm::is_contained({TensorProto::INT8, TensorProto::INT16,
+                             TensorProto::INT32, TensorProto::INT64,
+                             TensorProto::UINT8, TensorProto::UINT16,
+                             TensorProto::UINT32},
+                            dtype) &&
+         llvm::is_contained({"ReduceSum", "ReduceMax", "ReduceMin",
+                             "ReduceProd", "ReduceSumSquare", "ReduceL1"},
+                            op);
+}
+
+/// `op` over the dimensions flagged in `reduced` of the integer constant
+/// `x` (isFoldableIntReduce), as ONNX defines it on integers: the terms are
+/// x, x * x (ReduceSumSquare) or |x| (ReduceL1); sums and products wrap
+/// modulo 2^bits of x's type when stored (ONNXIntegerMath.h), as the
+/// runtime reduction does; minima and maxima compare the values. An empty
+/// `reduced` applies the elementwise part alone (noop_with_empty_axes).
+/// The result keeps x's type and has `outShape` (keepdims or not: the kept
+/// dimensions in order). nullopt for the minimum or maximum of nothing.
+static std::optional<ConstTensor> foldIntReduce(StringRef op,
+                                                const ConstTensor &x,
+                                                ArrayRef<bool> reduced,
+                                                ArrayRef<int64_t> outShape) {
+  using namespace llm::detail;
+  int64_t rank = x.shape.size();
+  SmallVector<int64_t> keptShape, reducedShape;
+  for (int64_t d = 0; d < rank; ++d)
+    (reduced[d] ? reducedShape : keptShape).push_back(x.shape[d]);
+  bool ordered = op == "ReduceMax" || op == "ReduceMin";
+  if (ordered && product(reducedShape) == 0)
+    return std::nullopt;
+  SmallVector<int64_t> strides = stridesOf(x.shape);
+  ConstTensor out = ConstTensor::zeros(x.dtype, outShape);
+  forEachIndex(keptShape, [&](ArrayRef<int64_t> kept, int64_t flat) {
+    std::optional<int64_t> acc;
+    forEachIndex(reducedShape, [&](ArrayRef<int64_t> red, int64_t) {
+      int64_t at = 0;
+      for (int64_t d = 0, k = 0, r = 0; d < rank; ++d)
+        at += strides[d] * (reduced[d] ? red[r++] : kept[k++]);
+      int64_t v = x.getInt(at);
+      if (op == "ReduceSumSquare")
+        v = wrapMul(v, v);
+      else if (op == "ReduceL1")
+        v = wrapAbs(v);
+      if (!acc)
+        acc = v;
+      else if (op == "ReduceProd")
+        acc = wrapMul(*acc, v);
+      else if (op == "ReduceMax")
+        acc = std::max(*acc, v);
+      else if (op == "ReduceMin")
+        acc = std::min(*acc, v);
+      else
+        acc = wrapAdd(*acc, v);
+    });
+    out.setInt(flat, acc.value_or(op == "ReduceProd" ? 1 : 0));
+  });
+  return out;
+}
+
 // ReduceMean/ReduceMax/ReduceSum -> llm.reduce_*. Axes come from the `axes`
 // attribute (ReduceSum before 13, the others before 18) or the second input;
-// no axes reduce everything unless noop_with_empty_axes is set.
+// no axes reduce everything unless noop_with_empty_axes is set. Integer
+// import-time constants fold (foldIntReduce): shape arithmetic such as
+// Shape -> ReduceProd -> Reshape stays known at import time.
 LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   FailureOr<Entry *> in = required(node, 0);
   if (failed(in))
     return failure();
-  FailureOr<Value> x = materialize(node, **in);
-  if (failed(x))
-    return failure();
-  if (!isa<FloatType>(elemTypeOf(*x))) {
+  std::optional<ConstTensor> folded = (*in)->constant;
+  if (folded && !isFoldableIntReduce(op, folded->dtype))
+    folded.reset();
+  // The input as a runtime value of a type the llm reductions take.
+  auto materializeInput = [&]() -> FailureOr<Value> {
+    FailureOr<Value> v = materialize(node, **in);
+    if (failed(v) || isa<FloatType>(elemTypeOf(*v)))
+      return v;
     if (!isSignedIntDType(**in))
       return nodeError(node)
              << op << " on runtime " << runtimeDTypeName(**in)
@@ -365,8 +435,15 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
       return nodeError(node) << op << " on " << runtimeDTypeName(**in)
                              << " tensors is not supported (cast the input "
                                 "to float first)";
-  }
-  SmallVector<int64_t> shape(shapeOf(*x));
+    return v;
+  };
+  FailureOr<Value> x = Value();
+  if (!folded)
+    x = materializeInput();
+  if (failed(x))
+    return failure();
+  SmallVector<int64_t> shape(folded ? ArrayRef<int64_t>(folded->shape)
+                                    : shapeOf(*x));
   int64_t rank = shape.size();
   SmallVector<int64_t> axes;
   if (auto a = intsAttr(node, "axes")) {
@@ -379,6 +456,11 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
   }
   bool keepdims = intAttr(node, "keepdims", 1);
   if (axes.empty()) {
+    if (intAttr(node, "noop_with_empty_axes", 0) && folded) {
+      SmallVector<bool> none(rank, false);
+      setOutput(node, 0, *foldIntReduce(op, *folded, none, shape));
+      return success();
+    }
     if (intAttr(node, "noop_with_empty_axes", 0)) {
       // No axis reduced: each element alone through the op's elementwise
       // part (x * x, |x|, sqrt(x * x), log x), as the ONNX reference and
@@ -417,6 +499,20 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
       outShape.push_back(shape[i]);
     else if (keepdims)
       outShape.push_back(1);
+  }
+  if (folded) {
+    SmallVector<bool> flags(rank, false);
+    for (int64_t a : axes)
+      flags[a] = true;
+    if (std::optional<ConstTensor> r =
+            foldIntReduce(op, *folded, flags, outShape)) {
+      setOutput(node, 0, *r);
+      return success();
+    }
+    // The minimum or maximum of nothing: left to the runtime reduction.
+    x = materializeInput();
+    if (failed(x))
+      return failure();
   }
   Location loc = nodeLoc(node);
   auto type = tensorType(outShape, elemTypeOf(*x));
