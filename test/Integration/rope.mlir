@@ -142,3 +142,79 @@ func.func @rope_pos_t(%x: tensor<1x6x3x8xf32>, %p: tensor<3x6xi64>) -> tensor<1x
   %r = llm.rope %t, %p mode <interleaved> : (tensor<1x3x6x8xf32>, tensor<3x6xi64>) -> tensor<1x3x6x8xf32>
   return %r : tensor<1x3x6x8xf32>
 }
+
+// Partial rotary (rotary_dims = R): only x[..., :R] rotates (D = R in
+// inv_freq), x[..., R:] passes through. GPT-NeoX's quarter of a head (4 of
+// 16, rotate_half, run-time positions: cos/sin per element), GPT-J's
+// interleaved pairs (6 of 10: an odd number of pairs, constant positions:
+// the table path), f16 (8 of 12), and rotary_dims = D (the whole head).
+// RUN: mkdir -p %t/rope_partial %t/rope_partial_il %t/rope_partial_f16 %t/rope_partial_full %t/rope_partial_chain %t/rope_partial_chain_noopt
+// RUN: %python -m llmc_check gen %t/rope_partial xq=1x2x5x16xf32 xi=1x3x7x10xf32 xr=1x2x5x12xf16 'pq=5xi64@[0, 3, 4, 9, 17]'
+// RUN: llmc run %s --entry rope_partial --input arg0=%t/rope_partial/xq.npy --input arg1=%t/rope_partial/pq.npy --output-dir %t/rope_partial
+// RUN: %python -m llmc_check expr "rope(xq, pq, rotary_dims=4)" --arg pq=%t/rope_partial/pq.npy --arg xq=%t/rope_partial/xq.npy --actual %t/rope_partial/out0.npy --name rope_partial | FileCheck %s --check-prefix=ROPE_PARTIAL
+// ROPE_PARTIAL: rope_partial: shape [1, 2, 5, 16] dtype float32 {{.*}} PASS
+func.func @rope_partial(%x: tensor<1x2x5x16xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x16xf32> {
+  %0 = llm.rope %x, %p {rotary_dims = 4} : (tensor<1x2x5x16xf32>, tensor<5xi64>) -> tensor<1x2x5x16xf32>
+  return %0 : tensor<1x2x5x16xf32>
+}
+// RUN: llmc run %s --entry rope_partial_il --input arg0=%t/rope_partial/xi.npy --output-dir %t/rope_partial_il
+// RUN: %python -m llmc_check expr "rope(xi, pc, 'interleaved', theta=500.0, rotary_dims=6)" --arg pc=%t/rope_const/pc.npy --arg xi=%t/rope_partial/xi.npy --actual %t/rope_partial_il/out0.npy --name rope_partial_il | FileCheck %s --check-prefix=ROPE_PARTIAL_IL
+// ROPE_PARTIAL_IL: rope_partial_il: shape [1, 3, 7, 10] dtype float32 {{.*}} PASS
+func.func @rope_partial_il(%x: tensor<1x3x7x10xf32>) -> tensor<1x3x7x10xf32> {
+  %p = llm.constant dense<[0, 1, 2, 3, 5, 8, 13]> : tensor<7xi64>
+  %0 = llm.rope %x, %p mode <interleaved> {rotary_dims = 6, theta = 5.0e+02 : f32} : (tensor<1x3x7x10xf32>, tensor<7xi64>) -> tensor<1x3x7x10xf32>
+  return %0 : tensor<1x3x7x10xf32>
+}
+// RUN: llmc run %s --entry rope_partial_f16 --input arg0=%t/rope_partial/xr.npy --input arg1=%t/rope_partial/pq.npy --output-dir %t/rope_partial_f16
+// RUN: %python -m llmc_check expr "rope(xr, pq, rotary_dims=8)" --arg pq=%t/rope_partial/pq.npy --arg xr=%t/rope_partial/xr.npy --actual %t/rope_partial_f16/out0.npy --dtype f16 --name rope_partial_f16 | FileCheck %s --check-prefix=ROPE_PARTIAL_F16
+// ROPE_PARTIAL_F16: rope_partial_f16: shape [1, 2, 5, 12] dtype float16 {{.*}} PASS
+func.func @rope_partial_f16(%x: tensor<1x2x5x12xf16>, %p: tensor<5xi64>) -> tensor<1x2x5x12xf16> {
+  %0 = llm.rope %x, %p {rotary_dims = 8} : (tensor<1x2x5x12xf16>, tensor<5xi64>) -> tensor<1x2x5x12xf16>
+  return %0 : tensor<1x2x5x12xf16>
+}
+// RUN: llmc run %s --entry rope_partial_full --input arg0=%t/rope_partial/xq.npy --input arg1=%t/rope_partial/pq.npy --output-dir %t/rope_partial_full
+// RUN: %python -m llmc_check expr "rope(xq, pq)" --arg pq=%t/rope_partial/pq.npy --arg xq=%t/rope_partial/xq.npy --actual %t/rope_partial_full/out0.npy --name rope_partial_full | FileCheck %s --check-prefix=ROPE_PARTIAL_FULL
+// ROPE_PARTIAL_FULL: rope_partial_full: shape [1, 2, 5, 16] dtype float32 {{.*}} PASS
+func.func @rope_partial_full(%x: tensor<1x2x5x16xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x16xf32> {
+  %0 = llm.rope %x, %p {rotary_dims = 16} : (tensor<1x2x5x16xf32>, tensor<5xi64>) -> tensor<1x2x5x16xf32>
+  return %0 : tensor<1x2x5x16xf32>
+}
+
+// Partial rotary as Hugging Face writes it, slice -> rope -> concat: the
+// canonicalizer makes it one llm.rope {rotary_dims = 4}
+// (test/Dialect/LLM/canonicalize.mlir @partial_rope); the result equals
+// the reference with and without the graph passes (--no-opt).
+// RUN: llmc run %s --entry rope_partial_chain --input arg0=%t/rope_partial/xq.npy --input arg1=%t/rope_partial/pq.npy --output-dir %t/rope_partial_chain
+// RUN: %python -m llmc_check expr "rope(xq, pq, rotary_dims=4)" --arg pq=%t/rope_partial/pq.npy --arg xq=%t/rope_partial/xq.npy --actual %t/rope_partial_chain/out0.npy --name rope_partial_chain | FileCheck %s --check-prefix=ROPE_PARTIAL_CHAIN
+// RUN: llmc run %s --no-opt --entry rope_partial_chain --input arg0=%t/rope_partial/xq.npy --input arg1=%t/rope_partial/pq.npy --output-dir %t/rope_partial_chain_noopt
+// RUN: %python -m llmc_check expr "rope(xq, pq, rotary_dims=4)" --arg pq=%t/rope_partial/pq.npy --arg xq=%t/rope_partial/xq.npy --actual %t/rope_partial_chain_noopt/out0.npy --name rope_partial_chain | FileCheck %s --check-prefix=ROPE_PARTIAL_CHAIN
+// ROPE_PARTIAL_CHAIN: rope_partial_chain: shape [1, 2, 5, 16] dtype float32 {{.*}} PASS
+func.func @rope_partial_chain(%x: tensor<1x2x5x16xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x16xf32> {
+  %rot = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 5, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x16xf32>) -> tensor<1x2x5x4xf32>
+  %pass = llm.slice %x {starts = array<i64: 0, 0, 0, 4>, limits = array<i64: 1, 2, 5, 16>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x16xf32>) -> tensor<1x2x5x12xf32>
+  %r = llm.rope %rot, %p : (tensor<1x2x5x4xf32>, tensor<5xi64>) -> tensor<1x2x5x4xf32>
+  %c = llm.concat %r, %pass {axis = -1 : i64} : (tensor<1x2x5x4xf32>, tensor<1x2x5x12xf32>) -> tensor<1x2x5x16xf32>
+  return %c : tensor<1x2x5x16xf32>
+}
+
+// GPT-NeoX's query and key columns of one fused projection ([.., H, 3D]:
+// each head's q, k, v side by side), each with partial rotary: llm-fuse
+// rotates both with one rope over [.., H, 2, D]
+// (test/Dialect/LLM/Transforms/llm-fuse.mlir @merge_column_ropes); both
+// results equal the reference, with and without the graph passes.
+// RUN: mkdir -p %t/rope_qk %t/rope_qk_noopt
+// RUN: %python -m llmc_check gen %t/rope_qk xk=1x5x3x48xf32
+// RUN: llmc run %s --entry rope_qk_columns --input arg0=%t/rope_qk/xk.npy --input arg1=%t/rope_partial/pq.npy --output-dir %t/rope_qk
+// RUN: %python -m llmc_check expr "rope(xk[..., 0:16], pq[:, None], rotary_dims=4)" --arg pq=%t/rope_partial/pq.npy --arg xk=%t/rope_qk/xk.npy --actual %t/rope_qk/out0.npy --name rope_qk_columns | FileCheck %s --check-prefix=ROPE_QK
+// RUN: %python -m llmc_check expr "rope(xk[..., 16:32], pq[:, None], rotary_dims=4)" --arg pq=%t/rope_partial/pq.npy --arg xk=%t/rope_qk/xk.npy --actual %t/rope_qk/out1.npy --name rope_qk_columns | FileCheck %s --check-prefix=ROPE_QK
+// RUN: llmc run %s --no-opt --entry rope_qk_columns --input arg0=%t/rope_qk/xk.npy --input arg1=%t/rope_partial/pq.npy --output-dir %t/rope_qk_noopt
+// RUN: %python -m llmc_check expr "rope(xk[..., 16:32], pq[:, None], rotary_dims=4)" --arg pq=%t/rope_partial/pq.npy --arg xk=%t/rope_qk/xk.npy --actual %t/rope_qk_noopt/out1.npy --name rope_qk_columns | FileCheck %s --check-prefix=ROPE_QK
+// ROPE_QK: rope_qk_columns: shape [1, 5, 3, 16] dtype float32 {{.*}} PASS
+func.func @rope_qk_columns(%x: tensor<1x5x3x48xf32>, %p: tensor<5xi64>) -> (tensor<1x5x3x16xf32>, tensor<1x5x3x16xf32>) {
+  %pp = llm.reshape %p : (tensor<5xi64>) -> tensor<5x1xi64>
+  %q = llm.slice %x {limits = array<i64: 1, 5, 3, 16>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x5x3x48xf32>) -> tensor<1x5x3x16xf32>
+  %k = llm.slice %x {limits = array<i64: 1, 5, 3, 32>, starts = array<i64: 0, 0, 0, 16>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x5x3x48xf32>) -> tensor<1x5x3x16xf32>
+  %qr = llm.rope %q, %pp {rotary_dims = 4} : (tensor<1x5x3x16xf32>, tensor<5x1xi64>) -> tensor<1x5x3x16xf32>
+  %kr = llm.rope %k, %pp {rotary_dims = 4} : (tensor<1x5x3x16xf32>, tensor<5x1xi64>) -> tensor<1x5x3x16xf32>
+  return %qr, %kr : tensor<1x5x3x16xf32>, tensor<1x5x3x16xf32>
+}

@@ -319,11 +319,19 @@ def rope_angles(positions, d, theta=10000.0):
   return (p[..., None] * inv_freq).astype(np.float32)
 
 
-def rope(x, positions, mode="rotate_half", theta=10000.0, dtype=None):
+def rope(x, positions, mode="rotate_half", theta=10000.0, dtype=None,
+         rotary_dims=None):
   """llm.rope: rotates feature pairs (x[i], x[i+D/2]) (rotate_half) or
   (x[2i], x[2i+1]) (interleaved) by angle p * theta^(-2i/D);
-  (u, v) -> (u cos a - v sin a, v cos a + u sin a)."""
+  (u, v) -> (u cos a - v sin a, v cos a + u sin a). With `rotary_dims` R,
+  the same on x[..., :R] (D = R) and x[..., R:] passed through."""
   dtype = dtype or dtype_of(x)
+  if rotary_dims is not None:
+    x = _f64(x)
+    rotated = rope(x[..., :rotary_dims], positions, mode, theta,
+                   dtype=np.float64)
+    return round_to(np.concatenate([rotated, x[..., rotary_dims:]], axis=-1),
+                    dtype)
   x = _f64(x)
   d = x.shape[-1]
   assert d % 2 == 0, "llm.rope needs an even last dim"

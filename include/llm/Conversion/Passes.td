@@ -39,7 +39,9 @@ def ConvertLLMToLinalgPass : Pass<"convert-llm-to-linalg"> {
       squares, normalize.
     * `rope` -> one generic over `x` viewed as `[..., 2, D/2]` (rotate_half)
       or `[..., D/2, 2]` (interleaved), angles computed in f32 from
-      `linalg.index`.
+      `linalg.index`; with `rotary_dims = R < D`, that generic over
+      `x[..., :R]` (`tensor.extract_slice`) and a `tensor.concat` with
+      `x[..., R:]`.
     * `attention` with `attention=flash` (default) -> one loop nest in the
       style of FlashAttention (Dao et al. 2022, arXiv:2205.14135) with the
       online softmax of Milakov & Gimelshein 2018 (arXiv:1805.02867): an

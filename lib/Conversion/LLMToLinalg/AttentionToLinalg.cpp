@@ -50,29 +50,65 @@ namespace {
 //   from two constant tables of shape pos.shape x [D/2] (f32 angle, cos/sin
 //   evaluated in double and rounded), so no transcendental runs per element;
 //   otherwise it evaluates cos/sin of the f32 angle per element.
+// Partial rotary (rotary_dims = R < D, inv_freq with R for D) stays one
+//   generic over all of x, which also reads each element itself and keeps it
+//   outside the rotated columns (arith.select on the block index):
+//   * rotate_half: x viewed as [..., D / (R/2), R/2], blocks 0 and 1 the
+//     pairs' members, the other blocks passed through (when R/2 divides D,
+//     as in GPT-NeoX, Phi and StableLM: 0.25 or 0.4 of 64/80/128);
+//   * interleaved: x viewed as [..., D/2, 2], pairs from R/2 on passed
+//     through (their table entries are padding).
+//   Otherwise (rotate_half, R/2 not dividing D) the rotation of
+//   x[..., :R] (tensor.extract_slice) and a tensor.concat with x[..., R:].
 struct RopeLowering : LLMLowering<RopeOp> {
   using LLMLowering::LLMLowering;
   LogicalResult lower(RopeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Value x = adaptor.getInput(), pos = adaptor.getPositions();
-    RankedTensorType type = resultType(op);
-    Type et = type.getElementType();
-    int64_t rank = type.getRank();
-    int64_t d = type.getDimSize(rank - 1), half = d / 2;
+    Value input = adaptor.getInput(), pos = adaptor.getPositions();
+    RankedTensorType fullType = resultType(op);
+    Type et = fullType.getElementType();
+    int64_t rank = fullType.getRank();
+    int64_t fullDim = fullType.getDimSize(rank - 1);
+    int64_t d = op.getRotatedDims(), half = d / 2;
     bool interleaved = op.getMode() == RopeMode::Interleaved;
+    bool partial = d != fullDim;
+    // One generic over all of x (see above), or the rotated slice alone.
+    bool whole = !partial || interleaved || fullDim % half == 0;
+    // The last-dimension range [lo, lo + size) of x, every row.
+    auto lastDimSlice = [&](int64_t lo, int64_t size) -> Value {
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, input);
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      offsets.back() = rewriter.getIndexAttr(lo);
+      sizes.back() = rewriter.getIndexAttr(size);
+      return tensor::ExtractSliceOp::create(rewriter, loc, input, offsets,
+                                            sizes, strides);
+    };
+    Value x = whole ? input : lastDimSlice(0, d);
+    int64_t width = whole ? fullDim : d; // the last dimension of x
+    SmallVector<int64_t> xShape(fullType.getShape());
+    xShape.back() = width;
+    auto type = RankedTensorType::get(xShape, et);
 
-    // Iteration space: rows (rank - 1 dims), then the pair dims.
+    // Iteration space: rows (rank - 1 dims), then the pair dims: the member
+    // of the pair (pDim) and the pair index (iDim), in the order of x's
+    // layout. Rotate-half blocks of R/2 (2 of them, or D / (R/2) when
+    // partial); interleaved: D/2 pairs of 2.
     SmallVector<int64_t> shape(type.getShape().drop_back());
-    ArrayRef<int64_t> rows = type.getShape().drop_back();
+    ArrayRef<int64_t> rows = fullType.getShape().drop_back();
     unsigned pDim = interleaved ? rank : rank - 1; // which member of the pair
-    unsigned iDim = interleaved ? rank - 1 : rank; // pair index i < D/2
+    unsigned iDim = interleaved ? rank - 1 : rank; // pair index
+    // Table entries: one per pair index (interleaved partial: D/2, those
+    // from R/2 on padding that the select discards).
+    int64_t numFreqs = interleaved ? width / 2 : half;
     if (interleaved) {
-      shape.push_back(half);
+      shape.push_back(width / 2);
       shape.push_back(2);
     } else {
-      shape.push_back(2);
+      shape.push_back(width / half);
       shape.push_back(half);
     }
     auto expandedType = RankedTensorType::get(shape, et);
@@ -97,13 +133,14 @@ struct RopeLowering : LLMLowering<RopeOp> {
                                            utils::IteratorType::parallel);
     Value init = createEmptyTensor(rewriter, loc, shape, et);
     float theta = op.getTheta().convertToFloat();
-    SmallVector<float> invFreq(half);
+    SmallVector<float> invFreq(numFreqs, 0.0f);
     for (int64_t i = 0; i < half; ++i)
       invFreq[i] = static_cast<float>(
           std::pow(static_cast<double>(theta), -2.0 * double(i) / double(d)));
     auto f32 = rewriter.getF32Type();
-    auto invFreqType = RankedTensorType::get({half}, f32);
-    // Map from the iteration space to a [half] or pos.shape x [half] table.
+    auto invFreqType = RankedTensorType::get({numFreqs}, f32);
+    // Map from the iteration space to a [numFreqs] or pos.shape x [numFreqs]
+    // table.
     auto tableMap = [&](bool withPos) {
       SmallVector<AffineExpr> exprs;
       if (withPos)
@@ -111,19 +148,39 @@ struct RopeLowering : LLMLowering<RopeOp> {
       exprs.push_back(getAffineDimExpr(iDim, ctx));
       return AffineMap::get(numDims, 0, exprs, ctx);
     };
+    // With a partial rotation the generic also reads each element itself
+    // (the last input), kept outside the rotated blocks or pairs.
+    SmallVector<Value> own;
+    SmallVector<AffineMap> ownMap;
+    if (partial && whole) {
+      own.push_back(xe);
+      ownMap.push_back(rewriter.getMultiDimIdentityMap(numDims));
+    }
     Value r;
     auto rotate = [&](OpBuilder &b, Location l, Value u, Value v, Value c,
-                      Value s) -> Value {
+                      Value s, ValueRange rest) -> Value {
       Value first =
           arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, u, c),
                                 arith::MulFOp::create(b, l, v, s));
       Value second =
           arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, v, c),
                                 arith::MulFOp::create(b, l, u, s));
+      Value member = linalg::IndexOp::create(b, l, pDim);
       Value isFirst = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                            linalg::IndexOp::create(b, l, pDim),
-                                            indexConst(b, l, 0));
-      return arith::SelectOp::create(b, l, isFirst, first, second);
+                                            member, indexConst(b, l, 0));
+      Value result = arith::SelectOp::create(b, l, isFirst, first, second);
+      if (own.empty())
+        return result;
+      // Rotated: blocks 0 and 1 (rotate_half), pairs below R/2
+      // (interleaved).
+      Value rotated =
+          interleaved
+              ? arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                      linalg::IndexOp::create(b, l, iDim),
+                                      indexConst(b, l, half))
+              : arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, member,
+                                      indexConst(b, l, 2));
+      return arith::SelectOp::create(b, l, rotated, result, rest.front());
     };
     // Constant positions, also through llm.reshape (llm-optimize-layout
     // reshapes [S] to [S, 1] when it moves a head split past the rope).
@@ -135,20 +192,20 @@ struct RopeLowering : LLMLowering<RopeOp> {
     constexpr int64_t kMaxTableElements = int64_t(1) << 20;
     if (matchPattern(posSource, m_Constant(&posValues)) &&
         posType.hasStaticShape() &&
-        posType.getNumElements() * half <= kMaxTableElements) {
+        posType.getNumElements() * numFreqs <= kMaxTableElements) {
       SmallVector<float> cosTable, sinTable;
-      cosTable.reserve(posType.getNumElements() * half);
-      sinTable.reserve(posType.getNumElements() * half);
+      cosTable.reserve(posType.getNumElements() * numFreqs);
+      sinTable.reserve(posType.getNumElements() * numFreqs);
       for (const APInt &p : posValues.getValues<APInt>()) {
         float fp = static_cast<float>(p.getSExtValue());
-        for (int64_t i = 0; i < half; ++i) {
+        for (int64_t i = 0; i < numFreqs; ++i) {
           double angle = static_cast<double>(fp * invFreq[i]);
           cosTable.push_back(static_cast<float>(std::cos(angle)));
           sinTable.push_back(static_cast<float>(std::sin(angle)));
         }
       }
       SmallVector<int64_t> tableShape(posType.getShape());
-      tableShape.push_back(half);
+      tableShape.push_back(numFreqs);
       auto tableType = RankedTensorType::get(tableShape, f32);
       Value cosT = arith::ConstantOp::create(
           rewriter, loc,
@@ -156,31 +213,43 @@ struct RopeLowering : LLMLowering<RopeOp> {
       Value sinT = arith::ConstantOp::create(
           rewriter, loc,
           DenseElementsAttr::get(tableType, ArrayRef<float>(sinTable)));
-      r = buildGeneric(
-          rewriter, loc, shape, et, ValueRange{xe, xe, cosT, sinT},
-          {memberMap(0), memberMap(1), tableMap(true), tableMap(true)}, iters,
-          rewriter.getMultiDimIdentityMap(numDims), init,
-          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-            return rotate(b, l, a[0], a[1], a[2], a[3]);
-          });
+      SmallVector<Value> inputs{xe, xe, cosT, sinT};
+      SmallVector<AffineMap> maps{memberMap(0), memberMap(1), tableMap(true),
+                                  tableMap(true)};
+      llvm::append_range(inputs, own);
+      llvm::append_range(maps, ownMap);
+      r = buildGeneric(rewriter, loc, shape, et, inputs, maps, iters,
+                       rewriter.getMultiDimIdentityMap(numDims), init,
+                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                         return rotate(b, l, a[0], a[1], a[2], a[3],
+                                       a.drop_front(4));
+                       });
     } else {
       Value freqs = arith::ConstantOp::create(
           rewriter, loc,
           DenseElementsAttr::get(invFreqType, ArrayRef<float>(invFreq)));
-      r = buildGeneric(rewriter, loc, shape, et, ValueRange{xe, xe, pos, freqs},
-                       {memberMap(0), memberMap(1), posMap, tableMap(false)},
-                       iters, rewriter.getMultiDimIdentityMap(numDims), init,
+      SmallVector<Value> inputs{xe, xe, pos, freqs};
+      SmallVector<AffineMap> maps{memberMap(0), memberMap(1), posMap,
+                                  tableMap(false)};
+      llvm::append_range(inputs, own);
+      llvm::append_range(maps, ownMap);
+      r = buildGeneric(rewriter, loc, shape, et, inputs, maps, iters,
+                       rewriter.getMultiDimIdentityMap(numDims), init,
                        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                          Value p = arith::SIToFPOp::create(b, l, b.getF32Type(),
                                                            a[2]);
                          Value angle = arith::MulFOp::create(b, l, p, a[3]);
                          Value c = math::CosOp::create(b, l, angle);
                          Value s = math::SinOp::create(b, l, angle);
-                         return rotate(b, l, a[0], a[1], c, s);
+                         return rotate(b, l, a[0], a[1], c, s, a.drop_front(4));
                        });
     }
-    rewriter.replaceOp(
-        op, tensor::CollapseShapeOp::create(rewriter, loc, type, r, re));
+    Value result = tensor::CollapseShapeOp::create(rewriter, loc, type, r, re);
+    if (!whole)
+      result = tensor::ConcatOp::create(
+          rewriter, loc, fullType, uint64_t(rank - 1),
+          ValueRange{result, lastDimSlice(d, fullDim - d)});
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

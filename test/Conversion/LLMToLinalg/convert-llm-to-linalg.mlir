@@ -499,6 +499,65 @@ func.func @rope_const_positions(%x: tensor<1x3x5x4xf32>) -> tensor<1x3x5x4xf32> 
 
 // -----
 
+// Partial rotary (rotary_dims = 4 of 16): one generic over all of x viewed
+// as 8 blocks of R/2 = 2 (blocks 0 and 1 the pairs' members; inv_freq with
+// D = 4: 1 and theta^(-1/2) = 0.01) that also reads each element itself
+// (the last input) and keeps it in blocks 2..7.
+// CHECK-DAG: #[[$OWN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @rope_partial
+// CHECK-SAME: (%[[X:.+]]: tensor<1x4x8x16xf32>, %[[P:.+]]: tensor<8xi64>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[XE:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2], [3, 4]] output_shape [1, 4, 8, 8, 2]
+// CHECK: arith.constant dense<[1.000000e+00, 0.00999999977]> : tensor<2xf32>
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}, #{{.+}}, #[[$OWN]], #{{.+}}]{{.*}} ins(%[[XE]], %[[XE]], %[[P]], %{{.+}}, %[[XE]] :
+// CHECK: ^bb0(%{{.+}}: f32, %{{.+}}: f32, %{{.+}}: i64, %{{.+}}: f32, %[[SELF:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[B:.+]] = linalg.index 3 : index
+// CHECK: %[[ROT:.+]] = arith.select
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[B]], %{{.+}} : index
+// CHECK: %[[OUT:.+]] = arith.select %[[IN]], %[[ROT]], %[[SELF]] : f32
+// CHECK: linalg.yield %[[OUT]]
+// CHECK: %[[C:.+]] = tensor.collapse_shape %[[R]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x4x8x8x2xf32> into tensor<1x4x8x16xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: return %[[C]]
+func.func @rope_partial(%x: tensor<1x4x8x16xf32>, %pos: tensor<8xi64>) -> tensor<1x4x8x16xf32> {
+  %0 = llm.rope %x, %pos {rotary_dims = 4} : (tensor<1x4x8x16xf32>, tensor<8xi64>) -> tensor<1x4x8x16xf32>
+  return %0 : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Interleaved partial rotary (6 of 10): x viewed as 5 pairs of 2; pairs 3
+// and 4 pass through (the inv_freq table is padded with zeros to 5).
+// CHECK-LABEL: func.func @rope_partial_interleaved
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2]] output_shape [3, 5, 2]
+// CHECK: arith.constant dense<[1.000000e+00, 0.0464158878, 0.0021544348, 0.000000e+00, 0.000000e+00]> : tensor<5xf32>
+// CHECK: linalg.generic
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: arith.cmpi ult, %[[I]], %{{.+}} : index
+// CHECK-NOT: tensor.concat
+func.func @rope_partial_interleaved(%x: tensor<3x10xf32>, %pos: tensor<3xi64>) -> tensor<3x10xf32> {
+  %0 = llm.rope %x, %pos mode <interleaved> {rotary_dims = 6} : (tensor<3x10xf32>, tensor<3xi64>) -> tensor<3x10xf32>
+  return %0 : tensor<3x10xf32>
+}
+
+// -----
+
+// Rotate-half partial rotary whose R/2 = 3 does not divide D = 16: the
+// rotation of x[..., :6] and a concat with x[..., 6:].
+// CHECK-LABEL: func.func @rope_partial_concat
+// CHECK-SAME: (%[[X:.+]]: tensor<2x16xf32>, %{{.+}}: tensor<2xi64>)
+// CHECK: %[[ROT:.+]] = tensor.extract_slice %[[X]][0, 0] [2, 6] [1, 1] : tensor<2x16xf32> to tensor<2x6xf32>
+// CHECK: tensor.expand_shape %[[ROT]] {{\[\[}}0], [1, 2]] output_shape [2, 2, 3]
+// CHECK: %[[R:.+]] = tensor.collapse_shape
+// CHECK: %[[PASS:.+]] = tensor.extract_slice %[[X]][0, 6] [2, 10] [1, 1] : tensor<2x16xf32> to tensor<2x10xf32>
+// CHECK: tensor.concat dim(1) %[[R]], %[[PASS]] : (tensor<2x6xf32>, tensor<2x10xf32>) -> tensor<2x16xf32>
+func.func @rope_partial_concat(%x: tensor<2x16xf32>, %pos: tensor<2xi64>) -> tensor<2x16xf32> {
+  %0 = llm.rope %x, %pos {rotary_dims = 6} : (tensor<2x16xf32>, tensor<2xi64>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
 // CHECK-DAG: #[[$IDS:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @embedding
 // CHECK-SAME: (%[[T:.+]]: tensor<50x16xf32>, %[[IDS:.+]]: tensor<1x8xi64>)

@@ -659,3 +659,73 @@ func.func @sequence_last_dynamic_stays(%x: tensor<1x?x4xf32> {llm.dim_bounds = a
   %0 = llm.sequence_last %x {axis = 1 : i64} : (tensor<1x?x4xf32>) -> tensor<1x1x4xf32>
   return %0 : tensor<1x1x4xf32>
 }
+
+// -----
+
+// concat(rope(x[..., :R]), x[..., R:], axis = -1) -> rope(x) {rotary_dims = R}
+// (partial rotary as Hugging Face's GPT-NeoX writes it).
+// CHECK-LABEL: func @partial_rope
+//  CHECK-SAME: (%[[X:.+]]: tensor<1x2x5x16xf32>, %[[P:.+]]: tensor<5xi64>)
+//   CHECK-NOT: llm.slice
+//       CHECK: %[[R:.+]] = llm.rope %[[X]], %[[P]] {rotary_dims = 4 : i64, theta = 5.000000e+02 : f32} : (tensor<1x2x5x16xf32>, tensor<5xi64>) -> tensor<1x2x5x16xf32>
+//   CHECK-NOT: llm.concat
+//       CHECK: return %[[R]]
+func.func @partial_rope(%x: tensor<1x2x5x16xf32>, %p: tensor<5xi64>) -> tensor<1x2x5x16xf32> {
+  %rot = llm.slice %x {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 5, 4>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x16xf32>) -> tensor<1x2x5x4xf32>
+  %pass = llm.slice %x {starts = array<i64: 0, 0, 0, 4>, limits = array<i64: 1, 2, 5, 16>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x16xf32>) -> tensor<1x2x5x12xf32>
+  %r = llm.rope %rot, %p {theta = 500.0 : f32} : (tensor<1x2x5x4xf32>, tensor<5xi64>) -> tensor<1x2x5x4xf32>
+  %c = llm.concat %r, %pass {axis = -1 : i64} : (tensor<1x2x5x4xf32>, tensor<1x2x5x12xf32>) -> tensor<1x2x5x16xf32>
+  return %c : tensor<1x2x5x16xf32>
+}
+
+// -----
+
+// The inner rope's own partial rotation (2 of the 4 sliced columns) and mode
+// carry over: rotary_dims = 2 of 8.
+// CHECK-LABEL: func @partial_rope_nested
+//       CHECK: llm.rope %{{.+}}, %{{.+}} mode <interleaved> {rotary_dims = 2 : i64} : (tensor<3x8xf32>, tensor<3xi64>) -> tensor<3x8xf32>
+//   CHECK-NOT: llm.concat
+func.func @partial_rope_nested(%x: tensor<3x8xf32>, %p: tensor<3xi64>) -> tensor<3x8xf32> {
+  %rot = llm.slice %x {starts = array<i64: 0, 0>, limits = array<i64: 3, 4>, strides = array<i64: 1, 1>} : (tensor<3x8xf32>) -> tensor<3x4xf32>
+  %pass = llm.slice %x {starts = array<i64: 0, 4>, limits = array<i64: 3, 8>, strides = array<i64: 1, 1>} : (tensor<3x8xf32>) -> tensor<3x4xf32>
+  %r = llm.rope %rot, %p mode <interleaved> {rotary_dims = 2} : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  %c = llm.concat %r, %pass {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
+  return %c : tensor<3x8xf32>
+}
+
+// -----
+
+// Stays: the rotated slice is also returned (the rope of the whole tensor
+// would rotate twice), the passed columns skip one (4:8 then 10:16 is not
+// x), the rotated columns come second, and the columns come from another
+// tensor.
+// CHECK-LABEL: func @partial_rope_near_misses
+//   CHECK-NOT: rotary_dims
+// CHECK-COUNT-4: llm.concat
+//   CHECK-NOT: rotary_dims
+func.func @partial_rope_near_misses(%x: tensor<2x16xf32>, %y: tensor<2x16xf32>, %p: tensor<2xi64>)
+    -> (tensor<2x16xf32>, tensor<2x4xf32>, tensor<2x14xf32>, tensor<2x16xf32>, tensor<2x16xf32>) {
+  %rot = llm.slice %x {starts = array<i64: 0, 0>, limits = array<i64: 2, 4>, strides = array<i64: 1, 1>} : (tensor<2x16xf32>) -> tensor<2x4xf32>
+  %pass = llm.slice %x {starts = array<i64: 0, 4>, limits = array<i64: 2, 16>, strides = array<i64: 1, 1>} : (tensor<2x16xf32>) -> tensor<2x12xf32>
+  %r0 = llm.rope %rot, %p : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  %c0 = llm.concat %r0, %pass {axis = -1 : i64} : (tensor<2x4xf32>, tensor<2x12xf32>) -> tensor<2x16xf32>
+  %r1 = llm.rope %rot, %p : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  %gap = llm.slice %x {starts = array<i64: 0, 6>, limits = array<i64: 2, 16>, strides = array<i64: 1, 1>} : (tensor<2x16xf32>) -> tensor<2x10xf32>
+  %c1 = llm.concat %r1, %gap {axis = -1 : i64} : (tensor<2x4xf32>, tensor<2x10xf32>) -> tensor<2x14xf32>
+  %r2 = llm.rope %rot, %p : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  %c2 = llm.concat %pass, %r2 {axis = -1 : i64} : (tensor<2x12xf32>, tensor<2x4xf32>) -> tensor<2x16xf32>
+  %other = llm.slice %y {starts = array<i64: 0, 4>, limits = array<i64: 2, 16>, strides = array<i64: 1, 1>} : (tensor<2x16xf32>) -> tensor<2x12xf32>
+  %r3 = llm.rope %rot, %p : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  %c3 = llm.concat %r3, %other {axis = -1 : i64} : (tensor<2x4xf32>, tensor<2x12xf32>) -> tensor<2x16xf32>
+  return %c2, %r0, %c1, %c3, %c0 : tensor<2x16xf32>, tensor<2x4xf32>, tensor<2x14xf32>, tensor<2x16xf32>, tensor<2x16xf32>
+}
+
+// -----
+
+// rope(x) {rotary_dims = D} -> rope(x): the whole head rotates.
+// CHECK-LABEL: func @full_rotary_dims
+//       CHECK: llm.rope %{{.+}}, %{{.+}} : (tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+func.func @full_rotary_dims(%x: tensor<2x8xf32>, %p: tensor<2xi64>) -> tensor<2x8xf32> {
+  %r = llm.rope %x, %p {rotary_dims = 8} : (tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}

@@ -220,6 +220,30 @@ func.func @rope_positions(%x: tensor<1x4x8xf32>, %p: tensor<5xi64>) {
 
 // -----
 
+func.func @rope_rotary_dims_odd(%x: tensor<1x4x8xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{'llm.rope' op rotary_dims must be even and >= 2, got 3}}
+  %0 = llm.rope %x, %p {rotary_dims = 3} : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rope_rotary_dims_zero(%x: tensor<1x4x8xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{'llm.rope' op rotary_dims must be even and >= 2, got 0}}
+  %0 = llm.rope %x, %p {rotary_dims = 0} : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rope_rotary_dims_wide(%x: tensor<1x4x8xf32>, %p: tensor<4xi64>) {
+  // expected-error @+1 {{'llm.rope' op rotary_dims 10 exceeds the last dimension (head size) 8}}
+  %0 = llm.rope %x, %p {rotary_dims = 10} : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
 func.func @rope_theta(%x: tensor<1x4x8xf32>, %p: tensor<4xi64>) {
   // expected-error @+1 {{'llm.rope' op theta must be a number > 0, got 0}}
   %0 = llm.rope %x, %p {theta = 0.0 : f32} : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x8xf32>

@@ -139,6 +139,8 @@ func.func @rope_attention(%q: tensor<1x8x16x32xf32>, %k: tensor<1x2x16x32xf32>, 
   %0 = llm.rope %q, %pos : (tensor<1x8x16x32xf32>, tensor<16xi64>) -> tensor<1x8x16x32xf32>
   // CHECK: llm.rope %{{.*}}, %{{.*}} mode <interleaved> {theta = 5.000000e+05 : f32}
   %1 = llm.rope %k, %pos mode <interleaved> {theta = 500000.0 : f32} : (tensor<1x2x16x32xf32>, tensor<16xi64>) -> tensor<1x2x16x32xf32>
+  // CHECK: llm.rope %{{.*}}, %{{.*}} {rotary_dims = 8 : i64} : (tensor<1x8x16x32xf32>, tensor<16xi64>) -> tensor<1x8x16x32xf32>
+  %partial = llm.rope %q, %pos {rotary_dims = 8} : (tensor<1x8x16x32xf32>, tensor<16xi64>) -> tensor<1x8x16x32xf32>
   // CHECK: llm.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : (tensor<1x8x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>) -> tensor<1x8x16x32xf32>
   %2 = llm.attention %0, %1, %v {causal} : (tensor<1x8x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>) -> tensor<1x8x16x32xf32>
   // CHECK: llm.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 1.250000e-01 : f32}

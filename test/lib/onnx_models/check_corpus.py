@@ -65,11 +65,10 @@ def max_kernels(family):
     """The most kernels per layer allowed for `family`: MAX_KERNELS_PER_LAYER,
     plus 2 for Gemma 2, whose post-attention and post-MLP RMSNorms (4 norms
     per layer against LLaMA's 2) each reduce over a whole matmul output row
-    and so start a kernel of their own (with its residual add), and plus 3
-    for GPT-NeoX, whose partial rotary slices the rotated quarter out of each
-    head, rotates it and concatenates it back: llm.rope rotates whole heads,
-    so the two ropes and the two concats are four kernels of their own."""
-    extra = {"hf_gemma2": 2, "hf_neox": 3}
+    and so start a kernel of their own (with its residual add). (GPT-NeoX's
+    partial rotary, slice -> rope -> concat, is one llm.rope {rotary_dims}
+    and its query and key ropes one kernel: 8, as LLaMA.)"""
+    extra = {"hf_gemma2": 2}
     return MAX_KERNELS_PER_LAYER + extra.get(family, 0)
 
 # Decomposed forms that must be gone after llm-recompose.

@@ -279,6 +279,76 @@ struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Rotary position embedding
+//===----------------------------------------------------------------------===//
+
+/// True when `slice` takes the last-dimension columns [lo, hi) of every row
+/// of `x`: unit strides, and every other dimension whole (a dynamic one is
+/// taken whole by llm.slice's definition when it starts at 0).
+static bool takesColumns(SliceOp slice, Value x, int64_t lo, int64_t hi) {
+  if (!slice || slice.getInput() != x)
+    return false;
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    bool last = d + 1 == rank;
+    if (slice.getStrides()[d] != 1 || slice.getStarts()[d] != (last ? lo : 0) ||
+        (last ? slice.getLimits()[d] != hi
+              : !type.isDynamicDim(d) &&
+                    slice.getLimits()[d] != type.getDimSize(d)))
+      return false;
+  }
+  return true;
+}
+
+/// concat(rope(x[..., :R]), x[..., R:], axis = -1) -> rope(x) {rotary_dims = R}
+/// Partial rotary as Hugging Face writes it (GPT-NeoX, Phi, StableLM): the
+/// rotated and the passed columns of one tensor, joined again. The inner
+/// rope's own rotary_dims (a partial rotation of the slice) carries over.
+/// The rope must have no other user (it would be computed twice).
+struct FusePartialRope final : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    if (op.getInputs().size() != 2 ||
+        (op.getAxis() != rank - 1 && op.getAxis() != -1))
+      return rewriter.notifyMatchFailure(op, "not two inputs on the last axis");
+    auto rope = op.getInputs()[0].getDefiningOp<RopeOp>();
+    if (!rope || !rope->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a single-use rope first");
+    auto rotated = rope.getInput().getDefiningOp<SliceOp>();
+    auto passed = op.getInputs()[1].getDefiningOp<SliceOp>();
+    if (!rotated || !passed)
+      return rewriter.notifyMatchFailure(op, "not two slices");
+    Value x = rotated.getInput();
+    int64_t r = rope.getType().getShape().back();
+    int64_t d = type.getShape().back();
+    if (x.getType() != type || ShapedType::isDynamic(d) ||
+        !takesColumns(rotated, x, 0, r) || !takesColumns(passed, x, r, d))
+      return rewriter.notifyMatchFailure(op, "not the columns of one tensor");
+    rewriter.replaceOpWithNewOp<RopeOp>(
+        op, type, x, rope.getPositions(), rope.getModeAttr(),
+        rope.getThetaAttr(), rewriter.getI64IntegerAttr(rope.getRotatedDims()));
+    return success();
+  }
+};
+
+/// rope(x) {rotary_dims = D} -> rope(x), D the last dimension (the whole
+/// head rotates: the attribute is left out).
+struct DropFullRotaryDims final : OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getRotaryDims() || op.isPartial())
+      return rewriter.notifyMatchFailure(op, "no rotary_dims, or partial");
+    rewriter.modifyOpInPlace(op, [&] { op.removeRotaryDimsAttr(); });
+    return success();
+  }
+};
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -328,6 +398,16 @@ void LayerNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void RmsNormOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
   results.add<DropUnitRmsNormWeight>(context);
+}
+
+void ConcatOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<FusePartialRope>(context);
+}
+
+void RopeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<DropFullRotaryDims>(context);
 }
 
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,

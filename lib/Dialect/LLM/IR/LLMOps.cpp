@@ -324,7 +324,27 @@ LogicalResult RopeOp::verify() {
                          << shapeStr(rows);
   if (!(getTheta().convertToFloat() > 0)) // also rejects NaN
     return emitOpError("theta must be a number > 0, got ") << floatStr(getTheta());
+  if (std::optional<int64_t> r = getRotaryDims()) {
+    if (*r < 2 || *r % 2 != 0)
+      return emitOpError("rotary_dims must be even and >= 2, got ") << *r;
+    if (ShapedType::isDynamic(d))
+      return emitOpError("rotary_dims needs a static last dimension");
+    if (*r > d)
+      return emitOpError("rotary_dims ")
+             << *r << " exceeds the last dimension (head size) " << d;
+  }
   return success();
+}
+
+int64_t RopeOp::getRotatedDims() {
+  if (std::optional<int64_t> r = getRotaryDims())
+    return *r;
+  return getInput().getType().getShape().back();
+}
+
+bool RopeOp::isPartial() {
+  std::optional<int64_t> r = getRotaryDims();
+  return r && *r != getInput().getType().getShape().back();
 }
 
 //===----------------------------------------------------------------------===//

@@ -572,13 +572,14 @@ Buffer evalRmsNorm(RmsNormOp op, const Buffer &in, const Buffer *weight) {
   return out;
 }
 
-/// Angles follow the op's definition in f32: `inv_freq[i] = theta^(-2i/D)`
-/// and `a = p * inv_freq[i]` are rounded to f32 before cos/sin (in f64).
+/// Angles follow the op's definition in f32: `inv_freq[i] = theta^(-2i/R)`
+/// (R = rotary_dims, else D) and `a = p * inv_freq[i]` are rounded to f32
+/// before cos/sin (in f64); columns from R on are copied.
 Buffer evalRope(RopeOp op, const Buffer &in, const Buffer &pos) {
   Buffer out(in.type);
   out.allocate();
   ArrayRef<int64_t> shape = in.shape();
-  int64_t d = shape.back(), half = d / 2;
+  int64_t d = shape.back(), rotated = op.getRotatedDims(), half = rotated / 2;
   ArrayRef<int64_t> rowShape = shape.drop_back();
   int64_t rows = in.numElements() / std::max<int64_t>(d, 1);
   float theta = op.getTheta().convertToFloat();
@@ -588,7 +589,7 @@ Buffer evalRope(RopeOp op, const Buffer &in, const Buffer &pos) {
         static_cast<float>(pos.iAt(broadcastIndex(r, rowShape, pos.shape())));
     for (int64_t i = 0; i < half; ++i) {
       float invFreq = std::pow(theta, -2.0f * static_cast<float>(i) /
-                                          static_cast<float>(d));
+                                          static_cast<float>(rotated));
       float angle = p * invFreq;
       double c = std::cos(static_cast<double>(angle));
       double s = std::sin(static_cast<double>(angle));
@@ -598,6 +599,8 @@ Buffer evalRope(RopeOp op, const Buffer &in, const Buffer &pos) {
       out.f[iu] = u * c - v * s;
       out.f[iv] = v * c + u * s;
     }
+    for (int64_t k = rotated; k < d; ++k)
+      out.f[r * d + k] = in.fAt(r * d + k);
   }
   return out;
 }

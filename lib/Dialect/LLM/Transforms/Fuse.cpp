@@ -439,9 +439,9 @@ static std::optional<SlicedRope> matchSlicedRope(RopeOp rope) {
 /// rope(reshape(slice(x, [.., b:c])) : [.., Hk, D], pos)      (keys)
 ///   -> r = rope(reshape(slice(x, [.., a:c])) : [.., Hq + Hk, D], pos)
 ///      queries = slice(r, heads [0, Hq)), keys = slice(r, heads [Hq, ..))
-/// when both ropes have the same mode, theta and positions (not varying over
-/// the heads): the query and key projections of a horizontally fused matmul
-/// are rotated by one kernel instead of two.
+/// when both ropes have the same mode, theta, rotary_dims and positions (not
+/// varying over the heads): the query and key projections of a horizontally
+/// fused matmul are rotated by one kernel instead of two.
 struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RopeOp op,
@@ -463,6 +463,7 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
       std::optional<SlicedRope> b = matchSlicedRope(rope);
       if (!b || b->lo != a->hi || b->headDim != a->headDim ||
           rope.getMode() != op.getMode() || rope.getTheta() != op.getTheta() ||
+          rope.getRotaryDims() != op.getRotaryDims() ||
           rope.getType().getElementType() != op.getType().getElementType() ||
           !samePositions(rope.getPositions(), op.getPositions()))
         continue;
@@ -491,9 +492,9 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
       headsShape.push_back(a->headDim);
       auto headsType = RankedTensorType::get(headsShape, xt.getElementType());
       Value split = ReshapeOp::create(rewriter, loc, headsType, merged);
-      Value rotated =
-          RopeOp::create(rewriter, loc, headsType, split, first.getPositions(),
-                         op.getModeAttr(), op.getThetaAttr());
+      Value rotated = RopeOp::create(rewriter, loc, headsType, split,
+                                     first.getPositions(), op.getModeAttr(),
+                                     op.getThetaAttr(), op.getRotaryDimsAttr());
       auto headSlice = [&](RopeOp old, int64_t lo, int64_t hi) {
         SmallVector<int64_t> s(rank + 1, 0), l(headsShape), st(rank + 1, 1);
         for (int64_t d = 0; d + 1 < rank; ++d)
@@ -515,12 +516,127 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
   }
 };
 
+/// The last-dimension columns [lo, hi) that `slice` takes of every row of
+/// its input (unit strides, every other dimension whole: a dynamic one is
+/// taken whole by llm.slice's definition when it starts at 0).
+static std::optional<std::pair<int64_t, int64_t>> columnsOf(SliceOp slice) {
+  auto type = cast<RankedTensorType>(slice.getInput().getType());
+  int64_t rank = type.getRank();
+  if (rank < 1 || type.isDynamicDim(rank - 1))
+    return std::nullopt;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice.getStrides()[d] != 1)
+      return std::nullopt;
+    if (d + 1 < rank &&
+        (slice.getStarts()[d] != 0 ||
+         (!type.isDynamicDim(d) && slice.getLimits()[d] != type.getDimSize(d))))
+      return std::nullopt;
+  }
+  return std::make_pair(slice.getStarts()[rank - 1],
+                        slice.getLimits()[rank - 1]);
+}
+
+/// rope(slice(x, [.., a:a+D]), pos)      (queries of each head)
+/// rope(slice(x, [.., a+D:a+2D]), pos)   (keys of each head)
+///   -> r = rope(reshape(slice(x, [.., a:a+2D])) : [.., 2, D],
+///               reshape(pos) : pos.shape + [1])
+///      queries = reshape(slice(r, [.., 0:1, :])) : [.., D]
+///      keys    = reshape(slice(r, [.., 1:2, :])) : [.., D]
+/// when both ropes have the same mode, theta, rotary_dims, element type and
+/// positions: a fused query_key_value projection that holds each head's
+/// query, key and value side by side (GPT-NeoX / Pythia: [.., H, 3D]) is
+/// rotated by one kernel instead of two. The new pair dimension is a row
+/// dimension of the rope, whose positions do not vary over it.
+struct MergeColumnRopes final : OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto slice = op.getInput().getDefiningOp<SliceOp>();
+    if (!slice)
+      return failure();
+    std::optional<std::pair<int64_t, int64_t>> cols = columnsOf(slice);
+    if (!cols)
+      return failure();
+    auto [lo, hi] = *cols;
+    int64_t d = hi - lo;
+    Value x = slice.getInput();
+    for (Operation *user : x.getUsers()) {
+      auto other = dyn_cast<SliceOp>(user);
+      if (!other || other == slice ||
+          columnsOf(other) != std::make_pair(hi, hi + d))
+        continue;
+      for (Operation *otherUser : other->getUsers()) {
+        auto rope = dyn_cast<RopeOp>(otherUser);
+        if (!rope || rope.getInput() != other.getResult() ||
+            rope->getBlock() != op->getBlock() ||
+            rope.getMode() != op.getMode() ||
+            rope.getTheta() != op.getTheta() ||
+            rope.getRotaryDims() != op.getRotaryDims() ||
+            rope.getType() != op.getType() ||
+            !samePositions(rope.getPositions(), op.getPositions()))
+          continue;
+        RopeOp first = op->isBeforeInBlock(rope) ? op : rope;
+        rewriter.setInsertionPoint(first);
+        Location loc = op.getLoc();
+        auto xt = cast<RankedTensorType>(x.getType());
+        int64_t rank = xt.getRank();
+        Type et = xt.getElementType();
+        // The two column ranges as one slice (a dynamic dimension keeps the
+        // limit it had: taken whole), split into [.., 2, D].
+        SmallVector<int64_t> starts(rank, 0), limits(slice.getLimits()),
+            strides(rank, 1);
+        starts.back() = lo;
+        limits.back() = hi + d;
+        SmallVector<int64_t> pairShape(xt.getShape());
+        pairShape.back() = 2 * d;
+        Value both =
+            SliceOp::create(rewriter, loc, RankedTensorType::get(pairShape, et),
+                            x, rewriter.getDenseI64ArrayAttr(starts),
+                            rewriter.getDenseI64ArrayAttr(limits),
+                            rewriter.getDenseI64ArrayAttr(strides));
+        pairShape.back() = 2;
+        pairShape.push_back(d);
+        auto pairType = RankedTensorType::get(pairShape, et);
+        Value split = ReshapeOp::create(rewriter, loc, pairType, both);
+        Value pos = first.getPositions();
+        auto posType = cast<RankedTensorType>(pos.getType());
+        SmallVector<int64_t> posShape(posType.getShape());
+        posShape.push_back(1);
+        Value pos1 = ReshapeOp::create(
+            rewriter, loc,
+            RankedTensorType::get(posShape, posType.getElementType()), pos);
+        Value rotated = RopeOp::create(rewriter, loc, pairType, split, pos1,
+                                       op.getModeAttr(), op.getThetaAttr(),
+                                       op.getRotaryDimsAttr());
+        auto member = [&](RopeOp old, int64_t m) {
+          SmallVector<int64_t> s(rank + 1, 0), l(limits), st(rank + 1, 1);
+          l.back() = m + 1;
+          l.push_back(d);
+          s[rank - 1] = m;
+          SmallVector<int64_t> oneShape(pairShape);
+          oneShape[rank - 1] = 1;
+          Value v = SliceOp::create(rewriter, loc,
+                                    RankedTensorType::get(oneShape, et),
+                                    rotated, rewriter.getDenseI64ArrayAttr(s),
+                                    rewriter.getDenseI64ArrayAttr(l),
+                                    rewriter.getDenseI64ArrayAttr(st));
+          rewriter.replaceOpWithNewOp<ReshapeOp>(old, old.getType(), v);
+        };
+        member(op, 0);
+        member(rope, 1);
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 void mlir::llm::populateHorizontalMatmulFusionPatterns(
     RewritePatternSet &patterns, int64_t *numFused) {
   patterns.add<FuseSiblingMatmuls>(patterns.getContext(), numFused);
-  patterns.add<MergeAdjacentRopes>(patterns.getContext());
+  patterns.add<MergeAdjacentRopes, MergeColumnRopes>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

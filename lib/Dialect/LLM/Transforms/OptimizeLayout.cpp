@@ -330,7 +330,8 @@ struct SinkTransposeThroughRope : OpRewritePattern<RopeOp> {
                                 rewriter.getDenseI64ArrayAttr(inv));
     }
     auto rope = RopeOp::create(rewriter, loc, inType, t.getInput(), pos,
-                               op.getModeAttr(), op.getThetaAttr());
+                               op.getModeAttr(), op.getThetaAttr(),
+                               op.getRotaryDimsAttr());
     rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), rope.getResult(),
                                              perm);
     return success();

@@ -881,7 +881,8 @@ struct RecomposeRope final : OpRewritePattern<AddOp> {
     rewriter.replaceOpWithNewOp<RopeOp>(
         op, xType, x, positions,
         RopeModeAttr::get(rewriter.getContext(), RopeMode::RotateHalf),
-        rewriter.getF32FloatAttr(static_cast<float>(*theta)));
+        rewriter.getF32FloatAttr(static_cast<float>(*theta)),
+        /*rotary_dims=*/nullptr);
     return success();
   }
 };

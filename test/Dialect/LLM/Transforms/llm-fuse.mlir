@@ -379,3 +379,47 @@ func.func @ropes_not_merged(%x: tensor<1x5x32xf32>, %pos: tensor<1x5x1xi64>) -> 
   %br = llm.rope %bh, %pos : (tensor<1x5x1x8xf32>, tensor<1x5x1xi64>) -> tensor<1x5x1x8xf32>
   return %qr, %kr, %ar, %br : tensor<1x5x2x8xf32>, tensor<1x5x1x8xf32>, tensor<1x5x1x8xf32>, tensor<1x5x1x8xf32>
 }
+
+// -----
+
+// Horizontal: the query and key ropes of a projection that holds each
+// head's q, k and v side by side (GPT-NeoX's [.., H, 3D], here with partial
+// rotary) become one rope over the columns [0, 32) viewed as [.., 2, 16]
+// (positions with a unit dimension for the pair), then the pair's members.
+// HONLY-LABEL: func.func @merge_column_ropes
+// HONLY: %[[S:.*]] = llm.slice %arg0 {limits = array<i64: 1, 5, 3, 32>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x5x3x48xf32>) -> tensor<1x5x3x32xf32>
+// HONLY-NEXT: %[[H:.*]] = llm.reshape %[[S]] : (tensor<1x5x3x32xf32>) -> tensor<1x5x3x2x16xf32>
+// HONLY-NEXT: %[[P:.*]] = llm.reshape %arg1 : (tensor<5x1xi64>) -> tensor<5x1x1xi64>
+// HONLY-NEXT: %[[R:.*]] = llm.rope %[[H]], %[[P]] {rotary_dims = 4 : i64} : (tensor<1x5x3x2x16xf32>, tensor<5x1x1xi64>) -> tensor<1x5x3x2x16xf32>
+// HONLY-NEXT: %[[Q:.*]] = llm.slice %[[R]] {limits = array<i64: 1, 5, 3, 1, 16>, starts = array<i64: 0, 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1, 1>}
+// HONLY-NEXT: %[[QR:.*]] = llm.reshape %[[Q]] : (tensor<1x5x3x1x16xf32>) -> tensor<1x5x3x16xf32>
+// HONLY-NEXT: %[[K:.*]] = llm.slice %[[R]] {limits = array<i64: 1, 5, 3, 2, 16>, starts = array<i64: 0, 0, 0, 1, 0>, strides = array<i64: 1, 1, 1, 1, 1>}
+// HONLY-NEXT: %[[KR:.*]] = llm.reshape %[[K]] : (tensor<1x5x3x1x16xf32>) -> tensor<1x5x3x16xf32>
+// HONLY-NOT: llm.rope
+// HONLY: return %[[QR]], %[[KR]]
+func.func @merge_column_ropes(%x: tensor<1x5x3x48xf32>, %pos: tensor<5x1xi64>) -> (tensor<1x5x3x16xf32>, tensor<1x5x3x16xf32>) {
+  %q = llm.slice %x {limits = array<i64: 1, 5, 3, 16>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x5x3x48xf32>) -> tensor<1x5x3x16xf32>
+  %k = llm.slice %x {limits = array<i64: 1, 5, 3, 32>, starts = array<i64: 0, 0, 0, 16>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x5x3x48xf32>) -> tensor<1x5x3x16xf32>
+  %qr = llm.rope %q, %pos {rotary_dims = 4} : (tensor<1x5x3x16xf32>, tensor<5x1xi64>) -> tensor<1x5x3x16xf32>
+  %kr = llm.rope %k, %pos {rotary_dims = 4} : (tensor<1x5x3x16xf32>, tensor<5x1xi64>) -> tensor<1x5x3x16xf32>
+  return %qr, %kr : tensor<1x5x3x16xf32>, tensor<1x5x3x16xf32>
+}
+
+// -----
+
+// Near misses: different rotary_dims, or columns with a gap between them,
+// stay two ropes each.
+// HONLY-LABEL: func.func @column_ropes_not_merged
+// HONLY-COUNT-4: llm.rope
+func.func @column_ropes_not_merged(%x: tensor<5x48xf32>, %pos: tensor<5xi64>) -> (tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x8xf32>, tensor<5x8xf32>) {
+  %q = llm.slice %x {limits = array<i64: 5, 16>, starts = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<5x48xf32>) -> tensor<5x16xf32>
+  %k = llm.slice %x {limits = array<i64: 5, 32>, starts = array<i64: 0, 16>, strides = array<i64: 1, 1>} : (tensor<5x48xf32>) -> tensor<5x16xf32>
+  %qr = llm.rope %q, %pos {rotary_dims = 4} : (tensor<5x16xf32>, tensor<5xi64>) -> tensor<5x16xf32>
+  %kr = llm.rope %k, %pos {rotary_dims = 8} : (tensor<5x16xf32>, tensor<5xi64>) -> tensor<5x16xf32>
+  %a = llm.slice %x {limits = array<i64: 5, 40>, starts = array<i64: 0, 32>, strides = array<i64: 1, 1>} : (tensor<5x48xf32>) -> tensor<5x8xf32>
+  %b = llm.slice %x {limits = array<i64: 5, 48>, starts = array<i64: 0, 40>, strides = array<i64: 1, 1>} : (tensor<5x48xf32>) -> tensor<5x8xf32>
+  %c = llm.slice %x {limits = array<i64: 5, 8>, starts = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<5x48xf32>) -> tensor<5x8xf32>
+  %ar = llm.rope %c, %pos : (tensor<5x8xf32>, tensor<5xi64>) -> tensor<5x8xf32>
+  %br = llm.rope %b, %pos : (tensor<5x8xf32>, tensor<5xi64>) -> tensor<5x8xf32>
+  return %qr, %kr, %ar, %br : tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x8xf32>, tensor<5x8xf32>
+}

@@ -461,3 +461,31 @@ func.func @partial_rotary_heads(%qkv: tensor<2x7x3x48xf32>, %pos: tensor<7xi64>)
   %a2 = llm.reshape %a1 : (tensor<2x7x3x16xf32>) -> tensor<2x7x48xf32>
   return %a2 : tensor<2x7x48xf32>
 }
+
+// -----
+
+// The same heads with the partial rotary already one llm.rope
+// {rotary_dims = 4} (what the canonicalizer makes of the slices and concats
+// above): the transposes sink through the ropes, which keep rotary_dims.
+// CHECK-LABEL: func.func @partial_rope_op_heads
+// CHECK-NOT: llm.transpose
+// CHECK: llm.rope %{{.*}}, %{{.*}} {rotary_dims = 4 : i64} : (tensor<2x7x3x16xf32>, tensor<{{.*}}xi64>) -> tensor<2x7x3x16xf32>
+// CHECK: llm.rope %{{.*}}, %{{.*}} {rotary_dims = 4 : i64} : (tensor<2x7x3x16xf32>, tensor<{{.*}}xi64>) -> tensor<2x7x3x16xf32>
+// CHECK-NOT: llm.transpose
+// CHECK: llm.attention {{.*}}layout = #llm.attention_layout<bshd>
+// CHECK-NOT: llm.transpose
+// CHECK: return
+func.func @partial_rope_op_heads(%qkv: tensor<2x7x3x48xf32>, %pos: tensor<7xi64>) -> tensor<2x7x48xf32> {
+  %q0 = llm.slice %qkv {limits = array<i64: 2, 7, 3, 16>, starts = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x7x3x48xf32>) -> tensor<2x7x3x16xf32>
+  %k0 = llm.slice %qkv {limits = array<i64: 2, 7, 3, 32>, starts = array<i64: 0, 0, 0, 16>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x7x3x48xf32>) -> tensor<2x7x3x16xf32>
+  %v0 = llm.slice %qkv {limits = array<i64: 2, 7, 3, 48>, starts = array<i64: 0, 0, 0, 32>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x7x3x48xf32>) -> tensor<2x7x3x16xf32>
+  %q = llm.transpose %q0 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x7x3x16xf32>) -> tensor<2x3x7x16xf32>
+  %k = llm.transpose %k0 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x7x3x16xf32>) -> tensor<2x3x7x16xf32>
+  %v = llm.transpose %v0 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x7x3x16xf32>) -> tensor<2x3x7x16xf32>
+  %q2 = llm.rope %q, %pos {rotary_dims = 4} : (tensor<2x3x7x16xf32>, tensor<7xi64>) -> tensor<2x3x7x16xf32>
+  %k2 = llm.rope %k, %pos {rotary_dims = 4} : (tensor<2x3x7x16xf32>, tensor<7xi64>) -> tensor<2x3x7x16xf32>
+  %a = llm.attention %q2, %k2, %v {causal, scale = 0.25 : f32} : (tensor<2x3x7x16xf32>, tensor<2x3x7x16xf32>, tensor<2x3x7x16xf32>) -> tensor<2x3x7x16xf32>
+  %a1 = llm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x3x7x16xf32>) -> tensor<2x7x3x16xf32>
+  %a2 = llm.reshape %a1 : (tensor<2x7x3x16xf32>) -> tensor<2x7x48xf32>
+  return %a2 : tensor<2x7x48xf32>
+}

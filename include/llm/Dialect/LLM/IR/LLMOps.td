@@ -399,23 +399,48 @@ def LLM_RopeOp : LLM_Op<"rope", [AllTypesMatch<["input", "result"]>]> {
     `theta` is the base (10000 in the paper and LLaMA 1/2). Angles are computed
     in f32.
 
+    Partial rotary (`rotary_dims = R`, optional; GPT-NeoX/Pythia, GPT-J, Phi,
+    StableLM, ChatGLM; ONNX `RotaryEmbedding`'s `rotary_embedding_dim`): only
+    the first `R` of the `D` columns rotate, as if the definition above were
+    applied to `x[..., :R]` with `D = R` (so `inv_freq[i] = theta^(-2i/R)`,
+    rotate_half pairs `(x[i], x[i + R/2])`, interleaved pairs
+    `(x[2i], x[2i + 1])`, `i in [0, R/2)`); columns `R..D-1` pass through
+    unchanged. Absent, or equal to `D`, the whole head rotates. It is what
+    `concat(rope(x[..., :R]), x[..., R:], axis = -1)` computes, the way
+    Hugging Face writes partial rotary; the canonicalizer rewrites that
+    chain into this op.
+
     Errors: odd `D`; `positions` that does not broadcast to
-    `input.shape[:-1]`; `theta` <= 0.
+    `input.shape[:-1]`; `theta` <= 0; `rotary_dims` odd, < 2, or larger
+    than `D`.
 
     ```mlir
     %r = llm.rope %q, %pos {theta = 10000.0 : f32}
         : (tensor<1x4x8x16xf32>, tensor<8xi64>) -> tensor<1x4x8x16xf32>
+    // GPT-NeoX (Pythia): the first quarter of each 64-wide head rotates.
+    %p = llm.rope %k, %pos {rotary_dims = 16}
+        : (tensor<1x4x8x64xf32>, tensor<8xi64>) -> tensor<1x4x8x64xf32>
     ```
   }];
   let arguments = (ins LLM_FloatTensor:$input, LLM_IndexTensor:$positions,
       DefaultValuedAttr<LLM_RopeModeAttr, "::mlir::llm::RopeMode::RotateHalf">:$mode,
-      DefaultValuedAttr<F32Attr, "10000.0">:$theta);
+      DefaultValuedAttr<F32Attr, "10000.0">:$theta,
+      OptionalAttr<I64Attr>:$rotary_dims);
   let results = (outs LLM_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $positions (`mode` $mode^)? attr-dict `:`
     functional-type(operands, results)
   }];
+  let extraClassDeclaration = [{
+    /// The number of leading columns of each row that rotate: `rotary_dims`
+    /// when set, else the last dimension's size (ShapedType::kDynamic when
+    /// it is dynamic).
+    int64_t getRotatedDims();
+    /// True when only some leading columns rotate (`rotary_dims` < D).
+    bool isPartial();
+  }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def LLM_AttentionOp : LLM_Op<"attention", [AttrSizedOperandSegments,
@@ -603,6 +628,7 @@ def LLM_ConcatOp : LLM_Op<"concat", [InferTypeOpAdaptor]> {
   let results = (outs LLM_AnyTensor:$result);
   let assemblyFormat =
       "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasCanonicalizer = 1;
 }
 
 def LLM_SliceOp : LLM_Op<"slice", [InferTypeOpAdaptor]> {

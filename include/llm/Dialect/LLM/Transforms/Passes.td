@@ -142,7 +142,11 @@ def LLMRecomposePass : Pass<"llm-recompose"> {
       tables (10000 when they cannot tell: `D = 2` or `S = 1`; snapped to an
       integer within 1e-5) and every entry must equal the `llm.rope`
       definition within `1e-4 + 1e-6 * |angle|`; tables that are not
-      constants, of other positions or another formula stay untouched;
+      constants, of other positions or another formula stay untouched.
+      Partial rotary (GPT-NeoX, Phi: the rope of a leading slice
+      `x[..., :R]` concatenated with `x[..., R:]`) becomes one
+      `llm.rope {rotary_dims = R}` in the canonicalization that follows
+      (a pattern of `llm.concat`);
     * rows flattened around ops that compute each row by itself:
       `reshape(f(reshape(x) : [A, D]) : [A, N]) : [d0, ..., dk, N]` with
       `d0 * ... * dk = A` and at least two `di > 1` -> `f(reshape(x) :
