@@ -190,9 +190,13 @@ struct RopeLowering : LLMLowering<RopeOp> {
     while (auto reshape = posSource.getDefiningOp<ReshapeOp>())
       posSource = reshape.getInput();
     constexpr int64_t kMaxTableElements = int64_t(1) << 20;
-    if (matchPattern(posSource, m_Constant(&posValues)) &&
-        posType.hasStaticShape() &&
-        posType.getNumElements() * numFreqs <= kMaxTableElements) {
+    bool tables = matchPattern(posSource, m_Constant(&posValues)) &&
+                  posType.hasStaticShape() &&
+                  posType.getNumElements() * numFreqs <= kMaxTableElements;
+    // Inputs 2 and 3: the cos and sin tables, or the positions and inv_freq.
+    SmallVector<Value> inputs{xe, xe};
+    SmallVector<AffineMap> maps{memberMap(0), memberMap(1)};
+    if (tables) {
       SmallVector<float> cosTable, sinTable;
       cosTable.reserve(posType.getNumElements() * numFreqs);
       sinTable.reserve(posType.getNumElements() * numFreqs);
@@ -207,43 +211,34 @@ struct RopeLowering : LLMLowering<RopeOp> {
       SmallVector<int64_t> tableShape(posType.getShape());
       tableShape.push_back(numFreqs);
       auto tableType = RankedTensorType::get(tableShape, f32);
-      Value cosT = arith::ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(tableType, ArrayRef<float>(cosTable)));
-      Value sinT = arith::ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(tableType, ArrayRef<float>(sinTable)));
-      SmallVector<Value> inputs{xe, xe, cosT, sinT};
-      SmallVector<AffineMap> maps{memberMap(0), memberMap(1), tableMap(true),
-                                  tableMap(true)};
-      llvm::append_range(inputs, own);
-      llvm::append_range(maps, ownMap);
-      r = buildGeneric(rewriter, loc, shape, et, inputs, maps, iters,
-                       rewriter.getMultiDimIdentityMap(numDims), init,
-                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                         return rotate(b, l, a[0], a[1], a[2], a[3],
-                                       a.drop_front(4));
-                       });
+      for (ArrayRef<float> table : {cosTable, sinTable}) {
+        inputs.push_back(arith::ConstantOp::create(
+            rewriter, loc, DenseElementsAttr::get(tableType, table)));
+        maps.push_back(tableMap(true));
+      }
     } else {
-      Value freqs = arith::ConstantOp::create(
+      inputs.push_back(pos);
+      maps.push_back(posMap);
+      inputs.push_back(arith::ConstantOp::create(
           rewriter, loc,
-          DenseElementsAttr::get(invFreqType, ArrayRef<float>(invFreq)));
-      SmallVector<Value> inputs{xe, xe, pos, freqs};
-      SmallVector<AffineMap> maps{memberMap(0), memberMap(1), posMap,
-                                  tableMap(false)};
-      llvm::append_range(inputs, own);
-      llvm::append_range(maps, ownMap);
-      r = buildGeneric(rewriter, loc, shape, et, inputs, maps, iters,
-                       rewriter.getMultiDimIdentityMap(numDims), init,
-                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          DenseElementsAttr::get(invFreqType, ArrayRef<float>(invFreq))));
+      maps.push_back(tableMap(false));
+    }
+    llvm::append_range(inputs, own);
+    llvm::append_range(maps, ownMap);
+    r = buildGeneric(rewriter, loc, shape, et, inputs, maps, iters,
+                     rewriter.getMultiDimIdentityMap(numDims), init,
+                     [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       Value c = a[2], s = a[3];
+                       if (!tables) {
                          Value p = arith::SIToFPOp::create(b, l, b.getF32Type(),
                                                            a[2]);
                          Value angle = arith::MulFOp::create(b, l, p, a[3]);
-                         Value c = math::CosOp::create(b, l, angle);
-                         Value s = math::SinOp::create(b, l, angle);
-                         return rotate(b, l, a[0], a[1], c, s, a.drop_front(4));
-                       });
-    }
+                         c = math::CosOp::create(b, l, angle);
+                         s = math::SinOp::create(b, l, angle);
+                       }
+                       return rotate(b, l, a[0], a[1], c, s, a.drop_front(4));
+                     });
     Value result = tensor::CollapseShapeOp::create(rewriter, loc, type, r, re);
     if (!whole)
       result = tensor::ConcatOp::create(

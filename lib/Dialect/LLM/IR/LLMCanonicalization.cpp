@@ -24,6 +24,7 @@
 
 #include "LLMFoldUtils.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/SliceColumns.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -284,22 +285,10 @@ struct AbsorbAttentionHeadTransposes final : OpRewritePattern<AttentionOp> {
 //===----------------------------------------------------------------------===//
 
 /// True when `slice` takes the last-dimension columns [lo, hi) of every row
-/// of `x`: unit strides, and every other dimension whole (a dynamic one is
-/// taken whole by llm.slice's definition when it starts at 0).
+/// of `x` (getSlicedColumns).
 static bool takesColumns(SliceOp slice, Value x, int64_t lo, int64_t hi) {
-  if (!slice || slice.getInput() != x)
-    return false;
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  for (int64_t d = 0; d < rank; ++d) {
-    bool last = d + 1 == rank;
-    if (slice.getStrides()[d] != 1 || slice.getStarts()[d] != (last ? lo : 0) ||
-        (last ? slice.getLimits()[d] != hi
-              : !type.isDynamicDim(d) &&
-                    slice.getLimits()[d] != type.getDimSize(d)))
-      return false;
-  }
-  return true;
+  return slice && slice.getInput() == x &&
+         getSlicedColumns(slice) == std::make_pair(lo, hi);
 }
 
 /// concat(rope(x[..., :R]), x[..., R:], axis = -1) -> rope(x) {rotary_dims = R}

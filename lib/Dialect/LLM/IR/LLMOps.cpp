@@ -13,6 +13,7 @@
 
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
+#include "llm/Dialect/LLM/IR/SliceColumns.h"
 
 #include "LLMShapeUtils.h"
 
@@ -595,6 +596,24 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   }
   inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+mlir::llm::getSlicedColumns(SliceOp slice) {
+  auto type = cast<RankedTensorType>(slice.getInput().getType());
+  int64_t rank = type.getRank();
+  if (rank < 1 || type.isDynamicDim(rank - 1))
+    return std::nullopt;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice.getStrides()[d] != 1)
+      return std::nullopt;
+    if (d + 1 < rank &&
+        (slice.getStarts()[d] != 0 ||
+         (!type.isDynamicDim(d) && slice.getLimits()[d] != type.getDimSize(d))))
+      return std::nullopt;
+  }
+  return std::make_pair(slice.getStarts()[rank - 1],
+                        slice.getLimits()[rank - 1]);
 }
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *,

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llm/Dialect/LLM/IR/DimBounds.h"
+#include "llm/Dialect/LLM/IR/SliceColumns.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 #include "llm/Support/Report.h"
@@ -406,18 +407,11 @@ static std::optional<SlicedRope> matchSlicedRope(RopeOp rope) {
   // The sliced (last) dimension and the heads are static; a dynamic
   // (sequence) dimension before them is taken whole (start 0, stride 1:
   // what llm.slice does with one), as every other dimension must be.
-  if (rank < 1 || rt.getRank() != rank + 1 || xt.isDynamicDim(rank - 1) ||
-      rt.isDynamicDim(rank - 1) || rt.isDynamicDim(rank) ||
+  std::optional<std::pair<int64_t, int64_t>> cols = getSlicedColumns(slice);
+  if (!cols || rt.getRank() != rank + 1 || rt.isDynamicDim(rank - 1) ||
+      rt.isDynamicDim(rank) ||
       rt.getShape().take_front(rank - 1) != st.getShape().take_front(rank - 1))
     return std::nullopt;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (slice.getStrides()[d] != 1)
-      return std::nullopt;
-    if (d + 1 < rank &&
-        (slice.getStarts()[d] != 0 ||
-         (!xt.isDynamicDim(d) && slice.getLimits()[d] != xt.getDimSize(d))))
-      return std::nullopt;
-  }
   // The positions must not vary over the heads (so that they also cover
   // the other rope's heads).
   // (They broadcast to [..., S, H] right-aligned: the last dimension is
@@ -428,8 +422,8 @@ static std::optional<SlicedRope> matchSlicedRope(RopeOp rope) {
   SlicedRope r;
   r.rope = rope;
   r.slice = slice;
-  r.lo = slice.getStarts()[rank - 1];
-  r.hi = slice.getLimits()[rank - 1];
+  r.lo = cols->first;
+  r.hi = cols->second;
   r.heads = rt.getDimSize(rank - 1);
   r.headDim = rt.getDimSize(rank);
   return r;
@@ -516,26 +510,6 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
   }
 };
 
-/// The last-dimension columns [lo, hi) that `slice` takes of every row of
-/// its input (unit strides, every other dimension whole: a dynamic one is
-/// taken whole by llm.slice's definition when it starts at 0).
-static std::optional<std::pair<int64_t, int64_t>> columnsOf(SliceOp slice) {
-  auto type = cast<RankedTensorType>(slice.getInput().getType());
-  int64_t rank = type.getRank();
-  if (rank < 1 || type.isDynamicDim(rank - 1))
-    return std::nullopt;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (slice.getStrides()[d] != 1)
-      return std::nullopt;
-    if (d + 1 < rank &&
-        (slice.getStarts()[d] != 0 ||
-         (!type.isDynamicDim(d) && slice.getLimits()[d] != type.getDimSize(d))))
-      return std::nullopt;
-  }
-  return std::make_pair(slice.getStarts()[rank - 1],
-                        slice.getLimits()[rank - 1]);
-}
-
 /// rope(slice(x, [.., a:a+D]), pos)      (queries of each head)
 /// rope(slice(x, [.., a+D:a+2D]), pos)   (keys of each head)
 ///   -> r = rope(reshape(slice(x, [.., a:a+2D])) : [.., 2, D],
@@ -554,7 +528,7 @@ struct MergeColumnRopes final : OpRewritePattern<RopeOp> {
     auto slice = op.getInput().getDefiningOp<SliceOp>();
     if (!slice)
       return failure();
-    std::optional<std::pair<int64_t, int64_t>> cols = columnsOf(slice);
+    std::optional<std::pair<int64_t, int64_t>> cols = getSlicedColumns(slice);
     if (!cols)
       return failure();
     auto [lo, hi] = *cols;
@@ -563,7 +537,7 @@ struct MergeColumnRopes final : OpRewritePattern<RopeOp> {
     for (Operation *user : x.getUsers()) {
       auto other = dyn_cast<SliceOp>(user);
       if (!other || other == slice ||
-          columnsOf(other) != std::make_pair(hi, hi + d))
+          getSlicedColumns(other) != std::make_pair(hi, hi + d))
         continue;
       for (Operation *otherUser : other->getUsers()) {
         auto rope = dyn_cast<RopeOp>(otherUser);

@@ -31,6 +31,7 @@
 
 #include "llm/Dialect/LLM/IR/LLMDialect.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
+#include "llm/Dialect/LLM/IR/SliceColumns.h"
 #include "llm/Dialect/LLM/Transforms/Passes.h"
 #include "llm/Dialect/LLM/Transforms/Transforms.h"
 
@@ -701,23 +702,10 @@ struct RecomposeSilu final : OpRewritePattern<MulOp> {
 //===----------------------------------------------------------------------===//
 
 /// Matches `slice(x)` taking the last-dimension range [lo, hi) of `x` with
-/// unit strides and everything of the other dimensions.
+/// unit strides and everything of the other dimensions (getSlicedColumns).
 bool isLastDimSlice(SliceOp slice, Value x, int64_t lo, int64_t hi) {
-  if (!slice || slice.getInput() != x)
-    return false;
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  ArrayRef<int64_t> starts = slice.getStarts(), limits = slice.getLimits(),
-                    strides = slice.getStrides();
-  if (static_cast<int64_t>(starts.size()) != rank)
-    return false;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t s0 = d + 1 == rank ? lo : 0;
-    int64_t l0 = d + 1 == rank ? hi : type.getDimSize(d);
-    if (starts[d] != s0 || limits[d] != l0 || strides[d] != 1)
-      return false;
-  }
-  return true;
+  return slice && slice.getInput() == x &&
+         getSlicedColumns(slice) == std::make_pair(lo, hi);
 }
 
 /// Matches `rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2], axis = -1)`
