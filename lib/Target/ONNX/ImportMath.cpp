@@ -343,13 +343,12 @@ LogicalResult Importer::importLayerNorm(const onnx::NodeProto &node) {
 
 /// True for the integer reductions that fold on import-time constants of
 /// ONNX type `dtype`: sums (also of squares and of absolute values),
-/// products, minima and maxima of integers up to 32 bits and int64 (uint64
-/// is left to the runtime path: its values are int64 bits here).
+/// products, minima and maxima of every signed and unsigned integer type.
 static bool isFoldableIntReduce(StringRef op, int dtype) {
   return llvm::is_contained({TensorProto::INT8, TensorProto::INT16,
                              TensorProto::INT32, TensorProto::INT64,
                              TensorProto::UINT8, TensorProto::UINT16,
-                             TensorProto::UINT32},
+                             TensorProto::UINT32, TensorProto::UINT64},
                             dtype) &&
          llvm::is_contained({"ReduceSum", "ReduceMax", "ReduceMin",
                              "ReduceProd", "ReduceSumSquare", "ReduceL1"},
@@ -360,7 +359,8 @@ static bool isFoldableIntReduce(StringRef op, int dtype) {
 /// `x` (isFoldableIntReduce), as ONNX defines it on integers: the terms are
 /// x, x * x (ReduceSumSquare) or |x| (ReduceL1); sums and products wrap
 /// modulo 2^bits of x's type when stored (ONNXIntegerMath.h), as the
-/// runtime reduction does; minima and maxima compare the values. An empty
+/// runtime reduction does; minima and maxima compare the values (uint64,
+/// held as int64 bits, as unsigned; its |x| is x). An empty
 /// `reduced` applies the elementwise part alone (noop_with_empty_axes).
 /// The result keeps x's type and has `outShape` (keepdims or not: the kept
 /// dimensions in order). nullopt for the minimum or maximum of nothing.
@@ -374,6 +374,11 @@ static std::optional<ConstTensor> foldIntReduce(StringRef op,
   for (int64_t d = 0; d < rank; ++d)
     (reduced[d] ? reducedShape : keptShape).push_back(x.shape[d]);
   bool ordered = op == "ReduceMax" || op == "ReduceMin";
+  bool u64 = x.dtype == TensorProto::UINT64;
+  // a < b in the values' order (uint64 compares the bits as unsigned).
+  auto less = [&](int64_t a, int64_t b) {
+    return u64 ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b) : a < b;
+  };
   if (ordered && product(reducedShape) == 0)
     return std::nullopt;
   SmallVector<int64_t> strides = stridesOf(x.shape);
@@ -387,16 +392,16 @@ static std::optional<ConstTensor> foldIntReduce(StringRef op,
       int64_t v = x.getInt(at);
       if (op == "ReduceSumSquare")
         v = wrapMul(v, v);
-      else if (op == "ReduceL1")
+      else if (op == "ReduceL1" && !u64)
         v = wrapAbs(v);
       if (!acc)
         acc = v;
       else if (op == "ReduceProd")
         acc = wrapMul(*acc, v);
       else if (op == "ReduceMax")
-        acc = std::max(*acc, v);
+        acc = less(*acc, v) ? v : *acc;
       else if (op == "ReduceMin")
-        acc = std::min(*acc, v);
+        acc = less(v, *acc) ? v : *acc;
       else
         acc = wrapAdd(*acc, v);
     });

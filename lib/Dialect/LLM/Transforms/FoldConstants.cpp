@@ -572,9 +572,11 @@ Buffer evalRmsNorm(RmsNormOp op, const Buffer &in, const Buffer *weight) {
   return out;
 }
 
-/// Angles follow the op's definition in f32: `inv_freq[i] = theta^(-2i/R)`
-/// (R = rotary_dims, else D) and `a = p * inv_freq[i]` are rounded to f32
-/// before cos/sin (in f64); columns from R on are copied.
+/// Angles follow the op's definition in f32, as the lowering computes them:
+/// `inv_freq[i] = theta^(-2i/R)` (R = rotary_dims, else D) evaluated in f64
+/// and rounded to f32, and `a = p * inv_freq[i]` in f32, before cos/sin (in
+/// f64); columns from R on are copied. (powf's last-ulp error in inv_freq,
+/// times a position of 1e5, moved results by 2e-4.)
 Buffer evalRope(RopeOp op, const Buffer &in, const Buffer &pos) {
   Buffer out(in.type);
   out.allocate();
@@ -588,8 +590,9 @@ Buffer evalRope(RopeOp op, const Buffer &in, const Buffer &pos) {
     float p =
         static_cast<float>(pos.iAt(broadcastIndex(r, rowShape, pos.shape())));
     for (int64_t i = 0; i < half; ++i) {
-      float invFreq = std::pow(theta, -2.0f * static_cast<float>(i) /
-                                          static_cast<float>(rotated));
+      float invFreq = static_cast<float>(std::pow(
+          static_cast<double>(theta),
+          -2.0 * static_cast<double>(i) / static_cast<double>(rotated)));
       float angle = p * invFreq;
       double c = std::cos(static_cast<double>(angle));
       double s = std::sin(static_cast<double>(angle));

@@ -1,6 +1,7 @@
 // Execution check of llm-fold-constants: each function below only computes
 // on constants. @all (which calls them) runs through `llmc run` (JIT on the
-// CPU) once as written and once after --llm-fold-constants (which must leave
+// CPU) once as written (--no-opt: no graph pass folds it first) and once
+// after --llm-fold-constants (which must leave
 // no compute op), and Inputs/compare_folded.py compares the outputs one by
 // one (f32: |a - b| <= 1e-6 + 1e-5 |b|; f16: 1e-3 + 2e-3 |b|; NaNs must
 // match). The folder evaluates in f64 and the compiled code in f32, so the
@@ -11,9 +12,9 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: llm-opt %s --llm-fold-constants -o %t/folded.mlir
 // RUN: FileCheck %s --check-prefix=FOLDED < %t/folded.mlir
-// RUN: llmc run %s --entry all --output-dir %t/unfolded
+// RUN: llmc run %s --no-opt --entry all --output-dir %t/unfolded
 // RUN: llmc run %t/folded.mlir --entry all --output-dir %t/folded
-// RUN: %python %S/Inputs/compare_folded.py %t ew mm ln rms rope ropei emb red f16 move | FileCheck %s
+// RUN: %python %S/Inputs/compare_folded.py %t ew mm ln rms rope ropei emb red f16 move ropep | FileCheck %s
 
 // CHECK: ew: PASS
 // CHECK: mm: PASS
@@ -25,10 +26,11 @@
 // CHECK: red: PASS
 // CHECK: f16: PASS
 // CHECK: move: PASS
+// CHECK: ropep: PASS
 
 // FOLDED-NOT: llm.{{(gelu|tanh|silu|exp|log|neg|add|sub|mul|sigmoid|softmax|matmul|layer_norm|rms_norm|rope|embedding|reduce_max|reduce_mean|cast|sqrt|transpose|slice|pow|max) }}
 
-func.func @all() -> (tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<1x4x16xf32>, tensor<4xf32>, tensor<4x16xf16>, tensor<8x4xf32>) {
+func.func @all() -> (tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<1x4x16xf32>, tensor<4xf32>, tensor<4x16xf16>, tensor<8x4xf32>, tensor<2x4x16xf32>) {
   %0 = func.call @ew() : () -> tensor<4x16xf32>
   %1 = func.call @mm() : () -> tensor<4x8xf32>
   %2 = func.call @ln() : () -> tensor<4x16xf32>
@@ -39,7 +41,8 @@ func.func @all() -> (tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x16xf32>, tensor
   %7 = func.call @red() : () -> tensor<4xf32>
   %8 = func.call @f16() : () -> tensor<4x16xf16>
   %9 = func.call @move() : () -> tensor<8x4xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<1x4x16xf32>, tensor<4xf32>, tensor<4x16xf16>, tensor<8x4xf32>
+  %10 = func.call @ropep() : () -> tensor<2x4x16xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<1x4x16xf32>, tensor<4xf32>, tensor<4x16xf16>, tensor<8x4xf32>, tensor<2x4x16xf32>
 }
 
 func.func @ew() -> tensor<4x16xf32> {
@@ -91,6 +94,16 @@ func.func @ropei() -> tensor<2x4x16xf32> {
   %q = llm.constant dense<[[[ 1.4754171  ,  0.5362799  , -0.013713225, -1.3458264  ,  0.6949338  , -0.7279304  ,  0.84351945 , -0.15857868 ,  0.029879441,  1.1586629  , -1.6290181  ,  0.315034   , -1.2110602  ,  1.232547   , -0.044615857,  1.9547813  ],  [-1.2682267  ,  1.8520765  ,  1.2036681  , -0.07495801 ,  1.2541362  ,  0.4113956  ,  0.62048423 ,  1.6547631  , -1.7389183  ,  1.3399528  , -0.4727409  , -0.69781756 ,  1.9761071  ,  1.124762   , -0.057859443, -0.30948642 ],  [ 1.5101156  , -1.6527405  ,  0.833675   ,  1.1566185  ,  1.1967856  , -0.7108531  ,  1.1865567  , -1.0986862  , -0.5507682  , -0.33020756 ,  0.16563994 , -1.5495453  , -0.3722088  , -1.9987973  ,  0.9775229  ,  1.4075036  ],  [-1.4442732  ,  0.81514305 ,  1.2844124  ,  1.9273133  ,  1.3751622  , -0.30357406 ,  1.9187548  ,  1.8959376  ,  0.014707916,  1.0137862  ,  1.6553507  , -0.09541171 ,  1.455145   ,  0.80627424 , -0.824303   ,  1.0706091  ]], [[ 0.28273913 , -1.6246194  , -0.43447828 , -1.7050359  , -0.095332146, -0.28584155 , -0.30505022 ,  0.3452014  , -1.5092374  ,  1.7350756  ,  0.73620176 ,  1.2951255  ,  1.5872049  ,  0.33328018 , -1.8391271  ,  0.8459473  ],  [ 0.2761034  ,  1.3038288  ,  0.12864189 ,  1.2529764  ,  1.9880412  , -0.59778076 , -1.3159143  , -0.4333008  ,  1.0122     , -0.24308427 ,  0.35352042 , -1.4905661  ,  0.90449405 , -0.8796704  , -1.2375298  ,  1.4518     ],  [ 0.2576513  , -0.06200423 ,  1.5952951  , -1.6559503  ,  0.7846178  , -0.68807083 , -1.298361   ,  0.6991946  , -0.5487122  , -0.68041664 ,  1.774711   , -1.2028066  ,  0.048694633, -1.9039472  , -1.3465276  ,  1.533675   ],  [ 1.1569902  ,  0.22734196 , -1.1101865  ,  0.23099034 , -1.9514139  ,  0.85197455 ,  0.8670027  ,  0.5841801  ,  0.44535473 , -1.7051343  , -1.0143762  ,  0.2975122  , -0.42325294 ,  1.9680929  ,  1.6949815  , -1.3919684  ]]]> : tensor<2x4x16xf32>
   %p = llm.constant dense<[   0,    5,   17, 1000]> : tensor<4xi64>
   %r = llm.rope %q, %p mode <interleaved> : (tensor<2x4x16xf32>, tensor<4xi64>) -> tensor<2x4x16xf32>
+  return %r : tensor<2x4x16xf32>
+}
+
+// Partial rotary (12 of 16) at positions up to 1e5, where a last-ulp error
+// in inv_freq moves the angle visibly (the fold computes inv_freq as the
+// lowering does: theta^(-2i/R) in f64, rounded to f32).
+func.func @ropep() -> tensor<2x4x16xf32> {
+  %q = llm.constant dense<[[[ 1.4754171  ,  0.5362799  , -0.013713225, -1.3458264  ,  0.6949338  , -0.7279304  ,  0.84351945 , -0.15857868 ,  0.029879441,  1.1586629  , -1.6290181  ,  0.315034   , -1.2110602  ,  1.232547   , -0.044615857,  1.9547813  ],  [-1.2682267  ,  1.8520765  ,  1.2036681  , -0.07495801 ,  1.2541362  ,  0.4113956  ,  0.62048423 ,  1.6547631  , -1.7389183  ,  1.3399528  , -0.4727409  , -0.69781756 ,  1.9761071  ,  1.124762   , -0.057859443, -0.30948642 ],  [ 1.5101156  , -1.6527405  ,  0.833675   ,  1.1566185  ,  1.1967856  , -0.7108531  ,  1.1865567  , -1.0986862  , -0.5507682  , -0.33020756 ,  0.16563994 , -1.5495453  , -0.3722088  , -1.9987973  ,  0.9775229  ,  1.4075036  ],  [-1.4442732  ,  0.81514305 ,  1.2844124  ,  1.9273133  ,  1.3751622  , -0.30357406 ,  1.9187548  ,  1.8959376  ,  0.014707916,  1.0137862  ,  1.6553507  , -0.09541171 ,  1.455145   ,  0.80627424 , -0.824303   ,  1.0706091  ]], [[ 0.28273913 , -1.6246194  , -0.43447828 , -1.7050359  , -0.095332146, -0.28584155 , -0.30505022 ,  0.3452014  , -1.5092374  ,  1.7350756  ,  0.73620176 ,  1.2951255  ,  1.5872049  ,  0.33328018 , -1.8391271  ,  0.8459473  ],  [ 0.2761034  ,  1.3038288  ,  0.12864189 ,  1.2529764  ,  1.9880412  , -0.59778076 , -1.3159143  , -0.4333008  ,  1.0122     , -0.24308427 ,  0.35352042 , -1.4905661  ,  0.90449405 , -0.8796704  , -1.2375298  ,  1.4518     ],  [ 0.2576513  , -0.06200423 ,  1.5952951  , -1.6559503  ,  0.7846178  , -0.68807083 , -1.298361   ,  0.6991946  , -0.5487122  , -0.68041664 ,  1.774711   , -1.2028066  ,  0.048694633, -1.9039472  , -1.3465276  ,  1.533675   ],  [ 1.1569902  ,  0.22734196 , -1.1101865  ,  0.23099034 , -1.9514139  ,  0.85197455 ,  0.8670027  ,  0.5841801  ,  0.44535473 , -1.7051343  , -1.0143762  ,  0.2975122  , -0.42325294 ,  1.9680929  ,  1.6949815  , -1.3919684  ]]]> : tensor<2x4x16xf32>
+  %p = llm.constant dense<[   0,    7, 4096, 100000]> : tensor<4xi64>
+  %r = llm.rope %q, %p {rotary_dims = 12} : (tensor<2x4x16xf32>, tensor<4xi64>) -> tensor<2x4x16xf32>
   return %r : tensor<2x4x16xf32>
 }
 

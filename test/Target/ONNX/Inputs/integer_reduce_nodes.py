@@ -113,6 +113,41 @@ def check_const(d, out):
                                                                f.reshape(2, 12)))
 
 
+U64 = np.array([[2**64 - 1, 5, 2**63], [7, 2**63 + 3, 1]], dtype=np.uint64)
+
+
+def make_u64(d):
+    """uint64 initializer U64 (values at and above 2^63, which int64 bits
+    would order as negative) reduced over axis 1 by Max, Min, Sum and L1,
+    each cast to int64 for the output (llm has no uint64 tensors)."""
+    import onnx
+    from onnx import TensorProto as T
+    from onnx import helper as h
+    nodes, outs = [], []
+    for op in ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceL1"):
+        nodes.append(h.make_node(op, ["u", "ax1"], [op + "_u"], keepdims=0))
+        nodes.append(h.make_node("Cast", [op + "_u"], [op], to=T.INT64))
+        outs.append(h.make_tensor_value_info(op, T.INT64, [2]))
+    nodes.append(h.make_node("Add", ["x", "ReduceMax"], ["xs"]))
+    outs.append(h.make_tensor_value_info("xs", T.INT64, [2]))
+    inits = [h.make_tensor("u", T.UINT64, [2, 3], U64.flatten().tolist()),
+             h.make_tensor("ax1", T.INT64, [1], [1])]
+    g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", T.INT64, [2])],
+                     outs, initializer=inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 18)]),
+              d + "/u64.onnx")
+    np.save(d + "/xi.npy", np.array([1, 2], dtype=np.int64))
+
+
+def check_u64(out):
+    ref = {"ReduceMax": U64.max(1), "ReduceMin": U64.min(1),
+           "ReduceSum": U64.sum(1, dtype=np.uint64),
+           "ReduceL1": U64.sum(1, dtype=np.uint64)}
+    for k, v in ref.items():
+        got = np.load("%s/%s.npy" % (out, k))
+        print(k, "u64 exact", np.array_equal(got, v.astype(np.int64)))
+
+
 def check(d, out):
     x = np.load(d + "/x.npy")
     exact = ((x.astype(np.int64) ** 2).sum(1) != reference(x)["sumsq"]).any()
@@ -127,6 +162,10 @@ if __name__ == "__main__":
         make(sys.argv[2])
     elif sys.argv[1] == "make_const":
         make_const(sys.argv[2])
+    elif sys.argv[1] == "make_u64":
+        make_u64(sys.argv[2])
+    elif sys.argv[1] == "check_u64":
+        check_u64(sys.argv[2])
     elif sys.argv[1] == "check_const":
         check_const(sys.argv[2], sys.argv[3])
     else:
