@@ -17,7 +17,8 @@
 //                          the whole array over the summed piece times, and
 //                          the fastest piece.
 //   hwlimits fma MS REPS   f32 FMA peak: MS bursts of about 1 ms, each thread
-//                          running 12 independent chains of 16-lane fused
+//                          running 12 independent chains of fused 16-lane
+//                          (AVX-512) or 8-lane (AVX2)
 //                          multiply-adds; prints "fma WHOLE BEST CPU" per rep
 //                          in GFLOP/s (2 FLOPs per lane per FMA); CPU is the
 //                          rate per CPU second of the threads (FLOPs over
@@ -38,6 +39,14 @@
 #include <time.h>
 
 typedef float v16f __attribute__((vector_size(64)));
+// The FMA chains use the machine's widest vector register (an AVX2 CPU has
+// no 16-lane one: the asm below keeps each chain in a register).
+#ifdef __AVX512F__
+enum { kFmaLanes = 16 };
+#else
+enum { kFmaLanes = 8 };
+#endif
+typedef float vfma __attribute__((vector_size(kFmaLanes * sizeof(float))));
 
 /// The read is timed in pieces of this many MiB (each larger than the last
 /// level cache, read once per rep).
@@ -111,7 +120,7 @@ static int bandwidth(long mib, int reps) {
   return 0;
 }
 
-// `iters` rounds of 12 independent 16-lane FMAs on every thread; adds the
+// `iters` rounds of 12 independent kFmaLanes-lane FMAs on every thread; adds the
 // threads' CPU seconds to *cpu.
 static float fmaBurst(long iters, double *cpu) {
   float total = 0;
@@ -119,14 +128,14 @@ static float fmaBurst(long iters, double *cpu) {
 #pragma omp parallel reduction(+ : total, cpuSum)
   {
     double c0 = threadCpu();
-    v16f acc[12];
-    v16f m = {0}, c = {0};
-    for (int l = 0; l < 16; ++l) {
+    vfma acc[12];
+    vfma m = {0}, c = {0};
+    for (int l = 0; l < kFmaLanes; ++l) {
       m[l] = 0.999999f;
       c[l] = 1e-7f * l;
     }
     for (int j = 0; j < 12; ++j)
-      for (int l = 0; l < 16; ++l)
+      for (int l = 0; l < kFmaLanes; ++l)
         acc[j][l] = (float)(j + l + omp_get_thread_num());
     for (long i = 0; i < iters; ++i) {
 #pragma clang loop unroll(full)
@@ -135,7 +144,7 @@ static float fmaBurst(long iters, double *cpu) {
       __asm__ volatile("" : "+v"(acc[0]), "+v"(acc[6]));
     }
     for (int j = 0; j < 12; ++j)
-      for (int l = 0; l < 16; ++l)
+      for (int l = 0; l < kFmaLanes; ++l)
         total += acc[j][l];
     cpuSum += threadCpu() - c0;
   }
@@ -155,7 +164,8 @@ static int fmaPeak(double ms, int reps) {
   }
   iters = (long)(iters * (1e-3 / best)) + 1;
   int bursts = (int)(ms > 1 ? ms : 1);
-  double flopsPerBurst = 2.0 * 16 * 12 * (double)iters * omp_get_max_threads();
+  double flopsPerBurst =
+      2.0 * kFmaLanes * 12 * (double)iters * omp_get_max_threads();
   for (int r = 0; r < reps; ++r) {
     double total = 0, fastest = 1e9;
     cpu = 0;
