@@ -341,18 +341,25 @@ LogicalResult Importer::importLayerNorm(const onnx::NodeProto &node) {
   return success();
 }
 
-/// True for the integer reductions that fold on import-time constants of
-/// ONNX type `dtype`: sums (also of squares and of absolute values),
-/// products, minima and maxima of every signed and unsigned integer type.
+/// True for the reductions with an integer form (their result in the
+/// integer type): sums (also of squares and of absolute values), products,
+/// minima and maxima.
+static bool hasIntegerForm(StringRef op) {
+  return llvm::is_contained({"ReduceSum", "ReduceMax", "ReduceMin",
+                             "ReduceProd", "ReduceSumSquare", "ReduceL1"},
+                            op);
+}
+
+/// True for the integer reductions (hasIntegerForm) that fold on
+/// import-time constants of ONNX type `dtype`: every signed and unsigned
+/// integer type.
 static bool isFoldableIntReduce(StringRef op, int dtype) {
   return llvm::is_contained({TensorProto::INT8, TensorProto::INT16,
                              TensorProto::INT32, TensorProto::INT64,
                              TensorProto::UINT8, TensorProto::UINT16,
                              TensorProto::UINT32, TensorProto::UINT64},
                             dtype) &&
-         llvm::is_contained({"ReduceSum", "ReduceMax", "ReduceMin",
-                             "ReduceProd", "ReduceSumSquare", "ReduceL1"},
-                            op);
+         hasIntegerForm(op);
 }
 
 /// `op` over the dimensions flagged in `reduced` of the integer constant
@@ -434,9 +441,7 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
              << " tensors is not supported (llm reductions take floats and "
                 "int8, int32 or int64)";
     // Integer results in the integer type (sums and products wrap).
-    if (!llvm::is_contained({"ReduceSum", "ReduceMax", "ReduceMin",
-                             "ReduceProd", "ReduceSumSquare", "ReduceL1"},
-                            op))
+    if (!hasIntegerForm(op))
       return nodeError(node) << op << " on " << runtimeDTypeName(**in)
                              << " tensors is not supported (cast the input "
                                 "to float first)";

@@ -383,6 +383,15 @@ static bool samePositions(Value a, Value b) {
          ca == cb;
 }
 
+/// Ropes that rotate alike: the same mode, theta, rotary_dims, element type
+/// and positions (samePositions), so that one rope can do the work of both.
+static bool sameRotation(RopeOp a, RopeOp b) {
+  return a.getMode() == b.getMode() && a.getTheta() == b.getTheta() &&
+         a.getRotaryDims() == b.getRotaryDims() &&
+         a.getType().getElementType() == b.getType().getElementType() &&
+         samePositions(a.getPositions(), b.getPositions());
+}
+
 /// The rope of a head split of the last-dimension range [lo, hi) of `x`:
 /// `rope(reshape(slice(x)) : [..., H, D])`, the slice (unit strides, all of
 /// every other dimension) and the reshape (splitting only the last
@@ -456,10 +465,7 @@ struct MergeAdjacentRopes final : OpRewritePattern<RopeOp> {
         continue;
       std::optional<SlicedRope> b = matchSlicedRope(rope);
       if (!b || b->lo != a->hi || b->headDim != a->headDim ||
-          rope.getMode() != op.getMode() || rope.getTheta() != op.getTheta() ||
-          rope.getRotaryDims() != op.getRotaryDims() ||
-          rope.getType().getElementType() != op.getType().getElementType() ||
-          !samePositions(rope.getPositions(), op.getPositions()))
+          !sameRotation(rope, op))
         continue;
       // Build at the first of the two ropes, with its positions.
       RopeOp first = op->isBeforeInBlock(rope) ? op : rope;
@@ -541,13 +547,9 @@ struct MergeColumnRopes final : OpRewritePattern<RopeOp> {
         continue;
       for (Operation *otherUser : other->getUsers()) {
         auto rope = dyn_cast<RopeOp>(otherUser);
+        // (The same columns' width of one x: the types are equal too.)
         if (!rope || rope.getInput() != other.getResult() ||
-            rope->getBlock() != op->getBlock() ||
-            rope.getMode() != op.getMode() ||
-            rope.getTheta() != op.getTheta() ||
-            rope.getRotaryDims() != op.getRotaryDims() ||
-            rope.getType() != op.getType() ||
-            !samePositions(rope.getPositions(), op.getPositions()))
+            rope->getBlock() != op->getBlock() || !sameRotation(rope, op))
           continue;
         RopeOp first = op->isBeforeInBlock(rope) ? op : rope;
         rewriter.setInsertionPoint(first);
