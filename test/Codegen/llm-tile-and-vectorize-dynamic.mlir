@@ -1,5 +1,5 @@
-// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s
-// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=1" --canonicalize --cse | FileCheck %s --check-prefix=SERIAL --strict-whitespace
+// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 register-tile=4,16,1 cache-tile=64,256,256 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s
+// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 register-tile=4,16,1 cache-tile=64,256,256 num-threads=1" --canonicalize --cse | FileCheck %s --check-prefix=SERIAL --strict-whitespace
 
 // A dynamic sequence (llm.dim_bounds) is tiled like a static one sized at the
 // bound: the matmul group is one loop nest over the run-time rows, the full

@@ -1,5 +1,5 @@
-// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s
-// RUN: llm-opt %s --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s --check-prefix=NOFUSE
+// RUN: llm-opt %s --llm-fuse --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 register-tile=4,16,1 cache-tile=64,256,256 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s
+// RUN: llm-opt %s --convert-llm-to-linalg --canonicalize --llm-fuse-elementwise --llm-tile-and-vectorize="target=avx2 register-tile=4,16,1 cache-tile=64,256,256 num-threads=2 min-parallel-work=0" --canonicalize --cse | FileCheck %s --check-prefix=NOFUSE
 
 // Each llm.fusion_group (from llm-fuse) becomes one loop nest: the root is
 // tiled and the rest of the group fused into its tile loop. Without llm-fuse

@@ -1,5 +1,5 @@
-// RUN: llm-opt %s --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx2}))" | FileCheck %s
-// RUN: llm-opt %s --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx2 vectorize=false}))" | FileCheck %s --check-prefix=NOVEC
+// RUN: llm-opt %s --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx2 register-tile=4,16,1 cache-tile=64,256,256}))" | FileCheck %s
+// RUN: llm-opt %s --pass-pipeline="builtin.module(func.func(llm-tile-and-vectorize{target=avx2 register-tile=4,16,1 cache-tile=64,256,256 vectorize=false}))" | FileCheck %s --check-prefix=NOVEC
 
 // A matmul marked llm.vectorize_in_place (a tile of the flash-attention loop
 // nest) is register-tiled where it is (avx2: [4, 16, 1]) and vectorized, with

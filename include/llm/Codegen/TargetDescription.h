@@ -87,8 +87,10 @@ struct CPUTargetDescription {
 
   /// Cache tile [m, n, k] of a matmul: an m x k panel of A and a k x n panel
   /// of B are reused out of L2 across the register tiles (k = 0: all of K;
-  /// otherwise the largest divisor of K in [k / 2, k], or all of K). [64, 256, 0]
-  /// measured ~100 GFLOP/s (OpenBLAS single-thread speed) on Zen 4.
+  /// otherwise the largest divisor of K in [k / 2, k], or all of K). [64, 256,
+  /// 0] measured ~100 GFLOP/s (OpenBLAS single-thread speed) on Zen 4. A
+  /// detected L2 smaller than 4/3 of the [k, n] f32 panel of B halves k
+  /// (getForCPU; down to 128).
   SmallVector<int64_t, 3> matmulCacheTile = {64, 256, 0};
 
   /// Whether `llm-tile-and-vectorize` stores the B operand [K, N] of a plain
