@@ -142,12 +142,24 @@ LogicalResult mlir::llm::checkDynamicShapes(Operation *op, bool emit) {
       return fail("llm.rope: the rotated (last) dimension is dynamic");
     return success();
   }
-  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op)) {
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+          op)) {
+    // Over the sequence too (sentence-transformers' mean or max pooling):
+    // the float lowerings' loops run to the run-time length and a mean
+    // divides by it. The exact (f64 and integer) lowerings take static
+    // reduced dimensions only.
+    Type et = getElementTypeOrSelf(op->getOperand(0).getType());
+    if (et.isF32() || et.isF16() || et.isBF16())
+      return success();
     auto shape = shapeOf(op->getOperand(0));
     auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+    std::string ets;
+    llvm::raw_string_ostream(ets) << et;
     for (int64_t a : axes.asArrayRef())
       if (!isStaticDim(shape[a < 0 ? a + shape.size() : a]))
-        return fail("reduction over the dynamic (sequence) dimension");
+        return fail("reduction of " + ets +
+                    " elements over the dynamic (sequence) dimension (only "
+                    "f32, f16 and bf16 reductions take one)");
     return success();
   }
   if (auto att = dyn_cast<AttentionOp>(op)) {

@@ -538,11 +538,8 @@ struct MinProdReduceLowering : LLMLowering<OpTy> {
     TypedAttr init =
         isMin ? rewriter.getFloatAttr(f32, std::numeric_limits<float>::infinity())
               : rewriter.getFloatAttr(f32, 1.0);
-    Value cst = arith::ConstantOp::create(rewriter, loc, init);
-    Value accEmpty = tensor::EmptyOp::create(rewriter, loc, kept, f32);
-    Value acc = linalg::FillOp::create(rewriter, loc, ValueRange{cst},
-                                       ValueRange{accEmpty})
-                    .getResult(0);
+    // (A kept `?` is the sequence length; a reduced one bounds the loop.)
+    Value acc = createFilled(rewriter, loc, kept, init);
     Type et = type.getElementType();
     acc =
         linalg::GenericOp::create(

@@ -236,7 +236,8 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
 
 Value buildSumReduction(OpBuilder &b, Location loc, Value input,
                         ArrayRef<bool> reduced, ValueRange extras,
-                        Type outElemTy, ScalarFn term, int64_t divisor) {
+                        Type outElemTy, ScalarFn term, int64_t divisor,
+                        Value runtimeDivisor) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> kept = keptShape(type.getShape(), reduced);
@@ -269,7 +270,9 @@ Value buildSumReduction(OpBuilder &b, Location loc, Value input,
       b, loc, kept, outElemTy, ValueRange{sum},
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value v = a[0];
-        if (divisor != 1)
+        if (runtimeDivisor)
+          v = arith::DivFOp::create(nb, l, v, runtimeDivisor);
+        else if (divisor != 1)
           v = arith::DivFOp::create(
               nb, l, v,
               arith::ConstantOp::create(nb, l,

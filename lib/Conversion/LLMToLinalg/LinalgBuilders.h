@@ -147,9 +147,13 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
 /// one sign is exact to within f32 resolution, and the mean of a constant row
 /// is the constant. Cost: one extf per element and f64 adds (same latency as
 /// f32 adds on x86-64 and AArch64 for these scalar reduction loops).
+///
+/// `runtimeDivisor` (an f64 scalar defined outside the reduction), when
+/// given, replaces `divisor`: a mean over the run-time sequence length.
 Value buildSumReduction(OpBuilder &b, Location loc, Value input,
                         ArrayRef<bool> reduced, ValueRange extras,
-                        Type outElemTy, ScalarFn term, int64_t divisor = 1);
+                        Type outElemTy, ScalarFn term, int64_t divisor = 1,
+                        Value runtimeDivisor = {});
 
 /// Materializes the numpy broadcast of `v` to `shape`.
 Value broadcastTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape);

@@ -91,7 +91,9 @@ enum class ReduceKind { Sum, Mean, Max };
 //   f32 accumulator from linalg.fill) [-> generic: round to f16/bf16];
 // llm.reduce_sum/mean %x {axes} -> linalg.generic (f64 accumulator) ->
 //   generic (divide by the count for mean, round once to the result type);
-//   [-> tensor.expand_shape for keepdims].
+//   [-> tensor.expand_shape for keepdims]. A reduced `?` (the sequence):
+//   the loops run to its run-time length, a mean divides by
+//   static count * length (tensor.dim -> f64).
 template <typename OpTy, ReduceKind kind>
 struct ReduceLowering : LLMLowering<OpTy> {
   using LLMLowering<OpTy>::LLMLowering;
@@ -108,10 +110,33 @@ struct ReduceLowering : LLMLowering<OpTy> {
     auto it = cast<RankedTensorType>(input.getType());
     int64_t rank = it.getRank();
     SmallVector<bool> reduced = reducedDims(op.getAxes(), rank);
+    // The element count of a mean: the static reduced sizes times, for each
+    // reduced `?`, the run-time sequence length (DimBounds.h: every `?` is
+    // that length), then an f64 value.
     int64_t count = 1;
-    for (int64_t d = 0; d < rank; ++d)
-      if (reduced[d])
+    Value runtimeCount;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[d])
+        continue;
+      if (!it.isDynamicDim(d)) {
         count *= it.getDimSize(d);
+        continue;
+      }
+      if (kind != ReduceKind::Mean)
+        continue;
+      Value len = arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI64Type(),
+          tensor::DimOp::create(rewriter, loc, input, d));
+      len = arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), len);
+      runtimeCount =
+          runtimeCount ? arith::MulFOp::create(rewriter, loc, runtimeCount, len)
+                       : len;
+    }
+    if (runtimeCount && count != 1)
+      runtimeCount = arith::MulFOp::create(
+          rewriter, loc, runtimeCount,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF64FloatAttr(double(count))));
     Value acc;
     if (kind == ReduceKind::Max) {
       acc =
@@ -125,7 +150,7 @@ struct ReduceLowering : LLMLowering<OpTy> {
       acc = buildSumReduction(
           rewriter, loc, input, reduced, {}, et,
           [](OpBuilder &, Location, ValueRange a) { return a[0]; },
-          kind == ReduceKind::Mean ? count : 1);
+          kind == ReduceKind::Mean ? count : 1, runtimeCount);
     }
     if (op.getKeepdims() && cast<RankedTensorType>(acc.getType()) != type)
       acc = tensor::ExpandShapeOp::create(rewriter, loc, type, acc,

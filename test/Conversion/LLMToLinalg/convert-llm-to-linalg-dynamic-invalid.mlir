@@ -3,10 +3,11 @@
 // Ops that cannot take the dynamic sequence dimension are reported, with the
 // reason, and fail the pass (no crash, no partial rewrite).
 
-func.func @reduce_over_seq(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}) -> tensor<1x8xf32> {
-  // expected-error @+1 {{llm-to-linalg: dynamic shapes: reduction over the dynamic (sequence) dimension}}
-  %0 = llm.reduce_sum %x {axes = array<i64: 1>} : (tensor<1x?x8xf32>) -> tensor<1x8xf32>
-  return %0 : tensor<1x8xf32>
+// (A float reduction over the sequence lowers: convert-llm-to-linalg-dynamic.)
+func.func @int_reduce_over_seq(%x: tensor<1x?x8xi32> {llm.dim_bounds = array<i64: 1, 16, 8>}) -> tensor<1x8xi32> {
+  // expected-error @+1 {{llm-to-linalg: dynamic shapes: reduction of i32 elements over the dynamic (sequence) dimension (only f32, f16 and bf16 reductions take one)}}
+  %0 = llm.reduce_sum %x {axes = array<i64: 1>} : (tensor<1x?x8xi32>) -> tensor<1x8xi32>
+  return %0 : tensor<1x8xi32>
 }
 
 // -----

@@ -185,3 +185,49 @@ func.func @gather_rows(%pos: tensor<?xi64> {llm.dim_bounds = array<i64: 16>}, %t
   %0 = llm.gather %t, %pos : (tensor<32x8xf32>, tensor<?xi64>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// -----
+
+// A mean over the sequence (sentence-transformers' pooling): the reduction
+// runs to the run-time length and the sum is divided by it, in f64.
+// CHECK-LABEL: func.func @mean_over_seq
+// CHECK-SAME: (%[[X:.+]]: tensor<2x?x8xf32>
+// CHECK: %[[S:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<2x?x8xf32>
+// CHECK: %[[SI:.+]] = arith.index_cast %[[S]] : index to i64
+// CHECK: %[[SF:.+]] = arith.sitofp %[[SI]] : i64 to f64
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<2x?x8xf32>) outs(%{{.+}} : tensor<2x8xf64>)
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<2x8xf64>)
+// CHECK:   arith.divf %{{.+}}, %[[SF]] : f64
+// CHECK: tensor.expand_shape {{.*}} : tensor<2x8xf32> into tensor<2x1x8xf32>
+func.func @mean_over_seq(%x: tensor<2x?x8xf32> {llm.dim_bounds = array<i64: 2, 16, 8>}) -> tensor<2x1x8xf32> {
+  %0 = llm.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x?x8xf32>) -> tensor<2x1x8xf32>
+  return %0 : tensor<2x1x8xf32>
+}
+
+// -----
+
+// Over the sequence and the hidden size: 8 * length elements.
+// CHECK-LABEL: func.func @mean_over_seq_and_hidden
+// CHECK: %[[S:.+]] = tensor.dim %{{.+}}, %{{.+}} : tensor<2x?x8xf32>
+// CHECK: %[[SI:.+]] = arith.index_cast %[[S]] : index to i64
+// CHECK: %[[SF:.+]] = arith.sitofp %[[SI]] : i64 to f64
+// CHECK: %[[C8:.+]] = arith.constant 8.000000e+00 : f64
+// CHECK: %[[N:.+]] = arith.mulf %[[SF]], %[[C8]] : f64
+// CHECK: iterator_types = ["parallel", "reduction", "reduction"]
+// CHECK: arith.divf %{{.+}}, %[[N]] : f64
+func.func @mean_over_seq_and_hidden(%x: tensor<2x?x8xf32> {llm.dim_bounds = array<i64: 2, 16, 8>}) -> tensor<2xf32> {
+  %0 = llm.reduce_mean %x {axes = array<i64: 1, 2>} : (tensor<2x?x8xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// A max over the sequence: no count.
+// CHECK-LABEL: func.func @max_over_seq
+// CHECK-NOT: arith.sitofp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.+}} : tensor<1x?x8xf32>) outs(%{{.+}} : tensor<1x8xf32>)
+// CHECK:   arith.maximumf
+func.func @max_over_seq(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16, 8>}) -> tensor<1x8xf32> {
+  %0 = llm.reduce_max %x {axes = array<i64: 1>} : (tensor<1x?x8xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}

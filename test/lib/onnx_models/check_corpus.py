@@ -95,6 +95,10 @@ def recomposed(family, layers):
                 "gelu": L}
     if family == "bert":
         return {"attention": L, "layer_norm": 2 * L + 1, "gelu": L}
+    if family == "bert_pool":
+        # F.normalize's L2 norm of the pooled embedding: one llm.sqrt.
+        return {"attention": L, "layer_norm": 2 * L + 1, "gelu": L,
+                "sqrt": 1}
     if family.startswith("mha"):
         return {"attention": L, "layer_norm": L}
     if family.startswith("encoder"):

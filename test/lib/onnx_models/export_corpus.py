@@ -636,6 +636,26 @@ class Bert(nn.Module):
         return h
 
 
+class BertMeanPool(nn.Module):
+    """A sentence-transformers embedding model (all-MiniLM-L6-v2's modules):
+    BERT, then the mean of the token embeddings over the unpadded
+    positions, as sentence_transformers.models.Pooling writes it (the mask
+    expanded to the hidden size, sum over the sequence, divided by the
+    clamped mask count), then L2 normalization (models.Normalize:
+    F.normalize, p = 2, over the hidden size)."""
+
+    def __init__(self, layers):
+        super().__init__()
+        self.bert = Bert(layers)
+
+    def forward(self, input_ids, token_type_ids, attention_mask):
+        h = self.bert(input_ids, token_type_ids, attention_mask)
+        m = attention_mask.unsqueeze(-1).expand(h.size()).float()
+        s = torch.sum(h * m, 1)
+        n = torch.clamp(m.sum(1), min=1e-9)
+        return F.normalize(s / n, p=2, dim=1)
+
+
 class BloomStyleLayer(nn.Module):
     """Attention as BLOOM's and Falcon's modeling code writes it: a fused
     query_key_value linear, `scores.masked_fill(mask, finfo.min)` with a
@@ -791,7 +811,7 @@ class SDPA(nn.Module):
 
 FAMILIES = ["hf_gpt2", "hf_gpt2_1e4", "hf_gpt2_inf", "hf_gpt2_pad",
             "hf_llama", "hf_gemma2",
-            "hf_neox", "bert",
+            "hf_neox", "bert", "bert_pool",
             "mha", "mha_kpm", "mha_causal", "encoder", "encoder_kpm",
             "encoder_causal", "encoder_gelu", "sdpa", "sdpa_mask",
             "bloom_left_pad"]
@@ -837,12 +857,14 @@ def build(family, layers):
         m[-1, :2] = 0
         return (HFGPTNeoX(layers), (ids, m), ["input_ids", "attention_mask"],
                 ["logits"], {"input_ids": seq_axes, "attention_mask": seq_axes})
-    if family == "bert":
+    if family in ("bert", "bert_pool"):
         tt = torch.zeros(BATCH, SEQ, dtype=torch.long)
         tt[:, SEQ // 2:] = 1
-        return (Bert(layers), (ids, tt, _padding_mask(torch.long)),
+        pool = family == "bert_pool"
+        return ((BertMeanPool if pool else Bert)(layers),
+                (ids, tt, _padding_mask(torch.long)),
                 ["input_ids", "token_type_ids", "attention_mask"],
-                ["last_hidden_state"],
+                ["sentence_embedding" if pool else "last_hidden_state"],
                 {n: seq_axes for n in ["input_ids", "token_type_ids",
                                        "attention_mask"]})
     if family == "bloom_left_pad":
