@@ -126,6 +126,26 @@ func.func @matmul_37x360x200(%a: tensor<37x200xf32>, %b: tensor<200x360xf32>) ->
 
 // -----
 
+// 17 rows on 2 threads in 8-row tiles would be chunks of 16 and 1 rows; four
+// 128-column chunks give each thread every row of 256 columns (and half of
+// B) instead. (37 x 360 above keeps its rows: three column chunks would be
+// 256 + 104.)
+// CHECK-LABEL: func.func @matmul_17x512x64
+// CHECK:       scf.forall (%{{.+}}) = (0) to (512) step (128)
+// CHECK:         scf.for %{{.+}} = %c0 to %c16 step %c8
+// CHECK:             vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK:             vector.contract {{.*}} : vector<1x1xf32>, vector<1x32xf32> into vector<1x32xf32>
+// CHECK:         scf.forall.in_parallel
+func.func @matmul_17x512x64(%a: tensor<17x64xf32>, %b: tensor<64x512xf32>) -> tensor<17x512xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<17x512xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<17x512xf32>) -> tensor<17x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<17x64xf32>, tensor<64x512xf32>) outs(%f : tensor<17x512xf32>) -> tensor<17x512xf32>
+  return %r : tensor<17x512xf32>
+}
+
+// -----
+
 // One row: the parallel loop goes over N (two chunks of 64 columns), each a
 // small-M register tile of 64 columns (narrowed from 256 so that both
 // threads get one) under K cache tiles of 16 rows, B read in place.

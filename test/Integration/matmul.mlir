@@ -8,8 +8,8 @@
 // `exact` for integers and data movement). Inputs are seeded (llmc_check gen).
 // bf16 cases take and return f32 and cast inside (numpy has no bf16).
 //
-// RUN: rm -rf %t && mkdir -p %t/mm %t/mm_tb %t/mm_ta %t/mm_tab %t/mm_batch_rhs2d %t/mm_batch_bcast %t/mm_batch_bcast_tb %t/mm_f16 %t/mm_bf16_tb %t/mm_bf16_tab3d %t/mm_bf16_tab3d_noopt %t/mm_37x360_t1 %t/mm_37x360_t2
-// RUN: %python -m llmc_check gen %t a=4x32xf32 b=32x5xf32 bt=5x32xf32 at=32x4xf32 a3=2x4x32xf32 a4=2x1x4x32xf32 b3=3x32x5xf32 ah=4x32xf16 bh=32x5xf16 ag=4x32xbf16 bg=5x32xbf16 ag3=2x8x4xbf16 bg8=5x8xbf16 a37=37x200xf32 b360=200x360xf32
+// RUN: rm -rf %t && mkdir -p %t/mm %t/mm_tb %t/mm_ta %t/mm_tab %t/mm_batch_rhs2d %t/mm_batch_bcast %t/mm_batch_bcast_tb %t/mm_f16 %t/mm_bf16_tb %t/mm_bf16_tab3d %t/mm_bf16_tab3d_noopt %t/mm_37x360_t1 %t/mm_37x360_t2 %t/mm_17x512_t2
+// RUN: %python -m llmc_check gen %t a=4x32xf32 b=32x5xf32 bt=5x32xf32 at=32x4xf32 a3=2x4x32xf32 a4=2x1x4x32xf32 b3=3x32x5xf32 ah=4x32xf16 bh=32x5xf16 ag=4x32xbf16 bg=5x32xbf16 ag3=2x8x4xbf16 bg8=5x8xbf16 a37=37x200xf32 b360=200x360xf32 a17=17x64xf32 b512=64x512xf32
 
 // RUN: llmc run %s --entry mm --input arg0=%t/a.npy --input arg1=%t/b.npy --output-dir %t/mm
 // RUN: %python -m llmc_check expr "matmul(a, b)" --arg a=%t/a.npy --arg b=%t/b.npy --actual %t/mm/out0.npy --name mm | FileCheck %s --check-prefix=MM
@@ -125,4 +125,15 @@ func.func @mm_bf16_tab3d(%a: tensor<2x8x4xf32>, %b: tensor<5x8xf32>) -> tensor<2
 func.func @mm_37x360(%a: tensor<37x200xf32>, %b: tensor<200x360xf32>) -> tensor<37x360xf32> {
   %0 = llm.matmul %a, %b : (tensor<37x200xf32>, tensor<200x360xf32>) -> tensor<37x360xf32>
   return %0 : tensor<37x360xf32>
+}
+
+// 17 rows over 2 threads: row chunks would be uneven (16 + 1 on AVX-512,
+// 12 + 5 on AVX2), so the threads split N in 128-column chunks and each
+// computes all 17 rows of its columns.
+// RUN: llmc run %s --entry mm_17x512 --threads 2 --input arg0=%t/a17.npy --input arg1=%t/b512.npy --output-dir %t/mm_17x512_t2
+// RUN: %python -m llmc_check expr "matmul(a17, b512)" --arg a17=%t/a17.npy --arg b512=%t/b512.npy --actual %t/mm_17x512_t2/out0.npy --atol 1e-4 --name t2 | FileCheck %s --check-prefix=MM_17X512
+// MM_17X512: t2: shape [17, 512] dtype float32 {{.*}} PASS
+func.func @mm_17x512(%a: tensor<17x64xf32>, %b: tensor<64x512xf32>) -> tensor<17x512xf32> {
+  %0 = llm.matmul %a, %b : (tensor<17x64xf32>, tensor<64x512xf32>) -> tensor<17x512xf32>
+  return %0 : tensor<17x512xf32>
 }
