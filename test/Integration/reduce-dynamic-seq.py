@@ -12,6 +12,8 @@
 #   mean of all  mean over (s, hidden): 24 * length elements
 #   f16 mean     mean_s of an f16 input
 #   min, prod    min_s x, prod_s of values near 1 (f32 accumulators)
+# and integer reductions over the hidden size that keep the sequence (an
+# i32 max, keepdims, and an i64 sum): exact.
 #
 # RUN: %python_ext %s | FileCheck %s
 # CHECK: opt len 1: masked sum {{.*}} PASS, mean {{.*}} PASS, max {{.*}} PASS, mean of all {{.*}} PASS, f16 mean {{.*}} PASS, min {{.*}} PASS, prod {{.*}} PASS
@@ -20,6 +22,9 @@
 # CHECK: no_opt len 1: masked sum {{.*}} PASS, mean {{.*}} PASS, max {{.*}} PASS, mean of all {{.*}} PASS, f16 mean {{.*}} PASS, min {{.*}} PASS, prod {{.*}} PASS
 # CHECK: no_opt len 5: masked sum {{.*}} PASS, mean {{.*}} PASS, max {{.*}} PASS, mean of all {{.*}} PASS, f16 mean {{.*}} PASS, min {{.*}} PASS, prod {{.*}} PASS
 # CHECK: no_opt len 16: masked sum {{.*}} PASS, mean {{.*}} PASS, max {{.*}} PASS, mean of all {{.*}} PASS, f16 mean {{.*}} PASS, min {{.*}} PASS, prod {{.*}} PASS
+# CHECK: int len 1: i32 max exact PASS, i64 sum exact PASS
+# CHECK: int len 5: i32 max exact PASS, i64 sum exact PASS
+# CHECK: int len 16: i32 max exact PASS, i64 sum exact PASS
 # CHECK: reduce-dynamic-seq: all checks passed
 
 import sys
@@ -85,6 +90,27 @@ for mode in ("opt", "no_opt"):
             ok &= good
             parts.append("%s %s" % (name, text))
         print("%s len %d: %s" % (mode, length, ", ".join(parts)))
+INT_MODULE = """
+func.func @main(%a: tensor<2x?x4xi32> {llm.dim_bounds = array<i64: 2, 16, 4>},
+                %b: tensor<2x?x4xi64> {llm.dim_bounds = array<i64: 2, 16, 4>})
+    -> (tensor<2x?x1xi32>, tensor<2x?xi64>) {
+  %mx = llm.reduce_max %a {axes = array<i64: 2>, keepdims = true} : (tensor<2x?x4xi32>) -> tensor<2x?x1xi32>
+  %s = llm.reduce_sum %b {axes = array<i64: -1>} : (tensor<2x?x4xi64>) -> tensor<2x?xi64>
+  return %mx, %s : tensor<2x?x1xi32>, tensor<2x?xi64>
+}
+"""
+ints = llmc.compile(INT_MODULE, cache=False)
+for length in (1, 5, 16):
+    a = rng.integers(-2**31, 2**31 - 1, (2, length, 4), dtype=np.int32)
+    b = rng.integers(-2**40, 2**40, (2, length, 4), dtype=np.int64)
+    mx, s = ints(a, b)
+    parts = []
+    for name, got, want in (("i32 max", mx, a.max(2, keepdims=True)),
+                            ("i64 sum", s, b.sum(2))):
+        good = got.dtype == want.dtype and np.array_equal(got, want)
+        ok &= good
+        parts.append("%s exact %s" % (name, "PASS" if good else "FAIL"))
+    print("int len %d: %s" % (length, ", ".join(parts)))
 print("reduce-dynamic-seq: all checks passed" if ok else
       "reduce-dynamic-seq: FAILED")
 sys.exit(0 if ok else 1)

@@ -27,6 +27,7 @@
 #include "SparseMatmul.h"
 
 #include "llm/Conversion/LLMToLinalg/LLMToLinalg.h"
+#include "llm/Dialect/LLM/IR/DimBounds.h"
 #include "llm/Dialect/LLM/IR/LLMOps.h"
 #include "llm/Dialect/LLM/IR/LLMQuant.h"
 #include "llm/Dialect/LLM/IR/LoweringConfig.h"
@@ -543,7 +544,8 @@ struct OrderedReduceMaxLowering : LLMLowering<ReduceMaxOp> {
     SmallVector<int64_t> kept = keptShape(it.getShape(), reduced);
     Value input = storageCast(rewriter, loc, adaptor.getInput(),
                               it.clone(storage));
-    Value init = tensor::EmptyOp::create(rewriter, loc, kept, storage);
+    // (A kept `?` is the sequence length, DimBounds.h.)
+    Value init = createEmptyTensor(rewriter, loc, kept, storage);
     Value lo = arith::ConstantOp::create(
         rewriter, loc, rewriter.getIntegerAttr(storage, lowest));
     init = linalg::FillOp::create(rewriter, loc, lo, init).getResult(0);

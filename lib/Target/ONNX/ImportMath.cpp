@@ -552,12 +552,26 @@ LogicalResult Importer::importReduce(const onnx::NodeProto &node) {
     r = LogOp::create(builder, loc, type, r);
   } else if (op == "ReduceLogSumExp") {
     // m + log(sum(exp(x - m))), m = max(x) over the axes (keepdims), so that
-    // exp cannot overflow.
+    // exp cannot overflow; m clamped to the finite range of the element type
+    // (as scipy.special.logsumexp sets an infinite max to 0): a row of -inf
+    // gives -inf and a row holding +inf gives +inf, where x - m was
+    // -inf - -inf = NaN.
     SmallVector<int64_t> keptShape;
     for (int64_t i = 0; i < rank; ++i)
       keptShape.push_back(reduced.contains(i) ? 1 : shape[i]);
     auto keptType = tensorType(keptShape, elemTypeOf(*x));
     Value m = ReduceMaxOp::create(builder, loc, keptType, *x, axes, true);
+    if (auto ft = dyn_cast<FloatType>(elemTypeOf(*x))) {
+      int dtype = dtypeOf(**in);
+      double highest =
+          llvm::APFloat::getLargest(ft.getFloatSemantics()).convertToDouble();
+      FailureOr<Value> lo = scalarConstant(node, -highest, dtype);
+      FailureOr<Value> hi = scalarConstant(node, highest, dtype);
+      if (failed(lo) || failed(hi))
+        return failure();
+      m = MinOp::create(builder, loc, keptType,
+                        MaxOp::create(builder, loc, keptType, m, *lo), *hi);
+    }
     Value e = ExpOp::create(
         builder, loc, x->getType(),
         SubOp::create(builder, loc, x->getType(), *x, m));

@@ -231,3 +231,19 @@ func.func @max_over_seq(%x: tensor<1x?x8xf32> {llm.dim_bounds = array<i64: 1, 16
   %0 = llm.reduce_max %x {axes = array<i64: 1>} : (tensor<1x?x8xf32>) -> tensor<1x8xf32>
   return %0 : tensor<1x8xf32>
 }
+
+// -----
+
+// An integer max over a static dimension keeps the sequence: its
+// accumulator is sized by the run-time length (it was a tensor.empty without
+// its dynamic size, which crashed the lowering).
+// CHECK-LABEL: func.func @int_max_keeps_seq
+// CHECK: %[[S:.+]] = tensor.dim %{{.+}}, %{{.+}} : tensor<2x?x4xi32>
+// CHECK: %[[E:.+]] = tensor.empty(%[[S]]) : tensor<2x?xi32>
+// CHECK: linalg.fill {{.*}} outs(%[[E]] : tensor<2x?xi32>)
+// CHECK: arith.maxsi
+// CHECK: tensor.expand_shape {{.*}} : tensor<2x?xi32> into tensor<2x?x1xi32>
+func.func @int_max_keeps_seq(%x: tensor<2x?x4xi32> {llm.dim_bounds = array<i64: 2, 16, 4>}) -> tensor<2x?x1xi32> {
+  %0 = llm.reduce_max %x {axes = array<i64: 2>, keepdims = true} : (tensor<2x?x4xi32>) -> tensor<2x?x1xi32>
+  return %0 : tensor<2x?x1xi32>
+}
