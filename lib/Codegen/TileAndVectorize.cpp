@@ -968,13 +968,12 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
   // 13-15 x 768 @ 768 x 3072 at two Zen 3 threads: 0.57 -> 0.39 ms
   // (1.2-1.45x ONNX Runtime's time -> 0.78-0.97x). 37 x 360 keeps its rows
   // (24 + 13): three 128-column chunks would give one thread 256 columns.
-  auto busiestColumns = [&] {
-    int64_t pn = std::min(roundUp(llvm::divideCeil(n, threads), rn), cn);
-    int64_t chunks = llvm::divideCeil(n, pn);
-    return std::min<int64_t>(n, llvm::divideCeil(chunks, threads) * pn);
-  };
+  // A thread's chunk of columns when the threads split N.
+  int64_t pn = std::min(roundUp(llvm::divideCeil(n, threads), rn), cn);
+  int64_t busiestColumns = std::min<int64_t>(
+      n, llvm::divideCeil(llvm::divideCeil(n, pn), threads) * pn);
   bool unevenRows = threads > 1 && batch == 1 && partialRowChunk &&
-                    4 * pm * threads > 5 * m && busiestColumns() * m < pm * n;
+                    4 * pm * threads > 5 * m && busiestColumns * m < pm * n;
   bool splitN =
       n >= 2 * rn &&
       (((batch * static_cast<int64_t>(llvm::divideCeil(m, pm)) < threads ||
@@ -982,7 +981,6 @@ LogicalResult mlir::llm::tileMatmulForCPU(RewriterBase &rewriter,
         m < threads * rm) ||
        unevenRows);
   if (splitN) {
-    int64_t pn = std::min(roundUp(llvm::divideCeil(n, threads), rn), cn);
     outer[b + 1] = pn;
     cn = pn;
   } else {
